@@ -1,0 +1,421 @@
+"""The three engines: how each is configured for a memory limit, initialised, started in its
+cgroup, queried, inspected for leftover background work ("debt") and stopped.
+
+Settings follow seed 000 (ACID: sync on every commit) scaled to the memory limit L:
+  InnoDB  innodb_flush_log_at_trx_commit=1, O_DIRECT, buffer pool 0.75 L, REPEATABLE-READ
+  MyRocks rocksdb_flush_log_at_trx_commit=1, buffered I/O, block cache L/8, LZ4 if the
+          plugin has it, READ-COMMITTED (MyRocks RR turns write conflicts into errors)
+  Strata  its own defaults plus any --strata-arg, inside the same limit
+The binary log is off for both MariaDB engines (`skip-log-bin`), unlike the seed, and the
+buffer-pool dump/load at restart is off so that every run starts cold.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+from .config import MiB
+from .procfs import port_open
+
+MARIADBD = "/usr/sbin/mariadbd"
+CLIENT = "mariadb"
+
+
+class EngineError(Exception):
+    pass
+
+
+def sql(port, query, timeout=60):
+    """Run one statement over TCP as root; returns rows as lists of strings."""
+    cmd = [CLIENT, "--protocol=TCP", "-h", "127.0.0.1", "-P", str(port), "-uroot",
+           "-N", "-B", "--connect-timeout=5", "-e", query]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise EngineError("query timed out: %s" % query)
+    if p.returncode != 0:
+        raise EngineError("query failed (%s): %s" % (query, p.stderr.strip()))
+    return [line.split("\t") for line in p.stdout.splitlines()]
+
+
+def tail(path, n=20):
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-n:])
+    except OSError:
+        return ""
+
+
+class Engine:
+    name = label = ""
+    prepare_args = []
+
+    def __init__(self, cfg, workdir, port):
+        self.cfg = cfg
+        self.base = os.path.join(workdir, self.name)
+        self.datadir = os.path.join(self.base, "data")
+        self.template = os.path.join(self.base, "template")
+        self.rundir = os.path.join(self.base, "run")
+        self.log_path = os.path.join(self.rundir, "server.log")
+        self.port = port
+        self.available = True
+        self.reason = ""
+        self.extra = {}  # facts learned at run time (e.g. compression), recorded in results
+
+    # -- to override -------------------------------------------------------------------
+    def settings(self, limit, probe=False):
+        return {}
+
+    def argv(self, limit, probe=False):
+        raise NotImplementedError
+
+    def init_datadir(self):
+        os.makedirs(self.datadir, exist_ok=True)
+
+    def post_init(self):
+        sql(self.port, "CREATE DATABASE IF NOT EXISTS sbtest")
+
+    def before_template_stop(self):
+        pass
+
+    def debt(self):
+        return {}
+
+    def data_paths(self):
+        return {"datadir": self.datadir}
+
+    def version(self):
+        return ""
+
+    # -- common --------------------------------------------------------------------------
+    def ping(self):
+        try:
+            sql(self.port, "SELECT 1", timeout=10)
+            return True
+        except EngineError:
+            return False
+
+
+class MariaDB(Engine):
+    """Shared MariaDB server setup; subclasses add the engine section."""
+
+    def common_settings(self):
+        return {
+            "skip-log-bin": None,
+            "skip-name-resolve": None,
+            "max_connections": 512,
+            "max_prepared_stmt_count": 1048576,
+            "table_open_cache": 4000,
+            "back_log": 1000,
+            "connect_timeout": 120,
+            "performance_schema": "OFF",
+            "innodb_buffer_pool_dump_at_shutdown": "OFF",
+            "innodb_buffer_pool_load_at_startup": "OFF",
+        }
+
+    def write_cnf(self, limit, probe=False):
+        os.makedirs(self.rundir, exist_ok=True)
+        lines = ["[mariadbd]",
+                 "user=root",
+                 "datadir=%s" % self.datadir,
+                 "socket=%s" % os.path.join(self.rundir, "mysqld.sock"),
+                 "pid-file=%s" % os.path.join(self.rundir, "mysqld.pid"),
+                 "port=%d" % self.port,
+                 "bind-address=127.0.0.1",
+                 "tmpdir=%s" % self.rundir,
+                 "log-error=%s" % self.log_path]
+        for k, v in self.settings(limit, probe=probe).items():
+            lines.append(k if v is None else "%s=%s" % (k, v))
+        path = os.path.join(self.rundir, "my.cnf")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def argv(self, limit, probe=False):
+        return [MARIADBD, "--defaults-file=%s" % self.write_cnf(limit, probe), "--user=root"]
+
+    def init_datadir(self):
+        if os.path.exists(self.datadir):
+            shutil.rmtree(self.datadir)
+        os.makedirs(self.datadir)
+        cnf = self.write_cnf(min(self.cfg.mems), probe=True)
+        p = subprocess.run(["mariadb-install-db", "--defaults-file=%s" % cnf, "--user=root",
+                            "--datadir=%s" % self.datadir, "--auth-root-authentication-method=normal",
+                            "--skip-test-db"], capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            raise EngineError("mariadb-install-db failed: %s" % (p.stderr or p.stdout)[-2000:])
+
+    def version(self):
+        return mariadb_version()
+
+
+class InnoDB(MariaDB):
+    name, label = "innodb", "InnoDB"
+    prepare_args = ["--mysql-storage-engine=innodb"]
+
+    def redo_bytes(self):
+        # Percona's slow-IO config uses 32 GB of redo for 161 GB of data (1/5); same ratio here.
+        return max(96 * MiB, min(4096 * MiB, self.cfg.data_bytes // 5 // MiB * MiB))
+
+    def settings(self, limit, probe=False):
+        s = self.common_settings()
+        s.update({
+            "default_storage_engine": "InnoDB",
+            "transaction_isolation": "REPEATABLE-READ",
+            "innodb_buffer_pool_size": "%dM" % (limit * 3 // 4 // MiB),
+            "innodb_flush_log_at_trx_commit": 1,
+            "innodb_flush_method": "O_DIRECT",
+            "innodb_doublewrite": "ON",
+            "innodb_log_file_size": "%dM" % (self.redo_bytes() // MiB),
+            "innodb_max_dirty_pages_pct": 75,
+            "innodb_max_dirty_pages_pct_lwm": 50,
+            "innodb_io_capacity": 10000,
+            "innodb_adaptive_hash_index": "OFF",
+            "innodb_change_buffering": "none",
+            "innodb_file_per_table": "ON",
+        })
+        return s
+
+    def before_template_stop(self):
+        # Slow shutdown after the load: purge and merge everything into the template.
+        sql(self.port, "SET GLOBAL innodb_fast_shutdown=0")
+
+    def data_paths(self):
+        return {"datadir": self.datadir, "tables": os.path.join(self.datadir, "sbtest")}
+
+    def debt(self):
+        out = {}
+        for k, v in sql(self.port, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+                        "('Innodb_buffer_pool_bytes_dirty','Innodb_buffer_pool_pages_dirty')"):
+            out[k.lower()] = int(v)
+        status = sql(self.port, "SHOW ENGINE INNODB STATUS")
+        text = status[0][2].replace("\\n", "\n") if status and len(status[0]) > 2 else ""
+        m = re.search(r"History list length (\d+)", text)
+        if m:
+            out["history_list_length"] = int(m.group(1))
+        lsn = re.search(r"Log sequence number\s+(\d+)", text)
+        ckp = re.search(r"Last checkpoint at\s+(\d+)", text)
+        if lsn and ckp:
+            out["checkpoint_age_bytes"] = int(lsn.group(1)) - int(ckp.group(1))
+        out["debt_bytes"] = out.get("innodb_buffer_pool_bytes_dirty", 0)
+        return out
+
+
+class MyRocks(MariaDB):
+    name, label = "myrocks", "MyRocks"
+    prepare_args = ["--mysql-storage-engine=rocksdb"]
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.compression = None  # learned from the plugin on the first start
+
+    def cf_options(self, limit):
+        wb = max(8 * MiB, min(64 * MiB, limit // 16)) // MiB
+        opts = ["write_buffer_size=%dm" % wb, "max_write_buffer_number=2",
+                "target_file_size_base=64m", "max_bytes_for_level_base=512m",
+                "level0_file_num_compaction_trigger=4", "level0_slowdown_writes_trigger=10",
+                "level0_stop_writes_trigger=15", "level_compaction_dynamic_level_bytes=true",
+                "compaction_pri=kMinOverlappingRatio", "optimize_filters_for_hits=true",
+                "block_based_table_factory={cache_index_and_filter_blocks=1;"
+                "filter_policy=bloomfilter:10:false;whole_key_filtering=1}"]
+        if self.compression:
+            opts += ["compression=%s" % self.compression, "bottommost_compression=%s" % self.compression]
+        return ";".join(opts)
+
+    def settings(self, limit, probe=False):
+        s = self.common_settings()
+        s.update({"plugin-load-add": "ha_rocksdb", "innodb_buffer_pool_size": "16M"})
+        if probe:
+            return s
+        s.update({
+            "default_storage_engine": "ROCKSDB",
+            "transaction_isolation": "READ-COMMITTED",
+            "rocksdb_flush_log_at_trx_commit": 1,
+            "rocksdb_block_cache_size": "%dM" % (limit // 8 // MiB),
+            "rocksdb_use_direct_reads": "OFF",
+            "rocksdb_use_direct_io_for_flush_and_compaction": "OFF",
+            "rocksdb_max_background_jobs": 2,
+            "rocksdb_max_open_files": -1,
+            "rocksdb_max_total_wal_size": "1G",
+            # Index builds (sysbench prepare's CREATE INDEX) sort in these buffers; the
+            # defaults (64 MB, 1 GB) do not fit a small limit.
+            "rocksdb_merge_buf_size": "%dM" % max(8, min(64, limit // 16 // MiB)),
+            "rocksdb_merge_combine_read_size": "%dM" % max(8, min(1024, limit // 16 // MiB)),
+            "rocksdb_default_cf_options": self.cf_options(limit),
+        })
+        return s
+
+    def post_init(self):
+        super().post_init()
+        rows = sql(self.port, "SELECT @@rocksdb_supported_compression_types")
+        supported = rows[0][0].split(",") if rows else []
+        self.compression = "kLZ4Compression" if "LZ4" in supported else None
+        self.extra["supported_compression"] = supported
+        self.extra["compression"] = self.compression or "none (LZ4 not in the plugin)"
+        rows = sql(self.port, "SELECT PLUGIN_VERSION, PLUGIN_AUTH_VERSION FROM "
+                   "information_schema.PLUGINS WHERE PLUGIN_NAME='ROCKSDB'")
+        if rows:
+            self.extra["plugin_version"] = " ".join(rows[0])
+
+    def data_paths(self):
+        return {"datadir": self.datadir, "tables": os.path.join(self.datadir, "#rocksdb")}
+
+    def debt(self):
+        out = {}
+        for cf, k, v in sql(self.port, "SELECT CF_NAME, STAT_TYPE, VALUE FROM "
+                            "information_schema.ROCKSDB_CFSTATS WHERE CF_NAME='default'"):
+            out[k.lower()] = int(v)
+        levels = {}
+        for cf, lvl, typ, val in sql(self.port, "SELECT CF_NAME, LEVEL, TYPE, VALUE FROM "
+                                     "information_schema.ROCKSDB_COMPACTION_STATS WHERE "
+                                     "CF_NAME='default' AND TYPE IN ('NumFiles','SizeBytes','Score')"):
+            if lvl.startswith("L"):
+                levels.setdefault(lvl, {})[typ] = float(val)
+        # Bytes over each level's target (score = size / target), plus all of L0 once it is
+        # at its compaction trigger: an estimate of what compaction still has to rewrite.
+        est = 0.0
+        for lvl, d in levels.items():
+            size, score = d.get("SizeBytes", 0.0), d.get("Score", 0.0)
+            if lvl == "L0":
+                est += size if score >= 1 else 0
+            elif score > 1:
+                est += size * (1 - 1 / score)
+        out["levels"] = {k: {"files": int(v.get("NumFiles", 0)), "bytes": int(v.get("SizeBytes", 0)),
+                             "score": v.get("Score", 0.0)} for k, v in sorted(levels.items())}
+        out["l0_files"] = out["levels"].get("L0", {}).get("files", 0)
+        out["debt_bytes"] = int(est)
+        for k, v in sql(self.port, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+                        "('rocksdb_stall_total_stops','rocksdb_stall_total_slowdowns','rocksdb_stall_micros')"):
+            out[k.lower()] = int(v)
+        return out
+
+
+class Strata(Engine):
+    name, label = "strata", "Strata"
+    prepare_args = []
+
+    def settings(self, limit, probe=False):
+        return {"args": self.expand_args(limit), "binlog": "none"}
+
+    def expand_args(self, limit):
+        return [a.replace("{limit_bytes}", str(limit)).replace("{limit_mb}", str(limit // MiB))
+                for a in self.cfg.strata_args]
+
+    def argv(self, limit, probe=False):
+        os.makedirs(self.rundir, exist_ok=True)
+        return [self.cfg.strata_bin, "--datadir", self.datadir, "--port", str(self.port),
+                "--bind-address", "127.0.0.1"] + self.expand_args(limit)
+
+    def init_datadir(self):
+        if os.path.exists(self.datadir):
+            shutil.rmtree(self.datadir)
+        os.makedirs(self.datadir)
+
+    def debt(self):
+        # Convention until the server documents one: any status variable about pending work.
+        out = {}
+        try:
+            rows = sql(self.port, "SHOW GLOBAL STATUS")
+        except EngineError:
+            return out
+        for row in rows:
+            if len(row) == 2 and re.search(r"pending|compaction|l0_files|debt", row[0], re.I):
+                try:
+                    out[row[0].lower()] = int(float(row[1]))
+                except ValueError:
+                    pass
+        pend = [v for k, v in out.items() if "pending" in k and "bytes" in k]
+        if pend:
+            out["debt_bytes"] = max(pend)
+        return out
+
+    def version(self):
+        try:
+            p = subprocess.run([self.cfg.strata_bin, "--version"], capture_output=True,
+                               text=True, timeout=30)
+            return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr) else ""
+        except (OSError, subprocess.SubprocessError, IndexError):
+            return ""
+
+
+def mariadb_version():
+    try:
+        return subprocess.run([MARIADBD, "--version"], capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    except OSError:
+        return ""
+
+
+def make(cfg, workdir, port_alloc):
+    classes = {"innodb": InnoDB, "myrocks": MyRocks, "strata": Strata}
+    return [classes[name](cfg, workdir, port_alloc()) for name in cfg.engines]
+
+
+class Server:
+    """One running server process of an engine, optionally inside a memory cgroup."""
+
+    def __init__(self, engine, limit, cgroup=None, probe=False):
+        self.engine = engine
+        self.limit = limit
+        self.cgroup = cgroup
+        self.probe = probe
+        self.proc = None
+        self.started = None
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def start(self, timeout):
+        e = self.engine
+        if port_open(e.port):
+            raise EngineError("port %d is already in use" % e.port)
+        argv = e.argv(self.limit, probe=self.probe)
+        if self.cgroup:
+            # The shell joins the cgroup, then becomes the server (same pid).
+            argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', self.cgroup.procs_file] + argv
+        os.makedirs(e.rundir, exist_ok=True)
+        out = open(os.path.join(e.rundir, "stdout.log"), "ab")
+        self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True, cwd=e.rundir)
+        out.close()
+        self.started = time.time()
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise EngineError("%s exited at start (code %s):\n%s%s" % (
+                    e.label, self.proc.returncode, tail(e.log_path),
+                    tail(os.path.join(e.rundir, "stdout.log"))))
+            if port_open(e.port) and e.ping():
+                return time.time() - self.started
+            time.sleep(0.3)
+        self.kill()
+        raise EngineError("%s did not accept connections within %ds:\n%s" % (
+            e.label, timeout, tail(e.log_path)))
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout=600):
+        """SIGTERM (a clean shutdown for both MariaDB and Strata), SIGKILL after timeout.
+        Returns the exit code (negative = killed by that signal)."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            try:
+                self.proc.send_signal(signal.SIGTERM)
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                self.proc.kill()
+                self.proc.wait(30)
+            except (OSError, subprocess.TimeoutExpired):
+                pass

@@ -1,0 +1,260 @@
+"""report.md: tables shaped like seed 000 (rows engine x memory, columns threads, QPS), the
+Strata/InnoDB, Strata/MyRocks and MyRocks/InnoDB ratios, per-run details (TPS, p95, errors,
+I/O and CPU per transaction, memory peak and OOM, size on disk, leftover work), the load,
+the setup (machine, versions, settings) and the plots.
+"""
+
+import os
+
+from .config import fmt_bytes, fmt_duration, fmt_size
+
+LABEL = {"innodb": "InnoDB", "myrocks": "MyRocks", "strata": "Strata"}
+SHORT = {"oltp_read_only": "Read Only", "oltp_read_write": "Mixed Read/Write",
+         "oltp_write_only": "Write Only"}
+
+
+def _runs(res, engine=None, mem=None, workload=None, threads=None):
+    out = []
+    for r in res["runs"]:
+        if ((engine is None or r["engine"] == engine) and (mem is None or r["mem"] == mem)
+                and (workload is None or r["workload"] == workload)
+                and (threads is None or r["threads"] == threads)):
+            out.append(r)
+    return out
+
+
+def _one(res, engine, mem, workload, threads):
+    rs = _runs(res, engine, mem, workload, threads)
+    return rs[-1] if rs else None
+
+
+def _cell(r):
+    if r is None:
+        return "-"
+    if r["status"] == "oom":
+        return "OOM"
+    if r["status"] in ("ok", "too_many_errors") and r.get("qps") is not None:
+        mark = " (errors)" if r["status"] == "too_many_errors" else ""
+        return "{:,.0f}".format(r["qps"]) + mark
+    return r["status"].replace("_", " ")
+
+
+def _ratio(a, b):
+    if not a or not b or a["status"] != "ok" or b["status"] != "ok" or not b.get("qps"):
+        return "-"
+    return "%.2fx" % (a["qps"] / b["qps"])
+
+
+def _available(res, e):
+    info = res["engines"].get(e)
+    return bool(info and info.get("available") and (info.get("load") or {}).get("status") == "ok")
+
+
+def qps_table(res, workload):
+    cfg = res["config"]
+    head = "| %s | %s |" % ("Configuration for " + SHORT[workload],
+                            " | ".join("%d thds" % t for t in cfg["threads"]))
+    lines = [head, "|---|" + "---|" * len(cfg["threads"])]
+    for e in cfg["engines"]:
+        info = res["engines"].get(e, {})
+        if not _available(res, e):
+            reason = (info.get("reason") or (info.get("load") or {}).get("error") or "not run").splitlines()[0]
+            lines.append("| %s (%s) | %s |" % (LABEL[e], reason[:90].replace("|", "/"),
+                                               " | ".join(["n/a"] * len(cfg["threads"]))))
+            continue
+        for m in cfg["mem_limits"]:
+            cells = [_cell(_one(res, e, m, workload, t)) for t in cfg["threads"]]
+            lines.append("| %s %s | %s |" % (LABEL[e], fmt_size(m), " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def ratio_table(res, workload, num, den):
+    cfg = res["config"]
+    if num not in cfg["engines"] or den not in cfg["engines"]:
+        return None
+    lines = ["| %s / %s, %s | %s |" % (LABEL[num], LABEL[den], SHORT[workload],
+                                       " | ".join("%d thds" % t for t in cfg["threads"])),
+             "|---|" + "---|" * len(cfg["threads"])]
+    if not (_available(res, num) and _available(res, den)):
+        missing = [LABEL[x] for x in (num, den) if not _available(res, x)]
+        lines.append("| all | %s |" % " | ".join(["n/a (%s not available)" % ", ".join(missing)] +
+                                                 ["n/a"] * (len(cfg["threads"]) - 1)))
+        return "\n".join(lines)
+    for m in cfg["mem_limits"]:
+        cells = [_ratio(_one(res, num, m, workload, t), _one(res, den, m, workload, t)) for t in cfg["threads"]]
+        lines.append("| %s | %s |" % (fmt_size(m), " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def _kb(x):
+    return "-" if x is None else "%.1f" % (x / 1024.0)
+
+
+def detail_table(res):
+    lines = ["| run | status | QPS | TPS | p95 ms | errors | read KB/trx | write KB/trx | CPU ms/trx "
+             "| 1-s QPS min / CV | size before -> after | peak mem | OOM kills | debt at end | drain writes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in res["runs"]:
+        pt = r.get("per_trx") or {}
+        q1 = r.get("qps_1s") or {}
+        debt = (r.get("debt_end") or {}).get("debt_bytes")
+        drain = r.get("drain") or {}
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["id"], r["status"], _cell(r) if r["status"] == "ok" else "-",
+            "-" if r.get("tps") is None else "{:,.0f}".format(r["tps"]),
+            r.get("p95_ms", "-"), r.get("errors", "-"),
+            _kb(pt.get("read_bytes")), _kb(pt.get("write_bytes")),
+            "-" if pt.get("cpu_ms") is None else "%.2f" % pt["cpu_ms"],
+            "-" if not q1 else "%.0f / %.2f" % (q1["min"], q1["cv"] or 0),
+            "%s -> %s" % (fmt_bytes(r.get("size_before")), fmt_bytes(r.get("size_after"))),
+            fmt_bytes(r.get("peak_mem")), r.get("oom_kills", "-"), fmt_bytes(debt),
+            "-" if not drain else "%s in %ss%s" % (fmt_bytes(drain.get("write_bytes")), drain.get("seconds"),
+                                                   "" if drain.get("quiet") else "+")))
+    return "\n".join(lines)
+
+
+def sweep_tables(res):
+    """Seed-001 style: per workload, at the highest thread count, metrics vs memory."""
+    cfg = res["config"]
+    if len(cfg["mem_limits"]) < 2:
+        return ""
+    t = max(cfg["threads"])
+    out = []
+    for w in cfg["workloads"]:
+        out.append("\n**%s, %d threads**\n" % (SHORT[w], t))
+        engines = [e for e in cfg["engines"] if _available(res, e)]
+        out.append("| memory | " + " | ".join("%s QPS | %s write KB/trx | %s read KB/trx" % ((LABEL[e],) * 3)
+                                            for e in engines) + " |")
+        out.append("|---|" + "---|---|---|" * len(engines))
+        for m in cfg["mem_limits"]:
+            cells = []
+            for e in engines:
+                r = _one(res, e, m, w, t)
+                pt = (r or {}).get("per_trx") or {}
+                cells += [_cell(r), _kb(pt.get("write_bytes")), _kb(pt.get("read_bytes"))]
+            out.append("| %s | %s |" % (fmt_size(m), " | ".join(cells)))
+    return "\n".join(out)
+
+
+def load_table(res):
+    lines = ["| engine | status | rows | load time | datadir after load | table data | data / smallest limit "
+             "| load writes | peak mem during load |", "|---|---|---|---|---|---|---|---|---|"]
+    for e in res["config"]["engines"]:
+        info = res["engines"].get(e, {})
+        ld = info.get("load")
+        if not info.get("available") or not ld:
+            lines.append("| %s | n/a | | | | | | | |" % LABEL[e])
+            continue
+        if ld["status"] != "ok":
+            lines.append("| %s | load failed | | | | | | | |" % LABEL[e])
+            continue
+        sz = ld["size_bytes"]
+        lines.append("| %s | ok | {:,} | %s | %s | %s | %.1fx | %s | %s |".format(ld["rows"]) % (
+            LABEL[e], fmt_duration(ld["seconds"]), fmt_bytes(sz.get("datadir")), fmt_bytes(sz.get("tables")),
+            ld["data_to_min_limit"], fmt_bytes((ld.get("io") or {}).get("write_bytes")),
+            fmt_bytes(ld.get("peak_mem"))))
+    return "\n".join(lines)
+
+
+def settings_section(res):
+    out = []
+    for e in res["config"]["engines"]:
+        info = res["engines"].get(e, {})
+        if not info.get("available"):
+            out.append("  - **%s**: %s" % (LABEL[e], (info.get("reason") or "not available").splitlines()[0]))
+            continue
+        sets = info.get("settings") or {}
+        if not sets:
+            continue
+        mem, s = sorted(sets.items())[0]
+        keys = [k for k in s if k.startswith(("innodb_", "rocksdb_", "transaction", "default_storage",
+                                               "skip-log-bin", "args", "binlog"))]
+        out.append("  - **%s** (at %s): %s" % (LABEL[e], mem, "; ".join(
+            "`%s`" % k if s[k] is None else "`%s=%s`" % (k, s[k]) for k in keys)))
+        extra = info.get("extra") or {}
+        if extra:
+            out.append("    - detected: %s" % "; ".join("%s: %s" % kv for kv in extra.items()))
+    return "\n".join(out)
+
+
+def summary_table(res):
+    """Compact text printed at the end of a run (the QPS tables and run statuses)."""
+    out = []
+    for w in res["config"]["workloads"]:
+        out.append(qps_table(res, w))
+        out.append("")
+    bad = [r for r in res["runs"] if r["status"] != "ok"]
+    out.append("%d runs, %d not ok%s" % (len(res["runs"]), len(bad),
+                                         "".join("\n  %s: %s %s" % (r["id"], r["status"], r.get("reason", "")[:200])
+                                                 for r in bad)))
+    return "\n".join(out)
+
+
+def write(res, out_dir, plots):
+    h, m, v, cfg = res["harness"], res["machine"], res["versions"], res["config"]
+    L = []
+    L.append("# sysbench OLTP: MariaDB InnoDB vs MariaDB MyRocks vs Strata\n")
+    L.append("Mode **%s**, started %s%s, harness %s, command `bench/oltp %s`.%s\n" % (
+        h["mode"], h["started"], (", took %s" % fmt_duration(h["duration_s"])) if h.get("duration_s") else "",
+        h["version"], " ".join(h["argv"]), " **Interrupted: partial results.**" if h.get("interrupted") else ""))
+    if h.get("failures"):
+        L.append("**Failures:** " + "; ".join(h["failures"]) + "\n")
+    L.append("## Setup\n")
+    L.append("- Machine: %s, %d CPUs, %s RAM, swap %s, kernel %s, %s; data on %s (%s)." % (
+        m["cpu_model"], m["cpus"], fmt_bytes(m["mem_total_bytes"]), fmt_bytes(m.get("swap_total_bytes")),
+        m["kernel"], m["os"], m["workdir_device"], m["workdir_fs"]))
+    L.append("- Versions: %s; %s; Strata git %s." % (v["mariadbd"], v["sysbench"], v.get("strata_git") or "-"))
+    ratio = cfg["data_bytes_nominal"] / float(min(cfg["mem_limits"]))
+    L.append("- Data: sysbench %d tables x {:,} rows (nominal %s, %.1fx the smallest limit); "
+             "memory limits %s (%s), enforced per server with a memory cgroup (%s) that also counts the "
+             "page cache.".format(cfg["table_size"]) % (
+                 cfg["tables"], fmt_bytes(cfg["data_bytes_nominal"]), ratio,
+                 ", ".join(fmt_size(x) for x in cfg["mem_limits"]), ", ".join(cfg["mem_specs"]),
+                 h.get("cgroup") or "none"))
+    L.append("- Workloads: %s; threads %s; sysbench `%s`, other options at their defaults." % (
+        ", ".join(cfg["workloads"]), ", ".join(map(str, cfg["threads"])), cfg["sysbench_options"]))
+    L.append("- Each run: data directory restored from the load template before each workload; server "
+             "restarted and OS caches dropped before each run; discarded warm-up (%ds; reads until the "
+             "cgroup's memory stops growing, at most %ds); measured %ds (reads) / %ds (writes); then a "
+             "drain watch of up to %ds for background writes." % (
+                 cfg["warmup_s"], cfg["warmup_read_max_s"], cfg["duration_read_s"], cfg["duration_write_s"],
+                 cfg["drain_s"]))
+    L.append("- ACID: sync on every commit for all engines. **Binary log: %s.**" % cfg["binlog"])
+    L.append("- Engine settings:\n" + settings_section(res) + "\n")
+    L.append("## Load\n")
+    L.append(load_table(res) + "\n")
+    L.append("## Throughput (QPS), shaped like seed 000\n")
+    L.append("Cells: queries per second over the measured window; `OOM` = the server was killed by the "
+             "cgroup OOM killer; `-` = not run.\n")
+    for w in cfg["workloads"]:
+        L.append("### %s (%s)\n" % (SHORT[w], w))
+        L.append(qps_table(res, w) + "\n")
+        for num, den in (("strata", "innodb"), ("strata", "myrocks"), ("myrocks", "innodb")):
+            t = ratio_table(res, w, num, den)
+            if t:
+                L.append(t + "\n")
+    sw = sweep_tables(res)
+    if sw:
+        L.append("## Memory sweep (seed 001 style)\n")
+        L.append(sw + "\n")
+    L.append("## Per-run details\n")
+    L.append("read/write KB per transaction and CPU ms per transaction are the server process's "
+             "`/proc/PID/io` read_bytes/write_bytes and `/proc/PID/stat` utime+stime over the measured "
+             "window divided by sysbench's transactions. *1-s QPS CV* is the coefficient of variation of "
+             "the 1-second series (jitter). *debt at end*: InnoDB dirty buffer-pool bytes, MyRocks bytes "
+             "above each level's target (plus L0 at its trigger). *drain writes*: bytes the server wrote "
+             "after the load stopped, until 3 quiet seconds (`+` = still writing at the cap).\n")
+    L.append(detail_table(res) + "\n")
+    if plots:
+        L.append("## Plots\n")
+        for p in plots:
+            L.append("![%s](%s)\n" % (os.path.splitext(p)[0], p))
+    notes = res.get("notes") or []
+    if notes:
+        L.append("## Notes\n")
+        L.extend("- " + n for n in notes)
+    L.append("\nRaw sysbench output: `raw/`; server logs and configs: `logs/`; everything above: `results.json`.\n")
+    path = os.path.join(out_dir, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+    return path

@@ -1,0 +1,544 @@
+"""The orchestration: set the machine up, then per engine load the tables once, keep the
+prepared data directory as a template, and for every memory limit and workload restore it and
+run each thread count; always clean up (servers, cgroups, data directories, system service).
+
+One run = drop caches, start the server in a fresh memory cgroup, discarded warm-up (reads:
+until the cgroup's memory stops growing), measured sysbench run with 1-second samples, drain
+watch (background writes once the load stops), inspect, stop.
+"""
+
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+import traceback
+
+from . import HARNESS_VERSION, cgroup, engines, procfs, setup, sysbench
+from .config import MiB, RunSpec, describe, fmt_bytes, fmt_duration, fmt_size
+from .engines import EngineError, Server
+from .progress import Progress
+
+
+class Harness:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.progress = Progress()
+        self.log = self.progress.log
+        self.servers, self.cgroups, self.procs = set(), set(), set()
+        self.cg_version = None
+        self.cg_counter = 0
+        self.workdir = None
+        self.own_workdir = False
+        self.made_dirs = []
+        self.restart_system_mariadb = False
+        self.engines = []
+        self.results = {"runs": [], "engines": {}, "notes": []}
+        self.failures = []
+
+    # -- top level -------------------------------------------------------------------------
+    def main(self):
+        cfg = self.cfg
+        if os.geteuid() != 0 and not cfg.dry_run:
+            raise SystemExit("bench/oltp needs root (cgroups, drop_caches, apt-get, servers as root)")
+        was = os.environ.get("OLTP_SYSTEM_MARIADB_WAS")
+        if was is None:
+            was = "1" if setup.system_mariadb_running() else "0"
+            os.environ["OLTP_SYSTEM_MARIADB_WAS"] = was
+        if cfg.install and not cfg.dry_run:
+            still = setup.install_packages(self.log)
+            if still:
+                self.log("still missing: %s" % " ".join(still))
+        if cfg.plots and not cfg.dry_run:
+            cfg.plots = setup.ensure_matplotlib(self.log)  # may re-exec into bench/.venv
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, _raise_interrupt)
+        try:
+            return self._main()
+        except KeyboardInterrupt:
+            self.log("interrupted; cleaning up")
+            if "harness" in self.results:
+                self.results["harness"]["interrupted"] = True
+                self.write_outputs()
+            return 130
+        except Exception:
+            self.log("harness error:\n" + traceback.format_exc())
+            if "harness" in self.results:
+                self.results["harness"]["error"] = traceback.format_exc()[-3000:]
+                self.write_outputs()
+            return 2
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, signal.SIG_IGN)
+            self.cleanup(was == "1")
+            self.progress.close()
+
+    def _main(self):
+        cfg = self.cfg
+        if not cfg.dry_run:
+            if cfg.quick and os.path.isdir(cfg.out_dir):
+                shutil.rmtree(cfg.out_dir)
+            for sub in ("raw", "logs"):
+                os.makedirs(os.path.join(cfg.out_dir, sub), exist_ok=True)
+            self.progress.set_log(os.path.join(cfg.out_dir, "harness.log"))
+            self.restart_system_mariadb = setup.stop_system_mariadb(self.log) and \
+                os.environ.get("OLTP_SYSTEM_MARIADB_WAS") == "1"
+        if cfg.use_cgroup:
+            self.cg_version = cgroup.detect()
+            if not self.cg_version:
+                if not cfg.quick:
+                    raise SystemExit("no memory cgroup controller; use --no-cgroup to run unconfined")
+                self.log("WARNING: no memory cgroup controller; running without memory limits")
+        self.workdir = cfg.workdir or "/var/tmp"
+        os.makedirs(self.workdir, exist_ok=True)
+        if not cfg.workdir and not cfg.dry_run:
+            self.workdir = tempfile.mkdtemp(prefix="strata-oltp-", dir="/var/tmp")
+            self.own_workdir = True
+        self.engines = engines.make(cfg, self.workdir, procfs.free_port)
+        self.check_engines()
+        available = [e.name for e in self.engines if e.available]
+        self.results.update(self.skeleton())
+        for line in describe(cfg, available):
+            self.log(line)
+        for e in self.engines:
+            if not e.available:
+                self.log("%s: %s" % (e.label, e.reason.splitlines()[0]))
+        if cfg.dry_run:
+            per = sorted({(s.workload, cfg.estimate_run_seconds(s)) for s in cfg.plan(available)})
+            for w, sec in per:
+                print("  one %s run: at most ~%s" % (w, fmt_duration(sec)))
+            return 0
+        need = 3.0 * cfg.data_bytes
+        free = procfs.machine_facts(self.workdir)["workdir_free_bytes"]
+        if free < need:
+            raise SystemExit("need about %s free in %s, have %s" % (fmt_bytes(need), self.workdir, fmt_bytes(free)))
+        self.progress.run_total = len(cfg.plan(available))
+        self.t_start = time.time()
+        for e in self.engines:
+            if e.available:
+                self.run_engine(e, available)
+        self.results["harness"]["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
+        self.results["harness"]["duration_s"] = round(time.time() - self.t_start, 1)
+        code = self.exit_status()
+        self.write_outputs()
+        return code
+
+    def check_engines(self):
+        if not shutil.which("sysbench"):
+            for e in self.engines:
+                e.available, e.reason = False, "not available: sysbench is not installed"
+            return
+        for e in self.engines:
+            if e.name in ("innodb", "myrocks") and not os.path.exists(engines.MARIADBD):
+                e.available, e.reason = False, "not available: mariadb-server is not installed"
+            elif e.name == "myrocks" and not os.path.exists("/usr/lib/mysql/plugin/ha_rocksdb.so"):
+                e.available, e.reason = False, "not available: mariadb-plugin-rocksdb is not installed"
+            elif e.name == "strata":
+                e.available, e.reason = setup.build_strata(self.cfg, self.log, self.progress)
+
+    def skeleton(self):
+        cfg = self.cfg
+        return {
+            "harness": {"version": HARNESS_VERSION, "mode": cfg.mode, "argv": cfg.argv,
+                        "started": time.strftime("%Y-%m-%d %H:%M:%S"), "out_dir": cfg.out_dir,
+                        "interrupted": False, "cgroup": self.cg_version},
+            "machine": procfs.machine_facts(self.workdir),
+            "versions": {"mariadbd": engines.mariadb_version(),
+                         "sysbench": sysbench.version(), "strata_git": setup.git_revision(),
+                         "packages": setup.package_versions()},
+            "config": {"engines": cfg.engines, "workloads": cfg.workloads, "threads": cfg.threads,
+                       "mem_limits": cfg.mems, "mem_specs": cfg.mem_specs,
+                       "data_bytes_nominal": cfg.data_bytes, "tables": cfg.tables,
+                       "table_size": cfg.table_size, "duration_read_s": cfg.duration_read,
+                       "duration_write_s": cfg.duration_write, "warmup_s": cfg.warmup,
+                       "warmup_read_max_s": cfg.warmup_read_max, "drain_s": cfg.drain,
+                       "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
+                       "binlog": "off (skip-log-bin); the seed ran with binlog on and sync_binlog=1",
+                       "estimated_s": round(cfg.estimate_seconds(
+                           [e.name for e in self.engines if e.available]))},
+            "engines": {e.name: {"label": e.label, "available": e.available, "reason": e.reason,
+                                 "settings": {}, "extra": e.extra, "load": None}
+                        for e in self.engines},
+        }
+
+    # -- servers and cgroups ---------------------------------------------------------------
+    def start(self, e, limit, probe=False):
+        cg = None
+        if self.cg_version:
+            self.cg_counter += 1
+            name = "strata-oltp-%d-%d-%s" % (os.getpid(), self.cg_counter, e.name)
+            cg = cgroup.MemoryCgroup(self.cg_version, self.cfg.cgroup_parent, name, limit)
+            self.cgroups.add(cg)
+        srv = Server(e, limit, cg, probe)
+        self.servers.add(srv)
+        try:
+            srv.start(timeout=120 if self.cfg.quick else 1800)
+        except BaseException:
+            self.stop(srv, timeout=10)
+            raise
+        if not probe:
+            self.results["engines"][e.name]["settings"][fmt_size(limit)] = e.settings(limit)
+        return srv
+
+    def stop(self, srv, timeout=None):
+        code = srv.stop(timeout or (120 if self.cfg.quick else 900))
+        self.servers.discard(srv)
+        if srv.cgroup:
+            srv.cgroup.remove()
+            self.cgroups.discard(srv.cgroup)
+        return code
+
+    def cleanup(self, restart_service):
+        for p in list(self.procs):
+            try:
+                p.kill()
+                p.wait(10)
+            except Exception:
+                pass
+        for srv in list(self.servers):
+            try:
+                self.stop(srv, timeout=30)
+            except Exception as ex:
+                self.log("cleanup: stopping %s failed: %s" % (srv.engine.label, ex))
+                srv.kill()
+        for cg in list(self.cgroups):
+            try:
+                cg.remove()
+            except OSError as ex:
+                self.log("cleanup: cannot remove cgroup %s: %s" % (cg.path, ex))
+        for e in self.engines:
+            if os.path.isdir(e.rundir):
+                dst = os.path.join(self.cfg.out_dir, "logs")
+                if os.path.isdir(dst):
+                    for f in ("server.log", "my.cnf", "stdout.log"):
+                        src = os.path.join(e.rundir, f)
+                        if os.path.exists(src):
+                            shutil.copy(src, os.path.join(dst, "%s-%s" % (e.name, f)))
+        if self.workdir and not self.cfg.keep_workdir:
+            if self.own_workdir:
+                shutil.rmtree(self.workdir, ignore_errors=True)
+            else:
+                for e in self.engines:
+                    shutil.rmtree(e.base, ignore_errors=True)
+        if self.restart_system_mariadb:
+            setup.start_system_mariadb(self.log)
+
+    # -- per engine --------------------------------------------------------------------------
+    def run_engine(self, e, available):
+        cfg = self.cfg
+        info = self.results["engines"][e.name]
+        try:
+            self.load(e, info)
+        except EngineError as ex:
+            for srv in [s for s in self.servers if s.engine is e]:
+                self.stop(srv, timeout=60)
+            info["load"] = {"status": "failed", "error": str(ex)[-3000:]}
+            self.log("%s: load failed: %s" % (e.label, str(ex)[-1500:]))
+            if e.name == "strata":
+                info["available"], info["reason"] = False, "load failed: " + str(ex)[-500:]
+            self.failures.append("%s load failed" % e.label)
+            self.progress.run_index += len(cfg.plan([e.name]))
+            return
+        for mem in cfg.mems:
+            for w in cfg.workloads:
+                self.restore(e)
+                for t in cfg.threads:
+                    spec = RunSpec(e.name, mem, w, t)
+                    self.progress.run_index += 1
+                    self.progress.set_remaining(self.remaining(available, spec))
+                    rec = self.run_one(e, spec)
+                    self.results["runs"].append(rec)
+                    self.write_json()
+                    if rec["status"] != "ok":
+                        self.log("%s: %s %s" % (spec.run_id(), rec["status"], rec.get("reason", "")[:300]))
+                    if rec.get("needs_restore"):
+                        self.restore(e)
+        if not cfg.keep_workdir:
+            shutil.rmtree(e.template, ignore_errors=True)
+            shutil.rmtree(e.datadir, ignore_errors=True)
+
+    def remaining(self, available, current):
+        plan = self.cfg.plan(available)
+        idx = [s.run_id() for s in plan].index(current.run_id())
+        return sum(self.cfg.estimate_run_seconds(s) for s in plan[idx:])
+
+    def load(self, e, info):
+        cfg = self.cfg
+        limit = max(cfg.mems)
+        self.progress.phase("%s: initialising data directory" % e.label)
+        e.init_datadir()
+        srv = self.start(e, limit, probe=True)
+        e.post_init()
+        self.stop(srv)
+        self.progress.phase("%s: loading %d x %d rows (limit %s)" % (e.label, cfg.tables, cfg.table_size, fmt_size(limit)))
+        srv = self.start(e, limit)
+        p0, t0 = procfs.proc_sample(srv.pid), time.time()
+
+        def tick(_iv, el):
+            self.progress.status("%s, datadir %s" % (fmt_duration(el), fmt_bytes(procfs.dir_size(e.datadir))))
+        res = sysbench.run(sysbench.prepare_cmd(e.port, cfg.tables, cfg.table_size, e.prepare_args,
+                                                min(cfg.tables, 4)),
+                           timeout=24 * 3600, on_tick=tick, registry=self.procs,
+                           raw_path=os.path.join(cfg.out_dir, "raw", "%s-prepare.txt" % e.name))
+        load_s = time.time() - t0
+        p1 = procfs.proc_sample(srv.pid)
+        if not res.clean or not srv.alive():
+            oom = srv.cgroup.oom_kills() if srv.cgroup else 0
+            self.stop(srv)
+            why = ("server OOM-killed at %s" % fmt_size(limit)) if oom else \
+                ("server exited" if not srv.alive() and srv.proc.returncode not in (0, None) else "")
+            first = (res.fatal or ["exit %s" % res.exit_code])[0]
+            raise EngineError("sysbench prepare failed: %s%s\n%s" % (
+                why + "; " if why else "", first, "\n".join(res.lines[-15:])))
+        debt = _try(e.debt)
+        e.before_template_stop()
+        t1 = time.time()
+        peak = srv.cgroup.peak() if srv.cgroup else None
+        self.stop(srv)
+        sizes = {k: procfs.dir_size(p) for k, p in e.data_paths().items()}
+        os.rename(e.datadir, e.template)
+        info["load"] = {"status": "ok", "seconds": round(load_s, 1),
+                        "shutdown_s": round(time.time() - t1, 1), "rows": cfg.tables * cfg.table_size,
+                        "size_bytes": sizes, "limit": limit, "peak_mem": peak,
+                        "data_to_min_limit": round(sizes["datadir"] / min(cfg.mems), 2),
+                        "io": procfs.proc_delta(p0, p1), "debt_after_load": debt}
+        info["extra"] = e.extra
+        info["version"] = e.version()
+        self.log("%s: loaded %d rows in %s, %s on disk (%.1fx the smallest limit)" % (
+            e.label, cfg.tables * cfg.table_size, fmt_duration(load_s), fmt_bytes(sizes["datadir"]),
+            sizes["datadir"] / min(cfg.mems)))
+
+    def restore(self, e):
+        self.progress.phase("%s: restoring the data directory from the template" % e.label)
+        if os.path.exists(e.datadir):
+            shutil.rmtree(e.datadir)
+        subprocess.run(["cp", "-a", "--reflink=auto", e.template, e.datadir], check=True)
+
+    # -- one run -------------------------------------------------------------------------------
+    def run_one(self, e, spec):
+        cfg = self.cfg
+        rid = spec.run_id()
+        label = "%s %s %s %dthr" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads)
+        rec = {"id": rid, "engine": e.name, "mem": spec.mem, "workload": spec.workload,
+               "threads": spec.threads, "status": "ok"}
+        raw = os.path.join(cfg.out_dir, "raw", rid + ".txt")
+        self.progress.phase(label + ": starting")
+        rec["caches_dropped"] = procfs.drop_caches()
+        try:
+            srv = self.start(e, spec.mem)
+        except EngineError as ex:
+            rec.update(status="start_failed", reason=str(ex)[-2000:], needs_restore=True)
+            return rec
+        try:
+            rec["start_s"] = round(time.time() - srv.started, 2)
+            rec["size_before"] = procfs.dir_size(e.datadir)
+            rec["tables_before"] = procfs.dir_size(e.data_paths().get("tables", e.datadir))
+            warm = self.warmup(e, srv, spec, label, raw)
+            rec["warmup"] = warm
+            if warm.get("failed"):
+                return self.finish_failed(rec, srv, warm.get("reason", "warm-up failed"))
+            rec.update(self.measure(e, srv, spec, label, raw))
+            rec["debt_end"] = _try(e.debt)
+            self.progress.phase(label + ": drain watch")
+            rec["drain"] = self.drain(srv)
+            rec["debt_after_drain"] = _try(e.debt)
+            rec["size_after"] = procfs.dir_size(e.datadir)
+            rec["tables_after"] = procfs.dir_size(e.data_paths().get("tables", e.datadir))
+            self.collect_memory(rec, srv)
+            if not srv.alive():
+                return self.finish_failed(rec, srv, "server exited during the run")
+            if not rec["sysbench"]["ok"]:
+                return self.finish_failed(rec, srv, "sysbench failed: " + " | ".join(rec["sysbench"]["fatal"][:3]))
+            if rec["errors"] > cfg.max_error_rate * max(1, rec["transactions"]):
+                rec["status"] = "too_many_errors"
+                rec["reason"] = "%d ignored errors for %d transactions" % (rec["errors"], rec["transactions"])
+            self.progress.phase(label + ": stopping")
+            rec["exit_code"] = self.stop(srv)
+            return rec
+        except EngineError as ex:
+            return self.finish_failed(rec, srv, str(ex))
+
+    def finish_failed(self, rec, srv, reason):
+        self.collect_memory(rec, srv)
+        alive = srv.alive()
+        rec["exit_code"] = self.stop(srv, timeout=60)
+        oom = rec.get("oom_kills", 0) > 0
+        rec["status"] = "oom" if oom else ("server_died" if not alive else "failed")
+        rec["reason"] = ("killed by the cgroup OOM killer at %s; " % fmt_size(srv.limit) if oom else "") + reason
+        rec["needs_restore"] = True
+        return rec
+
+    def collect_memory(self, rec, srv):
+        if srv.cgroup:
+            rec["peak_mem"] = srv.cgroup.peak()
+            rec["oom_kills"] = srv.cgroup.oom_kills()
+            rec["mem_failcnt"] = srv.cgroup.failcnt()
+
+    def _sampler(self, srv, label, phase, total, series=None, sizes=None, e=None):
+        """on_tick callback: progress line, memory and size samples, last /proc sample."""
+        state = {"last": procfs.proc_sample(srv.pid), "next_size": 0}
+
+        def tick(iv, el):
+            s = procfs.proc_sample(srv.pid)
+            if s:
+                state["last"] = s
+            usage = srv.cgroup.usage() if srv.cgroup else (s or {}).get("rss", 0)
+            if series is not None:
+                st = srv.cgroup.stat() if srv.cgroup else {}
+                series.append([round(el, 1), usage, st.get("cache"), st.get("rss")])
+            if sizes is not None and el >= state["next_size"]:
+                sizes.append([round(el, 1), procfs.dir_size(e.datadir)])
+                state["next_size"] = el + self.cfg.size_every
+            txt = "%s %s/%s" % (phase, fmt_duration(el), fmt_duration(total))
+            if iv:
+                txt += " qps %.0f tps %.0f p95 %.1fms err/s %.1f" % (iv["qps"], iv["tps"], iv["p95_ms"], iv["err"])
+            txt += " mem %s" % fmt_bytes(usage)
+            self.progress.status(txt)
+            return srv.alive()
+        return tick, state
+
+    def warmup(self, e, srv, spec, label, raw):
+        cfg = self.cfg
+        if cfg.warmup <= 0:
+            return {"seconds": 0}
+        adaptive = spec.is_read and srv.cgroup is not None
+        total = cfg.warmup_read_max if adaptive else cfg.warmup
+        self.progress.phase(label + ": warm-up" + (" (until memory stops growing)" if adaptive else ""))
+        elapsed, chunks = 0, []
+        prev = srv.cgroup.usage() if srv.cgroup else 0
+        while elapsed < total:
+            step = min(cfg.warmup_chunk, total - elapsed) if adaptive else total
+            tick, _ = self._sampler(srv, label, "warm-up", total)
+            res = sysbench.run(sysbench.run_cmd(spec.workload, e.port, cfg.tables, cfg.table_size,
+                                                spec.threads, step, report=False),
+                               timeout=step + 600, on_tick=lambda iv, el: tick(iv, el + elapsed),
+                               raw_path=raw, registry=self.procs)
+            elapsed += step
+            usage = srv.cgroup.usage() if srv.cgroup else 0
+            chunks.append({"t": elapsed, "usage": usage, "qps": res.summary.get("qps")})
+            if not srv.alive() or not res.clean:
+                return {"seconds": elapsed, "chunks": chunks, "failed": True,
+                        "reason": "warm-up: " + " | ".join(res.fatal[:3] or ["sysbench exit %s" % res.exit_code])}
+            if not adaptive:
+                break
+            grew = usage - prev
+            prev = usage
+            if elapsed >= cfg.warmup and (grew < max(0.01 * spec.mem, 4 * MiB) or usage >= 0.97 * spec.mem):
+                break
+        return {"seconds": elapsed, "adaptive": adaptive, "chunks": chunks,
+                "mem_at_end": srv.cgroup.usage() if srv.cgroup else None}
+
+    def measure(self, e, srv, spec, label, raw):
+        cfg = self.cfg
+        dur = cfg.duration(spec.workload)
+        self.progress.phase(label + ": measuring")
+        mem_series, size_series = [], []
+        tick, state = self._sampler(srv, label, "measure", dur, mem_series, size_series, e)
+        p0 = procfs.proc_sample(srv.pid)
+        res = sysbench.run(sysbench.run_cmd(spec.workload, e.port, cfg.tables, cfg.table_size,
+                                            spec.threads, dur),
+                           timeout=dur + 900, on_tick=tick, raw_path=raw, registry=self.procs)
+        p1 = procfs.proc_sample(srv.pid) or state["last"]
+        s = res.summary
+        tx = s.get("transactions", 0)
+        io = procfs.proc_delta(p0, p1)
+        qps_1s = [iv["qps"] for iv in res.intervals]
+        out = {"sysbench": dict(res.to_dict(), ok=res.ok), "transactions": tx, "tps": s.get("tps"),
+               "qps": s.get("qps"), "p95_ms": s.get("lat_p95_ms"), "avg_ms": s.get("lat_avg_ms"),
+               "errors": s.get("ignored_errors", 0), "reconnects": s.get("reconnects", 0),
+               "measured_s": s.get("total_time_s"), "io": io,
+               "series": [[iv["t"], iv["tps"], iv["qps"], iv["p95_ms"], iv["err"]] for iv in res.intervals],
+               "series_fields": ["t", "tps", "qps", "p95_ms", "err_per_s"],
+               "mem_series": mem_series, "mem_series_fields": ["t", "usage", "cache", "rss"],
+               "size_series": size_series}
+        if qps_1s:
+            out["qps_1s"] = {"min": min(qps_1s), "max": max(qps_1s), "median": statistics.median(qps_1s),
+                             "p05": sorted(qps_1s)[int(0.05 * (len(qps_1s) - 1))],
+                             "cv": statistics.pstdev(qps_1s) / statistics.mean(qps_1s) if statistics.mean(qps_1s) else None}
+        if io and tx:
+            out["per_trx"] = {"read_bytes": io["read_bytes"] / tx, "write_bytes": io["write_bytes"] / tx,
+                              "cpu_ms": 1000.0 * io["cpu_s"] / tx}
+        return out
+
+    def drain(self, srv):
+        """Watch background writes after the load stops: seconds until 3 quiet seconds
+        (< 1 MiB/s written), or the cap, and the bytes written meanwhile."""
+        cap = self.cfg.drain
+        first = prev = procfs.proc_sample(srv.pid)
+        if not first:
+            return None
+        t0, quiet, quiet_since = time.time(), 0, None
+        while time.time() - t0 < cap:
+            time.sleep(1)
+            cur = procfs.proc_sample(srv.pid)
+            if not cur:
+                break
+            if cur["write_bytes"] - prev["write_bytes"] < MiB:
+                quiet += 1
+                quiet_since = quiet_since or (time.time() - t0 - 1)
+            else:
+                quiet, quiet_since = 0, None
+            prev = cur
+            self.progress.status("drain %ds, %s written" % (time.time() - t0, fmt_bytes(cur["write_bytes"] - first["write_bytes"])))
+            if quiet >= 3:
+                break
+        d = procfs.proc_delta(first, prev) or {}
+        return {"cap_s": cap, "quiet": quiet >= 3,
+                "seconds": round(quiet_since if quiet >= 3 else time.time() - t0, 1),
+                "write_bytes": d.get("write_bytes"), "read_bytes": d.get("read_bytes"),
+                "cpu_s": d.get("cpu_s")}
+
+    # -- outputs -------------------------------------------------------------------------------
+    def exit_status(self):
+        bad = list(self.failures)
+        for e in self.engines:
+            if e.name not in self.cfg.require:
+                continue
+            if not e.available:
+                bad.append("%s %s" % (e.label, e.reason.splitlines()[0]))
+            for r in self.results["runs"]:
+                if r["engine"] == e.name and r["status"] != "ok":
+                    bad.append("%s: %s" % (r["id"], r["status"]))
+        self.results["harness"]["failures"] = bad
+        self.write_json()
+        if bad:
+            self.log("FAILED (required engines: %s):\n  %s" % (",".join(self.cfg.require), "\n  ".join(bad)))
+            return 1
+        return 0
+
+    def write_json(self):
+        path = os.path.join(self.cfg.out_dir, "results.json")
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(self.results, f, indent=1, default=str)
+        os.replace(tmp, path)
+
+    def write_outputs(self):
+        from . import report
+        if "harness" not in self.results or not os.path.isdir(self.cfg.out_dir):
+            return
+        self.write_json()
+        plots = []
+        if self.cfg.plots:
+            try:
+                from . import plots as plotmod
+                plots = plotmod.make_all(self.results, self.cfg.out_dir)
+            except Exception as ex:  # plots must never lose the results
+                self.log("WARNING: plots failed: %r" % ex)
+        path = report.write(self.results, self.cfg.out_dir, plots)
+        self.log("wrote %s" % os.path.dirname(path))
+        print(report.summary_table(self.results), flush=True)
+
+
+def _try(fn):
+    try:
+        return fn()
+    except Exception as ex:  # a failing status query must not lose the run
+        return {"error": str(ex)[:500]}
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt("signal %d" % signum)

@@ -1,0 +1,175 @@
+//! Write batches: a group of updates applied atomically. The encoded batch
+//! is also the WAL record payload (docs/formats/wal.md).
+//!
+//! ```text
+//! batch  := seq: fixed64 | count: fixed32 | op*
+//! op     := kind: u8 | cf: varint32 | key: lenprefixed | value: lenprefixed?
+//!           (value present for Value, and for RangeDelete where it is the end key)
+//! ```
+use crate::coding::{put_length_prefixed, put_varint32, Decoder};
+use crate::error::{Error, Result};
+use crate::key::{SeqNo, ValueKind};
+
+const HEADER: usize = 12;
+
+/// An atomic group of updates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteBatch {
+    rep: Vec<u8>,
+}
+
+impl Default for WriteBatch {
+    fn default() -> Self {
+        WriteBatch::new()
+    }
+}
+
+/// One decoded update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchOp<'a> {
+    /// What the update does.
+    pub kind: ValueKind,
+    /// Column family id.
+    pub cf: u32,
+    /// The key (start key for RangeDelete).
+    pub key: &'a [u8],
+    /// The value (end key for RangeDelete; empty for deletes).
+    pub value: &'a [u8],
+}
+
+impl WriteBatch {
+    /// An empty batch.
+    pub fn new() -> WriteBatch {
+        WriteBatch { rep: vec![0; HEADER] }
+    }
+
+    /// Sets `key` to `value` in the default column family.
+    pub fn put(&mut self, key: &[u8], value: &[u8]) {
+        self.put_cf(0, key, value)
+    }
+    /// Sets `key` to `value` in column family `cf`.
+    pub fn put_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) {
+        self.op(ValueKind::Value, cf, key, Some(value))
+    }
+    /// Deletes `key` in the default column family.
+    pub fn delete(&mut self, key: &[u8]) {
+        self.delete_cf(0, key)
+    }
+    /// Deletes `key` in column family `cf`.
+    pub fn delete_cf(&mut self, cf: u32, key: &[u8]) {
+        self.op(ValueKind::Delete, cf, key, None)
+    }
+    /// Deletes a key that was put exactly once since its last deletion
+    /// (RocksDB's SingleDelete); compaction then drops both entries.
+    pub fn single_delete_cf(&mut self, cf: u32, key: &[u8]) {
+        self.op(ValueKind::SingleDelete, cf, key, None)
+    }
+    /// Deletes every key in `[start, end)`.
+    pub fn delete_range_cf(&mut self, cf: u32, start: &[u8], end: &[u8]) {
+        self.op(ValueKind::RangeDelete, cf, start, Some(end))
+    }
+
+    fn op(&mut self, kind: ValueKind, cf: u32, key: &[u8], value: Option<&[u8]>) {
+        self.rep.push(kind as u8);
+        put_varint32(&mut self.rep, cf);
+        put_length_prefixed(&mut self.rep, key);
+        if let Some(v) = value {
+            put_length_prefixed(&mut self.rep, v);
+        }
+        let c = self.count() + 1;
+        self.rep[8..12].copy_from_slice(&c.to_le_bytes());
+    }
+
+    /// Number of updates.
+    pub fn count(&self) -> u32 {
+        crate::coding::get_fixed32(&self.rep[8..]).unwrap_or(0)
+    }
+    /// True when the batch holds no update.
+    pub fn is_empty(&self) -> bool {
+        self.count() == 0
+    }
+    /// Encoded size in bytes.
+    pub fn size(&self) -> usize {
+        self.rep.len()
+    }
+    /// Removes every update.
+    pub fn clear(&mut self) {
+        self.rep.clear();
+        self.rep.resize(HEADER, 0);
+    }
+    /// The first sequence number assigned to this batch.
+    pub fn seq(&self) -> SeqNo {
+        crate::coding::get_fixed64(&self.rep).unwrap_or(0)
+    }
+    pub(crate) fn set_seq(&mut self, seq: SeqNo) {
+        self.rep[..8].copy_from_slice(&seq.to_le_bytes());
+    }
+    /// Appends every update of `other`.
+    pub(crate) fn append(&mut self, other: &WriteBatch) {
+        self.rep.extend_from_slice(&other.rep[HEADER..]);
+        let c = self.count() + other.count();
+        self.rep[8..12].copy_from_slice(&c.to_le_bytes());
+    }
+    /// The encoded bytes.
+    pub fn data(&self) -> &[u8] {
+        &self.rep
+    }
+    /// Wraps bytes read from a WAL record, checking the header.
+    pub fn from_data(data: Vec<u8>) -> Result<WriteBatch> {
+        if data.len() < HEADER {
+            return Err(Error::corruption("", 0, "write batch shorter than its header"));
+        }
+        Ok(WriteBatch { rep: data })
+    }
+
+    /// Decodes every update; `Corruption` if the bytes do not decode or the
+    /// count does not match.
+    pub fn ops(&self) -> Result<Vec<BatchOp<'_>>> {
+        let bad = |what: &str| Error::corruption("", 0, format!("write batch: {what}"));
+        let mut d = Decoder::new(&self.rep[HEADER..]);
+        let mut out = Vec::with_capacity(self.count() as usize);
+        while !d.is_empty() {
+            let kind = d.u8().and_then(ValueKind::from_u8).ok_or_else(|| bad("unknown kind"))?;
+            let cf = d.varint32().ok_or_else(|| bad("bad column family"))?;
+            let key = d.length_prefixed().ok_or_else(|| bad("bad key"))?;
+            let value = match kind {
+                ValueKind::Value | ValueKind::RangeDelete => {
+                    d.length_prefixed().ok_or_else(|| bad("bad value"))?
+                }
+                _ => &[],
+            };
+            out.push(BatchOp { kind, cf, key, value });
+        }
+        if out.len() != self.count() as usize {
+            return Err(bad("count does not match"));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_append() {
+        let mut b = WriteBatch::new();
+        b.put(b"k1", b"v1");
+        b.delete_cf(3, b"k2");
+        b.delete_range_cf(0, b"a", b"c");
+        let mut c = WriteBatch::new();
+        c.single_delete_cf(1, b"x");
+        b.append(&c);
+        b.set_seq(77);
+        let b2 = WriteBatch::from_data(b.data().to_vec()).unwrap();
+        assert_eq!(b2.seq(), 77);
+        let ops = b2.ops().unwrap();
+        assert_eq!(ops.len(), 4);
+        assert_eq!(ops[0], BatchOp { kind: ValueKind::Value, cf: 0, key: b"k1", value: b"v1" });
+        assert_eq!(ops[2].value, b"c");
+        assert_eq!(ops[3].kind, ValueKind::SingleDelete);
+        let mut bad = b.data().to_vec();
+        bad.truncate(bad.len() - 1);
+        assert!(WriteBatch::from_data(bad).unwrap().ops().unwrap_err().is_corruption());
+    }
+}

@@ -1,0 +1,220 @@
+//! Runs a compaction (or a flush): merges input iterators and writes output
+//! tables, dropping entries no reader can see.
+//!
+//! Visibility uses snapshot "stripes": live snapshots s1 < s2 < ... cut the
+//! sequence space; an entry is visible to the first snapshot at or above its
+//! sequence. Of the versions of a key within one stripe only the newest is
+//! kept. A point tombstone that is the newest version in the oldest stripe
+//! is dropped when no deeper level can hold the key. An entry covered by a
+//! range tombstone of the same stripe is dropped; range tombstones are
+//! dropped at the bottom once every snapshot sees them.
+use crate::error::{Error, Result};
+use crate::filename;
+use crate::iter::InternalIterator;
+use crate::key::{self, Comparator, SeqNo, ValueKind};
+use crate::options::CfOptions;
+use crate::range_del::{RangeTombstone, Tombstones};
+use crate::rate_limit::RateLimiter;
+use crate::sstable::{TableBuilder, TableOptions};
+use crate::version::{NewFile, Version};
+use crate::vfs::Fs;
+use std::cmp::Ordering;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Where and how to write outputs.
+pub struct OutputSpec<'a> {
+    /// File system.
+    pub fs: &'a Arc<dyn Fs>,
+    /// Database directory.
+    pub dir: &'a Path,
+    /// Column family options.
+    pub opts: &'a CfOptions,
+    /// Output level (chooses compression).
+    pub level: usize,
+    /// Output is the bottommost data for its range.
+    pub bottommost: bool,
+    /// Live snapshots, ascending.
+    pub snapshots: &'a [SeqNo],
+    /// Split outputs at this size (u64::MAX = one file).
+    pub target_file_size: u64,
+    /// Version used to decide if a key exists below the output level.
+    pub version: Option<&'a Version>,
+    /// Throttle for background writes.
+    pub rate_limiter: Option<&'a RateLimiter>,
+}
+
+fn stripe(snapshots: &[SeqNo], seq: SeqNo) -> usize {
+    snapshots.partition_point(|s| *s < seq)
+}
+
+fn clip(cmp: Comparator, ts: &[RangeTombstone], lo: Option<&[u8]>, hi: Option<&[u8]>) -> Vec<RangeTombstone> {
+    let mut out = Vec::new();
+    for t in ts {
+        let start = match lo {
+            Some(l) if cmp.compare(&t.start, l) == Ordering::Less => l.to_vec(),
+            _ => t.start.clone(),
+        };
+        let end = match hi {
+            Some(h) if cmp.compare(&t.end, h) == Ordering::Greater => h.to_vec(),
+            _ => t.end.clone(),
+        };
+        if cmp.compare(&start, &end) == Ordering::Less {
+            out.push(RangeTombstone { start, end, seq: t.seq });
+        }
+    }
+    out
+}
+
+/// True if some level below `level` may hold `user_key`.
+fn exists_below(v: &Version, level: usize, user_key: &[u8]) -> bool {
+    (level + 1..v.levels.len()).any(|l| {
+        v.levels[l].iter().any(|f| {
+            v.cmp.compare(user_key, f.smallest_user()) != Ordering::Less
+                && v.cmp.compare(user_key, f.largest_user()) != Ordering::Greater
+        })
+    })
+}
+
+/// Merges `input` (positioned anywhere) into new tables. `new_number`
+/// allocates file numbers. Returns the files written.
+pub fn write_table_from_iter(
+    input: &mut dyn InternalIterator,
+    tombstones: Vec<RangeTombstone>,
+    spec: &OutputSpec<'_>,
+    new_number: &mut dyn FnMut() -> u64,
+    bytes_written: &mut u64,
+) -> Result<Vec<NewFile>> {
+    let cmp = spec.opts.comparator;
+    let tombs = Tombstones::new(cmp, tombstones, crate::key::MAX_SEQ);
+    let oldest = spec.snapshots.first().copied().unwrap_or(SeqNo::MAX);
+    // Range tombstones kept in the output.
+    let kept: Vec<RangeTombstone> = tombs
+        .list()
+        .iter()
+        .filter(|t| !(spec.bottommost && t.seq <= oldest))
+        .cloned()
+        .collect();
+    let topts = TableOptions {
+        cmp,
+        block_size: spec.opts.block_size,
+        restart_interval: spec.opts.block_restart_interval,
+        bloom_bits: spec.opts.bloom_bits_per_key,
+        prefix_len: spec.opts.prefix_len,
+        compression: spec.opts.compression_for(spec.level, spec.bottommost),
+    };
+    let mut outputs = Vec::new();
+    let mut builder: Option<(u64, TableBuilder)> = None;
+    let mut lower: Option<Vec<u8>> = None; // first user key of the current output
+    let mut cur_key: Vec<u8> = Vec::new();
+    let mut have_key = false;
+    let mut prev_stripe = usize::MAX;
+    let mut limited = 0u64;
+
+    let finish = |b: (u64, TableBuilder), lo: Option<&[u8]>, hi: Option<&[u8]>, out: &mut Vec<NewFile>, written: &mut u64| -> Result<()> {
+        let (n, mut tb) = b;
+        for t in clip(cmp, &kept, lo, hi) {
+            tb.add_range_tombstone(t);
+        }
+        if tb.num_entries() == 0 {
+            let _ = spec.fs.remove(&filename::table(spec.dir, n));
+            return Ok(());
+        }
+        let info = tb.finish()?;
+        *written += info.file_size;
+        out.push(NewFile {
+            number: n,
+            size: info.file_size,
+            smallest: info.smallest,
+            largest: info.largest,
+            smallest_seq: info.props.smallest_seq,
+            largest_seq: info.props.largest_seq,
+            num_entries: info.props.num_entries,
+            num_deletions: info.props.num_deletions,
+            num_range_deletions: info.props.num_range_deletions,
+        });
+        Ok(())
+    };
+
+    input.seek_to_first();
+    while input.valid() {
+        let ikey = input.key();
+        let Some(p) = key::parse_internal_key(ikey) else {
+            return Err(Error::corruption("", 0, "compaction input: malformed internal key"));
+        };
+        let new_key = !have_key || cmp.compare(p.user_key, &cur_key) != Ordering::Equal;
+        if new_key {
+            // Cut the output only between user keys.
+            if let Some((_, b)) = &builder {
+                if b.file_size() >= spec.target_file_size {
+                    let b = builder.take().ok_or(Error::Closed)?;
+                    finish(b, lower.as_deref(), Some(p.user_key), &mut outputs, bytes_written)?;
+                    lower = Some(p.user_key.to_vec());
+                }
+            }
+            cur_key.clear();
+            cur_key.extend_from_slice(p.user_key);
+            have_key = true;
+            prev_stripe = usize::MAX;
+        }
+        let s = stripe(spec.snapshots, p.seq);
+        let mut drop = s == prev_stripe; // shadowed by a newer version in its stripe
+        if !drop && p.kind == ValueKind::RangeDelete {
+            drop = true;
+        }
+        if !drop && !tombs.is_empty() {
+            let upper = spec.snapshots.get(s).copied().unwrap_or(SeqNo::MAX);
+            if tombs.max_covering_between(p.user_key, p.seq, upper) > p.seq {
+                drop = true;
+            }
+        }
+        if !drop
+            && matches!(p.kind, ValueKind::Delete | ValueKind::SingleDelete)
+            && p.seq <= oldest
+            && spec.bottommost
+            && !spec.version.is_some_and(|v| exists_below(v, spec.level, p.user_key))
+        {
+            drop = true;
+        }
+        prev_stripe = s;
+        if !drop {
+            if builder.is_none() {
+                let n = new_number();
+                let f = spec.fs.create(&filename::table(spec.dir, n))?;
+                builder = Some((n, TableBuilder::new(f, topts.clone())));
+            }
+            if let Some((_, b)) = builder.as_mut() {
+                b.add(ikey, input.value())?;
+                if let Some(r) = spec.rate_limiter {
+                    let sz = b.file_size();
+                    if sz > limited + (1 << 20) {
+                        r.request(sz - limited);
+                        limited = sz;
+                    }
+                }
+            }
+        }
+        input.next();
+    }
+    input.status()?;
+    if builder.is_none() && !kept.is_empty() {
+        let n = new_number();
+        let f = spec.fs.create(&filename::table(spec.dir, n))?;
+        builder = Some((n, TableBuilder::new(f, topts.clone())));
+    }
+    if let Some(b) = builder.take() {
+        finish(b, lower.as_deref(), None, &mut outputs, bytes_written)?;
+    }
+    Ok(outputs)
+}
+
+/// Runs a compaction's merge; see [`write_table_from_iter`].
+pub fn run_compaction(
+    input: &mut dyn InternalIterator,
+    tombstones: Vec<RangeTombstone>,
+    spec: &OutputSpec<'_>,
+    new_number: &mut dyn FnMut() -> u64,
+    bytes_written: &mut u64,
+) -> Result<Vec<NewFile>> {
+    write_table_from_iter(input, tombstones, spec, new_number, bytes_written)
+}

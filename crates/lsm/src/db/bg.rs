@@ -1,0 +1,381 @@
+//! Background work: flushing immutable memtables to level 0 and running
+//! compactions, on `max_background_jobs` threads. Flushes go first. Each
+//! job is picked and installed under the state lock and run without it.
+//! A failed job puts the database in the read-only error state.
+use super::{ColumnFamily, Db, Inner, State};
+use crate::compaction::{self, Compaction, OutputSpec};
+use crate::error::{Error, Result};
+use crate::filename;
+use crate::iter::{InternalIterator, MergingIterator};
+use crate::key::SeqNo;
+use crate::memtable::MemTable;
+use crate::options::{CfOptions, NUM_LEVELS};
+use crate::stats::Stats;
+use crate::table_cache::LevelIter;
+use crate::version::{NewFile, Version, VersionEdit};
+use crate::vfs::Fs;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
+use std::time::Duration;
+
+pub(crate) use compaction::pending_compaction_bytes as pending_bytes;
+
+/// Estimated pending compaction bytes (used for write stalls).
+pub(crate) fn pending_compaction_bytes(v: &Version, o: &CfOptions) -> u64 {
+    pending_bytes(v, o)
+}
+
+/// Writes the entries of `mems` to one level-0 table (None if empty).
+pub(crate) fn write_level0_table(
+    fs: &Arc<dyn Fs>,
+    dir: &Path,
+    opts: &CfOptions,
+    number: u64,
+    mems: &[Arc<MemTable>],
+    stats: &Stats,
+) -> Result<Option<NewFile>> {
+    write_flush(fs, dir, opts, number, mems, stats, &[], None)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_flush(
+    fs: &Arc<dyn Fs>,
+    dir: &Path,
+    opts: &CfOptions,
+    number: u64,
+    mems: &[Arc<MemTable>],
+    stats: &Stats,
+    snapshots: &[SeqNo],
+    limiter: Option<&crate::rate_limit::RateLimiter>,
+) -> Result<Option<NewFile>> {
+    let children: Vec<Box<dyn InternalIterator>> = mems.iter().map(|m| Box::new(m.iter()) as Box<dyn InternalIterator>).collect();
+    let mut it = MergingIterator::new(opts.comparator, children);
+    let tombs = mems.iter().flat_map(|m| m.range_tombstones()).collect();
+    let spec = OutputSpec {
+        fs,
+        dir,
+        opts,
+        level: 0,
+        bottommost: false,
+        snapshots,
+        target_file_size: u64::MAX,
+        version: None,
+        rate_limiter: limiter,
+    };
+    let mut used = false;
+    let mut next = || {
+        used = true;
+        number
+    };
+    let mut written = 0;
+    let mut files = compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
+    Stats::add(&stats.flush_bytes, written);
+    Stats::add(&stats.flushes, 1);
+    Ok(files.pop())
+}
+
+enum Job {
+    Flush { cf: u32, mems: Vec<Arc<MemTable>>, number: u64, opts: CfOptions, snapshots: Vec<SeqNo> },
+    Compact { cf: u32, c: Compaction, version: Arc<Version>, opts: CfOptions, snapshots: Vec<SeqNo> },
+}
+
+fn snapshots(st: &State) -> Vec<SeqNo> {
+    st.snapshots.keys().copied().collect()
+}
+
+fn pick_job(st: &mut State) -> Option<Job> {
+    if st.bg_error.is_some() || st.closing {
+        return None;
+    }
+    let snaps = snapshots(st);
+    for (id, cf) in st.cfs.iter_mut() {
+        if !cf.imms.is_empty() && !cf.flushing {
+            cf.flushing = true;
+            let mems = cf.imms.clone();
+            let opts = cf.opts.clone();
+            let number = st.versions.new_file_number();
+            return Some(Job::Flush { cf: *id, mems, number, opts, snapshots: snaps });
+        }
+    }
+    let oldest = snaps.first().copied().unwrap_or(SeqNo::MAX);
+    for (id, cf) in st.cfs.iter() {
+        let Some(v) = st.versions.cfs.get(id) else { continue };
+        if let Some(c) = compaction::pick(&v.current, &cf.opts, oldest) {
+            for f in c.all_files() {
+                f.being_compacted.store(true, Ordering::Release);
+            }
+            return Some(Job::Compact { cf: *id, c, version: v.current.clone(), opts: cf.opts.clone(), snapshots: snaps });
+        }
+    }
+    None
+}
+
+pub(crate) fn background_loop(inner: Arc<Inner>) {
+    let mut st = inner.lock();
+    loop {
+        if st.closing {
+            break;
+        }
+        match pick_job(&mut st) {
+            Some(job) => {
+                st.running_jobs += 1;
+                drop(st);
+                let r = run_job(&inner, job);
+                st = inner.lock();
+                st.running_jobs -= 1;
+                if let Err(e) = r {
+                    if st.bg_error.is_none() && !matches!(e, Error::Closed) {
+                        eprintln!("strata-lsm: background error: {e}");
+                        st.bg_error = Some(Error::ReadOnly(format!("background job failed: {e}")));
+                        Stats::add(&inner.stats.background_errors, 1);
+                    }
+                }
+                inner.bg_cv.notify_all();
+                inner.write_cv.notify_all();
+            }
+            None => {
+                st = inner.bg_cv.wait_timeout(st, Duration::from_millis(500)).unwrap_or_else(|p| p.into_inner()).0;
+            }
+        }
+    }
+}
+
+fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
+    match job {
+        Job::Flush { cf, mems, number, opts, snapshots } => {
+            let r = write_flush(&inner.fs, &inner.dir, &opts, number, &mems, &inner.stats, &snapshots, inner.rate_limiter.as_ref());
+            let mut st = inner.lock();
+            if let Some(c) = st.cfs.get_mut(&cf) {
+                c.flushing = false;
+            }
+            let file = r?;
+            install_flush(inner, &mut st, cf, mems.len(), file)
+        }
+        Job::Compact { cf, c, version, opts, snapshots } => {
+            let r = run_compaction_job(inner, cf, &c, &version, &opts, &snapshots);
+            let mut st = inner.lock();
+            for f in c.all_files() {
+                f.being_compacted.store(false, Ordering::Release);
+            }
+            let edit = r?;
+            st.versions.log_and_apply(edit)
+        }
+    }
+}
+
+fn install_flush(inner: &Inner, st: &mut MutexGuard<'_, State>, cf: u32, n: usize, file: Option<NewFile>) -> Result<()> {
+    let Some(c) = st.cfs.get(&cf) else { return Ok(()) }; // dropped meanwhile
+    let log_number = c.imms.get(n).map(|m| m.wal_number).unwrap_or(c.mem.wal_number);
+    let mut edit = VersionEdit { cf, log_number: Some(log_number), ..Default::default() };
+    if let Some(f) = file {
+        edit.added.push((0, f));
+    }
+    st.versions.log_and_apply(edit)?;
+    if let Some(c) = st.cfs.get_mut(&cf) {
+        c.imms.drain(..n.min(c.imms.len()));
+    }
+    delete_obsolete_wals(inner, st);
+    Ok(())
+}
+
+fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
+    let current = st.wal_number;
+    let min_needed = st
+        .cfs
+        .values()
+        .map(|c| match c.imms.first() {
+            Some(m) => m.wal_number,
+            None if !c.mem.is_empty() => c.mem.wal_number,
+            None => current,
+        })
+        .min()
+        .unwrap_or(current);
+    let (dead, live): (Vec<u64>, Vec<u64>) = st.live_wals.iter().partition(|w| **w < min_needed);
+    st.live_wals = live;
+    for w in dead {
+        let _ = inner.fs.remove(&filename::wal(&inner.dir, w));
+    }
+}
+
+fn input_iter(inner: &Inner, c: &Compaction, cmp: crate::key::Comparator, opts: &CfOptions) -> Result<(MergingIterator, Vec<crate::range_del::RangeTombstone>)> {
+    let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+    let mut tombs = Vec::new();
+    for f in c.all_files() {
+        if f.info.num_range_deletions > 0 {
+            let t = inner.tables.get(f.number(), cmp, opts.prefix_len)?;
+            tombs.extend(t.range_tombstones().iter().cloned());
+        }
+    }
+    if c.level == 0 {
+        for f in &c.inputs {
+            let t = inner.tables.get(f.number(), cmp, opts.prefix_len)?;
+            children.push(Box::new(t.iter(false)));
+        }
+    } else {
+        children.push(Box::new(LevelIter::new(inner.tables.clone(), c.inputs.clone(), cmp, opts.prefix_len, false)));
+    }
+    if !c.next.is_empty() {
+        children.push(Box::new(LevelIter::new(inner.tables.clone(), c.next.clone(), cmp, opts.prefix_len, false)));
+    }
+    Ok((MergingIterator::new(cmp, children), tombs))
+}
+
+fn run_compaction_job(
+    inner: &Arc<Inner>,
+    cf: u32,
+    c: &Compaction,
+    version: &Version,
+    opts: &CfOptions,
+    snapshots: &[SeqNo],
+) -> Result<VersionEdit> {
+    let mut edit = VersionEdit { cf, ..Default::default() };
+    for f in &c.inputs {
+        edit.deleted.push((c.level, f.number()));
+    }
+    for f in &c.next {
+        edit.deleted.push((c.output_level, f.number()));
+    }
+    if c.trivial_move {
+        for f in &c.inputs {
+            edit.added.push((c.output_level, f.info.clone()));
+        }
+        Stats::add(&inner.stats.trivial_moves, 1);
+        return Ok(edit);
+    }
+    let cmp = version.cmp;
+    let (mut it, tombs) = input_iter(inner, c, cmp, opts)?;
+    let spec = OutputSpec {
+        fs: &inner.fs,
+        dir: &inner.dir,
+        opts,
+        level: c.output_level,
+        bottommost: c.bottommost,
+        snapshots,
+        target_file_size: opts.target_file_size,
+        version: Some(version),
+        rate_limiter: inner.rate_limiter.as_ref(),
+    };
+    let mut next = || inner.lock().versions.new_file_number();
+    let mut written = 0;
+    let files = compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
+    Stats::add(&inner.stats.compaction_bytes_read, c.input_bytes());
+    Stats::add(&inner.stats.compaction_bytes_written, written);
+    Stats::add(&inner.stats.compactions, 1);
+    for f in files {
+        edit.added.push((c.output_level, f));
+    }
+    Ok(edit)
+}
+
+impl Db {
+    /// Switches every non-empty memtable to immutable and waits until all
+    /// are flushed to level 0.
+    pub fn flush(&self) -> Result<()> {
+        self.inner.write(crate::options::WriteOptions::default(), None, true)?;
+        let mut st = self.inner.lock();
+        loop {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
+            }
+            if st.cfs.values().all(|c| c.imms.is_empty()) {
+                return Ok(());
+            }
+            self.inner.bg_cv.notify_all();
+            st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(100)).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    /// Waits until no compaction is due or running.
+    pub fn wait_for_compactions(&self) -> Result<()> {
+        let mut st = self.inner.lock();
+        loop {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
+            }
+            let oldest = st.snapshots.keys().next().copied().unwrap_or(SeqNo::MAX);
+            let due = st.cfs.iter().any(|(id, cf)| {
+                !cf.imms.is_empty()
+                    || st.versions.cfs.get(id).is_some_and(|v| compaction::pick(&v.current, &cf.opts, oldest).is_some())
+            });
+            if !due && st.running_jobs == 0 {
+                return Ok(());
+            }
+            self.inner.bg_cv.notify_all();
+            st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(50)).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    /// Compacts every file overlapping `[start, end]` (None = unbounded)
+    /// down to the last level, dropping deleted and overwritten data that no
+    /// snapshot needs. Runs in the calling thread.
+    pub fn compact_range(&self, cf: ColumnFamily, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.flush()?;
+        let last = NUM_LEVELS - 1;
+        for level in 0..NUM_LEVELS {
+            loop {
+                let mut st = self.inner.lock();
+                if let Some(e) = &st.bg_error {
+                    return Err(e.clone());
+                }
+                let Some(cfs) = st.cfs.get(&cf.0) else {
+                    return Err(Error::InvalidArgument(format!("no column family {}", cf.0)));
+                };
+                let opts = cfs.opts.clone();
+                let Some(v) = st.versions.cfs.get(&cf.0).map(|v| v.current.clone()) else { return Ok(()) };
+                let cmp = v.cmp;
+                let files: Vec<_> = v.levels[level]
+                    .iter()
+                    .filter(|f| {
+                        start.is_none_or(|s| cmp.compare(f.largest_user(), s) != std::cmp::Ordering::Less)
+                            && end.is_none_or(|e| cmp.compare(f.smallest_user(), e) != std::cmp::Ordering::Greater)
+                    })
+                    .cloned()
+                    .collect();
+                if files.is_empty() {
+                    break;
+                }
+                let deeper = (level + 1..NUM_LEVELS).any(|l| !v.levels[l].is_empty());
+                let output = if level == last || !deeper && level > 0 {
+                    if !files.iter().any(|f| f.info.num_deletions + f.info.num_range_deletions > 0 || f.info.largest_seq > 0) {
+                        break;
+                    }
+                    level
+                } else if level == 0 {
+                    compaction::picker::targets(&v, &opts).base_level
+                } else {
+                    level + 1
+                };
+                if files.iter().any(|f| f.is_compacting()) {
+                    st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(20)).unwrap_or_else(|p| p.into_inner()).0;
+                    drop(st);
+                    continue;
+                }
+                let inputs = if level == 0 { v.levels[0].clone() } else { files };
+                let Some(mut c) = compaction::picker::build(&v, level, output, inputs, "manual") else {
+                    st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(20)).unwrap_or_else(|p| p.into_inner()).0;
+                    drop(st);
+                    continue;
+                };
+                if output == level {
+                    c.trivial_move = false;
+                }
+                for f in c.all_files() {
+                    f.being_compacted.store(true, Ordering::Release);
+                }
+                let snaps = snapshots(&st);
+                st.running_jobs += 1;
+                drop(st);
+                let r = run_job(&self.inner, Job::Compact { cf: cf.0, c: c.clone(), version: v.clone(), opts, snapshots: snaps });
+                let mut st = self.inner.lock();
+                st.running_jobs -= 1;
+                self.inner.bg_cv.notify_all();
+                r?;
+                if output == level {
+                    break; // rewritten in place: done with this level
+                }
+            }
+        }
+        Ok(())
+    }
+}

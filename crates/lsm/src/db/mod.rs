@@ -1,0 +1,260 @@
+//! The database: ties the write path (WAL + memtables, write.rs), the read
+//! path (read.rs, iter.rs), background flush and compaction (bg.rs) and the
+//! version set together.
+//!
+//! Locking: one mutex guards [`State`] (memtable lists, versions, the write
+//! queue, snapshots). It is never held during WAL writes, fsyncs of the WAL,
+//! table building or block reads; it is held while a version edit is
+//! appended to the manifest.
+mod bg;
+mod iter;
+mod open;
+mod read;
+mod write;
+
+pub use iter::DbIterator;
+
+use crate::error::{Error, Result};
+use crate::key::SeqNo;
+use crate::memtable::MemTable;
+use crate::options::CfOptions;
+use crate::stats::{Stats, StatsSnapshot};
+use crate::table_cache::TableCache;
+use crate::version::VersionSet;
+use crate::vfs::{FileLock, Fs};
+use crate::wal::LogWriter;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+/// A column family handle (its id); the default family is id 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ColumnFamily(pub u32);
+
+/// The default column family.
+pub const DEFAULT_CF: ColumnFamily = ColumnFamily(0);
+
+pub(crate) struct Cf {
+    pub name: String,
+    pub opts: CfOptions,
+    pub mem: Arc<MemTable>,
+    /// Immutable memtables, oldest first.
+    pub imms: Vec<Arc<MemTable>>,
+    pub flushing: bool,
+}
+
+pub(crate) struct Writer {
+    pub batch: Mutex<Option<crate::WriteBatch>>,
+    pub sync: bool,
+    pub disable_wal: bool,
+    pub force_switch: bool,
+    pub done: Mutex<Option<Result<()>>>,
+}
+
+pub(crate) struct State {
+    pub cfs: BTreeMap<u32, Cf>,
+    pub versions: VersionSet,
+    pub wal: Option<LogWriter>,
+    pub wal_number: u64,
+    pub live_wals: Vec<u64>,
+    pub writers: VecDeque<Arc<Writer>>,
+    /// Sequence numbers of live snapshots, with counts.
+    pub snapshots: BTreeMap<SeqNo, usize>,
+    /// Highest sequence number whose writes are fully applied.
+    pub visible_seq: SeqNo,
+    pub bg_error: Option<Error>,
+    pub running_jobs: usize,
+    pub closing: bool,
+}
+
+pub(crate) struct Inner {
+    pub dir: PathBuf,
+    pub fs: Arc<dyn Fs>,
+    pub state: Mutex<State>,
+    /// Signals writers waiting in the queue.
+    pub write_cv: Condvar,
+    /// Signals background threads (work available) and waiters (work done).
+    pub bg_cv: Condvar,
+    pub tables: Arc<TableCache>,
+    pub stats: Arc<Stats>,
+    pub rate_limiter: Option<crate::rate_limit::RateLimiter>,
+    _lock: Box<dyn FileLock>,
+}
+
+impl Inner {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// An open database. Cheap to clone; safe to use from many threads.
+#[derive(Clone)]
+pub struct Db {
+    pub(crate) inner: Arc<Inner>,
+    threads: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+/// A consistent point-in-time view; released on drop.
+#[derive(Clone)]
+pub struct Snapshot {
+    inner: Arc<SnapshotInner>,
+}
+
+struct SnapshotInner {
+    seq: SeqNo,
+    db: std::sync::Weak<Inner>,
+}
+
+impl Snapshot {
+    /// The sequence number the snapshot reads at.
+    pub fn seq(&self) -> SeqNo {
+        self.inner.seq
+    }
+}
+
+impl Drop for SnapshotInner {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.upgrade() {
+            let mut st = db.lock();
+            if let Some(c) = st.snapshots.get_mut(&self.seq) {
+                *c -= 1;
+                if *c == 0 {
+                    st.snapshots.remove(&self.seq);
+                }
+            }
+        }
+    }
+}
+
+impl Db {
+    /// Takes a snapshot of the current state.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut st = self.inner.lock();
+        let seq = st.visible_seq;
+        *st.snapshots.entry(seq).or_insert(0) += 1;
+        Snapshot { inner: Arc::new(SnapshotInner { seq, db: Arc::downgrade(&self.inner) }) }
+    }
+
+    /// The latest visible sequence number.
+    pub fn latest_sequence(&self) -> SeqNo {
+        self.inner.lock().visible_seq
+    }
+
+    /// Statistics counters.
+    pub fn stats(&self) -> StatsSnapshot {
+        let mut s = self.inner.stats.snapshot();
+        s.manifest_bytes = self.inner.lock().versions.manifest_bytes;
+        s
+    }
+
+    /// Looks up a column family by name.
+    pub fn cf(&self, name: &str) -> Option<ColumnFamily> {
+        self.inner.lock().cfs.iter().find(|(_, c)| c.name == name).map(|(id, _)| ColumnFamily(*id))
+    }
+
+    /// Names of all column families.
+    pub fn cf_names(&self) -> Vec<String> {
+        self.inner.lock().cfs.values().map(|c| c.name.clone()).collect()
+    }
+
+    /// Creates a column family.
+    pub fn create_cf(&self, name: &str, opts: CfOptions) -> Result<ColumnFamily> {
+        let mut st = self.inner.lock();
+        if st.cfs.values().any(|c| c.name == name) {
+            return Err(Error::InvalidArgument(format!("column family {name} already exists")));
+        }
+        let id = st.versions.max_cf + 1;
+        let edit = crate::version::VersionEdit {
+            cf: id,
+            add_cf: Some(name.to_string()),
+            comparator: Some(opts.comparator.name().to_string()),
+            max_cf: Some(id),
+            log_number: Some(st.wal_number),
+            ..Default::default()
+        };
+        st.versions.log_and_apply(edit)?;
+        let mem = Arc::new(MemTable::new(opts.comparator, st.wal_number));
+        st.cfs.insert(id, Cf { name: name.to_string(), opts, mem, imms: Vec::new(), flushing: false });
+        Ok(ColumnFamily(id))
+    }
+
+    /// Drops a column family and deletes its files.
+    pub fn drop_cf(&self, cf: ColumnFamily) -> Result<()> {
+        if cf.0 == 0 {
+            return Err(Error::InvalidArgument("cannot drop the default column family".into()));
+        }
+        let mut st = self.inner.lock();
+        if !st.cfs.contains_key(&cf.0) {
+            return Err(Error::InvalidArgument(format!("no column family {}", cf.0)));
+        }
+        let edit = crate::version::VersionEdit { cf: cf.0, drop_cf: true, ..Default::default() };
+        st.versions.log_and_apply(edit)?;
+        st.cfs.remove(&cf.0);
+        Ok(())
+    }
+
+    /// A multi-line description of every column family's levels.
+    pub fn describe_levels(&self) -> String {
+        let st = self.inner.lock();
+        let mut s = String::new();
+        for (id, cf) in &st.versions.cfs {
+            s.push_str(&format!("column family {} ({id}):\n", cf.name));
+            s.push_str(&cf.current.describe());
+        }
+        s
+    }
+
+    /// Files and bytes per level of a column family.
+    pub fn level_summary(&self, cf: ColumnFamily) -> Vec<(usize, u64)> {
+        let st = self.inner.lock();
+        match st.versions.cfs.get(&cf.0) {
+            Some(v) => (0..crate::options::NUM_LEVELS).map(|l| (v.current.levels[l].len(), v.current.level_size(l))).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Total bytes of live table files.
+    pub fn live_table_bytes(&self) -> u64 {
+        let st = self.inner.lock();
+        st.versions.cfs.values().map(|c| (0..7).map(|l| c.current.level_size(l)).sum::<u64>()).sum()
+    }
+
+    /// Stops background work, syncs the WAL and releases the directory.
+    /// Dropping the last handle without closing is also safe (a crash-like stop).
+    pub fn close(self) -> Result<()> {
+        {
+            let mut st = self.inner.lock();
+            st.closing = true;
+            self.inner.bg_cv.notify_all();
+            while st.running_jobs > 0 {
+                st = self.inner.bg_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+            }
+            if let Some(w) = st.wal.as_mut() {
+                w.sync()?;
+            }
+        }
+        let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+        for t in threads {
+            let _ = t.join();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        // The background threads hold their own Arc<Inner>; when only they and
+        // this handle remain, ask them to stop so the database can be reopened.
+        if Arc::strong_count(&self.threads) == 1 {
+            let mut st = self.inner.lock();
+            st.closing = true;
+            self.inner.bg_cv.notify_all();
+            drop(st);
+            let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+            for t in threads {
+                let _ = t.join();
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Opening a database: lock the directory, recover the version set from the
+//! manifest, replay the WAL files written since the last flush of each
+//! column family into memtables, flush them to level 0, start a fresh WAL
+//! and manifest, remove files no version references, start background threads.
+use super::{Cf, Db, Inner, State};
+use crate::error::{Error, Result};
+use crate::filename::{self, FileKind};
+use crate::key::Comparator;
+use crate::memtable::MemTable;
+use crate::options::{CfOptions, Options};
+use crate::stats::Stats;
+use crate::table_cache::TableCache;
+use crate::version::{Deleter, VersionEdit, VersionSet};
+use crate::vfs::{Fs, OsFs};
+use crate::wal::{LogReader, LogWriter, TailPolicy};
+use crate::WriteBatch;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+
+impl Db {
+    /// Opens (or creates) the database in `path` with its default column
+    /// family and any column families created earlier (with default options).
+    pub fn open(path: impl AsRef<Path>, opts: Options) -> Result<Db> {
+        Db::open_cf(path, opts, &[])
+    }
+
+    /// Opens the database, giving options for named column families (they
+    /// are created if missing).
+    pub fn open_cf(path: impl AsRef<Path>, opts: Options, cfs: &[(&str, CfOptions)]) -> Result<Db> {
+        let dir = path.as_ref().to_path_buf();
+        let fs: Arc<dyn Fs> = opts.fs.clone().unwrap_or_else(|| Arc::new(OsFs));
+        fs.create_dir_all(&dir)?;
+        let lock = fs.lock(&filename::lock(&dir))?;
+        let stats = Arc::new(Stats::default());
+        let blocks = (opts.block_cache_size > 0).then(|| Arc::new(crate::cache::LruCache::new(opts.block_cache_size)));
+        let tables = Arc::new(TableCache::new(fs.clone(), dir.clone(), opts.max_open_files, blocks, stats.clone()));
+        let deleter: Deleter = {
+            let (fs, dir, tables) = (fs.clone(), dir.clone(), tables.clone());
+            Arc::new(move |n| {
+                tables.evict(n);
+                let _ = fs.remove(&filename::table(&dir, n));
+            })
+        };
+        let mut versions = VersionSet::new(&dir, fs.clone(), deleter, opts.default_cf.comparator);
+        let exists = fs.exists(&filename::current(&dir));
+        if exists {
+            if opts.error_if_exists {
+                return Err(Error::InvalidArgument(format!("{} already exists", dir.display())));
+            }
+            let named: BTreeMap<String, Comparator> = cfs.iter().map(|(n, o)| (n.to_string(), o.comparator)).collect();
+            let default_cmp = opts.default_cf.comparator;
+            versions.recover(&|name: &str| {
+                if name == "default" {
+                    Some(default_cmp)
+                } else {
+                    named.get(name).copied()
+                }
+            })?;
+        } else if !opts.create_if_missing {
+            return Err(Error::InvalidArgument(format!("{} does not exist (create_if_missing is off)", dir.display())));
+        }
+        // Never hand out a number already used by a file in the directory.
+        let names = fs.list(&dir)?;
+        for n in &names {
+            if let Some(FileKind::Wal(x) | FileKind::Table(x) | FileKind::Manifest(x)) = filename::parse(n) {
+                versions.next_file_number = versions.next_file_number.max(x + 1);
+            }
+        }
+        versions.write_new_manifest()?;
+
+        // Column family runtime state.
+        let mut cf_states = BTreeMap::new();
+        for (id, v) in &versions.cfs {
+            let o = if *id == 0 {
+                opts.default_cf.clone()
+            } else {
+                cfs.iter()
+                    .find(|(n, _)| *n == v.name)
+                    .map(|(_, o)| o.clone())
+                    .unwrap_or_else(|| CfOptions { comparator: v.current.cmp, ..CfOptions::default() })
+            };
+            cf_states.insert(
+                *id,
+                Cf { name: v.name.clone(), mem: Arc::new(MemTable::new(o.comparator, 0)), opts: o, imms: Vec::new(), flushing: false },
+            );
+        }
+
+        // Replay WAL files.
+        let mut wals: Vec<u64> = names
+            .iter()
+            .filter_map(|n| match filename::parse(n) {
+                Some(FileKind::Wal(x)) => Some(x),
+                _ => None,
+            })
+            .collect();
+        wals.sort_unstable();
+        let min_log = versions.cfs.values().map(|c| c.log_number).min().unwrap_or(0);
+        let mut max_seq = versions.last_sequence;
+        let to_replay: Vec<u64> = wals.iter().copied().filter(|w| *w >= min_log).collect();
+        let mut edits: Vec<VersionEdit> = Vec::new();
+        for (i, &w) in to_replay.iter().enumerate() {
+            let path = filename::wal(&dir, w);
+            let name = format!("{w:06}.log");
+            let policy = if i + 1 == to_replay.len() { opts.wal_recovery } else { TailPolicy::Strict };
+            let mut r = LogReader::new(fs.read_all(&path)?, &name, policy);
+            while let Some(rec) = r.next_record()? {
+                let at = r.last_record_offset;
+                let batch = WriteBatch::from_data(rec).map_err(|_| Error::corruption(&name, at, "short write batch"))?;
+                let mut seq = batch.seq();
+                let ops = batch.ops().map_err(|e| match e {
+                    Error::Corruption { what, .. } => Error::corruption(&name, at, what),
+                    o => o,
+                })?;
+                for op in ops {
+                    if let (Some(cf), Some(v)) = (cf_states.get(&op.cf), versions.cfs.get(&op.cf)) {
+                        if w >= v.log_number {
+                            cf.mem.add(seq, op.kind, op.key, op.value);
+                        }
+                    }
+                    max_seq = max_seq.max(seq);
+                    seq += 1;
+                }
+                // Flush memtables that grew past their size while replaying.
+                for (id, cf) in cf_states.iter_mut() {
+                    if cf.mem.approximate_size() > cf.opts.write_buffer_size {
+                        let mem = std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, 0)));
+                        let n = versions.new_file_number();
+                        if let Some(f) = super::bg::write_level0_table(&fs, &dir, &cf.opts, n, &[mem], &stats)? {
+                            edits.push(VersionEdit { cf: *id, added: vec![(0, f)], ..Default::default() });
+                        }
+                    }
+                }
+            }
+            if let Some(off) = r.dropped_tail_at {
+                eprintln!("strata-lsm: {name}: dropped a torn tail at offset {off} (unsynced writes lost in a crash)");
+            }
+        }
+        versions.last_sequence = max_seq;
+        for (id, cf) in cf_states.iter_mut() {
+            if !cf.mem.is_empty() {
+                let mem = std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, 0)));
+                let n = versions.new_file_number();
+                if let Some(f) = super::bg::write_level0_table(&fs, &dir, &cf.opts, n, &[mem], &stats)? {
+                    edits.push(VersionEdit { cf: *id, added: vec![(0, f)], ..Default::default() });
+                }
+            }
+        }
+        // A fresh WAL; everything older is now in tables.
+        let wal_number = versions.new_file_number();
+        let wal = LogWriter::new(fs.create(&filename::wal(&dir, wal_number))?);
+        fs.sync_dir(&dir)?;
+        for e in edits {
+            versions.log_and_apply(e)?;
+        }
+        let ids: Vec<u32> = versions.cfs.keys().copied().collect();
+        for id in ids {
+            versions.log_and_apply(VersionEdit { cf: id, log_number: Some(wal_number), ..Default::default() })?;
+        }
+        for cf in cf_states.values_mut() {
+            cf.mem = Arc::new(MemTable::new(cf.opts.comparator, wal_number));
+        }
+        for w in wals {
+            let _ = fs.remove(&filename::wal(&dir, w));
+        }
+        // Remove tables no version references (left by a crash mid-flush or
+        // mid-compaction) and temporary files.
+        let live: std::collections::HashSet<u64> = versions.live_files().into_iter().collect();
+        for n in &names {
+            match filename::parse(n) {
+                Some(FileKind::Table(x)) if !live.contains(&x) => {
+                    let _ = fs.remove(&dir.join(n));
+                }
+                Some(FileKind::Manifest(x)) if x != versions.manifest_number => {
+                    let _ = fs.remove(&dir.join(n));
+                }
+                Some(FileKind::Temp) => {
+                    let _ = fs.remove(&dir.join(n));
+                }
+                _ => {}
+            }
+        }
+        let visible = versions.last_sequence;
+        let rate_limiter = (opts.rate_limit_bytes_per_sec > 0)
+            .then(|| crate::rate_limit::RateLimiter::new(opts.rate_limit_bytes_per_sec));
+        let jobs = opts.max_background_jobs.max(1);
+        let inner = Arc::new(Inner {
+            dir,
+            fs,
+            state: Mutex::new(State {
+                cfs: cf_states,
+                versions,
+                wal: Some(wal),
+                wal_number,
+                live_wals: vec![wal_number],
+                writers: VecDeque::new(),
+                snapshots: BTreeMap::new(),
+                visible_seq: visible,
+                bg_error: None,
+                running_jobs: 0,
+                closing: false,
+            }),
+            write_cv: Condvar::new(),
+            bg_cv: Condvar::new(),
+            tables,
+            stats,
+            rate_limiter,
+            _lock: lock,
+        });
+        let mut threads = Vec::new();
+        for i in 0..jobs {
+            let inner = inner.clone();
+            let t = std::thread::Builder::new()
+                .name(format!("strata-bg-{i}"))
+                .spawn(move || super::bg::background_loop(inner))
+                .map_err(|e| Error::io("spawn background thread", e))?;
+            threads.push(t);
+        }
+        let db = Db { inner, threads: Arc::new(Mutex::new(threads)) };
+        // Create named column families that do not exist yet.
+        for (name, o) in cfs {
+            if db.cf(name).is_none() {
+                db.create_cf(name, o.clone())?;
+            }
+        }
+        db.inner.bg_cv.notify_all();
+        Ok(db)
+    }
+}

@@ -1,0 +1,275 @@
+//! The write path with group commit (LevelDB's writer queue): writers queue
+//! up; the one at the front becomes the leader, makes room (stalls, memtable
+//! switch), merges the batches queued behind it into one WAL record, writes
+//! and syncs it once with the state lock released, applies the group to the
+//! memtables, publishes the new sequence number and wakes the group.
+use super::{Db, Inner, State, Writer};
+use crate::error::{Error, Result};
+use crate::filename;
+use crate::memtable::MemTable;
+use crate::options::WriteOptions;
+use crate::stats::Stats;
+use crate::wal::LogWriter;
+use crate::WriteBatch;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+const MAX_GROUP_BYTES: usize = 1 << 20;
+
+impl Db {
+    /// Applies `batch` atomically.
+    pub fn write(&self, opts: WriteOptions, batch: WriteBatch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.inner.write(opts, Some(batch), false)
+    }
+
+    /// Sets `key` to `value` (default column family, synced).
+    pub fn put(&self, key: &[u8], value: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(key, value);
+        self.write(WriteOptions::default(), b)
+    }
+
+    /// Deletes `key` (default column family, synced).
+    pub fn delete(&self, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete(key);
+        self.write(WriteOptions::default(), b)
+    }
+
+    /// Deletes every key in `[start, end)` of a column family.
+    pub fn delete_range(&self, cf: super::ColumnFamily, start: &[u8], end: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete_range_cf(cf.0, start, end);
+        self.write(WriteOptions::default(), b)
+    }
+}
+
+impl Inner {
+    pub(crate) fn write(&self, opts: WriteOptions, batch: Option<WriteBatch>, force_switch: bool) -> Result<()> {
+        if let Some(b) = &batch {
+            let st = self.lock();
+            for op in b.ops()? {
+                if !st.cfs.contains_key(&op.cf) {
+                    return Err(Error::InvalidArgument(format!("no column family {}", op.cf)));
+                }
+            }
+        }
+        let w = Arc::new(Writer {
+            batch: Mutex::new(batch),
+            sync: opts.sync,
+            disable_wal: opts.disable_wal,
+            force_switch,
+            done: Mutex::new(None),
+        });
+        let mut st = self.lock();
+        st.writers.push_back(w.clone());
+        loop {
+            if let Some(r) = take_done(&w) {
+                return r;
+            }
+            if st.writers.front().is_some_and(|f| Arc::ptr_eq(f, &w)) {
+                break;
+            }
+            st = self.write_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+        // Leader.
+        let (g, room) = self.make_room(st, force_switch);
+        st = g;
+        if room.is_err() || force_switch {
+            st.writers.pop_front();
+            self.write_cv.notify_all();
+            return room;
+        }
+        let mut group: Vec<Arc<Writer>> = Vec::new();
+        let mut combined = WriteBatch::new();
+        let mut bytes = 0;
+        for x in st.writers.iter() {
+            if x.force_switch || (x.sync && !w.sync) || x.disable_wal != w.disable_wal {
+                if !group.is_empty() {
+                    break;
+                }
+            }
+            if !group.is_empty() && bytes > MAX_GROUP_BYTES {
+                break;
+            }
+            if let Some(b) = lock(&x.batch).take() {
+                bytes += b.size();
+                combined.append(&b);
+            }
+            group.push(x.clone());
+        }
+        let first_seq = st.versions.last_sequence + 1;
+        combined.set_seq(first_seq);
+        let count = combined.count() as u64;
+        st.versions.last_sequence += count;
+        let mut wal = st.wal.take();
+        let mems: Vec<(u32, Arc<MemTable>)> = st.cfs.iter().map(|(id, c)| (*id, c.mem.clone())).collect();
+        drop(st);
+
+        let result = self.write_group(&mut wal, &combined, w.sync, w.disable_wal, &mems);
+
+        let mut st = self.lock();
+        st.wal = wal;
+        match &result {
+            Ok(()) => st.visible_seq = first_seq + count - 1,
+            Err(e) => {
+                let msg = e.to_string();
+                if st.bg_error.is_none() {
+                    st.bg_error = Some(Error::ReadOnly(format!("WAL write failed: {msg}")));
+                    Stats::add(&self.stats.background_errors, 1);
+                }
+            }
+        }
+        for x in &group {
+            st.writers.pop_front();
+            *lock(&x.done) = Some(result.clone());
+        }
+        self.write_cv.notify_all();
+        drop(st);
+        take_done(&w).unwrap_or(result)
+    }
+
+    fn write_group(
+        &self,
+        wal: &mut Option<LogWriter>,
+        batch: &WriteBatch,
+        sync: bool,
+        disable_wal: bool,
+        mems: &[(u32, Arc<MemTable>)],
+    ) -> Result<()> {
+        let ops = batch.ops()?;
+        if !disable_wal {
+            let w = wal.as_mut().ok_or(Error::Closed)?;
+            w.add_record(batch.data())?;
+            if sync {
+                w.sync()?;
+                Stats::add(&self.stats.wal_syncs, 1);
+            } else {
+                w.flush()?;
+            }
+            Stats::add(&self.stats.wal_bytes, batch.size() as u64 + 7);
+        }
+        Stats::add(&self.stats.write_groups, 1);
+        let mut seq = batch.seq();
+        let mut user_bytes = 0u64;
+        for op in &ops {
+            if let Some((_, m)) = mems.iter().find(|(id, _)| *id == op.cf) {
+                m.add(seq, op.kind, op.key, op.value);
+            }
+            user_bytes += (op.key.len() + op.value.len()) as u64;
+            seq += 1;
+        }
+        Stats::add(&self.stats.user_bytes_written, user_bytes);
+        Stats::add(&self.stats.user_writes, ops.len() as u64);
+        Ok(())
+    }
+
+    /// Waits for or creates room in the memtables; switches memtables (and
+    /// the WAL) when full or when `force` asks for a flush.
+    fn make_room<'a>(&'a self, mut st: MutexGuard<'a, State>, force: bool) -> (MutexGuard<'a, State>, Result<()>) {
+        let mut allow_delay = !force;
+        loop {
+            if let Some(e) = &st.bg_error {
+                let e = e.clone();
+                return (st, Err(e));
+            }
+            if st.closing {
+                return (st, Err(Error::Closed));
+            }
+            // Pressure across column families.
+            let mut slowdown: f64 = 0.0;
+            let mut stop = false;
+            let mut need_switch = force;
+            let mut too_many_imms = false;
+            for (id, cf) in st.cfs.iter() {
+                let Some(v) = st.versions.cfs.get(id) else { continue };
+                let l0 = v.current.levels[0].len();
+                let o = &cf.opts;
+                if l0 >= o.level0_stop_trigger {
+                    stop = true;
+                } else if l0 >= o.level0_slowdown_trigger {
+                    let span = (o.level0_stop_trigger - o.level0_slowdown_trigger).max(1) as f64;
+                    slowdown = slowdown.max((l0 - o.level0_slowdown_trigger + 1) as f64 / span);
+                }
+                let pending = super::bg::pending_compaction_bytes(&v.current, o);
+                if pending >= o.hard_pending_compaction_bytes {
+                    stop = true;
+                } else if pending >= o.soft_pending_compaction_bytes {
+                    let span = (o.hard_pending_compaction_bytes - o.soft_pending_compaction_bytes).max(1) as f64;
+                    slowdown = slowdown.max((pending - o.soft_pending_compaction_bytes) as f64 / span);
+                }
+                if cf.mem.approximate_size() >= o.write_buffer_size {
+                    need_switch = true;
+                    if cf.imms.len() + 1 >= o.max_write_buffer_number {
+                        too_many_imms = true;
+                    }
+                }
+            }
+            if allow_delay && slowdown > 0.0 && !stop {
+                // Smooth slowdown: from 100 us at the trigger to 2 ms near the stop.
+                let d = Duration::from_micros(100 + (1900.0 * slowdown.min(1.0)) as u64);
+                allow_delay = false;
+                Stats::add(&self.stats.slowdowns, 1);
+                let t = Instant::now();
+                st = self.bg_cv.wait_timeout(st, d).unwrap_or_else(|p| p.into_inner()).0;
+                Stats::add(&self.stats.stall_micros, t.elapsed().as_micros() as u64);
+                continue;
+            }
+            if !need_switch {
+                return (st, Ok(()));
+            }
+            if too_many_imms || (stop && !force) {
+                Stats::add(&self.stats.stops, 1);
+                let t = Instant::now();
+                self.bg_cv.notify_all();
+                st = self.bg_cv.wait_timeout(st, Duration::from_millis(100)).unwrap_or_else(|p| p.into_inner()).0;
+                Stats::add(&self.stats.stall_micros, t.elapsed().as_micros() as u64);
+                continue;
+            }
+            let r = self.switch_memtables(&mut st, force);
+            self.bg_cv.notify_all();
+            return (st, r);
+        }
+    }
+
+    /// Starts a new WAL and moves full (or, if `all`, every non-empty)
+    /// memtables to the immutable list.
+    pub(crate) fn switch_memtables(&self, st: &mut State, all: bool) -> Result<()> {
+        let any = st.cfs.values().any(|c| {
+            !c.mem.is_empty() && (all || c.mem.approximate_size() >= c.opts.write_buffer_size)
+        });
+        if !any {
+            return Ok(());
+        }
+        let n = st.versions.new_file_number();
+        let file = self.fs.create(&filename::wal(&self.dir, n))?;
+        if let Some(mut old) = st.wal.take() {
+            if let Err(e) = old.sync() {
+                st.wal = Some(old);
+                return Err(e);
+            }
+        }
+        self.fs.sync_dir(&self.dir)?;
+        st.wal = Some(LogWriter::new(file));
+        st.wal_number = n;
+        st.live_wals.push(n);
+        for cf in st.cfs.values_mut() {
+            if !cf.mem.is_empty() && (all || cf.mem.approximate_size() >= cf.opts.write_buffer_size) {
+                let old = std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, n)));
+                cf.imms.push(old);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn take_done(w: &Writer) -> Option<Result<()>> {
+    lock(&w.done).take()
+}

@@ -1,0 +1,163 @@
+//! Options for a database and for each column family. Each field names its
+//! RocksDB equivalent; defaults follow RocksDB's where they make sense.
+use crate::key::Comparator;
+use crate::sstable::Compression;
+use crate::vfs::Fs;
+use crate::wal::TailPolicy;
+use std::sync::Arc;
+
+/// Number of levels (L0..L6).
+pub const NUM_LEVELS: usize = 7;
+
+/// Database-wide options.
+#[derive(Clone)]
+pub struct Options {
+    /// Create the database if it does not exist (`create_if_missing`).
+    pub create_if_missing: bool,
+    /// Fail if it already exists (`error_if_exists`).
+    pub error_if_exists: bool,
+    /// Background flush + compaction threads (`max_background_jobs`).
+    pub max_background_jobs: usize,
+    /// Block cache capacity in bytes (`block_cache` size). 0 disables it.
+    pub block_cache_size: usize,
+    /// Open table files kept (`max_open_files`).
+    pub max_open_files: usize,
+    /// Background write rate limit in bytes/s (`rate_limiter`); 0 = none.
+    pub rate_limit_bytes_per_sec: u64,
+    /// How to treat a bad record in the last WAL (`wal_recovery_mode`).
+    pub wal_recovery: TailPolicy,
+    /// The file system; `None` means the operating system's.
+    pub fs: Option<Arc<dyn Fs>>,
+    /// Options of the default column family.
+    pub default_cf: CfOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            create_if_missing: true,
+            error_if_exists: false,
+            max_background_jobs: 2,
+            block_cache_size: 64 << 20,
+            max_open_files: 4096,
+            rate_limit_bytes_per_sec: 0,
+            wal_recovery: TailPolicy::TolerateTornTail,
+            fs: None,
+            default_cf: CfOptions::default(),
+        }
+    }
+}
+
+/// Options of one column family.
+#[derive(Debug, Clone)]
+pub struct CfOptions {
+    /// User key order (`comparator`).
+    pub comparator: Comparator,
+    /// Memtable size before it is switched (`write_buffer_size`).
+    pub write_buffer_size: usize,
+    /// Memtables (mutable + immutable) before writes stop (`max_write_buffer_number`).
+    pub max_write_buffer_number: usize,
+    /// Uncompressed data block size (`block_size`).
+    pub block_size: usize,
+    /// Entries between restart points (`block_restart_interval`).
+    pub block_restart_interval: usize,
+    /// Bloom filter bits per key, 0 = none (`filter_policy`).
+    pub bloom_bits_per_key: u32,
+    /// Fixed prefix length for prefix blooms and prefix iteration (`prefix_extractor`).
+    pub prefix_len: Option<usize>,
+    /// Compression per level; the last entry repeats (`compression_per_level`).
+    pub compression_per_level: Vec<Compression>,
+    /// Compression of the bottommost level, if different (`bottommost_compression`).
+    pub bottommost_compression: Option<Compression>,
+    /// L0 files that trigger a compaction (`level0_file_num_compaction_trigger`).
+    pub level0_compaction_trigger: usize,
+    /// L0 files at which writes slow down (`level0_slowdown_writes_trigger`).
+    pub level0_slowdown_trigger: usize,
+    /// L0 files at which writes stop (`level0_stop_writes_trigger`).
+    pub level0_stop_trigger: usize,
+    /// Target size of the base level (`max_bytes_for_level_base`).
+    pub max_bytes_for_level_base: u64,
+    /// Size ratio between levels (`max_bytes_for_level_multiplier`).
+    pub max_bytes_for_level_multiplier: u64,
+    /// Target size of compaction output files (`target_file_size_base`).
+    pub target_file_size: u64,
+    /// Size levels from the bottom up (`level_compaction_dynamic_level_bytes`).
+    pub dynamic_level_bytes: bool,
+    /// Pending compaction bytes at which writes slow down
+    /// (`soft_pending_compaction_bytes_limit`).
+    pub soft_pending_compaction_bytes: u64,
+    /// ... and stop (`hard_pending_compaction_bytes_limit`).
+    pub hard_pending_compaction_bytes: u64,
+    /// Tombstone share of a file's entries that marks it for compaction
+    /// (like `CompactOnDeletionCollector`); 0 disables.
+    pub tombstone_compaction_ratio: f64,
+}
+
+impl Default for CfOptions {
+    fn default() -> Self {
+        CfOptions {
+            comparator: Comparator::Bytewise,
+            write_buffer_size: 64 << 20,
+            max_write_buffer_number: 2,
+            block_size: 4096,
+            block_restart_interval: 16,
+            bloom_bits_per_key: 10,
+            prefix_len: None,
+            compression_per_level: vec![Compression::Lz4],
+            bottommost_compression: None,
+            level0_compaction_trigger: 4,
+            level0_slowdown_trigger: 20,
+            level0_stop_trigger: 36,
+            max_bytes_for_level_base: 256 << 20,
+            max_bytes_for_level_multiplier: 10,
+            target_file_size: 64 << 20,
+            dynamic_level_bytes: true,
+            soft_pending_compaction_bytes: 64 << 30,
+            hard_pending_compaction_bytes: 256 << 30,
+            tombstone_compaction_ratio: 0.5,
+        }
+    }
+}
+
+impl CfOptions {
+    /// Compression for output at `level` (bottommost if `bottom`).
+    pub fn compression_for(&self, level: usize, bottom: bool) -> Compression {
+        if bottom {
+            if let Some(c) = self.bottommost_compression {
+                return c;
+            }
+        }
+        let v = &self.compression_per_level;
+        v.get(level).or(v.last()).copied().unwrap_or(Compression::None)
+    }
+}
+
+/// Per-write options.
+#[derive(Debug, Clone, Copy)]
+pub struct WriteOptions {
+    /// fsync the WAL before acknowledging (`sync`); default on.
+    pub sync: bool,
+    /// Skip the WAL entirely (`disableWAL`): lost on crash until flushed.
+    pub disable_wal: bool,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions { sync: true, disable_wal: false }
+    }
+}
+
+/// Per-read options.
+#[derive(Clone, Default)]
+pub struct ReadOptions {
+    /// Read at this snapshot instead of the latest state.
+    pub snapshot: Option<crate::db::Snapshot>,
+    /// Inclusive lower bound for iterators (`iterate_lower_bound`).
+    pub lower_bound: Option<Vec<u8>>,
+    /// Exclusive upper bound for iterators (`iterate_upper_bound`).
+    pub upper_bound: Option<Vec<u8>>,
+    /// Only keys sharing the seek key's prefix (`prefix_same_as_start`).
+    pub prefix_same_as_start: bool,
+    /// Do not insert blocks read into the cache (`fill_cache = false`).
+    pub no_fill_cache: bool,
+}

@@ -1,0 +1,233 @@
+//! Table layout pieces: block handles, the block trailer (compression type
+//! + checksum), compression codecs and the fixed-size footer. The whole
+//! layout is described in docs/formats/sstable.md.
+//!
+//! ```text
+//! block trailer := type: u8 (0 none, 1 lz4, 2 zstd) | crc: fixed32
+//!                  crc = masked CRC32C of (stored block bytes + type byte)
+//! footer (80 B) := filter, range_del, properties, index handles:
+//!                  4 x (offset fixed64, size fixed64)
+//!                  format_version: fixed32 | crc: fixed32 (masked CRC32C of
+//!                  the 72 bytes before it) | magic: fixed64
+//! ```
+use crate::coding::{get_fixed32, get_fixed64, mask_crc, put_fixed32, put_fixed64, put_varint64, unmask_crc, Decoder};
+use crate::error::{Error, Result};
+use crate::vfs::RandomAccessFile;
+
+/// Magic number at the end of every table ("STRATAT1" little-endian-ish).
+pub const MAGIC: u64 = 0x3154_4154_4152_5453;
+/// Current table format version.
+pub const FORMAT_VERSION: u32 = 1;
+/// Footer size in bytes.
+pub const FOOTER_SIZE: usize = 80;
+/// Block trailer size in bytes.
+pub const TRAILER_SIZE: usize = 5;
+
+/// Where a block lives in a file (size excludes the trailer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BlockHandle {
+    /// Byte offset of the block.
+    pub offset: u64,
+    /// Stored (possibly compressed) size, without trailer.
+    pub size: u64,
+}
+
+impl BlockHandle {
+    /// Appends the varint encoding (used in index entries).
+    pub fn encode_varint(&self, dst: &mut Vec<u8>) {
+        put_varint64(dst, self.offset);
+        put_varint64(dst, self.size);
+    }
+    /// Decodes the varint encoding.
+    pub fn decode_varint(src: &[u8]) -> Option<BlockHandle> {
+        let mut d = Decoder::new(src);
+        Some(BlockHandle { offset: d.varint64()?, size: d.varint64()? })
+    }
+}
+
+/// Per-block compression. Persisted values; never renumber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Stored as is.
+    None = 0,
+    /// LZ4 block format with the uncompressed size prepended.
+    Lz4 = 1,
+    /// Zstandard (level 1 unless configured otherwise).
+    Zstd = 2,
+}
+
+impl Compression {
+    /// Parses db_bench style names (`none`, `lz4`, `zstd`).
+    pub fn from_name(s: &str) -> Option<Compression> {
+        match s.to_ascii_lowercase().as_str() {
+            "none" | "no" | "knocompression" => Some(Compression::None),
+            "lz4" | "klz4compression" => Some(Compression::Lz4),
+            "zstd" | "kzstd" => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+    fn from_u8(b: u8) -> Option<Compression> {
+        match b {
+            0 => Some(Compression::None),
+            1 => Some(Compression::Lz4),
+            2 => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+}
+
+/// Compresses `raw`; falls back to `None` when it saves less than 1/8.
+pub fn compress(raw: &[u8], c: Compression) -> (Vec<u8>, Compression) {
+    let out = match c {
+        Compression::None => None,
+        Compression::Lz4 => Some(lz4_flex::block::compress_prepend_size(raw)),
+        Compression::Zstd => zstd::bulk::compress(raw, 1).ok(),
+    };
+    match out {
+        Some(o) if o.len() < raw.len() - raw.len() / 8 => (o, c),
+        _ => (raw.to_vec(), Compression::None),
+    }
+}
+
+fn decompress(typ: u8, data: Vec<u8>, name: &str, offset: u64) -> Result<Vec<u8>> {
+    let bad = |what: String| Error::corruption(name, offset, what);
+    match Compression::from_u8(typ) {
+        Some(Compression::None) => Ok(data),
+        Some(Compression::Lz4) => {
+            lz4_flex::block::decompress_size_prepended(&data).map_err(|e| bad(format!("lz4 block: {e}")))
+        }
+        Some(Compression::Zstd) => {
+            let n = zstd::zstd_safe::get_frame_content_size(&data)
+                .ok()
+                .flatten()
+                .ok_or_else(|| bad("zstd block without size".into()))?;
+            if n > 1 << 30 {
+                return Err(bad("zstd block too large".into()));
+            }
+            zstd::bulk::decompress(&data, n as usize).map_err(|e| bad(format!("zstd block: {e}")))
+        }
+        None => Err(bad(format!("unknown compression type {typ}"))),
+    }
+}
+
+/// Appends a block and its trailer to `out`; returns the handle.
+pub fn encode_block(out: &mut Vec<u8>, offset: u64, raw: &[u8], c: Compression) -> BlockHandle {
+    let (data, used) = compress(raw, c);
+    let typ = used as u8;
+    let crc = crc32c::crc32c_append(crc32c::crc32c(&data), &[typ]);
+    out.extend_from_slice(&data);
+    out.push(typ);
+    put_fixed32(out, mask_crc(crc));
+    BlockHandle { offset, size: data.len() as u64 }
+}
+
+/// Reads, verifies and decompresses the block at `h`.
+pub fn read_block(file: &dyn RandomAccessFile, h: BlockHandle, name: &str) -> Result<Vec<u8>> {
+    let len = usize::try_from(h.size).ok().filter(|n| *n < 1 << 30);
+    let len = len.ok_or_else(|| Error::corruption(name, h.offset, "block size out of range"))?;
+    if h.offset.saturating_add(h.size + TRAILER_SIZE as u64) > file.size() {
+        return Err(Error::corruption(name, h.offset, "block handle beyond end of file"));
+    }
+    let mut buf = file.read_at(h.offset, len + TRAILER_SIZE)?;
+    let typ = buf[len];
+    let stored = get_fixed32(&buf[len + 1..]).unwrap_or(0);
+    let crc = crc32c::crc32c(&buf[..len + 1]);
+    if unmask_crc(stored) != crc {
+        return Err(Error::corruption(name, h.offset, "block checksum mismatch"));
+    }
+    buf.truncate(len);
+    decompress(typ, buf, name, h.offset)
+}
+
+/// The fixed-size table footer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Footer {
+    /// Bloom filter block (size 0 when absent).
+    pub filter: BlockHandle,
+    /// Range tombstone block (size 0 when absent).
+    pub range_del: BlockHandle,
+    /// Properties block.
+    pub properties: BlockHandle,
+    /// Index block.
+    pub index: BlockHandle,
+}
+
+impl Footer {
+    /// Encodes the footer (exactly [`FOOTER_SIZE`] bytes).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(FOOTER_SIZE);
+        for h in [self.filter, self.range_del, self.properties, self.index] {
+            put_fixed64(&mut v, h.offset);
+            put_fixed64(&mut v, h.size);
+        }
+        put_fixed32(&mut v, FORMAT_VERSION);
+        let crc = mask_crc(crc32c::crc32c(&v));
+        put_fixed32(&mut v, crc);
+        put_fixed64(&mut v, MAGIC);
+        v
+    }
+
+    /// Decodes and verifies a footer read from `offset` of `name`.
+    pub fn decode(b: &[u8], name: &str, offset: u64) -> Result<Footer> {
+        let bad = |what: &str| Error::corruption(name, offset, format!("table footer: {what}"));
+        if b.len() != FOOTER_SIZE {
+            return Err(bad("wrong size"));
+        }
+        if get_fixed64(&b[72..]) != Some(MAGIC) {
+            return Err(bad("bad magic number (not a Strata table?)"));
+        }
+        let stored = get_fixed32(&b[68..]).unwrap_or(0);
+        if unmask_crc(stored) != crc32c::crc32c(&b[..68]) {
+            return Err(bad("checksum mismatch"));
+        }
+        let version = get_fixed32(&b[64..]).unwrap_or(0);
+        if version != FORMAT_VERSION {
+            return Err(bad(&format!("unsupported format version {version}")));
+        }
+        let h = |i: usize| BlockHandle {
+            offset: get_fixed64(&b[i * 16..]).unwrap_or(0),
+            size: get_fixed64(&b[i * 16 + 8..]).unwrap_or(0),
+        };
+        Ok(Footer { filter: h(0), range_del: h(1), properties: h(2), index: h(3) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn footer_round_trip_and_corruption() {
+        let f = Footer {
+            filter: BlockHandle { offset: 1, size: 2 },
+            range_del: BlockHandle { offset: 3, size: 0 },
+            properties: BlockHandle { offset: 5, size: 6 },
+            index: BlockHandle { offset: 7, size: 8 },
+        };
+        let e = f.encode();
+        assert_eq!(e.len(), FOOTER_SIZE);
+        assert_eq!(Footer::decode(&e, "t", 0).unwrap(), f);
+        for i in 0..FOOTER_SIZE {
+            let mut b = e.clone();
+            b[i] ^= 1;
+            assert!(Footer::decode(&b, "t", 0).unwrap_err().is_corruption());
+        }
+    }
+
+    #[test]
+    fn codecs_round_trip() {
+        let raw: Vec<u8> = (0..10_000u32).map(|i| (i % 7) as u8).collect();
+        for c in [Compression::None, Compression::Lz4, Compression::Zstd] {
+            let mut out = Vec::new();
+            let h = encode_block(&mut out, 0, &raw, c);
+            let fs = crate::vfs::MemFs::new();
+            use crate::vfs::Fs;
+            let p = std::path::Path::new("/b");
+            crate::vfs::write_file_synced(&fs, p, &out).unwrap();
+            let f = fs.open(p).unwrap();
+            assert_eq!(read_block(f.as_ref(), h, "b").unwrap(), raw);
+            fs.flip_bit(p, 3, 2);
+            assert!(read_block(f.as_ref(), h, "b").unwrap_err().is_corruption());
+        }
+    }
+}

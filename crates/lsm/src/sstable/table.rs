@@ -1,0 +1,328 @@
+//! Reads a table: verifies the footer, keeps the index block, filter and
+//! range tombstones in memory while the table is open, and reads data
+//! blocks through the shared block cache.
+use super::block::{Block, BlockIter};
+use super::builder::PREFIX_SALT;
+use super::filter::{self, Bloom};
+use super::format::{read_block, BlockHandle, Footer, FOOTER_SIZE};
+use super::TableProperties;
+use crate::cache::LruCache;
+use crate::error::{Error, Result};
+use crate::iter::InternalIterator;
+use crate::key::{self, Comparator, SeqNo};
+use crate::range_del::{RangeTombstone, Tombstones};
+use crate::stats::Stats;
+use crate::vfs::RandomAccessFile;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The block cache type: (cache id, offset) -> block.
+pub type BlockCache = LruCache<(u64, u64), Arc<Block>>;
+
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+
+/// An open table.
+pub struct Table {
+    file: Arc<dyn RandomAccessFile>,
+    name: String,
+    cmp: Comparator,
+    index: Arc<Block>,
+    filter: Option<Bloom>,
+    range_dels: Vec<RangeTombstone>,
+    props: TableProperties,
+    cache: Option<Arc<BlockCache>>,
+    cache_id: u64,
+    stats: Arc<Stats>,
+    prefix_len: Option<usize>,
+}
+
+impl Table {
+    /// Opens and verifies a table.
+    pub fn open(
+        file: Arc<dyn RandomAccessFile>,
+        name: &str,
+        cmp: Comparator,
+        cache: Option<Arc<BlockCache>>,
+        stats: Arc<Stats>,
+        prefix_len: Option<usize>,
+    ) -> Result<Table> {
+        let size = file.size();
+        if size < FOOTER_SIZE as u64 {
+            return Err(Error::corruption(name, 0, "file too short to be a table"));
+        }
+        let foff = size - FOOTER_SIZE as u64;
+        let footer = Footer::decode(&file.read_at(foff, FOOTER_SIZE)?, name, foff)?;
+        let rd = |h: BlockHandle| read_block(file.as_ref(), h, name);
+        let index = Block::new(rd(footer.index)?).map_err(|e| e.in_file(name))?;
+        let props = TableProperties::decode(&rd(footer.properties)?).map_err(|e| e.in_file(name))?;
+        let filter = if footer.filter.size > 0 {
+            Some(
+                Bloom::new(rd(footer.filter)?)
+                    .ok_or_else(|| Error::corruption(name, footer.filter.offset, "malformed filter block"))?,
+            )
+        } else {
+            None
+        };
+        let mut range_dels = Vec::new();
+        if footer.range_del.size > 0 {
+            let b = Arc::new(Block::new(rd(footer.range_del)?).map_err(|e| e.in_file(name))?);
+            let mut it = BlockIter::new(b, cmp);
+            it.seek_to_first();
+            while it.valid() {
+                let p = key::parse_internal_key(it.key())
+                    .ok_or_else(|| Error::corruption(name, footer.range_del.offset, "bad range tombstone key"))?;
+                range_dels.push(RangeTombstone { start: p.user_key.to_vec(), end: it.value().to_vec(), seq: p.seq });
+                it.next();
+            }
+            it.status().map_err(|e| e.in_file(name))?;
+        }
+        Ok(Table {
+            file,
+            name: name.to_string(),
+            cmp,
+            index: Arc::new(index),
+            filter,
+            range_dels,
+            props,
+            cache,
+            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            stats,
+            prefix_len,
+        })
+    }
+
+    /// The table's properties.
+    pub fn properties(&self) -> &TableProperties {
+        &self.props
+    }
+    /// The table's range tombstones.
+    pub fn range_tombstones(&self) -> &[RangeTombstone] {
+        &self.range_dels
+    }
+    /// File name used in errors.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Memory held outside the block cache (index + filter).
+    pub fn pinned_bytes(&self) -> usize {
+        self.index.size() + self.filter.as_ref().map_or(0, |f| f.size())
+    }
+
+    /// Highest tombstone sequence covering `user_key` visible at `snapshot`.
+    pub fn max_covering_tombstone(&self, user_key: &[u8], snapshot: SeqNo) -> SeqNo {
+        if self.range_dels.is_empty() {
+            return 0;
+        }
+        Tombstones::max_covering_in(&self.range_dels, self.cmp, user_key, snapshot)
+    }
+
+    /// False if the filter proves no key has this prefix.
+    pub fn may_contain_prefix(&self, prefix: &[u8]) -> bool {
+        match (&self.filter, self.prefix_len) {
+            (Some(f), Some(n)) if prefix.len() == n => f.may_contain(filter::key_hash(prefix) ^ PREFIX_SALT),
+            _ => true,
+        }
+    }
+
+    /// Reads a data block through the cache.
+    pub fn block(&self, h: BlockHandle, fill_cache: bool) -> Result<Arc<Block>> {
+        if let Some(c) = &self.cache {
+            if let Some(b) = c.get(&(self.cache_id, h.offset)) {
+                Stats::add(&self.stats.block_cache_hits, 1);
+                return Ok(b);
+            }
+            Stats::add(&self.stats.block_cache_misses, 1);
+        }
+        let raw = read_block(self.file.as_ref(), h, &self.name)?;
+        Stats::add(&self.stats.bytes_read, h.size + 5);
+        let b = Arc::new(Block::new(raw).map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?);
+        if let (Some(c), true) = (&self.cache, fill_cache) {
+            c.insert((self.cache_id, h.offset), b.clone(), b.size() + 64);
+        }
+        Ok(b)
+    }
+
+    /// First entry `>= target` whose user key equals `user_key`, if any.
+    /// `hash` is the filter hash of `user_key`.
+    pub fn get(&self, target: &[u8], user_key: &[u8], hash: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+        if let Some(f) = &self.filter {
+            Stats::add(&self.stats.bloom_checked, 1);
+            if !f.may_contain(hash) {
+                Stats::add(&self.stats.bloom_useful, 1);
+                return Ok(None);
+            }
+        }
+        let mut idx = BlockIter::new(self.index.clone(), self.cmp);
+        idx.seek(target);
+        while idx.valid() {
+            let h = BlockHandle::decode_varint(idx.value())
+                .ok_or_else(|| Error::corruption(&self.name, 0, "bad block handle in index"))?;
+            let mut it = BlockIter::new(self.block(h, true)?, self.cmp);
+            it.seek(target);
+            it.status().map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?;
+            if it.valid() {
+                if self.cmp.compare(key::user_key(it.key()), user_key) == std::cmp::Ordering::Equal {
+                    return Ok(Some((it.key().to_vec(), it.value().to_vec())));
+                }
+                return Ok(None);
+            }
+            idx.next();
+        }
+        idx.status().map_err(|e| e.in_file(&self.name))?;
+        Ok(None)
+    }
+
+    /// A cursor over every point entry.
+    pub fn iter(self: &Arc<Self>, fill_cache: bool) -> TableIter {
+        TableIter {
+            index: BlockIter::new(self.index.clone(), self.cmp),
+            table: self.clone(),
+            data: None,
+            data_handle: None,
+            err: None,
+            fill_cache,
+        }
+    }
+}
+
+/// Two-level iterator: the index block picks data blocks.
+pub struct TableIter {
+    table: Arc<Table>,
+    index: BlockIter,
+    data: Option<BlockIter>,
+    data_handle: Option<u64>,
+    err: Option<Error>,
+    fill_cache: bool,
+}
+
+impl TableIter {
+    fn init_data(&mut self) {
+        if !self.index.valid() {
+            self.data = None;
+            self.data_handle = None;
+            return;
+        }
+        let Some(h) = BlockHandle::decode_varint(self.index.value()) else {
+            self.err = Some(Error::corruption(self.table.name(), 0, "bad block handle in index"));
+            self.data = None;
+            return;
+        };
+        if self.data_handle == Some(h.offset) && self.data.is_some() {
+            return;
+        }
+        match self.table.block(h, self.fill_cache) {
+            Ok(b) => {
+                self.data = Some(BlockIter::new(b, self.table.cmp));
+                self.data_handle = Some(h.offset);
+            }
+            Err(e) => {
+                self.err = Some(e);
+                self.data = None;
+                self.data_handle = None;
+            }
+        }
+    }
+
+    fn data_valid(&self) -> bool {
+        self.data.as_ref().is_some_and(|d| d.valid())
+    }
+
+    fn check_data_status(&mut self) {
+        if let Some(d) = &self.data {
+            if let Err(e) = d.status() {
+                let off = self.data_handle.unwrap_or(0);
+                self.err = Some(Error::corruption(self.table.name(), off, e.to_string()));
+                self.data = None;
+            }
+        }
+    }
+
+    fn skip_forward(&mut self) {
+        self.check_data_status();
+        while !self.data_valid() && self.err.is_none() {
+            if !self.index.valid() {
+                self.data = None;
+                return;
+            }
+            self.index.next();
+            self.init_data();
+            if let Some(d) = &mut self.data {
+                d.seek_to_first();
+            }
+            self.check_data_status();
+        }
+    }
+
+    fn skip_backward(&mut self) {
+        self.check_data_status();
+        while !self.data_valid() && self.err.is_none() {
+            if !self.index.valid() {
+                self.data = None;
+                return;
+            }
+            self.index.prev();
+            self.init_data();
+            if let Some(d) = &mut self.data {
+                d.seek_to_last();
+            }
+            self.check_data_status();
+        }
+    }
+}
+
+impl InternalIterator for TableIter {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.data_valid()
+    }
+    fn seek_to_first(&mut self) {
+        self.err = None;
+        self.index.seek_to_first();
+        self.init_data();
+        if let Some(d) = &mut self.data {
+            d.seek_to_first();
+        }
+        self.skip_forward();
+    }
+    fn seek_to_last(&mut self) {
+        self.err = None;
+        self.index.seek_to_last();
+        self.init_data();
+        if let Some(d) = &mut self.data {
+            d.seek_to_last();
+        }
+        self.skip_backward();
+    }
+    fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        self.index.seek(target);
+        self.init_data();
+        if let Some(d) = &mut self.data {
+            d.seek(target);
+        }
+        self.skip_forward();
+    }
+    fn next(&mut self) {
+        if let Some(d) = &mut self.data {
+            d.next();
+        }
+        self.skip_forward();
+    }
+    fn prev(&mut self) {
+        if let Some(d) = &mut self.data {
+            d.prev();
+        }
+        self.skip_backward();
+    }
+    fn key(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.key())
+    }
+    fn value(&self) -> &[u8] {
+        self.data.as_ref().map_or(&[], |d| d.value())
+    }
+    fn status(&self) -> Result<()> {
+        if let Some(e) = &self.err {
+            return Err(e.clone());
+        }
+        self.index.status().map_err(|e| e.in_file(self.table.name()))
+    }
+}

@@ -1,0 +1,254 @@
+//! The version set: every column family's current version, plus the
+//! counters that must survive a restart (next file number, last sequence,
+//! per-family log number), all recorded in the manifest.
+//!
+//! Recovery reads CURRENT, replays the manifest it names and rebuilds the
+//! exact file set. Every open then writes a fresh manifest holding a
+//! snapshot of the state and atomically swaps CURRENT to it
+//! (write CURRENT.tmp, fsync, rename, fsync the directory).
+use super::{Deleter, Version, VersionEdit};
+use crate::error::{Error, Result};
+use crate::filename;
+use crate::key::Comparator;
+use crate::vfs::{write_file_synced, Fs};
+use crate::wal::{LogReader, LogWriter, TailPolicy};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A column family's persisted state.
+#[derive(Clone)]
+pub struct CfVersion {
+    /// Name.
+    pub name: String,
+    /// The current version.
+    pub current: Arc<Version>,
+    /// WAL files numbered below this hold nothing unflushed for this family.
+    pub log_number: u64,
+}
+
+/// All column families' versions and the manifest.
+pub struct VersionSet {
+    dir: PathBuf,
+    fs: Arc<dyn Fs>,
+    manifest: Option<LogWriter>,
+    /// Number of the live manifest.
+    pub manifest_number: u64,
+    /// Next file number to hand out.
+    pub next_file_number: u64,
+    /// Last sequence number made durable in the manifest or WAL.
+    pub last_sequence: u64,
+    /// Column families by id.
+    pub cfs: BTreeMap<u32, CfVersion>,
+    /// Highest column family id ever used.
+    pub max_cf: u32,
+    deleter: Deleter,
+    /// Bytes written to manifests.
+    pub manifest_bytes: u64,
+}
+
+impl VersionSet {
+    /// A fresh set with only the default column family.
+    pub fn new(dir: &Path, fs: Arc<dyn Fs>, deleter: Deleter, cmp: Comparator) -> VersionSet {
+        let mut cfs = BTreeMap::new();
+        cfs.insert(0, CfVersion { name: "default".into(), current: Arc::new(Version::new(cmp)), log_number: 0 });
+        VersionSet {
+            dir: dir.to_path_buf(),
+            fs,
+            manifest: None,
+            manifest_number: 0,
+            next_file_number: 2,
+            last_sequence: 0,
+            cfs,
+            max_cf: 0,
+            deleter,
+            manifest_bytes: 0,
+        }
+    }
+
+    /// Reads CURRENT and replays the manifest. `cmp_of` gives the comparator
+    /// configured for a column family name (checked against the stored one).
+    pub fn recover(&mut self, cmp_of: &dyn Fn(&str) -> Option<Comparator>) -> Result<()> {
+        let cur = self.fs.read_all(&filename::current(&self.dir))?;
+        let name = std::str::from_utf8(&cur)
+            .ok()
+            .and_then(|s| s.strip_suffix('\n'))
+            .filter(|s| matches!(filename::parse(s), Some(filename::FileKind::Manifest(_))))
+            .ok_or_else(|| Error::corruption("CURRENT", 0, "does not name a manifest"))?
+            .to_string();
+        let data = self.fs.read_all(&self.dir.join(&name))?;
+        let mut r = LogReader::new(data, &name, TailPolicy::TolerateTornTail);
+        self.cfs.clear();
+        let mut seen_any = false;
+        while let Some(rec) = r.next_record()? {
+            let e = VersionEdit::decode(&rec).map_err(|e| match e {
+                Error::Corruption { what, .. } => Error::corruption(&name, r.last_record_offset, what),
+                o => o,
+            })?;
+            seen_any = true;
+            self.apply_recovered(&e, cmp_of, &name)?;
+        }
+        if !seen_any || !self.cfs.contains_key(&0) {
+            return Err(Error::corruption(&name, 0, "manifest has no default column family"));
+        }
+        Ok(())
+    }
+
+    fn apply_recovered(&mut self, e: &VersionEdit, cmp_of: &dyn Fn(&str) -> Option<Comparator>, mname: &str) -> Result<()> {
+        if let Some(n) = e.next_file_number {
+            self.next_file_number = self.next_file_number.max(n);
+        }
+        if let Some(s) = e.last_sequence {
+            self.last_sequence = self.last_sequence.max(s);
+        }
+        if let Some(m) = e.max_cf {
+            self.max_cf = self.max_cf.max(m);
+        }
+        if let Some(name) = &e.add_cf {
+            let stored = e.comparator.as_deref().and_then(Comparator::from_name);
+            let cmp = cmp_of(name).or(stored).unwrap_or(Comparator::Bytewise);
+            if let Some(stored) = &e.comparator {
+                if stored != cmp.name() {
+                    return Err(Error::InvalidArgument(format!(
+                        "column family {name} was created with comparator {stored}, opened with {}",
+                        cmp.name()
+                    )));
+                }
+            }
+            self.cfs.insert(e.cf, CfVersion { name: name.clone(), current: Arc::new(Version::new(cmp)), log_number: 0 });
+            self.max_cf = self.max_cf.max(e.cf);
+        }
+        if e.drop_cf {
+            self.cfs.remove(&e.cf);
+            return Ok(());
+        }
+        let Some(cf) = self.cfs.get_mut(&e.cf) else {
+            return Err(Error::corruption(mname, 0, format!("edit for unknown column family {}", e.cf)));
+        };
+        if let Some(l) = e.log_number {
+            cf.log_number = cf.log_number.max(l);
+        }
+        if !e.added.is_empty() || !e.deleted.is_empty() {
+            cf.current = Arc::new(cf.current.apply(e, &self.deleter));
+        }
+        Ok(())
+    }
+
+    /// Allocates a file number.
+    pub fn new_file_number(&mut self) -> u64 {
+        let n = self.next_file_number;
+        self.next_file_number += 1;
+        n
+    }
+
+    fn snapshot_edits(&self) -> Vec<VersionEdit> {
+        let mut out = Vec::new();
+        for (id, cf) in &self.cfs {
+            let mut e = VersionEdit {
+                cf: *id,
+                comparator: Some(cf.current.cmp.name().to_string()),
+                add_cf: Some(cf.name.clone()),
+                log_number: Some(cf.log_number),
+                ..Default::default()
+            };
+            for (level, files) in cf.current.levels.iter().enumerate() {
+                for f in files {
+                    e.added.push((level, f.info.clone()));
+                }
+            }
+            out.push(e);
+        }
+        if let Some(first) = out.first_mut() {
+            first.next_file_number = Some(self.next_file_number);
+            first.last_sequence = Some(self.last_sequence);
+            first.max_cf = Some(self.max_cf);
+        }
+        out
+    }
+
+    /// Writes a new manifest with the whole state and points CURRENT at it.
+    pub fn write_new_manifest(&mut self) -> Result<()> {
+        let old = self.manifest_number;
+        let n = self.new_file_number();
+        let path = filename::manifest(&self.dir, n);
+        let mut w = LogWriter::new(self.fs.create(&path)?);
+        for e in self.snapshot_edits() {
+            let mut e = e;
+            if e.next_file_number.is_some() {
+                e.next_file_number = Some(self.next_file_number);
+            }
+            let b = e.encode();
+            self.manifest_bytes += b.len() as u64;
+            w.add_record(&b)?;
+        }
+        w.sync()?;
+        let tmp = self.dir.join("CURRENT.tmp");
+        write_file_synced(self.fs.as_ref(), &tmp, format!("MANIFEST-{n:06}\n").as_bytes())?;
+        self.fs.rename(&tmp, &filename::current(&self.dir))?;
+        self.fs.sync_dir(&self.dir)?;
+        self.manifest = Some(w);
+        self.manifest_number = n;
+        if old != 0 && old != n {
+            let _ = self.fs.remove(&filename::manifest(&self.dir, old));
+        }
+        Ok(())
+    }
+
+    /// Appends `edit` to the manifest, syncs it, then installs the new
+    /// version. On error nothing is installed.
+    pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<()> {
+        edit.next_file_number = Some(self.next_file_number);
+        edit.last_sequence = Some(self.last_sequence);
+        let b = edit.encode();
+        let w = self.manifest.as_mut().ok_or(Error::Closed)?;
+        w.add_record(&b)?;
+        w.sync()?;
+        self.manifest_bytes += b.len() as u64;
+        if let Some(name) = &edit.add_cf {
+            let cmp = edit
+                .comparator
+                .as_deref()
+                .and_then(Comparator::from_name)
+                .unwrap_or(Comparator::Bytewise);
+            self.cfs.insert(
+                edit.cf,
+                CfVersion { name: name.clone(), current: Arc::new(Version::new(cmp)), log_number: edit.log_number.unwrap_or(0) },
+            );
+            self.max_cf = self.max_cf.max(edit.cf);
+            return Ok(());
+        }
+        if edit.drop_cf {
+            if let Some(cf) = self.cfs.remove(&edit.cf) {
+                for l in &cf.current.levels {
+                    for f in l {
+                        f.mark_obsolete(self.deleter.clone());
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let deleter = self.deleter.clone();
+        if let Some(cf) = self.cfs.get_mut(&edit.cf) {
+            if let Some(l) = edit.log_number {
+                cf.log_number = cf.log_number.max(l);
+            }
+            cf.current = Arc::new(cf.current.apply(&edit, &deleter));
+        }
+        // Roll the manifest when it grows large.
+        if self.manifest.as_ref().is_some_and(|m| m.size() > 64 << 20) {
+            self.write_new_manifest()?;
+        }
+        Ok(())
+    }
+
+    /// Every file number referenced by any version of any column family.
+    pub fn live_files(&self) -> Vec<u64> {
+        let mut v = Vec::new();
+        for cf in self.cfs.values() {
+            for l in &cf.current.levels {
+                v.extend(l.iter().map(|f| f.number()));
+            }
+        }
+        v
+    }
+}

@@ -1,0 +1,150 @@
+//! The real file system, through `std::fs`, with a user-space write buffer.
+use super::{FileLock, Fs, RandomAccessFile, WritableFile};
+use crate::error::{Error, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+const WRITE_BUFFER: usize = 64 * 1024;
+
+/// The operating system's file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OsFs;
+
+struct OsWritable {
+    file: File,
+    path: PathBuf,
+    buf: Vec<u8>,
+    size: u64,
+}
+
+impl WritableFile for OsWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.size += data.len() as u64;
+        if self.buf.len() + data.len() > WRITE_BUFFER {
+            self.flush()?;
+            if data.len() > WRITE_BUFFER {
+                return self
+                    .file
+                    .write_all(data)
+                    .map_err(|e| Error::io(format!("write {}", self.path.display()), e));
+            }
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            let r = self.file.write_all(&self.buf);
+            self.buf.clear();
+            r.map_err(|e| Error::io(format!("write {}", self.path.display()), e))?;
+        }
+        Ok(())
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.flush()?;
+        self.file.sync_data().map_err(|e| Error::io(format!("fsync {}", self.path.display()), e))
+    }
+    fn size(&self) -> u64 {
+        self.size
+    }
+}
+
+struct OsRandom {
+    file: File,
+    path: PathBuf,
+    size: u64,
+}
+
+impl RandomAccessFile for OsRandom {
+    fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+        let mut buf = vec![0u8; len];
+        self.file
+            .read_exact_at(&mut buf, offset)
+            .map_err(|e| Error::io(format!("read {} at {offset}+{len}", self.path.display()), e))?;
+        Ok(buf)
+    }
+    fn size(&self) -> u64 {
+        self.size
+    }
+    fn advise_sequential(&self) {}
+}
+
+struct OsLock(#[allow(dead_code)] File);
+impl FileLock for OsLock {}
+
+fn ctx(op: &str, p: &Path) -> String {
+    format!("{op} {}", p.display())
+}
+
+impl Fs for OsFs {
+    fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| Error::io(ctx("create", path), e))?;
+        Ok(Box::new(OsWritable {
+            file,
+            path: path.to_path_buf(),
+            buf: Vec::with_capacity(WRITE_BUFFER),
+            size: 0,
+        }))
+    }
+    fn open(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        let file = File::open(path).map_err(|e| Error::io(ctx("open", path), e))?;
+        let size = file.metadata().map_err(|e| Error::io(ctx("stat", path), e))?.len();
+        Ok(Arc::new(OsRandom { file, path: path.to_path_buf(), size }))
+    }
+    fn read_all(&self, path: &Path) -> Result<Vec<u8>> {
+        fs::read(path).map_err(|e| Error::io(ctx("read", path), e))
+    }
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+    fn remove(&self, path: &Path) -> Result<()> {
+        fs::remove_file(path).map_err(|e| Error::io(ctx("remove", path), e))
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        fs::rename(from, to).map_err(|e| Error::io(ctx("rename", from), e))
+    }
+    fn link(&self, from: &Path, to: &Path) -> Result<()> {
+        fs::hard_link(from, to).map_err(|e| Error::io(ctx("link", from), e))
+    }
+    fn list(&self, dir: &Path) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(dir).map_err(|e| Error::io(ctx("list", dir), e))? {
+            let e = e.map_err(|e| Error::io(ctx("list", dir), e))?;
+            out.push(e.file_name().to_string_lossy().into_owned());
+        }
+        Ok(out)
+    }
+    fn create_dir_all(&self, dir: &Path) -> Result<()> {
+        fs::create_dir_all(dir).map_err(|e| Error::io(ctx("mkdir", dir), e))
+    }
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        let f = File::open(dir).map_err(|e| Error::io(ctx("open dir", dir), e))?;
+        f.sync_all().map_err(|e| Error::io(ctx("fsync dir", dir), e))
+    }
+    fn file_size(&self, path: &Path) -> Result<u64> {
+        Ok(fs::metadata(path).map_err(|e| Error::io(ctx("stat", path), e))?.len())
+    }
+    fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        let f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io(ctx("open lock", path), e))?;
+        match f.try_lock() {
+            Ok(()) => Ok(Box::new(OsLock(f))),
+            Err(_) => Err(Error::Busy(format!(
+                "{} is locked: is another process using this database?",
+                path.display()
+            ))),
+        }
+    }
+}

@@ -1,0 +1,2 @@
+//! strata-tool: placeholder, filled in below.
+fn main() {}

@@ -18,16 +18,24 @@ V1_ROOT = "/sys/fs/cgroup/memory"
 V2_ROOT = "/sys/fs/cgroup"
 
 
-def detect():
-    """'v1', 'v2' or None (no usable memory controller)."""
+def detect(parent=""):
+    """'v1', 'v2' or None: the first hierarchy where a test group with a memory limit can
+    actually be created under `parent` (containers often mount cgroups read-only)."""
+    candidates = []
     if os.path.exists(os.path.join(V1_ROOT, "memory.limit_in_bytes")):
-        return "v1"
+        candidates.append("v1")
     try:
         with open(os.path.join(V2_ROOT, "cgroup.controllers")) as f:
             if "memory" in f.read().split():
-                return "v2"
+                candidates.append("v2")
     except OSError:
         pass
+    for version in candidates:
+        try:
+            MemoryCgroup(version, parent, "strata-oltp-probe-%d" % os.getpid(), 1 << 30).remove()
+            return version
+        except OSError:
+            continue
     return None
 
 
@@ -71,6 +79,14 @@ class MemoryCgroup:
         if os.path.isdir(self.path):
             self.remove()
         os.mkdir(self.path)
+        try:
+            self._limit(version, limit_bytes)
+        except OSError:
+            if os.path.isdir(self.path):
+                os.rmdir(self.path)
+            raise
+
+    def _limit(self, version, limit_bytes):
         if version == "v1":
             _write(os.path.join(self.path, "memory.limit_in_bytes"), limit_bytes)
             # No swap here; if there is swap, do not let the group hide in it.
@@ -81,6 +97,13 @@ class MemoryCgroup:
                 except OSError:
                     pass
         else:
+            if not os.path.exists(os.path.join(self.path, "memory.max")):
+                # v2: the parent must delegate the memory controller to its children.
+                try:
+                    _write(os.path.join(os.path.dirname(self.path), "cgroup.subtree_control"), "+memory")
+                except OSError:
+                    os.rmdir(self.path)
+                    raise
             _write(os.path.join(self.path, "memory.max"), limit_bytes)
             try:
                 _write(os.path.join(self.path, "memory.swap.max"), 0)

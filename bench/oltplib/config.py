@@ -118,6 +118,7 @@ class Config:
     require: list
     max_error_rate: float
     dry_run: bool
+    load_mem: int = 0
     argv: list = field(default_factory=list)
 
     @property
@@ -211,6 +212,8 @@ def build_parser():
     a("--require", help="engines whose failure makes the exit status non-zero (default: innodb,myrocks)")
     a("--max-error-rate", type=float, default=0.01,
       help="ignored sysbench errors per transaction above which a run counts as failed (default 0.01)")
+    a("--load-mem", type=parse_size, help="memory limit while preparing the tables "
+      "(default: the largest limit, at least 1G)")
     a("--dry-run", action="store_true", help="print the plan and its estimated duration, then exit")
     return p
 
@@ -266,7 +269,8 @@ def from_args(argv):
         use_cgroup=not args.no_cgroup, cgroup_parent=args.cgroup_parent.strip("/"),
         strata_bin=args.strata_bin or os.path.join(REPO_DIR, "target", "release", "strata"),
         strata_args=args.strata_arg, require=[e for e in require if e in engines],
-        max_error_rate=args.max_error_rate, dry_run=args.dry_run, argv=list(argv))
+        max_error_rate=args.max_error_rate, dry_run=args.dry_run, argv=list(argv),
+        load_mem=args.load_mem or max(max(mems), GiB))
 
 
 def describe(cfg, engines=None):

@@ -39,6 +39,11 @@ def _engines(res):
             if any(r["engine"] == e for r in res["runs"])]
 
 
+def _legend(ax, **kw):
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**kw)
+
+
 def _save(fig, out_dir, name):
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, name), dpi=100)
@@ -76,7 +81,7 @@ def qps_vs_threads(res, out_dir):
         ax.set_ylim(bottom=0)
         ax.set_title(SHORT[w])
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+    _legend(axes[0][0], fontsize=7)
     return _save(fig, out_dir, "qps_vs_threads.png")
 
 
@@ -98,7 +103,7 @@ def throughput_over_time(res, out_dir):
             ax.set_ylabel("QPS (1 s)", fontsize=8)
             ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
+            _legend(ax, fontsize=7)
     return _save(fig, out_dir, "throughput_over_time.png")
 
 
@@ -128,7 +133,7 @@ def per_trx(res, out_dir):
             if i == 0:
                 ax.set_title(SHORT[w])
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+    _legend(axes[0][0], fontsize=7)
     return _save(fig, out_dir, "per_trx.png")
 
 
@@ -156,7 +161,7 @@ def space(res, out_dir):
                         if ((res["engines"].get(e) or {}).get("load") or {}).get("status") == "ok"])
     a1.set_ylabel("MB on disk")
     a1.set_title("after load", fontsize=10)
-    a1.legend(fontsize=6)
+    _legend(a1, fontsize=6)
     m = min(cfg["mem_limits"])
     labels = []
     for e in engines:
@@ -175,7 +180,7 @@ def space(res, out_dir):
     a2.set_ylim(bottom=0)
     a2.set_title("before/after each run, %s limit (restored per workload)" % fmt_size(m), fontsize=10)
     a2.grid(alpha=0.3)
-    a2.legend(fontsize=7)
+    _legend(a2, fontsize=7)
     w = "oltp_write_only" if "oltp_write_only" in cfg["workloads"] else cfg["workloads"][-1]
     t = max(cfg["threads"])
     for e in engines:
@@ -188,7 +193,7 @@ def space(res, out_dir):
     a3.set_ylim(bottom=0)
     a3.set_title("during %s, %d threads, %s" % (SHORT[w], t, fmt_size(m)), fontsize=10)
     a3.grid(alpha=0.3)
-    a3.legend(fontsize=7)
+    _legend(a3, fontsize=7)
     return _save(fig, out_dir, "space.png")
 
 
@@ -219,7 +224,7 @@ def memory_sweep(res, out_dir):
             if i == 0:
                 ax.set_title("%s, %d threads" % (SHORT[w], t))
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
+            _legend(ax, fontsize=7)
     return _save(fig, out_dir, "memory_sweep.png")
 
 

@@ -59,6 +59,8 @@ def qps_table(res, workload):
         info = res["engines"].get(e, {})
         if not _available(res, e):
             reason = (info.get("reason") or (info.get("load") or {}).get("error") or "not run").splitlines()[0]
+            if (info.get("load") or {}).get("status") == "failed" and not info.get("reason"):
+                reason = "load failed: " + reason
             lines.append("| %s (%s) | %s |" % (LABEL[e], reason[:90].replace("|", "/"),
                                                " | ".join(["n/a"] * len(cfg["threads"]))))
             continue
@@ -146,7 +148,8 @@ def load_table(res):
             lines.append("| %s | n/a | | | | | | | |" % LABEL[e])
             continue
         if ld["status"] != "ok":
-            lines.append("| %s | load failed | | | | | | | |" % LABEL[e])
+            lines.append("| %s | load failed: %s | | | | | | | |" % (
+                LABEL[e], ld.get("error", "").splitlines()[0][:150].replace("|", "/")))
             continue
         sz = ld["size_bytes"]
         lines.append("| %s | ok | {:,} | %s | %s | %s | %.1fx | %s | %s |".format(ld["rows"]) % (
@@ -166,7 +169,9 @@ def settings_section(res):
         sets = info.get("settings") or {}
         if not sets:
             continue
-        mem, s = sorted(sets.items())[0]
+        mem = fmt_size(min(res["config"]["mem_limits"]))
+        mem = mem if mem in sets else sorted(sets)[0]
+        s = sets[mem]
         keys = [k for k in s if k.startswith(("innodb_", "rocksdb_", "transaction", "default_storage",
                                                "skip-log-bin", "args", "binlog"))]
         out.append("  - **%s** (at %s): %s" % (LABEL[e], mem, "; ".join(
@@ -213,6 +218,8 @@ def write(res, out_dir, plots):
                  h.get("cgroup") or "none"))
     L.append("- Workloads: %s; threads %s; sysbench `%s`, other options at their defaults." % (
         ", ".join(cfg["workloads"]), ", ".join(map(str, cfg["threads"])), cfg["sysbench_options"]))
+    L.append("- Load: tables prepared once per engine (sysbench prepare, 4 threads) under a %s limit, "
+             "clean shutdown, the data directory kept as the template." % fmt_size(cfg.get("load_mem_limit")))
     L.append("- Each run: data directory restored from the load template before each workload; server "
              "restarted and OS caches dropped before each run; discarded warm-up (%ds; reads until the "
              "cgroup's memory stops growing, at most %ds); measured %ds (reads) / %ds (writes); then a "

@@ -87,7 +87,7 @@ class Harness:
             self.restart_system_mariadb = setup.stop_system_mariadb(self.log) and \
                 os.environ.get("OLTP_SYSTEM_MARIADB_WAS") == "1"
         if cfg.use_cgroup:
-            self.cg_version = cgroup.detect()
+            self.cg_version = cgroup.detect(cfg.cgroup_parent)
             if not self.cg_version:
                 if not cfg.quick:
                     raise SystemExit("no memory cgroup controller; use --no-cgroup to run unconfined")
@@ -155,6 +155,7 @@ class Harness:
                        "table_size": cfg.table_size, "duration_read_s": cfg.duration_read,
                        "duration_write_s": cfg.duration_write, "warmup_s": cfg.warmup,
                        "warmup_read_max_s": cfg.warmup_read_max, "drain_s": cfg.drain,
+                       "load_mem_limit": cfg.load_mem,
                        "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
                        "binlog": "off (skip-log-bin); the seed ran with binlog on and sync_binlog=1",
                        "estimated_s": round(cfg.estimate_seconds(
@@ -184,7 +185,7 @@ class Harness:
         return srv
 
     def stop(self, srv, timeout=None):
-        code = srv.stop(timeout or (120 if self.cfg.quick else 900))
+        code = srv.stop(timeout or (30 if self.cfg.quick else 900))
         self.servers.discard(srv)
         if srv.cgroup:
             srv.cgroup.remove()
@@ -235,10 +236,10 @@ class Harness:
         except EngineError as ex:
             for srv in [s for s in self.servers if s.engine is e]:
                 self.stop(srv, timeout=60)
-            info["load"] = {"status": "failed", "error": str(ex)[-3000:]}
-            self.log("%s: load failed: %s" % (e.label, str(ex)[-1500:]))
+            info["load"] = {"status": "failed", "error": str(ex)[:3000]}
+            self.log("%s: load failed: %s" % (e.label, str(ex)[:1500]))
             if e.name == "strata":
-                info["available"], info["reason"] = False, "load failed: " + str(ex)[-500:]
+                info["available"], info["reason"] = False, "load failed: " + str(ex).splitlines()[0]
             self.failures.append("%s load failed" % e.label)
             self.progress.run_index += len(cfg.plan([e.name]))
             return
@@ -267,7 +268,7 @@ class Harness:
 
     def load(self, e, info):
         cfg = self.cfg
-        limit = max(cfg.mems)
+        limit = cfg.load_mem
         self.progress.phase("%s: initialising data directory" % e.label)
         e.init_datadir()
         srv = self.start(e, limit, probe=True)
@@ -290,9 +291,9 @@ class Harness:
             self.stop(srv)
             why = ("server OOM-killed at %s" % fmt_size(limit)) if oom else \
                 ("server exited" if not srv.alive() and srv.proc.returncode not in (0, None) else "")
-            first = (res.fatal or ["exit %s" % res.exit_code])[0]
-            raise EngineError("sysbench prepare failed: %s%s\n%s" % (
-                why + "; " if why else "", first, "\n".join(res.lines[-15:])))
+            first = (res.fatal or ["exit %s" % res.exit_code])[0][:200]
+            raise EngineError("sysbench prepare failed: %s\n%s" % (
+                why or first, "\n".join(ln[:300] for ln in res.lines[-15:])))
         debt = _try(e.debt)
         e.before_template_stop()
         t1 = time.time()

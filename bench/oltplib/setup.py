@@ -124,6 +124,10 @@ def find_cargo():
 def build_strata(cfg, log, progress=None):
     """Returns (available, reason). Builds `strata-server` in release mode unless --no-build."""
     server_toml = os.path.join(REPO_DIR, "crates", "server", "Cargo.toml")
+    if cfg.dry_run:
+        if os.path.exists(server_toml) or os.path.exists(cfg.strata_bin):
+            return True, ""
+        return False, "not available: crates/server does not exist yet (no SQL server to test)"
     if cfg.build:
         if not os.path.exists(server_toml):
             return False, "not available: crates/server does not exist yet (no SQL server to test)"

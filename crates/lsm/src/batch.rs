@@ -40,7 +40,9 @@ pub struct BatchOp<'a> {
 impl WriteBatch {
     /// An empty batch.
     pub fn new() -> WriteBatch {
-        WriteBatch { rep: vec![0; HEADER] }
+        WriteBatch {
+            rep: vec![0; HEADER],
+        }
     }
 
     /// Sets `key` to `value` in the default column family.
@@ -117,7 +119,11 @@ impl WriteBatch {
     /// Wraps bytes read from a WAL record, checking the header.
     pub fn from_data(data: Vec<u8>) -> Result<WriteBatch> {
         if data.len() < HEADER {
-            return Err(Error::corruption("", 0, "write batch shorter than its header"));
+            return Err(Error::corruption(
+                "",
+                0,
+                "write batch shorter than its header",
+            ));
         }
         Ok(WriteBatch { rep: data })
     }
@@ -129,7 +135,10 @@ impl WriteBatch {
         let mut d = Decoder::new(&self.rep[HEADER..]);
         let mut out = Vec::with_capacity(self.count() as usize);
         while !d.is_empty() {
-            let kind = d.u8().and_then(ValueKind::from_u8).ok_or_else(|| bad("unknown kind"))?;
+            let kind = d
+                .u8()
+                .and_then(ValueKind::from_u8)
+                .ok_or_else(|| bad("unknown kind"))?;
             let cf = d.varint32().ok_or_else(|| bad("bad column family"))?;
             let key = d.length_prefixed().ok_or_else(|| bad("bad key"))?;
             let value = match kind {
@@ -138,7 +147,12 @@ impl WriteBatch {
                 }
                 _ => &[],
             };
-            out.push(BatchOp { kind, cf, key, value });
+            out.push(BatchOp {
+                kind,
+                cf,
+                key,
+                value,
+            });
         }
         if out.len() != self.count() as usize {
             return Err(bad("count does not match"));
@@ -165,11 +179,23 @@ mod tests {
         assert_eq!(b2.seq(), 77);
         let ops = b2.ops().unwrap();
         assert_eq!(ops.len(), 4);
-        assert_eq!(ops[0], BatchOp { kind: ValueKind::Value, cf: 0, key: b"k1", value: b"v1" });
+        assert_eq!(
+            ops[0],
+            BatchOp {
+                kind: ValueKind::Value,
+                cf: 0,
+                key: b"k1",
+                value: b"v1"
+            }
+        );
         assert_eq!(ops[2].value, b"c");
         assert_eq!(ops[3].kind, ValueKind::SingleDelete);
         let mut bad = b.data().to_vec();
         bad.truncate(bad.len() - 1);
-        assert!(WriteBatch::from_data(bad).unwrap().ops().unwrap_err().is_corruption());
+        assert!(WriteBatch::from_data(bad)
+            .unwrap()
+            .ops()
+            .unwrap_err()
+            .is_corruption());
     }
 }

@@ -21,7 +21,7 @@ struct Slot<K, V> {
 }
 
 struct Shard<K, V> {
-    map: HashMap<K, usize>,
+    map: HashMap<K, usize, FastState>,
     slots: Vec<Slot<K, V>>,
     free: Vec<usize>,
     head: usize, // most recently used
@@ -73,7 +73,13 @@ impl<K: Hash + Eq + Clone, V: Clone> Shard<K, V> {
         if let Some(&i) = self.map.get(&k) {
             self.remove_slot(i);
         }
-        let slot = Slot { key: k.clone(), value: Some(v), charge, prev: NIL, next: NIL };
+        let slot = Slot {
+            key: k.clone(),
+            value: Some(v),
+            charge,
+            prev: NIL,
+            next: NIL,
+        };
         let i = match self.free.pop() {
             Some(i) => {
                 self.slots[i] = slot;
@@ -97,7 +103,38 @@ impl<K: Hash + Eq + Clone, V: Clone> Shard<K, V> {
 /// A thread-safe sharded LRU cache.
 pub struct LruCache<K, V> {
     shards: Vec<Mutex<Shard<K, V>>>,
-    hasher: std::collections::hash_map::RandomState,
+    hasher: FastState,
+}
+
+/// A cheap multiplicative hasher: keys are small integers (file numbers,
+/// offsets), so SipHash's flooding resistance buys nothing here.
+#[derive(Default, Clone, Copy)]
+pub struct FastState;
+
+/// See [`FastState`].
+#[derive(Default)]
+pub struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(29) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+impl BuildHasher for FastState {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
 }
 
 impl<K: Hash + Eq + Clone, V: Clone> LruCache<K, V> {
@@ -107,7 +144,7 @@ impl<K: Hash + Eq + Clone, V: Clone> LruCache<K, V> {
         let shards = (0..SHARDS)
             .map(|_| {
                 Mutex::new(Shard {
-                    map: HashMap::new(),
+                    map: HashMap::with_hasher(FastState),
                     slots: Vec::new(),
                     free: Vec::new(),
                     head: NIL,
@@ -117,7 +154,10 @@ impl<K: Hash + Eq + Clone, V: Clone> LruCache<K, V> {
                 })
             })
             .collect();
-        LruCache { shards, hasher: Default::default() }
+        LruCache {
+            shards,
+            hasher: FastState,
+        }
     }
 
     fn shard(&self, k: &K) -> std::sync::MutexGuard<'_, Shard<K, V>> {
@@ -143,7 +183,10 @@ impl<K: Hash + Eq + Clone, V: Clone> LruCache<K, V> {
     }
     /// Total charge held.
     pub fn usage(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).usage).sum()
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|p| p.into_inner()).usage)
+            .sum()
     }
 }
 

@@ -34,7 +34,8 @@ pub fn put_fixed64(dst: &mut Vec<u8>, v: u64) {
 
 /// Reads a little-endian u32 from the first 4 bytes, if present.
 pub fn get_fixed32(src: &[u8]) -> Option<u32> {
-    src.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    src.get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// Reads a little-endian u64 from the first 8 bytes, if present.
@@ -172,7 +173,10 @@ mod tests {
     fn truncated_and_overlong_varints_fail() {
         assert_eq!(Decoder::new(&[0x80]).varint64(), None);
         assert_eq!(Decoder::new(&[0xff; 11]).varint64(), None);
-        assert_eq!(Decoder::new(&[0xff, 0xff, 0xff, 0xff, 0x7f]).varint32(), None);
+        assert_eq!(
+            Decoder::new(&[0xff, 0xff, 0xff, 0xff, 0x7f]).varint32(),
+            None
+        );
         assert_eq!(Decoder::new(&[5, 1, 2]).length_prefixed(), None);
     }
 

@@ -17,9 +17,17 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[derive(Debug, Clone)]
 pub enum Error {
     /// An I/O error with what was being done.
-    Io { context: String, kind: std::io::ErrorKind, message: String },
+    Io {
+        context: String,
+        kind: std::io::ErrorKind,
+        message: String,
+    },
     /// Bytes from disk that fail a checksum or cannot be decoded.
-    Corruption { file: String, offset: u64, what: String },
+    Corruption {
+        file: String,
+        offset: u64,
+        what: String,
+    },
     /// A bad request from the caller.
     InvalidArgument(String),
     /// The database is in a background error state; writes are refused.
@@ -39,12 +47,20 @@ impl Error {
         if e.raw_os_error() == Some(28) || e.kind() == std::io::ErrorKind::StorageFull {
             return Error::NoSpace(format!("{context}: {e}"));
         }
-        Error::Io { context, kind: e.kind(), message: e.to_string() }
+        Error::Io {
+            context,
+            kind: e.kind(),
+            message: e.to_string(),
+        }
     }
 
     /// Builds a corruption error.
     pub fn corruption(file: impl Into<String>, offset: u64, what: impl Into<String>) -> Error {
-        Error::Corruption { file: file.into(), offset, what: what.into() }
+        Error::Corruption {
+            file: file.into(),
+            offset,
+            what: what.into(),
+        }
     }
 
     /// True for `Corruption`.
@@ -55,9 +71,11 @@ impl Error {
     /// Adds a file name to a corruption error that was raised without one.
     pub fn in_file(self, name: &str) -> Error {
         match self {
-            Error::Corruption { file, offset, what } if file.is_empty() => {
-                Error::Corruption { file: name.to_string(), offset, what }
-            }
+            Error::Corruption { file, offset, what } if file.is_empty() => Error::Corruption {
+                file: name.to_string(),
+                offset,
+                what,
+            },
             other => other,
         }
     }
@@ -66,7 +84,9 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Io { context, message, .. } => write!(f, "IO error: {context}: {message}"),
+            Error::Io {
+                context, message, ..
+            } => write!(f, "IO error: {context}: {message}"),
             Error::Corruption { file, offset, what } => {
                 write!(f, "Corruption: {what} (file {file}, offset {offset})")
             }

@@ -71,8 +71,14 @@ mod tests {
     #[test]
     fn names_round_trip() {
         let d = Path::new("/d");
-        assert_eq!(parse(wal(d, 7).file_name().unwrap().to_str().unwrap()), Some(FileKind::Wal(7)));
-        assert_eq!(parse(table(d, 8).file_name().unwrap().to_str().unwrap()), Some(FileKind::Table(8)));
+        assert_eq!(
+            parse(wal(d, 7).file_name().unwrap().to_str().unwrap()),
+            Some(FileKind::Wal(7))
+        );
+        assert_eq!(
+            parse(table(d, 8).file_name().unwrap().to_str().unwrap()),
+            Some(FileKind::Table(8))
+        );
         assert_eq!(parse("MANIFEST-000009"), Some(FileKind::Manifest(9)));
         assert_eq!(parse("CURRENT"), Some(FileKind::Current));
         assert_eq!(parse("junk"), None);

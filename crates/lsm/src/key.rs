@@ -157,7 +157,11 @@ pub fn parse_internal_key(k: &[u8]) -> Option<ParsedKey<'_>> {
     }
     let (user_key, t) = split(k);
     let kind = ValueKind::from_u8((t & 0xff) as u8)?;
-    Some(ParsedKey { user_key, seq: t >> 8, kind })
+    Some(ParsedKey {
+        user_key,
+        seq: t >> 8,
+        kind,
+    })
 }
 
 /// The user key part of an internal key (the whole slice if malformed).
@@ -181,7 +185,10 @@ mod tests {
         let r = Comparator::ReverseBytewise;
         assert_eq!(r.compare_internal(&a1, &b1), Ordering::Greater);
         let p = parse_internal_key(&a2).unwrap();
-        assert_eq!((p.user_key, p.seq, p.kind), (&b"a"[..], 2, ValueKind::Value));
+        assert_eq!(
+            (p.user_key, p.seq, p.kind),
+            (&b"a"[..], 2, ValueKind::Value)
+        );
         assert!(parse_internal_key(b"short").is_none());
     }
 

@@ -128,7 +128,10 @@ impl CfOptions {
             }
         }
         let v = &self.compression_per_level;
-        v.get(level).or(v.last()).copied().unwrap_or(Compression::None)
+        v.get(level)
+            .or(v.last())
+            .copied()
+            .unwrap_or(Compression::None)
     }
 }
 
@@ -143,7 +146,10 @@ pub struct WriteOptions {
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { sync: true, disable_wal: false }
+        WriteOptions {
+            sync: true,
+            disable_wal: false,
+        }
     }
 }
 

@@ -19,7 +19,8 @@ pub struct RangeTombstone {
 impl RangeTombstone {
     /// True if `key` lies in `[start, end)`.
     pub fn covers(&self, cmp: Comparator, key: &[u8]) -> bool {
-        cmp.compare(&self.start, key) != Ordering::Greater && cmp.compare(key, &self.end) == Ordering::Less
+        cmp.compare(&self.start, key) != Ordering::Greater
+            && cmp.compare(key, &self.end) == Ordering::Less
     }
 }
 
@@ -74,8 +75,17 @@ impl Tombstones {
         best
     }
     /// Like [`Tombstones::max_covering`] over an unsorted slice.
-    pub fn max_covering_in(list: &[RangeTombstone], cmp: Comparator, key: &[u8], snapshot: SeqNo) -> SeqNo {
-        list.iter().filter(|t| t.seq <= snapshot && t.covers(cmp, key)).map(|t| t.seq).max().unwrap_or(0)
+    pub fn max_covering_in(
+        list: &[RangeTombstone],
+        cmp: Comparator,
+        key: &[u8],
+        snapshot: SeqNo,
+    ) -> SeqNo {
+        list.iter()
+            .filter(|t| t.seq <= snapshot && t.covers(cmp, key))
+            .map(|t| t.seq)
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -89,9 +99,21 @@ mod tests {
         let t = Tombstones::new(
             c,
             vec![
-                RangeTombstone { start: b"b".to_vec(), end: b"d".to_vec(), seq: 5 },
-                RangeTombstone { start: b"a".to_vec(), end: b"c".to_vec(), seq: 7 },
-                RangeTombstone { start: b"a".to_vec(), end: b"z".to_vec(), seq: 50 },
+                RangeTombstone {
+                    start: b"b".to_vec(),
+                    end: b"d".to_vec(),
+                    seq: 5,
+                },
+                RangeTombstone {
+                    start: b"a".to_vec(),
+                    end: b"c".to_vec(),
+                    seq: 7,
+                },
+                RangeTombstone {
+                    start: b"a".to_vec(),
+                    end: b"z".to_vec(),
+                    seq: 50,
+                },
             ],
             10,
         );

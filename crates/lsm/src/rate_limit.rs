@@ -13,7 +13,10 @@ pub struct RateLimiter {
 impl RateLimiter {
     /// A limiter allowing `bytes_per_sec`.
     pub fn new(bytes_per_sec: u64) -> RateLimiter {
-        RateLimiter { rate: bytes_per_sec.max(1), state: Mutex::new((0.0, Instant::now())) }
+        RateLimiter {
+            rate: bytes_per_sec.max(1),
+            state: Mutex::new((0.0, Instant::now())),
+        }
     }
 
     /// Blocks until `bytes` may be written.
@@ -48,6 +51,10 @@ mod tests {
         for _ in 0..5 {
             r.request(20_000); // 100 KB at 1 MB/s: about 100 ms
         }
-        assert!(t.elapsed() >= Duration::from_millis(50), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() >= Duration::from_millis(50),
+            "{:?}",
+            t.elapsed()
+        );
     }
 }

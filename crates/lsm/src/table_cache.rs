@@ -27,19 +27,46 @@ pub struct TableCache {
 
 impl TableCache {
     /// A cache of up to `max_open` tables.
-    pub fn new(fs: Arc<dyn Fs>, dir: PathBuf, max_open: usize, blocks: Option<Arc<BlockCache>>, stats: Arc<Stats>) -> Self {
-        TableCache { fs, dir, tables: LruCache::new(max_open.max(16)), blocks, stats }
+    pub fn new(
+        fs: Arc<dyn Fs>,
+        dir: PathBuf,
+        max_open: usize,
+        blocks: Option<Arc<BlockCache>>,
+        stats: Arc<Stats>,
+    ) -> Self {
+        TableCache {
+            fs,
+            dir,
+            tables: LruCache::new(max_open.max(16)),
+            blocks,
+            stats,
+        }
     }
 
     /// The open table for file `number`.
-    pub fn get(&self, number: u64, cmp: Comparator, prefix_len: Option<usize>) -> Result<Arc<Table>> {
+    pub fn get(
+        &self,
+        number: u64,
+        cmp: Comparator,
+        prefix_len: Option<usize>,
+    ) -> Result<Arc<Table>> {
         if let Some(t) = self.tables.get(&number) {
             return Ok(t);
         }
         let path = filename::table(&self.dir, number);
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let file = self.fs.open(&path)?;
-        let t = Arc::new(Table::open(file, &name, cmp, self.blocks.clone(), self.stats.clone(), prefix_len)?);
+        let t = Arc::new(Table::open(
+            file,
+            &name,
+            cmp,
+            self.blocks.clone(),
+            self.stats.clone(),
+            prefix_len,
+        )?);
         self.tables.insert(number, t.clone(), 1);
         Ok(t)
     }
@@ -77,13 +104,24 @@ impl LevelIter {
         fill_cache: bool,
     ) -> LevelIter {
         let idx = files.len();
-        LevelIter { cache, files, cmp, prefix_len, idx, cur: None, err: None, fill_cache }
+        LevelIter {
+            cache,
+            files,
+            cmp,
+            prefix_len,
+            idx,
+            cur: None,
+            err: None,
+            fill_cache,
+        }
     }
 
     fn open(&mut self, i: usize) -> bool {
         self.idx = i;
         self.cur = None;
-        let Some(f) = self.files.get(i) else { return false };
+        let Some(f) = self.files.get(i) else {
+            return false;
+        };
         match self.cache.get(f.number(), self.cmp, self.prefix_len) {
             Ok(t) => {
                 self.cur = Some(t.iter(self.fill_cache));
@@ -166,7 +204,9 @@ impl InternalIterator for LevelIter {
     fn seek(&mut self, target: &[u8]) {
         self.err = None;
         let cmp = self.cmp;
-        let i = self.files.partition_point(|f| cmp.compare_internal(&f.info.largest, target) == Ordering::Less);
+        let i = self
+            .files
+            .partition_point(|f| cmp.compare_internal(&f.info.largest, target) == Ordering::Less);
         if self.open(i) {
             if let Some(c) = &mut self.cur {
                 c.seek(target);

@@ -9,7 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 fn count_prefixes(db: &Db, snap: &lsm::Snapshot, writers: usize) -> Vec<u64> {
-    let mut it = db.iter(ReadOptions { snapshot: Some(snap.clone()), ..Default::default() }).unwrap();
+    let mut it = db
+        .iter(ReadOptions {
+            snapshot: Some(snap.clone()),
+            ..Default::default()
+        })
+        .unwrap();
     it.seek_to_first();
     let mut seen = vec![0u64; writers];
     while it.valid() {
@@ -49,8 +54,18 @@ fn readers_and_writers_with_snapshots_under_compaction() {
         hs.push(std::thread::spawn(move || {
             for i in 0..3000u64 {
                 let mut b = WriteBatch::new();
-                b.put(format!("w{t}-{i:08}").as_bytes(), format!("{t}:{i}").as_bytes());
-                db.write(WriteOptions { sync: i % 50 == 0, disable_wal: false }, b).unwrap();
+                b.put(
+                    format!("w{t}-{i:08}").as_bytes(),
+                    format!("{t}:{i}").as_bytes(),
+                );
+                db.write(
+                    WriteOptions {
+                        sync: i % 50 == 0,
+                        disable_wal: false,
+                    },
+                    b,
+                )
+                .unwrap();
             }
         }));
     }
@@ -72,8 +87,13 @@ fn readers_and_writers_with_snapshots_under_compaction() {
                 let t = r.below(writers as u64) as usize;
                 if a[t] > 0 {
                     let i = r.below(a[t]);
-                    let ro = ReadOptions { snapshot: Some(snap.clone()), ..Default::default() };
-                    let v = db.get_cf(&ro, lsm::DEFAULT_CF, format!("w{t}-{i:08}").as_bytes()).unwrap();
+                    let ro = ReadOptions {
+                        snapshot: Some(snap.clone()),
+                        ..Default::default()
+                    };
+                    let v = db
+                        .get_cf(&ro, lsm::DEFAULT_CF, format!("w{t}-{i:08}").as_bytes())
+                        .unwrap();
                     assert_eq!(v.as_deref(), Some(format!("{t}:{i}").as_bytes()));
                 }
                 checks += 1;

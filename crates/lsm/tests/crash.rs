@@ -27,15 +27,25 @@ fn opts() -> Options {
 }
 
 fn batch_keys(n: u64) -> [Vec<u8>; 3] {
-    [format!("a{n:010}").into_bytes(), format!("b{n:010}").into_bytes(), format!("c{n:010}").into_bytes()]
+    [
+        format!("a{n:010}").into_bytes(),
+        format!("b{n:010}").into_bytes(),
+        format!("c{n:010}").into_bytes(),
+    ]
 }
 
 /// The child: continues the history from the last batch present.
 #[test]
 fn crash_child_writer() {
-    let Ok(dir) = std::env::var("STRATA_CRASH_CHILD") else { return };
+    let Ok(dir) = std::env::var("STRATA_CRASH_CHILD") else {
+        return;
+    };
     let db = Db::open(&dir, opts()).unwrap();
-    let mut n = db.get(b"next").unwrap().map(|v| u64::from_le_bytes(v.try_into().unwrap())).unwrap_or(0);
+    let mut n = db
+        .get(b"next")
+        .unwrap()
+        .map(|v| u64::from_le_bytes(v.try_into().unwrap()))
+        .unwrap_or(0);
     let out = std::io::stdout();
     loop {
         let mut b = WriteBatch::new();
@@ -43,7 +53,14 @@ fn crash_child_writer() {
             b.put(&k, &n.to_le_bytes().repeat(8));
         }
         b.put(b"next", &(n + 1).to_le_bytes());
-        db.write(WriteOptions { sync: n % 4 != 3, disable_wal: false }, b).unwrap();
+        db.write(
+            WriteOptions {
+                sync: n % 4 != 3,
+                disable_wal: false,
+            },
+            b,
+        )
+        .unwrap();
         if n % 4 != 3 {
             use std::io::Write;
             let mut o = out.lock();
@@ -58,13 +75,21 @@ fn crash_child_writer() {
 fn crash_kill9_recovers_a_prefix_with_every_acknowledged_write() {
     let s = seed("crash_kill9");
     let mut r = Rng::new(s);
-    let cycles: usize = std::env::var("CRASH_CYCLES").ok().and_then(|c| c.parse().ok()).unwrap_or(50);
+    let cycles: usize = std::env::var("CRASH_CYCLES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(50);
     let dir = temp_dir("crash");
     let exe = std::env::current_exe().unwrap();
     let mut acked: i64 = -1;
     for cycle in 0..cycles {
         let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child_writer", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "crash_child_writer",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("STRATA_CRASH_CHILD", &dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -95,8 +120,16 @@ fn crash_kill9_recovers_a_prefix_with_every_acknowledged_write() {
         }
         // Recover and check.
         let db = Db::open(&dir, opts()).unwrap();
-        let next = db.get(b"next").unwrap().map(|v| u64::from_le_bytes(v.try_into().unwrap())).unwrap_or(0) as i64;
-        assert!(next > acked, "seed {s} cycle {cycle}: acknowledged batch {acked} lost (recovered up to {})", next - 1);
+        let next = db
+            .get(b"next")
+            .unwrap()
+            .map(|v| u64::from_le_bytes(v.try_into().unwrap()))
+            .unwrap_or(0) as i64;
+        assert!(
+            next > acked,
+            "seed {s} cycle {cycle}: acknowledged batch {acked} lost (recovered up to {})",
+            next - 1
+        );
         // Every batch below `next` is whole; nothing at or above it exists.
         let mut it = db.iter(Default::default()).unwrap();
         it.seek_to_first();
@@ -106,17 +139,28 @@ fn crash_kill9_recovers_a_prefix_with_every_acknowledged_write() {
             if k != b"next" {
                 let i = (k[0] - b'a') as usize;
                 let n: i64 = std::str::from_utf8(&k[1..]).unwrap().parse().unwrap();
-                assert_eq!(n, counts[i], "seed {s} cycle {cycle}: hole before key {}", String::from_utf8_lossy(k));
+                assert_eq!(
+                    n,
+                    counts[i],
+                    "seed {s} cycle {cycle}: hole before key {}",
+                    String::from_utf8_lossy(k)
+                );
                 assert_eq!(it.value(), (n as u64).to_le_bytes().repeat(8).as_slice());
                 counts[i] += 1;
             }
             it.next();
         }
         it.status().unwrap();
-        assert_eq!(counts, [next; 3], "seed {s} cycle {cycle}: batches not whole");
+        assert_eq!(
+            counts, [next; 3],
+            "seed {s} cycle {cycle}: batches not whole"
+        );
         db.close().unwrap();
     }
-    eprintln!("crash test: {cycles} cycles, {} batches acknowledged", acked + 1);
+    eprintln!(
+        "crash test: {cycles} cycles, {} batches acknowledged",
+        acked + 1
+    );
     assert!(acked > 0, "the child never acknowledged a write");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -6,7 +6,10 @@ mod common;
 
 use common::{seed, Rng};
 use lsm::vfs::MemFs;
-use lsm::{CfOptions, Comparator, Compression, Db, Options, ReadOptions, WriteBatch, WriteOptions, DEFAULT_CF};
+use lsm::{
+    CfOptions, Comparator, Compression, Db, Options, ReadOptions, WriteBatch, WriteOptions,
+    DEFAULT_CF,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -39,8 +42,20 @@ fn option_sets() -> Vec<(&'static str, CfOptions)> {
                 ..small.clone()
             },
         ),
-        ("reverse-comparator", CfOptions { comparator: Comparator::ReverseBytewise, ..small.clone() }),
-        ("default", CfOptions { write_buffer_size: 64 << 10, ..CfOptions::default() }),
+        (
+            "reverse-comparator",
+            CfOptions {
+                comparator: Comparator::ReverseBytewise,
+                ..small.clone()
+            },
+        ),
+        (
+            "default",
+            CfOptions {
+                write_buffer_size: 64 << 10,
+                ..CfOptions::default()
+            },
+        ),
     ]
 }
 
@@ -53,7 +68,12 @@ fn ordered(cmp: Comparator, m: &Model) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 fn scan(db: &Db, snap: Option<lsm::Snapshot>, reverse: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
-    let mut it = db.iter(ReadOptions { snapshot: snap, ..Default::default() }).unwrap();
+    let mut it = db
+        .iter(ReadOptions {
+            snapshot: snap,
+            ..Default::default()
+        })
+        .unwrap();
     let mut out = Vec::new();
     if reverse {
         it.seek_to_last();
@@ -74,19 +94,28 @@ fn scan(db: &Db, snap: Option<lsm::Snapshot>, reverse: bool) -> Vec<(Vec<u8>, Ve
 }
 
 fn in_range(cmp: Comparator, k: &[u8], a: &[u8], b: &[u8]) -> bool {
-    cmp.compare(a, k) != std::cmp::Ordering::Greater && cmp.compare(k, b) == std::cmp::Ordering::Less
+    cmp.compare(a, k) != std::cmp::Ordering::Greater
+        && cmp.compare(k, b) == std::cmp::Ordering::Less
 }
 
 fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
     let cmp = cf.comparator;
     let fs = MemFs::new();
-    let opts = Options { fs: Some(Arc::new(fs.clone())), default_cf: cf, block_cache_size: 64 << 10, ..Options::default() };
+    let opts = Options {
+        fs: Some(Arc::new(fs.clone())),
+        default_cf: cf,
+        block_cache_size: 64 << 10,
+        ..Options::default()
+    };
     let dir = std::path::PathBuf::from("/db");
     let mut db = Db::open(&dir, opts.clone()).unwrap();
     let mut r = Rng::new(seed);
     let mut model = Model::new();
     let mut snaps: Vec<(lsm::Snapshot, Model)> = Vec::new();
-    let wo = WriteOptions { sync: r.chance(50), disable_wal: false };
+    let wo = WriteOptions {
+        sync: r.chance(50),
+        disable_wal: false,
+    };
     let (mut flushes, mut compactions, mut deepest) = (0, 0, 0);
     for step in 0..steps {
         let ctx = format!("{name} seed={seed} step={step}");
@@ -94,7 +123,10 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             0..=39 => {
                 let k = key(&mut r);
                 let len = r.below(200) as usize;
-                let v: Vec<u8> = format!("v{step}-").bytes().chain((0..len).map(|_| b'a' + r.below(26) as u8)).collect();
+                let v: Vec<u8> = format!("v{step}-")
+                    .bytes()
+                    .chain((0..len).map(|_| b'a' + r.below(26) as u8))
+                    .collect();
                 db.put(&k, &v).unwrap();
                 model.insert(k, v);
             }
@@ -105,7 +137,10 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             }
             50..=52 => {
                 let n = r.below(5000);
-                let (mut a, mut b) = (format!("k{n:05}").into_bytes(), format!("k{:05}", n + 1 + r.below(30)).into_bytes());
+                let (mut a, mut b) = (
+                    format!("k{n:05}").into_bytes(),
+                    format!("k{:05}", n + 1 + r.below(30)).into_bytes(),
+                );
                 if cmp.compare(&a, &b) == std::cmp::Ordering::Greater {
                     std::mem::swap(&mut a, &mut b);
                 }
@@ -129,7 +164,12 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             }
             63..=77 => {
                 let k = key(&mut r);
-                assert_eq!(db.get(&k).unwrap(), model.get(&k).cloned(), "{ctx}: get {:?}", String::from_utf8_lossy(&k));
+                assert_eq!(
+                    db.get(&k).unwrap(),
+                    model.get(&k).cloned(),
+                    "{ctx}: get {:?}",
+                    String::from_utf8_lossy(&k)
+                );
             }
             78..=80 => {
                 if snaps.len() < 4 {
@@ -141,34 +181,58 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             }
             81..=83 => {
                 if let Some((s, m)) = snaps.get(r.below(snaps.len().max(1) as u64) as usize) {
-                    assert_eq!(scan(&db, Some(s.clone()), r.chance(50)), ordered(cmp, m), "{ctx}: snapshot scan");
+                    assert_eq!(
+                        scan(&db, Some(s.clone()), r.chance(50)),
+                        ordered(cmp, m),
+                        "{ctx}: snapshot scan"
+                    );
                     let k = key(&mut r);
-                    let ro = ReadOptions { snapshot: Some(s.clone()), ..Default::default() };
-                    assert_eq!(db.get_cf(&ro, DEFAULT_CF, &k).unwrap(), m.get(&k).cloned(), "{ctx}: snapshot get");
+                    let ro = ReadOptions {
+                        snapshot: Some(s.clone()),
+                        ..Default::default()
+                    };
+                    assert_eq!(
+                        db.get_cf(&ro, DEFAULT_CF, &k).unwrap(),
+                        m.get(&k).cloned(),
+                        "{ctx}: snapshot get"
+                    );
                 }
             }
             84..=87 => {
                 let reverse = r.chance(50);
-                assert_eq!(scan(&db, None, reverse), ordered(cmp, &model), "{ctx}: scan reverse={reverse}");
+                assert_eq!(
+                    scan(&db, None, reverse),
+                    ordered(cmp, &model),
+                    "{ctx}: scan reverse={reverse}"
+                );
             }
             88..=91 => {
                 // Seek, then walk a few steps in a random direction mix.
                 let k = key(&mut r);
                 let all = ordered(cmp, &model);
                 let mut it = db.iter(ReadOptions::default()).unwrap();
-                let mut pos = all.partition_point(|(x, _)| cmp.compare(x, &k) == std::cmp::Ordering::Less) as i64;
+                let mut pos = all
+                    .partition_point(|(x, _)| cmp.compare(x, &k) == std::cmp::Ordering::Less)
+                    as i64;
                 if r.chance(50) {
                     it.seek(&k);
                 } else {
                     it.seek_for_prev(&k);
-                    pos = all.partition_point(|(x, _)| cmp.compare(x, &k) != std::cmp::Ordering::Greater) as i64 - 1;
+                    pos = all
+                        .partition_point(|(x, _)| cmp.compare(x, &k) != std::cmp::Ordering::Greater)
+                        as i64
+                        - 1;
                 }
                 for _ in 0..6 {
                     let expect = usize::try_from(pos).ok().and_then(|p| all.get(p));
                     match expect {
                         Some((ek, ev)) => {
                             assert!(it.valid(), "{ctx}: iterator ended early at pos {pos}");
-                            assert_eq!((it.key(), it.value()), (ek.as_slice(), ev.as_slice()), "{ctx}: walk");
+                            assert_eq!(
+                                (it.key(), it.value()),
+                                (ek.as_slice(), ev.as_slice()),
+                                "{ctx}: walk"
+                            );
                         }
                         None => {
                             assert!(!it.valid(), "{ctx}: iterator should be exhausted");
@@ -187,16 +251,33 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             92..=94 => db.flush().unwrap(),
             95..=96 if r.chance(15) => {
                 let (a, b) = (key(&mut r), key(&mut r));
-                let (a, b) = if cmp.compare(&a, &b) == std::cmp::Ordering::Greater { (b, a) } else { (a, b) };
+                let (a, b) = if cmp.compare(&a, &b) == std::cmp::Ordering::Greater {
+                    (b, a)
+                } else {
+                    (a, b)
+                };
                 db.compact_range(DEFAULT_CF, Some(&a), Some(&b)).unwrap();
             }
             95..=96 => {
-                deepest = deepest.max(db.level_summary(DEFAULT_CF).iter().filter(|(n, _)| *n > 0).count());
+                deepest = deepest.max(
+                    db.level_summary(DEFAULT_CF)
+                        .iter()
+                        .filter(|(n, _)| *n > 0)
+                        .count(),
+                );
             }
             _ => {
                 let st = db.stats();
-                (flushes, compactions) = (flushes + st.flushes, compactions + st.compactions + st.trivial_moves);
-                deepest = deepest.max(db.level_summary(DEFAULT_CF).iter().filter(|(n, _)| *n > 0).count());
+                (flushes, compactions) = (
+                    flushes + st.flushes,
+                    compactions + st.compactions + st.trivial_moves,
+                );
+                deepest = deepest.max(
+                    db.level_summary(DEFAULT_CF)
+                        .iter()
+                        .filter(|(n, _)| *n > 0)
+                        .count(),
+                );
                 snaps.clear();
                 db.close().unwrap();
                 db = Db::open(&dir, opts.clone()).unwrap();
@@ -205,22 +286,49 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
     }
     db.wait_for_compactions().unwrap();
     if std::env::var("MODEL_VERBOSE").is_ok() {
-        eprintln!("{name}: live {} keys\n{}", model.len(), db.describe_levels());
+        eprintln!(
+            "{name}: live {} keys\n{}",
+            model.len(),
+            db.describe_levels()
+        );
     }
-    assert_eq!(scan(&db, None, false), ordered(cmp, &model), "{name}: final scan");
+    assert_eq!(
+        scan(&db, None, false),
+        ordered(cmp, &model),
+        "{name}: final scan"
+    );
     db.compact_range(DEFAULT_CF, None, None).unwrap();
-    assert_eq!(scan(&db, None, true), ordered(cmp, &model), "{name}: scan after full compaction");
+    assert_eq!(
+        scan(&db, None, true),
+        ordered(cmp, &model),
+        "{name}: scan after full compaction"
+    );
     let s = db.stats();
-    deepest = deepest.max(db.level_summary(DEFAULT_CF).iter().filter(|(n, _)| *n > 0).count());
-    eprintln!("{name}: {} flushes, {} compactions, up to {deepest} non-empty levels", flushes + s.flushes, compactions + s.compactions + s.trivial_moves);
-    assert!(flushes + s.flushes > 0 && compactions + s.compactions > 0, "{name}: the workload never flushed or compacted");
+    deepest = deepest.max(
+        db.level_summary(DEFAULT_CF)
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .count(),
+    );
+    eprintln!(
+        "{name}: {} flushes, {} compactions, up to {deepest} non-empty levels",
+        flushes + s.flushes,
+        compactions + s.compactions + s.trivial_moves
+    );
+    assert!(
+        flushes + s.flushes > 0 && compactions + s.compactions > 0,
+        "{name}: the workload never flushed or compacted"
+    );
     db.close().unwrap();
 }
 
 #[test]
 fn model_random_operations() {
     let base = seed("model_random_operations");
-    let steps = std::env::var("MODEL_STEPS").ok().and_then(|s| s.parse().ok()).unwrap_or(4000);
+    let steps = std::env::var("MODEL_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4000);
     for (i, (name, cf)) in option_sets().into_iter().enumerate() {
         run(name, cf, base.wrapping_add(i as u64), steps);
     }

@@ -48,7 +48,12 @@ fn stripe(snapshots: &[SeqNo], seq: SeqNo) -> usize {
     snapshots.partition_point(|s| *s < seq)
 }
 
-fn clip(cmp: Comparator, ts: &[RangeTombstone], lo: Option<&[u8]>, hi: Option<&[u8]>) -> Vec<RangeTombstone> {
+fn clip(
+    cmp: Comparator,
+    ts: &[RangeTombstone],
+    lo: Option<&[u8]>,
+    hi: Option<&[u8]>,
+) -> Vec<RangeTombstone> {
     let mut out = Vec::new();
     for t in ts {
         let start = match lo {
@@ -60,7 +65,11 @@ fn clip(cmp: Comparator, ts: &[RangeTombstone], lo: Option<&[u8]>, hi: Option<&[
             _ => t.end.clone(),
         };
         if cmp.compare(&start, &end) == Ordering::Less {
-            out.push(RangeTombstone { start, end, seq: t.seq });
+            out.push(RangeTombstone {
+                start,
+                end,
+                seq: t.seq,
+            });
         }
     }
     out
@@ -111,7 +120,12 @@ pub fn write_table_from_iter(
     let mut prev_stripe = usize::MAX;
     let mut limited = 0u64;
 
-    let finish = |b: (u64, TableBuilder), lo: Option<&[u8]>, hi: Option<&[u8]>, out: &mut Vec<NewFile>, written: &mut u64| -> Result<()> {
+    let finish = |b: (u64, TableBuilder),
+                  lo: Option<&[u8]>,
+                  hi: Option<&[u8]>,
+                  out: &mut Vec<NewFile>,
+                  written: &mut u64|
+     -> Result<()> {
         let (n, mut tb) = b;
         for t in clip(cmp, &kept, lo, hi) {
             tb.add_range_tombstone(t);
@@ -140,7 +154,11 @@ pub fn write_table_from_iter(
     while input.valid() {
         let ikey = input.key();
         let Some(p) = key::parse_internal_key(ikey) else {
-            return Err(Error::corruption("", 0, "compaction input: malformed internal key"));
+            return Err(Error::corruption(
+                "",
+                0,
+                "compaction input: malformed internal key",
+            ));
         };
         let new_key = !have_key || cmp.compare(p.user_key, &cur_key) != Ordering::Equal;
         if new_key {
@@ -148,7 +166,13 @@ pub fn write_table_from_iter(
             if let Some((_, b)) = &builder {
                 if b.file_size() >= spec.target_file_size {
                     let b = builder.take().ok_or(Error::Closed)?;
-                    finish(b, lower.as_deref(), Some(p.user_key), &mut outputs, bytes_written)?;
+                    finish(
+                        b,
+                        lower.as_deref(),
+                        Some(p.user_key),
+                        &mut outputs,
+                        bytes_written,
+                    )?;
                     lower = Some(p.user_key.to_vec());
                 }
             }
@@ -172,7 +196,9 @@ pub fn write_table_from_iter(
             && matches!(p.kind, ValueKind::Delete | ValueKind::SingleDelete)
             && p.seq <= oldest
             && spec.bottommost
-            && !spec.version.is_some_and(|v| exists_below(v, spec.level, p.user_key))
+            && !spec
+                .version
+                .is_some_and(|v| exists_below(v, spec.level, p.user_key))
         {
             drop = true;
         }

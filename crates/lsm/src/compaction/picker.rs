@@ -67,7 +67,10 @@ pub fn targets(v: &Version, o: &CfOptions) -> LevelTargets {
         for l in 2..NUM_LEVELS {
             target[l] = target[l - 1].saturating_mul(mult);
         }
-        return LevelTargets { base_level: 1, target };
+        return LevelTargets {
+            base_level: 1,
+            target,
+        };
     }
     let max_size = (1..NUM_LEVELS).map(|l| v.level_size(l)).max().unwrap_or(0);
     let mut base_level = last;
@@ -77,7 +80,9 @@ pub fn targets(v: &Version, o: &CfOptions) -> LevelTargets {
         base_level -= 1;
     }
     // Respect data already living above the computed base level.
-    let first_non_empty = (1..NUM_LEVELS).find(|l| !v.levels[*l].is_empty()).unwrap_or(last);
+    let first_non_empty = (1..NUM_LEVELS)
+        .find(|l| !v.levels[*l].is_empty())
+        .unwrap_or(last);
     let base_level = base_level.min(first_non_empty).max(1);
     let mut size = max_size.max(base);
     for l in (base_level..=last).rev() {
@@ -98,7 +103,10 @@ fn range_of(v: &Version, files: &[Arc<FileMeta>]) -> (Vec<u8>, Vec<u8>) {
             hi = Some(f.largest_user());
         }
     }
-    (lo.unwrap_or_default().to_vec(), hi.unwrap_or_default().to_vec())
+    (
+        lo.unwrap_or_default().to_vec(),
+        hi.unwrap_or_default().to_vec(),
+    )
 }
 
 /// True if no level below `output_level` overlaps `[lo, hi]`.
@@ -112,12 +120,22 @@ fn any_compacting(files: &[Arc<FileMeta>]) -> bool {
 
 /// Builds a compaction of `inputs` at `level` into `output_level`, or None
 /// if an overlapping file is busy.
-pub fn build(v: &Version, level: usize, output_level: usize, inputs: Vec<Arc<FileMeta>>, reason: &'static str) -> Option<Compaction> {
+pub fn build(
+    v: &Version,
+    level: usize,
+    output_level: usize,
+    inputs: Vec<Arc<FileMeta>>,
+    reason: &'static str,
+) -> Option<Compaction> {
     if inputs.is_empty() || any_compacting(&inputs) {
         return None;
     }
     let (lo, hi) = range_of(v, &inputs);
-    let next = if output_level == level { Vec::new() } else { v.overlapping(output_level, &lo, &hi) };
+    let next = if output_level == level {
+        Vec::new()
+    } else {
+        v.overlapping(output_level, &lo, &hi)
+    };
     if any_compacting(&next) {
         return None;
     }
@@ -126,7 +144,15 @@ pub fn build(v: &Version, level: usize, output_level: usize, inputs: Vec<Arc<Fil
     let (lo, hi) = range_of(v, &all);
     let bottommost = is_bottommost(v, output_level, &lo, &hi);
     let trivial_move = level > 0 && output_level > level && inputs.len() == 1 && next.is_empty();
-    Some(Compaction { level, output_level, inputs, next, bottommost, trivial_move, reason })
+    Some(Compaction {
+        level,
+        output_level,
+        inputs,
+        next,
+        bottommost,
+        trivial_move,
+        reason,
+    })
 }
 
 /// The next compaction for `v`, if any is due. `oldest_snapshot` bounds
@@ -141,7 +167,11 @@ pub fn pick(v: &Version, o: &CfOptions, oldest_snapshot: SeqNo) -> Option<Compac
         scores.push((l0 as f64 / o.level0_compaction_trigger.max(1) as f64, 0));
     }
     for l in t.base_level..last {
-        let size: u64 = v.levels[l].iter().filter(|f| !f.is_compacting()).map(|f| f.size()).sum();
+        let size: u64 = v.levels[l]
+            .iter()
+            .filter(|f| !f.is_compacting())
+            .map(|f| f.size())
+            .sum();
         if t.target[l] > 0 {
             scores.push((size as f64 / t.target[l] as f64, l));
         }
@@ -182,7 +212,10 @@ pub fn pick(v: &Version, o: &CfOptions, oldest_snapshot: SeqNo) -> Option<Compac
     if o.tombstone_compaction_ratio > 0.0 {
         for level in 1..NUM_LEVELS {
             for f in &v.levels[level] {
-                if f.is_compacting() || f.tombstone_ratio() < o.tombstone_compaction_ratio || f.info.num_entries < 64 {
+                if f.is_compacting()
+                    || f.tombstone_ratio() < o.tombstone_compaction_ratio
+                    || f.info.num_entries < 64
+                {
                     continue;
                 }
                 let out = if level == last { last } else { level + 1 };
@@ -237,7 +270,13 @@ mod tests {
 
     fn version(files: Vec<(usize, NewFile)>) -> Version {
         let d: crate::version::Deleter = Arc::new(|_| {});
-        Version::new(Comparator::Bytewise).apply(&VersionEdit { added: files, ..Default::default() }, &d)
+        Version::new(Comparator::Bytewise).apply(
+            &VersionEdit {
+                added: files,
+                ..Default::default()
+            },
+            &d,
+        )
     }
 
     #[test]
@@ -256,14 +295,20 @@ mod tests {
     fn dynamic_targets_and_trivial_move() {
         let o = CfOptions::default();
         // 3 GB in L6: L5 targets ~300 MB, L4 ~30 MB and is the base level.
-        let v = version(vec![(6, file(1, "a", "z", 3 << 30)), (5, file(2, "a", "b", 400 << 20))]);
+        let v = version(vec![
+            (6, file(1, "a", "z", 3 << 30)),
+            (5, file(2, "a", "b", 400 << 20)),
+        ]);
         let t = targets(&v, &o);
         assert_eq!(t.base_level, 4);
         assert_eq!(t.target[5], (3u64 << 30) / 10);
         let c = pick(&v, &o, u64::MAX).expect("L5 over target");
         assert_eq!((c.level, c.output_level), (5, 6));
         assert!(!c.trivial_move);
-        let v = version(vec![(6, file(1, "m", "z", 3 << 30)), (5, file(2, "a", "b", 400 << 20))]);
+        let v = version(vec![
+            (6, file(1, "m", "z", 3 << 30)),
+            (5, file(2, "a", "b", 400 << 20)),
+        ]);
         let c = pick(&v, &o, u64::MAX).unwrap();
         assert!(c.trivial_move);
     }
@@ -272,7 +317,9 @@ mod tests {
     fn busy_files_are_skipped() {
         let o = CfOptions::default();
         let v = version((1..=4).map(|i| (0, file(i, "a", "m", 1 << 20))).collect());
-        v.levels[0][0].being_compacted.store(true, std::sync::atomic::Ordering::SeqCst);
+        v.levels[0][0]
+            .being_compacted
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         assert!(pick(&v, &o, u64::MAX).is_none());
     }
 }

@@ -49,7 +49,10 @@ fn write_flush(
     snapshots: &[SeqNo],
     limiter: Option<&crate::rate_limit::RateLimiter>,
 ) -> Result<Option<NewFile>> {
-    let children: Vec<Box<dyn InternalIterator>> = mems.iter().map(|m| Box::new(m.iter()) as Box<dyn InternalIterator>).collect();
+    let children: Vec<Box<dyn InternalIterator>> = mems
+        .iter()
+        .map(|m| Box::new(m.iter()) as Box<dyn InternalIterator>)
+        .collect();
     let mut it = MergingIterator::new(opts.comparator, children);
     let tombs = mems.iter().flat_map(|m| m.range_tombstones()).collect();
     let spec = OutputSpec {
@@ -69,15 +72,28 @@ fn write_flush(
         number
     };
     let mut written = 0;
-    let mut files = compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
+    let mut files =
+        compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
     Stats::add(&stats.flush_bytes, written);
     Stats::add(&stats.flushes, 1);
     Ok(files.pop())
 }
 
 enum Job {
-    Flush { cf: u32, mems: Vec<Arc<MemTable>>, number: u64, opts: CfOptions, snapshots: Vec<SeqNo> },
-    Compact { cf: u32, c: Compaction, version: Arc<Version>, opts: CfOptions, snapshots: Vec<SeqNo> },
+    Flush {
+        cf: u32,
+        mems: Vec<Arc<MemTable>>,
+        number: u64,
+        opts: CfOptions,
+        snapshots: Vec<SeqNo>,
+    },
+    Compact {
+        cf: u32,
+        c: Compaction,
+        version: Arc<Version>,
+        opts: CfOptions,
+        snapshots: Vec<SeqNo>,
+    },
 }
 
 fn snapshots(st: &State) -> Vec<SeqNo> {
@@ -93,19 +109,33 @@ fn pick_job(st: &mut State) -> Option<Job> {
         if !cf.imms.is_empty() && !cf.flushing {
             cf.flushing = true;
             let mems = cf.imms.clone();
-            let opts = cf.opts.clone();
+            let opts = (*cf.opts).clone();
             let number = st.versions.new_file_number();
-            return Some(Job::Flush { cf: *id, mems, number, opts, snapshots: snaps });
+            return Some(Job::Flush {
+                cf: *id,
+                mems,
+                number,
+                opts,
+                snapshots: snaps,
+            });
         }
     }
     let oldest = snaps.first().copied().unwrap_or(SeqNo::MAX);
     for (id, cf) in st.cfs.iter() {
-        let Some(v) = st.versions.cfs.get(id) else { continue };
+        let Some(v) = st.versions.cfs.get(id) else {
+            continue;
+        };
         if let Some(c) = compaction::pick(&v.current, &cf.opts, oldest) {
             for f in c.all_files() {
                 f.being_compacted.store(true, Ordering::Release);
             }
-            return Some(Job::Compact { cf: *id, c, version: v.current.clone(), opts: cf.opts.clone(), snapshots: snaps });
+            return Some(Job::Compact {
+                cf: *id,
+                c,
+                version: v.current.clone(),
+                opts: (*cf.opts).clone(),
+                snapshots: snaps,
+            });
         }
     }
     None
@@ -135,7 +165,11 @@ pub(crate) fn background_loop(inner: Arc<Inner>) {
                 inner.write_cv.notify_all();
             }
             None => {
-                st = inner.bg_cv.wait_timeout(st, Duration::from_millis(500)).unwrap_or_else(|p| p.into_inner()).0;
+                st = inner
+                    .bg_cv
+                    .wait_timeout(st, Duration::from_millis(500))
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
             }
         }
     }
@@ -143,8 +177,23 @@ pub(crate) fn background_loop(inner: Arc<Inner>) {
 
 fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
     match job {
-        Job::Flush { cf, mems, number, opts, snapshots } => {
-            let r = write_flush(&inner.fs, &inner.dir, &opts, number, &mems, &inner.stats, &snapshots, inner.rate_limiter.as_ref());
+        Job::Flush {
+            cf,
+            mems,
+            number,
+            opts,
+            snapshots,
+        } => {
+            let r = write_flush(
+                &inner.fs,
+                &inner.dir,
+                &opts,
+                number,
+                &mems,
+                &inner.stats,
+                &snapshots,
+                inner.rate_limiter.as_ref(),
+            );
             let mut st = inner.lock();
             if let Some(c) = st.cfs.get_mut(&cf) {
                 c.flushing = false;
@@ -152,7 +201,13 @@ fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
             let file = r?;
             install_flush(inner, &mut st, cf, mems.len(), file)
         }
-        Job::Compact { cf, c, version, opts, snapshots } => {
+        Job::Compact {
+            cf,
+            c,
+            version,
+            opts,
+            snapshots,
+        } => {
             let r = run_compaction_job(inner, cf, &c, &version, &opts, &snapshots);
             let mut st = inner.lock();
             for f in c.all_files() {
@@ -164,10 +219,26 @@ fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
     }
 }
 
-fn install_flush(inner: &Inner, st: &mut MutexGuard<'_, State>, cf: u32, n: usize, file: Option<NewFile>) -> Result<()> {
-    let Some(c) = st.cfs.get(&cf) else { return Ok(()) }; // dropped meanwhile
-    let log_number = c.imms.get(n).map(|m| m.wal_number).unwrap_or(c.mem.wal_number);
-    let mut edit = VersionEdit { cf, log_number: Some(log_number), ..Default::default() };
+fn install_flush(
+    inner: &Inner,
+    st: &mut MutexGuard<'_, State>,
+    cf: u32,
+    n: usize,
+    file: Option<NewFile>,
+) -> Result<()> {
+    let Some(c) = st.cfs.get(&cf) else {
+        return Ok(());
+    }; // dropped meanwhile
+    let log_number = c
+        .imms
+        .get(n)
+        .map(|m| m.wal_number)
+        .unwrap_or(c.mem.wal_number);
+    let mut edit = VersionEdit {
+        cf,
+        log_number: Some(log_number),
+        ..Default::default()
+    };
     if let Some(f) = file {
         edit.added.push((0, f));
     }
@@ -198,7 +269,12 @@ fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
     }
 }
 
-fn input_iter(inner: &Inner, c: &Compaction, cmp: crate::key::Comparator, opts: &CfOptions) -> Result<(MergingIterator, Vec<crate::range_del::RangeTombstone>)> {
+fn input_iter(
+    inner: &Inner,
+    c: &Compaction,
+    cmp: crate::key::Comparator,
+    opts: &CfOptions,
+) -> Result<(MergingIterator, Vec<crate::range_del::RangeTombstone>)> {
     let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
     let mut tombs = Vec::new();
     for f in c.all_files() {
@@ -213,10 +289,22 @@ fn input_iter(inner: &Inner, c: &Compaction, cmp: crate::key::Comparator, opts: 
             children.push(Box::new(t.iter(false)));
         }
     } else {
-        children.push(Box::new(LevelIter::new(inner.tables.clone(), c.inputs.clone(), cmp, opts.prefix_len, false)));
+        children.push(Box::new(LevelIter::new(
+            inner.tables.clone(),
+            c.inputs.clone(),
+            cmp,
+            opts.prefix_len,
+            false,
+        )));
     }
     if !c.next.is_empty() {
-        children.push(Box::new(LevelIter::new(inner.tables.clone(), c.next.clone(), cmp, opts.prefix_len, false)));
+        children.push(Box::new(LevelIter::new(
+            inner.tables.clone(),
+            c.next.clone(),
+            cmp,
+            opts.prefix_len,
+            false,
+        )));
     }
     Ok((MergingIterator::new(cmp, children), tombs))
 }
@@ -229,7 +317,10 @@ fn run_compaction_job(
     opts: &CfOptions,
     snapshots: &[SeqNo],
 ) -> Result<VersionEdit> {
-    let mut edit = VersionEdit { cf, ..Default::default() };
+    let mut edit = VersionEdit {
+        cf,
+        ..Default::default()
+    };
     for f in &c.inputs {
         edit.deleted.push((c.level, f.number()));
     }
@@ -272,7 +363,8 @@ impl Db {
     /// Switches every non-empty memtable to immutable and waits until all
     /// are flushed to level 0.
     pub fn flush(&self) -> Result<()> {
-        self.inner.write(crate::options::WriteOptions::default(), None, true)?;
+        self.inner
+            .write(crate::options::WriteOptions::default(), None, true)?;
         let mut st = self.inner.lock();
         loop {
             if let Some(e) = &st.bg_error {
@@ -282,7 +374,12 @@ impl Db {
                 return Ok(());
             }
             self.inner.bg_cv.notify_all();
-            st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(100)).unwrap_or_else(|p| p.into_inner()).0;
+            st = self
+                .inner
+                .bg_cv
+                .wait_timeout(st, Duration::from_millis(100))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 
@@ -294,22 +391,35 @@ impl Db {
                 return Err(e.clone());
             }
             let oldest = st.snapshots.keys().next().copied().unwrap_or(SeqNo::MAX);
-            let due = st.cfs.iter().any(|(id, cf)| {
-                !cf.imms.is_empty()
-                    || st.versions.cfs.get(id).is_some_and(|v| compaction::pick(&v.current, &cf.opts, oldest).is_some())
-            });
+            let due =
+                st.cfs.iter().any(|(id, cf)| {
+                    !cf.imms.is_empty()
+                        || st.versions.cfs.get(id).is_some_and(|v| {
+                            compaction::pick(&v.current, &cf.opts, oldest).is_some()
+                        })
+                });
             if !due && st.running_jobs == 0 {
                 return Ok(());
             }
             self.inner.bg_cv.notify_all();
-            st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(50)).unwrap_or_else(|p| p.into_inner()).0;
+            st = self
+                .inner
+                .bg_cv
+                .wait_timeout(st, Duration::from_millis(50))
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 
     /// Compacts every file overlapping `[start, end]` (None = unbounded)
     /// down to the last level, dropping deleted and overwritten data that no
     /// snapshot needs. Runs in the calling thread.
-    pub fn compact_range(&self, cf: ColumnFamily, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+    pub fn compact_range(
+        &self,
+        cf: ColumnFamily,
+        start: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
         self.flush()?;
         let last = NUM_LEVELS - 1;
         for level in 0..NUM_LEVELS {
@@ -321,14 +431,19 @@ impl Db {
                 let Some(cfs) = st.cfs.get(&cf.0) else {
                     return Err(Error::InvalidArgument(format!("no column family {}", cf.0)));
                 };
-                let opts = cfs.opts.clone();
-                let Some(v) = st.versions.cfs.get(&cf.0).map(|v| v.current.clone()) else { return Ok(()) };
+                let opts = (*cfs.opts).clone();
+                let Some(v) = st.versions.cfs.get(&cf.0).map(|v| v.current.clone()) else {
+                    return Ok(());
+                };
                 let cmp = v.cmp;
                 let files: Vec<_> = v.levels[level]
                     .iter()
                     .filter(|f| {
-                        start.is_none_or(|s| cmp.compare(f.largest_user(), s) != std::cmp::Ordering::Less)
-                            && end.is_none_or(|e| cmp.compare(f.smallest_user(), e) != std::cmp::Ordering::Greater)
+                        start.is_none_or(|s| {
+                            cmp.compare(f.largest_user(), s) != std::cmp::Ordering::Less
+                        }) && end.is_none_or(|e| {
+                            cmp.compare(f.smallest_user(), e) != std::cmp::Ordering::Greater
+                        })
                     })
                     .cloned()
                     .collect();
@@ -337,7 +452,10 @@ impl Db {
                 }
                 let deeper = (level + 1..NUM_LEVELS).any(|l| !v.levels[l].is_empty());
                 let output = if level == last || !deeper && level > 0 {
-                    if !files.iter().any(|f| f.info.num_deletions + f.info.num_range_deletions > 0 || f.info.largest_seq > 0) {
+                    if !files.iter().any(|f| {
+                        f.info.num_deletions + f.info.num_range_deletions > 0
+                            || f.info.largest_seq > 0
+                    }) {
                         break;
                     }
                     level
@@ -347,13 +465,28 @@ impl Db {
                     level + 1
                 };
                 if files.iter().any(|f| f.is_compacting()) {
-                    st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(20)).unwrap_or_else(|p| p.into_inner()).0;
+                    st = self
+                        .inner
+                        .bg_cv
+                        .wait_timeout(st, Duration::from_millis(20))
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
                     drop(st);
                     continue;
                 }
-                let inputs = if level == 0 { v.levels[0].clone() } else { files };
-                let Some(mut c) = compaction::picker::build(&v, level, output, inputs, "manual") else {
-                    st = self.inner.bg_cv.wait_timeout(st, Duration::from_millis(20)).unwrap_or_else(|p| p.into_inner()).0;
+                let inputs = if level == 0 {
+                    v.levels[0].clone()
+                } else {
+                    files
+                };
+                let Some(mut c) = compaction::picker::build(&v, level, output, inputs, "manual")
+                else {
+                    st = self
+                        .inner
+                        .bg_cv
+                        .wait_timeout(st, Duration::from_millis(20))
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
                     drop(st);
                     continue;
                 };
@@ -366,7 +499,16 @@ impl Db {
                 let snaps = snapshots(&st);
                 st.running_jobs += 1;
                 drop(st);
-                let r = run_job(&self.inner, Job::Compact { cf: cf.0, c: c.clone(), version: v.clone(), opts, snapshots: snaps });
+                let r = run_job(
+                    &self.inner,
+                    Job::Compact {
+                        cf: cf.0,
+                        c: c.clone(),
+                        version: v.clone(),
+                        opts,
+                        snapshots: snaps,
+                    },
+                );
                 let mut st = self.inner.lock();
                 st.running_jobs -= 1;
                 self.inner.bg_cv.notify_all();

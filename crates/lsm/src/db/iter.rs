@@ -36,7 +36,13 @@ pub struct DbIterator {
 }
 
 impl DbIterator {
-    pub(crate) fn new(inner: Box<dyn InternalIterator>, cmp: Comparator, view: ReadView, tombs: Tombstones, opts: ReadOptions) -> Self {
+    pub(crate) fn new(
+        inner: Box<dyn InternalIterator>,
+        cmp: Comparator,
+        view: ReadView,
+        tombs: Tombstones,
+        opts: ReadOptions,
+    ) -> Self {
         DbIterator {
             inner,
             cmp,
@@ -120,7 +126,8 @@ impl DbIterator {
                             skipping = true;
                         }
                         ValueKind::Value => {
-                            let skip = skipping && self.cmp.compare(p.user_key, &self.key) != Ordering::Greater;
+                            let skip = skipping
+                                && self.cmp.compare(p.user_key, &self.key) != Ordering::Greater;
                             if !skip {
                                 if self.hidden(p.user_key, p.seq) {
                                     self.key.clear();
@@ -181,7 +188,9 @@ impl DbIterator {
         self.prefix = None;
         self.dir = Dir::Forward;
         match self.lower.clone() {
-            Some(l) => self.inner.seek(&key::internal_key(&l, MAX_SEQ, KIND_FOR_SEEK)),
+            Some(l) => self
+                .inner
+                .seek(&key::internal_key(&l, MAX_SEQ, KIND_FOR_SEEK)),
             None => self.inner.seek_to_first(),
         }
         self.find_next_user_entry(false);
@@ -193,7 +202,8 @@ impl DbIterator {
         self.dir = Dir::Reverse;
         match self.upper.clone() {
             Some(u) => {
-                self.inner.seek(&key::internal_key(&u, MAX_SEQ, KIND_FOR_SEEK));
+                self.inner
+                    .seek(&key::internal_key(&u, MAX_SEQ, KIND_FOR_SEEK));
                 if self.inner.valid() {
                     self.inner.prev();
                 } else {
@@ -220,7 +230,8 @@ impl DbIterator {
             Some(l) if self.cmp.compare(target, l) == Ordering::Less => l.clone(),
             _ => target.to_vec(),
         };
-        self.inner.seek(&key::internal_key(&t, self.seq.min(MAX_SEQ), KIND_FOR_SEEK));
+        self.inner
+            .seek(&key::internal_key(&t, self.seq.min(MAX_SEQ), KIND_FOR_SEEK));
         self.find_next_user_entry(false);
     }
 
@@ -231,7 +242,8 @@ impl DbIterator {
         let mut t = target.to_vec();
         if let Some(u) = &self.upper {
             if self.cmp.compare(&t, u) != Ordering::Less {
-                self.inner.seek(&key::internal_key(u, MAX_SEQ, KIND_FOR_SEEK));
+                self.inner
+                    .seek(&key::internal_key(u, MAX_SEQ, KIND_FOR_SEEK));
                 if self.inner.valid() {
                     self.inner.prev();
                 } else {
@@ -243,8 +255,11 @@ impl DbIterator {
             t = target.to_vec();
         }
         // First entry after every version of `t`.
-        self.inner.seek(&key::internal_key(&t, 0, ValueKind::Delete));
-        while self.inner.valid() && self.cmp.compare(key::user_key(self.inner.key()), &t) != Ordering::Greater {
+        self.inner
+            .seek(&key::internal_key(&t, 0, ValueKind::Delete));
+        while self.inner.valid()
+            && self.cmp.compare(key::user_key(self.inner.key()), &t) != Ordering::Greater
+        {
             self.inner.next();
         }
         if self.inner.valid() {

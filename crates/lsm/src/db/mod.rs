@@ -37,7 +37,7 @@ pub const DEFAULT_CF: ColumnFamily = ColumnFamily(0);
 
 pub(crate) struct Cf {
     pub name: String,
-    pub opts: CfOptions,
+    pub opts: Arc<CfOptions>,
     pub mem: Arc<MemTable>,
     /// Immutable memtables, oldest first.
     pub imms: Vec<Arc<MemTable>>,
@@ -133,7 +133,12 @@ impl Db {
         let mut st = self.inner.lock();
         let seq = st.visible_seq;
         *st.snapshots.entry(seq).or_insert(0) += 1;
-        Snapshot { inner: Arc::new(SnapshotInner { seq, db: Arc::downgrade(&self.inner) }) }
+        Snapshot {
+            inner: Arc::new(SnapshotInner {
+                seq,
+                db: Arc::downgrade(&self.inner),
+            }),
+        }
     }
 
     /// The latest visible sequence number.
@@ -150,19 +155,31 @@ impl Db {
 
     /// Looks up a column family by name.
     pub fn cf(&self, name: &str) -> Option<ColumnFamily> {
-        self.inner.lock().cfs.iter().find(|(_, c)| c.name == name).map(|(id, _)| ColumnFamily(*id))
+        self.inner
+            .lock()
+            .cfs
+            .iter()
+            .find(|(_, c)| c.name == name)
+            .map(|(id, _)| ColumnFamily(*id))
     }
 
     /// Names of all column families.
     pub fn cf_names(&self) -> Vec<String> {
-        self.inner.lock().cfs.values().map(|c| c.name.clone()).collect()
+        self.inner
+            .lock()
+            .cfs
+            .values()
+            .map(|c| c.name.clone())
+            .collect()
     }
 
     /// Creates a column family.
     pub fn create_cf(&self, name: &str, opts: CfOptions) -> Result<ColumnFamily> {
         let mut st = self.inner.lock();
         if st.cfs.values().any(|c| c.name == name) {
-            return Err(Error::InvalidArgument(format!("column family {name} already exists")));
+            return Err(Error::InvalidArgument(format!(
+                "column family {name} already exists"
+            )));
         }
         let id = st.versions.max_cf + 1;
         let edit = crate::version::VersionEdit {
@@ -175,20 +192,35 @@ impl Db {
         };
         st.versions.log_and_apply(edit)?;
         let mem = Arc::new(MemTable::new(opts.comparator, st.wal_number));
-        st.cfs.insert(id, Cf { name: name.to_string(), opts, mem, imms: Vec::new(), flushing: false });
+        st.cfs.insert(
+            id,
+            Cf {
+                name: name.to_string(),
+                opts: Arc::new(opts),
+                mem,
+                imms: Vec::new(),
+                flushing: false,
+            },
+        );
         Ok(ColumnFamily(id))
     }
 
     /// Drops a column family and deletes its files.
     pub fn drop_cf(&self, cf: ColumnFamily) -> Result<()> {
         if cf.0 == 0 {
-            return Err(Error::InvalidArgument("cannot drop the default column family".into()));
+            return Err(Error::InvalidArgument(
+                "cannot drop the default column family".into(),
+            ));
         }
         let mut st = self.inner.lock();
         if !st.cfs.contains_key(&cf.0) {
             return Err(Error::InvalidArgument(format!("no column family {}", cf.0)));
         }
-        let edit = crate::version::VersionEdit { cf: cf.0, drop_cf: true, ..Default::default() };
+        let edit = crate::version::VersionEdit {
+            cf: cf.0,
+            drop_cf: true,
+            ..Default::default()
+        };
         st.versions.log_and_apply(edit)?;
         st.cfs.remove(&cf.0);
         Ok(())
@@ -209,7 +241,9 @@ impl Db {
     pub fn level_summary(&self, cf: ColumnFamily) -> Vec<(usize, u64)> {
         let st = self.inner.lock();
         match st.versions.cfs.get(&cf.0) {
-            Some(v) => (0..crate::options::NUM_LEVELS).map(|l| (v.current.levels[l].len(), v.current.level_size(l))).collect(),
+            Some(v) => (0..crate::options::NUM_LEVELS)
+                .map(|l| (v.current.levels[l].len(), v.current.level_size(l)))
+                .collect(),
             None => Vec::new(),
         }
     }
@@ -217,12 +251,26 @@ impl Db {
     /// Total bytes of live table files.
     pub fn live_table_bytes(&self) -> u64 {
         let st = self.inner.lock();
-        st.versions.cfs.values().map(|c| (0..7).map(|l| c.current.level_size(l)).sum::<u64>()).sum()
+        st.versions
+            .cfs
+            .values()
+            .map(|c| (0..7).map(|l| c.current.level_size(l)).sum::<u64>())
+            .sum()
     }
 
     /// Stops background work, syncs the WAL and releases the directory.
     /// Dropping the last handle without closing is also safe (a crash-like stop).
     pub fn close(self) -> Result<()> {
+        // A clean shutdown flushes memtables so the next open replays nothing.
+        let has_data = self
+            .inner
+            .lock()
+            .cfs
+            .values()
+            .any(|c| !c.mem.is_empty() || !c.imms.is_empty());
+        if has_data && self.inner.lock().bg_error.is_none() {
+            self.flush()?;
+        }
         {
             let mut st = self.inner.lock();
             st.closing = true;
@@ -251,7 +299,8 @@ impl Drop for Db {
             st.closing = true;
             self.inner.bg_cv.notify_all();
             drop(st);
-            let threads = std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
+            let threads =
+                std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
             for t in threads {
                 let _ = t.join();
             }

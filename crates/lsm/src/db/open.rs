@@ -33,8 +33,15 @@ impl Db {
         fs.create_dir_all(&dir)?;
         let lock = fs.lock(&filename::lock(&dir))?;
         let stats = Arc::new(Stats::default());
-        let blocks = (opts.block_cache_size > 0).then(|| Arc::new(crate::cache::LruCache::new(opts.block_cache_size)));
-        let tables = Arc::new(TableCache::new(fs.clone(), dir.clone(), opts.max_open_files, blocks, stats.clone()));
+        let blocks = (opts.block_cache_size > 0)
+            .then(|| Arc::new(crate::cache::LruCache::new(opts.block_cache_size)));
+        let tables = Arc::new(TableCache::new(
+            fs.clone(),
+            dir.clone(),
+            opts.max_open_files,
+            blocks,
+            stats.clone(),
+        ));
         let deleter: Deleter = {
             let (fs, dir, tables) = (fs.clone(), dir.clone(), tables.clone());
             Arc::new(move |n| {
@@ -46,9 +53,15 @@ impl Db {
         let exists = fs.exists(&filename::current(&dir));
         if exists {
             if opts.error_if_exists {
-                return Err(Error::InvalidArgument(format!("{} already exists", dir.display())));
+                return Err(Error::InvalidArgument(format!(
+                    "{} already exists",
+                    dir.display()
+                )));
             }
-            let named: BTreeMap<String, Comparator> = cfs.iter().map(|(n, o)| (n.to_string(), o.comparator)).collect();
+            let named: BTreeMap<String, Comparator> = cfs
+                .iter()
+                .map(|(n, o)| (n.to_string(), o.comparator))
+                .collect();
             let default_cmp = opts.default_cf.comparator;
             versions.recover(&|name: &str| {
                 if name == "default" {
@@ -58,12 +71,17 @@ impl Db {
                 }
             })?;
         } else if !opts.create_if_missing {
-            return Err(Error::InvalidArgument(format!("{} does not exist (create_if_missing is off)", dir.display())));
+            return Err(Error::InvalidArgument(format!(
+                "{} does not exist (create_if_missing is off)",
+                dir.display()
+            )));
         }
         // Never hand out a number already used by a file in the directory.
         let names = fs.list(&dir)?;
         for n in &names {
-            if let Some(FileKind::Wal(x) | FileKind::Table(x) | FileKind::Manifest(x)) = filename::parse(n) {
+            if let Some(FileKind::Wal(x) | FileKind::Table(x) | FileKind::Manifest(x)) =
+                filename::parse(n)
+            {
                 versions.next_file_number = versions.next_file_number.max(x + 1);
             }
         }
@@ -78,11 +96,20 @@ impl Db {
                 cfs.iter()
                     .find(|(n, _)| *n == v.name)
                     .map(|(_, o)| o.clone())
-                    .unwrap_or_else(|| CfOptions { comparator: v.current.cmp, ..CfOptions::default() })
+                    .unwrap_or_else(|| CfOptions {
+                        comparator: v.current.cmp,
+                        ..CfOptions::default()
+                    })
             };
             cf_states.insert(
                 *id,
-                Cf { name: v.name.clone(), mem: Arc::new(MemTable::new(o.comparator, 0)), opts: o, imms: Vec::new(), flushing: false },
+                Cf {
+                    name: v.name.clone(),
+                    mem: Arc::new(MemTable::new(o.comparator, 0)),
+                    opts: Arc::new(o),
+                    imms: Vec::new(),
+                    flushing: false,
+                },
             );
         }
 
@@ -95,18 +122,28 @@ impl Db {
             })
             .collect();
         wals.sort_unstable();
-        let min_log = versions.cfs.values().map(|c| c.log_number).min().unwrap_or(0);
+        let min_log = versions
+            .cfs
+            .values()
+            .map(|c| c.log_number)
+            .min()
+            .unwrap_or(0);
         let mut max_seq = versions.last_sequence;
         let to_replay: Vec<u64> = wals.iter().copied().filter(|w| *w >= min_log).collect();
         let mut edits: Vec<VersionEdit> = Vec::new();
         for (i, &w) in to_replay.iter().enumerate() {
             let path = filename::wal(&dir, w);
             let name = format!("{w:06}.log");
-            let policy = if i + 1 == to_replay.len() { opts.wal_recovery } else { TailPolicy::Strict };
+            let policy = if i + 1 == to_replay.len() {
+                opts.wal_recovery
+            } else {
+                TailPolicy::Strict
+            };
             let mut r = LogReader::new(fs.read_all(&path)?, &name, policy);
             while let Some(rec) = r.next_record()? {
                 let at = r.last_record_offset;
-                let batch = WriteBatch::from_data(rec).map_err(|_| Error::corruption(&name, at, "short write batch"))?;
+                let batch = WriteBatch::from_data(rec)
+                    .map_err(|_| Error::corruption(&name, at, "short write batch"))?;
                 let mut seq = batch.seq();
                 let ops = batch.ops().map_err(|e| match e {
                     Error::Corruption { what, .. } => Error::corruption(&name, at, what),
@@ -124,10 +161,19 @@ impl Db {
                 // Flush memtables that grew past their size while replaying.
                 for (id, cf) in cf_states.iter_mut() {
                     if cf.mem.approximate_size() > cf.opts.write_buffer_size {
-                        let mem = std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, 0)));
+                        let mem = std::mem::replace(
+                            &mut cf.mem,
+                            Arc::new(MemTable::new(cf.opts.comparator, 0)),
+                        );
                         let n = versions.new_file_number();
-                        if let Some(f) = super::bg::write_level0_table(&fs, &dir, &cf.opts, n, &[mem], &stats)? {
-                            edits.push(VersionEdit { cf: *id, added: vec![(0, f)], ..Default::default() });
+                        if let Some(f) =
+                            super::bg::write_level0_table(&fs, &dir, &cf.opts, n, &[mem], &stats)?
+                        {
+                            edits.push(VersionEdit {
+                                cf: *id,
+                                added: vec![(0, f)],
+                                ..Default::default()
+                            });
                         }
                     }
                 }
@@ -139,10 +185,17 @@ impl Db {
         versions.last_sequence = max_seq;
         for (id, cf) in cf_states.iter_mut() {
             if !cf.mem.is_empty() {
-                let mem = std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, 0)));
+                let mem =
+                    std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, 0)));
                 let n = versions.new_file_number();
-                if let Some(f) = super::bg::write_level0_table(&fs, &dir, &cf.opts, n, &[mem], &stats)? {
-                    edits.push(VersionEdit { cf: *id, added: vec![(0, f)], ..Default::default() });
+                if let Some(f) =
+                    super::bg::write_level0_table(&fs, &dir, &cf.opts, n, &[mem], &stats)?
+                {
+                    edits.push(VersionEdit {
+                        cf: *id,
+                        added: vec![(0, f)],
+                        ..Default::default()
+                    });
                 }
             }
         }
@@ -155,7 +208,11 @@ impl Db {
         }
         let ids: Vec<u32> = versions.cfs.keys().copied().collect();
         for id in ids {
-            versions.log_and_apply(VersionEdit { cf: id, log_number: Some(wal_number), ..Default::default() })?;
+            versions.log_and_apply(VersionEdit {
+                cf: id,
+                log_number: Some(wal_number),
+                ..Default::default()
+            })?;
         }
         for cf in cf_states.values_mut() {
             cf.mem = Arc::new(MemTable::new(cf.opts.comparator, wal_number));
@@ -216,7 +273,10 @@ impl Db {
                 .map_err(|e| Error::io("spawn background thread", e))?;
             threads.push(t);
         }
-        let db = Db { inner, threads: Arc::new(Mutex::new(threads)) };
+        let db = Db {
+            inner,
+            threads: Arc::new(Mutex::new(threads)),
+        };
         // Create named column families that do not exist yet.
         for (name, o) in cfs {
             if db.cf(name).is_none() {

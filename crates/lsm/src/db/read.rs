@@ -22,18 +22,30 @@ pub(crate) struct ReadView {
     pub mems: Vec<Arc<MemTable>>,
     pub version: Arc<Version>,
     pub seq: SeqNo,
-    pub opts: crate::options::CfOptions,
+    pub opts: Arc<crate::options::CfOptions>,
 }
 
 impl Db {
     pub(crate) fn view(&self, cf: ColumnFamily, snapshot: Option<SeqNo>) -> Result<ReadView> {
         let st = self.inner.lock();
-        let c = st.cfs.get(&cf.0).ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?;
-        let v = st.versions.cfs.get(&cf.0).ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?;
+        let c = st
+            .cfs
+            .get(&cf.0)
+            .ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?;
+        let v = st
+            .versions
+            .cfs
+            .get(&cf.0)
+            .ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?;
         let mut mems = Vec::with_capacity(1 + c.imms.len());
         mems.push(c.mem.clone());
         mems.extend(c.imms.iter().rev().cloned());
-        Ok(ReadView { mems, version: v.current.clone(), seq: snapshot.unwrap_or(st.visible_seq), opts: c.opts.clone() })
+        Ok(ReadView {
+            mems,
+            version: v.current.clone(),
+            seq: snapshot.unwrap_or(st.visible_seq),
+            opts: c.opts.clone(),
+        })
     }
 
     /// Reads `key` from the default column family.
@@ -42,7 +54,12 @@ impl Db {
     }
 
     /// Reads `key` from a column family, at the snapshot in `opts` if any.
-    pub fn get_cf(&self, opts: &ReadOptions, cf: ColumnFamily, key: &[u8]) -> Result<Option<Vec<u8>>> {
+    pub fn get_cf(
+        &self,
+        opts: &ReadOptions,
+        cf: ColumnFamily,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>> {
         Stats::add(&self.inner.stats.gets, 1);
         let view = self.view(cf, opts.snapshot.as_ref().map(|s| s.seq()))?;
         let seq = view.seq;
@@ -60,12 +77,18 @@ impl Db {
         let hash = filter::key_hash(key);
         for (level, files) in view.version.levels.iter().enumerate() {
             let candidates: Vec<&Arc<crate::version::FileMeta>> = if level == 0 {
-                files.iter().filter(|f| file_contains(cmp, f, key)).collect()
+                files
+                    .iter()
+                    .filter(|f| file_contains(cmp, f, key))
+                    .collect()
             } else {
                 view.version.find_file(level, &target).into_iter().collect()
             };
             for f in candidates {
-                let t = self.inner.tables.get(f.number(), cmp, view.opts.prefix_len)?;
+                let t = self
+                    .inner
+                    .tables
+                    .get(f.number(), cmp, view.opts.prefix_len)?;
                 covered = covered.max(t.max_covering_tombstone(key, seq));
                 if let Some((ik, v)) = t.get(&target, key, hash)? {
                     let p = key::parse_internal_key(&ik)
@@ -97,29 +120,53 @@ impl Db {
             tombs.extend(m.range_tombstones());
         }
         let in_bounds = |f: &crate::version::FileMeta| {
-            let below = opts.upper_bound.as_ref().is_some_and(|u| cmp.compare(f.smallest_user(), u) != std::cmp::Ordering::Less);
-            let above = opts.lower_bound.as_ref().is_some_and(|l| cmp.compare(f.largest_user(), l) == std::cmp::Ordering::Less);
+            let below = opts
+                .upper_bound
+                .as_ref()
+                .is_some_and(|u| cmp.compare(f.smallest_user(), u) != std::cmp::Ordering::Less);
+            let above = opts
+                .lower_bound
+                .as_ref()
+                .is_some_and(|l| cmp.compare(f.largest_user(), l) == std::cmp::Ordering::Less);
             !below && !above
         };
         for (level, files) in view.version.levels.iter().enumerate() {
             let files: Vec<_> = files.iter().filter(|f| in_bounds(f)).cloned().collect();
             for f in &files {
                 if f.info.num_range_deletions > 0 {
-                    let t = self.inner.tables.get(f.number(), cmp, view.opts.prefix_len)?;
+                    let t = self
+                        .inner
+                        .tables
+                        .get(f.number(), cmp, view.opts.prefix_len)?;
                     tombs.extend(t.range_tombstones().iter().cloned());
                 }
             }
             if level == 0 {
                 for f in files {
-                    let t = self.inner.tables.get(f.number(), cmp, view.opts.prefix_len)?;
+                    let t = self
+                        .inner
+                        .tables
+                        .get(f.number(), cmp, view.opts.prefix_len)?;
                     children.push(Box::new(t.iter(fill)));
                 }
             } else if !files.is_empty() {
-                children.push(Box::new(LevelIter::new(self.inner.tables.clone(), files, cmp, view.opts.prefix_len, fill)));
+                children.push(Box::new(LevelIter::new(
+                    self.inner.tables.clone(),
+                    files,
+                    cmp,
+                    view.opts.prefix_len,
+                    fill,
+                )));
             }
         }
         let merged = MergingIterator::new(cmp, children);
         let tombstones = Tombstones::new(cmp, tombs, view.seq);
-        Ok(DbIterator::new(Box::new(merged), cmp, view, tombstones, opts))
+        Ok(DbIterator::new(
+            Box::new(merged),
+            cmp,
+            view,
+            tombstones,
+            opts,
+        ))
     }
 }

@@ -48,12 +48,20 @@ impl Db {
 }
 
 impl Inner {
-    pub(crate) fn write(&self, opts: WriteOptions, batch: Option<WriteBatch>, force_switch: bool) -> Result<()> {
+    pub(crate) fn write(
+        &self,
+        opts: WriteOptions,
+        batch: Option<WriteBatch>,
+        force_switch: bool,
+    ) -> Result<()> {
         if let Some(b) = &batch {
             let st = self.lock();
             for op in b.ops()? {
                 if !st.cfs.contains_key(&op.cf) {
-                    return Err(Error::InvalidArgument(format!("no column family {}", op.cf)));
+                    return Err(Error::InvalidArgument(format!(
+                        "no column family {}",
+                        op.cf
+                    )));
                 }
             }
         }
@@ -106,7 +114,8 @@ impl Inner {
         let count = combined.count() as u64;
         st.versions.last_sequence += count;
         let mut wal = st.wal.take();
-        let mems: Vec<(u32, Arc<MemTable>)> = st.cfs.iter().map(|(id, c)| (*id, c.mem.clone())).collect();
+        let mems: Vec<(u32, Arc<MemTable>)> =
+            st.cfs.iter().map(|(id, c)| (*id, c.mem.clone())).collect();
         drop(st);
 
         let result = self.write_group(&mut wal, &combined, w.sync, w.disable_wal, &mems);
@@ -169,7 +178,11 @@ impl Inner {
 
     /// Waits for or creates room in the memtables; switches memtables (and
     /// the WAL) when full or when `force` asks for a flush.
-    fn make_room<'a>(&'a self, mut st: MutexGuard<'a, State>, force: bool) -> (MutexGuard<'a, State>, Result<()>) {
+    fn make_room<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        force: bool,
+    ) -> (MutexGuard<'a, State>, Result<()>) {
         let mut allow_delay = !force;
         loop {
             if let Some(e) = &st.bg_error {
@@ -185,7 +198,9 @@ impl Inner {
             let mut need_switch = force;
             let mut too_many_imms = false;
             for (id, cf) in st.cfs.iter() {
-                let Some(v) = st.versions.cfs.get(id) else { continue };
+                let Some(v) = st.versions.cfs.get(id) else {
+                    continue;
+                };
                 let l0 = v.current.levels[0].len();
                 let o = &cf.opts;
                 if l0 >= o.level0_stop_trigger {
@@ -198,8 +213,10 @@ impl Inner {
                 if pending >= o.hard_pending_compaction_bytes {
                     stop = true;
                 } else if pending >= o.soft_pending_compaction_bytes {
-                    let span = (o.hard_pending_compaction_bytes - o.soft_pending_compaction_bytes).max(1) as f64;
-                    slowdown = slowdown.max((pending - o.soft_pending_compaction_bytes) as f64 / span);
+                    let span = (o.hard_pending_compaction_bytes - o.soft_pending_compaction_bytes)
+                        .max(1) as f64;
+                    slowdown =
+                        slowdown.max((pending - o.soft_pending_compaction_bytes) as f64 / span);
                 }
                 if cf.mem.approximate_size() >= o.write_buffer_size {
                     need_switch = true;
@@ -214,7 +231,11 @@ impl Inner {
                 allow_delay = false;
                 Stats::add(&self.stats.slowdowns, 1);
                 let t = Instant::now();
-                st = self.bg_cv.wait_timeout(st, d).unwrap_or_else(|p| p.into_inner()).0;
+                st = self
+                    .bg_cv
+                    .wait_timeout(st, d)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
                 Stats::add(&self.stats.stall_micros, t.elapsed().as_micros() as u64);
                 continue;
             }
@@ -225,7 +246,11 @@ impl Inner {
                 Stats::add(&self.stats.stops, 1);
                 let t = Instant::now();
                 self.bg_cv.notify_all();
-                st = self.bg_cv.wait_timeout(st, Duration::from_millis(100)).unwrap_or_else(|p| p.into_inner()).0;
+                st = self
+                    .bg_cv
+                    .wait_timeout(st, Duration::from_millis(100))
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
                 Stats::add(&self.stats.stall_micros, t.elapsed().as_micros() as u64);
                 continue;
             }
@@ -257,8 +282,10 @@ impl Inner {
         st.wal_number = n;
         st.live_wals.push(n);
         for cf in st.cfs.values_mut() {
-            if !cf.mem.is_empty() && (all || cf.mem.approximate_size() >= cf.opts.write_buffer_size) {
-                let old = std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, n)));
+            if !cf.mem.is_empty() && (all || cf.mem.approximate_size() >= cf.opts.write_buffer_size)
+            {
+                let old =
+                    std::mem::replace(&mut cf.mem, Arc::new(MemTable::new(cf.opts.comparator, n)));
                 cf.imms.push(old);
             }
         }

@@ -24,7 +24,12 @@ pub struct MergingIterator {
 impl MergingIterator {
     /// Merges `children`.
     pub fn new(cmp: Comparator, children: Vec<Box<dyn InternalIterator>>) -> MergingIterator {
-        MergingIterator { cmp, children, current: None, direction: Direction::Forward }
+        MergingIterator {
+            cmp,
+            children,
+            current: None,
+            direction: Direction::Forward,
+        }
     }
 
     fn find_smallest(&mut self) {
@@ -32,7 +37,9 @@ impl MergingIterator {
         for (i, c) in self.children.iter().enumerate() {
             if c.valid() {
                 match best {
-                    Some(b) if self.cmp.compare_internal(c.key(), self.children[b].key()) != Ordering::Less => {}
+                    Some(b)
+                        if self.cmp.compare_internal(c.key(), self.children[b].key())
+                            != Ordering::Less => {}
                     _ => best = Some(i),
                 }
             }
@@ -45,7 +52,9 @@ impl MergingIterator {
         for (i, c) in self.children.iter().enumerate().rev() {
             if c.valid() {
                 match best {
-                    Some(b) if self.cmp.compare_internal(c.key(), self.children[b].key()) != Ordering::Greater => {}
+                    Some(b)
+                        if self.cmp.compare_internal(c.key(), self.children[b].key())
+                            != Ordering::Greater => {}
                     _ => best = Some(i),
                 }
             }
@@ -142,7 +151,10 @@ mod tests {
     use crate::key::{internal_key, ValueKind};
 
     fn src(keys: &[(&str, u64)]) -> Box<dyn InternalIterator> {
-        let e = keys.iter().map(|(k, s)| (internal_key(k.as_bytes(), *s, ValueKind::Value), vec![])).collect();
+        let e = keys
+            .iter()
+            .map(|(k, s)| (internal_key(k.as_bytes(), *s, ValueKind::Value), vec![]))
+            .collect();
         Box::new(VecIter::new(Comparator::Bytewise, e))
     }
 
@@ -150,7 +162,11 @@ mod tests {
     fn merges_both_directions() {
         let mut m = MergingIterator::new(
             Comparator::Bytewise,
-            vec![src(&[("a", 1), ("c", 1)]), src(&[("b", 2), ("c", 5)]), src(&[])],
+            vec![
+                src(&[("a", 1), ("c", 1)]),
+                src(&[("b", 2), ("c", 5)]),
+                src(&[]),
+            ],
         );
         m.seek_to_first();
         let mut fwd = Vec::new();

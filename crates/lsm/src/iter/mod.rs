@@ -53,18 +53,26 @@ impl InternalIterator for VecIter {
         self.pos = 0;
     }
     fn seek_to_last(&mut self) {
-        self.pos = if self.entries.is_empty() { 0 } else { self.entries.len() - 1 };
+        self.pos = if self.entries.is_empty() {
+            0
+        } else {
+            self.entries.len() - 1
+        };
     }
     fn seek(&mut self, target: &[u8]) {
-        self.pos = self
-            .entries
-            .partition_point(|(k, _)| self.cmp.compare_internal(k, target) == std::cmp::Ordering::Less);
+        self.pos = self.entries.partition_point(|(k, _)| {
+            self.cmp.compare_internal(k, target) == std::cmp::Ordering::Less
+        });
     }
     fn next(&mut self) {
         self.pos += 1;
     }
     fn prev(&mut self) {
-        self.pos = if self.pos == 0 { self.entries.len() } else { self.pos - 1 };
+        self.pos = if self.pos == 0 {
+            self.entries.len()
+        } else {
+            self.pos - 1
+        };
     }
     fn key(&self) -> &[u8] {
         &self.entries[self.pos].0

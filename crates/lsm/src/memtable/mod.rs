@@ -51,9 +51,17 @@ impl MemTable {
     /// Adds an entry. Callers serialize writes (see the module comment).
     pub fn add(&self, seq: SeqNo, kind: ValueKind, key: &[u8], value: &[u8]) {
         if kind == ValueKind::RangeDelete {
-            let t = RangeTombstone { start: key.to_vec(), end: value.to_vec(), seq };
-            self.bytes.fetch_add(key.len() + value.len() + 48, Ordering::Relaxed);
-            self.range_dels.write().unwrap_or_else(|p| p.into_inner()).push(t);
+            let t = RangeTombstone {
+                start: key.to_vec(),
+                end: value.to_vec(),
+                seq,
+            };
+            self.bytes
+                .fetch_add(key.len() + value.len() + 48, Ordering::Relaxed);
+            self.range_dels
+                .write()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(t);
             self.entries.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -103,7 +111,10 @@ impl MemTable {
 
     /// The range tombstones written to this memtable.
     pub fn range_tombstones(&self) -> Vec<RangeTombstone> {
-        self.range_dels.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.range_dels
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Highest sequence number of a tombstone covering `user_key` visible at `snapshot`.
@@ -117,7 +128,10 @@ impl MemTable {
 
     /// A cursor over the point entries.
     pub fn iter(self: &Arc<Self>) -> MemIter {
-        MemIter { mem: self.clone(), cursor: ListCursor::new() }
+        MemIter {
+            mem: self.clone(),
+            cursor: ListCursor::new(),
+        }
     }
 }
 

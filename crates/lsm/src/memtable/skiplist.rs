@@ -99,7 +99,9 @@ impl SkipList {
         let mut level = self.max_height.load(Ordering::Acquire) - 1;
         loop {
             let next = self.node(x).next(level);
-            if !next.is_null() && self.cmp.compare_internal(self.node(next).key(), key) == CmpOrdering::Less {
+            if !next.is_null()
+                && self.cmp.compare_internal(self.node(next).key(), key) == CmpOrdering::Less
+            {
                 x = next;
             } else {
                 if let Some(p) = prev.as_deref_mut() {
@@ -119,7 +121,9 @@ impl SkipList {
         let mut level = self.max_height.load(Ordering::Acquire) - 1;
         loop {
             let next = self.node(x).next(level);
-            if !next.is_null() && self.cmp.compare_internal(self.node(next).key(), key) == CmpOrdering::Less {
+            if !next.is_null()
+                && self.cmp.compare_internal(self.node(next).key(), key) == CmpOrdering::Less
+            {
                 x = next;
             } else if level == 0 {
                 return x;
@@ -195,7 +199,9 @@ unsafe impl Send for ListCursor {}
 
 impl ListCursor {
     pub(crate) fn new() -> ListCursor {
-        ListCursor { node: ptr::null_mut() }
+        ListCursor {
+            node: ptr::null_mut(),
+        }
     }
     pub(crate) fn valid(&self) -> bool {
         !self.node.is_null()

@@ -41,7 +41,12 @@ impl BlockBuilder {
     pub fn add(&mut self, key: &[u8], value: &[u8]) {
         let mut shared = 0;
         if self.counter < self.interval {
-            shared = self.last_key.iter().zip(key).take_while(|(a, b)| a == b).count();
+            shared = self
+                .last_key
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count();
         } else {
             self.restarts.push(self.buf.len() as u32);
             self.counter = 0;
@@ -94,7 +99,11 @@ impl Block {
     /// Validates the restart array of `data`.
     pub fn new(data: Vec<u8>) -> Result<Block> {
         let bad = || Error::corruption("", 0, "block restart array out of range");
-        let n = data.len().checked_sub(4).and_then(|p| get_fixed32(&data[p..])).ok_or_else(bad)? as usize;
+        let n = data
+            .len()
+            .checked_sub(4)
+            .and_then(|p| get_fixed32(&data[p..]))
+            .ok_or_else(bad)? as usize;
         let restarts = n
             .checked_mul(4)
             .and_then(|x| x.checked_add(4))
@@ -103,7 +112,11 @@ impl Block {
         if n == 0 && restarts > 0 {
             return Err(bad());
         }
-        Ok(Block { data, restarts, num_restarts: n })
+        Ok(Block {
+            data,
+            restarts,
+            num_restarts: n,
+        })
     }
     /// Bytes held (for cache charging).
     pub fn size(&self) -> usize {
@@ -131,7 +144,15 @@ impl BlockIter {
     /// A cursor over `block`, ordered by the internal comparator `cmp`.
     pub fn new(block: Arc<Block>, cmp: Comparator) -> BlockIter {
         let r = block.restarts;
-        BlockIter { block, cmp, current: r, next_offset: r, key: Vec::new(), value: (0, 0), err: None }
+        BlockIter {
+            block,
+            cmp,
+            current: r,
+            next_offset: r,
+            key: Vec::new(),
+            value: (0, 0),
+            err: None,
+        }
     }
 
     fn corrupt(&mut self, what: &str) {
@@ -167,7 +188,8 @@ impl BlockIter {
         let end = start + d.pos();
         let key_start = end - vlen - unshared;
         self.key.truncate(shared);
-        self.key.extend_from_slice(&data[key_start..key_start + unshared]);
+        self.key
+            .extend_from_slice(&data[key_start..key_start + unshared]);
         self.value = (end - vlen, end);
         self.current = start;
         self.next_offset = end;
@@ -290,8 +312,9 @@ mod tests {
 
     fn build(n: u32, interval: usize) -> (Arc<Block>, Vec<Vec<u8>>) {
         let mut b = BlockBuilder::new(interval);
-        let keys: Vec<Vec<u8>> =
-            (0..n).map(|i| internal_key(format!("key{:06}", i * 2).as_bytes(), 1, ValueKind::Value)).collect();
+        let keys: Vec<Vec<u8>> = (0..n)
+            .map(|i| internal_key(format!("key{:06}", i * 2).as_bytes(), 1, ValueKind::Value))
+            .collect();
         for (i, k) in keys.iter().enumerate() {
             b.add(k, format!("v{i}").as_bytes());
         }

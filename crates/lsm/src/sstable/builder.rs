@@ -70,7 +70,10 @@ impl TableBuilder {
             last_user_hashed: Vec::new(),
             hashes: Vec::new(),
             range_dels: Vec::new(),
-            props: TableProperties { smallest_seq: u64::MAX, ..Default::default() },
+            props: TableProperties {
+                smallest_seq: u64::MAX,
+                ..Default::default()
+            },
             smallest: None,
             largest: None,
             scratch: Vec::new(),
@@ -108,11 +111,14 @@ impl TableBuilder {
             if p.kind != ValueKind::Value {
                 self.props.num_deletions += 1;
             }
-            if self.opts.bloom_bits > 0 && (self.hashes.is_empty() || self.last_user_hashed != p.user_key) {
+            if self.opts.bloom_bits > 0
+                && (self.hashes.is_empty() || self.last_user_hashed != p.user_key)
+            {
                 self.hashes.push(filter::key_hash(p.user_key));
                 if let Some(n) = self.opts.prefix_len {
                     if p.user_key.len() >= n {
-                        self.hashes.push(filter::key_hash(&p.user_key[..n]) ^ PREFIX_SALT);
+                        self.hashes
+                            .push(filter::key_hash(&p.user_key[..n]) ^ PREFIX_SALT);
                     }
                 }
                 self.last_user_hashed.clear();
@@ -201,7 +207,10 @@ impl TableBuilder {
             self.index.add(&k, &self.scratch);
         }
         if !self.last_key.is_empty() {
-            let (s, l) = (self.smallest.clone().unwrap_or_default(), self.last_key.clone());
+            let (s, l) = (
+                self.smallest.clone().unwrap_or_default(),
+                self.last_key.clone(),
+            );
             self.widen(&s, &l);
         }
         let mut footer = Footer::default();
@@ -215,7 +224,12 @@ impl TableBuilder {
             let mut ts = std::mem::take(&mut self.range_dels);
             let mut keyed: Vec<(Vec<u8>, Vec<u8>)> = ts
                 .drain(..)
-                .map(|t| (key::internal_key(&t.start, t.seq, ValueKind::RangeDelete), t.end))
+                .map(|t| {
+                    (
+                        key::internal_key(&t.start, t.seq, ValueKind::RangeDelete),
+                        t.end,
+                    )
+                })
                 .collect();
             keyed.sort_by(|a, b| cmp.compare_internal(&a.0, &b.0));
             keyed.dedup_by(|a, b| a.0 == b.0);

@@ -66,7 +66,11 @@ impl Bloom {
             return None;
         }
         data.truncate(n - 6);
-        Some(Bloom { data, lines, probes })
+        Some(Bloom {
+            data,
+            lines,
+            probes,
+        })
     }
     /// False means the key is certainly absent.
     pub fn may_contain(&self, h: u64) -> bool {
@@ -93,11 +97,15 @@ mod tests {
 
     #[test]
     fn no_false_negatives_and_low_false_positive_rate() {
-        let keys: Vec<Vec<u8>> = (0..10_000u32).map(|i| format!("key{i}").into_bytes()).collect();
+        let keys: Vec<Vec<u8>> = (0..10_000u32)
+            .map(|i| format!("key{i}").into_bytes())
+            .collect();
         let hashes: Vec<u64> = keys.iter().map(|k| key_hash(k)).collect();
         let f = Bloom::new(build(&hashes, 10)).unwrap();
         assert!(keys.iter().all(|k| f.may_contain(key_hash(k))));
-        let fp = (0..10_000u32).filter(|i| f.may_contain(key_hash(format!("other{i}").as_bytes()))).count();
+        let fp = (0..10_000u32)
+            .filter(|i| f.may_contain(key_hash(format!("other{i}").as_bytes())))
+            .count();
         assert!(fp < 250, "false positive rate too high: {fp}/10000");
         assert!(Bloom::new(vec![1, 2, 3]).is_none());
     }

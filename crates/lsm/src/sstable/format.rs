@@ -10,7 +10,9 @@
 //!                  format_version: fixed32 | crc: fixed32 (masked CRC32C of
 //!                  the 72 bytes before it) | magic: fixed64
 //! ```
-use crate::coding::{get_fixed32, get_fixed64, mask_crc, put_fixed32, put_fixed64, put_varint64, unmask_crc, Decoder};
+use crate::coding::{
+    get_fixed32, get_fixed64, mask_crc, put_fixed32, put_fixed64, put_varint64, unmask_crc, Decoder,
+};
 use crate::error::{Error, Result};
 use crate::vfs::RandomAccessFile;
 
@@ -41,7 +43,10 @@ impl BlockHandle {
     /// Decodes the varint encoding.
     pub fn decode_varint(src: &[u8]) -> Option<BlockHandle> {
         let mut d = Decoder::new(src);
-        Some(BlockHandle { offset: d.varint64()?, size: d.varint64()? })
+        Some(BlockHandle {
+            offset: d.varint64()?,
+            size: d.varint64()?,
+        })
     }
 }
 
@@ -93,9 +98,8 @@ fn decompress(typ: u8, data: Vec<u8>, name: &str, offset: u64) -> Result<Vec<u8>
     let bad = |what: String| Error::corruption(name, offset, what);
     match Compression::from_u8(typ) {
         Some(Compression::None) => Ok(data),
-        Some(Compression::Lz4) => {
-            lz4_flex::block::decompress_size_prepended(&data).map_err(|e| bad(format!("lz4 block: {e}")))
-        }
+        Some(Compression::Lz4) => lz4_flex::block::decompress_size_prepended(&data)
+            .map_err(|e| bad(format!("lz4 block: {e}"))),
         Some(Compression::Zstd) => {
             let n = zstd::zstd_safe::get_frame_content_size(&data)
                 .ok()
@@ -118,7 +122,10 @@ pub fn encode_block(out: &mut Vec<u8>, offset: u64, raw: &[u8], c: Compression) 
     out.extend_from_slice(&data);
     out.push(typ);
     put_fixed32(out, mask_crc(crc));
-    BlockHandle { offset, size: data.len() as u64 }
+    BlockHandle {
+        offset,
+        size: data.len() as u64,
+    }
 }
 
 /// Reads, verifies and decompresses the block at `h`.
@@ -126,7 +133,11 @@ pub fn read_block(file: &dyn RandomAccessFile, h: BlockHandle, name: &str) -> Re
     let len = usize::try_from(h.size).ok().filter(|n| *n < 1 << 30);
     let len = len.ok_or_else(|| Error::corruption(name, h.offset, "block size out of range"))?;
     if h.offset.saturating_add(h.size + TRAILER_SIZE as u64) > file.size() {
-        return Err(Error::corruption(name, h.offset, "block handle beyond end of file"));
+        return Err(Error::corruption(
+            name,
+            h.offset,
+            "block handle beyond end of file",
+        ));
     }
     let mut buf = file.read_at(h.offset, len + TRAILER_SIZE)?;
     let typ = buf[len];
@@ -188,7 +199,12 @@ impl Footer {
             offset: get_fixed64(&b[i * 16..]).unwrap_or(0),
             size: get_fixed64(&b[i * 16 + 8..]).unwrap_or(0),
         };
-        Ok(Footer { filter: h(0), range_del: h(1), properties: h(2), index: h(3) })
+        Ok(Footer {
+            filter: h(0),
+            range_del: h(1),
+            properties: h(2),
+            index: h(3),
+        })
     }
 }
 

@@ -54,12 +54,12 @@ impl Table {
         let footer = Footer::decode(&file.read_at(foff, FOOTER_SIZE)?, name, foff)?;
         let rd = |h: BlockHandle| read_block(file.as_ref(), h, name);
         let index = Block::new(rd(footer.index)?).map_err(|e| e.in_file(name))?;
-        let props = TableProperties::decode(&rd(footer.properties)?).map_err(|e| e.in_file(name))?;
+        let props =
+            TableProperties::decode(&rd(footer.properties)?).map_err(|e| e.in_file(name))?;
         let filter = if footer.filter.size > 0 {
-            Some(
-                Bloom::new(rd(footer.filter)?)
-                    .ok_or_else(|| Error::corruption(name, footer.filter.offset, "malformed filter block"))?,
-            )
+            Some(Bloom::new(rd(footer.filter)?).ok_or_else(|| {
+                Error::corruption(name, footer.filter.offset, "malformed filter block")
+            })?)
         } else {
             None
         };
@@ -69,9 +69,14 @@ impl Table {
             let mut it = BlockIter::new(b, cmp);
             it.seek_to_first();
             while it.valid() {
-                let p = key::parse_internal_key(it.key())
-                    .ok_or_else(|| Error::corruption(name, footer.range_del.offset, "bad range tombstone key"))?;
-                range_dels.push(RangeTombstone { start: p.user_key.to_vec(), end: it.value().to_vec(), seq: p.seq });
+                let p = key::parse_internal_key(it.key()).ok_or_else(|| {
+                    Error::corruption(name, footer.range_del.offset, "bad range tombstone key")
+                })?;
+                range_dels.push(RangeTombstone {
+                    start: p.user_key.to_vec(),
+                    end: it.value().to_vec(),
+                    seq: p.seq,
+                });
                 it.next();
             }
             it.status().map_err(|e| e.in_file(name))?;
@@ -119,7 +124,9 @@ impl Table {
     /// False if the filter proves no key has this prefix.
     pub fn may_contain_prefix(&self, prefix: &[u8]) -> bool {
         match (&self.filter, self.prefix_len) {
-            (Some(f), Some(n)) if prefix.len() == n => f.may_contain(filter::key_hash(prefix) ^ PREFIX_SALT),
+            (Some(f), Some(n)) if prefix.len() == n => {
+                f.may_contain(filter::key_hash(prefix) ^ PREFIX_SALT)
+            }
             _ => true,
         }
     }
@@ -135,7 +142,9 @@ impl Table {
         }
         let raw = read_block(self.file.as_ref(), h, &self.name)?;
         Stats::add(&self.stats.bytes_read, h.size + 5);
-        let b = Arc::new(Block::new(raw).map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?);
+        let b = Arc::new(
+            Block::new(raw).map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?,
+        );
         if let (Some(c), true) = (&self.cache, fill_cache) {
             c.insert((self.cache_id, h.offset), b.clone(), b.size() + 64);
         }
@@ -144,7 +153,12 @@ impl Table {
 
     /// First entry `>= target` whose user key equals `user_key`, if any.
     /// `hash` is the filter hash of `user_key`.
-    pub fn get(&self, target: &[u8], user_key: &[u8], hash: u64) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
+    pub fn get(
+        &self,
+        target: &[u8],
+        user_key: &[u8],
+        hash: u64,
+    ) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
         if let Some(f) = &self.filter {
             Stats::add(&self.stats.bloom_checked, 1);
             if !f.may_contain(hash) {
@@ -159,9 +173,11 @@ impl Table {
                 .ok_or_else(|| Error::corruption(&self.name, 0, "bad block handle in index"))?;
             let mut it = BlockIter::new(self.block(h, true)?, self.cmp);
             it.seek(target);
-            it.status().map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?;
+            it.status()
+                .map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?;
             if it.valid() {
-                if self.cmp.compare(key::user_key(it.key()), user_key) == std::cmp::Ordering::Equal {
+                if self.cmp.compare(key::user_key(it.key()), user_key) == std::cmp::Ordering::Equal
+                {
                     return Ok(Some((it.key().to_vec(), it.value().to_vec())));
                 }
                 return Ok(None);
@@ -203,7 +219,11 @@ impl TableIter {
             return;
         }
         let Some(h) = BlockHandle::decode_varint(self.index.value()) else {
-            self.err = Some(Error::corruption(self.table.name(), 0, "bad block handle in index"));
+            self.err = Some(Error::corruption(
+                self.table.name(),
+                0,
+                "bad block handle in index",
+            ));
             self.data = None;
             return;
         };
@@ -323,6 +343,8 @@ impl InternalIterator for TableIter {
         if let Some(e) = &self.err {
             return Err(e.clone());
         }
-        self.index.status().map_err(|e| e.in_file(self.table.name()))
+        self.index
+            .status()
+            .map_err(|e| e.in_file(self.table.name()))
     }
 }

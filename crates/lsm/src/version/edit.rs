@@ -75,7 +75,11 @@ impl VersionEdit {
             put_varint32(&mut v, 1);
             put_length_prefixed(&mut v, c.as_bytes());
         }
-        for (tag, val) in [(2, self.log_number), (3, self.next_file_number), (4, self.last_sequence)] {
+        for (tag, val) in [
+            (2, self.log_number),
+            (3, self.next_file_number),
+            (4, self.last_sequence),
+        ] {
             if let Some(x) = val {
                 put_varint32(&mut v, tag);
                 put_varint64(&mut v, x);
@@ -104,7 +108,13 @@ impl VersionEdit {
             put_varint64(&mut v, f.size);
             put_length_prefixed(&mut v, &f.smallest);
             put_length_prefixed(&mut v, &f.largest);
-            for x in [f.smallest_seq, f.largest_seq, f.num_entries, f.num_deletions, f.num_range_deletions] {
+            for x in [
+                f.smallest_seq,
+                f.largest_seq,
+                f.num_entries,
+                f.num_deletions,
+                f.num_range_deletions,
+            ] {
                 put_varint64(&mut v, x);
             }
         }
@@ -184,7 +194,13 @@ mod tests {
             deleted: vec![(1, 5), (2, 6)],
             added: vec![(
                 1,
-                NewFile { number: 7, size: 100, smallest: b"a".to_vec(), largest: b"z".to_vec(), ..Default::default() },
+                NewFile {
+                    number: 7,
+                    size: 100,
+                    smallest: b"a".to_vec(),
+                    largest: b"z".to_vec(),
+                    ..Default::default()
+                },
             )],
         };
         let b = e.encode();

@@ -33,7 +33,11 @@ pub struct FileMeta {
 impl FileMeta {
     /// Wraps manifest data.
     pub fn new(info: NewFile) -> FileMeta {
-        FileMeta { info, being_compacted: AtomicBool::new(false), obsolete: OnceLock::new() }
+        FileMeta {
+            info,
+            being_compacted: AtomicBool::new(false),
+            obsolete: OnceLock::new(),
+        }
     }
     /// File number.
     pub fn number(&self) -> u64 {
@@ -89,7 +93,10 @@ pub struct Version {
 impl Version {
     /// An empty version.
     pub fn new(cmp: Comparator) -> Version {
-        Version { cmp, levels: vec![Vec::new(); NUM_LEVELS] }
+        Version {
+            cmp,
+            levels: vec![Vec::new(); NUM_LEVELS],
+        }
     }
 
     /// Total bytes in a level.
@@ -114,7 +121,8 @@ impl Version {
         let (mut lo, mut hi) = (lo.to_vec(), hi.to_vec());
         if level > 0 {
             let files = &self.levels[level];
-            let start = files.partition_point(|f| self.cmp.compare(f.largest_user(), &lo) == Ordering::Less);
+            let start = files
+                .partition_point(|f| self.cmp.compare(f.largest_user(), &lo) == Ordering::Less);
             return files[start..]
                 .iter()
                 .take_while(|f| self.cmp.compare(f.smallest_user(), &hi) != Ordering::Greater)
@@ -148,9 +156,13 @@ impl Version {
     /// largest key may be a range tombstone's end sentinel).
     pub fn find_file(&self, level: usize, target: &[u8]) -> Option<&Arc<FileMeta>> {
         let files = &self.levels[level];
-        let i = files.partition_point(|f| self.cmp.compare_internal(&f.info.largest, target) == Ordering::Less);
+        let i = files.partition_point(|f| {
+            self.cmp.compare_internal(&f.info.largest, target) == Ordering::Less
+        });
         let uk = key::user_key(target);
-        files.get(i).filter(|f| self.cmp.compare(f.smallest_user(), uk) != Ordering::Greater)
+        files
+            .get(i)
+            .filter(|f| self.cmp.compare(f.smallest_user(), uk) != Ordering::Greater)
     }
 
     /// A new version with `edit` applied. `make` builds metadata for new files;
@@ -174,7 +186,12 @@ impl Version {
             f.mark_obsolete(deleter.clone());
         }
         let cmp = self.cmp;
-        v.levels[0].sort_by(|a, b| b.info.largest_seq.cmp(&a.info.largest_seq).then(b.number().cmp(&a.number())));
+        v.levels[0].sort_by(|a, b| {
+            b.info
+                .largest_seq
+                .cmp(&a.info.largest_seq)
+                .then(b.number().cmp(&a.number()))
+        });
         for l in v.levels.iter_mut().skip(1) {
             l.sort_by(|a, b| cmp.compare_internal(&a.info.smallest, &b.info.smallest));
         }
@@ -186,7 +203,11 @@ impl Version {
         let mut s = String::new();
         for (i, l) in self.levels.iter().enumerate() {
             if !l.is_empty() {
-                s.push_str(&format!("L{i}: {} files, {:.1} MB\n", l.len(), self.level_size(i) as f64 / 1e6));
+                s.push_str(&format!(
+                    "L{i}: {} files, {:.1} MB\n",
+                    l.len(),
+                    self.level_size(i) as f64 / 1e6
+                ));
             }
         }
         s

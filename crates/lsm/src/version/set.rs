@@ -51,7 +51,14 @@ impl VersionSet {
     /// A fresh set with only the default column family.
     pub fn new(dir: &Path, fs: Arc<dyn Fs>, deleter: Deleter, cmp: Comparator) -> VersionSet {
         let mut cfs = BTreeMap::new();
-        cfs.insert(0, CfVersion { name: "default".into(), current: Arc::new(Version::new(cmp)), log_number: 0 });
+        cfs.insert(
+            0,
+            CfVersion {
+                name: "default".into(),
+                current: Arc::new(Version::new(cmp)),
+                log_number: 0,
+            },
+        );
         VersionSet {
             dir: dir.to_path_buf(),
             fs,
@@ -82,19 +89,30 @@ impl VersionSet {
         let mut seen_any = false;
         while let Some(rec) = r.next_record()? {
             let e = VersionEdit::decode(&rec).map_err(|e| match e {
-                Error::Corruption { what, .. } => Error::corruption(&name, r.last_record_offset, what),
+                Error::Corruption { what, .. } => {
+                    Error::corruption(&name, r.last_record_offset, what)
+                }
                 o => o,
             })?;
             seen_any = true;
             self.apply_recovered(&e, cmp_of, &name)?;
         }
         if !seen_any || !self.cfs.contains_key(&0) {
-            return Err(Error::corruption(&name, 0, "manifest has no default column family"));
+            return Err(Error::corruption(
+                &name,
+                0,
+                "manifest has no default column family",
+            ));
         }
         Ok(())
     }
 
-    fn apply_recovered(&mut self, e: &VersionEdit, cmp_of: &dyn Fn(&str) -> Option<Comparator>, mname: &str) -> Result<()> {
+    fn apply_recovered(
+        &mut self,
+        e: &VersionEdit,
+        cmp_of: &dyn Fn(&str) -> Option<Comparator>,
+        mname: &str,
+    ) -> Result<()> {
         if let Some(n) = e.next_file_number {
             self.next_file_number = self.next_file_number.max(n);
         }
@@ -115,7 +133,14 @@ impl VersionSet {
                     )));
                 }
             }
-            self.cfs.insert(e.cf, CfVersion { name: name.clone(), current: Arc::new(Version::new(cmp)), log_number: 0 });
+            self.cfs.insert(
+                e.cf,
+                CfVersion {
+                    name: name.clone(),
+                    current: Arc::new(Version::new(cmp)),
+                    log_number: 0,
+                },
+            );
             self.max_cf = self.max_cf.max(e.cf);
         }
         if e.drop_cf {
@@ -123,7 +148,11 @@ impl VersionSet {
             return Ok(());
         }
         let Some(cf) = self.cfs.get_mut(&e.cf) else {
-            return Err(Error::corruption(mname, 0, format!("edit for unknown column family {}", e.cf)));
+            return Err(Error::corruption(
+                mname,
+                0,
+                format!("edit for unknown column family {}", e.cf),
+            ));
         };
         if let Some(l) = e.log_number {
             cf.log_number = cf.log_number.max(l);
@@ -183,7 +212,11 @@ impl VersionSet {
         }
         w.sync()?;
         let tmp = self.dir.join("CURRENT.tmp");
-        write_file_synced(self.fs.as_ref(), &tmp, format!("MANIFEST-{n:06}\n").as_bytes())?;
+        write_file_synced(
+            self.fs.as_ref(),
+            &tmp,
+            format!("MANIFEST-{n:06}\n").as_bytes(),
+        )?;
         self.fs.rename(&tmp, &filename::current(&self.dir))?;
         self.fs.sync_dir(&self.dir)?;
         self.manifest = Some(w);
@@ -212,7 +245,11 @@ impl VersionSet {
                 .unwrap_or(Comparator::Bytewise);
             self.cfs.insert(
                 edit.cf,
-                CfVersion { name: name.clone(), current: Arc::new(Version::new(cmp)), log_number: edit.log_number.unwrap_or(0) },
+                CfVersion {
+                    name: name.clone(),
+                    current: Arc::new(Version::new(cmp)),
+                    log_number: edit.log_number.unwrap_or(0),
+                },
             );
             self.max_cf = self.max_cf.max(edit.cf);
             return Ok(());

@@ -61,15 +61,27 @@ impl FaultFs {
 
 impl Faults {
     fn check(&self, path: &Path, sync: bool) -> Result<()> {
-        let on = if sync { &self.fail_sync } else { &self.fail_write };
+        let on = if sync {
+            &self.fail_sync
+        } else {
+            &self.fail_write
+        };
         if !on.load(Ordering::SeqCst) {
             return Ok(());
         }
-        let suffix = self.suffix.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let suffix = self
+            .suffix
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         if !path.to_string_lossy().ends_with(&suffix) {
             return Ok(());
         }
-        let errno = if self.kind.load(Ordering::SeqCst) == FaultKind::NoSpace as u8 { 28 } else { 5 };
+        let errno = if self.kind.load(Ordering::SeqCst) == FaultKind::NoSpace as u8 {
+            28
+        } else {
+            5
+        };
         let what = if sync { "fsync" } else { "write" };
         Err(Error::io(
             format!("{what} {} (injected)", path.display()),

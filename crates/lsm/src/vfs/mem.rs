@@ -34,7 +34,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 fn not_found(p: &Path) -> Error {
-    Error::io(p.display().to_string(), std::io::Error::from(std::io::ErrorKind::NotFound))
+    Error::io(
+        p.display().to_string(),
+        std::io::Error::from(std::io::ErrorKind::NotFound),
+    )
 }
 
 impl MemFs {
@@ -75,7 +78,11 @@ impl MemFs {
     }
 
     fn get(&self, path: &Path) -> Result<Shared> {
-        lock(&self.state).files.get(path).cloned().ok_or_else(|| not_found(path))
+        lock(&self.state)
+            .files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| not_found(path))
     }
 }
 
@@ -138,11 +145,16 @@ impl Drop for MemLock {
 impl Fs for MemFs {
     fn create(&self, path: &Path) -> Result<Box<dyn WritableFile>> {
         let f: Shared = Arc::default();
-        lock(&self.state).files.insert(path.to_path_buf(), f.clone());
+        lock(&self.state)
+            .files
+            .insert(path.to_path_buf(), f.clone());
         Ok(Box::new(MemWritable { file: f }))
     }
     fn open(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
-        Ok(Arc::new(MemRandom { file: self.get(path)?, name: path.display().to_string() }))
+        Ok(Arc::new(MemRandom {
+            file: self.get(path)?,
+            name: path.display().to_string(),
+        }))
     }
     fn read_all(&self, path: &Path) -> Result<Vec<u8>> {
         let f = self.get(path)?;
@@ -153,7 +165,11 @@ impl Fs for MemFs {
         lock(&self.state).files.contains_key(path)
     }
     fn remove(&self, path: &Path) -> Result<()> {
-        lock(&self.state).files.remove(path).map(|_| ()).ok_or_else(|| not_found(path))
+        lock(&self.state)
+            .files
+            .remove(path)
+            .map(|_| ())
+            .ok_or_else(|| not_found(path))
     }
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         let mut st = lock(&self.state);
@@ -192,6 +208,9 @@ impl Fs for MemFs {
         if !st.locks.insert(path.to_path_buf()) {
             return Err(Error::Busy(format!("{} is locked", path.display())));
         }
-        Ok(Box::new(MemLock { fs: self.clone(), path: path.to_path_buf() }))
+        Ok(Box::new(MemLock {
+            fs: self.clone(),
+            path: path.to_path_buf(),
+        }))
     }
 }

@@ -45,7 +45,9 @@ impl WritableFile for OsWritable {
     }
     fn sync(&mut self) -> Result<()> {
         self.flush()?;
-        self.file.sync_data().map_err(|e| Error::io(format!("fsync {}", self.path.display()), e))
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io(format!("fsync {}", self.path.display()), e))
     }
     fn size(&self) -> u64 {
         self.size
@@ -96,8 +98,15 @@ impl Fs for OsFs {
     }
     fn open(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         let file = File::open(path).map_err(|e| Error::io(ctx("open", path), e))?;
-        let size = file.metadata().map_err(|e| Error::io(ctx("stat", path), e))?.len();
-        Ok(Arc::new(OsRandom { file, path: path.to_path_buf(), size }))
+        let size = file
+            .metadata()
+            .map_err(|e| Error::io(ctx("stat", path), e))?
+            .len();
+        Ok(Arc::new(OsRandom {
+            file,
+            path: path.to_path_buf(),
+            size,
+        }))
     }
     fn read_all(&self, path: &Path) -> Result<Vec<u8>> {
         fs::read(path).map_err(|e| Error::io(ctx("read", path), e))
@@ -127,10 +136,13 @@ impl Fs for OsFs {
     }
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         let f = File::open(dir).map_err(|e| Error::io(ctx("open dir", dir), e))?;
-        f.sync_all().map_err(|e| Error::io(ctx("fsync dir", dir), e))
+        f.sync_all()
+            .map_err(|e| Error::io(ctx("fsync dir", dir), e))
     }
     fn file_size(&self, path: &Path) -> Result<u64> {
-        Ok(fs::metadata(path).map_err(|e| Error::io(ctx("stat", path), e))?.len())
+        Ok(fs::metadata(path)
+            .map_err(|e| Error::io(ctx("stat", path), e))?
+            .len())
     }
     fn lock(&self, path: &Path) -> Result<Box<dyn FileLock>> {
         let f = OpenOptions::new()

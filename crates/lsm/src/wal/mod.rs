@@ -56,7 +56,9 @@ mod tests {
 
     #[test]
     fn round_trip_across_blocks() {
-        let recs: Vec<Vec<u8>> = (0..200).map(|i| vec![i as u8; (i * 997) % 70_000]).collect();
+        let recs: Vec<Vec<u8>> = (0..200)
+            .map(|i| vec![i as u8; (i * 997) % 70_000])
+            .collect();
         let (_fs, data) = write(&recs);
         assert_eq!(read_all(data, TailPolicy::Strict).unwrap(), recs);
     }

@@ -55,7 +55,11 @@ impl LogReader {
             return (Frag::Eof, pos + left); // trailer: skip
         }
         let Some(h) = data.get(pos..pos + HEADER_SIZE) else {
-            return if pos >= data.len() { (Frag::Eof, pos) } else { (Frag::Bad("truncated header"), pos) };
+            return if pos >= data.len() {
+                (Frag::Eof, pos)
+            } else {
+                (Frag::Bad("truncated header"), pos)
+            };
         };
         let typ = h[6];
         let len = u16::from_le_bytes([h[4], h[5]]) as usize;
@@ -102,7 +106,11 @@ impl LogReader {
             self.pos = self.data.len();
             return Ok(None);
         }
-        Err(Error::corruption(self.name.clone(), at as u64, format!("log record: {what}")))
+        Err(Error::corruption(
+            self.name.clone(),
+            at as u64,
+            format!("log record: {what}"),
+        ))
     }
 
     /// The next whole record, `None` at the end.

@@ -13,7 +13,10 @@ pub struct LogWriter {
 impl LogWriter {
     /// Starts writing at the beginning of `file`.
     pub fn new(file: Box<dyn WritableFile>) -> LogWriter {
-        LogWriter { file, block_offset: 0 }
+        LogWriter {
+            file,
+            block_offset: 0,
+        }
     }
 
     /// Appends one logical record (buffered until `flush` or `sync`).

@@ -28,16 +28,26 @@ impl Rng {
 /// The test seed: `SEED` from the environment, else derived from the clock.
 /// Printed so that a failure can be replayed.
 pub fn seed(test: &str) -> u64 {
-    let s = std::env::var("SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
-    });
+    let s = std::env::var("SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
     eprintln!("{test}: SEED={s} (rerun with SEED={s})");
     s
 }
 
 /// A fresh temporary directory under the system temp dir.
 pub fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("strata-test-{name}-{}-{}", std::process::id(), rand_suffix()));
+    let d = std::env::temp_dir().join(format!(
+        "strata-test-{name}-{}-{}",
+        std::process::id(),
+        rand_suffix()
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -31,10 +31,10 @@ REPO_DIR = os.path.dirname(BENCH_DIR)
 
 FULL = dict(threads="8,16,32,64", mem="data/5,data/2.5,data/1.25", data="3000M", tables=32,
             duration_read=300, duration_write=600, warmup=120, warmup_read_max=600,
-            warmup_chunk=30, drain=120, size_every=10)
+            warmup_chunk=30, drain=120, size_every=10, stall=120)
 QUICK = dict(threads="4,16", mem="256M", data=None, tables=2, table_size=5000,
              duration_read=5, duration_write=5, warmup=2, warmup_read_max=4, warmup_chunk=2,
-             drain=3, size_every=1)
+             drain=3, size_every=1, stall=20)
 SWEEP = dict(mem="data/10,data/5,data/3,data/2,data/1.5,data/1", workloads="oltp_read_write",
              threads="16")
 
@@ -119,6 +119,7 @@ class Config:
     max_error_rate: float
     dry_run: bool
     load_mem: int = 0
+    stall: int = 120
     argv: list = field(default_factory=list)
 
     @property
@@ -198,6 +199,8 @@ def build_parser():
     a("--warmup-chunk", type=int, help="read warm-up step in seconds (full: 30)")
     a("--drain", type=int, help="seconds watched after a run for background writes (compaction "
       "debt, dirty pages) (full: 120)")
+    a("--stall", type=int, help="a run with no completed transaction for this many seconds (or "
+      "overrunning its time by as much) is stopped and reported as stalled (full: 120)")
     a("--out", help="output directory (full: bench/results/<timestamp>, quick: bench/results/quick)")
     a("--workdir", help="where data directories live (default: a new directory under /var/tmp)")
     a("--keep-workdir", action="store_true", help="do not delete data directories at the end")
@@ -270,7 +273,7 @@ def from_args(argv):
         strata_bin=args.strata_bin or os.path.join(REPO_DIR, "target", "release", "strata"),
         strata_args=args.strata_arg, require=[e for e in require if e in engines],
         max_error_rate=args.max_error_rate, dry_run=args.dry_run, argv=list(argv),
-        load_mem=args.load_mem or max(max(mems), GiB))
+        load_mem=args.load_mem or max(max(mems), GiB), stall=args.stall or d["stall"])
 
 
 def describe(cfg, engines=None):

@@ -64,15 +64,15 @@ def qps_vs_threads(res, out_dir):
                     if _ok(r):
                         xs.append(t)
                         ys.append(r["qps"])
-                    elif r is not None and r["status"] == "oom":
-                        ooms.append(t)
+                    elif r is not None and r["status"] in ("oom", "stalled"):
+                        ooms.append((t, "OOM" if r["status"] == "oom" else "stalled"))
                 if xs:
                     ax.plot(xs, ys, color=COLORS[e], linestyle=STYLES[i % len(STYLES)],
                             marker=MARKERS[i % len(MARKERS)], label="%s %s" % (LABEL[e], fmt_size(m)))
-                for t in ooms:
+                for t, what in ooms:
                     ax.plot([t], [0], color=COLORS[e], marker="x", markersize=10)
-                    ax.annotate("OOM", (t, 0), color=COLORS[e], fontsize=8, textcoords="offset points",
-                                xytext=(3, 4))
+                    ax.annotate("%s %s" % (what, fmt_size(m)), (t, 0), color=COLORS[e], fontsize=7,
+                                textcoords="offset points", xytext=(3, 4 + 9 * i))
         ax.set_xscale("log", base=2)
         ax.set_xticks(cfg["threads"])
         ax.set_xticklabels([str(t) for t in cfg["threads"]])

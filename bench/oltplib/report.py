@@ -232,7 +232,8 @@ def write(res, out_dir, plots):
     L.append(load_table(res) + "\n")
     L.append("## Throughput (QPS), shaped like seed 000\n")
     L.append("Cells: queries per second over the measured window; `OOM` = the server was killed by the "
-             "cgroup OOM killer; `-` = not run.\n")
+             "cgroup OOM killer; `stalled` = no transaction completed for %ds (the server thrashing at its "
+             "memory limit); `-` = not run.\n" % cfg.get("stall_s", 0))
     for w in cfg["workloads"]:
         L.append("### %s (%s)\n" % (SHORT[w], w))
         L.append(qps_table(res, w) + "\n")

@@ -1,6 +1,7 @@
 """The orchestration: set the machine up, then per engine load the tables once, keep the
 prepared data directory as a template, and for every memory limit and workload restore it and
-run each thread count; always clean up (servers, cgroups, data directories, system service).
+run each thread count (onerun.py); always clean up (servers, cgroups, data directories,
+system service).
 
 One run = drop caches, start the server in a fresh memory cgroup, discarded warm-up (reads:
 until the cgroup's memory stops growing), measured sysbench run with 1-second samples, drain
@@ -11,19 +12,19 @@ import json
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import tempfile
 import time
 import traceback
 
 from . import HARNESS_VERSION, cgroup, engines, procfs, setup, sysbench
-from .config import MiB, RunSpec, describe, fmt_bytes, fmt_duration, fmt_size
+from .config import RunSpec, describe, fmt_bytes, fmt_duration, fmt_size
 from .engines import EngineError, Server
+from .onerun import OneRun, _try
 from .progress import Progress
 
 
-class Harness:
+class Harness(OneRun):
     def __init__(self, cfg):
         self.cfg = cfg
         self.progress = Progress()
@@ -155,7 +156,7 @@ class Harness:
                        "table_size": cfg.table_size, "duration_read_s": cfg.duration_read,
                        "duration_write_s": cfg.duration_write, "warmup_s": cfg.warmup,
                        "warmup_read_max_s": cfg.warmup_read_max, "drain_s": cfg.drain,
-                       "load_mem_limit": cfg.load_mem,
+                       "load_mem_limit": cfg.load_mem, "stall_s": cfg.stall,
                        "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
                        "binlog": "off (skip-log-bin); the seed ran with binlog on and sync_binlog=1",
                        "estimated_s": round(cfg.estimate_seconds(
@@ -274,7 +275,8 @@ class Harness:
         srv = self.start(e, limit, probe=True)
         e.post_init()
         self.stop(srv)
-        self.progress.phase("%s: loading %d x %d rows (limit %s)" % (e.label, cfg.tables, cfg.table_size, fmt_size(limit)))
+        self.progress.phase("%s: loading %d x %d rows (limit %s)" % (
+            e.label, cfg.tables, cfg.table_size, fmt_size(limit)))
         srv = self.start(e, limit)
         p0, t0 = procfs.proc_sample(srv.pid), time.time()
 
@@ -318,180 +320,6 @@ class Harness:
             shutil.rmtree(e.datadir)
         subprocess.run(["cp", "-a", "--reflink=auto", e.template, e.datadir], check=True)
 
-    # -- one run -------------------------------------------------------------------------------
-    def run_one(self, e, spec):
-        cfg = self.cfg
-        rid = spec.run_id()
-        label = "%s %s %s %dthr" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads)
-        rec = {"id": rid, "engine": e.name, "mem": spec.mem, "workload": spec.workload,
-               "threads": spec.threads, "status": "ok"}
-        raw = os.path.join(cfg.out_dir, "raw", rid + ".txt")
-        self.progress.phase(label + ": starting")
-        rec["caches_dropped"] = procfs.drop_caches()
-        try:
-            srv = self.start(e, spec.mem)
-        except EngineError as ex:
-            rec.update(status="start_failed", reason=str(ex)[-2000:], needs_restore=True)
-            return rec
-        try:
-            rec["start_s"] = round(time.time() - srv.started, 2)
-            rec["size_before"] = procfs.dir_size(e.datadir)
-            rec["tables_before"] = procfs.dir_size(e.data_paths().get("tables", e.datadir))
-            warm = self.warmup(e, srv, spec, label, raw)
-            rec["warmup"] = warm
-            if warm.get("failed"):
-                return self.finish_failed(rec, srv, warm.get("reason", "warm-up failed"))
-            rec.update(self.measure(e, srv, spec, label, raw))
-            rec["debt_end"] = _try(e.debt)
-            self.progress.phase(label + ": drain watch")
-            rec["drain"] = self.drain(srv)
-            rec["debt_after_drain"] = _try(e.debt)
-            rec["size_after"] = procfs.dir_size(e.datadir)
-            rec["tables_after"] = procfs.dir_size(e.data_paths().get("tables", e.datadir))
-            self.collect_memory(rec, srv)
-            if not srv.alive():
-                return self.finish_failed(rec, srv, "server exited during the run")
-            if not rec["sysbench"]["ok"]:
-                return self.finish_failed(rec, srv, "sysbench failed: " + " | ".join(rec["sysbench"]["fatal"][:3]))
-            if rec["errors"] > cfg.max_error_rate * max(1, rec["transactions"]):
-                rec["status"] = "too_many_errors"
-                rec["reason"] = "%d ignored errors for %d transactions" % (rec["errors"], rec["transactions"])
-            self.progress.phase(label + ": stopping")
-            rec["exit_code"] = self.stop(srv)
-            return rec
-        except EngineError as ex:
-            return self.finish_failed(rec, srv, str(ex))
-
-    def finish_failed(self, rec, srv, reason):
-        self.collect_memory(rec, srv)
-        alive = srv.alive()
-        rec["exit_code"] = self.stop(srv, timeout=60)
-        oom = rec.get("oom_kills", 0) > 0
-        rec["status"] = "oom" if oom else ("server_died" if not alive else "failed")
-        rec["reason"] = ("killed by the cgroup OOM killer at %s; " % fmt_size(srv.limit) if oom else "") + reason
-        rec["needs_restore"] = True
-        return rec
-
-    def collect_memory(self, rec, srv):
-        if srv.cgroup:
-            rec["peak_mem"] = srv.cgroup.peak()
-            rec["oom_kills"] = srv.cgroup.oom_kills()
-            rec["mem_failcnt"] = srv.cgroup.failcnt()
-
-    def _sampler(self, srv, label, phase, total, series=None, sizes=None, e=None):
-        """on_tick callback: progress line, memory and size samples, last /proc sample."""
-        state = {"last": procfs.proc_sample(srv.pid), "next_size": 0}
-
-        def tick(iv, el):
-            s = procfs.proc_sample(srv.pid)
-            if s:
-                state["last"] = s
-            usage = srv.cgroup.usage() if srv.cgroup else (s or {}).get("rss", 0)
-            if series is not None:
-                st = srv.cgroup.stat() if srv.cgroup else {}
-                series.append([round(el, 1), usage, st.get("cache"), st.get("rss")])
-            if sizes is not None and el >= state["next_size"]:
-                sizes.append([round(el, 1), procfs.dir_size(e.datadir)])
-                state["next_size"] = el + self.cfg.size_every
-            txt = "%s %s/%s" % (phase, fmt_duration(el), fmt_duration(total))
-            if iv:
-                txt += " qps %.0f tps %.0f p95 %.1fms err/s %.1f" % (iv["qps"], iv["tps"], iv["p95_ms"], iv["err"])
-            txt += " mem %s" % fmt_bytes(usage)
-            self.progress.status(txt)
-            return srv.alive()
-        return tick, state
-
-    def warmup(self, e, srv, spec, label, raw):
-        cfg = self.cfg
-        if cfg.warmup <= 0:
-            return {"seconds": 0}
-        adaptive = spec.is_read and srv.cgroup is not None
-        total = cfg.warmup_read_max if adaptive else cfg.warmup
-        self.progress.phase(label + ": warm-up" + (" (until memory stops growing)" if adaptive else ""))
-        elapsed, chunks = 0, []
-        prev = srv.cgroup.usage() if srv.cgroup else 0
-        while elapsed < total:
-            step = min(cfg.warmup_chunk, total - elapsed) if adaptive else total
-            tick, _ = self._sampler(srv, label, "warm-up", total)
-            res = sysbench.run(sysbench.run_cmd(spec.workload, e.port, cfg.tables, cfg.table_size,
-                                                spec.threads, step, report=False),
-                               timeout=step + 600, on_tick=lambda iv, el: tick(iv, el + elapsed),
-                               raw_path=raw, registry=self.procs)
-            elapsed += step
-            usage = srv.cgroup.usage() if srv.cgroup else 0
-            chunks.append({"t": elapsed, "usage": usage, "qps": res.summary.get("qps")})
-            if not srv.alive() or not res.clean:
-                return {"seconds": elapsed, "chunks": chunks, "failed": True,
-                        "reason": "warm-up: " + " | ".join(res.fatal[:3] or ["sysbench exit %s" % res.exit_code])}
-            if not adaptive:
-                break
-            grew = usage - prev
-            prev = usage
-            if elapsed >= cfg.warmup and (grew < max(0.01 * spec.mem, 4 * MiB) or usage >= 0.97 * spec.mem):
-                break
-        return {"seconds": elapsed, "adaptive": adaptive, "chunks": chunks,
-                "mem_at_end": srv.cgroup.usage() if srv.cgroup else None}
-
-    def measure(self, e, srv, spec, label, raw):
-        cfg = self.cfg
-        dur = cfg.duration(spec.workload)
-        self.progress.phase(label + ": measuring")
-        mem_series, size_series = [], []
-        tick, state = self._sampler(srv, label, "measure", dur, mem_series, size_series, e)
-        p0 = procfs.proc_sample(srv.pid)
-        res = sysbench.run(sysbench.run_cmd(spec.workload, e.port, cfg.tables, cfg.table_size,
-                                            spec.threads, dur),
-                           timeout=dur + 900, on_tick=tick, raw_path=raw, registry=self.procs)
-        p1 = procfs.proc_sample(srv.pid) or state["last"]
-        s = res.summary
-        tx = s.get("transactions", 0)
-        io = procfs.proc_delta(p0, p1)
-        qps_1s = [iv["qps"] for iv in res.intervals]
-        out = {"sysbench": dict(res.to_dict(), ok=res.ok), "transactions": tx, "tps": s.get("tps"),
-               "qps": s.get("qps"), "p95_ms": s.get("lat_p95_ms"), "avg_ms": s.get("lat_avg_ms"),
-               "errors": s.get("ignored_errors", 0), "reconnects": s.get("reconnects", 0),
-               "measured_s": s.get("total_time_s"), "io": io,
-               "series": [[iv["t"], iv["tps"], iv["qps"], iv["p95_ms"], iv["err"]] for iv in res.intervals],
-               "series_fields": ["t", "tps", "qps", "p95_ms", "err_per_s"],
-               "mem_series": mem_series, "mem_series_fields": ["t", "usage", "cache", "rss"],
-               "size_series": size_series}
-        if qps_1s:
-            out["qps_1s"] = {"min": min(qps_1s), "max": max(qps_1s), "median": statistics.median(qps_1s),
-                             "p05": sorted(qps_1s)[int(0.05 * (len(qps_1s) - 1))],
-                             "cv": statistics.pstdev(qps_1s) / statistics.mean(qps_1s) if statistics.mean(qps_1s) else None}
-        if io and tx:
-            out["per_trx"] = {"read_bytes": io["read_bytes"] / tx, "write_bytes": io["write_bytes"] / tx,
-                              "cpu_ms": 1000.0 * io["cpu_s"] / tx}
-        return out
-
-    def drain(self, srv):
-        """Watch background writes after the load stops: seconds until 3 quiet seconds
-        (< 1 MiB/s written), or the cap, and the bytes written meanwhile."""
-        cap = self.cfg.drain
-        first = prev = procfs.proc_sample(srv.pid)
-        if not first:
-            return None
-        t0, quiet, quiet_since = time.time(), 0, None
-        while time.time() - t0 < cap:
-            time.sleep(1)
-            cur = procfs.proc_sample(srv.pid)
-            if not cur:
-                break
-            if cur["write_bytes"] - prev["write_bytes"] < MiB:
-                quiet += 1
-                quiet_since = quiet_since or (time.time() - t0 - 1)
-            else:
-                quiet, quiet_since = 0, None
-            prev = cur
-            self.progress.status("drain %ds, %s written" % (time.time() - t0, fmt_bytes(cur["write_bytes"] - first["write_bytes"])))
-            if quiet >= 3:
-                break
-        d = procfs.proc_delta(first, prev) or {}
-        return {"cap_s": cap, "quiet": quiet >= 3,
-                "seconds": round(quiet_since if quiet >= 3 else time.time() - t0, 1),
-                "write_bytes": d.get("write_bytes"), "read_bytes": d.get("read_bytes"),
-                "cpu_s": d.get("cpu_s")}
-
     # -- outputs -------------------------------------------------------------------------------
     def exit_status(self):
         bad = list(self.failures)
@@ -532,13 +360,6 @@ class Harness:
         path = report.write(self.results, self.cfg.out_dir, plots)
         self.log("wrote %s" % os.path.dirname(path))
         print(report.summary_table(self.results), flush=True)
-
-
-def _try(fn):
-    try:
-        return fn()
-    except Exception as ex:  # a failing status query must not lose the run
-        return {"error": str(ex)[:500]}
 
 
 def _raise_interrupt(signum, frame):

@@ -6,6 +6,7 @@ MariaDB service that was running is stopped for the duration and started again a
 one that the package installation started is stopped and left stopped.
 """
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -86,11 +87,8 @@ VENV = os.path.join(BENCH_DIR, ".venv")
 def ensure_matplotlib(log):
     """Import matplotlib, or create bench/.venv with it and re-exec the harness there.
     Returns True if matplotlib is importable in this process (False: plots are skipped)."""
-    try:
-        import matplotlib  # noqa: F401
+    if importlib.util.find_spec("matplotlib"):
         return True
-    except ImportError:
-        pass
     if os.environ.get("OLTP_IN_VENV"):
         return False
     py = os.path.join(VENV, "bin", "python")

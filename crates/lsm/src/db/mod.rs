@@ -9,10 +9,12 @@
 mod bg;
 mod iter;
 mod open;
+mod ops;
 mod read;
 mod write;
 
 pub use iter::DbIterator;
+pub use ops::SstFileWriter;
 
 use crate::error::{Error, Result};
 use crate::key::SeqNo;

@@ -67,7 +67,7 @@ impl Db {
         for m in &view.mems {
             covered = covered.max(m.max_covering_tombstone(key, seq));
             match m.get(key, seq) {
-                Some(Lookup::Value(v, s)) if s > covered => return Ok(Some(v)),
+                Some(Lookup::Value(v, s)) if s >= covered => return Ok(Some(v)),
                 Some(_) => return Ok(None),
                 None => {}
             }
@@ -94,7 +94,7 @@ impl Db {
                     let p = key::parse_internal_key(&ik)
                         .ok_or_else(|| Error::corruption(t.name(), 0, "bad internal key"))?;
                     return Ok(match p.kind {
-                        ValueKind::Value if p.seq > covered => Some(v),
+                        ValueKind::Value if p.seq >= covered => Some(v),
                         _ => None,
                     });
                 }

@@ -195,6 +195,22 @@ impl VersionSet {
         out
     }
 
+    /// Writes a manifest holding the whole current state, plus CURRENT, into
+    /// another directory (used by checkpoints).
+    pub fn write_manifest_into(&self, fs: &dyn Fs, dir: &Path, number: u64) -> Result<()> {
+        let mut w = LogWriter::new(fs.create(&filename::manifest(dir, number))?);
+        for e in self.snapshot_edits() {
+            w.add_record(&e.encode())?;
+        }
+        w.sync()?;
+        write_file_synced(
+            fs,
+            &filename::current(dir),
+            format!("MANIFEST-{number:06}\n").as_bytes(),
+        )?;
+        fs.sync_dir(dir)
+    }
+
     /// Writes a new manifest with the whole state and points CURRENT at it.
     pub fn write_new_manifest(&mut self) -> Result<()> {
         let old = self.manifest_number;

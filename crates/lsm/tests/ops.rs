@@ -1,0 +1,165 @@
+//! Checkpoints, ingestion, column families and delete-range on real files.
+mod common;
+
+use common::temp_dir;
+use lsm::db::SstFileWriter;
+use lsm::vfs::OsFs;
+use lsm::{CfOptions, Comparator, Db, Options, ReadOptions};
+
+fn k(i: u32) -> Vec<u8> {
+    format!("k{i:06}").into_bytes()
+}
+
+#[test]
+fn checkpoint_is_a_consistent_openable_copy() {
+    let dir = temp_dir("ckpt");
+    let db = Db::open(dir.join("db"), Options::default()).unwrap();
+    for i in 0..5000 {
+        db.put(&k(i), b"old").unwrap();
+    }
+    db.flush().unwrap();
+    for i in 0..100 {
+        db.put(&k(i), b"new").unwrap(); // only in the memtable + WAL
+    }
+    db.checkpoint(dir.join("ckpt")).unwrap();
+    for i in 0..100 {
+        db.put(&k(i), b"after").unwrap();
+    }
+    assert!(
+        db.checkpoint(dir.join("ckpt")).is_err(),
+        "existing target must be refused"
+    );
+    db.close().unwrap();
+    let c = Db::open(dir.join("ckpt"), Options::default()).unwrap();
+    assert_eq!(c.get(&k(5)).unwrap().as_deref(), Some(&b"new"[..]));
+    assert_eq!(c.get(&k(4000)).unwrap().as_deref(), Some(&b"old"[..]));
+    let mut it = c.iter(ReadOptions::default()).unwrap();
+    it.seek_to_first();
+    let mut n = 0;
+    while it.valid() {
+        n += 1;
+        it.next();
+    }
+    assert_eq!(n, 5000);
+    c.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ingest_places_files_low_and_overlapping_files_win() {
+    let dir = temp_dir("ingest");
+    let db = Db::open(dir.join("db"), Options::default()).unwrap();
+    for i in 0..1000 {
+        db.put(&k(i), b"db").unwrap();
+    }
+    let opts = CfOptions::default();
+    // Disjoint range: goes to the last level untouched.
+    let p1 = dir.join("a.sst");
+    let mut w = SstFileWriter::create(&OsFs, &p1, &opts).unwrap();
+    for i in 2000..3000 {
+        w.put(&k(i), b"ingested").unwrap();
+    }
+    assert!(
+        w.put(&k(10), b"x").is_err(),
+        "out of order keys must be refused"
+    );
+    w.finish().unwrap();
+    // Overlapping range: must override the existing values.
+    let p2 = dir.join("b.sst");
+    let mut w = SstFileWriter::create(&OsFs, &p2, &opts).unwrap();
+    for i in 500..1500 {
+        w.put(&k(i), b"ingested").unwrap();
+    }
+    w.finish().unwrap();
+    db.ingest(lsm::DEFAULT_CF, &[&p1, &p2]).unwrap();
+    assert_eq!(db.get(&k(100)).unwrap().as_deref(), Some(&b"db"[..]));
+    assert_eq!(db.get(&k(700)).unwrap().as_deref(), Some(&b"ingested"[..]));
+    assert_eq!(db.get(&k(2500)).unwrap().as_deref(), Some(&b"ingested"[..]));
+    let levels = db.level_summary(lsm::DEFAULT_CF);
+    assert_eq!(
+        levels[6].0, 1,
+        "disjoint file should land in the last level: {levels:?}"
+    );
+    db.put(&k(2500), b"later").unwrap();
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    assert_eq!(db.get(&k(2500)).unwrap().as_deref(), Some(&b"later"[..]));
+    assert_eq!(db.get(&k(700)).unwrap().as_deref(), Some(&b"ingested"[..]));
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn column_families_are_separate_and_persist() {
+    let dir = temp_dir("cf");
+    let rev = CfOptions {
+        comparator: Comparator::ReverseBytewise,
+        ..CfOptions::default()
+    };
+    {
+        let db = Db::open_cf(&dir, Options::default(), &[("rev", rev.clone())]).unwrap();
+        let cf = db.cf("rev").unwrap();
+        let mut b = lsm::WriteBatch::new();
+        b.put(b"a", b"default");
+        b.put_cf(cf.0, b"a", b"rev-a");
+        b.put_cf(cf.0, b"b", b"rev-b");
+        db.write(Default::default(), b).unwrap();
+        let mut it = db.iter_cf(ReadOptions::default(), cf).unwrap();
+        it.seek_to_first();
+        assert_eq!(it.key(), b"b", "reverse comparator orders b before a");
+        let tmp = db.create_cf("tmp", CfOptions::default()).unwrap();
+        db.drop_cf(tmp).unwrap();
+        assert!(db.create_cf("rev", CfOptions::default()).is_err());
+    }
+    let db = Db::open_cf(&dir, Options::default(), &[("rev", rev)]).unwrap();
+    let cf = db.cf("rev").unwrap();
+    assert_eq!(
+        db.get_cf(&ReadOptions::default(), cf, b"a")
+            .unwrap()
+            .as_deref(),
+        Some(&b"rev-a"[..])
+    );
+    assert_eq!(db.get(b"a").unwrap().as_deref(), Some(&b"default"[..]));
+    assert!(db.cf("tmp").is_none());
+    let wrong = Db::open_cf(dir.join("x"), Options::default(), &[]);
+    assert!(wrong.is_ok());
+    drop(db);
+    let mismatch = Db::open_cf(&dir, Options::default(), &[("rev", CfOptions::default())]);
+    assert!(
+        mismatch.is_err(),
+        "opening with another comparator must fail"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn delete_range_hides_and_compaction_reclaims() {
+    let dir = temp_dir("delrange");
+    let db = Db::open(&dir, Options::default()).unwrap();
+    for i in 0..20_000 {
+        db.put(&k(i), &[1u8; 100]).unwrap();
+    }
+    db.flush().unwrap();
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    let before = db.live_table_bytes();
+    db.delete_range(lsm::DEFAULT_CF, &k(1000), &k(19_000))
+        .unwrap();
+    assert!(db.get(&k(5000)).unwrap().is_none());
+    assert!(db.get(&k(999)).unwrap().is_some());
+    assert!(db.get(&k(19_000)).unwrap().is_some());
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    let after = db.live_table_bytes();
+    assert!(
+        after * 5 < before,
+        "space not reclaimed: {before} -> {after}"
+    );
+    let mut it = db.iter(ReadOptions::default()).unwrap();
+    it.seek_to_first();
+    let mut n = 0;
+    while it.valid() {
+        n += 1;
+        it.next();
+    }
+    assert_eq!(n, 2000);
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -253,6 +253,16 @@ def write(res, out_dir, plots):
              "above each level's target (plus L0 at its trigger). *drain writes*: bytes the server wrote "
              "after the load stopped, until 3 quiet seconds (`+` = still writing at the cap).\n")
     L.append(detail_table(res) + "\n")
+    bad = [r for r in res["runs"] if r["status"] != "ok"]
+    if bad:
+        L.append("### Runs that did not complete cleanly\n")
+        L.append("Results, not harness bugs: an OOM kill or a stall at a memory limit is what that engine "
+                 "does with that much memory.\n")
+        for r in bad:
+            L.append("- `%s`: **%s**, peak memory %s, OOM kills %s: %s" % (
+                r["id"], r["status"], fmt_bytes(r.get("peak_mem")), r.get("oom_kills", "-"),
+                (r.get("reason") or "").splitlines()[0][:300] if r.get("reason") else ""))
+        L.append("")
     if plots:
         L.append("## Plots\n")
         for p in plots:

@@ -265,7 +265,9 @@ class Harness(OneRun):
     def remaining(self, available, current):
         plan = self.cfg.plan(available)
         idx = [s.run_id() for s in plan].index(current.run_id())
-        return sum(self.cfg.estimate_run_seconds(s) for s in plan[idx:])
+        later = available[available.index(current.engine) + 1:]
+        return (sum(self.cfg.estimate_run_seconds(s) for s in plan[idx:])
+                + len(later) * self.cfg.estimate_load_seconds())
 
     def load(self, e, info):
         cfg = self.cfg

@@ -20,6 +20,11 @@ pub struct Options {
     pub max_background_jobs: usize,
     /// Block cache capacity in bytes (`block_cache` size). 0 disables it.
     pub block_cache_size: usize,
+    /// Keep index and filter blocks of tables below level 0 in the block
+    /// cache, charged to its capacity (`cache_index_and_filter_blocks`);
+    /// level-0 ones stay pinned (`pin_l0_filter_and_index_blocks_in_cache`).
+    /// Off: every open table pins its index and filter (RocksDB's default).
+    pub cache_index_and_filter_blocks: bool,
     /// Open table files kept (`max_open_files`).
     pub max_open_files: usize,
     /// Background write rate limit in bytes/s (`rate_limiter`); 0 = none.
@@ -39,6 +44,7 @@ impl Default for Options {
             error_if_exists: false,
             max_background_jobs: 2,
             block_cache_size: 64 << 20,
+            cache_index_and_filter_blocks: false,
             max_open_files: 4096,
             rate_limit_bytes_per_sec: 0,
             wal_recovery: TailPolicy::TolerateTornTail,

@@ -72,3 +72,67 @@ impl StatsSnapshot {
         self.disk_bytes_written() as f64 / self.user_bytes_written as f64
     }
 }
+
+/// Bytes read and written by flushes and compactions, per output level.
+#[derive(Default, Debug)]
+pub struct LevelStats {
+    /// Bytes written into each level (flush into L0, compactions into their output).
+    pub written: [AtomicU64; crate::options::NUM_LEVELS],
+    /// Bytes read by compactions whose output is each level.
+    pub read: [AtomicU64; crate::options::NUM_LEVELS],
+    /// Jobs that wrote into each level.
+    pub jobs: [AtomicU64; crate::options::NUM_LEVELS],
+}
+
+impl LevelStats {
+    /// Records one job.
+    pub fn record(&self, level: usize, read: u64, written: u64) {
+        if level < self.written.len() {
+            self.read[level].fetch_add(read, Ordering::Relaxed);
+            self.written[level].fetch_add(written, Ordering::Relaxed);
+            self.jobs[level].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Formats RocksDB-style compaction stats: one row per level.
+pub fn format_table(cf: &str, levels: &[(usize, u64, f64)], per: &LevelStats) -> String {
+    let mb = |x: u64| x as f64 / 1048576.0;
+    let mut s = format!("\n** Compaction Stats [{cf}] **\n");
+    s.push_str("Level    Files   Size(MB)  Score  Read(MB)  Write(MB)  Jobs\n");
+    s.push_str("---------------------------------------------------------\n");
+    let (mut files, mut size, mut rd, mut wr, mut jobs) = (0usize, 0u64, 0u64, 0u64, 0u64);
+    for (l, (n, bytes, score)) in levels.iter().enumerate() {
+        let (r, w, j) = (
+            per.read[l].load(Ordering::Relaxed),
+            per.written[l].load(Ordering::Relaxed),
+            per.jobs[l].load(Ordering::Relaxed),
+        );
+        if *n == 0 && w == 0 {
+            continue;
+        }
+        s.push_str(&format!(
+            "  L{l} {n:>9} {:>10.1} {score:>6.2} {:>9.1} {:>10.1} {j:>5}\n",
+            mb(*bytes),
+            mb(r),
+            mb(w)
+        ));
+        files += n;
+        size += bytes;
+        rd += r;
+        wr += w;
+        jobs += j;
+    }
+    let flush = per.written[0].load(Ordering::Relaxed).max(1);
+    s.push_str(&format!(
+        " Sum {files:>9} {:>10.1}        {:>9.1} {:>10.1} {jobs:>5}\n",
+        mb(size),
+        mb(rd),
+        mb(wr)
+    ));
+    s.push_str(&format!(
+        "Sum W-Amp (bytes written by flush + compaction / bytes flushed): {:.2}\n",
+        wr as f64 / flush as f64
+    ));
+    s
+}

@@ -23,6 +23,7 @@ pub struct TableCache {
     tables: LruCache<u64, Arc<Table>>,
     blocks: Option<Arc<BlockCache>>,
     stats: Arc<Stats>,
+    cache_index_and_filter: bool,
 }
 
 impl TableCache {
@@ -33,6 +34,7 @@ impl TableCache {
         max_open: usize,
         blocks: Option<Arc<BlockCache>>,
         stats: Arc<Stats>,
+        cache_index_and_filter: bool,
     ) -> Self {
         TableCache {
             fs,
@@ -40,13 +42,16 @@ impl TableCache {
             tables: LruCache::new(max_open.max(16)),
             blocks,
             stats,
+            cache_index_and_filter,
         }
     }
 
-    /// The open table for file `number`.
+    /// The open table for file `number`, which lives in `level` (level-0
+    /// tables pin their index and filter).
     pub fn get(
         &self,
         number: u64,
+        level: usize,
         cmp: Comparator,
         prefix_len: Option<usize>,
     ) -> Result<Arc<Table>> {
@@ -59,6 +64,7 @@ impl TableCache {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let file = self.fs.open(&path)?;
+        let pin = !self.cache_index_and_filter || level == 0;
         let t = Arc::new(Table::open(
             file,
             &name,
@@ -66,6 +72,7 @@ impl TableCache {
             self.blocks.clone(),
             self.stats.clone(),
             prefix_len,
+            pin,
         )?);
         self.tables.insert(number, t.clone(), 1);
         Ok(t)
@@ -88,6 +95,7 @@ pub struct LevelIter {
     files: Vec<Arc<FileMeta>>,
     cmp: Comparator,
     prefix_len: Option<usize>,
+    level: usize,
     idx: usize,
     cur: Option<TableIter>,
     err: Option<crate::Error>,
@@ -95,10 +103,11 @@ pub struct LevelIter {
 }
 
 impl LevelIter {
-    /// Iterates over `files` (sorted, disjoint).
+    /// Iterates over `files` (sorted, disjoint) of `level`.
     pub fn new(
         cache: Arc<TableCache>,
         files: Vec<Arc<FileMeta>>,
+        level: usize,
         cmp: Comparator,
         prefix_len: Option<usize>,
         fill_cache: bool,
@@ -109,6 +118,7 @@ impl LevelIter {
             files,
             cmp,
             prefix_len,
+            level,
             idx,
             cur: None,
             err: None,
@@ -122,7 +132,10 @@ impl LevelIter {
         let Some(f) = self.files.get(i) else {
             return false;
         };
-        match self.cache.get(f.number(), self.cmp, self.prefix_len) {
+        match self
+            .cache
+            .get(f.number(), self.level, self.cmp, self.prefix_len)
+        {
             Ok(t) => {
                 self.cur = Some(t.iter(self.fill_cache));
                 true

@@ -36,7 +36,7 @@ fn run() -> Result<(), String> {
             let f = fs.open(path).map_err(|e| e.to_string())?;
             let stats = Arc::new(lsm::stats::Stats::default());
             let t = Arc::new(
-                Table::open(f, &name, Comparator::Bytewise, None, stats, None)
+                Table::open(f, &name, Comparator::Bytewise, None, stats, None, true)
                     .map_err(|e| e.to_string())?,
             );
             for (k, v) in t.properties().pairs() {

@@ -118,6 +118,14 @@ fn any_compacting(files: &[Arc<FileMeta>]) -> bool {
     files.iter().any(|f| f.is_compacting())
 }
 
+fn disjoint(v: &Version, files: &[Arc<FileMeta>]) -> bool {
+    let mut sorted: Vec<&Arc<FileMeta>> = files.iter().collect();
+    sorted.sort_by(|a, b| v.cmp.compare(a.smallest_user(), b.smallest_user()));
+    sorted
+        .windows(2)
+        .all(|w| v.cmp.compare(w[0].largest_user(), w[1].smallest_user()) == Ordering::Less)
+}
+
 /// Builds a compaction of `inputs` at `level` into `output_level`, or None
 /// if an overlapping file is busy.
 pub fn build(
@@ -143,7 +151,9 @@ pub fn build(
     all.extend(next.iter().cloned());
     let (lo, hi) = range_of(v, &all);
     let bottommost = is_bottommost(v, output_level, &lo, &hi);
-    let trivial_move = level > 0 && output_level > level && inputs.len() == 1 && next.is_empty();
+    // Move instead of rewriting when nothing in the output level overlaps and
+    // the inputs do not overlap each other (sequential loads: L0 files too).
+    let trivial_move = output_level > level && next.is_empty() && disjoint(v, &inputs);
     Some(Compaction {
         level,
         output_level,

@@ -199,6 +199,9 @@ fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
                 c.flushing = false;
             }
             let file = r?;
+            inner
+                .level_stats
+                .record(0, 0, file.as_ref().map_or(0, |f| f.size));
             install_flush(inner, &mut st, cf, mems.len(), file)
         }
         Job::Compact {
@@ -279,19 +282,22 @@ fn input_iter(
     let mut tombs = Vec::new();
     for f in c.all_files() {
         if f.info.num_range_deletions > 0 {
-            let t = inner.tables.get(f.number(), cmp, opts.prefix_len)?;
+            let t = inner
+                .tables
+                .get(f.number(), c.level, cmp, opts.prefix_len)?;
             tombs.extend(t.range_tombstones().iter().cloned());
         }
     }
     if c.level == 0 {
         for f in &c.inputs {
-            let t = inner.tables.get(f.number(), cmp, opts.prefix_len)?;
+            let t = inner.tables.get(f.number(), 0, cmp, opts.prefix_len)?;
             children.push(Box::new(t.iter(false)));
         }
     } else {
         children.push(Box::new(LevelIter::new(
             inner.tables.clone(),
             c.inputs.clone(),
+            c.level,
             cmp,
             opts.prefix_len,
             false,
@@ -301,6 +307,7 @@ fn input_iter(
         children.push(Box::new(LevelIter::new(
             inner.tables.clone(),
             c.next.clone(),
+            c.output_level,
             cmp,
             opts.prefix_len,
             false,
@@ -353,6 +360,9 @@ fn run_compaction_job(
     Stats::add(&inner.stats.compaction_bytes_read, c.input_bytes());
     Stats::add(&inner.stats.compaction_bytes_written, written);
     Stats::add(&inner.stats.compactions, 1);
+    inner
+        .level_stats
+        .record(c.output_level, c.input_bytes(), written);
     for f in files {
         edit.added.push((c.output_level, f));
     }

@@ -80,6 +80,7 @@ pub(crate) struct Inner {
     pub bg_cv: Condvar,
     pub tables: Arc<TableCache>,
     pub stats: Arc<Stats>,
+    pub level_stats: crate::stats::LevelStats,
     pub rate_limiter: Option<crate::rate_limit::RateLimiter>,
     _lock: Box<dyn FileLock>,
 }
@@ -248,6 +249,30 @@ impl Db {
                 .collect(),
             None => Vec::new(),
         }
+    }
+
+    /// RocksDB-style compaction stats of a column family, as a table.
+    pub fn compaction_stats(&self, cf: ColumnFamily) -> String {
+        let st = self.inner.lock();
+        let (Some(v), Some(c)) = (st.versions.cfs.get(&cf.0), st.cfs.get(&cf.0)) else {
+            return String::new();
+        };
+        let t = crate::compaction::picker::targets(&v.current, &c.opts);
+        let levels: Vec<(usize, u64, f64)> = (0..crate::options::NUM_LEVELS)
+            .map(|l| {
+                let size = v.current.level_size(l);
+                let score = if l == 0 {
+                    v.current.levels[0].len() as f64
+                        / c.opts.level0_compaction_trigger.max(1) as f64
+                } else if t.target[l] > 0 && l + 1 < crate::options::NUM_LEVELS {
+                    size as f64 / t.target[l] as f64
+                } else {
+                    0.0
+                };
+                (v.current.levels[l].len(), size, score)
+            })
+            .collect();
+        crate::stats::format_table(&c.name, &levels, &self.inner.level_stats)
     }
 
     /// Total bytes of live table files.

@@ -41,6 +41,7 @@ impl Db {
             opts.max_open_files,
             blocks,
             stats.clone(),
+            opts.cache_index_and_filter_blocks,
         ));
         let deleter: Deleter = {
             let (fs, dir, tables) = (fs.clone(), dir.clone(), tables.clone());
@@ -261,6 +262,7 @@ impl Db {
             bg_cv: Condvar::new(),
             tables,
             stats,
+            level_stats: Default::default(),
             rate_limiter,
             _lock: lock,
         });

@@ -130,6 +130,7 @@ impl Db {
                 None,
                 self.inner.stats.clone(),
                 opts.prefix_len,
+                true,
             )?;
             let t = Arc::new(t);
             let mut it = t.iter(false);

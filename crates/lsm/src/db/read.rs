@@ -88,7 +88,7 @@ impl Db {
                 let t = self
                     .inner
                     .tables
-                    .get(f.number(), cmp, view.opts.prefix_len)?;
+                    .get(f.number(), level, cmp, view.opts.prefix_len)?;
                 covered = covered.max(t.max_covering_tombstone(key, seq));
                 if let Some((ik, v)) = t.get(&target, key, hash)? {
                     let p = key::parse_internal_key(&ik)
@@ -137,7 +137,7 @@ impl Db {
                     let t = self
                         .inner
                         .tables
-                        .get(f.number(), cmp, view.opts.prefix_len)?;
+                        .get(f.number(), level, cmp, view.opts.prefix_len)?;
                     tombs.extend(t.range_tombstones().iter().cloned());
                 }
             }
@@ -146,13 +146,14 @@ impl Db {
                     let t = self
                         .inner
                         .tables
-                        .get(f.number(), cmp, view.opts.prefix_len)?;
+                        .get(f.number(), level, cmp, view.opts.prefix_len)?;
                     children.push(Box::new(t.iter(fill)));
                 }
             } else if !files.is_empty() {
                 children.push(Box::new(LevelIter::new(
                     self.inner.tables.clone(),
                     files,
+                    level,
                     cmp,
                     view.opts.prefix_len,
                     fill,

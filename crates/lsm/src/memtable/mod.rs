@@ -65,21 +65,27 @@ impl MemTable {
             self.entries.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let mut data = Vec::with_capacity(key.len() + 8 + value.len());
-        key::make_internal_key(&mut data, key, seq, kind);
-        data.extend_from_slice(value);
-        let klen = (key.len() + 8) as u32;
-        self.bytes.fetch_add(data.len() + 128, Ordering::Relaxed);
+        let mut ikey = [0u8; 64];
+        let klen = key.len() + 8;
+        let trailer = ((seq << 8) | kind as u64).to_le_bytes();
         self.entries.fetch_add(1, Ordering::Relaxed);
         if kind != ValueKind::Value {
             self.deletes.fetch_add(1, Ordering::Relaxed);
         }
-        self.list.insert(data.into_boxed_slice(), klen);
+        if klen <= ikey.len() {
+            ikey[..key.len()].copy_from_slice(key);
+            ikey[key.len()..klen].copy_from_slice(&trailer);
+            self.list.insert(&ikey[..klen], value);
+        } else {
+            let mut v = Vec::with_capacity(klen);
+            key::make_internal_key(&mut v, key, seq, kind);
+            self.list.insert(&v, value);
+        }
     }
 
     /// Approximate memory used, in bytes.
     pub fn approximate_size(&self) -> usize {
-        self.bytes.load(Ordering::Relaxed)
+        self.bytes.load(Ordering::Relaxed) + self.list.memory()
     }
     /// Number of entries (including tombstones).
     pub fn len(&self) -> u64 {

@@ -1,9 +1,17 @@
-//! A concurrent skiplist (LevelDB's design): one writer at a time (inserts
-//! are serialized by an internal mutex), any number of lock-free readers.
-//! Nodes are never removed or freed while the list lives, so a reader may
-//! hold a node pointer for as long as it holds the list.
+//! A concurrent skiplist in an arena (LevelDB's design): one writer at a
+//! time (inserts are serialized by an internal mutex), any number of
+//! lock-free readers. Nodes are never removed or freed while the list lives,
+//! so a reader may hold a node pointer for as long as it holds the list.
 //!
-//! This file and its sibling are the only `unsafe` code in the workspace.
+//! Each node is one arena allocation, 8-byte aligned:
+//! ```text
+//! key_len: u32 | value_len: u32 | height: u32 | pad: u32
+//! next: AtomicPtr * height | internal key | value
+//! ```
+//! so an entry costs 16 + 8 x height (1.33 on average) bytes over its key
+//! and value, and memtable memory is the arena's size.
+//!
+//! This file is the only `unsafe` code in the workspace.
 #![allow(unsafe_code)]
 
 use crate::key::Comparator;
@@ -13,65 +21,138 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const MAX_HEIGHT: usize = 12;
+const HEADER: usize = 16;
+const CHUNK: usize = 1 << 20;
 
-pub(crate) struct Node {
-    key_len: u32,
-    /// Internal key followed by the value.
-    data: Box<[u8]>,
-    next: [AtomicPtr<Node>; MAX_HEIGHT],
+/// Bump allocator over 8-byte aligned chunks that never move or shrink.
+struct Arena {
+    chunks: Vec<Box<[u64]>>,
+    ptr: *mut u8,
+    left: usize,
 }
 
+impl Arena {
+    fn alloc(&mut self, size: usize) -> *mut u8 {
+        let size = (size + 7) & !7;
+        if size > self.left {
+            let words = size.max(CHUNK) / 8;
+            let mut chunk = vec![0u64; words].into_boxed_slice();
+            self.ptr = chunk.as_mut_ptr() as *mut u8;
+            self.left = words * 8;
+            self.chunks.push(chunk);
+        }
+        let p = self.ptr;
+        // SAFETY: `size <= self.left`, so the result stays inside the chunk.
+        self.ptr = unsafe { self.ptr.add(size) };
+        self.left -= size;
+        p
+    }
+}
+
+/// A node: a pointer to its arena bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Node(*mut u8);
+
 impl Node {
-    fn new(data: Box<[u8]>, key_len: u32) -> *mut Node {
-        Box::into_raw(Box::new(Node {
-            key_len,
-            data,
-            next: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
-        }))
+    fn is_null(self) -> bool {
+        self.0.is_null()
     }
     #[inline]
-    pub(crate) fn key(&self) -> &[u8] {
-        &self.data[..self.key_len as usize]
+    fn u32_at(self, off: usize) -> u32 {
+        // SAFETY: the node header was fully written before the node was
+        // published; the pointer is 8-aligned and inside its chunk.
+        unsafe { (self.0.add(off) as *const u32).read() }
     }
     #[inline]
-    pub(crate) fn value(&self) -> &[u8] {
-        &self.data[self.key_len as usize..]
+    fn height(self) -> usize {
+        self.u32_at(8) as usize
     }
     #[inline]
-    fn next(&self, level: usize) -> *mut Node {
-        self.next[level].load(Ordering::Acquire)
+    fn next_slot(self, level: usize) -> &'static AtomicPtr<u8> {
+        debug_assert!(level < self.height());
+        // SAFETY: slot `level` < height lies inside the node, is 8-aligned and
+        // was initialized; the arena outlives every use (see module comment),
+        // so the 'static lifetime never outlives the list in practice.
+        unsafe { &*(self.0.add(HEADER + 8 * level) as *const AtomicPtr<u8>) }
+    }
+    #[inline]
+    fn next(self, level: usize) -> Node {
+        Node(self.next_slot(level).load(Ordering::Acquire))
+    }
+    #[inline]
+    pub(crate) fn key<'a>(self) -> &'a [u8] {
+        let off = HEADER + 8 * self.height();
+        // SAFETY: key bytes were written before publication and never change.
+        unsafe { std::slice::from_raw_parts(self.0.add(off), self.u32_at(0) as usize) }
+    }
+    #[inline]
+    pub(crate) fn value<'a>(self) -> &'a [u8] {
+        let off = HEADER + 8 * self.height() + self.u32_at(0) as usize;
+        // SAFETY: as for `key`.
+        unsafe { std::slice::from_raw_parts(self.0.add(off), self.u32_at(4) as usize) }
     }
 }
 
 /// The skiplist of internal-key entries.
 pub(crate) struct SkipList {
-    head: *mut Node,
+    head: Node,
     max_height: AtomicUsize,
     cmp: Comparator,
     rng: AtomicU64,
-    write_lock: Mutex<()>,
+    arena: Mutex<Arena>,
+    memory: AtomicUsize,
 }
 
-// SAFETY: nodes are only mutated through atomics; inserts are serialized by
-// `write_lock`; nodes live until the list is dropped, which requires
-// exclusive ownership. So sharing `&SkipList` between threads is sound.
+// SAFETY: nodes are only mutated through atomics before/at publication;
+// inserts are serialized by the arena mutex; the arena lives until the list
+// is dropped, which requires exclusive ownership.
 unsafe impl Send for SkipList {}
 // SAFETY: see above.
 unsafe impl Sync for SkipList {}
 
+fn new_node(arena: &mut Arena, height: usize, key: &[u8], value: &[u8]) -> Node {
+    let size = HEADER + 8 * height + key.len() + value.len();
+    let p = arena.alloc(size);
+    // SAFETY: `p` points to `size` fresh, 8-aligned, zeroed bytes owned by the
+    // arena; nothing else references them until the node is published.
+    unsafe {
+        (p as *mut u32).write(key.len() as u32);
+        (p.add(4) as *mut u32).write(value.len() as u32);
+        (p.add(8) as *mut u32).write(height as u32);
+        for l in 0..height {
+            (p.add(HEADER + 8 * l) as *mut *mut u8).write(ptr::null_mut());
+        }
+        let kp = p.add(HEADER + 8 * height);
+        ptr::copy_nonoverlapping(key.as_ptr(), kp, key.len());
+        ptr::copy_nonoverlapping(value.as_ptr(), kp.add(key.len()), value.len());
+    }
+    Node(p)
+}
+
 impl SkipList {
     pub(crate) fn new(cmp: Comparator) -> SkipList {
+        let mut arena = Arena {
+            chunks: Vec::new(),
+            ptr: ptr::null_mut(),
+            left: 0,
+        };
+        let head = new_node(&mut arena, MAX_HEIGHT, &[], &[]);
         SkipList {
-            head: Node::new(Box::new([]), 0),
+            head,
             max_height: AtomicUsize::new(1),
             cmp,
             rng: AtomicU64::new(0x2545_f491_4f6c_dd1d),
-            write_lock: Mutex::new(()),
+            arena: Mutex::new(arena),
+            memory: AtomicUsize::new(0),
         }
     }
 
+    /// Bytes allocated for entries.
+    pub(crate) fn memory(&self) -> usize {
+        self.memory.load(Ordering::Relaxed)
+    }
+
     fn random_height(&self) -> usize {
-        // xorshift64; only the (serialized) writer calls this.
         let mut x = self.rng.load(Ordering::Relaxed);
         x ^= x << 13;
         x ^= x >> 7;
@@ -87,21 +168,17 @@ impl SkipList {
     }
 
     #[inline]
-    fn node<'a>(&'a self, p: *mut Node) -> &'a Node {
-        // SAFETY: every non-null pointer reachable from head points to a node
-        // allocated by `Node::new` that lives until `self` is dropped.
-        unsafe { &*p }
+    fn less(&self, n: Node, key: &[u8]) -> bool {
+        !n.is_null() && self.cmp.compare_internal(n.key(), key) == CmpOrdering::Less
     }
 
     /// First node with key >= `key`; fills `prev` with the predecessors.
-    fn find_ge(&self, key: &[u8], mut prev: Option<&mut [*mut Node; MAX_HEIGHT]>) -> *mut Node {
+    fn find_ge(&self, key: &[u8], mut prev: Option<&mut [Node; MAX_HEIGHT]>) -> Node {
         let mut x = self.head;
         let mut level = self.max_height.load(Ordering::Acquire) - 1;
         loop {
-            let next = self.node(x).next(level);
-            if !next.is_null()
-                && self.cmp.compare_internal(self.node(next).key(), key) == CmpOrdering::Less
-            {
+            let next = x.next(level);
+            if self.less(next, key) {
                 x = next;
             } else {
                 if let Some(p) = prev.as_deref_mut() {
@@ -116,14 +193,12 @@ impl SkipList {
     }
 
     /// Last node with key < `key`, or head.
-    fn find_lt(&self, key: &[u8]) -> *mut Node {
+    fn find_lt(&self, key: &[u8]) -> Node {
         let mut x = self.head;
         let mut level = self.max_height.load(Ordering::Acquire) - 1;
         loop {
-            let next = self.node(x).next(level);
-            if !next.is_null()
-                && self.cmp.compare_internal(self.node(next).key(), key) == CmpOrdering::Less
-            {
+            let next = x.next(level);
+            if self.less(next, key) {
                 x = next;
             } else if level == 0 {
                 return x;
@@ -133,11 +208,11 @@ impl SkipList {
         }
     }
 
-    fn find_last(&self) -> *mut Node {
+    fn find_last(&self) -> Node {
         let mut x = self.head;
         let mut level = self.max_height.load(Ordering::Acquire) - 1;
         loop {
-            let next = self.node(x).next(level);
+            let next = x.next(level);
             if !next.is_null() {
                 x = next;
             } else if level == 0 {
@@ -148,11 +223,10 @@ impl SkipList {
         }
     }
 
-    /// Inserts an entry whose first `key_len` bytes are a unique internal key.
-    pub(crate) fn insert(&self, data: Box<[u8]>, key_len: u32) {
-        let _w = self.write_lock.lock().unwrap_or_else(|p| p.into_inner());
-        let mut prev = [ptr::null_mut(); MAX_HEIGHT];
-        let key = &data[..key_len as usize];
+    /// Inserts an entry (a unique internal key and its value).
+    pub(crate) fn insert(&self, key: &[u8], value: &[u8]) {
+        let mut arena = self.arena.lock().unwrap_or_else(|p| p.into_inner());
+        let mut prev = [self.head; MAX_HEIGHT];
         self.find_ge(key, Some(&mut prev));
         let height = self.random_height();
         let max = self.max_height.load(Ordering::Relaxed);
@@ -162,28 +236,14 @@ impl SkipList {
             }
             self.max_height.store(height, Ordering::Release);
         }
-        let x = Node::new(data, key_len);
-        let xn = self.node(x);
+        let x = new_node(&mut arena, height, key, value);
+        self.memory.fetch_add(
+            HEADER + 8 * height + key.len() + value.len(),
+            Ordering::Relaxed,
+        );
         for (level, p) in prev.iter().enumerate().take(height) {
-            let pn = self.node(*p);
-            xn.next[level].store(pn.next(level), Ordering::Relaxed);
-            pn.next[level].store(x, Ordering::Release);
-        }
-    }
-
-    pub(crate) fn head(&self) -> *mut Node {
-        self.head
-    }
-}
-
-impl Drop for SkipList {
-    fn drop(&mut self) {
-        let mut p = self.head;
-        while !p.is_null() {
-            // SAFETY: we own the list exclusively; each node was created by
-            // Box::into_raw and is freed exactly once, following level 0.
-            let b = unsafe { Box::from_raw(p) };
-            p = b.next[0].load(Ordering::Relaxed);
+            x.next_slot(level).store(p.next(level).0, Ordering::Relaxed);
+            p.next_slot(level).store(x.0, Ordering::Release);
         }
     }
 }
@@ -191,40 +251,47 @@ impl Drop for SkipList {
 /// A cursor over a skiplist. The caller keeps the list alive (the memtable
 /// iterator holds an `Arc` of the memtable that owns it).
 pub(crate) struct ListCursor {
-    node: *mut Node,
+    node: Node,
 }
 
-// SAFETY: the cursor only reads immutable node data and atomics.
+// SAFETY: the cursor only reads immutable node bytes and atomics.
 unsafe impl Send for ListCursor {}
 
 impl ListCursor {
     pub(crate) fn new() -> ListCursor {
         ListCursor {
-            node: ptr::null_mut(),
+            node: Node(ptr::null_mut()),
         }
     }
     pub(crate) fn valid(&self) -> bool {
         !self.node.is_null()
     }
-    pub(crate) fn node<'a>(&self, list: &'a SkipList) -> &'a Node {
-        list.node(self.node)
+    pub(crate) fn node<'a>(&self, _list: &'a SkipList) -> Node {
+        self.node
     }
     pub(crate) fn seek(&mut self, list: &SkipList, key: &[u8]) {
         self.node = list.find_ge(key, None);
     }
     pub(crate) fn seek_to_first(&mut self, list: &SkipList) {
-        self.node = list.node(list.head()).next(0);
+        self.node = list.head.next(0);
     }
     pub(crate) fn seek_to_last(&mut self, list: &SkipList) {
         let n = list.find_last();
-        self.node = if n == list.head() { ptr::null_mut() } else { n };
+        self.node = if n == list.head {
+            Node(ptr::null_mut())
+        } else {
+            n
+        };
     }
-    pub(crate) fn next(&mut self, list: &SkipList) {
-        self.node = list.node(self.node).next(0);
+    pub(crate) fn next(&mut self, _list: &SkipList) {
+        self.node = self.node.next(0);
     }
     pub(crate) fn prev(&mut self, list: &SkipList) {
-        let key = list.node(self.node).key();
-        let n = list.find_lt(key);
-        self.node = if n == list.head() { ptr::null_mut() } else { n };
+        let n = list.find_lt(self.node.key());
+        self.node = if n == list.head {
+            Node(ptr::null_mut())
+        } else {
+            n
+        };
     }
 }

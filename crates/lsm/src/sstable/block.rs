@@ -118,6 +118,14 @@ impl Block {
             num_restarts: n,
         })
     }
+    /// A block with no entries.
+    pub fn empty() -> Block {
+        Block {
+            data: vec![0; 4],
+            restarts: 0,
+            num_restarts: 0,
+        }
+    }
     /// Bytes held (for cache charging).
     pub fn size(&self) -> usize {
         self.data.len()

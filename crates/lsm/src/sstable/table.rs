@@ -1,6 +1,9 @@
-//! Reads a table: verifies the footer, keeps the index block, filter and
-//! range tombstones in memory while the table is open, and reads data
-//! blocks through the shared block cache.
+//! Reads a table: verifies the footer, keeps range tombstones in memory
+//! while the table is open, and reads data blocks through the shared block
+//! cache. The index block and filter are either pinned in the table (the
+//! default, and always for level-0 tables) or, with
+//! `cache_index_and_filter_blocks`, kept in the block cache and charged to
+//! its capacity like data blocks (read again from the file when evicted).
 use super::block::{Block, BlockIter};
 use super::builder::PREFIX_SALT;
 use super::filter::{self, Bloom};
@@ -16,8 +19,17 @@ use crate::vfs::RandomAccessFile;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// The block cache type: (cache id, offset) -> block.
-pub type BlockCache = LruCache<(u64, u64), Arc<Block>>;
+/// What the block cache holds.
+#[derive(Clone)]
+pub enum Cached {
+    /// A data or index block.
+    Block(Arc<Block>),
+    /// A filter.
+    Filter(Arc<Bloom>),
+}
+
+/// The block cache type: (cache id, offset) -> block or filter.
+pub type BlockCache = LruCache<(u64, u64), Cached>;
 
 static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -26,8 +38,10 @@ pub struct Table {
     file: Arc<dyn RandomAccessFile>,
     name: String,
     cmp: Comparator,
-    index: Arc<Block>,
-    filter: Option<Bloom>,
+    index_handle: BlockHandle,
+    filter_handle: Option<BlockHandle>,
+    pinned_index: Option<Arc<Block>>,
+    pinned_filter: Option<Arc<Bloom>>,
     range_dels: Vec<RangeTombstone>,
     props: TableProperties,
     cache: Option<Arc<BlockCache>>,
@@ -45,6 +59,7 @@ impl Table {
         cache: Option<Arc<BlockCache>>,
         stats: Arc<Stats>,
         prefix_len: Option<usize>,
+        pin: bool,
     ) -> Result<Table> {
         let size = file.size();
         if size < FOOTER_SIZE as u64 {
@@ -57,9 +72,9 @@ impl Table {
         let props =
             TableProperties::decode(&rd(footer.properties)?).map_err(|e| e.in_file(name))?;
         let filter = if footer.filter.size > 0 {
-            Some(Bloom::new(rd(footer.filter)?).ok_or_else(|| {
-                Error::corruption(name, footer.filter.offset, "malformed filter block")
-            })?)
+            Some(Arc::new(Bloom::new(rd(footer.filter)?).ok_or_else(
+                || Error::corruption(name, footer.filter.offset, "malformed filter block"),
+            )?))
         } else {
             None
         };
@@ -81,19 +96,96 @@ impl Table {
             }
             it.status().map_err(|e| e.in_file(name))?;
         }
+        let pin = pin || cache.is_none();
+        let cache_id = NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed);
+        let index = Arc::new(index);
+        if let (false, Some(c)) = (pin, &cache) {
+            c.insert(
+                (cache_id, footer.index.offset),
+                Cached::Block(index.clone()),
+                index.size() + 64,
+            );
+            if let Some(f) = &filter {
+                c.insert(
+                    (cache_id, footer.filter.offset),
+                    Cached::Filter(f.clone()),
+                    f.size() + 64,
+                );
+            }
+        }
         Ok(Table {
             file,
             name: name.to_string(),
             cmp,
-            index: Arc::new(index),
-            filter,
+            index_handle: footer.index,
+            filter_handle: (footer.filter.size > 0).then_some(footer.filter),
+            pinned_index: pin.then_some(index),
+            pinned_filter: if pin { filter } else { None },
             range_dels,
             props,
             cache,
-            cache_id: NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed),
+            cache_id,
             stats,
             prefix_len,
         })
+    }
+
+    /// The index block (pinned, cached, or read again).
+    fn index(&self) -> Result<Arc<Block>> {
+        if let Some(i) = &self.pinned_index {
+            return Ok(i.clone());
+        }
+        let h = self.index_handle;
+        if let Some(Cached::Block(b)) = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.get(&(self.cache_id, h.offset)))
+        {
+            return Ok(b);
+        }
+        let b = Arc::new(
+            Block::new(read_block(self.file.as_ref(), h, &self.name)?)
+                .map_err(|e| e.in_file(&self.name))?,
+        );
+        Stats::add(&self.stats.bytes_read, h.size + 5);
+        if let Some(c) = &self.cache {
+            c.insert(
+                (self.cache_id, h.offset),
+                Cached::Block(b.clone()),
+                b.size() + 64,
+            );
+        }
+        Ok(b)
+    }
+
+    /// The filter, if the table has one.
+    fn filter(&self) -> Result<Option<Arc<Bloom>>> {
+        if self.pinned_index.is_some() {
+            return Ok(self.pinned_filter.clone());
+        }
+        let Some(h) = self.filter_handle else {
+            return Ok(None);
+        };
+        if let Some(Cached::Filter(f)) = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.get(&(self.cache_id, h.offset)))
+        {
+            return Ok(Some(f));
+        }
+        let f = Arc::new(
+            Bloom::new(read_block(self.file.as_ref(), h, &self.name)?)
+                .ok_or_else(|| Error::corruption(&self.name, h.offset, "malformed filter block"))?,
+        );
+        Stats::add(&self.stats.bytes_read, h.size + 5);
+        if let Some(c) = &self.cache {
+            c.insert(
+                (self.cache_id, h.offset),
+                Cached::Filter(f.clone()),
+                f.size() + 64,
+            );
+        }
+        Ok(Some(f))
     }
 
     /// The table's properties.
@@ -108,9 +200,10 @@ impl Table {
     pub fn name(&self) -> &str {
         &self.name
     }
-    /// Memory held outside the block cache (index + filter).
+    /// Memory held outside the block cache (pinned index + filter).
     pub fn pinned_bytes(&self) -> usize {
-        self.index.size() + self.filter.as_ref().map_or(0, |f| f.size())
+        self.pinned_index.as_ref().map_or(0, |i| i.size())
+            + self.pinned_filter.as_ref().map_or(0, |f| f.size())
     }
 
     /// Highest tombstone sequence covering `user_key` visible at `snapshot`.
@@ -123,8 +216,8 @@ impl Table {
 
     /// False if the filter proves no key has this prefix.
     pub fn may_contain_prefix(&self, prefix: &[u8]) -> bool {
-        match (&self.filter, self.prefix_len) {
-            (Some(f), Some(n)) if prefix.len() == n => {
+        match (self.filter(), self.prefix_len) {
+            (Ok(Some(f)), Some(n)) if prefix.len() == n => {
                 f.may_contain(filter::key_hash(prefix) ^ PREFIX_SALT)
             }
             _ => true,
@@ -134,7 +227,7 @@ impl Table {
     /// Reads a data block through the cache.
     pub fn block(&self, h: BlockHandle, fill_cache: bool) -> Result<Arc<Block>> {
         if let Some(c) = &self.cache {
-            if let Some(b) = c.get(&(self.cache_id, h.offset)) {
+            if let Some(Cached::Block(b)) = c.get(&(self.cache_id, h.offset)) {
                 Stats::add(&self.stats.block_cache_hits, 1);
                 return Ok(b);
             }
@@ -146,7 +239,11 @@ impl Table {
             Block::new(raw).map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?,
         );
         if let (Some(c), true) = (&self.cache, fill_cache) {
-            c.insert((self.cache_id, h.offset), b.clone(), b.size() + 64);
+            c.insert(
+                (self.cache_id, h.offset),
+                Cached::Block(b.clone()),
+                b.size() + 64,
+            );
         }
         Ok(b)
     }
@@ -159,14 +256,14 @@ impl Table {
         user_key: &[u8],
         hash: u64,
     ) -> Result<Option<(Vec<u8>, Vec<u8>)>> {
-        if let Some(f) = &self.filter {
+        if let Some(f) = self.filter()? {
             Stats::add(&self.stats.bloom_checked, 1);
             if !f.may_contain(hash) {
                 Stats::add(&self.stats.bloom_useful, 1);
                 return Ok(None);
             }
         }
-        let mut idx = BlockIter::new(self.index.clone(), self.cmp);
+        let mut idx = BlockIter::new(self.index()?, self.cmp);
         idx.seek(target);
         while idx.valid() {
             let h = BlockHandle::decode_varint(idx.value())
@@ -190,12 +287,17 @@ impl Table {
 
     /// A cursor over every point entry.
     pub fn iter(self: &Arc<Self>, fill_cache: bool) -> TableIter {
+        let (index, err) = match self.index() {
+            Ok(i) => (i, None),
+            Err(e) => (Arc::new(Block::empty()), Some(e)),
+        };
         TableIter {
-            index: BlockIter::new(self.index.clone(), self.cmp),
+            index: BlockIter::new(index, self.cmp),
             table: self.clone(),
             data: None,
             data_handle: None,
             err: None,
+            index_err: err,
             fill_cache,
         }
     }
@@ -208,6 +310,8 @@ pub struct TableIter {
     data: Option<BlockIter>,
     data_handle: Option<u64>,
     err: Option<Error>,
+    /// The index block could not be read: the iterator is empty and failed.
+    index_err: Option<Error>,
     fill_cache: bool,
 }
 
@@ -292,7 +396,7 @@ impl TableIter {
 
 impl InternalIterator for TableIter {
     fn valid(&self) -> bool {
-        self.err.is_none() && self.data_valid()
+        self.err.is_none() && self.index_err.is_none() && self.data_valid()
     }
     fn seek_to_first(&mut self) {
         self.err = None;
@@ -340,7 +444,7 @@ impl InternalIterator for TableIter {
         self.data.as_ref().map_or(&[], |d| d.value())
     }
     fn status(&self) -> Result<()> {
-        if let Some(e) = &self.err {
+        if let Some(e) = self.index_err.as_ref().or(self.err.as_ref()) {
             return Err(e.clone());
         }
         self.index

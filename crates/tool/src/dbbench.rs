@@ -386,22 +386,7 @@ fn main() {
 
 fn print_stats(db: &Db) {
     let s = db.stats();
-    println!("\n** Compaction Stats [default] **");
-    println!("Level    Files   Size(MB)");
-    println!("-------------------------");
-    for (l, (n, bytes)) in db.level_summary(lsm::DEFAULT_CF).iter().enumerate() {
-        if *n > 0 {
-            println!("  L{l}   {n:>8} {:>10.1}", *bytes as f64 / 1048576.0);
-        }
-    }
-    println!(
-        " Sum   {:>8} {:>10.1}",
-        db.level_summary(lsm::DEFAULT_CF)
-            .iter()
-            .map(|x| x.0)
-            .sum::<usize>(),
-        db.live_table_bytes() as f64 / 1048576.0
-    );
+    print!("{}", db.compaction_stats(lsm::DEFAULT_CF));
     let mb = |x: u64| x as f64 / 1048576.0;
     println!(
         "Write(MB): user {:.1}, wal {:.1}, flush {:.1}, compaction {:.1}; W-Amp (flush+compaction)/user {:.2}, incl. WAL {:.2}",

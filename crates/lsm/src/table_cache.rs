@@ -96,6 +96,7 @@ pub struct LevelIter {
     cmp: Comparator,
     prefix_len: Option<usize>,
     level: usize,
+    prefix_check: bool,
     idx: usize,
     cur: Option<TableIter>,
     err: Option<crate::Error>,
@@ -119,11 +120,18 @@ impl LevelIter {
             cmp,
             prefix_len,
             level,
+            prefix_check: false,
             idx,
             cur: None,
             err: None,
             fill_cache,
         }
+    }
+
+    /// See [`TableIter::with_prefix_check`].
+    pub fn with_prefix_check(mut self, on: bool) -> LevelIter {
+        self.prefix_check = on;
+        self
     }
 
     fn open(&mut self, i: usize) -> bool {
@@ -137,7 +145,7 @@ impl LevelIter {
             .get(f.number(), self.level, self.cmp, self.prefix_len)
         {
             Ok(t) => {
-                self.cur = Some(t.iter(self.fill_cache));
+                self.cur = Some(t.iter(self.fill_cache).with_prefix_check(self.prefix_check));
                 true
             }
             Err(e) => {

@@ -117,6 +117,8 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
         disable_wal: false,
     };
     let (mut flushes, mut compactions, mut deepest) = (0, 0, 0);
+    // Puts since the key was last deleted: SingleDelete is only valid at 1.
+    let mut puts: std::collections::HashMap<Vec<u8>, u32> = Default::default();
     for step in 0..steps {
         let ctx = format!("{name} seed={seed} step={step}");
         match r.below(100) {
@@ -128,12 +130,25 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
                     .chain((0..len).map(|_| b'a' + r.below(26) as u8))
                     .collect();
                 db.put(&k, &v).unwrap();
+                *puts.entry(k.clone()).or_default() += 1;
                 model.insert(k, v);
             }
-            40..=49 => {
+            40..=46 => {
                 let k = key(&mut r);
                 db.delete(&k).unwrap();
+                puts.remove(&k);
                 model.remove(&k);
+            }
+            47..=49 => {
+                // SingleDelete a key that was put exactly once.
+                let k = key(&mut r);
+                if puts.get(&k) == Some(&1) {
+                    let mut b = WriteBatch::new();
+                    b.single_delete_cf(0, &k);
+                    db.write(wo, b).unwrap();
+                    puts.remove(&k);
+                    model.remove(&k);
+                }
             }
             50..=52 => {
                 let n = r.below(5000);
@@ -146,6 +161,7 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
                 }
                 db.delete_range(DEFAULT_CF, &a, &b).unwrap();
                 model.retain(|k, _| !in_range(cmp, k, &a, &b));
+                puts.retain(|k, _| !in_range(cmp, k, &a, &b));
             }
             53..=62 => {
                 let mut b = WriteBatch::new();
@@ -154,9 +170,11 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
                     if r.chance(70) {
                         let v = format!("b{step}.{i}").into_bytes();
                         b.put(&k, &v);
+                        *puts.entry(k.clone()).or_default() += 1;
                         model.insert(k, v);
                     } else {
                         b.delete(&k);
+                        puts.remove(&k);
                         model.remove(&k);
                     }
                 }

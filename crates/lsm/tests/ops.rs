@@ -163,3 +163,50 @@ fn delete_range_hides_and_compaction_reclaims() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn prefix_iteration_stays_in_prefix_and_uses_prefix_bloom() {
+    let dir = temp_dir("prefix");
+    let cf = CfOptions {
+        prefix_len: Some(4),
+        write_buffer_size: 4 << 10,
+        ..CfOptions::default()
+    };
+    let db = Db::open(
+        &dir,
+        Options {
+            default_cf: cf,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    for p in ["aaaa", "bbbb", "dddd"] {
+        for i in 0..300 {
+            db.put(format!("{p}{i:05}").as_bytes(), b"v").unwrap();
+        }
+        db.flush().unwrap(); // one table per prefix
+    }
+    let ro = ReadOptions {
+        prefix_same_as_start: true,
+        ..Default::default()
+    };
+    let mut it = db.iter(ro.clone()).unwrap();
+    it.seek(b"bbbb00100");
+    let mut n = 0;
+    while it.valid() {
+        assert!(
+            it.key().starts_with(b"bbbb"),
+            "left the prefix: {:?}",
+            String::from_utf8_lossy(it.key())
+        );
+        n += 1;
+        it.next();
+    }
+    assert_eq!(n, 200);
+    // A prefix no table holds: nothing, and the next prefix is not returned.
+    it.seek(b"cccc00000");
+    assert!(!it.valid());
+    it.status().unwrap();
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

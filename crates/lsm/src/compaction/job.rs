@@ -85,6 +85,36 @@ fn exists_below(v: &Version, level: usize, user_key: &[u8]) -> bool {
     })
 }
 
+/// Appends one entry to the current output, opening a new table if needed,
+/// and pays the rate limiter for every MiB written.
+fn add_entry(
+    builder: &mut Option<(u64, TableBuilder)>,
+    spec: &OutputSpec<'_>,
+    topts: &TableOptions,
+    new_number: &mut dyn FnMut() -> u64,
+    ikey: &[u8],
+    value: &[u8],
+    limited: &mut u64,
+) -> Result<()> {
+    if builder.is_none() {
+        let n = new_number();
+        let f = spec.fs.create(&filename::table(spec.dir, n))?;
+        *builder = Some((n, TableBuilder::new(f, topts.clone())));
+        *limited = 0;
+    }
+    if let Some((_, b)) = builder.as_mut() {
+        b.add(ikey, value)?;
+        if let Some(r) = spec.rate_limiter {
+            let sz = b.file_size();
+            if sz > *limited + (1 << 20) {
+                r.request(sz - *limited);
+                *limited = sz;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Merges `input` (positioned anywhere) into new tables. `new_number`
 /// allocates file numbers. Returns the files written.
 pub fn write_table_from_iter(
@@ -119,6 +149,7 @@ pub fn write_table_from_iter(
     let mut have_key = false;
     let mut prev_stripe = usize::MAX;
     let mut limited = 0u64;
+    let mut pending_sd: Option<(Vec<u8>, usize)> = None;
 
     let finish = |b: (u64, TableBuilder),
                   lo: Option<&[u8]>,
@@ -161,6 +192,25 @@ pub fn write_table_from_iter(
             ));
         };
         let new_key = !have_key || cmp.compare(p.user_key, &cur_key) != Ordering::Equal;
+        let s = stripe(spec.snapshots, p.seq);
+        // A SingleDelete waiting to see the entry below it: when that entry is
+        // the Put it deletes (same key, same stripe), both vanish.
+        if let Some((sd, sd_stripe)) = pending_sd.take() {
+            if !new_key && p.kind == ValueKind::Value && s == sd_stripe {
+                prev_stripe = s;
+                input.next();
+                continue;
+            }
+            add_entry(
+                &mut builder,
+                spec,
+                &topts,
+                new_number,
+                &sd,
+                &[],
+                &mut limited,
+            )?;
+        }
         if new_key {
             // Cut the output only between user keys.
             if let Some((_, b)) = &builder {
@@ -181,7 +231,6 @@ pub fn write_table_from_iter(
             have_key = true;
             prev_stripe = usize::MAX;
         }
-        let s = stripe(spec.snapshots, p.seq);
         let mut drop = s == prev_stripe; // shadowed by a newer version in its stripe
         if !drop && p.kind == ValueKind::RangeDelete {
             drop = true;
@@ -204,25 +253,34 @@ pub fn write_table_from_iter(
         }
         prev_stripe = s;
         if !drop {
-            if builder.is_none() {
-                let n = new_number();
-                let f = spec.fs.create(&filename::table(spec.dir, n))?;
-                builder = Some((n, TableBuilder::new(f, topts.clone())));
-            }
-            if let Some((_, b)) = builder.as_mut() {
-                b.add(ikey, input.value())?;
-                if let Some(r) = spec.rate_limiter {
-                    let sz = b.file_size();
-                    if sz > limited + (1 << 20) {
-                        r.request(sz - limited);
-                        limited = sz;
-                    }
-                }
+            if p.kind == ValueKind::SingleDelete {
+                pending_sd = Some((ikey.to_vec(), s));
+            } else {
+                add_entry(
+                    &mut builder,
+                    spec,
+                    &topts,
+                    new_number,
+                    ikey,
+                    input.value(),
+                    &mut limited,
+                )?;
             }
         }
         input.next();
     }
     input.status()?;
+    if let Some((sd, _)) = pending_sd.take() {
+        add_entry(
+            &mut builder,
+            spec,
+            &topts,
+            new_number,
+            &sd,
+            &[],
+            &mut limited,
+        )?;
+    }
     if builder.is_none() && !kept.is_empty() {
         let n = new_number();
         let f = spec.fs.create(&filename::table(spec.dir, n))?;

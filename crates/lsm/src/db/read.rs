@@ -113,6 +113,7 @@ impl Db {
         let view = self.view(cf, opts.snapshot.as_ref().map(|s| s.seq()))?;
         let cmp = view.version.cmp;
         let fill = !opts.no_fill_cache;
+        let prefix_check = opts.prefix_same_as_start && view.opts.prefix_len.is_some();
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombs = Vec::new();
         for m in &view.mems {
@@ -147,17 +148,20 @@ impl Db {
                         .inner
                         .tables
                         .get(f.number(), level, cmp, view.opts.prefix_len)?;
-                    children.push(Box::new(t.iter(fill)));
+                    children.push(Box::new(t.iter(fill).with_prefix_check(prefix_check)));
                 }
             } else if !files.is_empty() {
-                children.push(Box::new(LevelIter::new(
-                    self.inner.tables.clone(),
-                    files,
-                    level,
-                    cmp,
-                    view.opts.prefix_len,
-                    fill,
-                )));
+                children.push(Box::new(
+                    LevelIter::new(
+                        self.inner.tables.clone(),
+                        files,
+                        level,
+                        cmp,
+                        view.opts.prefix_len,
+                        fill,
+                    )
+                    .with_prefix_check(prefix_check),
+                ));
             }
         }
         let merged = MergingIterator::new(cmp, children);

@@ -299,6 +299,7 @@ impl Table {
             err: None,
             index_err: err,
             fill_cache,
+            prefix_check: false,
         }
     }
 }
@@ -313,9 +314,18 @@ pub struct TableIter {
     /// The index block could not be read: the iterator is empty and failed.
     index_err: Option<Error>,
     fill_cache: bool,
+    /// Seeks consult the prefix bloom first (prefix-mode iteration).
+    prefix_check: bool,
 }
 
 impl TableIter {
+    /// Makes seeks skip the table when its prefix bloom rules the seek
+    /// key's prefix out (for iterators that stay within one prefix).
+    pub fn with_prefix_check(mut self, on: bool) -> TableIter {
+        self.prefix_check = on;
+        self
+    }
+
     fn init_data(&mut self) {
         if !self.index.valid() {
             self.data = None;
@@ -418,6 +428,16 @@ impl InternalIterator for TableIter {
     }
     fn seek(&mut self, target: &[u8]) {
         self.err = None;
+        if self.prefix_check {
+            if let Some(n) = self.table.prefix_len {
+                let uk = key::user_key(target);
+                if uk.len() >= n && !self.table.may_contain_prefix(&uk[..n]) {
+                    self.data = None;
+                    self.data_handle = None;
+                    return;
+                }
+            }
+        }
         self.index.seek(target);
         self.init_data();
         if let Some(d) = &mut self.data {

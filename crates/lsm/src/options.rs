@@ -31,6 +31,9 @@ pub struct Options {
     pub rate_limit_bytes_per_sec: u64,
     /// How to treat a bad record in the last WAL (`wal_recovery_mode`).
     pub wal_recovery: TailPolicy,
+    /// Read table files with O_DIRECT, bypassing the page cache
+    /// (`use_direct_reads`); ignored when `fs` is set.
+    pub use_direct_reads: bool,
     /// The file system; `None` means the operating system's.
     pub fs: Option<Arc<dyn Fs>>,
     /// Options of the default column family.
@@ -48,6 +51,7 @@ impl Default for Options {
             max_open_files: 4096,
             rate_limit_bytes_per_sec: 0,
             wal_recovery: TailPolicy::TolerateTornTail,
+            use_direct_reads: false,
             fs: None,
             default_cf: CfOptions::default(),
         }

@@ -210,3 +210,31 @@ fn prefix_iteration_stays_in_prefix_and_uses_prefix_bloom() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn direct_reads_return_the_same_data() {
+    let dir = temp_dir("direct");
+    let opts = Options {
+        use_direct_reads: true,
+        block_cache_size: 0,
+        ..Options::default()
+    };
+    let db = Db::open(&dir, opts.clone()).unwrap();
+    for i in 0..20_000 {
+        db.put(&k(i), format!("value-{i}").as_bytes()).unwrap();
+    }
+    db.close().unwrap();
+    let db = Db::open(&dir, opts).unwrap();
+    for i in (0..20_000).step_by(7) {
+        assert_eq!(
+            db.get(&k(i)).unwrap(),
+            Some(format!("value-{i}").into_bytes())
+        );
+    }
+    let mut it = db.iter(ReadOptions::default()).unwrap();
+    it.seek_to_last();
+    assert_eq!(it.key(), k(19_999).as_slice());
+    assert!(db.stats().bytes_read > 0);
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

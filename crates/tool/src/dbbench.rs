@@ -257,6 +257,7 @@ fn main() {
         block_cache_size: flags.i64("cache_size", 8 << 20).max(0) as usize,
         max_background_jobs: flags.i64("max_background_jobs", 2).max(1) as usize,
         max_open_files: flags.i64("open_files", 4096).max(16) as usize,
+        use_direct_reads: flags.bool("use_direct_reads", false),
         default_cf: cf,
         ..Options::default()
     };

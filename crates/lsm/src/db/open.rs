@@ -29,7 +29,11 @@ impl Db {
     /// are created if missing).
     pub fn open_cf(path: impl AsRef<Path>, opts: Options, cfs: &[(&str, CfOptions)]) -> Result<Db> {
         let dir = path.as_ref().to_path_buf();
-        let fs: Arc<dyn Fs> = opts.fs.clone().unwrap_or_else(|| Arc::new(OsFs));
+        let fs: Arc<dyn Fs> = match (&opts.fs, opts.use_direct_reads) {
+            (Some(fs), _) => fs.clone(),
+            (None, true) => Arc::new(crate::vfs::DirectFs),
+            (None, false) => Arc::new(OsFs),
+        };
         fs.create_dir_all(&dir)?;
         let lock = fs.lock(&filename::lock(&dir))?;
         let stats = Arc::new(Stats::default());

@@ -5,10 +5,12 @@
 //!
 //! Implementations are shared between threads (`Send + Sync`); a
 //! `WritableFile` is used by one thread at a time.
+mod direct;
 mod fault;
 mod mem;
 mod os;
 
+pub use direct::DirectFs;
 pub use fault::{FaultFs, FaultKind};
 pub use mem::MemFs;
 pub use os::OsFs;

@@ -139,7 +139,16 @@ pub fn read_block(file: &dyn RandomAccessFile, h: BlockHandle, name: &str) -> Re
             "block handle beyond end of file",
         ));
     }
-    let mut buf = file.read_at(h.offset, len + TRAILER_SIZE)?;
+    let buf = file.read_at(h.offset, len + TRAILER_SIZE)?;
+    decode_block(buf, h, name)
+}
+
+/// Verifies and decompresses a block whose bytes (with trailer) are `buf`.
+pub fn decode_block(mut buf: Vec<u8>, h: BlockHandle, name: &str) -> Result<Vec<u8>> {
+    let len = h.size as usize;
+    if buf.len() != len + TRAILER_SIZE {
+        return Err(Error::corruption(name, h.offset, "short block read"));
+    }
     let typ = buf[len];
     let stored = get_fixed32(&buf[len + 1..]).unwrap_or(0);
     let crc = crc32c::crc32c(&buf[..len + 1]);

@@ -226,6 +226,17 @@ impl Table {
 
     /// Reads a data block through the cache.
     pub fn block(&self, h: BlockHandle, fill_cache: bool) -> Result<Arc<Block>> {
+        self.block_with(h, fill_cache, None)
+    }
+
+    /// Like [`Table::block`], reading misses through a readahead window
+    /// (sequential scans and compactions).
+    fn block_with(
+        &self,
+        h: BlockHandle,
+        fill_cache: bool,
+        ra: Option<&mut Readahead>,
+    ) -> Result<Arc<Block>> {
         if let Some(c) = &self.cache {
             if let Some(Cached::Block(b)) = c.get(&(self.cache_id, h.offset)) {
                 Stats::add(&self.stats.block_cache_hits, 1);
@@ -233,8 +244,13 @@ impl Table {
             }
             Stats::add(&self.stats.block_cache_misses, 1);
         }
-        let raw = read_block(self.file.as_ref(), h, &self.name)?;
-        Stats::add(&self.stats.bytes_read, h.size + 5);
+        let raw = match ra {
+            Some(ra) => ra.read(self, h)?,
+            None => {
+                Stats::add(&self.stats.bytes_read, h.size + 5);
+                read_block(self.file.as_ref(), h, &self.name)?
+            }
+        };
         let b = Arc::new(
             Block::new(raw).map_err(|e| Error::corruption(&self.name, h.offset, e.to_string()))?,
         );
@@ -300,7 +316,50 @@ impl Table {
             index_err: err,
             fill_cache,
             prefix_check: false,
+            readahead: Readahead::default(),
         }
+    }
+}
+
+/// A window of the file read ahead of a sequential reader.
+#[derive(Default)]
+pub struct Readahead {
+    offset: u64,
+    buf: Vec<u8>,
+    size: usize,
+}
+
+impl Readahead {
+    fn read(&mut self, t: &Table, h: BlockHandle) -> Result<Vec<u8>> {
+        let need = h.size as usize + super::format::TRAILER_SIZE;
+        let end = h.offset + need as u64;
+        if h.offset < self.offset || end > self.offset + self.buf.len() as u64 {
+            // Grow the window while reads continue where the last one ended
+            // (up to 1 MiB); a jump reads just the block.
+            let window_end = self.offset + self.buf.len() as u64;
+            let sequential =
+                self.buf.is_empty() || (h.offset >= window_end && h.offset <= window_end + 8192);
+            self.size = if sequential {
+                (self.size * 2).clamp(64 << 10, 1 << 20)
+            } else {
+                0
+            };
+            let len = (self.size as u64)
+                .min(t.file.size().saturating_sub(h.offset))
+                .max(need as u64);
+            if h.offset + len > t.file.size() {
+                return Err(Error::corruption(
+                    &t.name,
+                    h.offset,
+                    "block handle beyond end of file",
+                ));
+            }
+            self.buf = t.file.read_at(h.offset, len as usize)?;
+            self.offset = h.offset;
+            Stats::add(&t.stats.bytes_read, len);
+        }
+        let start = (h.offset - self.offset) as usize;
+        super::format::decode_block(self.buf[start..start + need].to_vec(), h, &t.name)
     }
 }
 
@@ -316,6 +375,8 @@ pub struct TableIter {
     fill_cache: bool,
     /// Seeks consult the prefix bloom first (prefix-mode iteration).
     prefix_check: bool,
+    /// Read-ahead window, used when blocks bypass the cache.
+    readahead: Readahead,
 }
 
 impl TableIter {
@@ -344,7 +405,12 @@ impl TableIter {
         if self.data_handle == Some(h.offset) && self.data.is_some() {
             return;
         }
-        match self.table.block(h, self.fill_cache) {
+        let ra = if self.fill_cache {
+            None
+        } else {
+            Some(&mut self.readahead)
+        };
+        match self.table.block_with(h, self.fill_cache, ra) {
             Ok(b) => {
                 self.data = Some(BlockIter::new(b, self.table.cmp));
                 self.data_handle = Some(h.offset);

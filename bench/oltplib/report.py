@@ -104,7 +104,7 @@ def detail_table(res):
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["id"], r["status"], _cell(r) if r["status"] == "ok" else "-",
             "-" if r.get("tps") is None else "{:,.0f}".format(r["tps"]),
-            r.get("p95_ms", "-"), r.get("errors", "-"),
+            "-" if r.get("p95_ms") is None else r["p95_ms"], "-" if r.get("errors") is None else r["errors"],
             _kb(pt.get("read_bytes")), _kb(pt.get("write_bytes")),
             "-" if pt.get("cpu_ms") is None else "%.2f" % pt["cpu_ms"],
             "-" if not q1 else "%.0f / %.2f" % (q1["min"], q1["cv"] or 0),

@@ -99,6 +99,13 @@ impl Inner {
         if let Some(b) = &batch {
             let st = self.lock();
             for op in b.ops()? {
+                if op.key.len() > crate::memtable::MAX_KEY_SIZE {
+                    return Err(Error::InvalidArgument(format!(
+                        "key of {} bytes is longer than the limit of {} bytes",
+                        op.key.len(),
+                        crate::memtable::MAX_KEY_SIZE
+                    )));
+                }
                 if !st.cfs.contains_key(&op.cf) {
                     return Err(Error::InvalidArgument(format!(
                         "no column family {}",

@@ -13,6 +13,9 @@ use skiplist::{ListCursor, SkipList};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
+/// Longest user key accepted (the skiplist node stores 28 bits of length).
+pub const MAX_KEY_SIZE: usize = skiplist::MAX_KEY_LEN - 8;
+
 /// Result of a point lookup in one source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {

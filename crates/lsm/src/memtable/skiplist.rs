@@ -5,11 +5,13 @@
 //!
 //! Each node is one arena allocation, 8-byte aligned:
 //! ```text
-//! key_len: u32 | value_len: u32 | height: u32 | pad: u32
+//! key_len_and_height: u32 (key length in the low 28 bits, height in the
+//!                     top 4) | value_len: u32
 //! next: AtomicPtr * height | internal key | value
 //! ```
-//! so an entry costs 16 + 8 x height (1.33 on average) bytes over its key
-//! and value, and memtable memory is the arena's size.
+//! so an entry costs 8 + 8 x height (1.33 on average) bytes over its key
+//! and value, and memtable memory is the arena's size. Keys are limited to
+//! 2^28 - 1 bytes (the write path refuses longer ones).
 //!
 //! This file is the only `unsafe` code in the workspace.
 #![allow(unsafe_code)]
@@ -21,7 +23,9 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 const MAX_HEIGHT: usize = 12;
-const HEADER: usize = 16;
+const HEADER: usize = 8;
+/// Longest internal key a node can hold.
+pub(crate) const MAX_KEY_LEN: usize = (1 << 28) - 1;
 const CHUNK: usize = 1 << 20;
 
 /// Bump allocator over 8-byte aligned chunks that never move or shrink.
@@ -65,7 +69,11 @@ impl Node {
     }
     #[inline]
     fn height(self) -> usize {
-        self.u32_at(8) as usize
+        (self.u32_at(0) >> 28) as usize
+    }
+    #[inline]
+    fn key_len(self) -> usize {
+        (self.u32_at(0) & MAX_KEY_LEN as u32) as usize
     }
     #[inline]
     fn next_slot(self, level: usize) -> &'static AtomicPtr<u8> {
@@ -83,11 +91,11 @@ impl Node {
     pub(crate) fn key<'a>(self) -> &'a [u8] {
         let off = HEADER + 8 * self.height();
         // SAFETY: key bytes were written before publication and never change.
-        unsafe { std::slice::from_raw_parts(self.0.add(off), self.u32_at(0) as usize) }
+        unsafe { std::slice::from_raw_parts(self.0.add(off), self.key_len()) }
     }
     #[inline]
     pub(crate) fn value<'a>(self) -> &'a [u8] {
-        let off = HEADER + 8 * self.height() + self.u32_at(0) as usize;
+        let off = HEADER + 8 * self.height() + self.key_len();
         // SAFETY: as for `key`.
         unsafe { std::slice::from_raw_parts(self.0.add(off), self.u32_at(4) as usize) }
     }
@@ -116,9 +124,8 @@ fn new_node(arena: &mut Arena, height: usize, key: &[u8], value: &[u8]) -> Node 
     // SAFETY: `p` points to `size` fresh, 8-aligned, zeroed bytes owned by the
     // arena; nothing else references them until the node is published.
     unsafe {
-        (p as *mut u32).write(key.len() as u32);
+        (p as *mut u32).write((key.len() & MAX_KEY_LEN) as u32 | (height as u32) << 28);
         (p.add(4) as *mut u32).write(value.len() as u32);
-        (p.add(8) as *mut u32).write(height as u32);
         for l in 0..height {
             (p.add(HEADER + 8 * l) as *mut *mut u8).write(ptr::null_mut());
         }

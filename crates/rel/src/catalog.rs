@@ -1,0 +1,435 @@
+//! The catalog: databases and table definitions, stored in the engine under
+//! the system index id 1 and cached in memory as an immutable, versioned
+//! snapshot (`Arc<CatalogState>`) that statements read without locking.
+//!
+//! DDL is serialized by one mutex, written as one synced engine batch, and
+//! published by swapping the snapshot. Keys (docs/formats/catalog.md):
+//!
+//! ```text
+//! 00000001 'D' <db name>                 -> [1]              a database
+//! 00000001 'T' <db name> 00 <table name> -> TableDef bytes   a table
+//! 00000001 'N'                           -> u32 LE           next index id
+//! ```
+use crate::keycodec::{self, prefix_successor};
+use crate::schema::TableDef;
+use crate::value::Value;
+use crate::{Error, Result};
+use lsm::{Db, ReadOptions, WriteBatch, WriteOptions};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Index id of the catalog itself.
+pub const CATALOG_INDEX_ID: u32 = 1;
+/// First index id given to user tables.
+pub const FIRST_USER_INDEX_ID: u32 = 256;
+
+/// A table as statements see it: its definition plus shared counters.
+#[derive(Debug)]
+pub struct Table {
+    pub def: TableDef,
+    /// Next AUTO_INCREMENT value to hand out.
+    pub auto_inc: AtomicU64,
+    /// Next hidden primary key (tables without a primary key).
+    pub hidden_next: AtomicU64,
+}
+
+impl Table {
+    /// Reserves `n` consecutive AUTO_INCREMENT values, returning the first.
+    pub fn reserve_auto_inc(&self, n: u64) -> u64 {
+        self.auto_inc.fetch_add(n, Ordering::SeqCst)
+    }
+
+    /// Makes sure later AUTO_INCREMENT values are above `used`.
+    pub fn note_auto_inc(&self, used: u64) {
+        self.auto_inc.fetch_max(used.saturating_add(1), Ordering::SeqCst);
+    }
+}
+
+/// One immutable view of the catalog.
+#[derive(Debug, Default)]
+pub struct CatalogState {
+    /// Bumped by every DDL; prepared statements re-plan when it changes.
+    pub version: u64,
+    pub databases: BTreeMap<String, ()>,
+    pub tables: HashMap<(String, String), Arc<Table>>,
+}
+
+impl CatalogState {
+    /// Looks a table up.
+    pub fn table(&self, db: &str, name: &str) -> Option<&Arc<Table>> {
+        self.tables.get(&(db.to_string(), name.to_string()))
+    }
+
+    /// Table names of a database, sorted.
+    pub fn table_names(&self, db: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .tables
+            .keys()
+            .filter(|(d, _)| d == db)
+            .map(|(_, n)| n.clone())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// The catalog of one database instance.
+pub struct Catalog {
+    db: Db,
+    state: RwLock<Arc<CatalogState>>,
+    ddl: Mutex<u32>, // next index id, guarded with DDL
+}
+
+fn key(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
+    let mut k = keycodec::index_prefix(CATALOG_INDEX_ID).to_vec();
+    k.push(tag);
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            k.push(0);
+        }
+        k.extend_from_slice(p);
+    }
+    k
+}
+
+fn sync() -> WriteOptions {
+    WriteOptions {
+        sync: true,
+        disable_wal: false,
+    }
+}
+
+impl Catalog {
+    /// Loads the catalog from the engine (creating the default databases
+    /// on a new instance).
+    pub fn open(db: Db) -> Result<Catalog> {
+        let mut st = CatalogState::default();
+        let mut next_id = FIRST_USER_INDEX_ID;
+        let lo = keycodec::index_prefix(CATALOG_INDEX_ID).to_vec();
+        let hi = prefix_successor(&lo);
+        let mut it = db.iter(ReadOptions {
+            lower_bound: Some(lo.clone()),
+            upper_bound: hi,
+            ..Default::default()
+        })?;
+        it.seek(&lo);
+        let mut defs = Vec::new();
+        while it.valid() {
+            let k = &it.key()[4..];
+            match k.first() {
+                Some(b'D') => {
+                    let name = String::from_utf8_lossy(&k[1..]).into_owned();
+                    st.databases.insert(name, ());
+                }
+                Some(b'T') => defs.push(TableDef::decode(it.value())?),
+                Some(b'N') => {
+                    let v = it.value();
+                    if v.len() != 4 {
+                        return Err(Error::Corruption("catalog next-id record".into()));
+                    }
+                    next_id = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+                }
+                _ => return Err(Error::Corruption("unknown catalog record".into())),
+            }
+            it.next();
+        }
+        it.status()?;
+        drop(it);
+        for def in defs {
+            let t = load_table(&db, def)?;
+            st.tables
+                .insert((t.def.db.clone(), t.def.name.clone()), Arc::new(t));
+        }
+        let cat = Catalog {
+            db,
+            state: RwLock::new(Arc::new(st)),
+            ddl: Mutex::new(next_id),
+        };
+        for name in ["test"] {
+            if !cat.state().databases.contains_key(name) {
+                cat.create_database(name, true)?;
+            }
+        }
+        Ok(cat)
+    }
+
+    /// The current catalog snapshot.
+    pub fn state(&self) -> Arc<CatalogState> {
+        self.state.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn publish(&self, f: impl FnOnce(&mut CatalogState)) {
+        let mut g = self.state.write().unwrap_or_else(|p| p.into_inner());
+        let mut st = CatalogState {
+            version: g.version + 1,
+            databases: g.databases.clone(),
+            tables: g.tables.clone(),
+        };
+        f(&mut st);
+        *g = Arc::new(st);
+    }
+
+    fn lock_ddl(&self) -> std::sync::MutexGuard<'_, u32> {
+        self.ddl.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// CREATE DATABASE.
+    pub fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool> {
+        let _g = self.lock_ddl();
+        if self.state().databases.contains_key(name) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(Error::DbExists(name.into()))
+            };
+        }
+        self.db.write(sync(), {
+            let mut b = WriteBatch::new();
+            b.put(&key(b'D', &[name.as_bytes()]), &[1]);
+            b
+        })?;
+        self.publish(|st| {
+            st.databases.insert(name.to_string(), ());
+        });
+        Ok(true)
+    }
+
+    /// DROP DATABASE: drops its tables too. Returns the number of tables.
+    pub fn drop_database(&self, name: &str, if_exists: bool) -> Result<Option<usize>> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        if !st.databases.contains_key(name) {
+            return if if_exists {
+                Ok(None)
+            } else {
+                Err(Error::NoSuchDb(name.into()))
+            };
+        }
+        let tables: Vec<Arc<Table>> = st
+            .tables
+            .values()
+            .filter(|t| t.def.db == name)
+            .cloned()
+            .collect();
+        let mut b = WriteBatch::new();
+        b.delete(&key(b'D', &[name.as_bytes()]));
+        for t in &tables {
+            b.delete(&key(b'T', &[t.def.db.as_bytes(), t.def.name.as_bytes()]));
+        }
+        self.db.write(sync(), b)?;
+        self.publish(|st| {
+            st.databases.remove(name);
+            st.tables.retain(|(d, _), _| d != name);
+        });
+        for t in &tables {
+            self.reclaim(&t.def)?;
+        }
+        Ok(Some(tables.len()))
+    }
+
+    /// Deletes every entry of a dropped table's indexes.
+    fn reclaim(&self, def: &TableDef) -> Result<()> {
+        for ix in def.indexes() {
+            let lo = keycodec::index_prefix(ix.id);
+            let hi = keycodec::index_prefix(ix.id + 1);
+            self.db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
+        }
+        Ok(())
+    }
+
+    /// Gives index ids to `def` (its `pk.id` and secondary ids are
+    /// overwritten) and stores it. Returns false if it existed and
+    /// `if_not_exists`.
+    pub fn create_table(&self, mut def: TableDef, if_not_exists: bool) -> Result<bool> {
+        let mut next = self.lock_ddl();
+        let st = self.state();
+        if !st.databases.contains_key(&def.db) {
+            return Err(Error::NoSuchDb(def.db.clone()));
+        }
+        if st.table(&def.db, &def.name).is_some() {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(Error::TableExists(def.name.clone()))
+            };
+        }
+        let mut id = *next;
+        def.pk.id = id;
+        id += 1;
+        for ix in &mut def.secondary {
+            ix.id = id;
+            id += 1;
+        }
+        self.store_def(&def, id)?;
+        *next = id;
+        let t = Table {
+            def,
+            auto_inc: AtomicU64::new(1),
+            hidden_next: AtomicU64::new(1),
+        };
+        self.publish(|st| {
+            st.tables
+                .insert((t.def.db.clone(), t.def.name.clone()), Arc::new(t));
+        });
+        Ok(true)
+    }
+
+    fn store_def(&self, def: &TableDef, next_id: u32) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(
+            &key(b'T', &[def.db.as_bytes(), def.name.as_bytes()]),
+            &def.encode(),
+        );
+        b.put(&key(b'N', &[]), &next_id.to_le_bytes());
+        self.db.write(sync(), b)?;
+        Ok(())
+    }
+
+    /// DROP TABLE. Returns false if absent and `if_exists`.
+    pub fn drop_table(&self, db: &str, name: &str, if_exists: bool) -> Result<bool> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        let Some(t) = st.table(db, name).cloned() else {
+            return if if_exists {
+                Ok(false)
+            } else {
+                Err(Error::NoSuchTable(format!("{db}.{name}")))
+            };
+        };
+        let mut b = WriteBatch::new();
+        b.delete(&key(b'T', &[db.as_bytes(), name.as_bytes()]));
+        self.db.write(sync(), b)?;
+        self.publish(|st| {
+            st.tables.remove(&(db.to_string(), name.to_string()));
+        });
+        self.reclaim(&t.def)?;
+        Ok(true)
+    }
+
+    /// Replaces a table's definition (ALTER-like changes, new indexes,
+    /// TRUNCATE). `new_ids` gives fresh ids to the primary key and to
+    /// indexes whose id is 0. Returns the new table; counters carry over
+    /// unless `reset_counters`.
+    pub fn replace_table(
+        &self,
+        mut def: TableDef,
+        fresh_pk: bool,
+        reset_counters: bool,
+    ) -> Result<Arc<Table>> {
+        let mut next = self.lock_ddl();
+        let st = self.state();
+        let Some(old) = st.table(&def.db, &def.name).cloned() else {
+            return Err(Error::NoSuchTable(format!("{}.{}", def.db, def.name)));
+        };
+        let mut id = *next;
+        if fresh_pk {
+            def.pk.id = id;
+            id += 1;
+        }
+        for ix in &mut def.secondary {
+            if ix.id == 0 || fresh_pk {
+                ix.id = id;
+                id += 1;
+            }
+        }
+        self.store_def(&def, id)?;
+        *next = id;
+        let (ai, hn) = if reset_counters {
+            (1, 1)
+        } else {
+            (
+                old.auto_inc.load(Ordering::SeqCst),
+                old.hidden_next.load(Ordering::SeqCst),
+            )
+        };
+        let t = Arc::new(Table {
+            def,
+            auto_inc: AtomicU64::new(ai),
+            hidden_next: AtomicU64::new(hn),
+        });
+        let t2 = t.clone();
+        self.publish(|st| {
+            st.tables
+                .insert((t2.def.db.clone(), t2.def.name.clone()), t2);
+        });
+        // Reclaim indexes that no longer exist.
+        let live: Vec<u32> = t.def.indexes().map(|i| i.id).collect();
+        for ix in old.def.indexes() {
+            if !live.contains(&ix.id) {
+                let lo = keycodec::index_prefix(ix.id);
+                let hi = keycodec::index_prefix(ix.id + 1);
+                self.db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
+            }
+        }
+        Ok(t)
+    }
+
+    /// The engine.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+}
+
+/// Builds the in-memory table, recovering its counters from the data: the
+/// next AUTO_INCREMENT value is one more than the largest stored in an
+/// index led by that column (InnoDB before 8.0 does the same).
+fn load_table(db: &Db, def: TableDef) -> Result<Table> {
+    let mut auto = 1u64;
+    if let Some(c) = def.auto_inc_column() {
+        if let Some(ix) = def.indexes().find(|ix| ix.columns.first() == Some(&c)) {
+            if let Some(k) = last_key(db, ix.id)? {
+                let col = &def.columns[c];
+                let mut s = &k[4..];
+                let v = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+                if let Some(i) = v.to_i128() {
+                    auto = (i.max(0) as u64).saturating_add(1);
+                }
+            }
+        }
+    }
+    let mut hidden = 1u64;
+    if def.hidden_pk {
+        if let Some(k) = last_key(db, def.pk.id)? {
+            if k.len() >= 12 {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&k[4..12]);
+                hidden = u64::from_be_bytes(a).saturating_add(1);
+            }
+        }
+    }
+    Ok(Table {
+        def,
+        auto_inc: AtomicU64::new(auto),
+        hidden_next: AtomicU64::new(hidden),
+    })
+}
+
+fn last_key(db: &Db, index_id: u32) -> Result<Option<Vec<u8>>> {
+    let lo = keycodec::index_prefix(index_id).to_vec();
+    let hi = keycodec::index_prefix(index_id + 1).to_vec();
+    let mut it = db.iter(ReadOptions {
+        lower_bound: Some(lo),
+        upper_bound: Some(hi.clone()),
+        ..Default::default()
+    })?;
+    it.seek_for_prev(&hi);
+    let r = if it.valid() && it.key() < &hi[..] {
+        Some(it.key().to_vec())
+    } else {
+        None
+    };
+    it.status()?;
+    Ok(r)
+}
+
+/// A default value for display (SHOW CREATE TABLE).
+pub fn default_sql(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        other => {
+            let t = String::from_utf8_lossy(&other.text()).replace('\'', "''");
+            format!("'{t}'")
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! # strata-rel: tables and indexes as ordered keys
+//!
+//! The relational layer between SQL and the transactional engine. It owns:
+//! - [`value`]: SQL values and column types, comparison and formatting;
+//! - [`keycodec`]: order-preserving key images of values (MyRocks' layout:
+//!   4-byte index id + memcomparable key columns);
+//! - [`rowcodec`]: the compact, versioned row value (non-key columns);
+//! - [`schema`]: table and index definitions and their stored form;
+//! - [`catalog`]: databases and tables stored in the engine, cached as an
+//!   immutable snapshot;
+//! - [`table`]: row reads and writes with secondary-index maintenance,
+//!   row locks and uniqueness checks, through a `txn::Txn`;
+//! - [`check`]: CHECK TABLE (every index entry against its row).
+//!
+//! It knows nothing of SQL text or the wire protocol. Byte layouts are in
+//! docs/formats/rows.md and docs/formats/catalog.md.
+
+pub mod catalog;
+pub mod check;
+pub mod keycodec;
+pub mod rowcodec;
+pub mod schema;
+pub mod table;
+pub mod value;
+
+pub use value::{ColumnType, TypeKind, Value};
+
+/// Errors of the relational layer.
+#[derive(Debug)]
+pub enum Error {
+    /// The engine failed (I/O, corruption, read-only).
+    Engine(lsm::Error),
+    /// A lock wait timed out, a deadlock, or the engine failed under a transaction.
+    Txn(txn::Error),
+    /// A stored row, key or definition does not decode.
+    Corruption(String),
+    /// A broken invariant (a bug), reported instead of panicking.
+    Internal(String),
+    /// Duplicate entry: (the key's text, index name).
+    DupKey(String, String),
+    NoSuchDb(String),
+    NoSuchTable(String),
+    DbExists(String),
+    TableExists(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Engine(e) => write!(f, "storage engine error: {e}"),
+            Error::Txn(e) => write!(f, "{e}"),
+            Error::Corruption(s) => write!(f, "corruption: {s}"),
+            Error::Internal(s) => write!(f, "internal error: {s}"),
+            Error::DupKey(k, ix) => write!(f, "Duplicate entry '{k}' for key '{ix}'"),
+            Error::NoSuchDb(d) => write!(f, "Unknown database '{d}'"),
+            Error::NoSuchTable(t) => write!(f, "Table '{t}' doesn't exist"),
+            Error::DbExists(d) => write!(f, "Can't create database '{d}'; database exists"),
+            Error::TableExists(t) => write!(f, "Table '{t}' already exists"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<lsm::Error> for Error {
+    fn from(e: lsm::Error) -> Self {
+        Error::Engine(e)
+    }
+}
+
+/// Result alias.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,377 @@
+//! Table definitions (columns, primary key, secondary indexes) and their
+//! serialized form in the catalog. Byte layout in docs/formats/catalog.md.
+use crate::value::{ColumnType, TypeKind, Value};
+use crate::{Error, Result};
+use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
+
+/// Version of the serialized table definition.
+pub const TABLE_DEF_V1: u8 = 1;
+
+/// A column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColumnType,
+    pub nullable: bool,
+    /// DEFAULT value (already coerced); `None` = no DEFAULT clause.
+    pub default: Option<Value>,
+    /// DEFAULT CURRENT_TIMESTAMP (also ON UPDATE when `on_update_now`).
+    pub default_now: bool,
+    pub on_update_now: bool,
+    pub auto_increment: bool,
+    pub comment: String,
+}
+
+/// An index (the primary key is index 0 of a table).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Index {
+    /// Key prefix of every entry (4 bytes big-endian).
+    pub id: u32,
+    pub name: String,
+    /// Column positions in the table, in key order.
+    pub columns: Vec<usize>,
+    pub unique: bool,
+    pub primary: bool,
+}
+
+/// A table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDef {
+    pub db: String,
+    pub name: String,
+    pub columns: Vec<Column>,
+    /// Primary key; `hidden` tables use an 8-byte generated key instead.
+    pub pk: Index,
+    pub hidden_pk: bool,
+    pub secondary: Vec<Index>,
+    pub engine: String,
+    pub comment: String,
+    /// Cached: positions of the columns stored in the row value (those
+    /// not in the primary key), in table order.
+    pub value_cols: Vec<usize>,
+}
+
+impl TableDef {
+    /// Builds a definition and its derived fields.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        db: String,
+        name: String,
+        columns: Vec<Column>,
+        pk: Index,
+        hidden_pk: bool,
+        secondary: Vec<Index>,
+        engine: String,
+        comment: String,
+    ) -> TableDef {
+        let mut t = TableDef {
+            db,
+            name,
+            columns,
+            pk,
+            hidden_pk,
+            secondary,
+            engine,
+            comment,
+            value_cols: Vec::new(),
+        };
+        t.derive();
+        t
+    }
+
+    fn derive(&mut self) {
+        let pkc = if self.hidden_pk { &[][..] } else { &self.pk.columns[..] };
+        self.value_cols = (0..self.columns.len())
+            .filter(|c| !pkc.contains(c))
+            .collect();
+    }
+
+    /// The table's id (its primary index id).
+    pub fn id(&self) -> u32 {
+        self.pk.id
+    }
+
+    /// Column position by (case-insensitive) name.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// The AUTO_INCREMENT column, if any.
+    pub fn auto_inc_column(&self) -> Option<usize> {
+        self.columns.iter().position(|c| c.auto_increment)
+    }
+
+    /// All indexes, primary first (the hidden primary key included).
+    pub fn indexes(&self) -> impl Iterator<Item = &Index> {
+        std::iter::once(&self.pk).chain(self.secondary.iter())
+    }
+
+    /// Serializes the definition.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut o = vec![TABLE_DEF_V1];
+        put_length_prefixed(&mut o, self.db.as_bytes());
+        put_length_prefixed(&mut o, self.name.as_bytes());
+        put_length_prefixed(&mut o, self.engine.as_bytes());
+        put_length_prefixed(&mut o, self.comment.as_bytes());
+        o.push(self.hidden_pk as u8);
+        put_varint64(&mut o, self.columns.len() as u64);
+        for c in &self.columns {
+            put_length_prefixed(&mut o, c.name.as_bytes());
+            o.push(kind_code(c.ty.kind));
+            o.push(c.ty.unsigned as u8);
+            put_varint64(&mut o, c.ty.len as u64);
+            o.push(c.ty.scale);
+            let flags = (c.nullable as u8)
+                | (c.default_now as u8) << 1
+                | (c.on_update_now as u8) << 2
+                | (c.auto_increment as u8) << 3
+                | (c.default.is_some() as u8) << 4;
+            o.push(flags);
+            if let Some(d) = &c.default {
+                encode_value(&mut o, d);
+            }
+            put_length_prefixed(&mut o, c.comment.as_bytes());
+        }
+        put_varint64(&mut o, 1 + self.secondary.len() as u64);
+        for ix in self.indexes() {
+            put_varint64(&mut o, ix.id as u64);
+            put_length_prefixed(&mut o, ix.name.as_bytes());
+            o.push(ix.unique as u8 | (ix.primary as u8) << 1);
+            put_varint64(&mut o, ix.columns.len() as u64);
+            for &c in &ix.columns {
+                put_varint64(&mut o, c as u64);
+            }
+        }
+        o
+    }
+
+    /// Parses a serialized definition.
+    pub fn decode(buf: &[u8]) -> Result<TableDef> {
+        let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
+        let mut d = Decoder::new(buf);
+        match d.u8() {
+            Some(TABLE_DEF_V1) => {}
+            other => return Err(bad(&format!("unknown version {other:?}"))),
+        }
+        let s = |d: &mut Decoder| -> Result<String> {
+            let b = d.length_prefixed().ok_or_else(|| bad("string"))?;
+            String::from_utf8(b.to_vec()).map_err(|_| bad("utf8"))
+        };
+        let db = s(&mut d)?;
+        let name = s(&mut d)?;
+        let engine = s(&mut d)?;
+        let comment = s(&mut d)?;
+        let hidden_pk = d.u8().ok_or_else(|| bad("hidden"))? != 0;
+        let ncols = d.varint64().ok_or_else(|| bad("ncols"))? as usize;
+        if ncols > 4096 {
+            return Err(bad("too many columns"));
+        }
+        let mut columns = Vec::with_capacity(ncols);
+        for _ in 0..ncols {
+            let cname = s(&mut d)?;
+            let kind = kind_from_code(d.u8().ok_or_else(|| bad("kind"))?)
+                .ok_or_else(|| bad("unknown type"))?;
+            let unsigned = d.u8().ok_or_else(|| bad("unsigned"))? != 0;
+            let len = d.varint64().ok_or_else(|| bad("len"))? as u32;
+            let scale = d.u8().ok_or_else(|| bad("scale"))?;
+            let flags = d.u8().ok_or_else(|| bad("flags"))?;
+            let default = if flags & 16 != 0 {
+                Some(decode_value(&mut d).ok_or_else(|| bad("default"))?)
+            } else {
+                None
+            };
+            let ccomment = s(&mut d)?;
+            columns.push(Column {
+                name: cname,
+                ty: ColumnType { kind, unsigned, len, scale },
+                nullable: flags & 1 != 0,
+                default_now: flags & 2 != 0,
+                on_update_now: flags & 4 != 0,
+                auto_increment: flags & 8 != 0,
+                default,
+                comment: ccomment,
+            });
+        }
+        let nix = d.varint64().ok_or_else(|| bad("nindexes"))? as usize;
+        if nix == 0 || nix > 1024 {
+            return Err(bad("index count"));
+        }
+        let mut idx = Vec::with_capacity(nix);
+        for _ in 0..nix {
+            let id = d.varint64().ok_or_else(|| bad("index id"))? as u32;
+            let iname = s(&mut d)?;
+            let f = d.u8().ok_or_else(|| bad("index flags"))?;
+            let n = d.varint64().ok_or_else(|| bad("index columns"))? as usize;
+            if n > 64 {
+                return Err(bad("index columns"));
+            }
+            let mut cols = Vec::with_capacity(n);
+            for _ in 0..n {
+                let c = d.varint64().ok_or_else(|| bad("index column"))? as usize;
+                if c >= ncols {
+                    return Err(bad("index column out of range"));
+                }
+                cols.push(c);
+            }
+            idx.push(Index {
+                id,
+                name: iname,
+                columns: cols,
+                unique: f & 1 != 0,
+                primary: f & 2 != 0,
+            });
+        }
+        let pk = idx.remove(0);
+        Ok(TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment))
+    }
+}
+
+const KINDS: [TypeKind; 19] = [
+    TypeKind::TinyInt,
+    TypeKind::SmallInt,
+    TypeKind::MediumInt,
+    TypeKind::Int,
+    TypeKind::BigInt,
+    TypeKind::Float,
+    TypeKind::Double,
+    TypeKind::Decimal,
+    TypeKind::Char,
+    TypeKind::VarChar,
+    TypeKind::Text,
+    TypeKind::Binary,
+    TypeKind::VarBinary,
+    TypeKind::Blob,
+    TypeKind::Date,
+    TypeKind::DateTime,
+    TypeKind::Timestamp,
+    TypeKind::Time,
+    TypeKind::Year,
+];
+
+fn kind_code(k: TypeKind) -> u8 {
+    KINDS.iter().position(|&x| x == k).unwrap_or(0) as u8 + 1
+}
+
+fn kind_from_code(c: u8) -> Option<TypeKind> {
+    KINDS.get((c as usize).checked_sub(1)?).copied()
+}
+
+/// Self-describing value encoding (tag byte + payload), for defaults.
+pub fn encode_value(o: &mut Vec<u8>, v: &Value) {
+    match v {
+        Value::Null => o.push(0),
+        Value::Int(i) => {
+            o.push(1);
+            o.extend_from_slice(&i.to_le_bytes());
+        }
+        Value::UInt(u) => {
+            o.push(2);
+            o.extend_from_slice(&u.to_le_bytes());
+        }
+        Value::Double(d) => {
+            o.push(3);
+            o.extend_from_slice(&d.to_le_bytes());
+        }
+        Value::Decimal(m, s) => {
+            o.push(4);
+            o.extend_from_slice(&m.to_le_bytes());
+            o.push(*s);
+        }
+        Value::Bytes(b) => {
+            o.push(5);
+            put_length_prefixed(o, b);
+        }
+        Value::Date(d) => {
+            o.push(6);
+            o.extend_from_slice(&d.to_le_bytes());
+        }
+        Value::DateTime(t) => {
+            o.push(7);
+            o.extend_from_slice(&t.to_le_bytes());
+        }
+        Value::Time(t) => {
+            o.push(8);
+            o.extend_from_slice(&t.to_le_bytes());
+        }
+    }
+}
+
+/// Inverse of `encode_value`.
+pub fn decode_value(d: &mut Decoder) -> Option<Value> {
+    let tag = d.u8()?;
+    let arr8 = |d: &mut Decoder| -> Option<[u8; 8]> {
+        let b = d.bytes(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Some(a)
+    };
+    Some(match tag {
+        0 => Value::Null,
+        1 => Value::Int(i64::from_le_bytes(arr8(d)?)),
+        2 => Value::UInt(u64::from_le_bytes(arr8(d)?)),
+        3 => Value::Double(f64::from_le_bytes(arr8(d)?)),
+        4 => {
+            let b = d.bytes(16)?;
+            let mut a = [0u8; 16];
+            a.copy_from_slice(b);
+            Value::Decimal(i128::from_le_bytes(a), d.u8()?)
+        }
+        5 => Value::Bytes(d.length_prefixed()?.to_vec()),
+        6 => {
+            let b = d.bytes(4)?;
+            Value::Date(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        }
+        7 => Value::DateTime(i64::from_le_bytes(arr8(d)?)),
+        8 => Value::Time(i64::from_le_bytes(arr8(d)?)),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> TableDef {
+        let col = |n: &str, k: TypeKind, null: bool| Column {
+            name: n.into(),
+            ty: ColumnType::new(k),
+            nullable: null,
+            default: None,
+            default_now: false,
+            on_update_now: false,
+            auto_increment: false,
+            comment: String::new(),
+        };
+        let mut id = col("id", TypeKind::Int, false);
+        id.auto_increment = true;
+        let mut c = col("c", TypeKind::Char, false);
+        c.ty.len = 120;
+        c.default = Some(Value::Bytes(Vec::new()));
+        TableDef::new(
+            "db".into(),
+            "t".into(),
+            vec![id, col("k", TypeKind::Int, true), c],
+            Index { id: 300, name: "PRIMARY".into(), columns: vec![0], unique: true, primary: true },
+            false,
+            vec![Index { id: 301, name: "k_1".into(), columns: vec![1], unique: false, primary: false }],
+            "ROCKSDB".into(),
+            String::new(),
+        )
+    }
+
+    #[test]
+    fn table_def_round_trips_and_rejects_garbage() {
+        let t = sample();
+        let enc = t.encode();
+        assert_eq!(TableDef::decode(&enc).unwrap(), t);
+        assert_eq!(t.value_cols, vec![1, 2]);
+        for cut in 0..enc.len() {
+            assert!(TableDef::decode(&enc[..cut]).is_err());
+        }
+        let mut bad = enc.clone();
+        bad[0] = 9;
+        assert!(TableDef::decode(&bad).is_err());
+    }
+}

@@ -1,0 +1,307 @@
+//! Rows and index entries of one table, read and written through a
+//! transaction.
+//!
+//! - Primary key entry: `pk.id (4 B) + key image of the PK columns` (or an
+//!   8-byte big-endian hidden id) -> row value (`rowcodec`) of the other
+//!   columns.
+//! - Secondary entry: `ix.id + key images of the index columns + key images
+//!   of the PK columns not already in the index` -> empty value.
+//!
+//! Writers lock the primary key entry (exclusive row lock) before changing
+//! it. Non-unique secondary entries are written blind (Put / SingleDelete,
+//! no read), as MyRocks does; a unique index is checked under an exclusive
+//! lock on its key prefix. Callers pass rows already coerced to the column
+//! types and complete (one value per column).
+use crate::catalog::Table;
+use crate::keycodec;
+use crate::rowcodec::{self, RowReader};
+use crate::schema::{Index, TableDef};
+use crate::value::Value;
+use crate::{Error, Result};
+use lsm::DEFAULT_CF;
+use std::sync::atomic::Ordering;
+use txn::{LockMode, Txn};
+
+/// Appends the key image of `row`'s columns `cols` of `def`.
+pub fn encode_cols(out: &mut Vec<u8>, def: &TableDef, cols: &[usize], row: &[Value]) -> Result<()> {
+    for &c in cols {
+        let col = &def.columns[c];
+        keycodec::encode(out, &col.ty, col.nullable, &row[c])?;
+    }
+    Ok(())
+}
+
+/// The primary key entry's key for a full row. Hidden-PK tables keep the
+/// hidden id in `hidden`.
+pub fn pk_key(def: &TableDef, row: &[Value], hidden: Option<u64>) -> Result<Vec<u8>> {
+    let mut k = Vec::with_capacity(16);
+    k.extend_from_slice(&keycodec::index_prefix(def.pk.id));
+    if def.hidden_pk {
+        let h = hidden.ok_or_else(|| Error::Internal("hidden pk missing".into()))?;
+        k.extend_from_slice(&h.to_be_bytes());
+    } else {
+        encode_cols(&mut k, def, &def.pk.columns, row)?;
+    }
+    Ok(k)
+}
+
+/// A secondary index entry's key for a full row.
+pub fn sk_key(def: &TableDef, ix: &Index, row: &[Value], hidden: Option<u64>) -> Result<Vec<u8>> {
+    let mut k = Vec::with_capacity(32);
+    k.extend_from_slice(&keycodec::index_prefix(ix.id));
+    encode_cols(&mut k, def, &ix.columns, row)?;
+    if def.hidden_pk {
+        let h = hidden.ok_or_else(|| Error::Internal("hidden pk missing".into()))?;
+        k.extend_from_slice(&h.to_be_bytes());
+    } else {
+        let rest: Vec<usize> = def
+            .pk
+            .columns
+            .iter()
+            .copied()
+            .filter(|c| !ix.columns.contains(c))
+            .collect();
+        encode_cols(&mut k, def, &rest, row)?;
+    }
+    Ok(k)
+}
+
+/// The row value (non-PK columns).
+pub fn row_value(def: &TableDef, row: &[Value]) -> Vec<u8> {
+    let types: Vec<_> = def.value_cols.iter().map(|&c| def.columns[c].ty).collect();
+    let vals: Vec<&Value> = def.value_cols.iter().map(|&c| &row[c]).collect();
+    let mut out = Vec::with_capacity(64);
+    rowcodec::encode(&mut out, &types, &vals);
+    out
+}
+
+/// A decoded row with its hidden id (hidden-PK tables).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub values: Vec<Value>,
+    pub hidden: Option<u64>,
+}
+
+/// Decodes a primary key entry. `want[c]` false skips decoding column `c`
+/// (it is left NULL); `None` decodes all.
+pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]>) -> Result<Row> {
+    let mut values = vec![Value::Null; def.columns.len()];
+    let mut hidden = None;
+    let body = key
+        .get(4..)
+        .ok_or_else(|| Error::Corruption("short primary key".into()))?;
+    if def.hidden_pk {
+        let b: [u8; 8] = body
+            .try_into()
+            .map_err(|_| Error::Corruption("bad hidden primary key".into()))?;
+        hidden = Some(u64::from_be_bytes(b));
+    } else {
+        let mut s = body;
+        for &c in &def.pk.columns {
+            let col = &def.columns[c];
+            values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+        }
+    }
+    let mut r = RowReader::new(value)?;
+    for &c in &def.value_cols {
+        let col = &def.columns[c];
+        let w = want.is_none_or(|w| w[c]);
+        match r.next(&col.ty, w)? {
+            Some(v) => values[c] = v,
+            None => {
+                // Stored before the column was added: its default.
+                values[c] = col.default.clone().unwrap_or(Value::Null);
+            }
+        }
+    }
+    Ok(Row { values, hidden })
+}
+
+/// Decodes the columns a secondary entry's key holds (index columns and
+/// primary key columns); others are NULL. Returns the row and the hidden id.
+pub fn decode_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Row> {
+    let mut values = vec![Value::Null; def.columns.len()];
+    let mut s = key
+        .get(4..)
+        .ok_or_else(|| Error::Corruption("short index key".into()))?;
+    for &c in &ix.columns {
+        let col = &def.columns[c];
+        values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+    }
+    let mut hidden = None;
+    if def.hidden_pk {
+        let b: [u8; 8] = s
+            .try_into()
+            .map_err(|_| Error::Corruption("bad hidden key in index".into()))?;
+        hidden = Some(u64::from_be_bytes(b));
+    } else {
+        for &c in &def.pk.columns {
+            if !ix.columns.contains(&c) {
+                let col = &def.columns[c];
+                values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+            }
+        }
+    }
+    Ok(Row { values, hidden })
+}
+
+/// The primary key for the row a secondary entry points to.
+pub fn pk_of_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Vec<u8>> {
+    let r = decode_sk(def, ix, key)?;
+    pk_key(def, &r.values, r.hidden)
+}
+
+fn txn_err(e: txn::Error) -> Error {
+    Error::Txn(e)
+}
+
+/// Reads the row stored under `key` (a primary key entry's key); with
+/// `lock`, takes the row lock and reads the latest committed version.
+pub fn get(txn: &mut Txn, def: &TableDef, key: &[u8], lock: Option<LockMode>, want: Option<&[bool]>) -> Result<Option<Row>> {
+    let v = match lock {
+        None => txn.get(DEFAULT_CF, key),
+        Some(m) => txn.get_locked(DEFAULT_CF, key, m),
+    }
+    .map_err(txn_err)?;
+    match v {
+        Some(v) => Ok(Some(decode_row(def, key, &v, want)?)),
+        None => Ok(None),
+    }
+}
+
+/// The text of a duplicate key for error 1062 (values joined by '-').
+fn dup_text(_def: &TableDef, ix: &Index, row: &[Value]) -> String {
+    ix.columns
+        .iter()
+        .map(|&c| String::from_utf8_lossy(&row[c].text()).into_owned())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// Finds a row that conflicts with `row` on the primary key or a unique
+/// index, locking what it checks. Returns the conflicting row and the
+/// index's name.
+pub fn find_conflict(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Option<(Row, String)>> {
+    let def = &t.def;
+    if !def.hidden_pk {
+        let key = pk_key(def, row, None)?;
+        if let Some(r) = get(txn, def, &key, Some(LockMode::Exclusive), None)? {
+            return Ok(Some((r, def.pk.name.clone())));
+        }
+    }
+    for ix in def.secondary.iter().filter(|i| i.unique) {
+        if let Some(pk) = unique_holder(txn, def, ix, row)? {
+            if let Some(r) = get(txn, def, &pk, Some(LockMode::Exclusive), None)? {
+                return Ok(Some((r, ix.name.clone())));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// For a unique index: locks the index prefix of `row` and returns the
+/// primary key of a row already holding it (rows with a NULL in the
+/// index columns never conflict).
+fn unique_holder(txn: &mut Txn, def: &TableDef, ix: &Index, row: &[Value]) -> Result<Option<Vec<u8>>> {
+    if ix.columns.iter().any(|&c| row[c].is_null()) {
+        return Ok(None);
+    }
+    let mut prefix = keycodec::index_prefix(ix.id).to_vec();
+    encode_cols(&mut prefix, def, &ix.columns, row)?;
+    txn.lock(DEFAULT_CF, &prefix, LockMode::Exclusive)
+        .map_err(txn_err)?;
+    let upper = keycodec::prefix_successor(&prefix);
+    let mut it = txn
+        .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+        .map_err(txn_err)?;
+    match it.next().map_err(txn_err)? {
+        Some((k, _)) => Ok(Some(pk_of_sk(def, ix, &k)?)),
+        None => Ok(None),
+    }
+}
+
+/// Inserts a new row; fails with `DupKey` on a primary or unique conflict.
+/// Hidden-PK tables get their hidden id here. Returns the row's key.
+pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
+    let def = &t.def;
+    let hidden = def
+        .hidden_pk
+        .then(|| t.hidden_next.fetch_add(1, Ordering::SeqCst));
+    let key = pk_key(def, row, hidden)?;
+    if hidden.is_none() {
+        let old = txn
+            .get_locked(DEFAULT_CF, &key, LockMode::Exclusive)
+            .map_err(txn_err)?;
+        if old.is_some() {
+            return Err(Error::DupKey(dup_text(def, &def.pk, row), def.pk.name.clone()));
+        }
+    } else {
+        txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
+            .map_err(txn_err)?;
+    }
+    for ix in def.secondary.iter().filter(|i| i.unique) {
+        if unique_holder(txn, def, ix, row)?.is_some() {
+            return Err(Error::DupKey(dup_text(def, ix, row), ix.name.clone()));
+        }
+    }
+    txn.put(DEFAULT_CF, &key, &row_value(def, row));
+    for ix in &def.secondary {
+        txn.put(DEFAULT_CF, &sk_key(def, ix, row, hidden)?, &[]);
+    }
+    Ok(key)
+}
+
+/// Replaces `old` (as read under an exclusive lock) with `new`.
+pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> {
+    let def = &t.def;
+    let old_key = pk_key(def, &old.values, old.hidden)?;
+    let new_key = pk_key(def, new, old.hidden)?;
+    if old_key != new_key {
+        delete(txn, t, old)?;
+        if let Some(h) = old.hidden {
+            return Err(Error::Internal(format!("hidden key {h} changed")));
+        }
+        insert(txn, t, new)?;
+        return Ok(());
+    }
+    txn.lock(DEFAULT_CF, &old_key, LockMode::Exclusive)
+        .map_err(txn_err)?;
+    for ix in &def.secondary {
+        let changed = ix
+            .columns
+            .iter()
+            .any(|&c| !same(&old.values[c], &new[c]));
+        if !changed {
+            continue;
+        }
+        if ix.unique {
+            if let Some(holder) = unique_holder(txn, def, ix, new)? {
+                if holder != old_key {
+                    return Err(Error::DupKey(dup_text(def, ix, new), ix.name.clone()));
+                }
+            }
+        }
+        txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &old.values, old.hidden)?);
+        txn.put(DEFAULT_CF, &sk_key(def, ix, new, old.hidden)?, &[]);
+    }
+    txn.put(DEFAULT_CF, &new_key, &row_value(def, new));
+    Ok(())
+}
+
+/// Bitwise-identical values (key images would match).
+fn same(a: &Value, b: &Value) -> bool {
+    a == b
+}
+
+/// Deletes a row (as read under an exclusive lock).
+pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
+    let def = &t.def;
+    let key = pk_key(def, &row.values, row.hidden)?;
+    txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
+        .map_err(txn_err)?;
+    txn.delete(DEFAULT_CF, &key);
+    for ix in &def.secondary {
+        txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
+    }
+    Ok(())
+}

@@ -1,0 +1,770 @@
+//! SQL values and column types: what a row holds in memory, how values
+//! compare, print and convert between types (MySQL's rules, simplified).
+//!
+//! Strings and blobs are bytes compared bytewise (a binary collation); CHAR
+//! values are stored without trailing spaces, as MySQL returns them.
+//! DATE is packed as `year*512 + month*32 + day`, DATETIME/TIMESTAMP as
+//! microseconds in a packed calendar form (`datetime_pack`), both ordered
+//! like the dates they encode.
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+/// One SQL value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// SQL NULL.
+    Null,
+    /// Signed integer (all signed integer types).
+    Int(i64),
+    /// Unsigned integer (BIGINT UNSIGNED may not fit an i64).
+    UInt(u64),
+    /// FLOAT and DOUBLE.
+    Double(f64),
+    /// DECIMAL: `mantissa * 10^-scale`.
+    Decimal(i128, u8),
+    /// CHAR, VARCHAR, TEXT, BINARY, VARBINARY, BLOB.
+    Bytes(Vec<u8>),
+    /// DATE, packed (see module docs).
+    Date(i32),
+    /// DATETIME and TIMESTAMP, packed (see `datetime_pack`).
+    DateTime(i64),
+    /// TIME, signed microseconds.
+    Time(i64),
+}
+
+/// The kind of a column's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeKind {
+    TinyInt,
+    SmallInt,
+    MediumInt,
+    Int,
+    BigInt,
+    Float,
+    Double,
+    Decimal,
+    Char,
+    VarChar,
+    Text,
+    Binary,
+    VarBinary,
+    Blob,
+    Date,
+    DateTime,
+    Timestamp,
+    Time,
+    Year,
+}
+
+/// A column's declared type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnType {
+    pub kind: TypeKind,
+    /// UNSIGNED (integer kinds).
+    pub unsigned: bool,
+    /// Display width / character length / precision.
+    pub len: u32,
+    /// DECIMAL scale, or fractional seconds digits.
+    pub scale: u8,
+}
+
+impl ColumnType {
+    /// A type with no length or scale.
+    pub fn new(kind: TypeKind) -> ColumnType {
+        ColumnType {
+            kind,
+            unsigned: false,
+            len: 0,
+            scale: 0,
+        }
+    }
+
+    /// True for the integer kinds (and YEAR).
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self.kind,
+            TypeKind::TinyInt
+                | TypeKind::SmallInt
+                | TypeKind::MediumInt
+                | TypeKind::Int
+                | TypeKind::BigInt
+                | TypeKind::Year
+        )
+    }
+
+    /// True for string and binary kinds.
+    pub fn is_string(&self) -> bool {
+        matches!(
+            self.kind,
+            TypeKind::Char
+                | TypeKind::VarChar
+                | TypeKind::Text
+                | TypeKind::Binary
+                | TypeKind::VarBinary
+                | TypeKind::Blob
+        )
+    }
+
+    /// True for binary (non-character) string kinds.
+    pub fn is_binary(&self) -> bool {
+        matches!(
+            self.kind,
+            TypeKind::Binary | TypeKind::VarBinary | TypeKind::Blob
+        )
+    }
+
+    /// Width in bytes of an integer kind's key image.
+    pub fn int_width(&self) -> usize {
+        match self.kind {
+            TypeKind::TinyInt => 1,
+            TypeKind::SmallInt | TypeKind::Year => 2,
+            TypeKind::MediumInt => 3,
+            TypeKind::Int => 4,
+            _ => 8,
+        }
+    }
+
+    /// The inclusive range of an integer kind.
+    pub fn int_range(&self) -> (i128, i128) {
+        let bits = (self.int_width() * 8) as u32;
+        if self.kind == TypeKind::Year {
+            return (0, 2155);
+        }
+        if self.unsigned {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        }
+    }
+
+    /// SQL spelling, as SHOW CREATE TABLE prints it.
+    pub fn sql_name(&self) -> String {
+        let base = match self.kind {
+            TypeKind::TinyInt => "tinyint",
+            TypeKind::SmallInt => "smallint",
+            TypeKind::MediumInt => "mediumint",
+            TypeKind::Int => "int",
+            TypeKind::BigInt => "bigint",
+            TypeKind::Float => "float",
+            TypeKind::Double => "double",
+            TypeKind::Decimal => {
+                return format!("decimal({},{})", self.len, self.scale);
+            }
+            TypeKind::Char => return format!("char({})", self.len),
+            TypeKind::VarChar => return format!("varchar({})", self.len),
+            TypeKind::Binary => return format!("binary({})", self.len),
+            TypeKind::VarBinary => return format!("varbinary({})", self.len),
+            TypeKind::Text => text_name(self.len, "text"),
+            TypeKind::Blob => text_name(self.len, "blob"),
+            TypeKind::Date => "date",
+            TypeKind::DateTime => "datetime",
+            TypeKind::Timestamp => "timestamp",
+            TypeKind::Time => "time",
+            TypeKind::Year => "year",
+        };
+        let mut s = base.to_string();
+        if self.is_integer() && self.kind != TypeKind::Year && self.len > 0 {
+            let _ = write!(s, "({})", self.len);
+        }
+        if matches!(
+            self.kind,
+            TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time
+        ) && self.scale > 0
+        {
+            let _ = write!(s, "({})", self.scale);
+        }
+        if self.unsigned {
+            s.push_str(" unsigned");
+        }
+        s
+    }
+
+    /// Maximum byte length of a string kind (`len` is in characters of up
+    /// to 4 bytes for character types).
+    pub fn max_bytes(&self) -> usize {
+        match self.kind {
+            TypeKind::Char | TypeKind::VarChar => self.len as usize * 4,
+            TypeKind::Binary | TypeKind::VarBinary => self.len as usize,
+            TypeKind::Text | TypeKind::Blob => {
+                if self.len == 0 {
+                    65535
+                } else {
+                    self.len as usize
+                }
+            }
+            _ => usize::MAX,
+        }
+    }
+}
+
+fn text_name(len: u32, base: &'static str) -> &'static str {
+    match (len, base) {
+        (255, "text") => "tinytext",
+        (16777215, "text") => "mediumtext",
+        (4294967295, "text") => "longtext",
+        (255, _) => "tinyblob",
+        (16777215, _) => "mediumblob",
+        (4294967295, _) => "longblob",
+        _ => base,
+    }
+}
+
+impl Value {
+    /// True for NULL.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The value as an i128 if it is numeric and integral after rounding
+    /// (MySQL rounds when storing a fraction into an integer column).
+    pub fn to_i128(&self) -> Option<i128> {
+        match self {
+            Value::Int(i) => Some(*i as i128),
+            Value::UInt(u) => Some(*u as i128),
+            Value::Double(d) => {
+                if d.is_finite() {
+                    Some(d.round() as i128)
+                } else {
+                    None
+                }
+            }
+            Value::Decimal(m, s) => Some(round_div_pow10(*m, *s)),
+            Value::Bytes(b) => parse_number_prefix(b).and_then(|v| v.to_i128()),
+            Value::Date(d) => Some(date_to_yyyymmdd(*d) as i128),
+            Value::DateTime(p) => Some(datetime_to_number(*p)),
+            Value::Time(t) => Some((*t / 1_000_000) as i128),
+            Value::Null => None,
+        }
+    }
+
+    /// The value as a double (strings parse their numeric prefix, as MySQL).
+    pub fn to_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::UInt(u) => Some(*u as f64),
+            Value::Double(d) => Some(*d),
+            Value::Decimal(m, s) => Some(*m as f64 / 10f64.powi(*s as i32)),
+            Value::Bytes(b) => Some(parse_number_prefix(b).and_then(|v| v.to_f64()).unwrap_or(0.0)),
+            Value::Null => None,
+            other => other.to_i128().map(|i| i as f64),
+        }
+    }
+
+    /// Truth value for WHERE: NULL is unknown (`None`).
+    pub fn truth(&self) -> Option<bool> {
+        match self {
+            Value::Null => None,
+            Value::Int(i) => Some(*i != 0),
+            Value::UInt(u) => Some(*u != 0),
+            Value::Double(d) => Some(*d != 0.0),
+            Value::Decimal(m, _) => Some(*m != 0),
+            other => Some(other.to_f64().unwrap_or(0.0) != 0.0),
+        }
+    }
+
+    /// The text form sent in text result sets and used for string
+    /// conversion.
+    pub fn to_text(&self, out: &mut Vec<u8>) {
+        match self {
+            Value::Null => out.extend_from_slice(b"NULL"),
+            Value::Int(i) => {
+                let _ = write_fmt(out, format_args!("{i}"));
+            }
+            Value::UInt(u) => {
+                let _ = write_fmt(out, format_args!("{u}"));
+            }
+            Value::Double(d) => format_double(*d, out),
+            Value::Decimal(m, s) => format_decimal(*m, *s, out),
+            Value::Bytes(b) => out.extend_from_slice(b),
+            Value::Date(d) => {
+                let (y, m, dd) = date_unpack(*d);
+                let _ = write_fmt(out, format_args!("{y:04}-{m:02}-{dd:02}"));
+            }
+            Value::DateTime(p) => format_datetime(*p, 0, out),
+            Value::Time(t) => format_time(*t, out),
+        }
+    }
+
+    /// `to_text` into a fresh vector.
+    pub fn text(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        self.to_text(&mut v);
+        v
+    }
+
+    /// True if the value is a number kind (not string, not temporal).
+    pub fn is_numeric(&self) -> bool {
+        matches!(
+            self,
+            Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(..)
+        )
+    }
+}
+
+struct VecWriter<'a>(&'a mut Vec<u8>);
+impl std::fmt::Write for VecWriter<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+fn write_fmt(out: &mut Vec<u8>, args: std::fmt::Arguments) -> std::fmt::Result {
+    VecWriter(out).write_fmt(args)
+}
+
+/// Formats a double the way MySQL prints it (shortest round-trip digits,
+/// no trailing ".0", exponent for very large or small magnitudes).
+pub fn format_double(d: f64, out: &mut Vec<u8>) {
+    if d == 0.0 {
+        out.push(b'0');
+        return;
+    }
+    let a = d.abs();
+    if !(1e-5..1e15).contains(&a) {
+        let s = format!("{d:e}");
+        // Rust prints 1e20 / 1.5e-7; MySQL prints 1e20 / 1.5e-7 too.
+        out.extend_from_slice(s.as_bytes());
+        return;
+    }
+    let _ = write_fmt(out, format_args!("{d}"));
+}
+
+/// Formats a decimal mantissa with `scale` fraction digits.
+pub fn format_decimal(m: i128, scale: u8, out: &mut Vec<u8>) {
+    if m < 0 {
+        out.push(b'-');
+    }
+    let u = m.unsigned_abs();
+    if scale == 0 {
+        let _ = write_fmt(out, format_args!("{u}"));
+        return;
+    }
+    let p = 10u128.pow(scale as u32);
+    let _ = write_fmt(
+        out,
+        format_args!("{}.{:0width$}", u / p, u % p, width = scale as usize),
+    );
+}
+
+fn round_div_pow10(m: i128, s: u8) -> i128 {
+    if s == 0 {
+        return m;
+    }
+    let p = 10i128.pow(s as u32);
+    let q = m / p;
+    let r = (m % p).abs();
+    if r * 2 >= p {
+        if m < 0 {
+            q - 1
+        } else {
+            q + 1
+        }
+    } else {
+        q
+    }
+}
+
+/// Parses the longest numeric prefix of a string, as MySQL's string to
+/// number conversion does ("12abc" is 12, "abc" is 0). Returns an Int
+/// when integral, else a Double.
+pub fn parse_number_prefix(b: &[u8]) -> Option<Value> {
+    let s = std::str::from_utf8(b).ok()?;
+    let t = s.trim_start();
+    let bytes = t.as_bytes();
+    let mut end = 0;
+    if end < bytes.len() && (bytes[end] == b'-' || bytes[end] == b'+') {
+        end += 1;
+    }
+    let digits_start = end;
+    while end < bytes.len() && bytes[end].is_ascii_digit() {
+        end += 1;
+    }
+    let mut is_float = false;
+    if end < bytes.len() && bytes[end] == b'.' {
+        is_float = true;
+        end += 1;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+    }
+    if end == digits_start {
+        return Some(Value::Int(0));
+    }
+    if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
+        let mut e = end + 1;
+        if e < bytes.len() && (bytes[e] == b'-' || bytes[e] == b'+') {
+            e += 1;
+        }
+        let ds = e;
+        while e < bytes.len() && bytes[e].is_ascii_digit() {
+            e += 1;
+        }
+        if e > ds {
+            is_float = true;
+            end = e;
+        }
+    }
+    let num = &t[..end];
+    if !is_float {
+        if let Ok(i) = num.parse::<i64>() {
+            return Some(Value::Int(i));
+        }
+        if let Ok(u) = num.parse::<u64>() {
+            return Some(Value::UInt(u));
+        }
+    }
+    num.parse::<f64>().ok().map(Value::Double)
+}
+
+/// Compares two non-NULL values with MySQL's coercions: numbers
+/// numerically, strings bytewise (trailing spaces ignored, PAD SPACE),
+/// temporal values by their packed form, a string against a number
+/// numerically, a string against a temporal value by parsing the string.
+/// NULL sorts first (used by ORDER BY); callers treat NULL comparisons in
+/// predicates as unknown before calling this.
+pub fn compare(a: &Value, b: &Value) -> Ordering {
+    use Value::*;
+    match (a, b) {
+        (Null, Null) => Ordering::Equal,
+        (Null, _) => Ordering::Less,
+        (_, Null) => Ordering::Greater,
+        (Int(x), Int(y)) => x.cmp(y),
+        (UInt(x), UInt(y)) => x.cmp(y),
+        (Int(x), UInt(y)) => (*x as i128).cmp(&(*y as i128)),
+        (UInt(x), Int(y)) => (*x as i128).cmp(&(*y as i128)),
+        (Decimal(m1, s1), Decimal(m2, s2)) => {
+            let s = (*s1).max(*s2);
+            rescale(*m1, *s1, s).cmp(&rescale(*m2, *s2, s))
+        }
+        (Decimal(m, s), Int(_) | UInt(_)) => {
+            let i = b.to_i128().unwrap_or(0);
+            (*m).cmp(&rescale(i, 0, *s))
+        }
+        (Int(_) | UInt(_), Decimal(m, s)) => {
+            let i = a.to_i128().unwrap_or(0);
+            rescale(i, 0, *s).cmp(m)
+        }
+        (Bytes(x), Bytes(y)) => cmp_pad_space(x, y),
+        (Date(x), Date(y)) => x.cmp(y),
+        (DateTime(x), DateTime(y)) => x.cmp(y),
+        (Date(x), DateTime(y)) => date_to_datetime(*x).cmp(y),
+        (DateTime(x), Date(y)) => x.cmp(&date_to_datetime(*y)),
+        (Time(x), Time(y)) => x.cmp(y),
+        (Bytes(s), Date(_) | DateTime(_)) => match parse_datetime(s) {
+            Some(p) => p.cmp(&temporal_as_datetime(b)),
+            None => cmp_pad_space(s, &b.text()),
+        },
+        (Date(_) | DateTime(_), Bytes(s)) => match parse_datetime(s) {
+            Some(p) => temporal_as_datetime(a).cmp(&p),
+            None => cmp_pad_space(&a.text(), s),
+        },
+        (Bytes(s), Time(t)) => parse_time(s).unwrap_or(0).cmp(t),
+        (Time(t), Bytes(s)) => t.cmp(&parse_time(s).unwrap_or(0)),
+        _ => {
+            let x = a.to_f64().unwrap_or(0.0);
+            let y = b.to_f64().unwrap_or(0.0);
+            x.partial_cmp(&y).unwrap_or(Ordering::Equal)
+        }
+    }
+}
+
+fn temporal_as_datetime(v: &Value) -> i64 {
+    match v {
+        Value::Date(d) => date_to_datetime(*d),
+        Value::DateTime(p) => *p,
+        _ => 0,
+    }
+}
+
+fn rescale(m: i128, from: u8, to: u8) -> i128 {
+    if to >= from {
+        m.saturating_mul(10i128.pow((to - from) as u32))
+    } else {
+        m / 10i128.pow((from - to) as u32)
+    }
+}
+
+/// Bytewise comparison ignoring trailing spaces (PAD SPACE, simplified:
+/// both sides lose their trailing spaces, then compare bytewise; this
+/// differs from MySQL only for control bytes below 0x20 at the end).
+pub fn cmp_pad_space(a: &[u8], b: &[u8]) -> Ordering {
+    crate::keycodec::trim_trailing_spaces(a).cmp(crate::keycodec::trim_trailing_spaces(b))
+}
+
+// ---- dates and times ----
+
+/// Packs a date.
+pub fn date_pack(y: u32, m: u32, d: u32) -> i32 {
+    (y * 512 + m * 32 + d) as i32
+}
+
+/// Unpacks a date into (year, month, day).
+pub fn date_unpack(p: i32) -> (u32, u32, u32) {
+    let p = p.max(0) as u32;
+    (p / 512, (p / 32) % 16, p % 32)
+}
+
+/// Packs a datetime into microseconds of a calendar-ordered number.
+pub fn datetime_pack(y: u32, mo: u32, d: u32, h: u32, mi: u32, s: u32, us: u32) -> i64 {
+    let ymd = date_pack(y, mo, d) as i64;
+    ((ymd * 86_400) + (h as i64 * 3600 + mi as i64 * 60 + s as i64)) * 1_000_000 + us as i64
+}
+
+/// Unpacks a datetime into (y, mo, d, h, mi, s, us).
+pub fn datetime_unpack(p: i64) -> (u32, u32, u32, u32, u32, u32, u32) {
+    let p = p.max(0);
+    let us = (p % 1_000_000) as u32;
+    let secs = p / 1_000_000;
+    let tod = (secs % 86_400) as u32;
+    let (y, mo, d) = date_unpack((secs / 86_400) as i32);
+    (y, mo, d, tod / 3600, (tod / 60) % 60, tod % 60, us)
+}
+
+fn date_to_datetime(d: i32) -> i64 {
+    d as i64 * 86_400 * 1_000_000
+}
+
+fn date_to_yyyymmdd(d: i32) -> i64 {
+    let (y, m, dd) = date_unpack(d);
+    y as i64 * 10000 + m as i64 * 100 + dd as i64
+}
+
+fn datetime_to_number(p: i64) -> i128 {
+    let (y, mo, d, h, mi, s, _) = datetime_unpack(p);
+    ((y as i128 * 100 + mo as i128) * 100 + d as i128) * 1_000_000
+        + (h as i128 * 10000 + mi as i128 * 100 + s as i128)
+}
+
+/// Formats a packed datetime with `fsp` fraction digits (0 prints
+/// microseconds only when non-zero).
+pub fn format_datetime(p: i64, fsp: u8, out: &mut Vec<u8>) {
+    let (y, mo, d, h, mi, s, us) = datetime_unpack(p);
+    let _ = write_fmt(
+        out,
+        format_args!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}"),
+    );
+    if fsp > 0 {
+        let digits = format!("{us:06}");
+        out.push(b'.');
+        out.extend_from_slice(&digits.as_bytes()[..(fsp as usize).min(6)]);
+    } else if us != 0 {
+        let _ = write_fmt(out, format_args!(".{us:06}"));
+    }
+}
+
+/// Formats TIME microseconds as [-]HH:MM:SS[.ffffff].
+pub fn format_time(t: i64, out: &mut Vec<u8>) {
+    if t < 0 {
+        out.push(b'-');
+    }
+    let a = t.unsigned_abs();
+    let us = a % 1_000_000;
+    let s = a / 1_000_000;
+    let _ = write_fmt(
+        out,
+        format_args!("{:02}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60),
+    );
+    if us != 0 {
+        let _ = write_fmt(out, format_args!(".{us:06}"));
+    }
+}
+
+fn num(s: &[u8]) -> Option<u32> {
+    if s.is_empty() || s.len() > 9 || !s.iter().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    std::str::from_utf8(s).ok()?.parse().ok()
+}
+
+/// Parses 'YYYY-MM-DD' (also YYYYMMDD) into a packed date.
+pub fn parse_date(s: &[u8]) -> Option<i32> {
+    let s = trim(s);
+    let parts: Vec<&[u8]> = s.split(|&c| c == b'-' || c == b'/').collect();
+    let (y, m, d) = if parts.len() == 3 {
+        (num(parts[0])?, num(parts[1])?, num(parts[2])?)
+    } else if s.len() == 8 {
+        (num(&s[..4])?, num(&s[4..6])?, num(&s[6..])?)
+    } else {
+        return None;
+    };
+    valid_date(y, m, d).then(|| date_pack(y, m, d))
+}
+
+fn valid_date(y: u32, m: u32, d: u32) -> bool {
+    if y > 9999 || m > 12 || d > 31 {
+        return false;
+    }
+    if m == 0 || d == 0 {
+        return y == 0 && m == 0 && d == 0;
+    }
+    let dim = match m {
+        2 => {
+            if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+                29
+            } else {
+                28
+            }
+        }
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    d <= dim
+}
+
+fn trim(s: &[u8]) -> &[u8] {
+    let start = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
+    let end = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    &s[start..end]
+}
+
+/// Parses 'YYYY-MM-DD[ HH:MM:SS[.ffffff]]' (or 'T' as separator) into a
+/// packed datetime.
+pub fn parse_datetime(s: &[u8]) -> Option<i64> {
+    let s = trim(s);
+    let split = s.iter().position(|&c| c == b' ' || c == b'T');
+    let (dpart, tpart) = match split {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let d = parse_date(dpart)?;
+    let (y, mo, dd) = date_unpack(d);
+    let (mut h, mut mi, mut sec, mut us) = (0, 0, 0, 0);
+    if let Some(t) = tpart {
+        let (hms, frac) = match t.iter().position(|&c| c == b'.') {
+            Some(i) => (&t[..i], Some(&t[i + 1..])),
+            None => (t, None),
+        };
+        let p: Vec<&[u8]> = hms.split(|&c| c == b':').collect();
+        if p.is_empty() || p.len() > 3 {
+            return None;
+        }
+        h = num(p[0])?;
+        mi = if p.len() > 1 { num(p[1])? } else { 0 };
+        sec = if p.len() > 2 { num(p[2])? } else { 0 };
+        if let Some(f) = frac {
+            let f = &f[..f.len().min(6)];
+            us = num(f)? * 10u32.pow(6 - f.len() as u32);
+        }
+        if h > 23 || mi > 59 || sec > 59 {
+            return None;
+        }
+    }
+    Some(datetime_pack(y, mo, dd, h, mi, sec, us))
+}
+
+/// Parses '[-]HH:MM:SS[.ffffff]' into microseconds.
+pub fn parse_time(s: &[u8]) -> Option<i64> {
+    let s = trim(s);
+    let (neg, s) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let (hms, frac) = match s.iter().position(|&c| c == b'.') {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let p: Vec<&[u8]> = hms.split(|&c| c == b':').collect();
+    let (h, m, sec) = match p.len() {
+        3 => (num(p[0])?, num(p[1])?, num(p[2])?),
+        2 => (num(p[0])?, num(p[1])?, 0),
+        1 => {
+            let n = num(p[0])?;
+            (n / 10000, (n / 100) % 100, n % 100)
+        }
+        _ => return None,
+    };
+    if m > 59 || sec > 59 {
+        return None;
+    }
+    let mut us = 0i64;
+    if let Some(f) = frac {
+        let f = &f[..f.len().min(6)];
+        us = num(f)? as i64 * 10i64.pow(6 - f.len() as u32);
+    }
+    let t = (h as i64 * 3600 + m as i64 * 60 + sec as i64) * 1_000_000 + us;
+    Some(if neg { -t } else { t })
+}
+
+/// Days since 0000-03-01-ish epoch for a civil date (for date arithmetic).
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m as i64 + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+/// Inverse of `days_from_civil` (days since 1970-01-01 to y/m/d).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719468;
+    let era = if z >= 0 { z } else { z - 146096 } / 146097;
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// The packed datetime for a Unix time in microseconds (UTC).
+pub fn datetime_from_unix_micros(us: i64) -> i64 {
+    let secs = us.div_euclid(1_000_000);
+    let frac = us.rem_euclid(1_000_000) as u32;
+    let days = secs.div_euclid(86_400);
+    let tod = secs.rem_euclid(86_400) as u32;
+    let (y, m, d) = civil_from_days(days);
+    datetime_pack(y.clamp(0, 9999) as u32, m, d, tod / 3600, (tod / 60) % 60, tod % 60, frac)
+}
+
+/// Unix seconds for a packed datetime (UTC).
+pub fn datetime_to_unix_secs(p: i64) -> i64 {
+    let (y, mo, d, h, mi, s, _) = datetime_unpack(p);
+    days_from_civil(y as i64, mo, d) * 86_400 + (h * 3600 + mi * 60 + s) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_round_trip_and_order() {
+        let a = parse_datetime(b"2024-02-29 23:59:58.5").unwrap();
+        let b = parse_datetime(b"2024-03-01").unwrap();
+        assert!(a < b);
+        let mut s = Vec::new();
+        format_datetime(a, 0, &mut s);
+        assert_eq!(s, b"2024-02-29 23:59:58.500000");
+        assert!(parse_date(b"2023-02-29").is_none());
+        assert_eq!(Value::Date(parse_date(b"2023-01-05").unwrap()).text(), b"2023-01-05");
+        let u = 1_700_000_000i64;
+        let p = datetime_from_unix_micros(u * 1_000_000);
+        assert_eq!(datetime_to_unix_secs(p), u);
+        assert_eq!(parse_time(b"-01:02:03").unwrap(), -3_723_000_000);
+    }
+
+    #[test]
+    fn comparisons_follow_mysql() {
+        assert_eq!(compare(&Value::Int(-1), &Value::UInt(u64::MAX)), Ordering::Less);
+        assert_eq!(compare(&Value::Bytes(b"ab ".to_vec()), &Value::Bytes(b"ab".to_vec())), Ordering::Equal);
+        assert_eq!(compare(&Value::Bytes(b"ab\x01".to_vec()), &Value::Bytes(b"ab".to_vec())), Ordering::Greater);
+        assert_eq!(compare(&Value::Bytes(b"10".to_vec()), &Value::Int(9)), Ordering::Greater);
+        assert_eq!(compare(&Value::Decimal(150, 2), &Value::Int(1)), Ordering::Greater);
+        assert_eq!(compare(&Value::Decimal(100, 2), &Value::Decimal(1, 0)), Ordering::Equal);
+        assert_eq!(parse_number_prefix(b"12abc"), Some(Value::Int(12)));
+        assert_eq!(parse_number_prefix(b" 1.5e2x"), Some(Value::Double(150.0)));
+    }
+
+    #[test]
+    fn number_formatting() {
+        let mut o = Vec::new();
+        format_decimal(-1205, 2, &mut o);
+        assert_eq!(o, b"-12.05");
+        assert_eq!(Value::Double(0.5).text(), b"0.5");
+        assert_eq!(Value::Double(3.0).text(), b"3");
+        assert_eq!(Value::Decimal(5, 3).text(), b"0.005");
+    }
+}

@@ -1,0 +1,493 @@
+//! Access paths: which index a single-table read uses and which key ranges
+//! it scans, chosen from the WHERE conjuncts (equalities, IN lists, ranges
+//! and ORs of ranges on one column), then executed through a transaction.
+//!
+//! The chosen ranges are always a superset of the matching rows: the full
+//! WHERE is still applied to every row read, so inexact conversions (a
+//! fractional probe on an INT key, a clamped out-of-range bound) only
+//! widen a range, never lose a row.
+use crate::convert::{for_key, KeyProbe};
+use crate::error::{Result, SqlError};
+use crate::expr::{BinOp, Env, Expr};
+use rel::catalog::Table;
+use rel::keycodec::{self, prefix_successor};
+use rel::schema::{Index, TableDef};
+use rel::table::{self as rt, Row};
+use rel::value::Value;
+use txn::{LockMode, Txn};
+
+/// A range over one index, as expressions evaluated per execution.
+#[derive(Debug, Clone)]
+pub struct RangeTpl {
+    /// Values of the leading index columns.
+    pub eq: Vec<Expr>,
+    /// Bounds on the next column: (value, inclusive).
+    pub lo: Option<(Expr, bool)>,
+    pub hi: Option<(Expr, bool)>,
+}
+
+/// How rows are found.
+#[derive(Debug, Clone)]
+pub struct Access {
+    /// 0 = primary key, i = secondary index i-1.
+    pub index: usize,
+    /// Empty = the whole index.
+    pub ranges: Vec<RangeTpl>,
+    /// Every range fixes all primary key columns: use point gets.
+    pub point: bool,
+    /// Scan in descending key order.
+    pub reverse: bool,
+    /// The secondary index holds every column the statement reads.
+    pub covering: bool,
+}
+
+impl Access {
+    /// Human-readable form for EXPLAIN.
+    pub fn describe(&self, def: &TableDef) -> (String, String) {
+        let ix = index_of(def, self.index);
+        let kind = if self.point {
+            "const"
+        } else if self.ranges.is_empty() {
+            if self.index == 0 { "ALL" } else { "index" }
+        } else if self.ranges.iter().all(|r| r.lo.is_none() && r.hi.is_none()) {
+            "ref"
+        } else {
+            "range"
+        };
+        (kind.to_string(), ix.name.clone())
+    }
+}
+
+/// Index `i` of a table (0 = primary).
+pub fn index_of(def: &TableDef, i: usize) -> &Index {
+    if i == 0 {
+        &def.pk
+    } else {
+        &def.secondary[i - 1]
+    }
+}
+
+#[derive(Default, Clone)]
+struct ColCond {
+    eq: Option<Vec<Expr>>,
+    lo: Option<(Expr, bool)>,
+    hi: Option<(Expr, bool)>,
+    /// OR of ranges/points: (lo, hi) each inclusive when present.
+    multi: Option<Vec<(Option<Expr>, Option<Expr>)>>,
+}
+
+fn const_side(e: &Expr) -> bool {
+    e.is_row_independent()
+}
+
+/// Conditions per column from the WHERE conjuncts.
+fn analyze(filter: Option<&Expr>, ncols: usize) -> Vec<ColCond> {
+    let mut conds = vec![ColCond::default(); ncols];
+    let Some(f) = filter else { return conds };
+    for c in f.conjuncts() {
+        match c {
+            Expr::Bin(op, a, b) => {
+                let (col, v, op) = match (&**a, &**b) {
+                    (Expr::Col(i), v) if const_side(v) => (*i, v, *op),
+                    (v, Expr::Col(i)) if const_side(v) => (*i, v, flip(*op)),
+                    _ => {
+                        if *op == BinOp::Or {
+                            or_ranges(c, &mut conds);
+                        }
+                        continue;
+                    }
+                };
+                if col >= ncols {
+                    continue;
+                }
+                let cc = &mut conds[col];
+                match op {
+                    BinOp::Eq => cc.eq = Some(vec![v.clone()]),
+                    BinOp::Gt => cc.lo = Some((v.clone(), false)),
+                    BinOp::Ge => cc.lo = Some((v.clone(), true)),
+                    BinOp::Lt => cc.hi = Some((v.clone(), false)),
+                    BinOp::Le => cc.hi = Some((v.clone(), true)),
+                    _ => {}
+                }
+            }
+            Expr::In(a, list, false) => {
+                if let Expr::Col(i) = &**a {
+                    if *i < ncols && list.iter().all(const_side) && conds[*i].eq.is_none() {
+                        conds[*i].eq = Some(list.clone());
+                    }
+                }
+            }
+            Expr::Between(a, lo, hi, false) => {
+                if let Expr::Col(i) = &**a {
+                    if *i < ncols && const_side(lo) && const_side(hi) {
+                        conds[*i].lo = Some(((**lo).clone(), true));
+                        conds[*i].hi = Some(((**hi).clone(), true));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    conds
+}
+
+/// `a OR b OR ...` where each term is `col = v`, `col BETWEEN x AND y` or
+/// `col IN (...)` on the same column.
+fn or_ranges(e: &Expr, conds: &mut [ColCond]) {
+    let mut terms = Vec::new();
+    fn flatten<'a>(e: &'a Expr, v: &mut Vec<&'a Expr>) {
+        if let Expr::Bin(BinOp::Or, a, b) = e {
+            flatten(a, v);
+            flatten(b, v);
+        } else {
+            v.push(e);
+        }
+    }
+    flatten(e, &mut terms);
+    let mut col = None;
+    let mut ranges = Vec::new();
+    for t in terms {
+        let (c, r) = match t {
+            Expr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
+                (Expr::Col(i), v) | (v, Expr::Col(i)) if const_side(v) => {
+                    (*i, vec![(Some(v.clone()), Some(v.clone()))])
+                }
+                _ => return,
+            },
+            Expr::Between(a, lo, hi, false) => match &**a {
+                Expr::Col(i) if const_side(lo) && const_side(hi) => {
+                    (*i, vec![(Some((**lo).clone()), Some((**hi).clone()))])
+                }
+                _ => return,
+            },
+            Expr::In(a, list, false) => match &**a {
+                Expr::Col(i) if list.iter().all(const_side) => {
+                    (*i, list.iter().map(|v| (Some(v.clone()), Some(v.clone()))).collect())
+                }
+                _ => return,
+            },
+            _ => return,
+        };
+        if col.is_some_and(|x| x != c) {
+            return;
+        }
+        col = Some(c);
+        ranges.extend(r);
+    }
+    if let Some(c) = col {
+        if c < conds.len() && conds[c].eq.is_none() {
+            conds[c].multi = Some(ranges);
+        }
+    }
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}
+
+/// Chooses the access path for a table read. `used` lists the columns the
+/// statement reads (for covering indexes); `order` is the ORDER BY as
+/// (column, descending) when every term is a plain column.
+pub fn choose(
+    def: &TableDef,
+    filter: Option<&Expr>,
+    used: &[usize],
+    order: Option<&[(usize, bool)]>,
+    locking: bool,
+) -> Access {
+    let conds = analyze(filter, def.columns.len());
+    let mut best: Option<(i64, Access)> = None;
+    let n_ix = 1 + def.secondary.len();
+    for i in 0..n_ix {
+        if i == 0 && def.hidden_pk {
+            continue;
+        }
+        let ix = index_of(def, i);
+        let mut prefixes: Vec<Vec<Expr>> = vec![vec![]];
+        let mut eq_cols = 0;
+        let mut ranges: Vec<RangeTpl> = Vec::new();
+        let mut has_range = false;
+        for &c in &ix.columns {
+            let cc = &conds[c];
+            if let Some(vals) = &cc.eq {
+                if prefixes.len() * vals.len() > 4096 {
+                    break;
+                }
+                prefixes = prefixes
+                    .into_iter()
+                    .flat_map(|p| {
+                        vals.iter().map(move |v| {
+                            let mut q = p.clone();
+                            q.push(v.clone());
+                            q
+                        })
+                    })
+                    .collect();
+                eq_cols += 1;
+                continue;
+            }
+            if cc.lo.is_some() || cc.hi.is_some() {
+                for p in &prefixes {
+                    ranges.push(RangeTpl { eq: p.clone(), lo: cc.lo.clone(), hi: cc.hi.clone() });
+                }
+                has_range = true;
+            } else if let Some(m) = &cc.multi {
+                for p in &prefixes {
+                    for (lo, hi) in m {
+                        ranges.push(RangeTpl {
+                            eq: p.clone(),
+                            lo: lo.clone().map(|v| (v, true)),
+                            hi: hi.clone().map(|v| (v, true)),
+                        });
+                    }
+                }
+                has_range = true;
+            }
+            break;
+        }
+        if !has_range && eq_cols > 0 {
+            ranges = prefixes
+                .into_iter()
+                .map(|p| RangeTpl { eq: p, lo: None, hi: None })
+                .collect();
+        }
+        let full_unique = ix.unique && eq_cols == ix.columns.len() && !has_range;
+        let point = i == 0 && full_unique;
+        let covering = i > 0 && !locking && used.iter().all(|c| ix.columns.contains(c) || def.pk.columns.contains(c)) && !def.hidden_pk;
+        // Order satisfied by this index after the equality prefix?
+        let ordered = order.is_some_and(|o| {
+            !o.is_empty()
+                && o.iter().all(|(_, d)| *d == o[0].1)
+                && o.iter().enumerate().all(|(k, (c, _))| ix.columns.get(eq_cols + k) == Some(c))
+        });
+        let mut score: i64 = if point {
+            1_000_000
+        } else if full_unique {
+            500_000
+        } else {
+            (eq_cols as i64) * 1000 + if has_range { 500 } else { 0 }
+        };
+        if score == 0 && !ordered {
+            // A full index scan only makes sense when it avoids a sort.
+            if i != 0 {
+                continue;
+            }
+        }
+        if i == 0 {
+            score += 10; // no extra lookup
+        }
+        if covering {
+            score += 20;
+        }
+        if ordered {
+            score += 5;
+        }
+        let acc = Access {
+            index: i,
+            ranges: if score <= 30 && !has_range && eq_cols == 0 { vec![] } else { ranges },
+            point,
+            reverse: ordered && order.is_some_and(|o| o[0].1),
+            covering,
+        };
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, acc));
+        }
+    }
+    match best {
+        Some((_, a)) => a,
+        None => Access {
+            index: 0,
+            ranges: vec![],
+            point: false,
+            reverse: false,
+            covering: false,
+        },
+    }
+}
+
+/// True if this access path returns rows in the ORDER BY's order.
+pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) -> bool {
+    if order.is_empty() {
+        return true;
+    }
+    let ix = index_of(def, acc.index);
+    if def.hidden_pk && acc.index == 0 {
+        return false;
+    }
+    let eq_cols = acc.ranges.first().map_or(0, |r| r.eq.len());
+    let same_eq = acc.ranges.iter().all(|r| r.eq.len() == eq_cols);
+    // With several ranges the order holds only when ranges are scanned in
+    // key order, which `scan` does (sorted, merged).
+    same_eq
+        && order.iter().all(|(_, d)| *d == acc.reverse)
+        && order.iter().enumerate().all(|(k, (c, _))| {
+            // Equality columns may also appear in ORDER BY; skip them.
+            ix.columns.get(eq_cols + k) == Some(c) || ix.columns[..eq_cols.min(ix.columns.len())].contains(c)
+        })
+}
+
+/// Byte ranges [lo, hi) of an access path for this execution, sorted and
+/// merged.
+fn byte_ranges(def: &TableDef, acc: &Access, env: &dyn Env) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>> {
+    let ix = index_of(def, acc.index);
+    let base = keycodec::index_prefix(ix.id).to_vec();
+    if acc.ranges.is_empty() {
+        return Ok(vec![(base.clone(), prefix_successor(&base))]);
+    }
+    let mut out: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(acc.ranges.len());
+    'ranges: for r in &acc.ranges {
+        let mut prefix = base.clone();
+        for (k, e) in r.eq.iter().enumerate() {
+            let col = &def.columns[ix.columns[k]];
+            match for_key(&e.eval(&[], env)?, &col.ty) {
+                KeyProbe::Exact(v) => keycodec::encode(&mut prefix, &col.ty, col.nullable, &v)?,
+                _ => continue 'ranges,
+            }
+        }
+        let next = r.eq.len();
+        let (mut lo, mut hi) = (prefix.clone(), prefix_successor(&prefix));
+        if r.lo.is_some() || r.hi.is_some() {
+            let col = &def.columns[ix.columns[next]];
+            if let Some((e, incl)) = &r.lo {
+                let mut k = prefix.clone();
+                match for_key(&e.eval(&[], env)?, &col.ty) {
+                    KeyProbe::Exact(v) => {
+                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        lo = if *incl { k } else { prefix_successor(&k).unwrap_or(k) };
+                    }
+                    KeyProbe::Inexact(v) => {
+                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        lo = k;
+                    }
+                    KeyProbe::Impossible => continue 'ranges,
+                }
+            } else if col.nullable {
+                // Bounded above only: NULLs never match a comparison.
+                lo.push(1);
+            }
+            if let Some((e, incl)) = &r.hi {
+                let mut k = prefix.clone();
+                match for_key(&e.eval(&[], env)?, &col.ty) {
+                    KeyProbe::Exact(v) => {
+                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        hi = if *incl { prefix_successor(&k) } else { Some(k) };
+                    }
+                    KeyProbe::Inexact(v) => {
+                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        hi = prefix_successor(&k);
+                    }
+                    KeyProbe::Impossible => continue 'ranges,
+                }
+            }
+        }
+        if hi.as_ref().is_some_and(|h| *h <= lo) {
+            continue;
+        }
+        out.push((lo, hi));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut merged: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(out.len());
+    for (lo, hi) in out {
+        if let Some(last) = merged.last_mut() {
+            let overlaps = match &last.1 {
+                None => true,
+                Some(h) => lo <= *h,
+            };
+            if overlaps {
+                last.1 = match (&last.1, hi) {
+                    (None, _) | (_, None) => None,
+                    (Some(a), Some(b)) => Some(if *a > b { a.clone() } else { b }),
+                };
+                continue;
+            }
+        }
+        merged.push((lo, hi));
+    }
+    if acc.reverse {
+        merged.reverse();
+    }
+    Ok(merged)
+}
+
+/// Reads the rows an access path yields, calling `f` until it returns
+/// false. With `lock`, each row is locked and read at its latest committed
+/// version. `want` selects decoded columns (None = all).
+pub fn for_each_row(
+    txn: &mut Txn,
+    t: &Table,
+    acc: &Access,
+    lock: Option<LockMode>,
+    want: Option<&[bool]>,
+    env: &dyn Env,
+    f: &mut dyn FnMut(&mut Txn, Row) -> Result<bool>,
+) -> Result<()> {
+    let def = &t.def;
+    let ranges = byte_ranges(def, acc, env)?;
+    if acc.point {
+        for (key, _) in &ranges {
+            if let Some(row) = rt::get(txn, def, key, lock, want)? {
+                if !f(txn, row)? {
+                    return Ok(());
+                }
+            }
+        }
+        return Ok(());
+    }
+    let ix = index_of(def, acc.index).clone();
+    for (lo, hi) in ranges {
+        let mut it = if lock.is_some() {
+            txn.scan_latest(lsm::DEFAULT_CF, Some(&lo), hi.as_deref(), acc.reverse)
+        } else {
+            txn.scan(lsm::DEFAULT_CF, Some(&lo), hi.as_deref(), acc.reverse)
+        }
+        .map_err(SqlError::from)?;
+        loop {
+            let next = it.next().map_err(SqlError::from)?;
+            let Some((k, v)) = next else { break };
+            let row = if acc.index == 0 {
+                match lock {
+                    None => rt::decode_row(def, k, v, want)?,
+                    Some(m) => {
+                        let key = k.to_vec();
+                        match rt::get(txn, def, &key, Some(m), want)? {
+                            Some(r) => r,
+                            None => continue,
+                        }
+                    }
+                }
+            } else if acc.covering && lock.is_none() {
+                rt::decode_sk(def, &ix, k)?
+            } else {
+                let pk = rt::pk_of_sk(def, &ix, k)?;
+                match rt::get(txn, def, &pk, lock, want)? {
+                    Some(r) => r,
+                    None => {
+                        if lock.is_some() {
+                            continue;
+                        }
+                        return Err(SqlError::new(
+                            1030,
+                            "HY000",
+                            format!("index {} of {} points to a missing row", ix.name, def.name),
+                        ));
+                    }
+                }
+            };
+            if !f(txn, row)? {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Convenience: the constant value of a row-independent expression.
+pub fn eval_const(e: &Expr, env: &dyn Env) -> Result<Value> {
+    e.eval(&[], env)
+}

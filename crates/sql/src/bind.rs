@@ -1,0 +1,475 @@
+//! The binder: sqlparser expressions -> bound `Expr`, resolving column
+//! names against a `Scope`, numbering `?` placeholders by their position in
+//! the statement text, and (in aggregate mode) collecting aggregate calls
+//! and GROUP BY references into slots of the grouped row.
+use crate::error::{Result, SqlError};
+use crate::expr::{BinOp, Expr};
+use crate::func::Func;
+use rel::value::{self as val, Value};
+use sqlparser::ast;
+
+/// Names visible to an expression: position i of the row is `cols[i]`.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// (table name or alias, column name)
+    pub cols: Vec<(String, String)>,
+}
+
+impl Scope {
+    fn find(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
+        let mut hit = None;
+        for (i, (t, c)) in self.cols.iter().enumerate() {
+            if c.eq_ignore_ascii_case(name) && table.is_none_or(|tt| tt.eq_ignore_ascii_case(t)) {
+                if hit.is_some() {
+                    return Err(SqlError::new(
+                        1052,
+                        "23000",
+                        format!("Column '{name}' in field list is ambiguous"),
+                    ));
+                }
+                hit = Some(i);
+            }
+        }
+        Ok(hit)
+    }
+}
+
+/// Aggregate functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    GroupConcat,
+    /// A non-grouped column read in a grouped query (MySQL returns the
+    /// value of some row of the group).
+    AnyValue,
+}
+
+/// One aggregate of a grouped query.
+#[derive(Debug, Clone)]
+pub struct AggSpec {
+    pub func: AggFunc,
+    pub arg: Option<Expr>,
+    pub distinct: bool,
+}
+
+/// Aggregate-mode state: the grouped row is group exprs then aggregates.
+#[derive(Debug, Default)]
+pub struct AggCtx {
+    pub group_ast: Vec<ast::Expr>,
+    pub group: Vec<Expr>,
+    pub aggs: Vec<AggSpec>,
+}
+
+/// Binds expressions of one statement.
+pub struct Binder<'a> {
+    /// (line, column) of each `?` in the statement, in text order.
+    pub params: &'a [(u64, u64)],
+    /// When set, expressions are bound over the grouped row.
+    pub agg: Option<AggCtx>,
+    /// Where an unknown column was referenced (for the error message).
+    pub place: &'static str,
+    /// For INSERT ... ON DUPLICATE KEY UPDATE: VALUES(col) reads position
+    /// `values_base + col`.
+    pub values_base: Option<usize>,
+}
+
+impl<'a> Binder<'a> {
+    /// A binder for a statement with these placeholder positions.
+    pub fn new(params: &'a [(u64, u64)]) -> Binder<'a> {
+        Binder {
+            params,
+            agg: None,
+            place: "field list",
+            values_base: None,
+        }
+    }
+
+    fn param(&self, span: &sqlparser::tokenizer::Span) -> Result<Expr> {
+        let at = (span.start.line, span.start.column);
+        match self.params.iter().position(|p| *p == at) {
+            Some(i) => Ok(Expr::Param(i)),
+            None => Err(SqlError::internal("could not place a '?' parameter")),
+        }
+    }
+
+    /// Binds `e` over `scope`.
+    pub fn expr(&mut self, e: &ast::Expr, scope: &Scope) -> Result<Expr> {
+        if let Some(agg) = &self.agg {
+            if let Some(i) = agg.group_ast.iter().position(|g| g == e) {
+                return Ok(Expr::Col(i));
+            }
+        }
+        use ast::Expr as A;
+        Ok(match e {
+            A::Identifier(id) => self.ident(None, id, scope)?,
+            A::CompoundIdentifier(ids) => {
+                let n = ids.len();
+                if n >= 2 && ids[0].value.starts_with("@@") {
+                    let scope_kw = ids[0].value.trim_start_matches("@@").to_ascii_lowercase();
+                    let name = ids[1..].iter().map(|i| i.value.as_str()).collect::<Vec<_>>().join(".");
+                    return Ok(Expr::SysVar(name.to_ascii_lowercase(), scope_kw == "global"));
+                }
+                if n < 2 {
+                    return Err(SqlError::parse("bad identifier"));
+                }
+                self.ident(Some(&ids[n - 2].value), &ids[n - 1], scope)?
+            }
+            A::Value(v) => match &v.value {
+                ast::Value::Placeholder(_) => self.param(&v.span)?,
+                other => Expr::Const(literal(other)?),
+            },
+            A::Nested(inner) => self.expr(inner, scope)?,
+            A::UnaryOp { op, expr } => {
+                let x = self.expr(expr, scope)?;
+                match op {
+                    ast::UnaryOperator::Minus => match x {
+                        Expr::Const(Value::Int(i)) if i != i64::MIN => Expr::Const(Value::Int(-i)),
+                        Expr::Const(Value::UInt(u)) if u == 1u64 << 63 => Expr::Const(Value::Int(i64::MIN)),
+                        Expr::Const(Value::Decimal(m, s)) => Expr::Const(Value::Decimal(-m, s)),
+                        Expr::Const(Value::Double(d)) => Expr::Const(Value::Double(-d)),
+                        other => Expr::Neg(Box::new(other)),
+                    },
+                    ast::UnaryOperator::Plus => x,
+                    ast::UnaryOperator::Not | ast::UnaryOperator::BangNot => Expr::Not(Box::new(x)),
+                    ast::UnaryOperator::BitwiseNot => Expr::BitNot(Box::new(x)),
+                    other => return Err(SqlError::unsupported(format!("operator {other}"))),
+                }
+            }
+            A::BinaryOp { left, op, right } => {
+                let o = binop(op)?;
+                let l = self.expr(left, scope)?;
+                let r = self.expr(right, scope)?;
+                Expr::Bin(o, Box::new(l), Box::new(r))
+            }
+            A::IsNull(x) => Expr::IsNull(Box::new(self.expr(x, scope)?), false),
+            A::IsNotNull(x) => Expr::IsNull(Box::new(self.expr(x, scope)?), true),
+            A::IsTrue(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), true, false),
+            A::IsNotTrue(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), true, true),
+            A::IsFalse(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), false, false),
+            A::IsNotFalse(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), false, true),
+            A::IsDistinctFrom(a, b) => Expr::Not(Box::new(Expr::Bin(
+                BinOp::NullSafeEq,
+                Box::new(self.expr(a, scope)?),
+                Box::new(self.expr(b, scope)?),
+            ))),
+            A::IsNotDistinctFrom(a, b) => Expr::Bin(
+                BinOp::NullSafeEq,
+                Box::new(self.expr(a, scope)?),
+                Box::new(self.expr(b, scope)?),
+            ),
+            A::InList { expr, list, negated } => {
+                let x = self.expr(expr, scope)?;
+                let l = list.iter().map(|i| self.expr(i, scope)).collect::<Result<Vec<_>>>()?;
+                Expr::In(Box::new(x), l, *negated)
+            }
+            A::Between { expr, negated, low, high } => Expr::Between(
+                Box::new(self.expr(expr, scope)?),
+                Box::new(self.expr(low, scope)?),
+                Box::new(self.expr(high, scope)?),
+                *negated,
+            ),
+            A::Like { negated, expr, pattern, escape_char, .. } => {
+                let esc = match escape_char {
+                    None => b'\\',
+                    Some(e) => match self.expr(e, scope)? {
+                        Expr::Const(Value::Bytes(b)) if b.len() == 1 => b[0],
+                        _ => return Err(SqlError::new(1210, "HY000", "Incorrect arguments to ESCAPE")),
+                    },
+                };
+                Expr::Like(
+                    Box::new(self.expr(expr, scope)?),
+                    Box::new(self.expr(pattern, scope)?),
+                    *negated,
+                    esc,
+                )
+            }
+            A::Case { operand, conditions, else_result, .. } => {
+                let operand = match operand {
+                    Some(o) => Some(Box::new(self.expr(o, scope)?)),
+                    None => None,
+                };
+                let mut whens = Vec::new();
+                for c in conditions {
+                    whens.push((self.expr(&c.condition, scope)?, self.expr(&c.result, scope)?));
+                }
+                let otherwise = match else_result {
+                    Some(x) => Some(Box::new(self.expr(x, scope)?)),
+                    None => None,
+                };
+                Expr::Case { operand, whens, otherwise }
+            }
+            A::Cast { expr, data_type, .. } | A::Convert { expr, data_type: Some(data_type), .. } => {
+                let x = self.expr(expr, scope)?;
+                Expr::Func(cast_func(data_type)?, vec![x])
+            }
+            A::Convert { expr, data_type: None, .. } => self.expr(expr, scope)?,
+            A::Collate { expr, .. } => self.expr(expr, scope)?,
+            A::Substring { expr, substring_from, substring_for, .. } => {
+                let mut args = vec![self.expr(expr, scope)?];
+                args.push(match substring_from {
+                    Some(f) => self.expr(f, scope)?,
+                    None => Expr::Const(Value::Int(1)),
+                });
+                if let Some(f) = substring_for {
+                    args.push(self.expr(f, scope)?);
+                }
+                Expr::Func(Func::Substring, args)
+            }
+            A::Trim { expr, trim_where, trim_what, .. } => {
+                if trim_what.is_some() {
+                    return Err(SqlError::unsupported("TRIM(... FROM ...)"));
+                }
+                let f = match trim_where {
+                    Some(ast::TrimWhereField::Leading) => Func::LTrim,
+                    Some(ast::TrimWhereField::Trailing) => Func::RTrim,
+                    _ => Func::Trim,
+                };
+                Expr::Func(f, vec![self.expr(expr, scope)?])
+            }
+            A::Ceil { expr, .. } => Expr::Func(Func::Ceil, vec![self.expr(expr, scope)?]),
+            A::Floor { expr, .. } => Expr::Func(Func::Floor, vec![self.expr(expr, scope)?]),
+            A::TypedString(ts) => {
+                let s = ts.value.clone().into_string().unwrap_or_default();
+                let f = cast_func(&ts.data_type)?;
+                let v = Value::Bytes(s.into_bytes());
+                match f {
+                    Func::CastDate => match val::parse_date(&v.text()) {
+                        Some(d) => Expr::Const(Value::Date(d)),
+                        None => return Err(SqlError::new(1525, "HY000", "Incorrect DATE value")),
+                    },
+                    Func::CastDateTime => match val::parse_datetime(&v.text()) {
+                        Some(d) => Expr::Const(Value::DateTime(d)),
+                        None => return Err(SqlError::new(1525, "HY000", "Incorrect DATETIME value")),
+                    },
+                    other => Expr::Func(other, vec![Expr::Const(v)]),
+                }
+            }
+            A::Function(f) => self.function(f, scope)?,
+            other => return Err(SqlError::unsupported(format!("expression {other}"))),
+        })
+    }
+
+    fn ident(&mut self, table: Option<&str>, id: &ast::Ident, scope: &Scope) -> Result<Expr> {
+        let name = &id.value;
+        if id.quote_style.is_none() && table.is_none() {
+            if let Some(v) = name.strip_prefix("@@") {
+                let (global, n) = match v.split_once('.') {
+                    Some((s, n)) if s.eq_ignore_ascii_case("global") => (true, n),
+                    Some((s, n)) if s.eq_ignore_ascii_case("session") || s.eq_ignore_ascii_case("local") => (false, n),
+                    _ => (false, v),
+                };
+                return Ok(Expr::SysVar(n.to_ascii_lowercase(), global));
+            }
+            if let Some(v) = name.strip_prefix('@') {
+                return Ok(Expr::UserVar(v.to_ascii_lowercase()));
+            }
+            let up = name.to_ascii_uppercase();
+            if matches!(up.as_str(), "CURRENT_TIMESTAMP" | "CURRENT_DATE" | "CURRENT_TIME" | "LOCALTIME" | "LOCALTIMESTAMP" | "CURRENT_USER")
+                && scope.find(None, name)?.is_none()
+            {
+                if let Some(f) = Func::by_name(&up) {
+                    return Ok(Expr::Func(f, vec![]));
+                }
+            }
+        }
+        let pos = scope.find(table, name)?;
+        match pos {
+            Some(p) => self.column_ref(p),
+            None => {
+                let full = match table {
+                    Some(t) => format!("{t}.{name}"),
+                    None => name.clone(),
+                };
+                Err(SqlError::unknown_column(&full, self.place))
+            }
+        }
+    }
+
+    /// A reference to base column `p`: direct, or in aggregate mode an
+    /// implicit ANY_VALUE slot.
+    fn column_ref(&mut self, p: usize) -> Result<Expr> {
+        match &mut self.agg {
+            None => Ok(Expr::Col(p)),
+            Some(agg) => {
+                if let Some(i) = agg.group.iter().position(|g| matches!(g, Expr::Col(c) if *c == p)) {
+                    return Ok(Expr::Col(i));
+                }
+                let base = agg.group.len();
+                let existing = agg.aggs.iter().position(|a| {
+                    a.func == AggFunc::AnyValue && matches!(a.arg, Some(Expr::Col(c)) if c == p)
+                });
+                let j = existing.unwrap_or_else(|| {
+                    agg.aggs.push(AggSpec { func: AggFunc::AnyValue, arg: Some(Expr::Col(p)), distinct: false });
+                    agg.aggs.len() - 1
+                });
+                Ok(Expr::Col(base + j))
+            }
+        }
+    }
+
+    fn function(&mut self, f: &ast::Function, scope: &Scope) -> Result<Expr> {
+        let name = f.name.to_string().to_ascii_uppercase();
+        let (args, distinct, star) = match &f.args {
+            ast::FunctionArguments::None => (vec![], false, false),
+            ast::FunctionArguments::Subquery(_) => return Err(SqlError::unsupported("subqueries")),
+            ast::FunctionArguments::List(l) => {
+                let distinct = matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+                let mut out = Vec::new();
+                let mut star = false;
+                for a in &l.args {
+                    match a {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => out.push(e.clone()),
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => star = true,
+                        _ => return Err(SqlError::unsupported(format!("argument form in {name}"))),
+                    }
+                }
+                (out, distinct, star)
+            }
+        };
+        let agg_func = match name.as_str() {
+            "COUNT" if star => Some(AggFunc::CountStar),
+            "COUNT" => Some(AggFunc::Count),
+            "SUM" => Some(AggFunc::Sum),
+            "AVG" => Some(AggFunc::Avg),
+            "MIN" => Some(AggFunc::Min),
+            "MAX" => Some(AggFunc::Max),
+            "GROUP_CONCAT" => Some(AggFunc::GroupConcat),
+            "ANY_VALUE" => Some(AggFunc::AnyValue),
+            _ => None,
+        };
+        if let Some(func) = agg_func {
+            let Some(mut agg) = self.agg.take() else {
+                return Err(SqlError::new(1111, "HY000", "Invalid use of group function"));
+            };
+            // Arguments are bound over the base row.
+            let arg = match args.first() {
+                Some(a) if func != AggFunc::CountStar => {
+                    let r = self.expr(a, scope);
+                    match r {
+                        Ok(x) => Some(x),
+                        Err(e) => {
+                            self.agg = Some(agg);
+                            return Err(e);
+                        }
+                    }
+                }
+                _ => None,
+            };
+            agg.aggs.push(AggSpec { func, arg, distinct });
+            let slot = agg.group.len() + agg.aggs.len() - 1;
+            self.agg = Some(agg);
+            return Ok(Expr::Col(slot));
+        }
+        if name == "VALUES" {
+            if let (Some(base), Some(ast::Expr::Identifier(id))) = (self.values_base, args.first()) {
+                let p = scope.find(None, &id.value)?.ok_or_else(|| SqlError::unknown_column(&id.value, "field list"))?;
+                return Ok(Expr::Col(base + p));
+            }
+        }
+        let func = Func::by_name(&name).ok_or_else(|| {
+            SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist"))
+        })?;
+        let bound = args.iter().map(|a| self.expr(a, scope)).collect::<Result<Vec<_>>>()?;
+        Ok(Expr::Func(func, bound))
+    }
+}
+
+fn binop(op: &ast::BinaryOperator) -> Result<BinOp> {
+    use ast::BinaryOperator as B;
+    Ok(match op {
+        B::Plus => BinOp::Add,
+        B::Minus => BinOp::Sub,
+        B::Multiply => BinOp::Mul,
+        B::Divide => BinOp::Div,
+        B::Modulo => BinOp::Mod,
+        B::MyIntegerDivide | B::DuckIntegerDivide => BinOp::IntDiv,
+        B::Gt => BinOp::Gt,
+        B::Lt => BinOp::Lt,
+        B::GtEq => BinOp::Ge,
+        B::LtEq => BinOp::Le,
+        B::Eq => BinOp::Eq,
+        B::NotEq => BinOp::Ne,
+        B::Spaceship => BinOp::NullSafeEq,
+        B::And => BinOp::And,
+        B::Or => BinOp::Or,
+        B::Xor => BinOp::Xor,
+        B::BitwiseAnd => BinOp::BitAnd,
+        B::BitwiseOr => BinOp::BitOr,
+        B::BitwiseXor => BinOp::BitXor,
+        B::PGBitwiseShiftLeft => BinOp::Shl,
+        B::PGBitwiseShiftRight => BinOp::Shr,
+        other => return Err(SqlError::unsupported(format!("operator {other}"))),
+    })
+}
+
+/// A literal's value.
+pub fn literal(v: &ast::Value) -> Result<Value> {
+    use ast::Value as V;
+    Ok(match v {
+        V::Number(s, _) => number(s)?,
+        V::Boolean(b) => Value::Int(*b as i64),
+        V::Null => Value::Null,
+        V::HexStringLiteral(h) => Value::Bytes(unhex(h)?),
+        other => match other.clone().into_string() {
+            Some(s) => Value::Bytes(s.into_bytes()),
+            None => return Err(SqlError::unsupported(format!("literal {other}"))),
+        },
+    })
+}
+
+fn number(s: &str) -> Result<Value> {
+    if let Ok(i) = s.parse::<i64>() {
+        return Ok(Value::Int(i));
+    }
+    if let Ok(u) = s.parse::<u64>() {
+        return Ok(Value::UInt(u));
+    }
+    if !s.contains(['e', 'E']) {
+        if let Some((ip, fp)) = s.split_once('.') {
+            let scale = fp.len().min(30) as u8;
+            if ip.len() + fp.len() <= 38 {
+                if let Some(m) = crate::convert::parse_decimal(s, scale) {
+                    return Ok(Value::Decimal(m, scale));
+                }
+            }
+        }
+    }
+    s.parse::<f64>()
+        .map(Value::Double)
+        .map_err(|_| SqlError::parse(format!("bad number '{s}'")))
+}
+
+fn unhex(h: &str) -> Result<Vec<u8>> {
+    let h = if h.len() % 2 == 1 { format!("0{h}") } else { h.to_string() };
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).map_err(|_| SqlError::parse("bad hex literal")))
+        .collect()
+}
+
+/// The function that casts to a data type.
+pub fn cast_func(t: &ast::DataType) -> Result<Func> {
+    use ast::DataType as D;
+    Ok(match t {
+        D::Signed | D::SignedInteger | D::Int(_) | D::Integer(_) | D::BigInt(_) => Func::CastSigned,
+        D::Unsigned | D::UnsignedInteger | D::IntUnsigned(_) | D::BigIntUnsigned(_) => Func::CastUnsigned,
+        D::Char(_) | D::Varchar(_) | D::Text | D::Binary(_) | D::Character(_) | D::Nvarchar(_) => Func::CastChar,
+        D::Date => Func::CastDate,
+        D::Datetime(_) | D::Timestamp(..) => Func::CastDateTime,
+        D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real => Func::CastDouble,
+        D::Decimal(info) | D::Numeric(info) | D::Dec(info) => {
+            let (p, s) = match info {
+                ast::ExactNumberInfo::None => (10, 0),
+                ast::ExactNumberInfo::Precision(p) => (*p as u8, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p as u8, (*s).clamp(0, 30) as u8),
+            };
+            Func::CastDecimal(p, s)
+        }
+        other => return Err(SqlError::unsupported(format!("CAST to {other}"))),
+    })
+}

@@ -1,0 +1,336 @@
+//! Converting values to a column's type: for storage (INSERT/UPDATE, with
+//! strict-mode errors as MySQL's default `STRICT_TRANS_TABLES` gives) and
+//! for index lookups (where a probe that cannot match is reported so the
+//! planner can skip the range).
+use crate::error::{Result, SqlError};
+use rel::schema::Column;
+use rel::value::{self as val, compare, parse_number_prefix, ColumnType, TypeKind, Value};
+use std::cmp::Ordering;
+
+fn out_of_range(col: &Column, row: usize) -> SqlError {
+    SqlError::new(
+        1264,
+        "22003",
+        format!("Out of range value for column '{}' at row {row}", col.name),
+    )
+}
+
+fn incorrect(col: &Column, v: &Value, row: usize, what: &str) -> SqlError {
+    SqlError::new(
+        1366,
+        "HY000",
+        format!(
+            "Incorrect {what} value: '{}' for column '{}' at row {row}",
+            String::from_utf8_lossy(&v.text()),
+            col.name
+        ),
+    )
+}
+
+/// Converts `v` for storage in `col` (row number `row` for messages).
+pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
+    if v.is_null() {
+        if !col.nullable {
+            return Err(SqlError::new(
+                1048,
+                "23000",
+                format!("Column '{}' cannot be null", col.name),
+            ));
+        }
+        return Ok(Value::Null);
+    }
+    let t = &col.ty;
+    match t.kind {
+        _ if t.is_integer() => {
+            let i = match &v {
+                Value::Bytes(b) => {
+                    let s = std::str::from_utf8(b).unwrap_or("").trim();
+                    match parse_number_prefix(s.as_bytes()) {
+                        Some(n) if !s.is_empty() && is_full_number(s) => n.to_i128(),
+                        _ if s.is_empty() => return Err(incorrect(col, &v, row, "integer")),
+                        _ => return Err(incorrect(col, &v, row, "integer")),
+                    }
+                }
+                other => other.to_i128(),
+            }
+            .ok_or_else(|| out_of_range(col, row))?;
+            let (lo, hi) = t.int_range();
+            if i < lo || i > hi {
+                return Err(out_of_range(col, row));
+            }
+            Ok(if t.unsigned && t.kind == TypeKind::BigInt {
+                Value::UInt(i as u64)
+            } else {
+                Value::Int(i as i64)
+            })
+        }
+        TypeKind::Float | TypeKind::Double => {
+            if let Value::Bytes(b) = &v {
+                let s = std::str::from_utf8(b).unwrap_or("").trim();
+                if !is_full_number(s) {
+                    return Err(incorrect(col, &v, row, "double"));
+                }
+            }
+            let d = v.to_f64().unwrap_or(0.0);
+            if !d.is_finite() {
+                return Err(out_of_range(col, row));
+            }
+            Ok(Value::Double(if t.kind == TypeKind::Float { d as f32 as f64 } else { d }))
+        }
+        TypeKind::Decimal => {
+            let m = to_decimal(&v, t.scale).ok_or_else(|| incorrect(col, &v, row, "decimal"))?;
+            let digits = (t.len.max(1)) as u32;
+            if digits <= 38 && m.unsigned_abs() >= 10u128.pow(digits) {
+                return Err(out_of_range(col, row));
+            }
+            if t.unsigned && m < 0 {
+                return Err(out_of_range(col, row));
+            }
+            Ok(Value::Decimal(m, t.scale))
+        }
+        _ if t.is_string() => {
+            let mut b = match v {
+                Value::Bytes(b) => b,
+                other => other.text(),
+            };
+            if t.kind == TypeKind::Char {
+                let n = rel::keycodec::trim_trailing_spaces(&b).len();
+                b.truncate(n);
+            }
+            let chars = if t.is_binary() {
+                b.len()
+            } else {
+                std::str::from_utf8(&b).map_or(b.len(), |s| s.chars().count())
+            };
+            let limit = match t.kind {
+                TypeKind::Text | TypeKind::Blob => t.max_bytes(),
+                _ => t.len as usize,
+            };
+            let measured = if matches!(t.kind, TypeKind::Text | TypeKind::Blob) { b.len() } else { chars };
+            if measured > limit {
+                return Err(SqlError::new(
+                    1406,
+                    "22001",
+                    format!("Data too long for column '{}' at row {row}", col.name),
+                ));
+            }
+            Ok(Value::Bytes(b))
+        }
+        TypeKind::Date => match to_date_time(&v) {
+            Some(p) => {
+                let (y, m, d, ..) = val::datetime_unpack(p);
+                Ok(Value::Date(val::date_pack(y, m, d)))
+            }
+            None => Err(incorrect(col, &v, row, "date")),
+        },
+        TypeKind::DateTime | TypeKind::Timestamp => match to_date_time(&v) {
+            Some(p) => Ok(Value::DateTime(p)),
+            None => Err(incorrect(col, &v, row, "datetime")),
+        },
+        TypeKind::Time => match &v {
+            Value::Time(t) => Ok(Value::Time(*t)),
+            Value::Bytes(b) => val::parse_time(b)
+                .map(Value::Time)
+                .ok_or_else(|| incorrect(col, &v, row, "time")),
+            Value::DateTime(p) => Ok(Value::Time(p.rem_euclid(86_400_000_000))),
+            other => {
+                let n = other.to_i128().unwrap_or(0) as i64;
+                Ok(Value::Time(((n / 10000) * 3600 + (n / 100 % 100) * 60 + n % 100) * 1_000_000))
+            }
+        },
+        _ => Ok(v),
+    }
+}
+
+fn is_full_number(s: &str) -> bool {
+    !s.is_empty() && (s.parse::<f64>().is_ok() || s.parse::<i128>().is_ok())
+}
+
+/// The value as a decimal mantissa at `scale` (rounded half away from 0).
+pub fn to_decimal(v: &Value, scale: u8) -> Option<i128> {
+    match v {
+        Value::Int(i) => (*i as i128).checked_mul(10i128.pow(scale as u32)),
+        Value::UInt(u) => (*u as i128).checked_mul(10i128.pow(scale as u32)),
+        Value::Decimal(m, s) => {
+            if *s <= scale {
+                m.checked_mul(10i128.pow((scale - s) as u32))
+            } else {
+                let p = 10i128.pow((s - scale) as u32);
+                let q = m / p;
+                let r = m % p;
+                Some(if r.abs() * 2 >= p { q + m.signum() } else { q })
+            }
+        }
+        Value::Bytes(b) => {
+            let s = std::str::from_utf8(b).ok()?.trim();
+            parse_decimal(s, scale)
+        }
+        Value::Double(d) => Some((d * 10f64.powi(scale as i32)).round() as i128),
+        other => other.to_i128().map(|i| i * 10i128.pow(scale as u32)),
+    }
+}
+
+/// Parses a decimal literal exactly.
+pub fn parse_decimal(s: &str, scale: u8) -> Option<i128> {
+    if s.contains(['e', 'E']) {
+        let d: f64 = s.parse().ok()?;
+        return Some((d * 10f64.powi(scale as i32)).round() as i128);
+    }
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (ip, fp) = s.split_once('.').unwrap_or((s, ""));
+    if ip.is_empty() && fp.is_empty() {
+        return None;
+    }
+    if !ip.chars().all(|c| c.is_ascii_digit()) || !fp.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut m: i128 = if ip.is_empty() { 0 } else { ip.parse().ok()? };
+    let mut round_up = false;
+    for (i, c) in fp.chars().enumerate() {
+        let d = c as i128 - '0' as i128;
+        if i < scale as usize {
+            m = m.checked_mul(10)?.checked_add(d)?;
+        } else {
+            round_up = i == scale as usize && d >= 5;
+            break;
+        }
+    }
+    for _ in fp.len()..scale as usize {
+        m = m.checked_mul(10)?;
+    }
+    if round_up {
+        m += 1;
+    }
+    Some(if neg { -m } else { m })
+}
+
+fn to_date_time(v: &Value) -> Option<i64> {
+    match v {
+        Value::DateTime(p) => Some(*p),
+        Value::Date(d) => {
+            let (y, m, dd) = val::date_unpack(*d);
+            Some(val::datetime_pack(y, m, dd, 0, 0, 0, 0))
+        }
+        Value::Bytes(b) => val::parse_datetime(b),
+        Value::Int(_) | Value::UInt(_) => {
+            // YYYYMMDD or YYYYMMDDhhmmss
+            let n = v.to_i128()?;
+            let s = n.to_string();
+            if s.len() == 8 {
+                val::parse_datetime(s.as_bytes())
+            } else if s.len() == 14 {
+                let t = format!("{} {}:{}:{}", &s[..8], &s[8..10], &s[10..12], &s[12..14]);
+                val::parse_datetime(t.as_bytes())
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// How a probe value maps onto a key column.
+pub enum KeyProbe {
+    /// Converted without loss: equal keys are exactly the equal rows.
+    Exact(Value),
+    /// Rounded or clamped: usable only as an inclusive range bound.
+    Inexact(Value),
+    /// Cannot be represented (NULL, unparsable): matches nothing.
+    Impossible,
+}
+
+/// Converts a lookup value for a key column.
+pub fn for_key(v: &Value, ty: &ColumnType) -> KeyProbe {
+    if v.is_null() {
+        return KeyProbe::Impossible;
+    }
+    let conv = match ty.kind {
+        _ if ty.is_integer() => {
+            let (lo, hi) = ty.int_range();
+            let i = match v {
+                Value::Double(d) if d.is_finite() => {
+                    // Clamp before rounding to avoid overflow.
+                    Some(d.clamp(lo as f64 - 1.0, hi as f64 + 1.0).round() as i128)
+                }
+                Value::Double(d) => Some(if *d > 0.0 { hi + 1 } else { lo - 1 }),
+                other => other.to_i128(),
+            };
+            let Some(i) = i else { return KeyProbe::Impossible };
+            let c = i.clamp(lo, hi);
+            if ty.unsigned && ty.kind == TypeKind::BigInt {
+                Value::UInt(c as u64)
+            } else {
+                Value::Int(c as i64)
+            }
+        }
+        TypeKind::Float | TypeKind::Double => match v.to_f64() {
+            Some(d) => Value::Double(d),
+            None => return KeyProbe::Impossible,
+        },
+        TypeKind::Decimal => match to_decimal(v, ty.scale) {
+            Some(m) => Value::Decimal(m, ty.scale),
+            None => return KeyProbe::Impossible,
+        },
+        _ if ty.is_string() => match v {
+            Value::Bytes(b) => Value::Bytes(b.clone()),
+            other => Value::Bytes(other.text()),
+        },
+        TypeKind::Date => match to_date_time(v) {
+            Some(p) => {
+                let (y, m, d, h, mi, s, us) = val::datetime_unpack(p);
+                let dv = Value::Date(val::date_pack(y, m, d));
+                if h == 0 && mi == 0 && s == 0 && us == 0 {
+                    dv
+                } else {
+                    return KeyProbe::Inexact(dv);
+                }
+            }
+            None => return KeyProbe::Impossible,
+        },
+        TypeKind::DateTime | TypeKind::Timestamp => match to_date_time(v) {
+            Some(p) => Value::DateTime(p),
+            None => return KeyProbe::Impossible,
+        },
+        TypeKind::Time => match v {
+            Value::Time(t) => Value::Time(*t),
+            Value::Bytes(b) => match val::parse_time(b) {
+                Some(t) => Value::Time(t),
+                None => return KeyProbe::Impossible,
+            },
+            _ => return KeyProbe::Impossible,
+        },
+        _ => return KeyProbe::Impossible,
+    };
+    if compare(&conv, v) == Ordering::Equal {
+        KeyProbe::Exact(conv)
+    } else {
+        KeyProbe::Inexact(conv)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_parse_and_round() {
+        assert_eq!(parse_decimal("12.345", 2), Some(1235));
+        assert_eq!(parse_decimal("-0.5", 0), Some(-1));
+        assert_eq!(parse_decimal("7", 3), Some(7000));
+        assert_eq!(parse_decimal("abc", 2), None);
+        assert_eq!(to_decimal(&Value::Decimal(12345, 3), 1), Some(123));
+    }
+
+    #[test]
+    fn key_probes() {
+        let int = ColumnType::new(TypeKind::Int);
+        assert!(matches!(for_key(&Value::Int(5), &int), KeyProbe::Exact(Value::Int(5))));
+        assert!(matches!(for_key(&Value::Double(1.5), &int), KeyProbe::Inexact(Value::Int(2))));
+        assert!(matches!(for_key(&Value::Int(1 << 40), &int), KeyProbe::Inexact(_)));
+        assert!(matches!(for_key(&Value::Bytes(b"5".to_vec()), &int), KeyProbe::Exact(Value::Int(5))));
+        assert!(matches!(for_key(&Value::Null, &int), KeyProbe::Impossible));
+    }
+}

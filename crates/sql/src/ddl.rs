@@ -1,0 +1,373 @@
+//! DDL: CREATE/DROP DATABASE, CREATE TABLE (MySQL types, defaults,
+//! AUTO_INCREMENT, keys, ENGINE= accepted), DROP TABLE, TRUNCATE,
+//! CREATE/DROP INDEX (new indexes are built from a snapshot in batches),
+//! ALTER TABLE ADD/DROP INDEX. Each runs outside any transaction (an
+//! implicit commit, as in MySQL).
+use crate::bind::{literal, Binder, Scope};
+use crate::convert::for_store;
+use crate::error::{Result, SqlError};
+use crate::expr::{Expr, NoEnv};
+use rel::catalog::{Catalog, Table};
+use rel::schema::{Column, Index, TableDef};
+use rel::table as rt;
+use rel::value::{ColumnType, TypeKind, Value};
+use sqlparser::ast;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+fn ident_list(cols: &[ast::IndexColumn], def_cols: &[Column]) -> Result<Vec<usize>> {
+    cols.iter()
+        .map(|ic| {
+            let name = match &ic.column.expr {
+                ast::Expr::Identifier(i) => i.value.clone(),
+                ast::Expr::Function(f) => f.name.to_string(), // col(10) prefix: whole column
+                other => other.to_string(),
+            };
+            def_cols
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(&name))
+                .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{name}' doesn't exist in table")))
+        })
+        .collect()
+}
+
+/// Maps a SQL data type to a column type.
+pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
+    use ast::DataType as D;
+    let t = |kind: TypeKind, unsigned: bool, len: Option<u64>| ColumnType { kind, unsigned, len: len.unwrap_or(0) as u32, scale: 0 };
+    let chars = |l: &Option<ast::CharacterLength>, dflt: u64| match l {
+        Some(ast::CharacterLength::IntegerLength { length, .. }) => *length,
+        Some(ast::CharacterLength::Max) => 65535,
+        None => dflt,
+    };
+    Ok(match dt {
+        D::TinyInt(l) => t(TypeKind::TinyInt, false, *l),
+        D::TinyIntUnsigned(l) => t(TypeKind::TinyInt, true, *l),
+        D::Bool | D::Boolean => t(TypeKind::TinyInt, false, Some(1)),
+        D::SmallInt(l) | D::Int2(l) => t(TypeKind::SmallInt, false, *l),
+        D::SmallIntUnsigned(l) | D::Int2Unsigned(l) => t(TypeKind::SmallInt, true, *l),
+        D::MediumInt(l) => t(TypeKind::MediumInt, false, *l),
+        D::MediumIntUnsigned(l) => t(TypeKind::MediumInt, true, *l),
+        D::Int(l) | D::Integer(l) | D::Int4(l) => t(TypeKind::Int, false, *l),
+        D::IntUnsigned(l) | D::IntegerUnsigned(l) | D::Int4Unsigned(l) => t(TypeKind::Int, true, *l),
+        D::BigInt(l) | D::Int8(l) => t(TypeKind::BigInt, false, *l),
+        D::BigIntUnsigned(l) | D::Int8Unsigned(l) => t(TypeKind::BigInt, true, *l),
+        D::Float(_) | D::Real | D::Float4 | D::FloatUnsigned(_) | D::RealUnsigned => t(TypeKind::Float, false, None),
+        D::Double(_) | D::DoublePrecision | D::Float8 | D::DoubleUnsigned(_) | D::DoublePrecisionUnsigned => {
+            t(TypeKind::Double, false, None)
+        }
+        D::Decimal(info) | D::Numeric(info) | D::Dec(info) | D::DecimalUnsigned(info) | D::DecUnsigned(info) => {
+            let (p, s) = match info {
+                ast::ExactNumberInfo::None => (10, 0),
+                ast::ExactNumberInfo::Precision(p) => (*p, 0),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
+            };
+            if p == 0 || p > 65 || s > 30 || s > p {
+                return Err(SqlError::new(1426, "42000", format!("Too-big or invalid precision {p} / scale {s}")));
+            }
+            ColumnType {
+                kind: TypeKind::Decimal,
+                unsigned: matches!(dt, D::DecimalUnsigned(_) | D::DecUnsigned(_)),
+                len: p.min(38) as u32,
+                scale: s as u8,
+            }
+        }
+        D::Char(l) | D::Character(l) => t(TypeKind::Char, false, Some(chars(l, 1))),
+        D::Varchar(l) | D::CharacterVarying(l) | D::CharVarying(l) | D::Nvarchar(l) => {
+            if l.is_none() {
+                return Err(SqlError::parse("VARCHAR needs a length"));
+            }
+            t(TypeKind::VarChar, false, Some(chars(l, 255)))
+        }
+        D::Binary(l) => t(TypeKind::Binary, false, Some(l.unwrap_or(1))),
+        D::Varbinary(l) => {
+            let n = match l {
+                Some(ast::BinaryLength::IntegerLength { length }) => *length,
+                _ => 65535,
+            };
+            t(TypeKind::VarBinary, false, Some(n))
+        }
+        D::Text => t(TypeKind::Text, false, Some(65535)),
+        D::TinyText => t(TypeKind::Text, false, Some(255)),
+        D::MediumText => t(TypeKind::Text, false, Some(16777215)),
+        D::LongText => t(TypeKind::Text, false, Some(4294967295)),
+        D::Blob(_) => t(TypeKind::Blob, false, Some(65535)),
+        D::TinyBlob => t(TypeKind::Blob, false, Some(255)),
+        D::MediumBlob => t(TypeKind::Blob, false, Some(16777215)),
+        D::LongBlob => t(TypeKind::Blob, false, Some(4294967295)),
+        D::Date => t(TypeKind::Date, false, None),
+        D::Datetime(p) => ColumnType { scale: p.unwrap_or(0).min(6) as u8, ..t(TypeKind::DateTime, false, None) },
+        D::Timestamp(p, _) => ColumnType { scale: p.unwrap_or(0).min(6) as u8, ..t(TypeKind::Timestamp, false, None) },
+        D::Time(p, _) => ColumnType { scale: p.unwrap_or(0).min(6) as u8, ..t(TypeKind::Time, false, None) },
+        D::Custom(name, _) if name.to_string().eq_ignore_ascii_case("year") => t(TypeKind::Year, true, None),
+        other => return Err(SqlError::unsupported(format!("data type {other}"))),
+    })
+}
+
+fn default_expr(e: &ast::Expr) -> Result<(Option<Value>, bool)> {
+    match e {
+        ast::Expr::Value(v) => Ok((Some(literal(&v.value)?), false)),
+        ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr } => {
+            let mut b = Binder::new(&[]);
+            let x = b.expr(&ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr: expr.clone() }, &Scope::default())?;
+            Ok((Some(x.eval(&[], &NoEnv)?), false))
+        }
+        ast::Expr::Function(f) if is_now(&f.name.to_string()) => Ok((None, true)),
+        ast::Expr::Identifier(i) if is_now(&i.value) => Ok((None, true)),
+        ast::Expr::Nested(x) => default_expr(x),
+        other => Err(SqlError::unsupported(format!("DEFAULT {other}"))),
+    }
+}
+
+fn is_now(n: &str) -> bool {
+    matches!(n.to_ascii_uppercase().as_str(), "CURRENT_TIMESTAMP" | "NOW" | "LOCALTIMESTAMP" | "LOCALTIME")
+}
+
+/// Builds a table definition from CREATE TABLE.
+pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef> {
+    if ct.query.is_some() || ct.like.is_some() {
+        return Err(SqlError::unsupported("CREATE TABLE ... SELECT / LIKE"));
+    }
+    let mut cols = Vec::new();
+    let mut pk_cols: Option<Vec<usize>> = None;
+    let mut secondary: Vec<Index> = Vec::new();
+    for (i, cd) in ct.columns.iter().enumerate() {
+        let ty = column_type(&cd.data_type)?;
+        let mut c = Column {
+            name: cd.name.value.clone(),
+            ty,
+            nullable: true,
+            default: None,
+            default_now: false,
+            on_update_now: false,
+            auto_increment: false,
+            comment: String::new(),
+        };
+        let mut explicit_null = false;
+        let mut default_ast = None;
+        for o in &cd.options {
+            match &o.option {
+                ast::ColumnOption::Null => explicit_null = true,
+                ast::ColumnOption::NotNull => c.nullable = false,
+                ast::ColumnOption::Default(e) => default_ast = Some(e.clone()),
+                ast::ColumnOption::PrimaryKey(_) => {
+                    c.nullable = false;
+                    pk_cols = Some(vec![i]);
+                }
+                ast::ColumnOption::Unique(_) => secondary.push(Index {
+                    id: 0,
+                    name: c.name.clone(),
+                    columns: vec![i],
+                    unique: true,
+                    primary: false,
+                }),
+                ast::ColumnOption::Comment(s) => c.comment = s.clone(),
+                ast::ColumnOption::OnUpdate(e) => {
+                    if default_expr(e)?.1 {
+                        c.on_update_now = true;
+                    }
+                }
+                ast::ColumnOption::DialectSpecific(toks) => {
+                    let s: String = toks.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
+                    if s.to_ascii_uppercase().contains("AUTO_INCREMENT") {
+                        c.auto_increment = true;
+                    }
+                }
+                ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
+                other => return Err(SqlError::unsupported(format!("column option {other}"))),
+            }
+        }
+        if c.auto_increment {
+            c.nullable = c.nullable && explicit_null;
+            if !c.ty.is_integer() && c.ty.kind != TypeKind::Float && c.ty.kind != TypeKind::Double {
+                return Err(SqlError::new(1063, "42000", format!("Incorrect column specifier for column '{}'", c.name)));
+            }
+        }
+        if let Some(e) = default_ast {
+            let (v, now) = default_expr(&e)?;
+            c.default_now = now;
+            if let Some(v) = v {
+                let stored = if v.is_null() { Value::Null } else {
+                    for_store(v, &c, 0).map_err(|_| SqlError::new(1067, "42000", format!("Invalid default value for '{}'", c.name)))?
+                };
+                if stored.is_null() && !c.nullable {
+                    return Err(SqlError::new(1067, "42000", format!("Invalid default value for '{}'", c.name)));
+                }
+                c.default = Some(stored);
+            }
+        }
+        cols.push(c);
+    }
+    if cols.is_empty() {
+        return Err(SqlError::new(1113, "42000", "A table must have at least 1 column"));
+    }
+    for con in &ct.constraints {
+        match con {
+            ast::TableConstraint::PrimaryKey(pk) => {
+                if pk_cols.is_some() {
+                    return Err(SqlError::new(1068, "42000", "Multiple primary key defined"));
+                }
+                pk_cols = Some(ident_list(&pk.columns, &cols)?);
+            }
+            ast::TableConstraint::Unique(u) => {
+                let c = ident_list(&u.columns, &cols)?;
+                let name = u.name.as_ref().or(u.index_name.as_ref()).map(|n| n.value.clone());
+                secondary.push(Index { id: 0, name: name.unwrap_or_else(|| cols[c[0]].name.clone()), columns: c, unique: true, primary: false });
+            }
+            ast::TableConstraint::Index(ix) => {
+                let c = ident_list(&ix.columns, &cols)?;
+                let name = ix.name.as_ref().map(|n| n.value.clone());
+                secondary.push(Index { id: 0, name: name.unwrap_or_else(|| cols[c[0]].name.clone()), columns: c, unique: false, primary: false });
+            }
+            ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
+                // Accepted and not enforced (MyRocks has no foreign keys either).
+            }
+            other => return Err(SqlError::unsupported(format!("constraint {other}"))),
+        }
+    }
+    dedupe_index_names(&mut secondary);
+    let hidden = pk_cols.is_none();
+    let pk_cols = pk_cols.unwrap_or_default();
+    for &c in &pk_cols {
+        cols[c].nullable = false;
+    }
+    if let Some(a) = cols.iter().position(|c| c.auto_increment) {
+        let keyed = pk_cols.first() == Some(&a) || secondary.iter().any(|ix| ix.columns.first() == Some(&a));
+        if !keyed {
+            return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
+        }
+    }
+    let engine = engine_of(ct);
+    let pk = Index { id: 0, name: "PRIMARY".into(), columns: pk_cols, unique: true, primary: true };
+    let comment = match &ct.comment {
+        Some(ast::CommentDef::WithEq(s)) | Some(ast::CommentDef::WithoutEq(s)) => s.clone(),
+        _ => String::new(),
+    };
+    Ok(TableDef::new(db.into(), name.into(), cols, pk, hidden, secondary, engine, comment))
+}
+
+fn dedupe_index_names(ix: &mut [Index]) {
+    let mut seen = HashSet::new();
+    for i in ix.iter_mut() {
+        let base = i.name.clone();
+        let mut n = 2;
+        while !seen.insert(i.name.to_ascii_lowercase()) {
+            i.name = format!("{base}_{n}");
+            n += 1;
+        }
+    }
+}
+
+fn engine_of(ct: &ast::CreateTable) -> String {
+    let s = ct.table_options.to_string();
+    let up = s.to_ascii_uppercase();
+    if let Some(p) = up.find("ENGINE") {
+        let rest = s[p + 6..].trim_start().trim_start_matches('=').trim_start();
+        let e: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if !e.is_empty() {
+            return e.to_ascii_uppercase();
+        }
+    }
+    "STRATA".into()
+}
+
+/// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the new definition,
+/// then fills the index from a snapshot of the table in batches.
+pub fn create_index(cat: &Catalog, t: &Arc<Table>, name: &str, cols: Vec<usize>, unique: bool, if_not_exists: bool) -> Result<()> {
+    if t.def.indexes().any(|ix| ix.name.eq_ignore_ascii_case(name)) {
+        if if_not_exists {
+            return Ok(());
+        }
+        return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'")));
+    }
+    let mut def = t.def.clone();
+    def.secondary.push(Index { id: 0, name: name.to_string(), columns: cols, unique, primary: false });
+    let nt = cat.replace_table(def, false, false)?;
+    let ix = nt.def.secondary.last().cloned().ok_or_else(|| SqlError::internal("index vanished"))?;
+    if let Err(e) = backfill(cat, &nt, &ix) {
+        // Undo: drop the half-built index.
+        let mut def = nt.def.clone();
+        def.secondary.retain(|i| i.id != ix.id);
+        cat.replace_table(def, false, false)?;
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn backfill(cat: &Catalog, t: &Table, ix: &Index) -> Result<()> {
+    let db = cat.db();
+    let lo = rel::keycodec::index_prefix(t.def.pk.id).to_vec();
+    let hi = rel::keycodec::index_prefix(t.def.pk.id + 1).to_vec();
+    let snap = db.snapshot();
+    let mut it = db.iter(lsm::ReadOptions {
+        snapshot: Some(snap),
+        lower_bound: Some(lo.clone()),
+        upper_bound: Some(hi),
+        no_fill_cache: true,
+        ..Default::default()
+    })?;
+    it.seek(&lo);
+    let mut batch = lsm::WriteBatch::new();
+    let mut seen: HashSet<Vec<u8>> = HashSet::new();
+    let sync = lsm::WriteOptions { sync: true, disable_wal: false };
+    while it.valid() {
+        let row = rt::decode_row(&t.def, it.key(), it.value(), None)?;
+        let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
+        if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
+            let mut prefix = rel::keycodec::index_prefix(ix.id).to_vec();
+            rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
+            if !seen.insert(prefix) {
+                let txt: Vec<String> = ix.columns.iter().map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned()).collect();
+                return Err(SqlError::new(1062, "23000", format!("Duplicate entry '{}' for key '{}'", txt.join("-"), ix.name)));
+            }
+        }
+        batch.put(&key, &[]);
+        if batch.size() > 4 << 20 {
+            db.write(sync, std::mem::take(&mut batch))?;
+        }
+        it.next();
+    }
+    it.status()?;
+    if !batch.is_empty() {
+        db.write(sync, batch)?;
+    }
+    Ok(())
+}
+
+/// DROP INDEX.
+pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
+    if name.eq_ignore_ascii_case("PRIMARY") {
+        return Err(SqlError::unsupported("dropping the primary key"));
+    }
+    let mut def = t.def.clone();
+    let before = def.secondary.len();
+    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
+    if def.secondary.len() == before {
+        return Err(SqlError::new(1091, "42000", format!("Can't DROP '{name}'; check that column/key exists")));
+    }
+    if let Some(a) = def.auto_inc_column() {
+        if def.pk.columns.first() != Some(&a) && !def.secondary.iter().any(|i| i.columns.first() == Some(&a)) {
+            return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
+        }
+    }
+    cat.replace_table(def, false, false)?;
+    Ok(())
+}
+
+/// TRUNCATE: new index ids, old data reclaimed by range deletion.
+pub fn truncate(cat: &Catalog, t: &Arc<Table>) -> Result<()> {
+    cat.replace_table(t.def.clone(), true, true)?;
+    Ok(())
+}
+
+/// Columns of an index given as names (CREATE INDEX / ALTER TABLE).
+pub fn index_columns(t: &Table, cols: &[ast::IndexColumn]) -> Result<Vec<usize>> {
+    ident_list(cols, &t.def.columns)
+}
+
+/// Evaluates a constant expression (used by SET and friends).
+pub fn const_eval(e: &ast::Expr) -> Result<Value> {
+    let mut b = Binder::new(&[]);
+    let x: Expr = b.expr(e, &Scope::default())?;
+    x.eval(&[], &NoEnv)
+}

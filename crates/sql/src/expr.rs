@@ -1,0 +1,627 @@
+//! Bound expressions and their evaluation. The binder (`bind.rs`) turns
+//! sqlparser's AST into this tree, resolving column names to row
+//! positions; evaluation follows MySQL's rules for NULL (three-valued
+//! logic), numeric types (integer, decimal, double) and comparisons.
+use crate::error::{Result, SqlError};
+use crate::func::{self, Func};
+use rel::value::{compare, Value};
+use std::cmp::Ordering;
+
+/// Binary operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+    Eq,
+    NullSafeEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+}
+
+/// A bound expression.
+#[derive(Debug, Clone)]
+pub enum Expr {
+    Const(Value),
+    /// The i-th `?` of a prepared statement.
+    Param(usize),
+    /// Position in the input row.
+    Col(usize),
+    Neg(Box<Expr>),
+    Not(Box<Expr>),
+    BitNot(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    IsNull(Box<Expr>, bool),
+    /// IS [NOT] TRUE / FALSE: (expr, want_true, negated)
+    IsBool(Box<Expr>, bool, bool),
+    In(Box<Expr>, Vec<Expr>, bool),
+    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool),
+    Like(Box<Expr>, Box<Expr>, bool, u8),
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+    },
+    Func(Func, Vec<Expr>),
+    /// Session or global variable, read at evaluation time.
+    SysVar(String, bool),
+    UserVar(String),
+}
+
+/// What evaluation may need from the session.
+pub trait Env {
+    fn param(&self, i: usize) -> Option<&Value>;
+    fn sys_var(&self, name: &str, global: bool) -> Option<Value>;
+    fn user_var(&self, name: &str) -> Value;
+    fn current_db(&self) -> Option<&str>;
+    fn user(&self) -> &str;
+    fn connection_id(&self) -> u64;
+    fn last_insert_id(&self) -> u64;
+    fn row_count(&self) -> i64;
+    fn found_rows(&self) -> u64;
+    /// Statement start time, microseconds since the Unix epoch.
+    fn now_micros(&self) -> i64;
+}
+
+/// An environment with nothing in it, for constant folding.
+pub struct NoEnv;
+
+impl Env for NoEnv {
+    fn param(&self, _: usize) -> Option<&Value> {
+        None
+    }
+    fn sys_var(&self, _: &str, _: bool) -> Option<Value> {
+        None
+    }
+    fn user_var(&self, _: &str) -> Value {
+        Value::Null
+    }
+    fn current_db(&self) -> Option<&str> {
+        None
+    }
+    fn user(&self) -> &str {
+        ""
+    }
+    fn connection_id(&self) -> u64 {
+        0
+    }
+    fn last_insert_id(&self) -> u64 {
+        0
+    }
+    fn row_count(&self) -> i64 {
+        0
+    }
+    fn found_rows(&self) -> u64 {
+        0
+    }
+    fn now_micros(&self) -> i64 {
+        0
+    }
+}
+
+impl Expr {
+    /// Evaluates against `row`.
+    pub fn eval(&self, row: &[Value], env: &dyn Env) -> Result<Value> {
+        Ok(match self {
+            Expr::Const(v) => v.clone(),
+            Expr::Param(i) => env
+                .param(*i)
+                .cloned()
+                .ok_or_else(|| SqlError::new(1210, "HY000", "Incorrect arguments to EXECUTE"))?,
+            Expr::Col(i) => row
+                .get(*i)
+                .cloned()
+                .ok_or_else(|| SqlError::internal(format!("column {i} out of range")))?,
+            Expr::Neg(e) => neg(e.eval(row, env)?)?,
+            Expr::Not(e) => match e.eval(row, env)?.truth() {
+                None => Value::Null,
+                Some(b) => Value::Int(!b as i64),
+            },
+            Expr::BitNot(e) => match e.eval(row, env)?.to_i128() {
+                None => Value::Null,
+                Some(i) => Value::UInt(!(i as u64)),
+            },
+            Expr::Bin(op, a, b) => binary(*op, a, b, row, env)?,
+            Expr::IsNull(e, neg) => Value::Int((e.eval(row, env)?.is_null() != *neg) as i64),
+            Expr::IsBool(e, want, negated) => {
+                let t = e.eval(row, env)?.truth();
+                Value::Int(((t == Some(*want)) != *negated) as i64)
+            }
+            Expr::In(e, list, negated) => {
+                let v = e.eval(row, env)?;
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                let mut saw_null = false;
+                for x in list {
+                    let xv = x.eval(row, env)?;
+                    if xv.is_null() {
+                        saw_null = true;
+                    } else if compare(&v, &xv) == Ordering::Equal {
+                        return Ok(Value::Int(!*negated as i64));
+                    }
+                }
+                if saw_null {
+                    Value::Null
+                } else {
+                    Value::Int(*negated as i64)
+                }
+            }
+            Expr::Between(e, lo, hi, negated) => {
+                let v = e.eval(row, env)?;
+                let l = lo.eval(row, env)?;
+                let h = hi.eval(row, env)?;
+                if v.is_null() || l.is_null() || h.is_null() {
+                    return Ok(Value::Null);
+                }
+                let inside = compare(&v, &l) != Ordering::Less && compare(&v, &h) != Ordering::Greater;
+                Value::Int((inside != *negated) as i64)
+            }
+            Expr::Like(e, pat, negated, esc) => {
+                let v = e.eval(row, env)?;
+                let p = pat.eval(row, env)?;
+                if v.is_null() || p.is_null() {
+                    return Ok(Value::Null);
+                }
+                let m = like(&v.text(), &p.text(), *esc);
+                Value::Int((m != *negated) as i64)
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                let op = match operand {
+                    Some(o) => Some(o.eval(row, env)?),
+                    None => None,
+                };
+                for (w, t) in whens {
+                    let wv = w.eval(row, env)?;
+                    let hit = match &op {
+                        Some(o) => !o.is_null() && !wv.is_null() && compare(o, &wv) == Ordering::Equal,
+                        None => wv.truth() == Some(true),
+                    };
+                    if hit {
+                        return t.eval(row, env);
+                    }
+                }
+                match otherwise {
+                    Some(e) => e.eval(row, env)?,
+                    None => Value::Null,
+                }
+            }
+            Expr::Func(f, args) => func::call(*f, args, row, env)?,
+            Expr::SysVar(n, g) => env
+                .sys_var(n, *g)
+                .ok_or_else(|| SqlError::new(1193, "HY000", format!("Unknown system variable '{n}'")))?,
+            Expr::UserVar(n) => env.user_var(n),
+        })
+    }
+
+    /// True if the expression reads no column (constant for a statement).
+    pub fn is_row_independent(&self) -> bool {
+        let mut indep = true;
+        self.walk(&mut |e| {
+            if matches!(e, Expr::Col(_)) {
+                indep = false;
+            }
+        });
+        indep
+    }
+
+    /// Calls `f` on every node, parents first.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Neg(e) | Expr::Not(e) | Expr::BitNot(e) | Expr::IsNull(e, _) | Expr::IsBool(e, _, _) => e.walk(f),
+            Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::In(e, l, _) => {
+                e.walk(f);
+                l.iter().for_each(|x| x.walk(f));
+            }
+            Expr::Between(a, b, c, _) => {
+                a.walk(f);
+                b.walk(f);
+                c.walk(f);
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                if let Some(o) = operand {
+                    o.walk(f);
+                }
+                for (w, t) in whens {
+                    w.walk(f);
+                    t.walk(f);
+                }
+                if let Some(o) = otherwise {
+                    o.walk(f);
+                }
+            }
+            Expr::Func(_, args) => args.iter().for_each(|x| x.walk(f)),
+            _ => {}
+        }
+    }
+
+    /// Columns this expression reads.
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        self.walk(&mut |e| {
+            if let Expr::Col(c) = e {
+                if !out.contains(c) {
+                    out.push(*c);
+                }
+            }
+        });
+    }
+
+    /// Splits a conjunction into its terms.
+    pub fn conjuncts(&self) -> Vec<&Expr> {
+        let mut v = Vec::new();
+        fn go<'a>(e: &'a Expr, v: &mut Vec<&'a Expr>) {
+            if let Expr::Bin(BinOp::And, a, b) = e {
+                go(a, v);
+                go(b, v);
+            } else {
+                v.push(e);
+            }
+        }
+        go(self, &mut v);
+        v
+    }
+}
+
+/// True if the WHERE value accepts the row.
+pub fn accepts(v: &Value) -> bool {
+    v.truth() == Some(true)
+}
+
+fn neg(v: Value) -> Result<Value> {
+    Ok(match v {
+        Value::Null => Value::Null,
+        Value::Int(i) => match i.checked_neg() {
+            Some(n) => Value::Int(n),
+            None => Value::Decimal(-(i as i128), 0),
+        },
+        Value::UInt(u) => {
+            if u <= i64::MAX as u64 + 1 {
+                Value::Int((-(u as i128)) as i64)
+            } else {
+                return Err(out_of_range("-"));
+            }
+        }
+        Value::Decimal(m, s) => Value::Decimal(-m, s),
+        Value::Double(d) => Value::Double(-d),
+        other => Value::Double(-other.to_f64().unwrap_or(0.0)),
+    })
+}
+
+fn out_of_range(what: &str) -> SqlError {
+    SqlError::new(1690, "22003", format!("BIGINT value is out of range in '{what}'"))
+}
+
+/// Numeric class of a value for arithmetic.
+enum Num {
+    Int(i128, bool),
+    Dec(i128, u8),
+    Dbl(f64),
+}
+
+fn num(v: &Value) -> Num {
+    match v {
+        Value::Int(i) => Num::Int(*i as i128, false),
+        Value::UInt(u) => Num::Int(*u as i128, true),
+        Value::Decimal(m, s) => Num::Dec(*m, *s),
+        Value::Double(d) => Num::Dbl(*d),
+        Value::Bytes(_) => Num::Dbl(v.to_f64().unwrap_or(0.0)),
+        other => Num::Int(other.to_i128().unwrap_or(0), false),
+    }
+}
+
+fn scale_up(m: i128, from: u8, to: u8) -> i128 {
+    m.saturating_mul(10i128.pow((to - from) as u32))
+}
+
+fn int_result(r: i128, unsigned: bool, what: &str) -> Result<Value> {
+    if unsigned {
+        if (0..=u64::MAX as i128).contains(&r) {
+            return Ok(Value::UInt(r as u64));
+        }
+    } else if (i64::MIN as i128..=i64::MAX as i128).contains(&r) {
+        return Ok(Value::Int(r as i64));
+    }
+    Err(out_of_range(what))
+}
+
+fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
+    if a.is_null() || b.is_null() {
+        return Ok(Value::Null);
+    }
+    let (x, y) = (num(a), num(b));
+    let sym = match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        _ => "/",
+    };
+    match op {
+        BinOp::Div => {
+            let (xm, xs, ym, ys) = match (&x, &y) {
+                (Num::Dbl(_), _) | (_, Num::Dbl(_)) => {
+                    let d = b.to_f64().unwrap_or(0.0);
+                    if d == 0.0 {
+                        return Ok(Value::Null);
+                    }
+                    return Ok(Value::Double(a.to_f64().unwrap_or(0.0) / d));
+                }
+                _ => {
+                    let (xm, xs) = as_dec(&x);
+                    let (ym, ys) = as_dec(&y);
+                    (xm, xs, ym, ys)
+                }
+            };
+            if ym == 0 {
+                return Ok(Value::Null);
+            }
+            let s = (xs + 4).min(30);
+            // x/y at scale s: xm*10^(s - xs + ys) / ym
+            let num = xm.checked_mul(10i128.pow((s + ys - xs) as u32));
+            match num {
+                Some(n) => Ok(Value::Decimal(round_div(n, ym), s)),
+                None => Ok(Value::Double(a.to_f64().unwrap_or(0.0) / b.to_f64().unwrap_or(1.0))),
+            }
+        }
+        BinOp::IntDiv | BinOp::Mod => {
+            if let (Num::Int(p, pu), Num::Int(q, qu)) = (&x, &y) {
+                if *q == 0 {
+                    return Ok(Value::Null);
+                }
+                let r = if op == BinOp::IntDiv { p / q } else { p % q };
+                return int_result(r, *pu || *qu && op == BinOp::IntDiv, sym);
+            }
+            let p = a.to_f64().unwrap_or(0.0);
+            let q = b.to_f64().unwrap_or(0.0);
+            if q == 0.0 {
+                return Ok(Value::Null);
+            }
+            if op == BinOp::IntDiv {
+                Ok(Value::Int((p / q).trunc() as i64))
+            } else {
+                match (&x, &y) {
+                    (Num::Dbl(_), _) | (_, Num::Dbl(_)) => Ok(Value::Double(p % q)),
+                    _ => {
+                        let ((xm, xs), (ym, ys)) = (as_dec(&x), as_dec(&y));
+                        let s = xs.max(ys);
+                        Ok(Value::Decimal(scale_up(xm, xs, s) % scale_up(ym, ys, s), s))
+                    }
+                }
+            }
+        }
+        _ => match (x, y) {
+            (Num::Int(p, pu), Num::Int(q, qu)) => {
+                let r = match op {
+                    BinOp::Add => p + q,
+                    BinOp::Sub => p - q,
+                    _ => p.checked_mul(q).ok_or_else(|| out_of_range(sym))?,
+                };
+                int_result(r, pu || qu, sym)
+            }
+            (Num::Dbl(p), q) => Ok(Value::Double(dbl_op(op, p, to_f(&q)))),
+            (p, Num::Dbl(q)) => Ok(Value::Double(dbl_op(op, to_f(&p), q))),
+            (p, q) => {
+                let ((xm, xs), (ym, ys)) = (as_dec(&p), as_dec(&q));
+                match op {
+                    BinOp::Mul => Ok(Value::Decimal(
+                        xm.checked_mul(ym).ok_or_else(|| out_of_range(sym))?,
+                        (xs + ys).min(30),
+                    )),
+                    _ => {
+                        let s = xs.max(ys);
+                        let (u, v) = (scale_up(xm, xs, s), scale_up(ym, ys, s));
+                        Ok(Value::Decimal(if op == BinOp::Add { u + v } else { u - v }, s))
+                    }
+                }
+            }
+        },
+    }
+}
+
+fn round_div(n: i128, d: i128) -> i128 {
+    let q = n / d;
+    let r = n % d;
+    if (r.abs() * 2) >= d.abs() {
+        if (n < 0) != (d < 0) {
+            q - 1
+        } else {
+            q + 1
+        }
+    } else {
+        q
+    }
+}
+
+fn as_dec(n: &Num) -> (i128, u8) {
+    match n {
+        Num::Int(i, _) => (*i, 0),
+        Num::Dec(m, s) => (*m, *s),
+        Num::Dbl(d) => ((*d * 1e6).round() as i128, 6),
+    }
+}
+
+fn to_f(n: &Num) -> f64 {
+    match n {
+        Num::Int(i, _) => *i as f64,
+        Num::Dec(m, s) => *m as f64 / 10f64.powi(*s as i32),
+        Num::Dbl(d) => *d,
+    }
+}
+
+fn dbl_op(op: BinOp, a: f64, b: f64) -> f64 {
+    match op {
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        _ => a * b,
+    }
+}
+
+fn binary(op: BinOp, a: &Expr, b: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
+    match op {
+        BinOp::And => {
+            let x = a.eval(row, env)?.truth();
+            if x == Some(false) {
+                return Ok(Value::Int(0));
+            }
+            let y = b.eval(row, env)?.truth();
+            return Ok(match (x, y) {
+                (_, Some(false)) => Value::Int(0),
+                (Some(true), Some(true)) => Value::Int(1),
+                _ => Value::Null,
+            });
+        }
+        BinOp::Or => {
+            let x = a.eval(row, env)?.truth();
+            if x == Some(true) {
+                return Ok(Value::Int(1));
+            }
+            let y = b.eval(row, env)?.truth();
+            return Ok(match (x, y) {
+                (_, Some(true)) => Value::Int(1),
+                (Some(false), Some(false)) => Value::Int(0),
+                _ => Value::Null,
+            });
+        }
+        _ => {}
+    }
+    let x = a.eval(row, env)?;
+    let y = b.eval(row, env)?;
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod => arith(op, &x, &y),
+        BinOp::NullSafeEq => Ok(Value::Int(match (x.is_null(), y.is_null()) {
+            (true, true) => 1,
+            (false, false) => (compare(&x, &y) == Ordering::Equal) as i64,
+            _ => 0,
+        })),
+        BinOp::Xor => Ok(match (x.truth(), y.truth()) {
+            (Some(p), Some(q)) => Value::Int((p != q) as i64),
+            _ => Value::Null,
+        }),
+        BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+            match (x.to_i128(), y.to_i128()) {
+                (Some(p), Some(q)) => {
+                    let (p, q) = (p as u64, q as u64);
+                    Ok(Value::UInt(match op {
+                        BinOp::BitAnd => p & q,
+                        BinOp::BitOr => p | q,
+                        BinOp::BitXor => p ^ q,
+                        BinOp::Shl => p.checked_shl(q as u32).unwrap_or(0),
+                        _ => p.checked_shr(q as u32).unwrap_or(0),
+                    }))
+                }
+                _ => Ok(Value::Null),
+            }
+        }
+        _ => {
+            if x.is_null() || y.is_null() {
+                return Ok(Value::Null);
+            }
+            let o = compare(&x, &y);
+            let r = match op {
+                BinOp::Eq => o == Ordering::Equal,
+                BinOp::Ne => o != Ordering::Equal,
+                BinOp::Lt => o == Ordering::Less,
+                BinOp::Le => o != Ordering::Greater,
+                BinOp::Gt => o == Ordering::Greater,
+                _ => o != Ordering::Less,
+            };
+            Ok(Value::Int(r as i64))
+        }
+    }
+}
+
+/// SQL LIKE with `%`, `_` and an escape byte; bytewise (binary collation).
+pub fn like(s: &[u8], p: &[u8], esc: u8) -> bool {
+    // Iterative matcher with backtracking on the last '%'.
+    let (mut si, mut pi) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        if pi < p.len() {
+            let c = p[pi];
+            if c == b'%' {
+                star = Some((pi, si));
+                pi += 1;
+                continue;
+            }
+            let (lit, adv) = if c == esc && pi + 1 < p.len() {
+                (Some(p[pi + 1]), 2)
+            } else if c == b'_' {
+                (None, 1)
+            } else {
+                (Some(c), 1)
+            };
+            if lit.is_none_or(|l| l == s[si]) {
+                si += 1;
+                pi += adv;
+                continue;
+            }
+        }
+        match star {
+            Some((sp, ss)) => {
+                pi = sp + 1;
+                si = ss + 1;
+                star = Some((sp, ss + 1));
+            }
+            None => return false,
+        }
+    }
+    while pi < p.len() && p[pi] == b'%' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_matches_mysql_examples() {
+        assert!(like(b"abc", b"a%", b'\\'));
+        assert!(like(b"abc", b"%b%", b'\\'));
+        assert!(like(b"abc", b"a_c", b'\\'));
+        assert!(!like(b"abc", b"a_", b'\\'));
+        assert!(like(b"a%c", b"a\\%c", b'\\'));
+        assert!(!like(b"abc", b"a\\%c", b'\\'));
+        assert!(like(b"", b"%", b'\\'));
+        assert!(like(b"mississippi", b"%iss%ppi", b'\\'));
+        assert!(!like(b"abc", b"", b'\\'));
+    }
+
+    #[test]
+    fn arithmetic_types() {
+        assert_eq!(arith(BinOp::Add, &Value::Int(1), &Value::Int(2)).unwrap(), Value::Int(3));
+        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(3)).unwrap(), Value::Decimal(3333, 4));
+        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(0)).unwrap(), Value::Null);
+        assert_eq!(arith(BinOp::Add, &Value::Decimal(150, 2), &Value::Int(1)).unwrap(), Value::Decimal(250, 2));
+        assert!(arith(BinOp::Mul, &Value::Int(i64::MAX), &Value::Int(2)).is_err());
+        assert_eq!(arith(BinOp::Mod, &Value::Int(7), &Value::Int(3)).unwrap(), Value::Int(1));
+        assert_eq!(arith(BinOp::Add, &Value::Bytes(b"1.5".to_vec()), &Value::Int(1)).unwrap(), Value::Double(2.5));
+    }
+}

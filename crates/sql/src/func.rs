@@ -1,0 +1,527 @@
+//! Scalar functions that clients and applications use (string, numeric,
+//! date/time, control flow, session information). Aggregates live in
+//! `select.rs`.
+use crate::error::{Result, SqlError};
+use crate::expr::{Env, Expr};
+use rel::value::{self as val, compare, Value};
+use std::cmp::Ordering;
+
+/// A scalar function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Concat,
+    ConcatWs,
+    Length,
+    CharLength,
+    Upper,
+    Lower,
+    Substring,
+    Left,
+    Right,
+    Trim,
+    LTrim,
+    RTrim,
+    Replace,
+    Repeat,
+    Reverse,
+    Locate,
+    Hex,
+    Abs,
+    Round,
+    Truncate,
+    Floor,
+    Ceil,
+    Sign,
+    Sqrt,
+    Pow,
+    Mod,
+    Rand,
+    Greatest,
+    Least,
+    If,
+    IfNull,
+    NullIf,
+    Coalesce,
+    Now,
+    CurDate,
+    CurTime,
+    UnixTimestamp,
+    FromUnixtime,
+    Date,
+    Year,
+    Month,
+    Day,
+    Database,
+    Version,
+    User,
+    ConnectionId,
+    LastInsertId,
+    RowCount,
+    FoundRows,
+    CastSigned,
+    CastUnsigned,
+    CastChar,
+    CastDecimal(u8, u8),
+    CastDouble,
+    CastDate,
+    CastDateTime,
+    Sleep,
+}
+
+impl Func {
+    /// Looks a function up by (upper-case) name.
+    pub fn by_name(name: &str) -> Option<Func> {
+        Some(match name {
+            "CONCAT" => Func::Concat,
+            "CONCAT_WS" => Func::ConcatWs,
+            "LENGTH" | "OCTET_LENGTH" => Func::Length,
+            "CHAR_LENGTH" | "CHARACTER_LENGTH" => Func::CharLength,
+            "UPPER" | "UCASE" => Func::Upper,
+            "LOWER" | "LCASE" => Func::Lower,
+            "SUBSTRING" | "SUBSTR" | "MID" => Func::Substring,
+            "LEFT" => Func::Left,
+            "RIGHT" => Func::Right,
+            "TRIM" => Func::Trim,
+            "LTRIM" => Func::LTrim,
+            "RTRIM" => Func::RTrim,
+            "REPLACE" => Func::Replace,
+            "REPEAT" => Func::Repeat,
+            "REVERSE" => Func::Reverse,
+            "LOCATE" => Func::Locate,
+            "HEX" => Func::Hex,
+            "ABS" => Func::Abs,
+            "ROUND" => Func::Round,
+            "TRUNCATE" => Func::Truncate,
+            "FLOOR" => Func::Floor,
+            "CEIL" | "CEILING" => Func::Ceil,
+            "SIGN" => Func::Sign,
+            "SQRT" => Func::Sqrt,
+            "POW" | "POWER" => Func::Pow,
+            "MOD" => Func::Mod,
+            "RAND" => Func::Rand,
+            "GREATEST" => Func::Greatest,
+            "LEAST" => Func::Least,
+            "IF" => Func::If,
+            "IFNULL" => Func::IfNull,
+            "NULLIF" => Func::NullIf,
+            "COALESCE" => Func::Coalesce,
+            "NOW" | "CURRENT_TIMESTAMP" | "SYSDATE" | "LOCALTIME" | "LOCALTIMESTAMP" => Func::Now,
+            "CURDATE" | "CURRENT_DATE" => Func::CurDate,
+            "CURTIME" | "CURRENT_TIME" => Func::CurTime,
+            "UNIX_TIMESTAMP" => Func::UnixTimestamp,
+            "FROM_UNIXTIME" => Func::FromUnixtime,
+            "DATE" => Func::Date,
+            "YEAR" => Func::Year,
+            "MONTH" => Func::Month,
+            "DAY" | "DAYOFMONTH" => Func::Day,
+            "DATABASE" | "SCHEMA" => Func::Database,
+            "VERSION" => Func::Version,
+            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
+            "CONNECTION_ID" => Func::ConnectionId,
+            "LAST_INSERT_ID" => Func::LastInsertId,
+            "ROW_COUNT" => Func::RowCount,
+            "FOUND_ROWS" => Func::FoundRows,
+            "SLEEP" => Func::Sleep,
+            _ => return None,
+        })
+    }
+}
+
+fn arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Value> {
+    match args.get(i) {
+        Some(e) => e.eval(row, env),
+        None => Err(SqlError::new(1582, "42000", "Incorrect parameter count in the call to native function")),
+    }
+}
+
+fn int_arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Option<i64>> {
+    Ok(arg(args, i, row, env)?.to_i128().map(|v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
+}
+
+fn bytes(v: Vec<u8>) -> Value {
+    Value::Bytes(v)
+}
+
+/// Calls a scalar function.
+pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
+    let a = |i: usize| arg(args, i, row, env);
+    Ok(match f {
+        Func::Concat => {
+            let mut out = Vec::new();
+            for e in args {
+                let v = e.eval(row, env)?;
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                v.to_text(&mut out);
+            }
+            bytes(out)
+        }
+        Func::ConcatWs => {
+            let sep = a(0)?;
+            if sep.is_null() {
+                return Ok(Value::Null);
+            }
+            let sep = sep.text();
+            let mut out = Vec::new();
+            let mut first = true;
+            for e in &args[1..] {
+                let v = e.eval(row, env)?;
+                if v.is_null() {
+                    continue;
+                }
+                if !first {
+                    out.extend_from_slice(&sep);
+                }
+                first = false;
+                v.to_text(&mut out);
+            }
+            bytes(out)
+        }
+        Func::Length => match a(0)? {
+            Value::Null => Value::Null,
+            v => Value::Int(v.text().len() as i64),
+        },
+        Func::CharLength => match a(0)? {
+            Value::Null => Value::Null,
+            v => Value::Int(String::from_utf8_lossy(&v.text()).chars().count() as i64),
+        },
+        Func::Upper | Func::Lower => match a(0)? {
+            Value::Null => Value::Null,
+            v => {
+                let s = String::from_utf8_lossy(&v.text()).into_owned();
+                bytes(if f == Func::Upper { s.to_uppercase() } else { s.to_lowercase() }.into_bytes())
+            }
+        },
+        Func::Substring => {
+            let v = a(0)?;
+            let pos = int_arg(args, 1, row, env)?;
+            let len = if args.len() > 2 { int_arg(args, 2, row, env)? } else { Some(i64::MAX) };
+            match (v, pos, len) {
+                (Value::Null, _, _) | (_, None, _) | (_, _, None) => Value::Null,
+                (v, Some(p), Some(l)) => {
+                    let chars: Vec<char> = String::from_utf8_lossy(&v.text()).chars().collect();
+                    let n = chars.len() as i64;
+                    let start = if p > 0 { p - 1 } else if p < 0 { n + p } else { n };
+                    if start < 0 || start >= n || l <= 0 {
+                        bytes(Vec::new())
+                    } else {
+                        let end = (start.saturating_add(l)).min(n);
+                        bytes(chars[start as usize..end as usize].iter().collect::<String>().into_bytes())
+                    }
+                }
+            }
+        }
+        Func::Left | Func::Right => {
+            let v = a(0)?;
+            match (v, int_arg(args, 1, row, env)?) {
+                (Value::Null, _) | (_, None) => Value::Null,
+                (v, Some(n)) => {
+                    let chars: Vec<char> = String::from_utf8_lossy(&v.text()).chars().collect();
+                    let n = (n.max(0) as usize).min(chars.len());
+                    let s: String = if f == Func::Left {
+                        chars[..n].iter().collect()
+                    } else {
+                        chars[chars.len() - n..].iter().collect()
+                    };
+                    bytes(s.into_bytes())
+                }
+            }
+        }
+        Func::Trim | Func::LTrim | Func::RTrim => match a(0)? {
+            Value::Null => Value::Null,
+            v => {
+                let t = v.text();
+                let s = String::from_utf8_lossy(&t);
+                let r = match f {
+                    Func::Trim => s.trim_matches(' '),
+                    Func::LTrim => s.trim_start_matches(' '),
+                    _ => s.trim_end_matches(' '),
+                };
+                bytes(r.as_bytes().to_vec())
+            }
+        },
+        Func::Replace => {
+            let (s, from, to) = (a(0)?, a(1)?, a(2)?);
+            if s.is_null() || from.is_null() || to.is_null() {
+                return Ok(Value::Null);
+            }
+            let (s, from, to) = (s.text(), from.text(), to.text());
+            if from.is_empty() {
+                return Ok(bytes(s));
+            }
+            let mut out = Vec::with_capacity(s.len());
+            let mut i = 0;
+            while i < s.len() {
+                if s[i..].starts_with(&from) {
+                    out.extend_from_slice(&to);
+                    i += from.len();
+                } else {
+                    out.push(s[i]);
+                    i += 1;
+                }
+            }
+            bytes(out)
+        }
+        Func::Repeat => match (a(0)?, int_arg(args, 1, row, env)?) {
+            (Value::Null, _) | (_, None) => Value::Null,
+            (v, Some(n)) => {
+                let t = v.text();
+                let n = n.max(0) as usize;
+                if t.len().saturating_mul(n) > 64 << 20 {
+                    return Ok(Value::Null);
+                }
+                bytes(t.repeat(n))
+            }
+        },
+        Func::Reverse => match a(0)? {
+            Value::Null => Value::Null,
+            v => bytes(String::from_utf8_lossy(&v.text()).chars().rev().collect::<String>().into_bytes()),
+        },
+        Func::Locate => {
+            let (sub, s) = (a(0)?, a(1)?);
+            if sub.is_null() || s.is_null() {
+                return Ok(Value::Null);
+            }
+            let (sub, s) = (sub.text(), s.text());
+            let pos = s.windows(sub.len().max(1)).position(|w| w == &sub[..]);
+            Value::Int(if sub.is_empty() { 1 } else { pos.map_or(0, |p| p as i64 + 1) })
+        }
+        Func::Hex => match a(0)? {
+            Value::Null => Value::Null,
+            v if v.is_numeric() => bytes(format!("{:X}", v.to_i128().unwrap_or(0) as u64).into_bytes()),
+            v => bytes(v.text().iter().map(|b| format!("{b:02X}")).collect::<String>().into_bytes()),
+        },
+        Func::Abs => match a(0)? {
+            Value::Null => Value::Null,
+            Value::Int(i) => Value::Int(i.checked_abs().unwrap_or(i64::MAX)),
+            Value::Decimal(m, s) => Value::Decimal(m.abs(), s),
+            Value::UInt(u) => Value::UInt(u),
+            v => Value::Double(v.to_f64().unwrap_or(0.0).abs()),
+        },
+        Func::Round | Func::Truncate => {
+            let v = a(0)?;
+            let d = if args.len() > 1 { int_arg(args, 1, row, env)?.unwrap_or(0) } else { 0 };
+            round(v, d, f == Func::Truncate)
+        }
+        Func::Floor | Func::Ceil => match a(0)? {
+            Value::Null => Value::Null,
+            v @ (Value::Int(_) | Value::UInt(_)) => v,
+            Value::Decimal(m, s) => {
+                let p = 10i128.pow(s as u32);
+                let q = m.div_euclid(p);
+                let up = f == Func::Ceil && m.rem_euclid(p) != 0;
+                Value::Int((q + up as i128) as i64)
+            }
+            v => {
+                let d = v.to_f64().unwrap_or(0.0);
+                Value::Double(if f == Func::Floor { d.floor() } else { d.ceil() })
+            }
+        },
+        Func::Sign => match a(0)?.to_f64() {
+            None => Value::Null,
+            Some(d) => Value::Int(if d > 0.0 { 1 } else if d < 0.0 { -1 } else { 0 }),
+        },
+        Func::Sqrt => match a(0)?.to_f64() {
+            Some(d) if d >= 0.0 => Value::Double(d.sqrt()),
+            _ => Value::Null,
+        },
+        Func::Pow => match (a(0)?.to_f64(), a(1)?.to_f64()) {
+            (Some(x), Some(y)) => Value::Double(x.powf(y)),
+            _ => Value::Null,
+        },
+        Func::Mod => {
+            let e = Expr::Bin(crate::expr::BinOp::Mod, Box::new(Expr::Const(a(0)?)), Box::new(Expr::Const(a(1)?)));
+            e.eval(row, env)?
+        }
+        Func::Rand => Value::Double(rand01()),
+        Func::Greatest | Func::Least => {
+            let mut best: Option<Value> = None;
+            for e in args {
+                let v = e.eval(row, env)?;
+                if v.is_null() {
+                    return Ok(Value::Null);
+                }
+                let better = match &best {
+                    None => true,
+                    Some(b) => {
+                        let o = compare(&v, b);
+                        if f == Func::Greatest { o == Ordering::Greater } else { o == Ordering::Less }
+                    }
+                };
+                if better {
+                    best = Some(v);
+                }
+            }
+            best.unwrap_or(Value::Null)
+        }
+        Func::If => {
+            if a(0)?.truth() == Some(true) {
+                a(1)?
+            } else {
+                a(2)?
+            }
+        }
+        Func::IfNull => match a(0)? {
+            Value::Null => a(1)?,
+            v => v,
+        },
+        Func::NullIf => {
+            let (x, y) = (a(0)?, a(1)?);
+            if !x.is_null() && !y.is_null() && compare(&x, &y) == Ordering::Equal {
+                Value::Null
+            } else {
+                x
+            }
+        }
+        Func::Coalesce => {
+            for e in args {
+                let v = e.eval(row, env)?;
+                if !v.is_null() {
+                    return Ok(v);
+                }
+            }
+            Value::Null
+        }
+        Func::Now => Value::DateTime(val::datetime_from_unix_micros(env.now_micros() / 1_000_000 * 1_000_000)),
+        Func::CurDate => {
+            let p = val::datetime_from_unix_micros(env.now_micros());
+            let (y, m, d, ..) = val::datetime_unpack(p);
+            Value::Date(val::date_pack(y, m, d))
+        }
+        Func::CurTime => Value::Time(env.now_micros().rem_euclid(86_400_000_000) / 1_000_000 * 1_000_000),
+        Func::UnixTimestamp => {
+            if args.is_empty() {
+                Value::Int(env.now_micros() / 1_000_000)
+            } else {
+                match to_datetime(&a(0)?) {
+                    Some(p) => Value::Int(val::datetime_to_unix_secs(p)),
+                    None => Value::Null,
+                }
+            }
+        }
+        Func::FromUnixtime => match a(0)?.to_i128() {
+            Some(s) => Value::DateTime(val::datetime_from_unix_micros((s as i64).saturating_mul(1_000_000))),
+            None => Value::Null,
+        },
+        Func::Date | Func::CastDate => match to_datetime(&a(0)?) {
+            Some(p) => {
+                let (y, m, d, ..) = val::datetime_unpack(p);
+                Value::Date(val::date_pack(y, m, d))
+            }
+            None => Value::Null,
+        },
+        Func::CastDateTime => match to_datetime(&a(0)?) {
+            Some(p) => Value::DateTime(p),
+            None => Value::Null,
+        },
+        Func::Year | Func::Month | Func::Day => match to_datetime(&a(0)?) {
+            Some(p) => {
+                let (y, m, d, ..) = val::datetime_unpack(p);
+                Value::Int(match f {
+                    Func::Year => y,
+                    Func::Month => m,
+                    _ => d,
+                } as i64)
+            }
+            None => Value::Null,
+        },
+        Func::Database => match env.current_db() {
+            Some(d) => bytes(d.as_bytes().to_vec()),
+            None => Value::Null,
+        },
+        Func::Version => env.sys_var("version", false).unwrap_or(Value::Null),
+        Func::User => bytes(format!("{}@localhost", env.user()).into_bytes()),
+        Func::ConnectionId => Value::UInt(env.connection_id()),
+        Func::LastInsertId => Value::UInt(env.last_insert_id()),
+        Func::RowCount => Value::Int(env.row_count()),
+        Func::FoundRows => Value::UInt(env.found_rows()),
+        Func::CastSigned => match a(0)? {
+            Value::Null => Value::Null,
+            v => Value::Int(v.to_i128().unwrap_or(0).clamp(i64::MIN as i128, i64::MAX as i128) as i64),
+        },
+        Func::CastUnsigned => match a(0)? {
+            Value::Null => Value::Null,
+            v => Value::UInt(v.to_i128().unwrap_or(0) as u64),
+        },
+        Func::CastChar => match a(0)? {
+            Value::Null => Value::Null,
+            v => bytes(v.text()),
+        },
+        Func::CastDouble => match a(0)?.to_f64() {
+            Some(d) => Value::Double(d),
+            None => Value::Null,
+        },
+        Func::CastDecimal(_, s) => match round(a(0)?, s as i64, false) {
+            Value::Null => Value::Null,
+            Value::Decimal(m, sc) => Value::Decimal(m * 10i128.pow((s - sc.min(s)) as u32), s),
+            Value::Int(i) => Value::Decimal(i as i128 * 10i128.pow(s as u32), s),
+            Value::Double(d) => Value::Decimal((d * 10f64.powi(s as i32)).round() as i128, s),
+            other => other,
+        },
+        Func::Sleep => {
+            let secs = a(0)?.to_f64().unwrap_or(0.0).clamp(0.0, 3600.0);
+            std::thread::sleep(std::time::Duration::from_secs_f64(secs));
+            Value::Int(0)
+        }
+    })
+}
+
+fn to_datetime(v: &Value) -> Option<i64> {
+    match v {
+        Value::DateTime(p) => Some(*p),
+        Value::Date(d) => {
+            let (y, m, dd) = val::date_unpack(*d);
+            Some(val::datetime_pack(y, m, dd, 0, 0, 0, 0))
+        }
+        Value::Bytes(b) => val::parse_datetime(b),
+        _ => None,
+    }
+}
+
+fn round(v: Value, d: i64, truncate: bool) -> Value {
+    let d = d.clamp(-30, 30);
+    match v {
+        Value::Null => Value::Null,
+        Value::Int(_) | Value::UInt(_) if d >= 0 => v,
+        Value::Decimal(m, s) if d >= 0 => {
+            if d as u8 >= s {
+                return Value::Decimal(m, s);
+            }
+            let p = 10i128.pow((s - d as u8) as u32);
+            let q = m / p;
+            let r = m % p;
+            let q = if !truncate && r.abs() * 2 >= p { q + m.signum() } else { q };
+            Value::Decimal(q, d as u8)
+        }
+        other => {
+            let x = other.to_f64().unwrap_or(0.0);
+            let p = 10f64.powi(d as i32);
+            let y = if truncate { (x * p).trunc() / p } else { (x * p).round() / p };
+            match other {
+                Value::Int(_) | Value::UInt(_) | Value::Decimal(..) => Value::Int(y as i64),
+                _ => Value::Double(y),
+            }
+        }
+    }
+}
+
+fn rand01() -> f64 {
+    use std::cell::Cell;
+    thread_local!(static S: Cell<u64> = Cell::new(0));
+    S.with(|s| {
+        let mut x = s.get();
+        if x == 0 {
+            x = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+                | 1;
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s.set(x);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    })
+}

@@ -1,0 +1,180 @@
+//! # strata-sql: statements to rows
+//!
+//! Everything between SQL text and the relational layer. A statement is
+//! parsed (`parse`: sqlparser's MySQL dialect plus MySQL's executable
+//! comments), bound (`bind`: names to row positions, `?` to parameters),
+//! planned (`select`, `dml`, `access`: one table, index choice from the
+//! WHERE clause), and executed inside the session's transaction
+//! (`session`), streaming rows to a [`result::ResultSink`]. DDL, SET and
+//! SHOW live in `admin`, `ddl`, `show` and `vars`.
+//!
+//! Prepared statements keep their plan and re-plan only when the catalog
+//! version or the current database changes, so an execution costs the
+//! parameter binding, the engine reads and the row encoding.
+//!
+//! This crate knows nothing of the wire protocol: the server maps
+//! [`result::ColumnInfo`] and [`rel::Value`] onto packets.
+
+pub mod access;
+pub mod admin;
+pub mod bind;
+pub mod convert;
+pub mod ddl;
+pub mod dml;
+pub mod error;
+pub mod expr;
+pub mod func;
+pub mod parse;
+pub mod result;
+pub mod select;
+pub mod session;
+pub mod show;
+pub mod types;
+pub mod vars;
+
+pub use error::{Result, SqlError};
+pub use rel::Value;
+pub use session::Session;
+
+use rel::catalog::Catalog;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+use txn::{TxnDb, TxnOptions};
+
+/// Settings of a database instance.
+#[derive(Debug, Clone)]
+pub struct InstanceOptions {
+    /// fsync the WAL at every commit.
+    pub sync_on_commit: bool,
+    /// Block cache bytes.
+    pub block_cache_size: usize,
+    /// Memtable bytes.
+    pub write_buffer_size: usize,
+    /// Background flush/compaction threads.
+    pub background_jobs: usize,
+    /// Extra (name, value) settings for system variables.
+    pub variables: Vec<(String, String)>,
+}
+
+impl Default for InstanceOptions {
+    fn default() -> Self {
+        InstanceOptions {
+            sync_on_commit: true,
+            block_cache_size: 64 << 20,
+            write_buffer_size: 64 << 20,
+            background_jobs: 2,
+            variables: Vec::new(),
+        }
+    }
+}
+
+/// One open database: engine, transactions, catalog, global variables and
+/// counters, shared by every session.
+pub struct Instance {
+    pub txdb: TxnDb,
+    pub catalog: Catalog,
+    globals: RwLock<BTreeMap<String, Value>>,
+    pub started: Instant,
+    questions: AtomicU64,
+    connections: AtomicU64,
+    threads: AtomicU64,
+}
+
+impl Instance {
+    /// Opens (or creates) the database in `dir`.
+    pub fn open(dir: &Path, opts: &InstanceOptions) -> Result<Arc<Instance>> {
+        let mut o = lsm::Options {
+            block_cache_size: opts.block_cache_size,
+            max_background_jobs: opts.background_jobs.max(1),
+            ..Default::default()
+        };
+        o.default_cf.write_buffer_size = opts.write_buffer_size;
+        let db = lsm::Db::open(dir, o)?;
+        let catalog = Catalog::open(db.clone())?;
+        let txdb = TxnDb::new(
+            db,
+            TxnOptions {
+                sync: opts.sync_on_commit,
+                ..Default::default()
+            },
+        );
+        let mut vars = opts.variables.clone();
+        vars.push(("strata_sync_on_commit".into(), (opts.sync_on_commit as i32).to_string()));
+        vars.push(("strata_block_cache_size".into(), opts.block_cache_size.to_string()));
+        vars.push(("strata_write_buffer_size".into(), opts.write_buffer_size.to_string()));
+        Ok(Arc::new(Instance {
+            txdb,
+            catalog,
+            globals: RwLock::new(vars::defaults(&vars)),
+            started: Instant::now(),
+            questions: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+            threads: AtomicU64::new(0),
+        }))
+    }
+
+    /// A global variable.
+    pub fn global_var(&self, name: &str) -> Option<Value> {
+        self.globals.read().unwrap_or_else(|p| p.into_inner()).get(name).cloned()
+    }
+
+    /// Sets a global variable.
+    pub fn set_global(&self, name: &str, v: Value) {
+        self.globals.write().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), v);
+    }
+
+    /// All variables (name, global value), sorted.
+    pub fn all_vars(&self) -> Vec<(String, Value)> {
+        self.globals
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Counts a statement (SHOW STATUS Questions).
+    pub fn count_question(&self) {
+        self.questions.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Statements run so far.
+    pub fn questions(&self) -> u64 {
+        self.questions.load(Ordering::Relaxed)
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> u64 {
+        self.connections.load(Ordering::Relaxed)
+    }
+
+    /// Open connections.
+    pub fn threads_connected(&self) -> u64 {
+        self.threads.load(Ordering::Relaxed)
+    }
+
+    /// Registers a new connection; returns its id.
+    pub fn connect(&self) -> u64 {
+        self.threads.fetch_add(1, Ordering::Relaxed);
+        self.connections.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Unregisters a connection.
+    pub fn disconnect(&self) {
+        self.threads.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A new session.
+    pub fn session(self: &Arc<Self>, conn_id: u64, user: &str, db: Option<String>) -> Session {
+        Session::new(self.clone(), conn_id, user, db)
+    }
+
+    /// Flushes and closes the engine (clean shutdown).
+    pub fn shutdown(&self) -> Result<()> {
+        self.txdb.db().flush()?;
+        Ok(())
+    }
+}

@@ -1,0 +1,323 @@
+//! From SQL text to a statement: MySQL's executable comments (`/*! ... */`)
+//! are opened, `LOCK IN SHARE MODE` becomes `FOR SHARE`, a few
+//! administrative statements sqlparser does not know are recognized
+//! directly, and everything else goes to sqlparser's MySQL dialect. The
+//! positions of `?` placeholders are recorded so the binder can number
+//! them in text order.
+use crate::error::{Result, SqlError};
+use sqlparser::ast;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+/// A parsed statement.
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    Ast(Box<ast::Statement>),
+    /// SET NAMES / SET CHARACTER SET
+    SetNames(String),
+    ShowWarnings,
+    ShowErrors,
+    ShowStatus { global: bool, like: Option<String> },
+    ShowIndex { table: String, db: Option<String> },
+    ShowEngines,
+    ShowCollation,
+    ShowCharset,
+    ShowTableStatus { like: Option<String> },
+    ShowProcessList,
+    ShowGrants,
+    ShowCreateDatabase(String),
+    ShowEngineStatus,
+    CheckTable(Vec<(Option<String>, String)>),
+    AnalyzeTable(Vec<(Option<String>, String)>),
+    Flush,
+    /// An empty statement (only comments / whitespace).
+    Empty,
+}
+
+/// A statement plus the (line, column) of each `?`.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    pub stmt: Stmt,
+    pub params: Vec<(u64, u64)>,
+}
+
+/// Parses one statement.
+pub fn parse(sql: &str) -> Result<Parsed> {
+    let text = preprocess(sql);
+    let trimmed = text.trim().trim_end_matches(';').trim();
+    if trimmed.is_empty() {
+        return Ok(Parsed { stmt: Stmt::Empty, params: vec![] });
+    }
+    if let Some(s) = admin(trimmed) {
+        return Ok(Parsed { stmt: s, params: vec![] });
+    }
+    let params = placeholders(trimmed);
+    let mut stmts = Parser::parse_sql(&MySqlDialect {}, trimmed).map_err(|e| {
+        let m = e.to_string();
+        let m = m.strip_prefix("sql parser error: ").unwrap_or(&m).to_string();
+        SqlError::parse(format!("{m} (near '{}')", snippet(trimmed)))
+    })?;
+    if stmts.len() != 1 {
+        return Err(SqlError::parse("exactly one statement per query is supported"));
+    }
+    let s = stmts.pop().ok_or_else(|| SqlError::parse("empty"))?;
+    Ok(Parsed { stmt: Stmt::Ast(Box::new(s)), params })
+}
+
+fn snippet(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+/// Opens `/*! ... */` and `/*!NNNNN ... */` comments, drops other
+/// comments' markers only where sqlparser would choke, and rewrites
+/// `LOCK IN SHARE MODE`.
+pub fn preprocess(sql: &str) -> String {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i = skip_quoted(b, i, q);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') && b.get(i + 2) == Some(&b'!') => {
+                out.push_str(&sql[last..i]);
+                let mut j = i + 3;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                // Find the closing */ (not inside quotes).
+                let mut k = j;
+                let mut end = b.len();
+                while k + 1 < b.len() {
+                    match b[k] {
+                        q @ (b'\'' | b'"' | b'`') => {
+                            k = skip_quoted(b, k, q);
+                            continue;
+                        }
+                        b'*' if b[k + 1] == b'/' => {
+                            end = k;
+                            break;
+                        }
+                        _ => k += 1,
+                    }
+                }
+                out.push(' ');
+                out.push_str(&sql[j..end]);
+                out.push(' ');
+                i = (end + 2).min(b.len());
+                last = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[last.min(sql.len())..]);
+    rewrite_share_mode(&out)
+}
+
+fn skip_quoted(b: &[u8], start: usize, q: u8) -> usize {
+    let mut i = start + 1;
+    while i < b.len() {
+        if b[i] == b'\\' && q != b'`' {
+            i += 2;
+            continue;
+        }
+        if b[i] == q {
+            if b.get(i + 1) == Some(&q) {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+fn rewrite_share_mode(s: &str) -> String {
+    let up = s.to_ascii_uppercase();
+    let t = up.trim_end().trim_end_matches(';').trim_end();
+    if t.ends_with("LOCK IN SHARE MODE") {
+        let cut = t.len() - "LOCK IN SHARE MODE".len();
+        return format!("{} FOR SHARE", &s[..cut]);
+    }
+    s.to_string()
+}
+
+/// (line, column) of each `?` outside quotes and comments, as sqlparser
+/// numbers them (1-based, columns in characters).
+fn placeholders(s: &str) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = s.chars().collect();
+    let (mut line, mut col) = (1u64, 1u64);
+    let mut i = 0;
+    let mut quote: Option<char> = None;
+    let mut block = false;
+    let mut line_comment = false;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if line_comment {
+            if c == '\n' {
+                line_comment = false;
+            }
+        } else if block {
+            if c == '*' && next == Some('/') {
+                block = false;
+                i += 1;
+                col += 1;
+            }
+        } else if let Some(q) = quote {
+            if c == '\\' && q != '`' {
+                i += 1;
+                col += 1;
+            } else if c == q {
+                if next == Some(q) {
+                    i += 1;
+                    col += 1;
+                } else {
+                    quote = None;
+                }
+            }
+        } else {
+            match c {
+                '\'' | '"' | '`' => quote = Some(c),
+                '#' => line_comment = true,
+                '-' if next == Some('-') => line_comment = true,
+                '/' if next == Some('*') => block = true,
+                '?' => out.push((line, col)),
+                _ => {}
+            }
+        }
+        if chars.get(i) == Some(&'\n') {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_string())
+        .collect()
+}
+
+fn unquote(s: &str) -> String {
+    s.trim_matches(|c| c == '`' || c == '\'' || c == '"').to_string()
+}
+
+fn table_name(w: &str) -> (Option<String>, String) {
+    match w.split_once('.') {
+        Some((d, t)) => (Some(unquote(d)), unquote(t)),
+        None => (None, unquote(w)),
+    }
+}
+
+fn like_arg(ws: &[String], at: usize) -> Option<String> {
+    if ws.get(at).is_some_and(|w| w.eq_ignore_ascii_case("LIKE")) {
+        ws.get(at + 1).map(|w| unquote(w))
+    } else {
+        None
+    }
+}
+
+/// Statements recognized without sqlparser.
+fn admin(s: &str) -> Option<Stmt> {
+    let ws = words(s);
+    let up: Vec<String> = ws.iter().map(|w| w.to_ascii_uppercase()).collect();
+    let u: Vec<&str> = up.iter().map(|w| w.as_str()).collect();
+    match u.as_slice() {
+        ["SET", "NAMES", cs, ..] => Some(Stmt::SetNames(unquote(cs).to_ascii_lowercase())),
+        ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => {
+            Some(Stmt::SetNames(unquote(cs).to_ascii_lowercase()))
+        }
+        ["SHOW", "WARNINGS", ..] => Some(Stmt::ShowWarnings),
+        ["SHOW", "ERRORS", ..] => Some(Stmt::ShowErrors),
+        ["SHOW", "GLOBAL", "STATUS", ..] => Some(Stmt::ShowStatus { global: true, like: like_arg(&ws, 3) }),
+        ["SHOW", "SESSION", "STATUS", ..] => Some(Stmt::ShowStatus { global: false, like: like_arg(&ws, 3) }),
+        ["SHOW", "STATUS", ..] => Some(Stmt::ShowStatus { global: false, like: like_arg(&ws, 2) }),
+        ["SHOW", "INDEX" | "INDEXES" | "KEYS", "FROM" | "IN", t, rest @ ..] => {
+            let (db, table) = table_name(&ws[3]);
+            let _ = t;
+            let db = match rest {
+                ["FROM" | "IN", _, ..] => Some(unquote(&ws[5])),
+                _ => db,
+            };
+            Some(Stmt::ShowIndex { table, db })
+        }
+        ["SHOW", "ENGINES", ..] | ["SHOW", "STORAGE", "ENGINES", ..] => Some(Stmt::ShowEngines),
+        ["SHOW", "ENGINE", _, "STATUS", ..] => Some(Stmt::ShowEngineStatus),
+        ["SHOW", "COLLATION", ..] => Some(Stmt::ShowCollation),
+        ["SHOW", "CHARSET", ..] | ["SHOW", "CHARACTER", "SET", ..] => Some(Stmt::ShowCharset),
+        ["SHOW", "TABLE", "STATUS", ..] => {
+            let at = ws.iter().position(|w| w.eq_ignore_ascii_case("LIKE"));
+            Some(Stmt::ShowTableStatus { like: at.and_then(|a| like_arg(&ws, a)) })
+        }
+        ["SHOW", "PROCESSLIST", ..] | ["SHOW", "FULL", "PROCESSLIST", ..] => Some(Stmt::ShowProcessList),
+        ["SHOW", "GRANTS", ..] => Some(Stmt::ShowGrants),
+        ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => {
+            let name = rest.last().map(|_| unquote(&ws[ws.len() - 1]))?;
+            Some(Stmt::ShowCreateDatabase(name))
+        }
+        ["CHECK", "TABLE", ..] => Some(Stmt::CheckTable(
+            ws[2..].iter().filter(|w| !is_check_option(w)).map(|w| table_name(w)).collect(),
+        )),
+        ["ANALYZE", "TABLE", ..] | ["ANALYZE", "NO_WRITE_TO_BINLOG", "TABLE", ..] | ["ANALYZE", "LOCAL", "TABLE", ..] => {
+            let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
+            Some(Stmt::AnalyzeTable(ws[at..].iter().map(|w| table_name(w)).collect()))
+        }
+        ["FLUSH", ..] => Some(Stmt::Flush),
+        _ => None,
+    }
+}
+
+fn is_check_option(w: &str) -> bool {
+    matches!(
+        w.to_ascii_uppercase().as_str(),
+        "FOR" | "UPGRADE" | "QUICK" | "FAST" | "MEDIUM" | "EXTENDED" | "CHANGED"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn executable_comments_and_share_mode() {
+        assert_eq!(preprocess("CREATE TABLE t (a int) /*! ENGINE = rocksdb */").trim_end(), "CREATE TABLE t (a int)   ENGINE = rocksdb");
+        assert!(preprocess("select '/*!x*/' ").contains("'/*!x*/'"));
+        assert!(preprocess("SELECT 1 /*!50100 , 2 */").contains(", 2"));
+        assert!(preprocess("select c from t where id=1 lock in share mode").ends_with("FOR SHARE"));
+    }
+
+    #[test]
+    fn placeholders_skip_strings_and_comments() {
+        let p = placeholders("select '?', `?` , ? -- ?\n, ? /* ? */");
+        assert_eq!(p, vec![(1, 19), (2, 3)]);
+    }
+
+    #[test]
+    fn parses_sysbench_statements() {
+        for q in [
+            "SELECT c FROM sbtest1 WHERE id=?",
+            "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
+            "UPDATE sbtest1 SET k=k+1 WHERE id=?",
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
+            "CREATE TABLE sbtest1(id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! ENGINE = rocksdb */",
+            "SHOW STATUS LIKE 'x%'",
+            "CHECK TABLE sbtest1, sbtest2",
+            "  ",
+        ] {
+            parse(q).unwrap();
+        }
+        assert!(matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::SetNames(ref s) if s == "utf8mb4"));
+        assert_eq!(parse("SELECT ? + ?").unwrap().params.len(), 2);
+        assert_eq!(parse("selec 1").unwrap_err().code, 1064);
+    }
+}

@@ -1,0 +1,114 @@
+//! What a statement returns: column metadata, rows streamed to a
+//! `ResultSink` (the server writes them straight into packets), or an OK
+//! with counts. Knows nothing of the wire format.
+use crate::error::Result;
+use rel::value::{ColumnType, TypeKind, Value};
+
+/// The type a result column is declared with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OutType {
+    /// A stored column's own type.
+    Column(ColumnType),
+    /// BIGINT (signed or unsigned).
+    Int { unsigned: bool },
+    Decimal { scale: u8 },
+    Double,
+    /// VARCHAR of at most `len` characters.
+    Text { len: u32 },
+    Date,
+    DateTime,
+    Time,
+    Null,
+}
+
+impl OutType {
+    /// The kind for a column type.
+    pub fn kind(&self) -> Option<TypeKind> {
+        match self {
+            OutType::Column(c) => Some(c.kind),
+            _ => None,
+        }
+    }
+}
+
+/// A result column.
+#[derive(Debug, Clone)]
+pub struct ColumnInfo {
+    pub name: String,
+    pub org_name: String,
+    pub table: String,
+    pub org_table: String,
+    pub db: String,
+    pub ty: OutType,
+    pub nullable: bool,
+    pub primary: bool,
+    pub auto_increment: bool,
+}
+
+impl ColumnInfo {
+    /// A computed column.
+    pub fn expr(name: impl Into<String>, ty: OutType) -> ColumnInfo {
+        ColumnInfo {
+            name: name.into(),
+            org_name: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            db: String::new(),
+            ty,
+            nullable: true,
+            primary: false,
+            auto_increment: false,
+        }
+    }
+
+    /// A text column (SHOW output).
+    pub fn text(name: &str) -> ColumnInfo {
+        ColumnInfo::expr(name, OutType::Text { len: 64 })
+    }
+}
+
+/// Where result rows go.
+pub trait ResultSink {
+    /// Starts a result set.
+    fn columns(&mut self, cols: &[ColumnInfo]) -> Result<()>;
+    /// One row (after `columns`).
+    fn row(&mut self, row: &[Value]) -> Result<()>;
+}
+
+/// How a statement ended.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Outcome {
+    /// A result set was sent (its rows went to the sink).
+    pub result_set: bool,
+    pub affected_rows: u64,
+    pub last_insert_id: u64,
+    pub info: String,
+}
+
+impl Outcome {
+    /// OK with a row count.
+    pub fn affected(n: u64) -> Outcome {
+        Outcome {
+            affected_rows: n,
+            ..Default::default()
+        }
+    }
+}
+
+/// A sink that keeps everything (for tests and internal queries).
+#[derive(Debug, Default)]
+pub struct Collect {
+    pub cols: Vec<ColumnInfo>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+impl ResultSink for Collect {
+    fn columns(&mut self, cols: &[ColumnInfo]) -> Result<()> {
+        self.cols = cols.to_vec();
+        Ok(())
+    }
+    fn row(&mut self, row: &[Value]) -> Result<()> {
+        self.rows.push(row.to_vec());
+        Ok(())
+    }
+}

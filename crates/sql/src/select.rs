@@ -1,0 +1,655 @@
+//! SELECT: binding a query over at most one table into a `SelectPlan`
+//! (access path, filter, grouping and aggregates, projection, DISTINCT,
+//! ORDER BY, LIMIT, locking) and executing it, streaming rows to a sink
+//! when no sort, grouping or DISTINCT needs them all first.
+use crate::access::{self, Access};
+use crate::bind::{AggCtx, AggFunc, AggSpec, Binder, Scope};
+use crate::error::{Result, SqlError};
+use crate::expr::{accepts, Env, Expr};
+use crate::result::{ColumnInfo, OutType, ResultSink};
+use crate::types::infer;
+use rel::catalog::{CatalogState, Table};
+use rel::value::{compare, Value};
+use sqlparser::ast;
+use std::collections::HashMap;
+use std::sync::Arc;
+use txn::{LockMode, Txn};
+
+/// A planned SELECT.
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    pub table: Option<Arc<Table>>,
+    pub access: Option<Access>,
+    /// Columns decoded from rows.
+    pub want: Vec<bool>,
+    pub filter: Option<Expr>,
+    pub agg: Option<(Vec<Expr>, Vec<AggSpec>)>,
+    pub having: Option<Expr>,
+    pub out: Vec<Expr>,
+    pub order: Vec<(Expr, bool)>,
+    /// The access path already yields rows in ORDER BY order.
+    pub presorted: bool,
+    pub distinct: bool,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub columns: Vec<ColumnInfo>,
+    pub lock: Option<LockMode>,
+}
+
+/// Resolves a table name against the catalog and current database.
+pub fn resolve_table(st: &CatalogState, cur_db: Option<&str>, name: &ast::ObjectName) -> Result<Arc<Table>> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| match p {
+            ast::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
+            _ => Err(SqlError::unsupported("computed table names")),
+        })
+        .collect::<Result<_>>()?;
+    let (db, t) = match parts.as_slice() {
+        [t] => (cur_db.ok_or_else(SqlError::no_db)?.to_string(), t.clone()),
+        [d, t] => (d.clone(), t.clone()),
+        _ => return Err(SqlError::parse("bad table name")),
+    };
+    st.table(&db, &t).cloned().ok_or_else(|| SqlError::no_table(&db, &t))
+}
+
+/// The scope of a table's columns under `alias`.
+pub fn table_scope(t: &Table, alias: &str) -> Scope {
+    Scope {
+        cols: t.def.columns.iter().map(|c| (alias.to_string(), c.name.clone())).collect(),
+    }
+}
+
+/// Plans a query.
+pub fn plan(q: &ast::Query, st: &CatalogState, cur_db: Option<&str>, params: &[(u64, u64)]) -> Result<SelectPlan> {
+    if q.with.is_some() {
+        return Err(SqlError::unsupported("WITH"));
+    }
+    let sel = match &*q.body {
+        ast::SetExpr::Select(s) => s,
+        ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
+            return plan(inner, st, cur_db, params)
+        }
+        _ => return Err(SqlError::unsupported("UNION and other set operations")),
+    };
+    let (table, alias) = match sel.from.as_slice() {
+        [] => (None, String::new()),
+        [twj] if twj.joins.is_empty() => match &twj.relation {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let t = resolve_table(st, cur_db, name)?;
+                let a = alias.as_ref().map_or(t.def.name.clone(), |a| a.name.value.clone());
+                (Some(t), a)
+            }
+            _ => return Err(SqlError::unsupported("derived tables")),
+        },
+        _ => return Err(SqlError::unsupported("joins")),
+    };
+    let scope = table.as_ref().map(|t| table_scope(t, &alias)).unwrap_or_default();
+    let mut b = Binder::new(params);
+    b.place = "where clause";
+    let filter = match &sel.selection {
+        Some(w) => Some(b.expr(w, &scope)?),
+        None => None,
+    };
+    let group_ast: Vec<ast::Expr> = match &sel.group_by {
+        ast::GroupByExpr::Expressions(v, _) => v.clone(),
+        ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
+    };
+    // Try without aggregation first; an aggregate call fails with 1111.
+    let mut use_agg = !group_ast.is_empty() || sel.having.is_some();
+    let mut attempt = 0;
+    let (out, names, order, having, agg) = loop {
+        attempt += 1;
+        let mut b = Binder::new(params);
+        if use_agg {
+            let mut ctx = AggCtx::default();
+            for g in &group_ast {
+                // GROUP BY may name an output position or alias.
+                let e = resolve_alias_or_pos(g, &sel.projection).unwrap_or_else(|| g.clone());
+                b.place = "group statement";
+                ctx.group.push(b.expr(&e, &scope)?);
+                ctx.group_ast.push(e);
+            }
+            b.agg = Some(ctx);
+        }
+        b.place = "field list";
+        let r = bind_output(&mut b, sel, q, &scope, table.as_deref());
+        match r {
+            Err(e) if e.code == 1111 && !use_agg && attempt == 1 => {
+                use_agg = true;
+                continue;
+            }
+            Err(e) => return Err(e),
+            Ok((out, names, order, having)) => {
+                let agg = b.agg.take().map(|a| (a.group, a.aggs));
+                break (out, names, order, having, agg);
+            }
+        }
+    };
+    let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
+    let (limit, offset) = match &q.limit_clause {
+        None => (None, None),
+        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
+            let mut b = Binder::new(params);
+            let l = match limit {
+                Some(e) => Some(b.expr(e, &Scope::default())?),
+                None => None,
+            };
+            let o = match offset {
+                Some(o) => Some(b.expr(&o.value, &Scope::default())?),
+                None => None,
+            };
+            (l, o)
+        }
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            let mut b = Binder::new(params);
+            (Some(b.expr(limit, &Scope::default())?), Some(b.expr(offset, &Scope::default())?))
+        }
+    };
+    let lock = q.locks.first().map(|l| match l.lock_type {
+        ast::LockType::Share => LockMode::Shared,
+        ast::LockType::Update => LockMode::Exclusive,
+    });
+    // Columns read from the table.
+    let mut used = Vec::new();
+    if let Some(f) = &filter {
+        f.columns(&mut used);
+    }
+    match &agg {
+        Some((g, aggs)) => {
+            g.iter().for_each(|e| e.columns(&mut used));
+            for a in aggs {
+                if let Some(e) = &a.arg {
+                    e.columns(&mut used);
+                }
+            }
+        }
+        None => {
+            out.iter().for_each(|e| e.columns(&mut used));
+            order.iter().for_each(|(e, _)| e.columns(&mut used));
+        }
+    }
+    let plain_order: Option<Vec<(usize, bool)>> = if agg.is_none() && !distinct {
+        order
+            .iter()
+            .map(|(e, d)| match e {
+                Expr::Col(c) => Some((*c, *d)),
+                _ => None,
+            })
+            .collect()
+    } else {
+        None
+    };
+    let (access, want, presorted) = match &table {
+        Some(t) => {
+            let acc = access::choose(&t.def, filter.as_ref(), &used, plain_order.as_deref(), lock.is_some());
+            let presorted = plain_order.as_ref().is_some_and(|o| access::satisfies_order(&t.def, &acc, o));
+            let mut want = vec![false; t.def.columns.len()];
+            for c in &used {
+                want[*c] = true;
+            }
+            (Some(acc), want, presorted || order.is_empty())
+        }
+        None => (None, vec![], true),
+    };
+    let columns = names
+        .into_iter()
+        .zip(&out)
+        .map(|((name, org), e)| {
+            let ty = infer(e, table.as_deref(), agg.as_ref());
+            match (org, &table) {
+                (Some(c), Some(t)) => {
+                    let col = &t.def.columns[c];
+                    ColumnInfo {
+                        name,
+                        org_name: col.name.clone(),
+                        table: alias.clone(),
+                        org_table: t.def.name.clone(),
+                        db: t.def.db.clone(),
+                        ty: OutType::Column(col.ty),
+                        nullable: col.nullable,
+                        primary: t.def.pk.columns.contains(&c) && !t.def.hidden_pk,
+                        auto_increment: col.auto_increment,
+                    }
+                }
+                _ => ColumnInfo::expr(name, ty),
+            }
+        })
+        .collect();
+    Ok(SelectPlan {
+        table,
+        access,
+        want,
+        filter,
+        agg,
+        having,
+        out,
+        order,
+        presorted,
+        distinct,
+        limit,
+        offset,
+        columns,
+        lock,
+    })
+}
+
+type Bound = (Vec<Expr>, Vec<(String, Option<usize>)>, Vec<(Expr, bool)>, Option<Expr>);
+
+fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::Expr> {
+    match e {
+        ast::Expr::Value(v) => {
+            if let ast::Value::Number(n, _) = &v.value {
+                let i: usize = n.parse().ok()?;
+                match proj.get(i.checked_sub(1)?)? {
+                    ast::SelectItem::UnnamedExpr(x) | ast::SelectItem::ExprWithAlias { expr: x, .. } => Some(x.clone()),
+                    _ => None,
+                }
+            } else {
+                None
+            }
+        }
+        ast::Expr::Identifier(id) => proj.iter().find_map(|p| match p {
+            ast::SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&id.value) => Some(expr.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope, table: Option<&Table>) -> Result<Bound> {
+    let mut out = Vec::new();
+    let mut names: Vec<(String, Option<usize>)> = Vec::new();
+    for item in &sel.projection {
+        match item {
+            ast::SelectItem::UnnamedExpr(e) => {
+                let x = b.expr(e, scope)?;
+                let org = direct_column(e, scope);
+                let name = match (e, org) {
+                    (ast::Expr::Identifier(id), _) => id.value.clone(),
+                    (ast::Expr::CompoundIdentifier(ids), _) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+                    _ => e.to_string(),
+                };
+                out.push(x);
+                names.push((name, org));
+            }
+            ast::SelectItem::ExprWithAlias { expr, alias } => {
+                out.push(b.expr(expr, scope)?);
+                names.push((alias.value.clone(), direct_column(expr, scope)));
+            }
+            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                let t = table.ok_or_else(|| SqlError::new(1096, "HY000", "No tables used"))?;
+                for (i, c) in t.def.columns.iter().enumerate() {
+                    let e = ast::Expr::Identifier(ast::Ident::new(c.name.clone()));
+                    out.push(b.expr(&e, scope)?);
+                    names.push((c.name.clone(), Some(i)));
+                }
+            }
+            _ => return Err(SqlError::unsupported("this select item")),
+        }
+    }
+    let mut order = Vec::new();
+    if let Some(ob) = &q.order_by {
+        let ast::OrderByKind::Expressions(items) = &ob.kind else {
+            return Err(SqlError::unsupported("ORDER BY ALL"));
+        };
+        for it in items {
+            let desc = matches!(it.options.sort, Some(ast::OrderBySort::Desc));
+            b.place = "order clause";
+            let e = match &it.expr {
+                ast::Expr::Value(ast::ValueWithSpan { value: ast::Value::Number(n, _), .. }) => {
+                    let i: usize = n.parse().map_err(|_| SqlError::parse("bad ORDER BY position"))?;
+                    out.get(i.wrapping_sub(1))
+                        .cloned()
+                        .ok_or_else(|| SqlError::unknown_column(n, "order clause"))?
+                }
+                ast::Expr::Identifier(id) if scope.cols.iter().all(|(_, c)| !c.eq_ignore_ascii_case(&id.value)) => {
+                    match names.iter().position(|(n, _)| n.eq_ignore_ascii_case(&id.value)) {
+                        Some(p) => out[p].clone(),
+                        None => b.expr(&it.expr, scope)?,
+                    }
+                }
+                other => b.expr(other, scope)?,
+            };
+            order.push((e, desc));
+        }
+    }
+    let having = match &sel.having {
+        Some(h) => {
+            b.place = "having clause";
+            // HAVING may use output aliases.
+            let h = substitute_aliases(h, &sel.projection);
+            Some(b.expr(&h, scope)?)
+        }
+        None => None,
+    };
+    Ok((out, names, order, having))
+}
+
+fn substitute_aliases(e: &ast::Expr, proj: &[ast::SelectItem]) -> ast::Expr {
+    match e {
+        ast::Expr::Identifier(_) => resolve_alias_or_pos(e, proj)
+            .filter(|_| matches!(e, ast::Expr::Identifier(_)))
+            .unwrap_or_else(|| e.clone()),
+        ast::Expr::BinaryOp { left, op, right } => ast::Expr::BinaryOp {
+            left: Box::new(substitute_aliases(left, proj)),
+            op: op.clone(),
+            right: Box::new(substitute_aliases(right, proj)),
+        },
+        ast::Expr::Nested(x) => ast::Expr::Nested(Box::new(substitute_aliases(x, proj))),
+        other => other.clone(),
+    }
+}
+
+fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
+    let name = match e {
+        ast::Expr::Identifier(id) => &id.value,
+        ast::Expr::CompoundIdentifier(ids) => &ids.last()?.value,
+        _ => return None,
+    };
+    scope.cols.iter().position(|(_, c)| c.eq_ignore_ascii_case(name))
+}
+
+/// A hashable image of a value consistent with `compare` equality.
+pub fn hash_image(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.push(0),
+        Value::Int(_) | Value::UInt(_) => {
+            out.push(1);
+            out.extend_from_slice(&v.to_i128().unwrap_or(0).to_le_bytes());
+        }
+        Value::Decimal(m, s) => {
+            let (mut m, mut s) = (*m, *s);
+            while s > 0 && m % 10 == 0 {
+                m /= 10;
+                s -= 1;
+            }
+            if s == 0 {
+                out.push(1);
+                out.extend_from_slice(&m.to_le_bytes());
+            } else {
+                out.push(2);
+                out.extend_from_slice(&m.to_le_bytes());
+                out.push(s);
+            }
+        }
+        Value::Double(d) => {
+            if d.fract() == 0.0 && d.abs() < 1e30 {
+                out.push(1);
+                out.extend_from_slice(&(*d as i128).to_le_bytes());
+            } else {
+                out.push(3);
+                out.extend_from_slice(&d.to_bits().to_le_bytes());
+            }
+        }
+        Value::Bytes(b) => {
+            out.push(4);
+            let t = rel::keycodec::trim_trailing_spaces(b);
+            out.extend_from_slice(&(t.len() as u32).to_le_bytes());
+            out.extend_from_slice(t);
+        }
+        other => {
+            out.push(5);
+            out.extend_from_slice(&other.text());
+            out.push(0);
+        }
+    }
+}
+
+enum AggState {
+    Count(i64),
+    Sum(Option<Value>),
+    Avg(Option<Value>, i64),
+    MinMax(Option<Value>),
+    Concat(Option<Vec<u8>>),
+    Any(Option<Value>),
+}
+
+fn new_state(a: &AggSpec) -> AggState {
+    match a.func {
+        AggFunc::CountStar | AggFunc::Count => AggState::Count(0),
+        AggFunc::Sum => AggState::Sum(None),
+        AggFunc::Avg => AggState::Avg(None, 0),
+        AggFunc::Min | AggFunc::Max => AggState::MinMax(None),
+        AggFunc::GroupConcat => AggState::Concat(None),
+        AggFunc::AnyValue => AggState::Any(None),
+    }
+}
+
+fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
+    let v = match v {
+        Value::Int(_) | Value::UInt(_) => Value::Decimal(v.to_i128().unwrap_or(0), 0),
+        Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
+        other => other.clone(),
+    };
+    Ok(match acc {
+        None => v,
+        Some(a) => {
+            let e = Expr::Bin(crate::expr::BinOp::Add, Box::new(Expr::Const(a)), Box::new(Expr::Const(v)));
+            e.eval(&[], &crate::expr::NoEnv)?
+        }
+    })
+}
+
+struct Group {
+    key: Vec<Value>,
+    states: Vec<AggState>,
+    seen: Vec<Option<std::collections::HashSet<Vec<u8>>>>,
+}
+
+fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env) -> Result<()> {
+    for (i, a) in aggs.iter().enumerate() {
+        let v = match &a.arg {
+            Some(e) => e.eval(row, env)?,
+            None => Value::Int(1),
+        };
+        if a.func != AggFunc::CountStar && a.func != AggFunc::AnyValue && v.is_null() {
+            continue;
+        }
+        if a.distinct {
+            let mut img = Vec::new();
+            hash_image(&v, &mut img);
+            let set = g.seen[i].get_or_insert_with(Default::default);
+            if !set.insert(img) {
+                continue;
+            }
+        }
+        match &mut g.states[i] {
+            AggState::Count(n) => *n += 1,
+            AggState::Sum(s) => *s = Some(add(s.take(), &v)?),
+            AggState::Avg(s, n) => {
+                *s = Some(add(s.take(), &v)?);
+                *n += 1;
+            }
+            AggState::MinMax(m) => {
+                let better = match m {
+                    None => true,
+                    Some(cur) => {
+                        let o = compare(&v, cur);
+                        if a.func == AggFunc::Min { o.is_lt() } else { o.is_gt() }
+                    }
+                };
+                if better {
+                    *m = Some(v);
+                }
+            }
+            AggState::Concat(c) => {
+                let buf = c.get_or_insert_with(Vec::new);
+                if !buf.is_empty() {
+                    buf.push(b',');
+                }
+                v.to_text(buf);
+            }
+            AggState::Any(x) => {
+                if x.is_none() {
+                    *x = Some(v);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn finish(s: AggState) -> Result<Value> {
+    Ok(match s {
+        AggState::Count(n) => Value::Int(n),
+        AggState::Sum(v) | AggState::MinMax(v) | AggState::Any(v) => v.unwrap_or(Value::Null),
+        AggState::Avg(None, _) => Value::Null,
+        AggState::Avg(Some(sum), n) => match sum {
+            Value::Decimal(m, s) => {
+                let e = Expr::Bin(
+                    crate::expr::BinOp::Div,
+                    Box::new(Expr::Const(Value::Decimal(m, s))),
+                    Box::new(Expr::Const(Value::Int(n))),
+                );
+                e.eval(&[], &crate::expr::NoEnv)?
+            }
+            other => Value::Double(other.to_f64().unwrap_or(0.0) / n as f64),
+        },
+        AggState::Concat(c) => c.map(Value::Bytes).unwrap_or(Value::Null),
+    })
+}
+
+/// Evaluates LIMIT / OFFSET.
+fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
+    match e {
+        None => Ok(None),
+        Some(x) => {
+            let v = x.eval(&[], env)?;
+            match v.to_i128() {
+                Some(i) if i >= 0 => Ok(Some(i.min(u64::MAX as i128) as u64)),
+                _ => Err(SqlError::new(1210, "HY000", "Incorrect arguments to LIMIT")),
+            }
+        }
+    }
+}
+
+/// Runs a planned SELECT, sending the result set to `sink`. Returns the
+/// number of rows sent.
+pub fn execute(p: &SelectPlan, txn: &mut Txn, env: &dyn Env, sink: &mut dyn ResultSink) -> Result<u64> {
+    sink.columns(&p.columns)?;
+    let limit = count_of(&p.limit, env)?;
+    let offset = count_of(&p.offset, env)?.unwrap_or(0);
+    if limit == Some(0) {
+        return Ok(0);
+    }
+    let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
+    let mut sent = 0u64;
+    let mut skipped = 0u64;
+    // Rows after projection, with sort keys, when not streaming.
+    let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
+    let mut group_index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
+    {
+        let mut visit = |row: &[Value]| -> Result<bool> {
+            if let Some(f) = &p.filter {
+                if !accepts(&f.eval(row, env)?) {
+                    return Ok(true);
+                }
+            }
+            if let Some((gexprs, aggs)) = &p.agg {
+                let mut key = Vec::with_capacity(gexprs.len());
+                let mut img = Vec::new();
+                for g in gexprs {
+                    let v = g.eval(row, env)?;
+                    hash_image(&v, &mut img);
+                    key.push(v);
+                }
+                let gi = match group_index.get(&img) {
+                    Some(i) => *i,
+                    None => {
+                        groups.push(Group {
+                            key,
+                            states: aggs.iter().map(new_state).collect(),
+                            seen: vec![None; aggs.len()],
+                        });
+                        group_index.insert(img, groups.len() - 1);
+                        groups.len() - 1
+                    }
+                };
+                feed(&mut groups[gi], aggs, row, env)?;
+                return Ok(true);
+            }
+            outbuf.clear();
+            for e in &p.out {
+                outbuf.push(e.eval(row, env)?);
+            }
+            if streaming {
+                if skipped < offset {
+                    skipped += 1;
+                    return Ok(true);
+                }
+                sink.row(&outbuf)?;
+                sent += 1;
+                return Ok(limit.is_none_or(|l| sent < l));
+            }
+            let keys = p.order.iter().map(|(e, _)| e.eval(row, env)).collect::<Result<Vec<_>>>()?;
+            rows.push((outbuf.clone(), keys));
+            Ok(true)
+        };
+        match (&p.table, &p.access) {
+            (Some(t), Some(acc)) => {
+                let want = if p.want.iter().all(|w| *w) { None } else { Some(&p.want[..]) };
+                access::for_each_row(txn, t, acc, p.lock, want, env, &mut |_txn, r| visit(&r.values))?;
+            }
+            _ => {
+                visit(&[])?;
+            }
+        }
+    }
+    if !streaming {
+        if let Some((gexprs, aggs)) = &p.agg {
+            if groups.is_empty() && gexprs.is_empty() {
+                groups.push(Group {
+                    key: vec![],
+                    states: aggs.iter().map(new_state).collect(),
+                    seen: vec![None; aggs.len()],
+                });
+            }
+            for g in groups {
+                let mut grow = g.key;
+                for s in g.states {
+                    grow.push(finish(s)?);
+                }
+                if let Some(h) = &p.having {
+                    if !accepts(&h.eval(&grow, env)?) {
+                        continue;
+                    }
+                }
+                let out = p.out.iter().map(|e| e.eval(&grow, env)).collect::<Result<Vec<_>>>()?;
+                let keys = p.order.iter().map(|(e, _)| e.eval(&grow, env)).collect::<Result<Vec<_>>>()?;
+                rows.push((out, keys));
+            }
+        }
+        if p.distinct {
+            let mut seen = std::collections::HashSet::new();
+            rows.retain(|(out, _)| {
+                let mut img = Vec::new();
+                out.iter().for_each(|v| hash_image(v, &mut img));
+                seen.insert(img)
+            });
+        }
+        if !p.order.is_empty() {
+            let dirs: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
+            rows.sort_by(|a, b| {
+                for (i, d) in dirs.iter().enumerate() {
+                    let o = compare(&a.1[i], &b.1[i]);
+                    if o.is_ne() {
+                        return if *d { o.reverse() } else { o };
+                    }
+                }
+                std::cmp::Ordering::Equal
+            });
+        }
+        for (out, _) in rows.into_iter().skip(offset as usize) {
+            if limit.is_some_and(|l| sent >= l) {
+                break;
+            }
+            sink.row(&out)?;
+            sent += 1;
+        }
+    }
+    Ok(sent)
+}

@@ -1,0 +1,405 @@
+//! A client session: current database, variables, the open transaction,
+//! prepared statements with cached plans, warnings. `execute` runs one
+//! statement: transaction control, DDL (with an implicit commit), and
+//! reads and writes inside the session's transaction (autocommit wraps a
+//! single statement in its own). A failed statement is rolled back alone;
+//! a deadlock rolls back the whole transaction, as MySQL does.
+use crate::dml::{self, InsertPlan, ModifyPlan};
+use crate::error::{Result, SqlError};
+use crate::expr::Env;
+use crate::parse::{self, Parsed, Stmt};
+use crate::result::{ColumnInfo, Outcome, ResultSink};
+use crate::select::{self, SelectPlan};
+use crate::Instance;
+use rel::value::Value;
+use sqlparser::ast;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+use txn::{Isolation, Txn};
+
+/// A plan that can be cached with a prepared statement.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    Select(Box<SelectPlan>),
+    Insert(Box<InsertPlan>),
+    Modify(Box<ModifyPlan>),
+}
+
+/// A prepared statement.
+pub struct Prepared {
+    pub parsed: Parsed,
+    pub params: usize,
+    pub columns: Vec<ColumnInfo>,
+    plan: Option<(u64, Option<String>, Plan)>,
+}
+
+/// One warning / note for SHOW WARNINGS.
+#[derive(Debug, Clone)]
+pub struct Warning {
+    pub level: &'static str,
+    pub code: u16,
+    pub msg: String,
+}
+
+/// A session's state.
+pub struct Session {
+    pub inst: Arc<Instance>,
+    pub conn_id: u64,
+    pub user: String,
+    pub db: Option<String>,
+    pub vars: HashMap<String, Value>,
+    pub user_vars: HashMap<String, Value>,
+    txn: Option<Txn>,
+    /// BEGIN / START TRANSACTION or autocommit=0 with work pending.
+    explicit: bool,
+    pub last_insert_id: u64,
+    pub row_count: i64,
+    pub found_rows: u64,
+    pub warnings: Vec<Warning>,
+    stmts: HashMap<u32, Prepared>,
+    next_stmt: u32,
+}
+
+/// Evaluation environment of one statement.
+pub struct StmtEnv<'a> {
+    pub s: &'a Session,
+    pub params: &'a [Value],
+    pub now: i64,
+}
+
+impl Env for StmtEnv<'_> {
+    fn param(&self, i: usize) -> Option<&Value> {
+        self.params.get(i)
+    }
+    fn sys_var(&self, name: &str, global: bool) -> Option<Value> {
+        self.s.get_var(name, global)
+    }
+    fn user_var(&self, name: &str) -> Value {
+        self.s.user_vars.get(name).cloned().unwrap_or(Value::Null)
+    }
+    fn current_db(&self) -> Option<&str> {
+        self.s.db.as_deref()
+    }
+    fn user(&self) -> &str {
+        &self.s.user
+    }
+    fn connection_id(&self) -> u64 {
+        self.s.conn_id
+    }
+    fn last_insert_id(&self) -> u64 {
+        self.s.last_insert_id
+    }
+    fn row_count(&self) -> i64 {
+        self.s.row_count
+    }
+    fn found_rows(&self) -> u64 {
+        self.s.found_rows
+    }
+    fn now_micros(&self) -> i64 {
+        self.now
+    }
+}
+
+fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0)
+}
+
+impl Session {
+    /// A new session.
+    pub fn new(inst: Arc<Instance>, conn_id: u64, user: &str, db: Option<String>) -> Session {
+        Session {
+            inst,
+            conn_id,
+            user: user.to_string(),
+            db,
+            vars: HashMap::new(),
+            user_vars: HashMap::new(),
+            txn: None,
+            explicit: false,
+            last_insert_id: 0,
+            row_count: -1,
+            found_rows: 0,
+            warnings: Vec::new(),
+            stmts: HashMap::new(),
+            next_stmt: 1,
+        }
+    }
+
+    /// A variable's value (session first unless `global`).
+    pub fn get_var(&self, name: &str, global: bool) -> Option<Value> {
+        let n = crate::vars::canonical(name);
+        if n == "warning_count" {
+            return Some(Value::Int(self.warnings.len() as i64));
+        }
+        if n == "last_insert_id" || n == "identity" {
+            return Some(Value::UInt(self.last_insert_id));
+        }
+        if !global {
+            if let Some(v) = self.vars.get(&n) {
+                return Some(v.clone());
+            }
+        }
+        self.inst.global_var(&n)
+    }
+
+    fn var_int(&self, name: &str) -> i64 {
+        self.get_var(name, false).and_then(|v| v.to_i128()).unwrap_or(0) as i64
+    }
+
+    /// True when autocommit is on.
+    pub fn autocommit(&self) -> bool {
+        self.var_int("autocommit") != 0
+    }
+
+    fn isolation(&self) -> Isolation {
+        match self.get_var("transaction_isolation", false) {
+            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => Isolation::ReadCommitted,
+            _ => Isolation::RepeatableRead,
+        }
+    }
+
+    /// True while a transaction is open (SERVER_STATUS_IN_TRANS).
+    pub fn in_transaction(&self) -> bool {
+        self.explicit || self.txn.as_ref().is_some_and(|t| !t.is_read_only())
+    }
+
+    fn begin(&mut self) -> Txn {
+        let mut t = self.inst.txdb.begin(self.isolation());
+        let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
+        t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
+        t
+    }
+
+    /// Commits the open transaction, if any.
+    pub fn commit(&mut self) -> Result<()> {
+        self.explicit = false;
+        if let Some(t) = self.txn.take() {
+            t.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Rolls back the open transaction, if any.
+    pub fn rollback(&mut self) {
+        self.explicit = false;
+        if let Some(t) = self.txn.take() {
+            t.rollback();
+        }
+    }
+
+    /// Parses and runs one text-protocol statement.
+    pub fn query(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
+        self.inst.count_question();
+        let parsed = parse::parse(sql)?;
+        if !matches!(parsed.stmt, Stmt::ShowWarnings | Stmt::ShowErrors) {
+            self.warnings.clear();
+        }
+        self.run(&parsed, &[], None, sink)
+    }
+
+    /// Prepares a statement; returns (id, parameter count, result columns).
+    pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
+        let parsed = parse::parse(sql)?;
+        let params = parsed.params.len();
+        let mut p = Prepared { parsed, params, columns: vec![], plan: None };
+        // Plan now to report errors and result columns early.
+        if let Some(plan) = self.plan(&p.parsed)? {
+            if let Plan::Select(s) = &plan {
+                p.columns = s.columns.clone();
+            }
+            p.plan = Some((self.inst.catalog.state().version, self.db.clone(), plan));
+        }
+        let id = self.next_stmt;
+        self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
+        self.stmts.insert(id, p);
+        Ok((id, params, self.stmts.get(&id).map(|p| p.columns.clone()).unwrap_or_default()))
+    }
+
+    /// Runs a prepared statement with bound parameters.
+    pub fn execute_prepared(&mut self, id: u32, params: &[Value], sink: &mut dyn ResultSink) -> Result<Outcome> {
+        self.inst.count_question();
+        self.warnings.clear();
+        let mut p = self.stmts.remove(&id).ok_or_else(|| {
+            SqlError::new(1243, "HY000", format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"))
+        })?;
+        if params.len() != p.params {
+            self.stmts.insert(id, p);
+            return Err(SqlError::new(1210, "HY000", "Incorrect arguments to mysqld_stmt_execute"));
+        }
+        let version = self.inst.catalog.state().version;
+        let stale = !matches!(&p.plan, Some((v, db, _)) if *v == version && *db == self.db);
+        if stale && p.plan.is_some() {
+            match self.plan(&p.parsed) {
+                Ok(Some(plan)) => p.plan = Some((version, self.db.clone(), plan)),
+                Ok(None) => p.plan = None,
+                Err(e) => {
+                    self.stmts.insert(id, p);
+                    return Err(e);
+                }
+            }
+        }
+        let r = self.run(&p.parsed, params, p.plan.as_ref().map(|(_, _, pl)| pl), sink);
+        self.stmts.insert(id, p);
+        r
+    }
+
+    /// Forgets a prepared statement.
+    pub fn close_prepared(&mut self, id: u32) {
+        self.stmts.remove(&id);
+    }
+
+    /// Parameter count of a prepared statement.
+    pub fn prepared_params(&self, id: u32) -> Option<usize> {
+        self.stmts.get(&id).map(|p| p.params)
+    }
+
+    fn plan(&self, parsed: &Parsed) -> Result<Option<Plan>> {
+        let Stmt::Ast(stmt) = &parsed.stmt else { return Ok(None) };
+        let st = self.inst.catalog.state();
+        let db = self.db.as_deref();
+        Ok(match &**stmt {
+            ast::Statement::Query(q) => Some(Plan::Select(Box::new(select::plan(q, &st, db, &parsed.params)?))),
+            ast::Statement::Insert(i) => Some(Plan::Insert(Box::new(dml::plan_insert(i, &st, db, &parsed.params)?))),
+            ast::Statement::Update(u) => Some(Plan::Modify(Box::new(dml::plan_update(u, &st, db, &parsed.params)?))),
+            ast::Statement::Delete(d) => Some(Plan::Modify(Box::new(dml::plan_delete(d, &st, db, &parsed.params)?))),
+            _ => None,
+        })
+    }
+
+    fn run(&mut self, parsed: &Parsed, params: &[Value], cached: Option<&Plan>, sink: &mut dyn ResultSink) -> Result<Outcome> {
+        let plan = match cached {
+            Some(p) => Some(p.clone()),
+            None => self.plan(parsed)?,
+        };
+        match plan {
+            Some(p) => self.run_plan(&p, params, sink),
+            None => crate::admin::run(self, parsed, params, sink),
+        }
+    }
+
+    /// Runs a statement that reads or writes rows inside the session's
+    /// transaction.
+    fn run_plan(&mut self, plan: &Plan, params: &[Value], sink: &mut dyn ResultSink) -> Result<Outcome> {
+        let autocommit = self.autocommit();
+        let mut txn = match self.txn.take() {
+            Some(t) => t,
+            // A lone autocommit statement needs only a statement-level
+            // view: READ COMMITTED gives it without a snapshot for point reads.
+            None if autocommit && !self.explicit => {
+                let mut t = self.inst.txdb.begin(Isolation::ReadCommitted);
+                let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
+                t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
+                t
+            }
+            None => self.begin(),
+        };
+        txn.begin_statement();
+        let now = now_micros();
+        let result = {
+            let env = StmtEnv { s: self, params, now };
+            exec_plan(plan, &mut txn, &env, sink)
+        };
+        match result {
+            Ok((out, row_count, found)) => {
+                if let Some(id) = out.1 {
+                    self.last_insert_id = id;
+                }
+                self.row_count = row_count;
+                self.found_rows = found;
+                if autocommit && !self.explicit {
+                    txn.commit()?;
+                } else {
+                    self.txn = Some(txn);
+                }
+                Ok(out.0)
+            }
+            Err(e) => {
+                if e.rolls_back_transaction() {
+                    txn.rollback();
+                    self.explicit = false;
+                } else if autocommit && !self.explicit {
+                    txn.rollback();
+                } else {
+                    txn.rollback_statement()?;
+                    self.txn = Some(txn);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Starts a transaction (BEGIN / START TRANSACTION).
+    pub fn start_transaction(&mut self, snapshot_now: bool, iso: Option<Isolation>) -> Result<()> {
+        self.commit()?;
+        let mut t = self.begin();
+        if let Some(i) = iso {
+            t = self.inst.txdb.begin(i);
+            let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
+            t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
+        }
+        if snapshot_now {
+            t.take_snapshot();
+        }
+        self.txn = Some(t);
+        self.explicit = true;
+        Ok(())
+    }
+
+    /// Marks that autocommit=0 keeps later statements in one transaction.
+    pub fn set_autocommit(&mut self, on: bool) -> Result<()> {
+        if on {
+            self.commit()?;
+        }
+        self.vars.insert("autocommit".into(), Value::Int(on as i64));
+        Ok(())
+    }
+
+    /// Adds a warning.
+    pub fn warn(&mut self, level: &'static str, code: u16, msg: impl Into<String>) {
+        self.warnings.push(Warning { level, code, msg: msg.into() });
+    }
+
+    /// Ends the session: rolls back.
+    pub fn close(&mut self) {
+        self.rollback();
+    }
+}
+
+type Exec = ((Outcome, Option<u64>), i64, u64);
+
+fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSink) -> Result<Exec> {
+    match plan {
+        Plan::Select(p) => {
+            let n = select::execute(p, txn, env, sink)?;
+            Ok(((Outcome { result_set: true, ..Default::default() }, None), -1, n))
+        }
+        Plan::Insert(p) => {
+            let r = dml::insert(p, txn, env)?;
+            let info = if r.records > 1 || r.duplicates > 0 {
+                format!("Records: {}  Duplicates: {}  Warnings: 0", r.records, r.duplicates)
+            } else {
+                String::new()
+            };
+            let out = Outcome {
+                result_set: false,
+                affected_rows: r.affected,
+                last_insert_id: r.first_auto_id.unwrap_or(0),
+                info,
+            };
+            Ok(((out, r.first_auto_id), r.affected as i64, 0))
+        }
+        Plan::Modify(p) => {
+            let (matched, changed) = dml::modify(p, txn, env)?;
+            let info = if p.set.is_empty() {
+                String::new()
+            } else {
+                format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
+            };
+            Ok(((Outcome { result_set: false, affected_rows: changed, last_insert_id: 0, info }, None), changed as i64, 0))
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Result column types of expressions, as MySQL declares them to clients
+//! (the binary protocol encodes each value by its column's declared type).
+use crate::bind::{AggFunc, AggSpec};
+use crate::expr::{BinOp, Expr};
+use crate::func::Func;
+use crate::result::OutType;
+use rel::catalog::Table;
+use rel::value::{TypeKind, Value};
+
+/// The declared type of `e`, evaluated over a table row, or over the
+/// grouped row (group exprs then aggregates) when `agg` is set.
+pub fn infer(e: &Expr, t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) -> OutType {
+    match e {
+        Expr::Const(v) => of_value(v),
+        Expr::Param(_) => OutType::Text { len: 255 },
+        Expr::Col(i) => match agg {
+            Some((groups, aggs)) => {
+                if *i < groups.len() {
+                    infer(&groups[*i], t, None)
+                } else {
+                    match aggs.get(*i - groups.len()) {
+                        Some(a) => agg_type(a, t),
+                        None => OutType::Null,
+                    }
+                }
+            }
+            None => match t.and_then(|t| t.def.columns.get(*i)) {
+                Some(c) => OutType::Column(c.ty),
+                None => OutType::Null,
+            },
+        },
+        Expr::Neg(x) => infer(x, t, agg),
+        Expr::Not(_) | Expr::IsNull(..) | Expr::IsBool(..) | Expr::In(..) | Expr::Between(..) | Expr::Like(..) => {
+            OutType::Int { unsigned: false }
+        }
+        Expr::BitNot(_) => OutType::Int { unsigned: true },
+        Expr::Bin(op, a, b) => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::IntDiv => {
+                let (x, y) = (numeric(infer(a, t, agg)), numeric(infer(b, t, agg)));
+                match (x, y) {
+                    (Num::Dbl, _) | (_, Num::Dbl) => OutType::Double,
+                    (Num::Dec(s1), Num::Dec(s2)) => OutType::Decimal { scale: if *op == BinOp::Mul { s1 + s2 } else { s1.max(s2) } },
+                    (Num::Dec(s), _) | (_, Num::Dec(s)) => OutType::Decimal { scale: s },
+                    _ => OutType::Int { unsigned: false },
+                }
+            }
+            BinOp::Div => match (numeric(infer(a, t, agg)), numeric(infer(b, t, agg))) {
+                (Num::Dbl, _) | (_, Num::Dbl) => OutType::Double,
+                (Num::Dec(s), _) => OutType::Decimal { scale: s + 4 },
+                _ => OutType::Decimal { scale: 4 },
+            },
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => OutType::Int { unsigned: true },
+            _ => OutType::Int { unsigned: false },
+        },
+        Expr::Case { whens, otherwise, .. } => whens
+            .first()
+            .map(|(_, r)| infer(r, t, agg))
+            .or_else(|| otherwise.as_ref().map(|o| infer(o, t, agg)))
+            .unwrap_or(OutType::Null),
+        Expr::Func(f, args) => func_type(*f, args, t, agg),
+        Expr::SysVar(..) | Expr::UserVar(_) => OutType::Text { len: 255 },
+    }
+}
+
+enum Num {
+    Int,
+    Dec(u8),
+    Dbl,
+}
+
+fn numeric(t: OutType) -> Num {
+    match t {
+        OutType::Int { .. } => Num::Int,
+        OutType::Decimal { scale } => Num::Dec(scale),
+        OutType::Column(c) if c.is_integer() => Num::Int,
+        OutType::Column(c) if c.kind == TypeKind::Decimal => Num::Dec(c.scale),
+        OutType::Null => Num::Int,
+        _ => Num::Dbl,
+    }
+}
+
+fn of_value(v: &Value) -> OutType {
+    match v {
+        Value::Null => OutType::Null,
+        Value::Int(_) => OutType::Int { unsigned: false },
+        Value::UInt(_) => OutType::Int { unsigned: true },
+        Value::Double(_) => OutType::Double,
+        Value::Decimal(_, s) => OutType::Decimal { scale: *s },
+        Value::Bytes(b) => OutType::Text { len: b.len().max(1) as u32 },
+        Value::Date(_) => OutType::Date,
+        Value::DateTime(_) => OutType::DateTime,
+        Value::Time(_) => OutType::Time,
+    }
+}
+
+fn agg_type(a: &AggSpec, t: Option<&Table>) -> OutType {
+    let arg = a.arg.as_ref().map(|e| infer(e, t, None)).unwrap_or(OutType::Null);
+    match a.func {
+        AggFunc::CountStar | AggFunc::Count => OutType::Int { unsigned: false },
+        AggFunc::Sum => match numeric(arg) {
+            Num::Int => OutType::Decimal { scale: 0 },
+            Num::Dec(s) => OutType::Decimal { scale: s },
+            Num::Dbl => OutType::Double,
+        },
+        AggFunc::Avg => match numeric(arg) {
+            Num::Int => OutType::Decimal { scale: 4 },
+            Num::Dec(s) => OutType::Decimal { scale: s + 4 },
+            Num::Dbl => OutType::Double,
+        },
+        AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => arg,
+        AggFunc::GroupConcat => OutType::Text { len: 1024 },
+    }
+}
+
+fn func_type(f: Func, args: &[Expr], t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) -> OutType {
+    let first = || args.first().map(|a| infer(a, t, agg)).unwrap_or(OutType::Null);
+    match f {
+        Func::Length | Func::CharLength | Func::Locate | Func::Sign | Func::ConnectionId | Func::LastInsertId
+        | Func::RowCount | Func::FoundRows | Func::UnixTimestamp | Func::Year | Func::Month | Func::Day
+        | Func::CastSigned | Func::Sleep => OutType::Int { unsigned: matches!(f, Func::ConnectionId | Func::LastInsertId | Func::FoundRows) },
+        Func::CastUnsigned => OutType::Int { unsigned: true },
+        Func::Abs | Func::Round | Func::Truncate | Func::Floor | Func::Ceil | Func::IfNull | Func::Coalesce
+        | Func::Greatest | Func::Least | Func::NullIf | Func::Mod => match first() {
+            OutType::Column(c) if c.is_integer() => OutType::Int { unsigned: c.unsigned },
+            other => other,
+        },
+        Func::If => args.get(1).map(|a| infer(a, t, agg)).unwrap_or(OutType::Null),
+        Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
+        Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
+        Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,
+        Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
+        Func::CurTime => OutType::Time,
+        _ => OutType::Text { len: 255 },
+    }
+}

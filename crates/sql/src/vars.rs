@@ -1,0 +1,153 @@
+//! System variables: the names clients and tools read or set, their
+//! defaults, and which ones change behaviour (autocommit, isolation, lock
+//! wait timeout). Unknown names are an error (1193), as in MySQL.
+use rel::value::Value;
+use std::collections::BTreeMap;
+
+/// Server version string sent in the handshake and by VERSION().
+pub const VERSION: &str = "8.0.35-strata-0.1.0";
+
+fn s(v: &str) -> Value {
+    Value::Bytes(v.as_bytes().to_vec())
+}
+
+/// The global defaults. `settings` are (name, value) pairs from the
+/// server's configuration, overriding defaults.
+pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
+    let mut m = BTreeMap::new();
+    let i = Value::Int;
+    for (k, v) in [
+        ("autocommit", i(1)),
+        ("auto_increment_increment", i(1)),
+        ("auto_increment_offset", i(1)),
+        ("character_set_client", s("utf8mb4")),
+        ("character_set_connection", s("utf8mb4")),
+        ("character_set_database", s("utf8mb4")),
+        ("character_set_results", s("utf8mb4")),
+        ("character_set_server", s("utf8mb4")),
+        ("character_set_system", s("utf8mb3")),
+        ("collation_connection", s("utf8mb4_general_ci")),
+        ("collation_database", s("utf8mb4_general_ci")),
+        ("collation_server", s("utf8mb4_general_ci")),
+        ("default_storage_engine", s("STRATA")),
+        ("foreign_key_checks", i(1)),
+        ("have_ssl", s("DISABLED")),
+        ("hostname", s("localhost")),
+        ("init_connect", s("")),
+        ("innodb_lock_wait_timeout", i(50)),
+        ("lock_wait_timeout", i(31536000)),
+        ("interactive_timeout", i(28800)),
+        ("license", s("Apache-2.0")),
+        ("lower_case_table_names", i(0)),
+        ("max_allowed_packet", i(67108864)),
+        ("max_connections", i(151)),
+        ("max_execution_time", i(0)),
+        ("net_buffer_length", i(16384)),
+        ("net_read_timeout", i(30)),
+        ("net_write_timeout", i(60)),
+        ("performance_schema", i(0)),
+        ("port", i(3306)),
+        ("query_cache_size", i(0)),
+        ("query_cache_type", s("OFF")),
+        ("sql_auto_is_null", i(0)),
+        ("sql_mode", s("STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION")),
+        ("sql_select_limit", Value::UInt(u64::MAX)),
+        ("sql_safe_updates", i(0)),
+        ("sql_log_bin", i(0)),
+        ("log_bin", i(0)),
+        ("sync_binlog", i(0)),
+        ("system_time_zone", s("UTC")),
+        ("time_zone", s("SYSTEM")),
+        ("transaction_isolation", s("REPEATABLE-READ")),
+        ("tx_isolation", s("REPEATABLE-READ")),
+        ("transaction_read_only", i(0)),
+        ("tx_read_only", i(0)),
+        ("unique_checks", i(1)),
+        ("version", s(VERSION)),
+        ("version_comment", s("Strata (MySQL-compatible, LSM storage)")),
+        ("version_compile_machine", s("x86_64")),
+        ("version_compile_os", s("Linux")),
+        ("wait_timeout", i(28800)),
+        ("warning_count", i(0)),
+        ("error_count", i(0)),
+        ("tmp_table_size", i(16777216)),
+        ("max_heap_table_size", i(16777216)),
+        ("datadir", s("./strata-data/")),
+        ("socket", s("")),
+        ("strata_sync_on_commit", i(1)),
+        ("strata_block_cache_size", i(64 << 20)),
+        ("strata_write_buffer_size", i(64 << 20)),
+        ("rocksdb_flush_log_at_trx_commit", i(1)),
+        ("innodb_flush_log_at_trx_commit", i(1)),
+        ("innodb_buffer_pool_size", i(0)),
+        ("session_track_system_variables", s("")),
+        ("default_authentication_plugin", s("mysql_native_password")),
+        ("protocol_version", i(10)),
+        ("read_only", i(0)),
+        ("skip_name_resolve", i(1)),
+        ("thread_handling", s("one-thread-per-connection")),
+    ] {
+        m.insert(k.to_string(), v);
+    }
+    for (k, v) in settings {
+        let key = k.replace('-', "_").to_ascii_lowercase();
+        let val = match v.parse::<i64>() {
+            Ok(n) => Value::Int(n),
+            Err(_) => s(v),
+        };
+        m.insert(key, val);
+    }
+    m
+}
+
+/// Canonical name of a variable (aliases folded).
+pub fn canonical(name: &str) -> String {
+    let n = name.to_ascii_lowercase();
+    match n.as_str() {
+        "tx_isolation" => "transaction_isolation".into(),
+        "tx_read_only" => "transaction_read_only".into(),
+        _ => n,
+    }
+}
+
+/// Variables that exist only globally (SET SESSION on them fails).
+pub fn global_only(name: &str) -> bool {
+    matches!(
+        name,
+        "max_connections" | "version" | "version_comment" | "datadir" | "port" | "socket" | "hostname" | "license"
+            | "lower_case_table_names" | "system_time_zone" | "protocol_version" | "have_ssl"
+            | "strata_block_cache_size" | "strata_write_buffer_size" | "character_set_system"
+    )
+}
+
+/// Normalizes a value being SET (booleans, isolation level spelling).
+pub fn normalize(name: &str, v: Value) -> Result<Value, String> {
+    let text = || String::from_utf8_lossy(&v.text()).to_ascii_uppercase();
+    match name {
+        "autocommit" | "foreign_key_checks" | "unique_checks" | "sql_auto_is_null" | "sql_safe_updates"
+        | "transaction_read_only" | "sql_log_bin" | "strata_sync_on_commit" => match v {
+            Value::Int(0) | Value::Int(1) => Ok(v),
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => Err(text()),
+            _ => match text().as_str() {
+                "ON" | "TRUE" | "1" => Ok(Value::Int(1)),
+                "OFF" | "FALSE" | "0" => Ok(Value::Int(0)),
+                _ => Err(text()),
+            },
+        },
+        "transaction_isolation" => {
+            let t = text().replace(' ', "-");
+            match t.as_str() {
+                "READ-COMMITTED" | "REPEATABLE-READ" => Ok(s(&t)),
+                "READ-UNCOMMITTED" => Ok(s("READ-COMMITTED")),
+                "SERIALIZABLE" => Ok(s("REPEATABLE-READ")),
+                _ => Err(t),
+            }
+        }
+        _ => Ok(v),
+    }
+}
+
+/// SQL LIKE for SHOW ... LIKE patterns (case-insensitive).
+pub fn like_ci(name: &str, pat: &str) -> bool {
+    crate::expr::like(name.to_ascii_lowercase().as_bytes(), pat.to_ascii_lowercase().as_bytes(), b'\\')
+}

@@ -1,0 +1,170 @@
+//! [`Conn`]: one client connection: its packet stream, the negotiated capabilities,
+//! per-connection settings, and the command loop entry point [`Conn::read_command`].
+//! Handshake, result-set and row methods live in their own modules as further
+//! `impl Conn` blocks.
+
+use std::io::{Read, Write};
+
+use crate::auth::{new_scramble, AuthPlugin};
+use crate::command::{decode_command, Command};
+use crate::consts::{cap, charset, errcode, status};
+use crate::error::{Error, Result};
+use crate::packet::PacketStream;
+
+/// One client connection. Every `send_*`/row method only appends to an output buffer;
+/// [`Conn::flush`] writes it with one `write_all` (large result sets are also written
+/// early, about every megabyte).
+#[derive(Debug)]
+pub struct Conn<S> {
+    pub(crate) io: PacketStream<S>,
+    pub(crate) connection_id: u32,
+    pub(crate) server_version: String,
+    pub(crate) server_caps: u32,
+    /// Negotiated capabilities (the server's own before the handshake response).
+    pub(crate) caps: u32,
+    /// True once the client's capabilities are known.
+    pub(crate) client_known: bool,
+    pub(crate) scramble: [u8; 20],
+    pub(crate) default_plugin: AuthPlugin,
+    pub(crate) charset: u8,
+    pub(crate) status: u16,
+    pub(crate) client_host: String,
+    /// Reusable formatting space for row values.
+    pub(crate) scratch: Vec<u8>,
+}
+
+impl<S: Read + Write> Conn<S> {
+    /// Wraps an accepted stream. Nothing is sent until [`Conn::handshake`].
+    pub fn new(stream: S, connection_id: u32, server_version: &str) -> Self {
+        Conn {
+            io: PacketStream::new(stream),
+            connection_id,
+            server_version: server_version.replace('\0', ""),
+            server_caps: cap::DEFAULT_SERVER,
+            caps: cap::DEFAULT_SERVER,
+            client_known: false,
+            scramble: new_scramble(u64::from(connection_id)),
+            default_plugin: AuthPlugin::NativePassword,
+            charset: charset::UTF8MB4_GENERAL_CI,
+            status: status::SERVER_STATUS_AUTOCOMMIT,
+            client_host: "localhost".to_string(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Turns a server capability on or off before the handshake (e.g.
+    /// `CLIENT_MULTI_STATEMENTS`, `CLIENT_SESSION_TRACK`). Flags this crate cannot
+    /// honour (SSL, compression, query attributes, optional metadata) stay off.
+    pub fn set_capability(&mut self, flag: u32, on: bool) {
+        if on {
+            self.server_caps |= flag & !cap::UNSUPPORTED;
+        } else {
+            self.server_caps &= !flag;
+        }
+        // Protocol 4.1 is the only protocol spoken here.
+        self.server_caps |= cap::CLIENT_PROTOCOL_41;
+        if !self.client_known {
+            self.caps = self.server_caps;
+        }
+    }
+
+    /// The auth plugin announced in the handshake (default `mysql_native_password`).
+    pub fn set_default_auth_plugin(&mut self, plugin: AuthPlugin) {
+        self.default_plugin = plugin;
+    }
+
+    /// Collation id announced in the handshake (default utf8mb4_general_ci = 45).
+    pub fn set_server_charset(&mut self, id: u8) {
+        self.charset = id;
+    }
+
+    /// Status flags announced in the handshake and in the EOF after column definitions
+    /// (default `SERVER_STATUS_AUTOCOMMIT`).
+    pub fn set_status(&mut self, flags: u16) {
+        self.status = flags;
+    }
+
+    /// Host name used in "Access denied for user 'u'@'host'" (default `localhost`).
+    pub fn set_client_host(&mut self, host: &str) {
+        self.client_host = host.to_string();
+    }
+
+    /// Largest command packet accepted (default 64 MiB); larger ones get
+    /// ER_NET_PACKET_TOO_LARGE and `Err(PacketTooLarge)`.
+    pub fn set_max_packet(&mut self, bytes: usize) {
+        self.io.set_max_packet(bytes);
+    }
+
+    /// Negotiated capabilities (client & server) once the handshake has read the
+    /// client's response; the server's own flags before that.
+    pub fn capabilities(&self) -> u32 {
+        self.caps
+    }
+
+    /// True when result sets end with an OK packet (CLIENT_DEPRECATE_EOF negotiated).
+    pub fn deprecate_eof(&self) -> bool {
+        self.caps & cap::CLIENT_DEPRECATE_EOF != 0
+    }
+
+    pub fn connection_id(&self) -> u32 {
+        self.connection_id
+    }
+
+    /// The 20-byte challenge sent in the handshake.
+    pub fn scramble(&self) -> &[u8; 20] {
+        &self.scramble
+    }
+
+    pub fn get_ref(&self) -> &S {
+        self.io.get_ref()
+    }
+
+    /// The underlying stream (e.g. to set timeouts). Do not read or write it directly.
+    pub fn get_mut(&mut self) -> &mut S {
+        self.io.get_mut()
+    }
+
+    pub fn into_inner(self) -> S {
+        self.io.into_inner()
+    }
+
+    /// Reads the next command, resetting the sequence id. `Err(Io(UnexpectedEof))` when
+    /// the client closed the connection; any other `Err` means the connection should be
+    /// closed (an oversized packet has already been answered with ERR 1153).
+    pub fn read_command(&mut self) -> Result<Command> {
+        self.io.reset_seq();
+        let payload = self.read_packet_checked()?;
+        decode_command(payload, self.caps)
+    }
+
+    /// Reads one packet; an oversized one is answered with ER_NET_PACKET_TOO_LARGE.
+    pub(crate) fn read_packet_checked(&mut self) -> Result<Vec<u8>> {
+        match self.io.read_packet() {
+            Err(Error::PacketTooLarge(n)) => {
+                self.send_err(
+                    errcode::ER_NET_PACKET_TOO_LARGE,
+                    "08S01",
+                    "Got a packet bigger than 'max_allowed_packet' bytes",
+                )?;
+                self.flush()?;
+                Err(Error::PacketTooLarge(n))
+            }
+            r => r,
+        }
+    }
+
+    /// Appends one raw packet (e.g. the COM_STATISTICS reply string).
+    pub fn send_packet(&mut self, payload: &[u8]) -> Result<()> {
+        self.io.write_packet(payload)
+    }
+
+    /// Writes all buffered output to the stream.
+    pub fn flush(&mut self) -> Result<()> {
+        self.io.flush()
+    }
+
+    /// Bytes buffered and not yet written.
+    pub fn pending_output(&self) -> usize {
+        self.io.pending()
+    }
+}

@@ -42,7 +42,8 @@ impl Table {
 
     /// Makes sure later AUTO_INCREMENT values are above `used`.
     pub fn note_auto_inc(&self, used: u64) {
-        self.auto_inc.fetch_max(used.saturating_add(1), Ordering::SeqCst);
+        self.auto_inc
+            .fetch_max(used.saturating_add(1), Ordering::SeqCst);
     }
 }
 

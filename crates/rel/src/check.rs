@@ -20,7 +20,12 @@ pub struct CheckReport {
     pub errors: Vec<String>,
 }
 
-fn scan(db: &Db, snap: &Snapshot, id: u32, f: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()> {
+fn scan(
+    db: &Db,
+    snap: &Snapshot,
+    id: u32,
+    f: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
+) -> Result<()> {
     let lo = keycodec::index_prefix(id).to_vec();
     let hi = keycodec::index_prefix(id + 1).to_vec();
     let mut it = db.iter(ReadOptions {
@@ -68,25 +73,42 @@ pub fn check_table(db: &Db, t: &Table) -> Result<CheckReport> {
                 }
             };
             let pk = rt::pk_key(def, &entry.values, entry.hidden)?;
-            let ro = ReadOptions { snapshot: Some(snap.clone()), ..Default::default() };
+            let ro = ReadOptions {
+                snapshot: Some(snap.clone()),
+                ..Default::default()
+            };
             match db.get_cf(&ro, lsm::DEFAULT_CF, &pk)? {
                 None => {
                     if errors.len() < 20 {
-                        errors.push(format!("index {}: entry {} points to a missing row", ix.name, hex(k)));
+                        errors.push(format!(
+                            "index {}: entry {} points to a missing row",
+                            ix.name,
+                            hex(k)
+                        ));
                     }
                 }
                 Some(v) => {
                     let row = rt::decode_row(def, &pk, &v, None)?;
-                    let same = ix.columns.iter().all(|&c| compare(&row.values[c], &entry.values[c]).is_eq());
+                    let same = ix
+                        .columns
+                        .iter()
+                        .all(|&c| compare(&row.values[c], &entry.values[c]).is_eq());
                     if !same && errors.len() < 20 {
-                        errors.push(format!("index {}: entry {} does not match its row", ix.name, hex(k)));
+                        errors.push(format!(
+                            "index {}: entry {} does not match its row",
+                            ix.name,
+                            hex(k)
+                        ));
                     }
                 }
             }
             Ok(())
         })?;
         if n != rep.rows {
-            errors.push(format!("index {} has {n} entries for {} rows", ix.name, rep.rows));
+            errors.push(format!(
+                "index {} has {n} entries for {} rows",
+                ix.name, rep.rows
+            ));
         }
         rep.index_entries.push((ix.name.clone(), n));
     }

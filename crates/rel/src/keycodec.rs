@@ -31,7 +31,11 @@ pub fn encode(out: &mut Vec<u8>, ty: &ColumnType, nullable: bool, v: &Value) -> 
         TypeKind::Float | TypeKind::Double => {
             let d = v.to_f64().unwrap_or(0.0);
             let bits = d.to_bits();
-            let k = if d.is_sign_negative() { !bits } else { bits ^ (1 << 63) };
+            let k = if d.is_sign_negative() {
+                !bits
+            } else {
+                bits ^ (1 << 63)
+            };
             out.extend_from_slice(&k.to_be_bytes());
         }
         TypeKind::Decimal => {
@@ -64,7 +68,11 @@ pub fn encode(out: &mut Vec<u8>, ty: &ColumnType, nullable: bool, v: &Value) -> 
                 Value::Bytes(b) => b,
                 _ => return Err(Error::Internal("non-string value in a string key".into())),
             };
-            let b = if ty.is_binary() { b } else { trim_trailing_spaces(b) };
+            let b = if ty.is_binary() {
+                b
+            } else {
+                trim_trailing_spaces(b)
+            };
             for &c in b {
                 out.push(c);
                 if c == 0 {
@@ -120,7 +128,11 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
     Ok(match ty.kind {
         TypeKind::Float | TypeKind::Double => {
             let k = be_u64(take(src, 8)?);
-            let bits = if k & (1 << 63) != 0 { k ^ (1 << 63) } else { !k };
+            let bits = if k & (1 << 63) != 0 {
+                k ^ (1 << 63)
+            } else {
+                !k
+            };
             Value::Double(f64::from_bits(bits))
         }
         TypeKind::Decimal => {
@@ -204,7 +216,12 @@ mod tests {
     use crate::value::compare;
 
     fn ty(kind: TypeKind, unsigned: bool, len: u32, scale: u8) -> ColumnType {
-        ColumnType { kind, unsigned, len, scale }
+        ColumnType {
+            kind,
+            unsigned,
+            len,
+            scale,
+        }
     }
 
     struct Rng(u64);
@@ -227,8 +244,16 @@ mod tests {
             TypeKind::VarChar | TypeKind::VarBinary | TypeKind::Blob => {
                 // binary strings keep trailing spaces in keys but compare() ignores them
                 let n = (r.next() % 6) as usize;
-                let alphabet: &[u8] = if t.is_binary() { &[0, 1, b'a', 0xFF] } else { &[0, 1, b' ', b'a', 0xFF] };
-                Value::Bytes((0..n).map(|_| alphabet[(r.next() % alphabet.len() as u64) as usize]).collect())
+                let alphabet: &[u8] = if t.is_binary() {
+                    &[0, 1, b'a', 0xFF]
+                } else {
+                    &[0, 1, b' ', b'a', 0xFF]
+                };
+                Value::Bytes(
+                    (0..n)
+                        .map(|_| alphabet[(r.next() % alphabet.len() as u64) as usize])
+                        .collect(),
+                )
             }
             TypeKind::DateTime => Value::DateTime((r.next() % (1u64 << 50)) as i64),
             _ => {
@@ -246,7 +271,10 @@ mod tests {
 
     #[test]
     fn order_and_round_trip_are_preserved() {
-        let seed: u64 = std::env::var("SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_1234);
+        let seed: u64 = std::env::var("SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0x5eed_1234);
         println!("keycodec seed {seed} (rerun with SEED={seed})");
         let mut r = Rng(seed | 1);
         let types = [
@@ -274,7 +302,11 @@ mod tests {
                 let mut s = &ka[..];
                 let back = decode(&mut s, t, true).unwrap();
                 assert!(s.is_empty());
-                assert_eq!(compare(&back, &a), std::cmp::Ordering::Equal, "{t:?} {a:?} {back:?}");
+                assert_eq!(
+                    compare(&back, &a),
+                    std::cmp::Ordering::Equal,
+                    "{t:?} {a:?} {back:?}"
+                );
             }
         }
     }

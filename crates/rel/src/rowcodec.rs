@@ -55,9 +55,7 @@ pub fn encode(out: &mut Vec<u8>, types: &[ColumnType], vals: &[&Value]) {
 
 fn encode_value(out: &mut Vec<u8>, t: &ColumnType, v: &Value) {
     match t.kind {
-        TypeKind::Float => {
-            out.extend_from_slice(&(v.to_f64().unwrap_or(0.0) as f32).to_le_bytes())
-        }
+        TypeKind::Float => out.extend_from_slice(&(v.to_f64().unwrap_or(0.0) as f32).to_le_bytes()),
         TypeKind::Double => out.extend_from_slice(&v.to_f64().unwrap_or(0.0).to_le_bytes()),
         TypeKind::Decimal => {
             let m = match v {
@@ -128,8 +126,15 @@ impl<'a> RowReader<'a> {
         if ncols > 65536 {
             return Err(corrupt("column count too large"));
         }
-        let nulls = d.bytes(ncols.div_ceil(8)).ok_or_else(|| corrupt("null bitmap"))?;
-        Ok(RowReader { d, nulls, ncols, idx: 0 })
+        let nulls = d
+            .bytes(ncols.div_ceil(8))
+            .ok_or_else(|| corrupt("null bitmap"))?;
+        Ok(RowReader {
+            d,
+            nulls,
+            ncols,
+            idx: 0,
+        })
     }
 
     /// Columns stored in this value.
@@ -208,10 +213,20 @@ mod tests {
     fn round_trip_and_truncation() {
         let types = [
             ColumnType::new(TypeKind::Int),
-            ColumnType { kind: TypeKind::BigInt, unsigned: true, len: 0, scale: 0 },
+            ColumnType {
+                kind: TypeKind::BigInt,
+                unsigned: true,
+                len: 0,
+                scale: 0,
+            },
             ColumnType::new(TypeKind::VarChar),
             ColumnType::new(TypeKind::Double),
-            ColumnType { kind: TypeKind::Decimal, unsigned: false, len: 38, scale: 3 },
+            ColumnType {
+                kind: TypeKind::Decimal,
+                unsigned: false,
+                len: 38,
+                scale: 3,
+            },
             ColumnType::new(TypeKind::DateTime),
             ColumnType::new(TypeKind::Float),
         ];

@@ -80,7 +80,11 @@ impl TableDef {
     }
 
     fn derive(&mut self) {
-        let pkc = if self.hidden_pk { &[][..] } else { &self.pk.columns[..] };
+        let pkc = if self.hidden_pk {
+            &[][..]
+        } else {
+            &self.pk.columns[..]
+        };
         self.value_cols = (0..self.columns.len())
             .filter(|c| !pkc.contains(c))
             .collect();
@@ -185,7 +189,12 @@ impl TableDef {
             let ccomment = s(&mut d)?;
             columns.push(Column {
                 name: cname,
-                ty: ColumnType { kind, unsigned, len, scale },
+                ty: ColumnType {
+                    kind,
+                    unsigned,
+                    len,
+                    scale,
+                },
                 nullable: flags & 1 != 0,
                 default_now: flags & 2 != 0,
                 on_update_now: flags & 4 != 0,
@@ -224,7 +233,9 @@ impl TableDef {
             });
         }
         let pk = idx.remove(0);
-        Ok(TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment))
+        Ok(TableDef::new(
+            db, name, columns, pk, hidden_pk, idx, engine, comment,
+        ))
     }
 }
 
@@ -353,9 +364,21 @@ mod tests {
             "db".into(),
             "t".into(),
             vec![id, col("k", TypeKind::Int, true), c],
-            Index { id: 300, name: "PRIMARY".into(), columns: vec![0], unique: true, primary: true },
+            Index {
+                id: 300,
+                name: "PRIMARY".into(),
+                columns: vec![0],
+                unique: true,
+                primary: true,
+            },
             false,
-            vec![Index { id: 301, name: "k_1".into(), columns: vec![1], unique: false, primary: false }],
+            vec![Index {
+                id: 301,
+                name: "k_1".into(),
+                columns: vec![1],
+                unique: false,
+                primary: false,
+            }],
             "ROCKSDB".into(),
             String::new(),
         )

@@ -157,7 +157,13 @@ fn txn_err(e: txn::Error) -> Error {
 
 /// Reads the row stored under `key` (a primary key entry's key); with
 /// `lock`, takes the row lock and reads the latest committed version.
-pub fn get(txn: &mut Txn, def: &TableDef, key: &[u8], lock: Option<LockMode>, want: Option<&[bool]>) -> Result<Option<Row>> {
+pub fn get(
+    txn: &mut Txn,
+    def: &TableDef,
+    key: &[u8],
+    lock: Option<LockMode>,
+    want: Option<&[bool]>,
+) -> Result<Option<Row>> {
     let v = match lock {
         None => txn.get(DEFAULT_CF, key),
         Some(m) => txn.get_locked(DEFAULT_CF, key, m),
@@ -202,7 +208,12 @@ pub fn find_conflict(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Option<(
 /// For a unique index: locks the index prefix of `row` and returns the
 /// primary key of a row already holding it (rows with a NULL in the
 /// index columns never conflict).
-fn unique_holder(txn: &mut Txn, def: &TableDef, ix: &Index, row: &[Value]) -> Result<Option<Vec<u8>>> {
+fn unique_holder(
+    txn: &mut Txn,
+    def: &TableDef,
+    ix: &Index,
+    row: &[Value],
+) -> Result<Option<Vec<u8>>> {
     if ix.columns.iter().any(|&c| row[c].is_null()) {
         return Ok(None);
     }
@@ -233,7 +244,10 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
             .get_locked(DEFAULT_CF, &key, LockMode::Exclusive)
             .map_err(txn_err)?;
         if old.is_some() {
-            return Err(Error::DupKey(dup_text(def, &def.pk, row), def.pk.name.clone()));
+            return Err(Error::DupKey(
+                dup_text(def, &def.pk, row),
+                def.pk.name.clone(),
+            ));
         }
     } else {
         txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
@@ -267,10 +281,7 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
     txn.lock(DEFAULT_CF, &old_key, LockMode::Exclusive)
         .map_err(txn_err)?;
     for ix in &def.secondary {
-        let changed = ix
-            .columns
-            .iter()
-            .any(|&c| !same(&old.values[c], &new[c]));
+        let changed = ix.columns.iter().any(|&c| !same(&old.values[c], &new[c]));
         if !changed {
             continue;
         }

@@ -244,7 +244,11 @@ impl Value {
             Value::UInt(u) => Some(*u as f64),
             Value::Double(d) => Some(*d),
             Value::Decimal(m, s) => Some(*m as f64 / 10f64.powi(*s as i32)),
-            Value::Bytes(b) => Some(parse_number_prefix(b).and_then(|v| v.to_f64()).unwrap_or(0.0)),
+            Value::Bytes(b) => Some(
+                parse_number_prefix(b)
+                    .and_then(|v| v.to_f64())
+                    .unwrap_or(0.0),
+            ),
             Value::Null => None,
             other => other.to_i128().map(|i| i as f64),
         }
@@ -612,8 +616,14 @@ fn valid_date(y: u32, m: u32, d: u32) -> bool {
 }
 
 fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(s.len());
-    let end = s.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(start, |e| e + 1);
+    let start = s
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
     &s[start..end]
 }
 
@@ -717,7 +727,15 @@ pub fn datetime_from_unix_micros(us: i64) -> i64 {
     let days = secs.div_euclid(86_400);
     let tod = secs.rem_euclid(86_400) as u32;
     let (y, m, d) = civil_from_days(days);
-    datetime_pack(y.clamp(0, 9999) as u32, m, d, tod / 3600, (tod / 60) % 60, tod % 60, frac)
+    datetime_pack(
+        y.clamp(0, 9999) as u32,
+        m,
+        d,
+        tod / 3600,
+        (tod / 60) % 60,
+        tod % 60,
+        frac,
+    )
 }
 
 /// Unix seconds for a packed datetime (UTC).
@@ -739,7 +757,10 @@ mod tests {
         format_datetime(a, 0, &mut s);
         assert_eq!(s, b"2024-02-29 23:59:58.500000");
         assert!(parse_date(b"2023-02-29").is_none());
-        assert_eq!(Value::Date(parse_date(b"2023-01-05").unwrap()).text(), b"2023-01-05");
+        assert_eq!(
+            Value::Date(parse_date(b"2023-01-05").unwrap()).text(),
+            b"2023-01-05"
+        );
         let u = 1_700_000_000i64;
         let p = datetime_from_unix_micros(u * 1_000_000);
         assert_eq!(datetime_to_unix_secs(p), u);
@@ -748,12 +769,36 @@ mod tests {
 
     #[test]
     fn comparisons_follow_mysql() {
-        assert_eq!(compare(&Value::Int(-1), &Value::UInt(u64::MAX)), Ordering::Less);
-        assert_eq!(compare(&Value::Bytes(b"ab ".to_vec()), &Value::Bytes(b"ab".to_vec())), Ordering::Equal);
-        assert_eq!(compare(&Value::Bytes(b"ab\x01".to_vec()), &Value::Bytes(b"ab".to_vec())), Ordering::Greater);
-        assert_eq!(compare(&Value::Bytes(b"10".to_vec()), &Value::Int(9)), Ordering::Greater);
-        assert_eq!(compare(&Value::Decimal(150, 2), &Value::Int(1)), Ordering::Greater);
-        assert_eq!(compare(&Value::Decimal(100, 2), &Value::Decimal(1, 0)), Ordering::Equal);
+        assert_eq!(
+            compare(&Value::Int(-1), &Value::UInt(u64::MAX)),
+            Ordering::Less
+        );
+        assert_eq!(
+            compare(
+                &Value::Bytes(b"ab ".to_vec()),
+                &Value::Bytes(b"ab".to_vec())
+            ),
+            Ordering::Equal
+        );
+        assert_eq!(
+            compare(
+                &Value::Bytes(b"ab\x01".to_vec()),
+                &Value::Bytes(b"ab".to_vec())
+            ),
+            Ordering::Greater
+        );
+        assert_eq!(
+            compare(&Value::Bytes(b"10".to_vec()), &Value::Int(9)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            compare(&Value::Decimal(150, 2), &Value::Int(1)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            compare(&Value::Decimal(100, 2), &Value::Decimal(1, 0)),
+            Ordering::Equal
+        );
         assert_eq!(parse_number_prefix(b"12abc"), Some(Value::Int(12)));
         assert_eq!(parse_number_prefix(b" 1.5e2x"), Some(Value::Double(150.0)));
     }

@@ -1,1 +1,259 @@
-fn main() {}
+//! The `strata` server: opens the database, listens on TCP and a unix
+//! socket, and serves each connection on its own thread (as MySQL does).
+//! SIGTERM / SIGINT stop accepting, close client connections, flush the
+//! engine and exit 0.
+mod config;
+mod conn;
+
+use config::Config;
+use std::collections::HashMap;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// State shared by every connection.
+pub struct Shared {
+    pub inst: Arc<sql::Instance>,
+    pub users: Arc<HashMap<String, wire::Credentials>>,
+    pub max_connections: usize,
+    pub max_packet: usize,
+    /// Open client sockets, closed at shutdown.
+    clients: Mutex<HashMap<u64, Client>>,
+    stopping: AtomicBool,
+}
+
+enum Client {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cfg = match Config::from_args(&args) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            print!("{}", config::HELP);
+            return;
+        }
+        Err(e) => {
+            eprintln!("strata: {e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(cfg) {
+        eprintln!("strata: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cfg: Config) -> Result<(), String> {
+    std::fs::create_dir_all(&cfg.datadir)
+        .map_err(|e| format!("cannot create {}: {e}", cfg.datadir.display()))?;
+    let mut vars = vec![
+        ("port".to_string(), cfg.port.to_string()),
+        ("datadir".to_string(), format!("{}/", cfg.datadir.display())),
+        (
+            "max_connections".to_string(),
+            cfg.max_connections.to_string(),
+        ),
+        (
+            "max_allowed_packet".to_string(),
+            cfg.max_allowed_packet.to_string(),
+        ),
+        (
+            "innodb_lock_wait_timeout".to_string(),
+            cfg.lock_wait_timeout.to_string(),
+        ),
+    ];
+    if let Some(iso) = &cfg.transaction_isolation {
+        vars.push(("transaction_isolation".into(), iso.clone()));
+    }
+    if let Some(s) = cfg.socket_path() {
+        vars.push(("socket".into(), s.display().to_string()));
+    }
+    let opts = sql::InstanceOptions {
+        sync_on_commit: cfg.sync_on_commit,
+        block_cache_size: cfg.block_cache_size,
+        write_buffer_size: cfg.write_buffer_size,
+        background_jobs: cfg.background_jobs,
+        variables: vars,
+    };
+    eprintln!("strata: opening {}", cfg.datadir.display());
+    let inst = sql::Instance::open(&cfg.datadir, &opts)
+        .map_err(|e| format!("cannot open the database: {}", e.msg))?;
+    let mut users = HashMap::new();
+    users.insert(
+        "root".to_string(),
+        match &cfg.root_password {
+            Some(p) if !p.is_empty() => wire::Credentials::from_password(p.as_bytes()),
+            _ => wire::Credentials::empty(),
+        },
+    );
+    let shared = Arc::new(Shared {
+        inst,
+        users: Arc::new(users),
+        max_connections: cfg.max_connections,
+        max_packet: cfg.max_allowed_packet,
+        clients: Mutex::new(HashMap::new()),
+        stopping: AtomicBool::new(false),
+    });
+    let mut acceptors = Vec::new();
+    if cfg.port != 0 {
+        let addr = format!("{}:{}", cfg.bind_address, cfg.port);
+        let l = TcpListener::bind(&addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        l.set_nonblocking(true).map_err(|e| e.to_string())?;
+        eprintln!("strata: listening on {addr}");
+        let sh = shared.clone();
+        acceptors.push(std::thread::spawn(move || accept_tcp(sh, l)));
+    }
+    let sock = cfg.socket_path();
+    if let Some(p) = &sock {
+        let _ = std::fs::remove_file(p);
+        match UnixListener::bind(p) {
+            Ok(l) => {
+                l.set_nonblocking(true).map_err(|e| e.to_string())?;
+                eprintln!("strata: listening on {}", p.display());
+                let sh = shared.clone();
+                acceptors.push(std::thread::spawn(move || accept_unix(sh, l)));
+            }
+            Err(e) => eprintln!("strata: unix socket {} disabled: {e}", p.display()),
+        }
+    }
+    if acceptors.is_empty() {
+        return Err("nothing to listen on (--port=0 and no socket)".into());
+    }
+    eprintln!(
+        "strata: ready for connections (version {})",
+        sql::vars::VERSION
+    );
+    let term = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, term.clone()).map_err(|e| e.to_string())?;
+    }
+    while !term.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("strata: shutting down");
+    shared.stopping.store(true, Ordering::SeqCst);
+    for a in acceptors {
+        let _ = a.join();
+    }
+    for (_, c) in shared
+        .clients
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .drain()
+    {
+        match c {
+            Client::Tcp(s) => {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+            Client::Unix(s) => {
+                let _ = s.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+    // Give connection threads a moment to roll back and exit.
+    for _ in 0..100 {
+        if shared.inst.threads_connected() == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if let Some(p) = &sock {
+        let _ = std::fs::remove_file(p);
+    }
+    shared
+        .inst
+        .shutdown()
+        .map_err(|e| format!("flush at shutdown failed: {}", e.msg))?;
+    eprintln!("strata: shutdown complete");
+    Ok(())
+}
+
+fn next_client_id() -> u64 {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+fn accept_tcp(sh: Arc<Shared>, l: TcpListener) {
+    while !sh.stopping.load(Ordering::SeqCst) {
+        match l.accept() {
+            Ok((s, peer)) => {
+                let _ = s.set_nonblocking(false);
+                let _ = s.set_nodelay(true);
+                let id = next_client_id();
+                if let Ok(c) = s.try_clone() {
+                    sh.clients
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id, Client::Tcp(c));
+                }
+                let sh2 = sh.clone();
+                let peer = peer.ip().to_string();
+                let spawned = std::thread::Builder::new()
+                    .name(format!("conn-{id}"))
+                    .spawn(move || {
+                        conn::serve(&sh2, s, &peer);
+                        sh2.clients
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(&id);
+                    });
+                if let Err(e) = spawned {
+                    eprintln!("strata: cannot start a connection thread: {e}");
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            Err(e) => {
+                eprintln!("strata: accept failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+fn accept_unix(sh: Arc<Shared>, l: UnixListener) {
+    while !sh.stopping.load(Ordering::SeqCst) {
+        match l.accept() {
+            Ok((s, _)) => {
+                let _ = s.set_nonblocking(false);
+                let id = next_client_id();
+                if let Ok(c) = s.try_clone() {
+                    sh.clients
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id, Client::Unix(c));
+                }
+                let sh2 = sh.clone();
+                let spawned = std::thread::Builder::new()
+                    .name(format!("conn-{id}"))
+                    .spawn(move || {
+                        conn::serve(&sh2, s, "localhost");
+                        sh2.clients
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(&id);
+                    });
+                if let Err(e) = spawned {
+                    eprintln!("strata: cannot start a connection thread: {e}");
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
+            Err(e) => {
+                eprintln!("strata: accept failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}

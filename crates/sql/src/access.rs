@@ -48,7 +48,11 @@ impl Access {
         let kind = if self.point {
             "const"
         } else if self.ranges.is_empty() {
-            if self.index == 0 { "ALL" } else { "index" }
+            if self.index == 0 {
+                "ALL"
+            } else {
+                "index"
+            }
         } else if self.ranges.iter().all(|r| r.lo.is_none() && r.hi.is_none()) {
             "ref"
         } else {
@@ -161,9 +165,12 @@ fn or_ranges(e: &Expr, conds: &mut [ColCond]) {
                 _ => return,
             },
             Expr::In(a, list, false) => match &**a {
-                Expr::Col(i) if list.iter().all(const_side) => {
-                    (*i, list.iter().map(|v| (Some(v.clone()), Some(v.clone()))).collect())
-                }
+                Expr::Col(i) if list.iter().all(const_side) => (
+                    *i,
+                    list.iter()
+                        .map(|v| (Some(v.clone()), Some(v.clone())))
+                        .collect(),
+                ),
                 _ => return,
             },
             _ => return,
@@ -234,7 +241,11 @@ pub fn choose(
             }
             if cc.lo.is_some() || cc.hi.is_some() {
                 for p in &prefixes {
-                    ranges.push(RangeTpl { eq: p.clone(), lo: cc.lo.clone(), hi: cc.hi.clone() });
+                    ranges.push(RangeTpl {
+                        eq: p.clone(),
+                        lo: cc.lo.clone(),
+                        hi: cc.hi.clone(),
+                    });
                 }
                 has_range = true;
             } else if let Some(m) = &cc.multi {
@@ -254,17 +265,28 @@ pub fn choose(
         if !has_range && eq_cols > 0 {
             ranges = prefixes
                 .into_iter()
-                .map(|p| RangeTpl { eq: p, lo: None, hi: None })
+                .map(|p| RangeTpl {
+                    eq: p,
+                    lo: None,
+                    hi: None,
+                })
                 .collect();
         }
         let full_unique = ix.unique && eq_cols == ix.columns.len() && !has_range;
         let point = i == 0 && full_unique;
-        let covering = i > 0 && !locking && used.iter().all(|c| ix.columns.contains(c) || def.pk.columns.contains(c)) && !def.hidden_pk;
+        let covering = i > 0
+            && !locking
+            && used
+                .iter()
+                .all(|c| ix.columns.contains(c) || def.pk.columns.contains(c))
+            && !def.hidden_pk;
         // Order satisfied by this index after the equality prefix?
         let ordered = order.is_some_and(|o| {
             !o.is_empty()
                 && o.iter().all(|(_, d)| *d == o[0].1)
-                && o.iter().enumerate().all(|(k, (c, _))| ix.columns.get(eq_cols + k) == Some(c))
+                && o.iter()
+                    .enumerate()
+                    .all(|(k, (c, _))| ix.columns.get(eq_cols + k) == Some(c))
         });
         let mut score: i64 = if point {
             1_000_000
@@ -290,7 +312,11 @@ pub fn choose(
         }
         let acc = Access {
             index: i,
-            ranges: if score <= 30 && !has_range && eq_cols == 0 { vec![] } else { ranges },
+            ranges: if score <= 30 && !has_range && eq_cols == 0 {
+                vec![]
+            } else {
+                ranges
+            },
             point,
             reverse: ordered && order.is_some_and(|o| o[0].1),
             covering,
@@ -328,13 +354,18 @@ pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) ->
         && order.iter().all(|(_, d)| *d == acc.reverse)
         && order.iter().enumerate().all(|(k, (c, _))| {
             // Equality columns may also appear in ORDER BY; skip them.
-            ix.columns.get(eq_cols + k) == Some(c) || ix.columns[..eq_cols.min(ix.columns.len())].contains(c)
+            ix.columns.get(eq_cols + k) == Some(c)
+                || ix.columns[..eq_cols.min(ix.columns.len())].contains(c)
         })
 }
 
 /// Byte ranges [lo, hi) of an access path for this execution, sorted and
 /// merged.
-fn byte_ranges(def: &TableDef, acc: &Access, env: &dyn Env) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>> {
+fn byte_ranges(
+    def: &TableDef,
+    acc: &Access,
+    env: &dyn Env,
+) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>> {
     let ix = index_of(def, acc.index);
     let base = keycodec::index_prefix(ix.id).to_vec();
     if acc.ranges.is_empty() {
@@ -359,7 +390,11 @@ fn byte_ranges(def: &TableDef, acc: &Access, env: &dyn Env) -> Result<Vec<(Vec<u
                 match for_key(&e.eval(&[], env)?, &col.ty) {
                     KeyProbe::Exact(v) => {
                         keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
-                        lo = if *incl { k } else { prefix_successor(&k).unwrap_or(k) };
+                        lo = if *incl {
+                            k
+                        } else {
+                            prefix_successor(&k).unwrap_or(k)
+                        };
                     }
                     KeyProbe::Inexact(v) => {
                         keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;

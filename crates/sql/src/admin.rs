@@ -28,14 +28,19 @@ pub fn rows(sink: &mut dyn ResultSink, cols: &[&str], rows: Vec<Vec<Value>>) -> 
     for r in rows {
         sink.row(&r)?;
     }
-    Ok(Outcome { result_set: true, ..Default::default() })
+    Ok(Outcome {
+        result_set: true,
+        ..Default::default()
+    })
 }
 
 fn name_parts(n: &ast::ObjectName) -> Vec<String> {
-    n.0.iter().map(|p| match p {
-        ast::ObjectNamePart::Identifier(i) => i.value.clone(),
-        other => other.to_string(),
-    }).collect()
+    n.0.iter()
+        .map(|p| match p {
+            ast::ObjectNamePart::Identifier(i) => i.value.clone(),
+            other => other.to_string(),
+        })
+        .collect()
 }
 
 fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
@@ -48,12 +53,21 @@ fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
 }
 
 /// Runs a non-plan statement.
-pub fn run(s: &mut Session, parsed: &Parsed, params: &[Value], sink: &mut dyn ResultSink) -> Result<Outcome> {
+pub fn run(
+    s: &mut Session,
+    parsed: &Parsed,
+    params: &[Value],
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
     let _ = params;
     match &parsed.stmt {
         Stmt::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
         Stmt::SetNames(cs) => {
-            for v in ["character_set_client", "character_set_connection", "character_set_results"] {
+            for v in [
+                "character_set_client",
+                "character_set_connection",
+                "character_set_results",
+            ] {
                 s.vars.insert(v.into(), text(cs));
             }
             ok()
@@ -79,55 +93,136 @@ pub fn run(s: &mut Session, parsed: &Parsed, params: &[Value], sink: &mut dyn Re
         Stmt::ShowIndex { table, db } => {
             let db = db.clone().or(s.db.clone()).ok_or_else(SqlError::no_db)?;
             let st = s.inst.catalog.state();
-            let t = st.table(&db, table).ok_or_else(|| SqlError::no_table(&db, table))?;
+            let t = st
+                .table(&db, table)
+                .ok_or_else(|| SqlError::no_table(&db, table))?;
             show::index(t, sink)
         }
         Stmt::ShowEngines => rows(
             sink,
-            &["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"],
-            vec![vec![text("STRATA"), text("DEFAULT"), text("LSM-tree storage engine"), text("YES"), text("NO"), text("NO")]],
+            &[
+                "Engine",
+                "Support",
+                "Comment",
+                "Transactions",
+                "XA",
+                "Savepoints",
+            ],
+            vec![vec![
+                text("STRATA"),
+                text("DEFAULT"),
+                text("LSM-tree storage engine"),
+                text("YES"),
+                text("NO"),
+                text("NO"),
+            ]],
         ),
         Stmt::ShowEngineStatus => rows(
             sink,
             &["Type", "Name", "Status"],
-            vec![vec![text("STRATA"), text(""), text(s.inst.txdb.db().describe_levels())]],
+            vec![vec![
+                text("STRATA"),
+                text(""),
+                text(s.inst.txdb.db().describe_levels()),
+            ]],
         ),
         Stmt::ShowCollation => rows(
             sink,
-            &["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"],
+            &[
+                "Collation",
+                "Charset",
+                "Id",
+                "Default",
+                "Compiled",
+                "Sortlen",
+            ],
             vec![
-                vec![text("utf8mb4_general_ci"), text("utf8mb4"), Value::Int(45), text("Yes"), text("Yes"), Value::Int(1)],
-                vec![text("utf8mb4_bin"), text("utf8mb4"), Value::Int(46), text(""), text("Yes"), Value::Int(1)],
-                vec![text("binary"), text("binary"), Value::Int(63), text("Yes"), text("Yes"), Value::Int(1)],
+                vec![
+                    text("utf8mb4_general_ci"),
+                    text("utf8mb4"),
+                    Value::Int(45),
+                    text("Yes"),
+                    text("Yes"),
+                    Value::Int(1),
+                ],
+                vec![
+                    text("utf8mb4_bin"),
+                    text("utf8mb4"),
+                    Value::Int(46),
+                    text(""),
+                    text("Yes"),
+                    Value::Int(1),
+                ],
+                vec![
+                    text("binary"),
+                    text("binary"),
+                    Value::Int(63),
+                    text("Yes"),
+                    text("Yes"),
+                    Value::Int(1),
+                ],
             ],
         ),
         Stmt::ShowCharset => rows(
             sink,
             &["Charset", "Description", "Default collation", "Maxlen"],
             vec![
-                vec![text("utf8mb4"), text("UTF-8 Unicode"), text("utf8mb4_general_ci"), Value::Int(4)],
-                vec![text("binary"), text("Binary pseudo charset"), text("binary"), Value::Int(1)],
+                vec![
+                    text("utf8mb4"),
+                    text("UTF-8 Unicode"),
+                    text("utf8mb4_general_ci"),
+                    Value::Int(4),
+                ],
+                vec![
+                    text("binary"),
+                    text("Binary pseudo charset"),
+                    text("binary"),
+                    Value::Int(1),
+                ],
             ],
         ),
         Stmt::ShowTableStatus { like } => show::table_status(s, like.as_deref(), sink),
         Stmt::ShowProcessList => rows(
             sink,
-            &["Id", "User", "Host", "db", "Command", "Time", "State", "Info"],
-            vec![vec![Value::UInt(s.conn_id), text(&s.user), text("localhost"), s.db.as_ref().map(text).unwrap_or(Value::Null), text("Query"), Value::Int(0), text(""), text("SHOW PROCESSLIST")]],
+            &[
+                "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+            ],
+            vec![vec![
+                Value::UInt(s.conn_id),
+                text(&s.user),
+                text("localhost"),
+                s.db.as_ref().map(text).unwrap_or(Value::Null),
+                text("Query"),
+                Value::Int(0),
+                text(""),
+                text("SHOW PROCESSLIST"),
+            ]],
         ),
         Stmt::ShowGrants => rows(
             sink,
             &[&format!("Grants for {}@%", s.user)],
-            vec![vec![text(format!("GRANT ALL PRIVILEGES ON *.* TO `{}`@`%`", s.user))]],
+            vec![vec![text(format!(
+                "GRANT ALL PRIVILEGES ON *.* TO `{}`@`%`",
+                s.user
+            ))]],
         ),
         Stmt::ShowCreateDatabase(name) => {
             if !s.inst.catalog.state().databases.contains_key(name) {
-                return Err(SqlError::new(1049, "42000", format!("Unknown database '{name}'")));
+                return Err(SqlError::new(
+                    1049,
+                    "42000",
+                    format!("Unknown database '{name}'"),
+                ));
             }
             rows(
                 sink,
                 &["Database", "Create Database"],
-                vec![vec![text(name), text(format!("CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 */"))]],
+                vec![vec![
+                    text(name),
+                    text(format!(
+                        "CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 */"
+                    )),
+                ]],
             )
         }
         Stmt::CheckTable(tables) => {
@@ -138,15 +233,29 @@ pub fn run(s: &mut Session, parsed: &Parsed, params: &[Value], sink: &mut dyn Re
                 let label = text(format!("{db}.{t}"));
                 match st.table(&db, t) {
                     None => {
-                        out.push(vec![label.clone(), text("check"), text("Error"), text(format!("Table '{db}.{t}' doesn't exist"))]);
-                        out.push(vec![label, text("check"), text("status"), text("Operation failed")]);
+                        out.push(vec![
+                            label.clone(),
+                            text("check"),
+                            text("Error"),
+                            text(format!("Table '{db}.{t}' doesn't exist")),
+                        ]);
+                        out.push(vec![
+                            label,
+                            text("check"),
+                            text("status"),
+                            text("Operation failed"),
+                        ]);
                     }
                     Some(table) => {
                         let rep = rel::check::check_table(s.inst.txdb.db(), table)?;
                         for e in &rep.errors {
                             out.push(vec![label.clone(), text("check"), text("Error"), text(e)]);
                         }
-                        let status = if rep.errors.is_empty() { "OK" } else { "Corrupt" };
+                        let status = if rep.errors.is_empty() {
+                            "OK"
+                        } else {
+                            "Corrupt"
+                        };
                         out.push(vec![label, text("check"), text("status"), text(status)]);
                     }
                 }
@@ -172,7 +281,12 @@ pub fn run(s: &mut Session, parsed: &Parsed, params: &[Value], sink: &mut dyn Re
     }
 }
 
-fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut dyn ResultSink) -> Result<Outcome> {
+fn run_ast(
+    s: &mut Session,
+    stmt: &ast::Statement,
+    parsed: &Parsed,
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
     use ast::Statement as S;
     match stmt {
         S::StartTransaction { modes, .. } => {
@@ -180,12 +294,18 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
             for m in modes {
                 if let ast::TransactionMode::IsolationLevel(l) = m {
                     iso = Some(match l {
-                        ast::TransactionIsolationLevel::ReadCommitted | ast::TransactionIsolationLevel::ReadUncommitted => Isolation::ReadCommitted,
+                        ast::TransactionIsolationLevel::ReadCommitted
+                        | ast::TransactionIsolationLevel::ReadUncommitted => {
+                            Isolation::ReadCommitted
+                        }
                         _ => Isolation::RepeatableRead,
                     });
                 }
             }
-            let snapshot = stmt.to_string().to_ascii_uppercase().contains("CONSISTENT SNAPSHOT");
+            let snapshot = stmt
+                .to_string()
+                .to_ascii_uppercase()
+                .contains("CONSISTENT SNAPSHOT");
             s.start_transaction(snapshot, iso)?;
             ok()
         }
@@ -193,21 +313,31 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
             s.commit()?;
             ok()
         }
-        S::Rollback { savepoint: None, .. } => {
+        S::Rollback {
+            savepoint: None, ..
+        } => {
             s.rollback();
             ok()
         }
-        S::Rollback { savepoint: Some(_), .. } | S::Savepoint { .. } | S::ReleaseSavepoint { .. } => {
-            Err(SqlError::unsupported("SAVEPOINT"))
+        S::Rollback {
+            savepoint: Some(_), ..
         }
+        | S::Savepoint { .. }
+        | S::ReleaseSavepoint { .. } => Err(SqlError::unsupported("SAVEPOINT")),
         S::Set(set) => set_stmt(s, set),
         S::Use(u) => {
             let name = match u {
-                ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => name_parts(n).join("."),
+                ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                    name_parts(n).join(".")
+                }
                 _ => return Err(SqlError::unsupported("this USE form")),
             };
             if !s.inst.catalog.state().databases.contains_key(&name) {
-                return Err(SqlError::new(1049, "42000", format!("Unknown database '{name}'")));
+                return Err(SqlError::new(
+                    1049,
+                    "42000",
+                    format!("Unknown database '{name}'"),
+                ));
             }
             s.db = Some(name);
             ok()
@@ -219,7 +349,8 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
                 let v = s.get_var(&k, *global).unwrap_or(Value::Null);
                 let keep = match filter {
                     None => true,
-                    Some(ast::ShowStatementFilter::Like(p)) | Some(ast::ShowStatementFilter::ILike(p)) => vars::like_ci(&k, p),
+                    Some(ast::ShowStatementFilter::Like(p))
+                    | Some(ast::ShowStatementFilter::ILike(p)) => vars::like_ci(&k, p),
                     Some(ast::ShowStatementFilter::Where(_)) => true,
                     #[allow(unreachable_patterns)]
                     Some(_) => true,
@@ -255,25 +386,52 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
                 .collect();
             rows(sink, &["Database"], r)
         }
-        S::ShowTables { full, show_options, .. } => {
-            let db = match show_options.show_in.as_ref().and_then(|i| i.parent_name.as_ref()) {
+        S::ShowTables {
+            full, show_options, ..
+        } => {
+            let db = match show_options
+                .show_in
+                .as_ref()
+                .and_then(|i| i.parent_name.as_ref())
+            {
                 Some(n) => name_parts(n).join("."),
                 None => s.db.clone().ok_or_else(SqlError::no_db)?,
             };
             let st = s.inst.catalog.state();
             if !st.databases.contains_key(&db) {
-                return Err(SqlError::new(1049, "42000", format!("Unknown database '{db}'")));
+                return Err(SqlError::new(
+                    1049,
+                    "42000",
+                    format!("Unknown database '{db}'"),
+                ));
             }
             let pat = like_of(show_options);
-            let names: Vec<String> = st.table_names(&db).into_iter().filter(|t| pat.as_ref().is_none_or(|p| vars::like_ci(t, p))).collect();
+            let names: Vec<String> = st
+                .table_names(&db)
+                .into_iter()
+                .filter(|t| pat.as_ref().is_none_or(|p| vars::like_ci(t, p)))
+                .collect();
             let col = format!("Tables_in_{db}");
             if *full {
-                rows(sink, &[&col, "Table_type"], names.into_iter().map(|t| vec![text(t), text("BASE TABLE")]).collect())
+                rows(
+                    sink,
+                    &[&col, "Table_type"],
+                    names
+                        .into_iter()
+                        .map(|t| vec![text(t), text("BASE TABLE")])
+                        .collect(),
+                )
             } else {
-                rows(sink, &[&col], names.into_iter().map(|t| vec![text(t)]).collect())
+                rows(
+                    sink,
+                    &[&col],
+                    names.into_iter().map(|t| vec![text(t)]).collect(),
+                )
             }
         }
-        S::ShowColumns { full, show_options, .. } => {
+        S::ShowColumns {
+            full, show_options, ..
+        } => {
             let n = show_options
                 .show_in
                 .as_ref()
@@ -286,12 +444,23 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), table_name)?;
             show::columns(&t, false, sink)
         }
-        S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
+        S::ShowCreate {
+            obj_type: ast::ShowCreateObject::Table,
+            obj_name,
+        } => {
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), obj_name)?;
-            rows(sink, &["Table", "Create Table"], vec![vec![text(&t.def.name), text(show::create_table(&t.def))]])
+            rows(
+                sink,
+                &["Table", "Create Table"],
+                vec![vec![text(&t.def.name), text(show::create_table(&t.def))]],
+            )
         }
         S::Explain { statement, .. } => explain(s, statement, parsed, sink),
-        S::CreateDatabase { db_name, if_not_exists, .. } => {
+        S::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        } => {
             s.commit()?;
             let name = name_parts(db_name).join(".");
             let created = s.inst.catalog.create_database(&name, *if_not_exists)?;
@@ -308,11 +477,28 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
             s.commit()?;
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &ci.table_name)?;
             let cols = ddl::index_columns(&t, &ci.columns)?;
-            let name = ci.name.as_ref().map(|n| name_parts(n).join(".")).unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-            ddl::create_index(&s.inst.catalog, &t, &name, cols, ci.unique, ci.if_not_exists)?;
+            let name = ci
+                .name
+                .as_ref()
+                .map(|n| name_parts(n).join("."))
+                .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
+            ddl::create_index(
+                &s.inst.catalog,
+                &t,
+                &name,
+                cols,
+                ci.unique,
+                ci.if_not_exists,
+            )?;
             ok()
         }
-        S::Drop { object_type, if_exists, names, table, .. } => {
+        S::Drop {
+            object_type,
+            if_exists,
+            names,
+            table,
+            ..
+        } => {
             s.commit()?;
             match object_type {
                 ast::ObjectType::Table => {
@@ -329,13 +515,20 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
                                 s.warn("Note", 1051, format!("Unknown table '{m}'"));
                             }
                         } else {
-                            return Err(SqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
+                            return Err(SqlError::new(
+                                1051,
+                                "42S02",
+                                format!("Unknown table '{}'", missing.join(",")),
+                            ));
                         }
                     }
                     ok()
                 }
                 ast::ObjectType::Database | ast::ObjectType::Schema => {
-                    let name = names.first().map(|n| name_parts(n).join(".")).unwrap_or_default();
+                    let name = names
+                        .first()
+                        .map(|n| name_parts(n).join("."))
+                        .unwrap_or_default();
                     match s.inst.catalog.drop_database(&name, *if_exists)? {
                         Some(n) => {
                             if s.db.as_deref() == Some(&name) {
@@ -344,15 +537,24 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
                             Ok(Outcome::affected(n as u64))
                         }
                         None => {
-                            s.warn("Note", 1008, format!("Can't drop database '{name}'; database doesn't exist"));
+                            s.warn(
+                                "Note",
+                                1008,
+                                format!("Can't drop database '{name}'; database doesn't exist"),
+                            );
                             ok()
                         }
                     }
                 }
                 ast::ObjectType::Index => {
-                    let tn = table.as_ref().ok_or_else(|| SqlError::parse("DROP INDEX needs ON table"))?;
+                    let tn = table
+                        .as_ref()
+                        .ok_or_else(|| SqlError::parse("DROP INDEX needs ON table"))?;
                     let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), tn)?;
-                    let ix = names.first().map(|n| name_parts(n).join(".")).unwrap_or_default();
+                    let ix = names
+                        .first()
+                        .map(|n| name_parts(n).join("."))
+                        .unwrap_or_default();
                     ddl::drop_index(&s.inst.catalog, &t, &ix)?;
                     ok()
                 }
@@ -371,25 +573,48 @@ fn run_ast(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
             s.commit()?;
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)?;
             for op in &at.operations {
-                let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name).unwrap_or(t.clone());
+                let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)
+                    .unwrap_or(t.clone());
                 match op {
-                    ast::AlterTableOperation::AddConstraint { constraint, .. } => match constraint {
-                        ast::TableConstraint::Index(ix) => {
-                            let cols = ddl::index_columns(&t, &ix.columns)?;
-                            let name = ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                            ddl::create_index(&s.inst.catalog, &t, &name, cols, false, false)?;
+                    ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                        match constraint {
+                            ast::TableConstraint::Index(ix) => {
+                                let cols = ddl::index_columns(&t, &ix.columns)?;
+                                let name = ix
+                                    .name
+                                    .as_ref()
+                                    .map(|n| n.value.clone())
+                                    .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
+                                ddl::create_index(&s.inst.catalog, &t, &name, cols, false, false)?;
+                            }
+                            ast::TableConstraint::Unique(u) => {
+                                let cols = ddl::index_columns(&t, &u.columns)?;
+                                let name = u
+                                    .name
+                                    .as_ref()
+                                    .or(u.index_name.as_ref())
+                                    .map(|n| n.value.clone())
+                                    .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
+                                ddl::create_index(&s.inst.catalog, &t, &name, cols, true, false)?;
+                            }
+                            ast::TableConstraint::ForeignKey(_)
+                            | ast::TableConstraint::Check(_) => {
+                                s.warn(
+                                    "Warning",
+                                    1235,
+                                    "foreign keys and checks are accepted but not enforced",
+                                );
+                            }
+                            other => {
+                                return Err(SqlError::unsupported(format!(
+                                    "ALTER TABLE ADD {other}"
+                                )))
+                            }
                         }
-                        ast::TableConstraint::Unique(u) => {
-                            let cols = ddl::index_columns(&t, &u.columns)?;
-                            let name = u.name.as_ref().or(u.index_name.as_ref()).map(|n| n.value.clone()).unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                            ddl::create_index(&s.inst.catalog, &t, &name, cols, true, false)?;
-                        }
-                        ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
-                            s.warn("Warning", 1235, "foreign keys and checks are accepted but not enforced");
-                        }
-                        other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
-                    },
-                    ast::AlterTableOperation::DropIndex { name } => ddl::drop_index(&s.inst.catalog, &t, &name.value)?,
+                    }
+                    ast::AlterTableOperation::DropIndex { name } => {
+                        ddl::drop_index(&s.inst.catalog, &t, &name.value)?
+                    }
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
                 }
             }
@@ -408,15 +633,24 @@ fn first_words(s: &str) -> String {
 fn like_of(o: &ast::ShowStatementOptions) -> Option<String> {
     match &o.filter_position {
         Some(ast::ShowStatementFilterPosition::Infix(ast::ShowStatementFilter::Like(p)))
-        | Some(ast::ShowStatementFilterPosition::Suffix(ast::ShowStatementFilter::Like(p))) => Some(p.clone()),
+        | Some(ast::ShowStatementFilterPosition::Suffix(ast::ShowStatementFilter::Like(p))) => {
+            Some(p.clone())
+        }
         _ => None,
     }
 }
 
 fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
     match set {
-        ast::Set::SingleAssignment { scope, variable, values, .. } => {
-            let v = values.first().ok_or_else(|| SqlError::parse("SET without a value"))?;
+        ast::Set::SingleAssignment {
+            scope,
+            variable,
+            values,
+            ..
+        } => {
+            let v = values
+                .first()
+                .ok_or_else(|| SqlError::parse("SET without a value"))?;
             assign(s, scope.as_ref(), variable, v)?;
             ok()
         }
@@ -430,7 +664,8 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
             for m in modes {
                 if let ast::TransactionMode::IsolationLevel(l) = m {
                     let v = match l {
-                        ast::TransactionIsolationLevel::ReadCommitted | ast::TransactionIsolationLevel::ReadUncommitted => "READ-COMMITTED",
+                        ast::TransactionIsolationLevel::ReadCommitted
+                        | ast::TransactionIsolationLevel::ReadUncommitted => "READ-COMMITTED",
                         _ => "REPEATABLE-READ",
                     };
                     let _ = session;
@@ -440,7 +675,11 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
             ok()
         }
         ast::Set::SetNames { charset_name, .. } => {
-            for v in ["character_set_client", "character_set_connection", "character_set_results"] {
+            for v in [
+                "character_set_client",
+                "character_set_connection",
+                "character_set_results",
+            ] {
                 s.vars.insert(v.into(), text(&charset_name.value));
             }
             ok()
@@ -455,7 +694,12 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
     }
 }
 
-fn assign(s: &mut Session, scope: Option<&ast::ContextModifier>, var: &ast::ObjectName, e: &ast::Expr) -> Result<()> {
+fn assign(
+    s: &mut Session,
+    scope: Option<&ast::ContextModifier>,
+    var: &ast::ObjectName,
+    e: &ast::Expr,
+) -> Result<()> {
     let parts = name_parts(var);
     let mut global = matches!(scope, Some(ast::ContextModifier::Global));
     let raw = parts.join(".");
@@ -474,7 +718,11 @@ fn assign(s: &mut Session, scope: Option<&ast::ContextModifier>, var: &ast::Obje
     }
     let name = vars::canonical(&name);
     if s.inst.global_var(&name).is_none() {
-        return Err(SqlError::new(1193, "HY000", format!("Unknown system variable '{name}'")));
+        return Err(SqlError::new(
+            1193,
+            "HY000",
+            format!("Unknown system variable '{name}'"),
+        ));
     }
     let v = match e {
         ast::Expr::Identifier(id) if id.quote_style.is_none() => {
@@ -489,7 +737,11 @@ fn assign(s: &mut Session, scope: Option<&ast::ContextModifier>, var: &ast::Obje
         other => eval_expr(s, other)?,
     };
     let v = vars::normalize(&name, v).map_err(|bad| {
-        SqlError::new(1231, "42000", format!("Variable '{name}' can't be set to the value of '{bad}'"))
+        SqlError::new(
+            1231,
+            "42000",
+            format!("Variable '{name}' can't be set to the value of '{bad}'"),
+        )
     })?;
     if name == "autocommit" && !global {
         let on = v.to_i128() == Some(1);
@@ -499,7 +751,11 @@ fn assign(s: &mut Session, scope: Option<&ast::ContextModifier>, var: &ast::Obje
         s.inst.set_global(&name, v);
     } else {
         if vars::global_only(&name) {
-            return Err(SqlError::new(1229, "HY000", format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL")));
+            return Err(SqlError::new(
+                1229,
+                "HY000",
+                format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
+            ));
         }
         s.vars.insert(name, v);
     }
@@ -509,17 +765,38 @@ fn assign(s: &mut Session, scope: Option<&ast::ContextModifier>, var: &ast::Obje
 fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
     let mut b = crate::bind::Binder::new(&[]);
     let x = b.expr(e, &crate::bind::Scope::default())?;
-    let env = crate::session::StmtEnv { s, params: &[], now: 0 };
+    let env = crate::session::StmtEnv {
+        s,
+        params: &[],
+        now: 0,
+    };
     x.eval(&[], &env)
 }
 
-fn explain(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut dyn ResultSink) -> Result<Outcome> {
+fn explain(
+    s: &mut Session,
+    stmt: &ast::Statement,
+    parsed: &Parsed,
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
     let st = s.inst.catalog.state();
     let db = s.db.as_deref();
     let plan = match stmt {
-        ast::Statement::Query(q) => Plan::Select(Box::new(select::plan(q, &st, db, &parsed.params)?)),
-        ast::Statement::Update(u) => Plan::Modify(Box::new(crate::dml::plan_update(u, &st, db, &parsed.params)?)),
-        ast::Statement::Delete(d) => Plan::Modify(Box::new(crate::dml::plan_delete(d, &st, db, &parsed.params)?)),
+        ast::Statement::Query(q) => {
+            Plan::Select(Box::new(select::plan(q, &st, db, &parsed.params)?))
+        }
+        ast::Statement::Update(u) => Plan::Modify(Box::new(crate::dml::plan_update(
+            u,
+            &st,
+            db,
+            &parsed.params,
+        )?)),
+        ast::Statement::Delete(d) => Plan::Modify(Box::new(crate::dml::plan_delete(
+            d,
+            &st,
+            db,
+            &parsed.params,
+        )?)),
         _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
     };
     let (table, acc, extra) = match &plan {
@@ -536,27 +813,73 @@ fn explain(s: &mut Session, stmt: &ast::Statement, parsed: &Parsed, sink: &mut d
             }
             (p.table.clone(), p.access.clone(), extra.join("; "))
         }
-        Plan::Modify(p) => (Some(p.table.clone()), Some(p.access.clone()), "Using where".to_string()),
+        Plan::Modify(p) => (
+            Some(p.table.clone()),
+            Some(p.access.clone()),
+            "Using where".to_string(),
+        ),
         Plan::Insert(_) => (None, None, String::new()),
     };
     let cols = [
-        "id", "select_type", "table", "type", "possible_keys", "key", "key_len", "ref", "rows", "Extra",
+        "id",
+        "select_type",
+        "table",
+        "type",
+        "possible_keys",
+        "key",
+        "key_len",
+        "ref",
+        "rows",
+        "Extra",
     ];
     let row = match (table, acc) {
         (Some(t), Some(a)) => {
             let (kind, key) = a.describe(&t.def);
             let possible: Vec<String> = t.def.indexes().map(|i| i.name.clone()).collect();
-            let ranges = if a.ranges.is_empty() { Value::Null } else { Value::Int(a.ranges.len() as i64) };
+            let ranges = if a.ranges.is_empty() {
+                Value::Null
+            } else {
+                Value::Int(a.ranges.len() as i64)
+            };
             let _ = access::index_of(&t.def, a.index);
             vec![
-                Value::Int(1), text("SIMPLE"), text(&t.def.name), text(&kind), text(possible.join(",")),
-                if kind == "ALL" { Value::Null } else { text(key) }, Value::Null, ranges, Value::Null, text(extra),
+                Value::Int(1),
+                text("SIMPLE"),
+                text(&t.def.name),
+                text(&kind),
+                text(possible.join(",")),
+                if kind == "ALL" {
+                    Value::Null
+                } else {
+                    text(key)
+                },
+                Value::Null,
+                ranges,
+                Value::Null,
+                text(extra),
             ]
         }
-        _ => vec![Value::Int(1), text("SIMPLE"), Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, text("No tables used")],
+        _ => vec![
+            Value::Int(1),
+            text("SIMPLE"),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            text("No tables used"),
+        ],
     };
-    let c: Vec<ColumnInfo> = cols.iter().map(|n| ColumnInfo::expr(*n, OutType::Text { len: 64 })).collect();
+    let c: Vec<ColumnInfo> = cols
+        .iter()
+        .map(|n| ColumnInfo::expr(*n, OutType::Text { len: 64 }))
+        .collect();
     sink.columns(&c)?;
     sink.row(&row)?;
-    Ok(Outcome { result_set: true, ..Default::default() })
+    Ok(Outcome {
+        result_set: true,
+        ..Default::default()
+    })
 }

@@ -111,8 +111,15 @@ impl<'a> Binder<'a> {
                 let n = ids.len();
                 if n >= 2 && ids[0].value.starts_with("@@") {
                     let scope_kw = ids[0].value.trim_start_matches("@@").to_ascii_lowercase();
-                    let name = ids[1..].iter().map(|i| i.value.as_str()).collect::<Vec<_>>().join(".");
-                    return Ok(Expr::SysVar(name.to_ascii_lowercase(), scope_kw == "global"));
+                    let name = ids[1..]
+                        .iter()
+                        .map(|i| i.value.as_str())
+                        .collect::<Vec<_>>()
+                        .join(".");
+                    return Ok(Expr::SysVar(
+                        name.to_ascii_lowercase(),
+                        scope_kw == "global",
+                    ));
                 }
                 if n < 2 {
                     return Err(SqlError::parse("bad identifier"));
@@ -129,7 +136,9 @@ impl<'a> Binder<'a> {
                 match op {
                     ast::UnaryOperator::Minus => match x {
                         Expr::Const(Value::Int(i)) if i != i64::MIN => Expr::Const(Value::Int(-i)),
-                        Expr::Const(Value::UInt(u)) if u == 1u64 << 63 => Expr::Const(Value::Int(i64::MIN)),
+                        Expr::Const(Value::UInt(u)) if u == 1u64 << 63 => {
+                            Expr::Const(Value::Int(i64::MIN))
+                        }
                         Expr::Const(Value::Decimal(m, s)) => Expr::Const(Value::Decimal(-m, s)),
                         Expr::Const(Value::Double(d)) => Expr::Const(Value::Double(-d)),
                         other => Expr::Neg(Box::new(other)),
@@ -162,23 +171,47 @@ impl<'a> Binder<'a> {
                 Box::new(self.expr(a, scope)?),
                 Box::new(self.expr(b, scope)?),
             ),
-            A::InList { expr, list, negated } => {
+            A::InList {
+                expr,
+                list,
+                negated,
+            } => {
                 let x = self.expr(expr, scope)?;
-                let l = list.iter().map(|i| self.expr(i, scope)).collect::<Result<Vec<_>>>()?;
+                let l = list
+                    .iter()
+                    .map(|i| self.expr(i, scope))
+                    .collect::<Result<Vec<_>>>()?;
                 Expr::In(Box::new(x), l, *negated)
             }
-            A::Between { expr, negated, low, high } => Expr::Between(
+            A::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => Expr::Between(
                 Box::new(self.expr(expr, scope)?),
                 Box::new(self.expr(low, scope)?),
                 Box::new(self.expr(high, scope)?),
                 *negated,
             ),
-            A::Like { negated, expr, pattern, escape_char, .. } => {
+            A::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                ..
+            } => {
                 let esc = match escape_char {
                     None => b'\\',
                     Some(e) => match self.expr(e, scope)? {
                         Expr::Const(Value::Bytes(b)) if b.len() == 1 => b[0],
-                        _ => return Err(SqlError::new(1210, "HY000", "Incorrect arguments to ESCAPE")),
+                        _ => {
+                            return Err(SqlError::new(
+                                1210,
+                                "HY000",
+                                "Incorrect arguments to ESCAPE",
+                            ))
+                        }
                     },
                 };
                 Expr::Like(
@@ -188,28 +221,56 @@ impl<'a> Binder<'a> {
                     esc,
                 )
             }
-            A::Case { operand, conditions, else_result, .. } => {
+            A::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let operand = match operand {
                     Some(o) => Some(Box::new(self.expr(o, scope)?)),
                     None => None,
                 };
                 let mut whens = Vec::new();
                 for c in conditions {
-                    whens.push((self.expr(&c.condition, scope)?, self.expr(&c.result, scope)?));
+                    whens.push((
+                        self.expr(&c.condition, scope)?,
+                        self.expr(&c.result, scope)?,
+                    ));
                 }
                 let otherwise = match else_result {
                     Some(x) => Some(Box::new(self.expr(x, scope)?)),
                     None => None,
                 };
-                Expr::Case { operand, whens, otherwise }
+                Expr::Case {
+                    operand,
+                    whens,
+                    otherwise,
+                }
             }
-            A::Cast { expr, data_type, .. } | A::Convert { expr, data_type: Some(data_type), .. } => {
+            A::Cast {
+                expr, data_type, ..
+            }
+            | A::Convert {
+                expr,
+                data_type: Some(data_type),
+                ..
+            } => {
                 let x = self.expr(expr, scope)?;
                 Expr::Func(cast_func(data_type)?, vec![x])
             }
-            A::Convert { expr, data_type: None, .. } => self.expr(expr, scope)?,
+            A::Convert {
+                expr,
+                data_type: None,
+                ..
+            } => self.expr(expr, scope)?,
             A::Collate { expr, .. } => self.expr(expr, scope)?,
-            A::Substring { expr, substring_from, substring_for, .. } => {
+            A::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let mut args = vec![self.expr(expr, scope)?];
                 args.push(match substring_from {
                     Some(f) => self.expr(f, scope)?,
@@ -220,7 +281,12 @@ impl<'a> Binder<'a> {
                 }
                 Expr::Func(Func::Substring, args)
             }
-            A::Trim { expr, trim_where, trim_what, .. } => {
+            A::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                ..
+            } => {
                 if trim_what.is_some() {
                     return Err(SqlError::unsupported("TRIM(... FROM ...)"));
                 }
@@ -244,7 +310,9 @@ impl<'a> Binder<'a> {
                     },
                     Func::CastDateTime => match val::parse_datetime(&v.text()) {
                         Some(d) => Expr::Const(Value::DateTime(d)),
-                        None => return Err(SqlError::new(1525, "HY000", "Incorrect DATETIME value")),
+                        None => {
+                            return Err(SqlError::new(1525, "HY000", "Incorrect DATETIME value"))
+                        }
                     },
                     other => Expr::Func(other, vec![Expr::Const(v)]),
                 }
@@ -260,7 +328,11 @@ impl<'a> Binder<'a> {
             if let Some(v) = name.strip_prefix("@@") {
                 let (global, n) = match v.split_once('.') {
                     Some((s, n)) if s.eq_ignore_ascii_case("global") => (true, n),
-                    Some((s, n)) if s.eq_ignore_ascii_case("session") || s.eq_ignore_ascii_case("local") => (false, n),
+                    Some((s, n))
+                        if s.eq_ignore_ascii_case("session") || s.eq_ignore_ascii_case("local") =>
+                    {
+                        (false, n)
+                    }
                     _ => (false, v),
                 };
                 return Ok(Expr::SysVar(n.to_ascii_lowercase(), global));
@@ -269,8 +341,15 @@ impl<'a> Binder<'a> {
                 return Ok(Expr::UserVar(v.to_ascii_lowercase()));
             }
             let up = name.to_ascii_uppercase();
-            if matches!(up.as_str(), "CURRENT_TIMESTAMP" | "CURRENT_DATE" | "CURRENT_TIME" | "LOCALTIME" | "LOCALTIMESTAMP" | "CURRENT_USER")
-                && scope.find(None, name)?.is_none()
+            if matches!(
+                up.as_str(),
+                "CURRENT_TIMESTAMP"
+                    | "CURRENT_DATE"
+                    | "CURRENT_TIME"
+                    | "LOCALTIME"
+                    | "LOCALTIMESTAMP"
+                    | "CURRENT_USER"
+            ) && scope.find(None, name)?.is_none()
             {
                 if let Some(f) = Func::by_name(&up) {
                     return Ok(Expr::Func(f, vec![]));
@@ -296,7 +375,11 @@ impl<'a> Binder<'a> {
         match &mut self.agg {
             None => Ok(Expr::Col(p)),
             Some(agg) => {
-                if let Some(i) = agg.group.iter().position(|g| matches!(g, Expr::Col(c) if *c == p)) {
+                if let Some(i) = agg
+                    .group
+                    .iter()
+                    .position(|g| matches!(g, Expr::Col(c) if *c == p))
+                {
                     return Ok(Expr::Col(i));
                 }
                 let base = agg.group.len();
@@ -304,7 +387,11 @@ impl<'a> Binder<'a> {
                     a.func == AggFunc::AnyValue && matches!(a.arg, Some(Expr::Col(c)) if c == p)
                 });
                 let j = existing.unwrap_or_else(|| {
-                    agg.aggs.push(AggSpec { func: AggFunc::AnyValue, arg: Some(Expr::Col(p)), distinct: false });
+                    agg.aggs.push(AggSpec {
+                        func: AggFunc::AnyValue,
+                        arg: Some(Expr::Col(p)),
+                        distinct: false,
+                    });
                     agg.aggs.len() - 1
                 });
                 Ok(Expr::Col(base + j))
@@ -318,12 +405,17 @@ impl<'a> Binder<'a> {
             ast::FunctionArguments::None => (vec![], false, false),
             ast::FunctionArguments::Subquery(_) => return Err(SqlError::unsupported("subqueries")),
             ast::FunctionArguments::List(l) => {
-                let distinct = matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                );
                 let mut out = Vec::new();
                 let mut star = false;
                 for a in &l.args {
                     match a {
-                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => out.push(e.clone()),
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                            out.push(e.clone())
+                        }
                         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => star = true,
                         _ => return Err(SqlError::unsupported(format!("argument form in {name}"))),
                     }
@@ -344,7 +436,11 @@ impl<'a> Binder<'a> {
         };
         if let Some(func) = agg_func {
             let Some(mut agg) = self.agg.take() else {
-                return Err(SqlError::new(1111, "HY000", "Invalid use of group function"));
+                return Err(SqlError::new(
+                    1111,
+                    "HY000",
+                    "Invalid use of group function",
+                ));
             };
             // Arguments are bound over the base row.
             let arg = match args.first() {
@@ -360,21 +456,31 @@ impl<'a> Binder<'a> {
                 }
                 _ => None,
             };
-            agg.aggs.push(AggSpec { func, arg, distinct });
+            agg.aggs.push(AggSpec {
+                func,
+                arg,
+                distinct,
+            });
             let slot = agg.group.len() + agg.aggs.len() - 1;
             self.agg = Some(agg);
             return Ok(Expr::Col(slot));
         }
         if name == "VALUES" {
-            if let (Some(base), Some(ast::Expr::Identifier(id))) = (self.values_base, args.first()) {
-                let p = scope.find(None, &id.value)?.ok_or_else(|| SqlError::unknown_column(&id.value, "field list"))?;
+            if let (Some(base), Some(ast::Expr::Identifier(id))) = (self.values_base, args.first())
+            {
+                let p = scope
+                    .find(None, &id.value)?
+                    .ok_or_else(|| SqlError::unknown_column(&id.value, "field list"))?;
                 return Ok(Expr::Col(base + p));
             }
         }
         let func = Func::by_name(&name).ok_or_else(|| {
             SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist"))
         })?;
-        let bound = args.iter().map(|a| self.expr(a, scope)).collect::<Result<Vec<_>>>()?;
+        let bound = args
+            .iter()
+            .map(|a| self.expr(a, scope))
+            .collect::<Result<Vec<_>>>()?;
         Ok(Expr::Func(func, bound))
     }
 }
@@ -445,10 +551,16 @@ fn number(s: &str) -> Result<Value> {
 }
 
 fn unhex(h: &str) -> Result<Vec<u8>> {
-    let h = if h.len() % 2 == 1 { format!("0{h}") } else { h.to_string() };
+    let h = if h.len() % 2 == 1 {
+        format!("0{h}")
+    } else {
+        h.to_string()
+    };
     (0..h.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).map_err(|_| SqlError::parse("bad hex literal")))
+        .map(|i| {
+            u8::from_str_radix(&h[i..i + 2], 16).map_err(|_| SqlError::parse("bad hex literal"))
+        })
         .collect()
 }
 
@@ -457,8 +569,12 @@ pub fn cast_func(t: &ast::DataType) -> Result<Func> {
     use ast::DataType as D;
     Ok(match t {
         D::Signed | D::SignedInteger | D::Int(_) | D::Integer(_) | D::BigInt(_) => Func::CastSigned,
-        D::Unsigned | D::UnsignedInteger | D::IntUnsigned(_) | D::BigIntUnsigned(_) => Func::CastUnsigned,
-        D::Char(_) | D::Varchar(_) | D::Text | D::Binary(_) | D::Character(_) | D::Nvarchar(_) => Func::CastChar,
+        D::Unsigned | D::UnsignedInteger | D::IntUnsigned(_) | D::BigIntUnsigned(_) => {
+            Func::CastUnsigned
+        }
+        D::Char(_) | D::Varchar(_) | D::Text | D::Binary(_) | D::Character(_) | D::Nvarchar(_) => {
+            Func::CastChar
+        }
         D::Date => Func::CastDate,
         D::Datetime(_) | D::Timestamp(..) => Func::CastDateTime,
         D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real => Func::CastDouble,
@@ -466,7 +582,9 @@ pub fn cast_func(t: &ast::DataType) -> Result<Func> {
             let (p, s) = match info {
                 ast::ExactNumberInfo::None => (10, 0),
                 ast::ExactNumberInfo::Precision(p) => (*p as u8, 0),
-                ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p as u8, (*s).clamp(0, 30) as u8),
+                ast::ExactNumberInfo::PrecisionAndScale(p, s) => {
+                    (*p as u8, (*s).clamp(0, 30) as u8)
+                }
             };
             Func::CastDecimal(p, s)
         }

@@ -75,7 +75,11 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
             if !d.is_finite() {
                 return Err(out_of_range(col, row));
             }
-            Ok(Value::Double(if t.kind == TypeKind::Float { d as f32 as f64 } else { d }))
+            Ok(Value::Double(if t.kind == TypeKind::Float {
+                d as f32 as f64
+            } else {
+                d
+            }))
         }
         TypeKind::Decimal => {
             let m = to_decimal(&v, t.scale).ok_or_else(|| incorrect(col, &v, row, "decimal"))?;
@@ -106,7 +110,11 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
                 TypeKind::Text | TypeKind::Blob => t.max_bytes(),
                 _ => t.len as usize,
             };
-            let measured = if matches!(t.kind, TypeKind::Text | TypeKind::Blob) { b.len() } else { chars };
+            let measured = if matches!(t.kind, TypeKind::Text | TypeKind::Blob) {
+                b.len()
+            } else {
+                chars
+            };
             if measured > limit {
                 return Err(SqlError::new(
                     1406,
@@ -135,7 +143,9 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
             Value::DateTime(p) => Ok(Value::Time(p.rem_euclid(86_400_000_000))),
             other => {
                 let n = other.to_i128().unwrap_or(0) as i64;
-                Ok(Value::Time(((n / 10000) * 3600 + (n / 100 % 100) * 60 + n % 100) * 1_000_000))
+                Ok(Value::Time(
+                    ((n / 10000) * 3600 + (n / 100 % 100) * 60 + n % 100) * 1_000_000,
+                ))
             }
         },
         _ => Ok(v),
@@ -258,7 +268,9 @@ pub fn for_key(v: &Value, ty: &ColumnType) -> KeyProbe {
                 Value::Double(d) => Some(if *d > 0.0 { hi + 1 } else { lo - 1 }),
                 other => other.to_i128(),
             };
-            let Some(i) = i else { return KeyProbe::Impossible };
+            let Some(i) = i else {
+                return KeyProbe::Impossible;
+            };
             let c = i.clamp(lo, hi);
             if ty.unsigned && ty.kind == TypeKind::BigInt {
                 Value::UInt(c as u64)
@@ -327,10 +339,22 @@ mod tests {
     #[test]
     fn key_probes() {
         let int = ColumnType::new(TypeKind::Int);
-        assert!(matches!(for_key(&Value::Int(5), &int), KeyProbe::Exact(Value::Int(5))));
-        assert!(matches!(for_key(&Value::Double(1.5), &int), KeyProbe::Inexact(Value::Int(2))));
-        assert!(matches!(for_key(&Value::Int(1 << 40), &int), KeyProbe::Inexact(_)));
-        assert!(matches!(for_key(&Value::Bytes(b"5".to_vec()), &int), KeyProbe::Exact(Value::Int(5))));
+        assert!(matches!(
+            for_key(&Value::Int(5), &int),
+            KeyProbe::Exact(Value::Int(5))
+        ));
+        assert!(matches!(
+            for_key(&Value::Double(1.5), &int),
+            KeyProbe::Inexact(Value::Int(2))
+        ));
+        assert!(matches!(
+            for_key(&Value::Int(1 << 40), &int),
+            KeyProbe::Inexact(_)
+        ));
+        assert!(matches!(
+            for_key(&Value::Bytes(b"5".to_vec()), &int),
+            KeyProbe::Exact(Value::Int(5))
+        ));
         assert!(matches!(for_key(&Value::Null, &int), KeyProbe::Impossible));
     }
 }

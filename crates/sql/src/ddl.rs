@@ -26,7 +26,13 @@ fn ident_list(cols: &[ast::IndexColumn], def_cols: &[Column]) -> Result<Vec<usiz
             def_cols
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(&name))
-                .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{name}' doesn't exist in table")))
+                .ok_or_else(|| {
+                    SqlError::new(
+                        1072,
+                        "42000",
+                        format!("Key column '{name}' doesn't exist in table"),
+                    )
+                })
         })
         .collect()
 }
@@ -34,7 +40,12 @@ fn ident_list(cols: &[ast::IndexColumn], def_cols: &[Column]) -> Result<Vec<usiz
 /// Maps a SQL data type to a column type.
 pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
     use ast::DataType as D;
-    let t = |kind: TypeKind, unsigned: bool, len: Option<u64>| ColumnType { kind, unsigned, len: len.unwrap_or(0) as u32, scale: 0 };
+    let t = |kind: TypeKind, unsigned: bool, len: Option<u64>| ColumnType {
+        kind,
+        unsigned,
+        len: len.unwrap_or(0) as u32,
+        scale: 0,
+    };
     let chars = |l: &Option<ast::CharacterLength>, dflt: u64| match l {
         Some(ast::CharacterLength::IntegerLength { length, .. }) => *length,
         Some(ast::CharacterLength::Max) => 65535,
@@ -49,21 +60,35 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         D::MediumInt(l) => t(TypeKind::MediumInt, false, *l),
         D::MediumIntUnsigned(l) => t(TypeKind::MediumInt, true, *l),
         D::Int(l) | D::Integer(l) | D::Int4(l) => t(TypeKind::Int, false, *l),
-        D::IntUnsigned(l) | D::IntegerUnsigned(l) | D::Int4Unsigned(l) => t(TypeKind::Int, true, *l),
+        D::IntUnsigned(l) | D::IntegerUnsigned(l) | D::Int4Unsigned(l) => {
+            t(TypeKind::Int, true, *l)
+        }
         D::BigInt(l) | D::Int8(l) => t(TypeKind::BigInt, false, *l),
         D::BigIntUnsigned(l) | D::Int8Unsigned(l) => t(TypeKind::BigInt, true, *l),
-        D::Float(_) | D::Real | D::Float4 | D::FloatUnsigned(_) | D::RealUnsigned => t(TypeKind::Float, false, None),
-        D::Double(_) | D::DoublePrecision | D::Float8 | D::DoubleUnsigned(_) | D::DoublePrecisionUnsigned => {
-            t(TypeKind::Double, false, None)
+        D::Float(_) | D::Real | D::Float4 | D::FloatUnsigned(_) | D::RealUnsigned => {
+            t(TypeKind::Float, false, None)
         }
-        D::Decimal(info) | D::Numeric(info) | D::Dec(info) | D::DecimalUnsigned(info) | D::DecUnsigned(info) => {
+        D::Double(_)
+        | D::DoublePrecision
+        | D::Float8
+        | D::DoubleUnsigned(_)
+        | D::DoublePrecisionUnsigned => t(TypeKind::Double, false, None),
+        D::Decimal(info)
+        | D::Numeric(info)
+        | D::Dec(info)
+        | D::DecimalUnsigned(info)
+        | D::DecUnsigned(info) => {
             let (p, s) = match info {
                 ast::ExactNumberInfo::None => (10, 0),
                 ast::ExactNumberInfo::Precision(p) => (*p, 0),
                 ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
             };
             if p == 0 || p > 65 || s > 30 || s > p {
-                return Err(SqlError::new(1426, "42000", format!("Too-big or invalid precision {p} / scale {s}")));
+                return Err(SqlError::new(
+                    1426,
+                    "42000",
+                    format!("Too-big or invalid precision {p} / scale {s}"),
+                ));
             }
             ColumnType {
                 kind: TypeKind::Decimal,
@@ -96,10 +121,21 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         D::MediumBlob => t(TypeKind::Blob, false, Some(16777215)),
         D::LongBlob => t(TypeKind::Blob, false, Some(4294967295)),
         D::Date => t(TypeKind::Date, false, None),
-        D::Datetime(p) => ColumnType { scale: p.unwrap_or(0).min(6) as u8, ..t(TypeKind::DateTime, false, None) },
-        D::Timestamp(p, _) => ColumnType { scale: p.unwrap_or(0).min(6) as u8, ..t(TypeKind::Timestamp, false, None) },
-        D::Time(p, _) => ColumnType { scale: p.unwrap_or(0).min(6) as u8, ..t(TypeKind::Time, false, None) },
-        D::Custom(name, _) if name.to_string().eq_ignore_ascii_case("year") => t(TypeKind::Year, true, None),
+        D::Datetime(p) => ColumnType {
+            scale: p.unwrap_or(0).min(6) as u8,
+            ..t(TypeKind::DateTime, false, None)
+        },
+        D::Timestamp(p, _) => ColumnType {
+            scale: p.unwrap_or(0).min(6) as u8,
+            ..t(TypeKind::Timestamp, false, None)
+        },
+        D::Time(p, _) => ColumnType {
+            scale: p.unwrap_or(0).min(6) as u8,
+            ..t(TypeKind::Time, false, None)
+        },
+        D::Custom(name, _) if name.to_string().eq_ignore_ascii_case("year") => {
+            t(TypeKind::Year, true, None)
+        }
         other => return Err(SqlError::unsupported(format!("data type {other}"))),
     })
 }
@@ -107,9 +143,18 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
 fn default_expr(e: &ast::Expr) -> Result<(Option<Value>, bool)> {
     match e {
         ast::Expr::Value(v) => Ok((Some(literal(&v.value)?), false)),
-        ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr } => {
+        ast::Expr::UnaryOp {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => {
             let mut b = Binder::new(&[]);
-            let x = b.expr(&ast::Expr::UnaryOp { op: ast::UnaryOperator::Minus, expr: expr.clone() }, &Scope::default())?;
+            let x = b.expr(
+                &ast::Expr::UnaryOp {
+                    op: ast::UnaryOperator::Minus,
+                    expr: expr.clone(),
+                },
+                &Scope::default(),
+            )?;
             Ok((Some(x.eval(&[], &NoEnv)?), false))
         }
         ast::Expr::Function(f) if is_now(&f.name.to_string()) => Ok((None, true)),
@@ -120,7 +165,10 @@ fn default_expr(e: &ast::Expr) -> Result<(Option<Value>, bool)> {
 }
 
 fn is_now(n: &str) -> bool {
-    matches!(n.to_ascii_uppercase().as_str(), "CURRENT_TIMESTAMP" | "NOW" | "LOCALTIMESTAMP" | "LOCALTIME")
+    matches!(
+        n.to_ascii_uppercase().as_str(),
+        "CURRENT_TIMESTAMP" | "NOW" | "LOCALTIMESTAMP" | "LOCALTIME"
+    )
 }
 
 /// Builds a table definition from CREATE TABLE.
@@ -168,7 +216,11 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
                     }
                 }
                 ast::ColumnOption::DialectSpecific(toks) => {
-                    let s: String = toks.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
+                    let s: String = toks
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ");
                     if s.to_ascii_uppercase().contains("AUTO_INCREMENT") {
                         c.auto_increment = true;
                     }
@@ -180,18 +232,34 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         if c.auto_increment {
             c.nullable = c.nullable && explicit_null;
             if !c.ty.is_integer() && c.ty.kind != TypeKind::Float && c.ty.kind != TypeKind::Double {
-                return Err(SqlError::new(1063, "42000", format!("Incorrect column specifier for column '{}'", c.name)));
+                return Err(SqlError::new(
+                    1063,
+                    "42000",
+                    format!("Incorrect column specifier for column '{}'", c.name),
+                ));
             }
         }
         if let Some(e) = default_ast {
             let (v, now) = default_expr(&e)?;
             c.default_now = now;
             if let Some(v) = v {
-                let stored = if v.is_null() { Value::Null } else {
-                    for_store(v, &c, 0).map_err(|_| SqlError::new(1067, "42000", format!("Invalid default value for '{}'", c.name)))?
+                let stored = if v.is_null() {
+                    Value::Null
+                } else {
+                    for_store(v, &c, 0).map_err(|_| {
+                        SqlError::new(
+                            1067,
+                            "42000",
+                            format!("Invalid default value for '{}'", c.name),
+                        )
+                    })?
                 };
                 if stored.is_null() && !c.nullable {
-                    return Err(SqlError::new(1067, "42000", format!("Invalid default value for '{}'", c.name)));
+                    return Err(SqlError::new(
+                        1067,
+                        "42000",
+                        format!("Invalid default value for '{}'", c.name),
+                    ));
                 }
                 c.default = Some(stored);
             }
@@ -199,7 +267,11 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         cols.push(c);
     }
     if cols.is_empty() {
-        return Err(SqlError::new(1113, "42000", "A table must have at least 1 column"));
+        return Err(SqlError::new(
+            1113,
+            "42000",
+            "A table must have at least 1 column",
+        ));
     }
     for con in &ct.constraints {
         match con {
@@ -211,13 +283,29 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
             }
             ast::TableConstraint::Unique(u) => {
                 let c = ident_list(&u.columns, &cols)?;
-                let name = u.name.as_ref().or(u.index_name.as_ref()).map(|n| n.value.clone());
-                secondary.push(Index { id: 0, name: name.unwrap_or_else(|| cols[c[0]].name.clone()), columns: c, unique: true, primary: false });
+                let name = u
+                    .name
+                    .as_ref()
+                    .or(u.index_name.as_ref())
+                    .map(|n| n.value.clone());
+                secondary.push(Index {
+                    id: 0,
+                    name: name.unwrap_or_else(|| cols[c[0]].name.clone()),
+                    columns: c,
+                    unique: true,
+                    primary: false,
+                });
             }
             ast::TableConstraint::Index(ix) => {
                 let c = ident_list(&ix.columns, &cols)?;
                 let name = ix.name.as_ref().map(|n| n.value.clone());
-                secondary.push(Index { id: 0, name: name.unwrap_or_else(|| cols[c[0]].name.clone()), columns: c, unique: false, primary: false });
+                secondary.push(Index {
+                    id: 0,
+                    name: name.unwrap_or_else(|| cols[c[0]].name.clone()),
+                    columns: c,
+                    unique: false,
+                    primary: false,
+                });
             }
             ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
                 // Accepted and not enforced (MyRocks has no foreign keys either).
@@ -232,18 +320,34 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         cols[c].nullable = false;
     }
     if let Some(a) = cols.iter().position(|c| c.auto_increment) {
-        let keyed = pk_cols.first() == Some(&a) || secondary.iter().any(|ix| ix.columns.first() == Some(&a));
+        let keyed = pk_cols.first() == Some(&a)
+            || secondary.iter().any(|ix| ix.columns.first() == Some(&a));
         if !keyed {
             return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
         }
     }
     let engine = engine_of(ct);
-    let pk = Index { id: 0, name: "PRIMARY".into(), columns: pk_cols, unique: true, primary: true };
+    let pk = Index {
+        id: 0,
+        name: "PRIMARY".into(),
+        columns: pk_cols,
+        unique: true,
+        primary: true,
+    };
     let comment = match &ct.comment {
         Some(ast::CommentDef::WithEq(s)) | Some(ast::CommentDef::WithoutEq(s)) => s.clone(),
         _ => String::new(),
     };
-    Ok(TableDef::new(db.into(), name.into(), cols, pk, hidden, secondary, engine, comment))
+    Ok(TableDef::new(
+        db.into(),
+        name.into(),
+        cols,
+        pk,
+        hidden,
+        secondary,
+        engine,
+        comment,
+    ))
 }
 
 fn dedupe_index_names(ix: &mut [Index]) {
@@ -263,7 +367,10 @@ fn engine_of(ct: &ast::CreateTable) -> String {
     let up = s.to_ascii_uppercase();
     if let Some(p) = up.find("ENGINE") {
         let rest = s[p + 6..].trim_start().trim_start_matches('=').trim_start();
-        let e: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let e: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
         if !e.is_empty() {
             return e.to_ascii_uppercase();
         }
@@ -273,17 +380,39 @@ fn engine_of(ct: &ast::CreateTable) -> String {
 
 /// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the new definition,
 /// then fills the index from a snapshot of the table in batches.
-pub fn create_index(cat: &Catalog, t: &Arc<Table>, name: &str, cols: Vec<usize>, unique: bool, if_not_exists: bool) -> Result<()> {
+pub fn create_index(
+    cat: &Catalog,
+    t: &Arc<Table>,
+    name: &str,
+    cols: Vec<usize>,
+    unique: bool,
+    if_not_exists: bool,
+) -> Result<()> {
     if t.def.indexes().any(|ix| ix.name.eq_ignore_ascii_case(name)) {
         if if_not_exists {
             return Ok(());
         }
-        return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'")));
+        return Err(SqlError::new(
+            1061,
+            "42000",
+            format!("Duplicate key name '{name}'"),
+        ));
     }
     let mut def = t.def.clone();
-    def.secondary.push(Index { id: 0, name: name.to_string(), columns: cols, unique, primary: false });
+    def.secondary.push(Index {
+        id: 0,
+        name: name.to_string(),
+        columns: cols,
+        unique,
+        primary: false,
+    });
     let nt = cat.replace_table(def, false, false)?;
-    let ix = nt.def.secondary.last().cloned().ok_or_else(|| SqlError::internal("index vanished"))?;
+    let ix = nt
+        .def
+        .secondary
+        .last()
+        .cloned()
+        .ok_or_else(|| SqlError::internal("index vanished"))?;
     if let Err(e) = backfill(cat, &nt, &ix) {
         // Undo: drop the half-built index.
         let mut def = nt.def.clone();
@@ -309,7 +438,10 @@ fn backfill(cat: &Catalog, t: &Table, ix: &Index) -> Result<()> {
     it.seek(&lo);
     let mut batch = lsm::WriteBatch::new();
     let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    let sync = lsm::WriteOptions { sync: true, disable_wal: false };
+    let sync = lsm::WriteOptions {
+        sync: true,
+        disable_wal: false,
+    };
     while it.valid() {
         let row = rt::decode_row(&t.def, it.key(), it.value(), None)?;
         let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
@@ -317,8 +449,16 @@ fn backfill(cat: &Catalog, t: &Table, ix: &Index) -> Result<()> {
             let mut prefix = rel::keycodec::index_prefix(ix.id).to_vec();
             rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
             if !seen.insert(prefix) {
-                let txt: Vec<String> = ix.columns.iter().map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned()).collect();
-                return Err(SqlError::new(1062, "23000", format!("Duplicate entry '{}' for key '{}'", txt.join("-"), ix.name)));
+                let txt: Vec<String> = ix
+                    .columns
+                    .iter()
+                    .map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned())
+                    .collect();
+                return Err(SqlError::new(
+                    1062,
+                    "23000",
+                    format!("Duplicate entry '{}' for key '{}'", txt.join("-"), ix.name),
+                ));
             }
         }
         batch.put(&key, &[]);
@@ -343,10 +483,16 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
     let before = def.secondary.len();
     def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
     if def.secondary.len() == before {
-        return Err(SqlError::new(1091, "42000", format!("Can't DROP '{name}'; check that column/key exists")));
+        return Err(SqlError::new(
+            1091,
+            "42000",
+            format!("Can't DROP '{name}'; check that column/key exists"),
+        ));
     }
     if let Some(a) = def.auto_inc_column() {
-        if def.pk.columns.first() != Some(&a) && !def.secondary.iter().any(|i| i.columns.first() == Some(&a)) {
+        if def.pk.columns.first() != Some(&a)
+            && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
+        {
             return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
         }
     }

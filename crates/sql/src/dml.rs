@@ -64,7 +64,9 @@ fn column_list(t: &Table, cols: &[ast::ObjectName]) -> Result<Vec<usize>> {
         .map(|c| {
             let name = c.0.last().map(|p| p.to_string()).unwrap_or_default();
             let name = name.trim_matches('`');
-            t.def.column(name).ok_or_else(|| SqlError::unknown_column(name, "field list"))
+            t.def
+                .column(name)
+                .ok_or_else(|| SqlError::unknown_column(name, "field list"))
         })
         .collect()
 }
@@ -74,7 +76,12 @@ fn is_default_kw(e: &ast::Expr) -> bool {
 }
 
 /// Plans an INSERT / REPLACE.
-pub fn plan_insert(ins: &ast::Insert, st: &CatalogState, cur_db: Option<&str>, params: &[(u64, u64)]) -> Result<InsertPlan> {
+pub fn plan_insert(
+    ins: &ast::Insert,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<InsertPlan> {
     let name = match &ins.table {
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT INTO a table function")),
@@ -92,12 +99,23 @@ pub fn plan_insert(ins: &ast::Insert, st: &CatalogState, cur_db: Option<&str>, p
                 return Err(SqlError::unsupported("tuple assignment"));
             };
             let cname = n.0.last().map(|p| p.to_string()).unwrap_or_default();
-            cols.push(t.def.column(&cname).ok_or_else(|| SqlError::unknown_column(&cname, "field list"))?);
-            row.push(if is_default_kw(&a.value) { None } else { Some(b.expr(&a.value, &empty)?) });
+            cols.push(
+                t.def
+                    .column(&cname)
+                    .ok_or_else(|| SqlError::unknown_column(&cname, "field list"))?,
+            );
+            row.push(if is_default_kw(&a.value) {
+                None
+            } else {
+                Some(b.expr(&a.value, &empty)?)
+            });
         }
         InsertSource::Values(vec![row])
     } else {
-        let q = ins.source.as_ref().ok_or_else(|| SqlError::parse("INSERT without VALUES"))?;
+        let q = ins
+            .source
+            .as_ref()
+            .ok_or_else(|| SqlError::parse("INSERT without VALUES"))?;
         match &*q.body {
             ast::SetExpr::Values(v) => {
                 let mut rows = Vec::with_capacity(v.rows.len());
@@ -112,7 +130,11 @@ pub fn plan_insert(ins: &ast::Insert, st: &CatalogState, cur_db: Option<&str>, p
                     }
                     let mut row = Vec::with_capacity(r.len());
                     for e in r {
-                        row.push(if is_default_kw(e) { None } else { Some(b.expr(e, &empty)?) });
+                        row.push(if is_default_kw(e) {
+                            None
+                        } else {
+                            Some(b.expr(e, &empty)?)
+                        });
                     }
                     if r.is_empty() {
                         row = vec![None; cols.len()];
@@ -124,7 +146,11 @@ pub fn plan_insert(ins: &ast::Insert, st: &CatalogState, cur_db: Option<&str>, p
             _ => {
                 let p = select::plan(q, st, cur_db, params)?;
                 if p.out.len() != cols.len() {
-                    return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
+                    return Err(SqlError::new(
+                        1136,
+                        "21S01",
+                        "Column count doesn't match value count at row 1",
+                    ));
                 }
                 InsertSource::Select(Box::new(p))
             }
@@ -146,16 +172,29 @@ pub fn plan_insert(ins: &ast::Insert, st: &CatalogState, cur_db: Option<&str>, p
     } else {
         OnDup::Error
     };
-    Ok(InsertPlan { table: t, cols, source, on_dup })
+    Ok(InsertPlan {
+        table: t,
+        cols,
+        source,
+        on_dup,
+    })
 }
 
-fn assignment(t: &Table, a: &ast::Assignment, b: &mut Binder, scope: &Scope) -> Result<(usize, Expr)> {
+fn assignment(
+    t: &Table,
+    a: &ast::Assignment,
+    b: &mut Binder,
+    scope: &Scope,
+) -> Result<(usize, Expr)> {
     let ast::AssignmentTarget::ColumnName(n) = &a.target else {
         return Err(SqlError::unsupported("tuple assignment"));
     };
     let cname = n.0.last().map(|p| p.to_string()).unwrap_or_default();
     let cname = cname.trim_matches('`');
-    let c = t.def.column(cname).ok_or_else(|| SqlError::unknown_column(cname, "field list"))?;
+    let c = t
+        .def
+        .column(cname)
+        .ok_or_else(|| SqlError::unknown_column(cname, "field list"))?;
     let e = if is_default_kw(&a.value) {
         Expr::Const(t.def.columns[c].default.clone().unwrap_or(Value::Null))
     } else {
@@ -168,7 +207,9 @@ fn assignment(t: &Table, a: &ast::Assignment, b: &mut Binder, scope: &Scope) -> 
 fn implicit_default(t: &Table, c: usize, env: &dyn Env) -> Result<Value> {
     let col = &t.def.columns[c];
     if col.default_now {
-        return Ok(Value::DateTime(val::datetime_from_unix_micros(env.now_micros() / 1_000_000 * 1_000_000)));
+        return Ok(Value::DateTime(val::datetime_from_unix_micros(
+            env.now_micros() / 1_000_000 * 1_000_000,
+        )));
     }
     match &col.default {
         Some(v) => Ok(v.clone()),
@@ -199,12 +240,19 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env) -> Result<InsertResu
     let source_rows: Vec<Vec<Option<Value>>> = match &p.source {
         InsertSource::Values(rows) => rows
             .iter()
-            .map(|r| r.iter().map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose()).collect::<Result<Vec<_>>>())
+            .map(|r| {
+                r.iter()
+                    .map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose())
+                    .collect::<Result<Vec<_>>>()
+            })
             .collect::<Result<_>>()?,
         InsertSource::Select(sp) => {
             let mut sink = Collect::default();
             select::execute(sp, txn, env, &mut sink)?;
-            sink.rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect()
+            sink.rows
+                .into_iter()
+                .map(|r| r.into_iter().map(Some).collect())
+                .collect()
         }
     };
     for (rn, given) in source_rows.into_iter().enumerate() {
@@ -290,17 +338,30 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env) -> Result<InsertResu
     Ok(res)
 }
 
-fn touch_on_update(t: &Table, old: &Row, new: &mut [Value], assigned: impl Iterator<Item = usize>, env: &dyn Env) {
+fn touch_on_update(
+    t: &Table,
+    old: &Row,
+    new: &mut [Value],
+    assigned: impl Iterator<Item = usize>,
+    env: &dyn Env,
+) {
     let assigned: Vec<usize> = assigned.collect();
     for (c, col) in t.def.columns.iter().enumerate() {
         if col.on_update_now && !assigned.contains(&c) && new[c] == old.values[c] {
-            new[c] = Value::DateTime(val::datetime_from_unix_micros(env.now_micros() / 1_000_000 * 1_000_000));
+            new[c] = Value::DateTime(val::datetime_from_unix_micros(
+                env.now_micros() / 1_000_000 * 1_000_000,
+            ));
         }
     }
 }
 
 /// Plans an UPDATE.
-pub fn plan_update(u: &ast::Update, st: &CatalogState, cur_db: Option<&str>, params: &[(u64, u64)]) -> Result<ModifyPlan> {
+pub fn plan_update(
+    u: &ast::Update,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<ModifyPlan> {
     if !u.table.joins.is_empty() || u.from.is_some() {
         return Err(SqlError::unsupported("multi-table UPDATE"));
     }
@@ -311,11 +372,24 @@ pub fn plan_update(u: &ast::Update, st: &CatalogState, cur_db: Option<&str>, par
     for a in &u.assignments {
         set.push(assignment(&t, a, &mut b, &scope)?);
     }
-    finish_modify(t, scope, b, u.selection.as_ref(), &u.order_by, u.limit.as_ref(), set)
+    finish_modify(
+        t,
+        scope,
+        b,
+        u.selection.as_ref(),
+        &u.order_by,
+        u.limit.as_ref(),
+        set,
+    )
 }
 
 /// Plans a DELETE.
-pub fn plan_delete(d: &ast::Delete, st: &CatalogState, cur_db: Option<&str>, params: &[(u64, u64)]) -> Result<ModifyPlan> {
+pub fn plan_delete(
+    d: &ast::Delete,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<ModifyPlan> {
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
     };
@@ -328,14 +402,28 @@ pub fn plan_delete(d: &ast::Delete, st: &CatalogState, cur_db: Option<&str>, par
     let (t, alias) = single_table(&from[0], st, cur_db)?;
     let scope = table_scope(&t, &alias);
     let b = Binder::new(params);
-    finish_modify(t, scope, b, d.selection.as_ref(), &d.order_by, d.limit.as_ref(), vec![])
+    finish_modify(
+        t,
+        scope,
+        b,
+        d.selection.as_ref(),
+        &d.order_by,
+        d.limit.as_ref(),
+        vec![],
+    )
 }
 
-fn single_table(twj: &ast::TableWithJoins, st: &CatalogState, cur_db: Option<&str>) -> Result<(Arc<Table>, String)> {
+fn single_table(
+    twj: &ast::TableWithJoins,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+) -> Result<(Arc<Table>, String)> {
     match &twj.relation {
         ast::TableFactor::Table { name, alias, .. } => {
             let t = resolve_table(st, cur_db, name)?;
-            let a = alias.as_ref().map_or(t.def.name.clone(), |a| a.name.value.clone());
+            let a = alias
+                .as_ref()
+                .map_or(t.def.name.clone(), |a| a.name.value.clone());
             Ok((t, a))
         }
         _ => Err(SqlError::unsupported("derived tables")),
@@ -359,7 +447,10 @@ fn finish_modify(
     b.place = "order clause";
     let mut order = Vec::new();
     for o in order_by {
-        order.push((b.expr(&o.expr, &scope)?, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+        order.push((
+            b.expr(&o.expr, &scope)?,
+            matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
+        ));
     }
     let limit = match limit {
         Some(l) => Some(b.expr(l, &Scope::default())?),
@@ -367,10 +458,23 @@ fn finish_modify(
     };
     let plain: Option<Vec<(usize, bool)>> = order
         .iter()
-        .map(|(e, d)| if let Expr::Col(c) = e { Some((*c, *d)) } else { None })
+        .map(|(e, d)| {
+            if let Expr::Col(c) = e {
+                Some((*c, *d))
+            } else {
+                None
+            }
+        })
         .collect();
     let access = access::choose(&t.def, filter.as_ref(), &[], plain.as_deref(), true);
-    Ok(ModifyPlan { table: t, access, filter, set, order, limit })
+    Ok(ModifyPlan {
+        table: t,
+        access,
+        filter,
+        set,
+        order,
+        limit,
+    })
 }
 
 /// Runs an UPDATE or DELETE. Returns (rows matched, rows changed).
@@ -384,25 +488,43 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
         let plain: Option<Vec<(usize, bool)>> = p
             .order
             .iter()
-            .map(|(e, d)| if let Expr::Col(c) = e { Some((*c, *d)) } else { None })
+            .map(|(e, d)| {
+                if let Expr::Col(c) = e {
+                    Some((*c, *d))
+                } else {
+                    None
+                }
+            })
             .collect();
         plain.is_some_and(|o| access::satisfies_order(&t.def, &p.access, &o))
     };
     let mut targets: Vec<Row> = Vec::new();
-    access::for_each_row(txn, t, &p.access, Some(LockMode::Exclusive), None, env, &mut |_txn, row| {
-        if let Some(f) = &p.filter {
-            if !accepts(&f.eval(&row.values, env)?) {
-                return Ok(true);
+    access::for_each_row(
+        txn,
+        t,
+        &p.access,
+        Some(LockMode::Exclusive),
+        None,
+        env,
+        &mut |_txn, row| {
+            if let Some(f) = &p.filter {
+                if !accepts(&f.eval(&row.values, env)?) {
+                    return Ok(true);
+                }
             }
-        }
-        targets.push(row);
-        Ok(!(presorted && limit.is_some_and(|l| targets.len() as u64 >= l)))
-    })?;
+            targets.push(row);
+            Ok(!(presorted && limit.is_some_and(|l| targets.len() as u64 >= l)))
+        },
+    )?;
     if !p.order.is_empty() && !presorted {
         let mut keyed = targets
             .into_iter()
             .map(|r| {
-                let k = p.order.iter().map(|(e, _)| e.eval(&r.values, env)).collect::<Result<Vec<_>>>()?;
+                let k = p
+                    .order
+                    .iter()
+                    .map(|(e, _)| e.eval(&r.values, env))
+                    .collect::<Result<Vec<_>>>()?;
                 Ok((k, r))
             })
             .collect::<Result<Vec<_>>>()?;

@@ -40,7 +40,11 @@ impl SqlError {
     }
     /// 1054 unknown column.
     pub fn unknown_column(name: &str, place: &str) -> SqlError {
-        SqlError::new(1054, "42S22", format!("Unknown column '{name}' in '{place}'"))
+        SqlError::new(
+            1054,
+            "42S22",
+            format!("Unknown column '{name}' in '{place}'"),
+        )
     }
     /// 1146 no such table.
     pub fn no_table(db: &str, t: &str) -> SqlError {
@@ -100,7 +104,9 @@ fn lsm_error(e: lsm::Error) -> SqlError {
         lsm::Error::Corruption { file, offset, what } => SqlError::new(
             1030,
             "HY000",
-            format!("Got error from storage engine: corruption in {file} at offset {offset}: {what}"),
+            format!(
+                "Got error from storage engine: corruption in {file} at offset {offset}: {what}"
+            ),
         ),
         other => SqlError::new(
             1030,

@@ -168,7 +168,8 @@ impl Expr {
                 if v.is_null() || l.is_null() || h.is_null() {
                     return Ok(Value::Null);
                 }
-                let inside = compare(&v, &l) != Ordering::Less && compare(&v, &h) != Ordering::Greater;
+                let inside =
+                    compare(&v, &l) != Ordering::Less && compare(&v, &h) != Ordering::Greater;
                 Value::Int((inside != *negated) as i64)
             }
             Expr::Like(e, pat, negated, esc) => {
@@ -192,7 +193,9 @@ impl Expr {
                 for (w, t) in whens {
                     let wv = w.eval(row, env)?;
                     let hit = match &op {
-                        Some(o) => !o.is_null() && !wv.is_null() && compare(o, &wv) == Ordering::Equal,
+                        Some(o) => {
+                            !o.is_null() && !wv.is_null() && compare(o, &wv) == Ordering::Equal
+                        }
                         None => wv.truth() == Some(true),
                     };
                     if hit {
@@ -205,9 +208,9 @@ impl Expr {
                 }
             }
             Expr::Func(f, args) => func::call(*f, args, row, env)?,
-            Expr::SysVar(n, g) => env
-                .sys_var(n, *g)
-                .ok_or_else(|| SqlError::new(1193, "HY000", format!("Unknown system variable '{n}'")))?,
+            Expr::SysVar(n, g) => env.sys_var(n, *g).ok_or_else(|| {
+                SqlError::new(1193, "HY000", format!("Unknown system variable '{n}'"))
+            })?,
             Expr::UserVar(n) => env.user_var(n),
         })
     }
@@ -227,7 +230,11 @@ impl Expr {
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
-            Expr::Neg(e) | Expr::Not(e) | Expr::BitNot(e) | Expr::IsNull(e, _) | Expr::IsBool(e, _, _) => e.walk(f),
+            Expr::Neg(e)
+            | Expr::Not(e)
+            | Expr::BitNot(e)
+            | Expr::IsNull(e, _)
+            | Expr::IsBool(e, _, _) => e.walk(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);
@@ -315,7 +322,11 @@ fn neg(v: Value) -> Result<Value> {
 }
 
 fn out_of_range(what: &str) -> SqlError {
-    SqlError::new(1690, "22003", format!("BIGINT value is out of range in '{what}'"))
+    SqlError::new(
+        1690,
+        "22003",
+        format!("BIGINT value is out of range in '{what}'"),
+    )
 }
 
 /// Numeric class of a value for arithmetic.
@@ -386,7 +397,9 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
             let num = xm.checked_mul(10i128.pow((s + ys - xs) as u32));
             match num {
                 Some(n) => Ok(Value::Decimal(round_div(n, ym), s)),
-                None => Ok(Value::Double(a.to_f64().unwrap_or(0.0) / b.to_f64().unwrap_or(1.0))),
+                None => Ok(Value::Double(
+                    a.to_f64().unwrap_or(0.0) / b.to_f64().unwrap_or(1.0),
+                )),
             }
         }
         BinOp::IntDiv | BinOp::Mod => {
@@ -436,7 +449,10 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                     _ => {
                         let s = xs.max(ys);
                         let (u, v) = (scale_up(xm, xs, s), scale_up(ym, ys, s));
-                        Ok(Value::Decimal(if op == BinOp::Add { u + v } else { u - v }, s))
+                        Ok(Value::Decimal(
+                            if op == BinOp::Add { u + v } else { u - v },
+                            s,
+                        ))
                     }
                 }
             }
@@ -513,7 +529,9 @@ fn binary(op: BinOp, a: &Expr, b: &Expr, row: &[Value], env: &dyn Env) -> Result
     let x = a.eval(row, env)?;
     let y = b.eval(row, env)?;
     match op {
-        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod => arith(op, &x, &y),
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod => {
+            arith(op, &x, &y)
+        }
         BinOp::NullSafeEq => Ok(Value::Int(match (x.is_null(), y.is_null()) {
             (true, true) => 1,
             (false, false) => (compare(&x, &y) == Ordering::Equal) as i64,
@@ -616,12 +634,30 @@ mod tests {
 
     #[test]
     fn arithmetic_types() {
-        assert_eq!(arith(BinOp::Add, &Value::Int(1), &Value::Int(2)).unwrap(), Value::Int(3));
-        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(3)).unwrap(), Value::Decimal(3333, 4));
-        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(0)).unwrap(), Value::Null);
-        assert_eq!(arith(BinOp::Add, &Value::Decimal(150, 2), &Value::Int(1)).unwrap(), Value::Decimal(250, 2));
+        assert_eq!(
+            arith(BinOp::Add, &Value::Int(1), &Value::Int(2)).unwrap(),
+            Value::Int(3)
+        );
+        assert_eq!(
+            arith(BinOp::Div, &Value::Int(1), &Value::Int(3)).unwrap(),
+            Value::Decimal(3333, 4)
+        );
+        assert_eq!(
+            arith(BinOp::Div, &Value::Int(1), &Value::Int(0)).unwrap(),
+            Value::Null
+        );
+        assert_eq!(
+            arith(BinOp::Add, &Value::Decimal(150, 2), &Value::Int(1)).unwrap(),
+            Value::Decimal(250, 2)
+        );
         assert!(arith(BinOp::Mul, &Value::Int(i64::MAX), &Value::Int(2)).is_err());
-        assert_eq!(arith(BinOp::Mod, &Value::Int(7), &Value::Int(3)).unwrap(), Value::Int(1));
-        assert_eq!(arith(BinOp::Add, &Value::Bytes(b"1.5".to_vec()), &Value::Int(1)).unwrap(), Value::Double(2.5));
+        assert_eq!(
+            arith(BinOp::Mod, &Value::Int(7), &Value::Int(3)).unwrap(),
+            Value::Int(1)
+        );
+        assert_eq!(
+            arith(BinOp::Add, &Value::Bytes(b"1.5".to_vec()), &Value::Int(1)).unwrap(),
+            Value::Double(2.5)
+        );
     }
 }

@@ -130,12 +130,18 @@ impl Func {
 fn arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Value> {
     match args.get(i) {
         Some(e) => e.eval(row, env),
-        None => Err(SqlError::new(1582, "42000", "Incorrect parameter count in the call to native function")),
+        None => Err(SqlError::new(
+            1582,
+            "42000",
+            "Incorrect parameter count in the call to native function",
+        )),
     }
 }
 
 fn int_arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Option<i64>> {
-    Ok(arg(args, i, row, env)?.to_i128().map(|v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
+    Ok(arg(args, i, row, env)?
+        .to_i128()
+        .map(|v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
 }
 
 fn bytes(v: Vec<u8>) -> Value {
@@ -190,24 +196,46 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
             Value::Null => Value::Null,
             v => {
                 let s = String::from_utf8_lossy(&v.text()).into_owned();
-                bytes(if f == Func::Upper { s.to_uppercase() } else { s.to_lowercase() }.into_bytes())
+                bytes(
+                    if f == Func::Upper {
+                        s.to_uppercase()
+                    } else {
+                        s.to_lowercase()
+                    }
+                    .into_bytes(),
+                )
             }
         },
         Func::Substring => {
             let v = a(0)?;
             let pos = int_arg(args, 1, row, env)?;
-            let len = if args.len() > 2 { int_arg(args, 2, row, env)? } else { Some(i64::MAX) };
+            let len = if args.len() > 2 {
+                int_arg(args, 2, row, env)?
+            } else {
+                Some(i64::MAX)
+            };
             match (v, pos, len) {
                 (Value::Null, _, _) | (_, None, _) | (_, _, None) => Value::Null,
                 (v, Some(p), Some(l)) => {
                     let chars: Vec<char> = String::from_utf8_lossy(&v.text()).chars().collect();
                     let n = chars.len() as i64;
-                    let start = if p > 0 { p - 1 } else if p < 0 { n + p } else { n };
+                    let start = if p > 0 {
+                        p - 1
+                    } else if p < 0 {
+                        n + p
+                    } else {
+                        n
+                    };
                     if start < 0 || start >= n || l <= 0 {
                         bytes(Vec::new())
                     } else {
                         let end = (start.saturating_add(l)).min(n);
-                        bytes(chars[start as usize..end as usize].iter().collect::<String>().into_bytes())
+                        bytes(
+                            chars[start as usize..end as usize]
+                                .iter()
+                                .collect::<String>()
+                                .into_bytes(),
+                        )
                     }
                 }
             }
@@ -276,7 +304,13 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
         },
         Func::Reverse => match a(0)? {
             Value::Null => Value::Null,
-            v => bytes(String::from_utf8_lossy(&v.text()).chars().rev().collect::<String>().into_bytes()),
+            v => bytes(
+                String::from_utf8_lossy(&v.text())
+                    .chars()
+                    .rev()
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
         },
         Func::Locate => {
             let (sub, s) = (a(0)?, a(1)?);
@@ -285,12 +319,24 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
             }
             let (sub, s) = (sub.text(), s.text());
             let pos = s.windows(sub.len().max(1)).position(|w| w == &sub[..]);
-            Value::Int(if sub.is_empty() { 1 } else { pos.map_or(0, |p| p as i64 + 1) })
+            Value::Int(if sub.is_empty() {
+                1
+            } else {
+                pos.map_or(0, |p| p as i64 + 1)
+            })
         }
         Func::Hex => match a(0)? {
             Value::Null => Value::Null,
-            v if v.is_numeric() => bytes(format!("{:X}", v.to_i128().unwrap_or(0) as u64).into_bytes()),
-            v => bytes(v.text().iter().map(|b| format!("{b:02X}")).collect::<String>().into_bytes()),
+            v if v.is_numeric() => {
+                bytes(format!("{:X}", v.to_i128().unwrap_or(0) as u64).into_bytes())
+            }
+            v => bytes(
+                v.text()
+                    .iter()
+                    .map(|b| format!("{b:02X}"))
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
         },
         Func::Abs => match a(0)? {
             Value::Null => Value::Null,
@@ -301,7 +347,11 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
         },
         Func::Round | Func::Truncate => {
             let v = a(0)?;
-            let d = if args.len() > 1 { int_arg(args, 1, row, env)?.unwrap_or(0) } else { 0 };
+            let d = if args.len() > 1 {
+                int_arg(args, 1, row, env)?.unwrap_or(0)
+            } else {
+                0
+            };
             round(v, d, f == Func::Truncate)
         }
         Func::Floor | Func::Ceil => match a(0)? {
@@ -315,12 +365,22 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
             }
             v => {
                 let d = v.to_f64().unwrap_or(0.0);
-                Value::Double(if f == Func::Floor { d.floor() } else { d.ceil() })
+                Value::Double(if f == Func::Floor {
+                    d.floor()
+                } else {
+                    d.ceil()
+                })
             }
         },
         Func::Sign => match a(0)?.to_f64() {
             None => Value::Null,
-            Some(d) => Value::Int(if d > 0.0 { 1 } else if d < 0.0 { -1 } else { 0 }),
+            Some(d) => Value::Int(if d > 0.0 {
+                1
+            } else if d < 0.0 {
+                -1
+            } else {
+                0
+            }),
         },
         Func::Sqrt => match a(0)?.to_f64() {
             Some(d) if d >= 0.0 => Value::Double(d.sqrt()),
@@ -331,7 +391,11 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
             _ => Value::Null,
         },
         Func::Mod => {
-            let e = Expr::Bin(crate::expr::BinOp::Mod, Box::new(Expr::Const(a(0)?)), Box::new(Expr::Const(a(1)?)));
+            let e = Expr::Bin(
+                crate::expr::BinOp::Mod,
+                Box::new(Expr::Const(a(0)?)),
+                Box::new(Expr::Const(a(1)?)),
+            );
             e.eval(row, env)?
         }
         Func::Rand => Value::Double(rand01()),
@@ -346,7 +410,11 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
                     None => true,
                     Some(b) => {
                         let o = compare(&v, b);
-                        if f == Func::Greatest { o == Ordering::Greater } else { o == Ordering::Less }
+                        if f == Func::Greatest {
+                            o == Ordering::Greater
+                        } else {
+                            o == Ordering::Less
+                        }
                     }
                 };
                 if better {
@@ -383,13 +451,17 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
             }
             Value::Null
         }
-        Func::Now => Value::DateTime(val::datetime_from_unix_micros(env.now_micros() / 1_000_000 * 1_000_000)),
+        Func::Now => Value::DateTime(val::datetime_from_unix_micros(
+            env.now_micros() / 1_000_000 * 1_000_000,
+        )),
         Func::CurDate => {
             let p = val::datetime_from_unix_micros(env.now_micros());
             let (y, m, d, ..) = val::datetime_unpack(p);
             Value::Date(val::date_pack(y, m, d))
         }
-        Func::CurTime => Value::Time(env.now_micros().rem_euclid(86_400_000_000) / 1_000_000 * 1_000_000),
+        Func::CurTime => {
+            Value::Time(env.now_micros().rem_euclid(86_400_000_000) / 1_000_000 * 1_000_000)
+        }
         Func::UnixTimestamp => {
             if args.is_empty() {
                 Value::Int(env.now_micros() / 1_000_000)
@@ -401,7 +473,9 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
             }
         }
         Func::FromUnixtime => match a(0)?.to_i128() {
-            Some(s) => Value::DateTime(val::datetime_from_unix_micros((s as i64).saturating_mul(1_000_000))),
+            Some(s) => Value::DateTime(val::datetime_from_unix_micros(
+                (s as i64).saturating_mul(1_000_000),
+            )),
             None => Value::Null,
         },
         Func::Date | Func::CastDate => match to_datetime(&a(0)?) {
@@ -438,7 +512,11 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
         Func::FoundRows => Value::UInt(env.found_rows()),
         Func::CastSigned => match a(0)? {
             Value::Null => Value::Null,
-            v => Value::Int(v.to_i128().unwrap_or(0).clamp(i64::MIN as i128, i64::MAX as i128) as i64),
+            v => Value::Int(
+                v.to_i128()
+                    .unwrap_or(0)
+                    .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+            ),
         },
         Func::CastUnsigned => match a(0)? {
             Value::Null => Value::Null,
@@ -491,13 +569,21 @@ fn round(v: Value, d: i64, truncate: bool) -> Value {
             let p = 10i128.pow((s - d as u8) as u32);
             let q = m / p;
             let r = m % p;
-            let q = if !truncate && r.abs() * 2 >= p { q + m.signum() } else { q };
+            let q = if !truncate && r.abs() * 2 >= p {
+                q + m.signum()
+            } else {
+                q
+            };
             Value::Decimal(q, d as u8)
         }
         other => {
             let x = other.to_f64().unwrap_or(0.0);
             let p = 10f64.powi(d as i32);
-            let y = if truncate { (x * p).trunc() / p } else { (x * p).round() / p };
+            let y = if truncate {
+                (x * p).trunc() / p
+            } else {
+                (x * p).round() / p
+            };
             match other {
                 Value::Int(_) | Value::UInt(_) | Value::Decimal(..) => Value::Int(y as i64),
                 _ => Value::Double(y),

@@ -102,9 +102,18 @@ impl Instance {
             },
         );
         let mut vars = opts.variables.clone();
-        vars.push(("strata_sync_on_commit".into(), (opts.sync_on_commit as i32).to_string()));
-        vars.push(("strata_block_cache_size".into(), opts.block_cache_size.to_string()));
-        vars.push(("strata_write_buffer_size".into(), opts.write_buffer_size.to_string()));
+        vars.push((
+            "strata_sync_on_commit".into(),
+            (opts.sync_on_commit as i32).to_string(),
+        ));
+        vars.push((
+            "strata_block_cache_size".into(),
+            opts.block_cache_size.to_string(),
+        ));
+        vars.push((
+            "strata_write_buffer_size".into(),
+            opts.write_buffer_size.to_string(),
+        ));
         Ok(Arc::new(Instance {
             txdb,
             catalog,
@@ -118,12 +127,19 @@ impl Instance {
 
     /// A global variable.
     pub fn global_var(&self, name: &str) -> Option<Value> {
-        self.globals.read().unwrap_or_else(|p| p.into_inner()).get(name).cloned()
+        self.globals
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(name)
+            .cloned()
     }
 
     /// Sets a global variable.
     pub fn set_global(&self, name: &str, v: Value) {
-        self.globals.write().unwrap_or_else(|p| p.into_inner()).insert(name.to_string(), v);
+        self.globals
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(name.to_string(), v);
     }
 
     /// All variables (name, global value), sorted.

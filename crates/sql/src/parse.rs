@@ -17,12 +17,20 @@ pub enum Stmt {
     SetNames(String),
     ShowWarnings,
     ShowErrors,
-    ShowStatus { global: bool, like: Option<String> },
-    ShowIndex { table: String, db: Option<String> },
+    ShowStatus {
+        global: bool,
+        like: Option<String>,
+    },
+    ShowIndex {
+        table: String,
+        db: Option<String>,
+    },
     ShowEngines,
     ShowCollation,
     ShowCharset,
-    ShowTableStatus { like: Option<String> },
+    ShowTableStatus {
+        like: Option<String>,
+    },
     ShowProcessList,
     ShowGrants,
     ShowCreateDatabase(String),
@@ -46,22 +54,36 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     let text = preprocess(sql);
     let trimmed = text.trim().trim_end_matches(';').trim();
     if trimmed.is_empty() {
-        return Ok(Parsed { stmt: Stmt::Empty, params: vec![] });
+        return Ok(Parsed {
+            stmt: Stmt::Empty,
+            params: vec![],
+        });
     }
     if let Some(s) = admin(trimmed) {
-        return Ok(Parsed { stmt: s, params: vec![] });
+        return Ok(Parsed {
+            stmt: s,
+            params: vec![],
+        });
     }
     let params = placeholders(trimmed);
     let mut stmts = Parser::parse_sql(&MySqlDialect {}, trimmed).map_err(|e| {
         let m = e.to_string();
-        let m = m.strip_prefix("sql parser error: ").unwrap_or(&m).to_string();
+        let m = m
+            .strip_prefix("sql parser error: ")
+            .unwrap_or(&m)
+            .to_string();
         SqlError::parse(format!("{m} (near '{}')", snippet(trimmed)))
     })?;
     if stmts.len() != 1 {
-        return Err(SqlError::parse("exactly one statement per query is supported"));
+        return Err(SqlError::parse(
+            "exactly one statement per query is supported",
+        ));
     }
     let s = stmts.pop().ok_or_else(|| SqlError::parse("empty"))?;
-    Ok(Parsed { stmt: Stmt::Ast(Box::new(s)), params })
+    Ok(Parsed {
+        stmt: Stmt::Ast(Box::new(s)),
+        params,
+    })
 }
 
 fn snippet(s: &str) -> String {
@@ -209,7 +231,8 @@ fn words(s: &str) -> Vec<String> {
 }
 
 fn unquote(s: &str) -> String {
-    s.trim_matches(|c| c == '`' || c == '\'' || c == '"').to_string()
+    s.trim_matches(|c| c == '`' || c == '\'' || c == '"')
+        .to_string()
 }
 
 fn table_name(w: &str) -> (Option<String>, String) {
@@ -239,9 +262,18 @@ fn admin(s: &str) -> Option<Stmt> {
         }
         ["SHOW", "WARNINGS", ..] => Some(Stmt::ShowWarnings),
         ["SHOW", "ERRORS", ..] => Some(Stmt::ShowErrors),
-        ["SHOW", "GLOBAL", "STATUS", ..] => Some(Stmt::ShowStatus { global: true, like: like_arg(&ws, 3) }),
-        ["SHOW", "SESSION", "STATUS", ..] => Some(Stmt::ShowStatus { global: false, like: like_arg(&ws, 3) }),
-        ["SHOW", "STATUS", ..] => Some(Stmt::ShowStatus { global: false, like: like_arg(&ws, 2) }),
+        ["SHOW", "GLOBAL", "STATUS", ..] => Some(Stmt::ShowStatus {
+            global: true,
+            like: like_arg(&ws, 3),
+        }),
+        ["SHOW", "SESSION", "STATUS", ..] => Some(Stmt::ShowStatus {
+            global: false,
+            like: like_arg(&ws, 3),
+        }),
+        ["SHOW", "STATUS", ..] => Some(Stmt::ShowStatus {
+            global: false,
+            like: like_arg(&ws, 2),
+        }),
         ["SHOW", "INDEX" | "INDEXES" | "KEYS", "FROM" | "IN", t, rest @ ..] => {
             let (db, table) = table_name(&ws[3]);
             let _ = t;
@@ -257,20 +289,32 @@ fn admin(s: &str) -> Option<Stmt> {
         ["SHOW", "CHARSET", ..] | ["SHOW", "CHARACTER", "SET", ..] => Some(Stmt::ShowCharset),
         ["SHOW", "TABLE", "STATUS", ..] => {
             let at = ws.iter().position(|w| w.eq_ignore_ascii_case("LIKE"));
-            Some(Stmt::ShowTableStatus { like: at.and_then(|a| like_arg(&ws, a)) })
+            Some(Stmt::ShowTableStatus {
+                like: at.and_then(|a| like_arg(&ws, a)),
+            })
         }
-        ["SHOW", "PROCESSLIST", ..] | ["SHOW", "FULL", "PROCESSLIST", ..] => Some(Stmt::ShowProcessList),
+        ["SHOW", "PROCESSLIST", ..] | ["SHOW", "FULL", "PROCESSLIST", ..] => {
+            Some(Stmt::ShowProcessList)
+        }
         ["SHOW", "GRANTS", ..] => Some(Stmt::ShowGrants),
         ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => {
             let name = rest.last().map(|_| unquote(&ws[ws.len() - 1]))?;
             Some(Stmt::ShowCreateDatabase(name))
         }
         ["CHECK", "TABLE", ..] => Some(Stmt::CheckTable(
-            ws[2..].iter().filter(|w| !is_check_option(w)).map(|w| table_name(w)).collect(),
+            ws[2..]
+                .iter()
+                .filter(|w| !is_check_option(w))
+                .map(|w| table_name(w))
+                .collect(),
         )),
-        ["ANALYZE", "TABLE", ..] | ["ANALYZE", "NO_WRITE_TO_BINLOG", "TABLE", ..] | ["ANALYZE", "LOCAL", "TABLE", ..] => {
+        ["ANALYZE", "TABLE", ..]
+        | ["ANALYZE", "NO_WRITE_TO_BINLOG", "TABLE", ..]
+        | ["ANALYZE", "LOCAL", "TABLE", ..] => {
             let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
-            Some(Stmt::AnalyzeTable(ws[at..].iter().map(|w| table_name(w)).collect()))
+            Some(Stmt::AnalyzeTable(
+                ws[at..].iter().map(|w| table_name(w)).collect(),
+            ))
         }
         ["FLUSH", ..] => Some(Stmt::Flush),
         _ => None,
@@ -290,7 +334,10 @@ mod tests {
 
     #[test]
     fn executable_comments_and_share_mode() {
-        assert_eq!(preprocess("CREATE TABLE t (a int) /*! ENGINE = rocksdb */").trim_end(), "CREATE TABLE t (a int)   ENGINE = rocksdb");
+        assert_eq!(
+            preprocess("CREATE TABLE t (a int) /*! ENGINE = rocksdb */").trim_end(),
+            "CREATE TABLE t (a int)   ENGINE = rocksdb"
+        );
         assert!(preprocess("select '/*!x*/' ").contains("'/*!x*/'"));
         assert!(preprocess("SELECT 1 /*!50100 , 2 */").contains(", 2"));
         assert!(preprocess("select c from t where id=1 lock in share mode").ends_with("FOR SHARE"));
@@ -316,7 +363,9 @@ mod tests {
         ] {
             parse(q).unwrap();
         }
-        assert!(matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::SetNames(ref s) if s == "utf8mb4"));
+        assert!(
+            matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::SetNames(ref s) if s == "utf8mb4")
+        );
         assert_eq!(parse("SELECT ? + ?").unwrap().params.len(), 2);
         assert_eq!(parse("selec 1").unwrap_err().code, 1064);
     }

@@ -10,11 +10,17 @@ pub enum OutType {
     /// A stored column's own type.
     Column(ColumnType),
     /// BIGINT (signed or unsigned).
-    Int { unsigned: bool },
-    Decimal { scale: u8 },
+    Int {
+        unsigned: bool,
+    },
+    Decimal {
+        scale: u8,
+    },
     Double,
     /// VARCHAR of at most `len` characters.
-    Text { len: u32 },
+    Text {
+        len: u32,
+    },
     Date,
     DateTime,
     Time,

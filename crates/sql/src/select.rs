@@ -37,7 +37,11 @@ pub struct SelectPlan {
 }
 
 /// Resolves a table name against the catalog and current database.
-pub fn resolve_table(st: &CatalogState, cur_db: Option<&str>, name: &ast::ObjectName) -> Result<Arc<Table>> {
+pub fn resolve_table(
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    name: &ast::ObjectName,
+) -> Result<Arc<Table>> {
     let parts: Vec<String> = name
         .0
         .iter()
@@ -51,18 +55,30 @@ pub fn resolve_table(st: &CatalogState, cur_db: Option<&str>, name: &ast::Object
         [d, t] => (d.clone(), t.clone()),
         _ => return Err(SqlError::parse("bad table name")),
     };
-    st.table(&db, &t).cloned().ok_or_else(|| SqlError::no_table(&db, &t))
+    st.table(&db, &t)
+        .cloned()
+        .ok_or_else(|| SqlError::no_table(&db, &t))
 }
 
 /// The scope of a table's columns under `alias`.
 pub fn table_scope(t: &Table, alias: &str) -> Scope {
     Scope {
-        cols: t.def.columns.iter().map(|c| (alias.to_string(), c.name.clone())).collect(),
+        cols: t
+            .def
+            .columns
+            .iter()
+            .map(|c| (alias.to_string(), c.name.clone()))
+            .collect(),
     }
 }
 
 /// Plans a query.
-pub fn plan(q: &ast::Query, st: &CatalogState, cur_db: Option<&str>, params: &[(u64, u64)]) -> Result<SelectPlan> {
+pub fn plan(
+    q: &ast::Query,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<SelectPlan> {
     if q.with.is_some() {
         return Err(SqlError::unsupported("WITH"));
     }
@@ -78,14 +94,19 @@ pub fn plan(q: &ast::Query, st: &CatalogState, cur_db: Option<&str>, params: &[(
         [twj] if twj.joins.is_empty() => match &twj.relation {
             ast::TableFactor::Table { name, alias, .. } => {
                 let t = resolve_table(st, cur_db, name)?;
-                let a = alias.as_ref().map_or(t.def.name.clone(), |a| a.name.value.clone());
+                let a = alias
+                    .as_ref()
+                    .map_or(t.def.name.clone(), |a| a.name.value.clone());
                 (Some(t), a)
             }
             _ => return Err(SqlError::unsupported("derived tables")),
         },
         _ => return Err(SqlError::unsupported("joins")),
     };
-    let scope = table.as_ref().map(|t| table_scope(t, &alias)).unwrap_or_default();
+    let scope = table
+        .as_ref()
+        .map(|t| table_scope(t, &alias))
+        .unwrap_or_default();
     let mut b = Binder::new(params);
     b.place = "where clause";
     let filter = match &sel.selection {
@@ -144,7 +165,10 @@ pub fn plan(q: &ast::Query, st: &CatalogState, cur_db: Option<&str>, params: &[(
         }
         Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
             let mut b = Binder::new(params);
-            (Some(b.expr(limit, &Scope::default())?), Some(b.expr(offset, &Scope::default())?))
+            (
+                Some(b.expr(limit, &Scope::default())?),
+                Some(b.expr(offset, &Scope::default())?),
+            )
         }
     };
     let lock = q.locks.first().map(|l| match l.lock_type {
@@ -183,8 +207,16 @@ pub fn plan(q: &ast::Query, st: &CatalogState, cur_db: Option<&str>, params: &[(
     };
     let (access, want, presorted) = match &table {
         Some(t) => {
-            let acc = access::choose(&t.def, filter.as_ref(), &used, plain_order.as_deref(), lock.is_some());
-            let presorted = plain_order.as_ref().is_some_and(|o| access::satisfies_order(&t.def, &acc, o));
+            let acc = access::choose(
+                &t.def,
+                filter.as_ref(),
+                &used,
+                plain_order.as_deref(),
+                lock.is_some(),
+            );
+            let presorted = plain_order
+                .as_ref()
+                .is_some_and(|o| access::satisfies_order(&t.def, &acc, o));
             let mut want = vec![false; t.def.columns.len()];
             for c in &used {
                 want[*c] = true;
@@ -235,7 +267,12 @@ pub fn plan(q: &ast::Query, st: &CatalogState, cur_db: Option<&str>, params: &[(
     })
 }
 
-type Bound = (Vec<Expr>, Vec<(String, Option<usize>)>, Vec<(Expr, bool)>, Option<Expr>);
+type Bound = (
+    Vec<Expr>,
+    Vec<(String, Option<usize>)>,
+    Vec<(Expr, bool)>,
+    Option<Expr>,
+);
 
 fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::Expr> {
     match e {
@@ -243,7 +280,8 @@ fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::
             if let ast::Value::Number(n, _) = &v.value {
                 let i: usize = n.parse().ok()?;
                 match proj.get(i.checked_sub(1)?)? {
-                    ast::SelectItem::UnnamedExpr(x) | ast::SelectItem::ExprWithAlias { expr: x, .. } => Some(x.clone()),
+                    ast::SelectItem::UnnamedExpr(x)
+                    | ast::SelectItem::ExprWithAlias { expr: x, .. } => Some(x.clone()),
                     _ => None,
                 }
             } else {
@@ -251,14 +289,24 @@ fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::
             }
         }
         ast::Expr::Identifier(id) => proj.iter().find_map(|p| match p {
-            ast::SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&id.value) => Some(expr.clone()),
+            ast::SelectItem::ExprWithAlias { expr, alias }
+                if alias.value.eq_ignore_ascii_case(&id.value) =>
+            {
+                Some(expr.clone())
+            }
             _ => None,
         }),
         _ => None,
     }
 }
 
-fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope, table: Option<&Table>) -> Result<Bound> {
+fn bind_output(
+    b: &mut Binder,
+    sel: &ast::Select,
+    q: &ast::Query,
+    scope: &Scope,
+    table: Option<&Table>,
+) -> Result<Bound> {
     let mut out = Vec::new();
     let mut names: Vec<(String, Option<usize>)> = Vec::new();
     for item in &sel.projection {
@@ -268,7 +316,9 @@ fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope,
                 let org = direct_column(e, scope);
                 let name = match (e, org) {
                     (ast::Expr::Identifier(id), _) => id.value.clone(),
-                    (ast::Expr::CompoundIdentifier(ids), _) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+                    (ast::Expr::CompoundIdentifier(ids), _) => {
+                        ids.last().map(|i| i.value.clone()).unwrap_or_default()
+                    }
                     _ => e.to_string(),
                 };
                 out.push(x);
@@ -298,14 +348,27 @@ fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope,
             let desc = matches!(it.options.sort, Some(ast::OrderBySort::Desc));
             b.place = "order clause";
             let e = match &it.expr {
-                ast::Expr::Value(ast::ValueWithSpan { value: ast::Value::Number(n, _), .. }) => {
-                    let i: usize = n.parse().map_err(|_| SqlError::parse("bad ORDER BY position"))?;
+                ast::Expr::Value(ast::ValueWithSpan {
+                    value: ast::Value::Number(n, _),
+                    ..
+                }) => {
+                    let i: usize = n
+                        .parse()
+                        .map_err(|_| SqlError::parse("bad ORDER BY position"))?;
                     out.get(i.wrapping_sub(1))
                         .cloned()
                         .ok_or_else(|| SqlError::unknown_column(n, "order clause"))?
                 }
-                ast::Expr::Identifier(id) if scope.cols.iter().all(|(_, c)| !c.eq_ignore_ascii_case(&id.value)) => {
-                    match names.iter().position(|(n, _)| n.eq_ignore_ascii_case(&id.value)) {
+                ast::Expr::Identifier(id)
+                    if scope
+                        .cols
+                        .iter()
+                        .all(|(_, c)| !c.eq_ignore_ascii_case(&id.value)) =>
+                {
+                    match names
+                        .iter()
+                        .position(|(n, _)| n.eq_ignore_ascii_case(&id.value))
+                    {
                         Some(p) => out[p].clone(),
                         None => b.expr(&it.expr, scope)?,
                     }
@@ -348,7 +411,10 @@ fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
         ast::Expr::CompoundIdentifier(ids) => &ids.last()?.value,
         _ => return None,
     };
-    scope.cols.iter().position(|(_, c)| c.eq_ignore_ascii_case(name))
+    scope
+        .cols
+        .iter()
+        .position(|(_, c)| c.eq_ignore_ascii_case(name))
 }
 
 /// A hashable image of a value consistent with `compare` equality.
@@ -426,7 +492,11 @@ fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
     Ok(match acc {
         None => v,
         Some(a) => {
-            let e = Expr::Bin(crate::expr::BinOp::Add, Box::new(Expr::Const(a)), Box::new(Expr::Const(v)));
+            let e = Expr::Bin(
+                crate::expr::BinOp::Add,
+                Box::new(Expr::Const(a)),
+                Box::new(Expr::Const(v)),
+            );
             e.eval(&[], &crate::expr::NoEnv)?
         }
     })
@@ -467,7 +537,11 @@ fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env) -> Result
                     None => true,
                     Some(cur) => {
                         let o = compare(&v, cur);
-                        if a.func == AggFunc::Min { o.is_lt() } else { o.is_gt() }
+                        if a.func == AggFunc::Min {
+                            o.is_lt()
+                        } else {
+                            o.is_gt()
+                        }
                     }
                 };
                 if better {
@@ -527,7 +601,12 @@ fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
 
 /// Runs a planned SELECT, sending the result set to `sink`. Returns the
 /// number of rows sent.
-pub fn execute(p: &SelectPlan, txn: &mut Txn, env: &dyn Env, sink: &mut dyn ResultSink) -> Result<u64> {
+pub fn execute(
+    p: &SelectPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    sink: &mut dyn ResultSink,
+) -> Result<u64> {
     sink.columns(&p.columns)?;
     let limit = count_of(&p.limit, env)?;
     let offset = count_of(&p.offset, env)?.unwrap_or(0);
@@ -585,14 +664,24 @@ pub fn execute(p: &SelectPlan, txn: &mut Txn, env: &dyn Env, sink: &mut dyn Resu
                 sent += 1;
                 return Ok(limit.is_none_or(|l| sent < l));
             }
-            let keys = p.order.iter().map(|(e, _)| e.eval(row, env)).collect::<Result<Vec<_>>>()?;
+            let keys = p
+                .order
+                .iter()
+                .map(|(e, _)| e.eval(row, env))
+                .collect::<Result<Vec<_>>>()?;
             rows.push((outbuf.clone(), keys));
             Ok(true)
         };
         match (&p.table, &p.access) {
             (Some(t), Some(acc)) => {
-                let want = if p.want.iter().all(|w| *w) { None } else { Some(&p.want[..]) };
-                access::for_each_row(txn, t, acc, p.lock, want, env, &mut |_txn, r| visit(&r.values))?;
+                let want = if p.want.iter().all(|w| *w) {
+                    None
+                } else {
+                    Some(&p.want[..])
+                };
+                access::for_each_row(txn, t, acc, p.lock, want, env, &mut |_txn, r| {
+                    visit(&r.values)
+                })?;
             }
             _ => {
                 visit(&[])?;
@@ -618,8 +707,16 @@ pub fn execute(p: &SelectPlan, txn: &mut Txn, env: &dyn Env, sink: &mut dyn Resu
                         continue;
                     }
                 }
-                let out = p.out.iter().map(|e| e.eval(&grow, env)).collect::<Result<Vec<_>>>()?;
-                let keys = p.order.iter().map(|(e, _)| e.eval(&grow, env)).collect::<Result<Vec<_>>>()?;
+                let out = p
+                    .out
+                    .iter()
+                    .map(|e| e.eval(&grow, env))
+                    .collect::<Result<Vec<_>>>()?;
+                let keys = p
+                    .order
+                    .iter()
+                    .map(|(e, _)| e.eval(&grow, env))
+                    .collect::<Result<Vec<_>>>()?;
                 rows.push((out, keys));
             }
         }

@@ -147,7 +147,9 @@ impl Session {
     }
 
     fn var_int(&self, name: &str) -> i64 {
-        self.get_var(name, false).and_then(|v| v.to_i128()).unwrap_or(0) as i64
+        self.get_var(name, false)
+            .and_then(|v| v.to_i128())
+            .unwrap_or(0) as i64
     }
 
     /// True when autocommit is on.
@@ -157,7 +159,9 @@ impl Session {
 
     fn isolation(&self) -> Isolation {
         match self.get_var("transaction_isolation", false) {
-            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => Isolation::ReadCommitted,
+            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => {
+                Isolation::ReadCommitted
+            }
             _ => Isolation::RepeatableRead,
         }
     }
@@ -205,7 +209,12 @@ impl Session {
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
         let parsed = parse::parse(sql)?;
         let params = parsed.params.len();
-        let mut p = Prepared { parsed, params, columns: vec![], plan: None };
+        let mut p = Prepared {
+            parsed,
+            params,
+            columns: vec![],
+            plan: None,
+        };
         // Plan now to report errors and result columns early.
         if let Some(plan) = self.plan(&p.parsed)? {
             if let Plan::Select(s) = &plan {
@@ -216,19 +225,39 @@ impl Session {
         let id = self.next_stmt;
         self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
         self.stmts.insert(id, p);
-        Ok((id, params, self.stmts.get(&id).map(|p| p.columns.clone()).unwrap_or_default()))
+        Ok((
+            id,
+            params,
+            self.stmts
+                .get(&id)
+                .map(|p| p.columns.clone())
+                .unwrap_or_default(),
+        ))
     }
 
     /// Runs a prepared statement with bound parameters.
-    pub fn execute_prepared(&mut self, id: u32, params: &[Value], sink: &mut dyn ResultSink) -> Result<Outcome> {
+    pub fn execute_prepared(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        sink: &mut dyn ResultSink,
+    ) -> Result<Outcome> {
         self.inst.count_question();
         self.warnings.clear();
         let mut p = self.stmts.remove(&id).ok_or_else(|| {
-            SqlError::new(1243, "HY000", format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"))
+            SqlError::new(
+                1243,
+                "HY000",
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            )
         })?;
         if params.len() != p.params {
             self.stmts.insert(id, p);
-            return Err(SqlError::new(1210, "HY000", "Incorrect arguments to mysqld_stmt_execute"));
+            return Err(SqlError::new(
+                1210,
+                "HY000",
+                "Incorrect arguments to mysqld_stmt_execute",
+            ));
         }
         let version = self.inst.catalog.state().version;
         let stale = !matches!(&p.plan, Some((v, db, _)) if *v == version && *db == self.db);
@@ -242,7 +271,12 @@ impl Session {
                 }
             }
         }
-        let r = self.run(&p.parsed, params, p.plan.as_ref().map(|(_, _, pl)| pl), sink);
+        let r = self.run(
+            &p.parsed,
+            params,
+            p.plan.as_ref().map(|(_, _, pl)| pl),
+            sink,
+        );
         self.stmts.insert(id, p);
         r
     }
@@ -258,19 +292,47 @@ impl Session {
     }
 
     fn plan(&self, parsed: &Parsed) -> Result<Option<Plan>> {
-        let Stmt::Ast(stmt) = &parsed.stmt else { return Ok(None) };
+        let Stmt::Ast(stmt) = &parsed.stmt else {
+            return Ok(None);
+        };
         let st = self.inst.catalog.state();
         let db = self.db.as_deref();
         Ok(match &**stmt {
-            ast::Statement::Query(q) => Some(Plan::Select(Box::new(select::plan(q, &st, db, &parsed.params)?))),
-            ast::Statement::Insert(i) => Some(Plan::Insert(Box::new(dml::plan_insert(i, &st, db, &parsed.params)?))),
-            ast::Statement::Update(u) => Some(Plan::Modify(Box::new(dml::plan_update(u, &st, db, &parsed.params)?))),
-            ast::Statement::Delete(d) => Some(Plan::Modify(Box::new(dml::plan_delete(d, &st, db, &parsed.params)?))),
+            ast::Statement::Query(q) => Some(Plan::Select(Box::new(select::plan(
+                q,
+                &st,
+                db,
+                &parsed.params,
+            )?))),
+            ast::Statement::Insert(i) => Some(Plan::Insert(Box::new(dml::plan_insert(
+                i,
+                &st,
+                db,
+                &parsed.params,
+            )?))),
+            ast::Statement::Update(u) => Some(Plan::Modify(Box::new(dml::plan_update(
+                u,
+                &st,
+                db,
+                &parsed.params,
+            )?))),
+            ast::Statement::Delete(d) => Some(Plan::Modify(Box::new(dml::plan_delete(
+                d,
+                &st,
+                db,
+                &parsed.params,
+            )?))),
             _ => None,
         })
     }
 
-    fn run(&mut self, parsed: &Parsed, params: &[Value], cached: Option<&Plan>, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    fn run(
+        &mut self,
+        parsed: &Parsed,
+        params: &[Value],
+        cached: Option<&Plan>,
+        sink: &mut dyn ResultSink,
+    ) -> Result<Outcome> {
         let plan = match cached {
             Some(p) => Some(p.clone()),
             None => self.plan(parsed)?,
@@ -283,7 +345,12 @@ impl Session {
 
     /// Runs a statement that reads or writes rows inside the session's
     /// transaction.
-    fn run_plan(&mut self, plan: &Plan, params: &[Value], sink: &mut dyn ResultSink) -> Result<Outcome> {
+    fn run_plan(
+        &mut self,
+        plan: &Plan,
+        params: &[Value],
+        sink: &mut dyn ResultSink,
+    ) -> Result<Outcome> {
         let autocommit = self.autocommit();
         let mut txn = match self.txn.take() {
             Some(t) => t,
@@ -300,7 +367,11 @@ impl Session {
         txn.begin_statement();
         let now = now_micros();
         let result = {
-            let env = StmtEnv { s: self, params, now };
+            let env = StmtEnv {
+                s: self,
+                params,
+                now,
+            };
             exec_plan(plan, &mut txn, &env, sink)
         };
         match result {
@@ -360,7 +431,11 @@ impl Session {
 
     /// Adds a warning.
     pub fn warn(&mut self, level: &'static str, code: u16, msg: impl Into<String>) {
-        self.warnings.push(Warning { level, code, msg: msg.into() });
+        self.warnings.push(Warning {
+            level,
+            code,
+            msg: msg.into(),
+        });
     }
 
     /// Ends the session: rolls back.
@@ -375,12 +450,25 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
     match plan {
         Plan::Select(p) => {
             let n = select::execute(p, txn, env, sink)?;
-            Ok(((Outcome { result_set: true, ..Default::default() }, None), -1, n))
+            Ok((
+                (
+                    Outcome {
+                        result_set: true,
+                        ..Default::default()
+                    },
+                    None,
+                ),
+                -1,
+                n,
+            ))
         }
         Plan::Insert(p) => {
             let r = dml::insert(p, txn, env)?;
             let info = if r.records > 1 || r.duplicates > 0 {
-                format!("Records: {}  Duplicates: {}  Warnings: 0", r.records, r.duplicates)
+                format!(
+                    "Records: {}  Duplicates: {}  Warnings: 0",
+                    r.records, r.duplicates
+                )
             } else {
                 String::new()
             };
@@ -399,7 +487,19 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
             } else {
                 format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
             };
-            Ok(((Outcome { result_set: false, affected_rows: changed, last_insert_id: 0, info }, None), changed as i64, 0))
+            Ok((
+                (
+                    Outcome {
+                        result_set: false,
+                        affected_rows: changed,
+                        last_insert_id: 0,
+                        info,
+                    },
+                    None,
+                ),
+                changed as i64,
+                0,
+            ))
         }
     }
 }

@@ -20,9 +20,17 @@ pub fn columns(t: &Table, full: bool, sink: &mut dyn ResultSink) -> Result<Outco
     for (i, c) in def.columns.iter().enumerate() {
         let key = if !def.hidden_pk && def.pk.columns.first() == Some(&i) {
             "PRI"
-        } else if def.secondary.iter().any(|ix| ix.unique && ix.columns.first() == Some(&i)) {
+        } else if def
+            .secondary
+            .iter()
+            .any(|ix| ix.unique && ix.columns.first() == Some(&i))
+        {
             "UNI"
-        } else if def.secondary.iter().any(|ix| ix.columns.first() == Some(&i)) {
+        } else if def
+            .secondary
+            .iter()
+            .any(|ix| ix.columns.first() == Some(&i))
+        {
             "MUL"
         } else {
             ""
@@ -35,21 +43,54 @@ pub fn columns(t: &Table, full: bool, sink: &mut dyn ResultSink) -> Result<Outco
                 Some(v) => Value::Bytes(v.text()),
             }
         };
-        let extra = if c.auto_increment { "auto_increment" } else if c.on_update_now { "on update CURRENT_TIMESTAMP" } else { "" };
+        let extra = if c.auto_increment {
+            "auto_increment"
+        } else if c.on_update_now {
+            "on update CURRENT_TIMESTAMP"
+        } else {
+            ""
+        };
         let mut r = vec![text(&c.name), text(c.ty.sql_name())];
         if full {
-            r.push(if c.ty.is_string() && !c.ty.is_binary() { text("utf8mb4_bin") } else { Value::Null });
+            r.push(if c.ty.is_string() && !c.ty.is_binary() {
+                text("utf8mb4_bin")
+            } else {
+                Value::Null
+            });
         }
-        r.extend([text(if c.nullable { "YES" } else { "NO" }), text(key), default, text(extra)]);
+        r.extend([
+            text(if c.nullable { "YES" } else { "NO" }),
+            text(key),
+            default,
+            text(extra),
+        ]);
         if full {
             r.extend([text("select,insert,update,references"), text(&c.comment)]);
         }
         out.push(r);
     }
     if full {
-        rows(sink, &["Field", "Type", "Collation", "Null", "Key", "Default", "Extra", "Privileges", "Comment"], out)
+        rows(
+            sink,
+            &[
+                "Field",
+                "Type",
+                "Collation",
+                "Null",
+                "Key",
+                "Default",
+                "Extra",
+                "Privileges",
+                "Comment",
+            ],
+            out,
+        )
     } else {
-        rows(sink, &["Field", "Type", "Null", "Key", "Default", "Extra"], out)
+        rows(
+            sink,
+            &["Field", "Type", "Null", "Key", "Default", "Extra"],
+            out,
+        )
     }
 }
 
@@ -84,8 +125,21 @@ pub fn index(t: &Table, sink: &mut dyn ResultSink) -> Result<Outcome> {
     rows(
         sink,
         &[
-            "Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation", "Cardinality", "Sub_part",
-            "Packed", "Null", "Index_type", "Comment", "Index_comment", "Visible", "Expression",
+            "Table",
+            "Non_unique",
+            "Key_name",
+            "Seq_in_index",
+            "Column_name",
+            "Collation",
+            "Cardinality",
+            "Sub_part",
+            "Packed",
+            "Null",
+            "Index_type",
+            "Comment",
+            "Index_comment",
+            "Visible",
+            "Expression",
         ],
         out,
     )
@@ -120,7 +174,13 @@ pub fn create_table(def: &TableDef) -> String {
         }
         lines.push(l);
     }
-    let cols = |ix: &rel::schema::Index| ix.columns.iter().map(|&c| quote(&def.columns[c].name)).collect::<Vec<_>>().join(",");
+    let cols = |ix: &rel::schema::Index| {
+        ix.columns
+            .iter()
+            .map(|&c| quote(&def.columns[c].name))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     if !def.hidden_pk {
         lines.push(format!("  PRIMARY KEY ({})", cols(&def.pk)));
     }
@@ -133,7 +193,11 @@ pub fn create_table(def: &TableDef) -> String {
         quote(&def.name),
         lines.join(",\n"),
         def.engine,
-        if def.comment.is_empty() { String::new() } else { format!(" COMMENT='{}'", def.comment.replace('\'', "''")) }
+        if def.comment.is_empty() {
+            String::new()
+        } else {
+            format!(" COMMENT='{}'", def.comment.replace('\'', "''"))
+        }
     )
 }
 
@@ -146,7 +210,9 @@ pub fn table_status(s: &Session, like: Option<&str>, sink: &mut dyn ResultSink) 
         if like.is_some_and(|p| !crate::vars::like_ci(&name, p)) {
             continue;
         }
-        let Some(t) = st.table(&db, &name) else { continue };
+        let Some(t) = st.table(&db, &name) else {
+            continue;
+        };
         out.push(vec![
             text(&name),
             text(&t.def.engine),
@@ -171,9 +237,24 @@ pub fn table_status(s: &Session, like: Option<&str>, sink: &mut dyn ResultSink) 
     rows(
         sink,
         &[
-            "Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length", "Max_data_length",
-            "Index_length", "Data_free", "Auto_increment", "Create_time", "Update_time", "Check_time", "Collation",
-            "Checksum", "Create_options", "Comment",
+            "Name",
+            "Engine",
+            "Version",
+            "Row_format",
+            "Rows",
+            "Avg_row_length",
+            "Data_length",
+            "Max_data_length",
+            "Index_length",
+            "Data_free",
+            "Auto_increment",
+            "Create_time",
+            "Update_time",
+            "Check_time",
+            "Collation",
+            "Checksum",
+            "Create_options",
+            "Comment",
         ],
         out,
     )
@@ -191,14 +272,26 @@ pub fn status(s: &Session) -> Vec<(String, Value)> {
         ("Questions".into(), u(inst.questions())),
         ("Connections".into(), u(inst.connections())),
         ("Innodb_row_lock_waits".into(), u(t.row_lock_waits)),
-        ("Innodb_row_lock_current_waits".into(), u(t.row_lock_current_waits)),
-        ("Innodb_row_lock_time".into(), u(t.row_lock_time_micros / 1000)),
-        ("Innodb_row_lock_time_max".into(), u(t.row_lock_time_max_micros / 1000)),
+        (
+            "Innodb_row_lock_current_waits".into(),
+            u(t.row_lock_current_waits),
+        ),
+        (
+            "Innodb_row_lock_time".into(),
+            u(t.row_lock_time_micros / 1000),
+        ),
+        (
+            "Innodb_row_lock_time_max".into(),
+            u(t.row_lock_time_max_micros / 1000),
+        ),
         ("Strata_lock_wait_timeouts".into(), u(t.lock_wait_timeouts)),
         ("Strata_deadlocks".into(), u(t.deadlocks)),
         ("Strata_commits".into(), u(t.commits)),
         ("Strata_rollbacks".into(), u(t.rollbacks)),
-        ("Strata_live_table_bytes".into(), u(inst.txdb.db().live_table_bytes())),
+        (
+            "Strata_live_table_bytes".into(),
+            u(inst.txdb.db().live_table_bytes()),
+        ),
     ];
     for (k, val) in e.pairs() {
         v.push((format!("Strata_{k}"), u(val)));

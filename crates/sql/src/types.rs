@@ -30,16 +30,25 @@ pub fn infer(e: &Expr, t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)
             },
         },
         Expr::Neg(x) => infer(x, t, agg),
-        Expr::Not(_) | Expr::IsNull(..) | Expr::IsBool(..) | Expr::In(..) | Expr::Between(..) | Expr::Like(..) => {
-            OutType::Int { unsigned: false }
-        }
+        Expr::Not(_)
+        | Expr::IsNull(..)
+        | Expr::IsBool(..)
+        | Expr::In(..)
+        | Expr::Between(..)
+        | Expr::Like(..) => OutType::Int { unsigned: false },
         Expr::BitNot(_) => OutType::Int { unsigned: true },
         Expr::Bin(op, a, b) => match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::IntDiv => {
                 let (x, y) = (numeric(infer(a, t, agg)), numeric(infer(b, t, agg)));
                 match (x, y) {
                     (Num::Dbl, _) | (_, Num::Dbl) => OutType::Double,
-                    (Num::Dec(s1), Num::Dec(s2)) => OutType::Decimal { scale: if *op == BinOp::Mul { s1 + s2 } else { s1.max(s2) } },
+                    (Num::Dec(s1), Num::Dec(s2)) => OutType::Decimal {
+                        scale: if *op == BinOp::Mul {
+                            s1 + s2
+                        } else {
+                            s1.max(s2)
+                        },
+                    },
                     (Num::Dec(s), _) | (_, Num::Dec(s)) => OutType::Decimal { scale: s },
                     _ => OutType::Int { unsigned: false },
                 }
@@ -49,10 +58,14 @@ pub fn infer(e: &Expr, t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)
                 (Num::Dec(s), _) => OutType::Decimal { scale: s + 4 },
                 _ => OutType::Decimal { scale: 4 },
             },
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => OutType::Int { unsigned: true },
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr => {
+                OutType::Int { unsigned: true }
+            }
             _ => OutType::Int { unsigned: false },
         },
-        Expr::Case { whens, otherwise, .. } => whens
+        Expr::Case {
+            whens, otherwise, ..
+        } => whens
             .first()
             .map(|(_, r)| infer(r, t, agg))
             .or_else(|| otherwise.as_ref().map(|o| infer(o, t, agg)))
@@ -86,7 +99,9 @@ fn of_value(v: &Value) -> OutType {
         Value::UInt(_) => OutType::Int { unsigned: true },
         Value::Double(_) => OutType::Double,
         Value::Decimal(_, s) => OutType::Decimal { scale: *s },
-        Value::Bytes(b) => OutType::Text { len: b.len().max(1) as u32 },
+        Value::Bytes(b) => OutType::Text {
+            len: b.len().max(1) as u32,
+        },
         Value::Date(_) => OutType::Date,
         Value::DateTime(_) => OutType::DateTime,
         Value::Time(_) => OutType::Time,
@@ -94,7 +109,11 @@ fn of_value(v: &Value) -> OutType {
 }
 
 fn agg_type(a: &AggSpec, t: Option<&Table>) -> OutType {
-    let arg = a.arg.as_ref().map(|e| infer(e, t, None)).unwrap_or(OutType::Null);
+    let arg = a
+        .arg
+        .as_ref()
+        .map(|e| infer(e, t, None))
+        .unwrap_or(OutType::Null);
     match a.func {
         AggFunc::CountStar | AggFunc::Count => OutType::Int { unsigned: false },
         AggFunc::Sum => match numeric(arg) {
@@ -112,19 +131,55 @@ fn agg_type(a: &AggSpec, t: Option<&Table>) -> OutType {
     }
 }
 
-fn func_type(f: Func, args: &[Expr], t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) -> OutType {
-    let first = || args.first().map(|a| infer(a, t, agg)).unwrap_or(OutType::Null);
+fn func_type(
+    f: Func,
+    args: &[Expr],
+    t: Option<&Table>,
+    agg: Option<&(Vec<Expr>, Vec<AggSpec>)>,
+) -> OutType {
+    let first = || {
+        args.first()
+            .map(|a| infer(a, t, agg))
+            .unwrap_or(OutType::Null)
+    };
     match f {
-        Func::Length | Func::CharLength | Func::Locate | Func::Sign | Func::ConnectionId | Func::LastInsertId
-        | Func::RowCount | Func::FoundRows | Func::UnixTimestamp | Func::Year | Func::Month | Func::Day
-        | Func::CastSigned | Func::Sleep => OutType::Int { unsigned: matches!(f, Func::ConnectionId | Func::LastInsertId | Func::FoundRows) },
+        Func::Length
+        | Func::CharLength
+        | Func::Locate
+        | Func::Sign
+        | Func::ConnectionId
+        | Func::LastInsertId
+        | Func::RowCount
+        | Func::FoundRows
+        | Func::UnixTimestamp
+        | Func::Year
+        | Func::Month
+        | Func::Day
+        | Func::CastSigned
+        | Func::Sleep => OutType::Int {
+            unsigned: matches!(f, Func::ConnectionId | Func::LastInsertId | Func::FoundRows),
+        },
         Func::CastUnsigned => OutType::Int { unsigned: true },
-        Func::Abs | Func::Round | Func::Truncate | Func::Floor | Func::Ceil | Func::IfNull | Func::Coalesce
-        | Func::Greatest | Func::Least | Func::NullIf | Func::Mod => match first() {
-            OutType::Column(c) if c.is_integer() => OutType::Int { unsigned: c.unsigned },
+        Func::Abs
+        | Func::Round
+        | Func::Truncate
+        | Func::Floor
+        | Func::Ceil
+        | Func::IfNull
+        | Func::Coalesce
+        | Func::Greatest
+        | Func::Least
+        | Func::NullIf
+        | Func::Mod => match first() {
+            OutType::Column(c) if c.is_integer() => OutType::Int {
+                unsigned: c.unsigned,
+            },
             other => other,
         },
-        Func::If => args.get(1).map(|a| infer(a, t, agg)).unwrap_or(OutType::Null),
+        Func::If => args
+            .get(1)
+            .map(|a| infer(a, t, agg))
+            .unwrap_or(OutType::Null),
         Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,

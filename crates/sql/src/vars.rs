@@ -64,7 +64,10 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("tx_read_only", i(0)),
         ("unique_checks", i(1)),
         ("version", s(VERSION)),
-        ("version_comment", s("Strata (MySQL-compatible, LSM storage)")),
+        (
+            "version_comment",
+            s("Strata (MySQL-compatible, LSM storage)"),
+        ),
         ("version_compile_machine", s("x86_64")),
         ("version_compile_os", s("Linux")),
         ("wait_timeout", i(28800)),
@@ -114,9 +117,21 @@ pub fn canonical(name: &str) -> String {
 pub fn global_only(name: &str) -> bool {
     matches!(
         name,
-        "max_connections" | "version" | "version_comment" | "datadir" | "port" | "socket" | "hostname" | "license"
-            | "lower_case_table_names" | "system_time_zone" | "protocol_version" | "have_ssl"
-            | "strata_block_cache_size" | "strata_write_buffer_size" | "character_set_system"
+        "max_connections"
+            | "version"
+            | "version_comment"
+            | "datadir"
+            | "port"
+            | "socket"
+            | "hostname"
+            | "license"
+            | "lower_case_table_names"
+            | "system_time_zone"
+            | "protocol_version"
+            | "have_ssl"
+            | "strata_block_cache_size"
+            | "strata_write_buffer_size"
+            | "character_set_system"
     )
 }
 
@@ -124,8 +139,14 @@ pub fn global_only(name: &str) -> bool {
 pub fn normalize(name: &str, v: Value) -> Result<Value, String> {
     let text = || String::from_utf8_lossy(&v.text()).to_ascii_uppercase();
     match name {
-        "autocommit" | "foreign_key_checks" | "unique_checks" | "sql_auto_is_null" | "sql_safe_updates"
-        | "transaction_read_only" | "sql_log_bin" | "strata_sync_on_commit" => match v {
+        "autocommit"
+        | "foreign_key_checks"
+        | "unique_checks"
+        | "sql_auto_is_null"
+        | "sql_safe_updates"
+        | "transaction_read_only"
+        | "sql_log_bin"
+        | "strata_sync_on_commit" => match v {
             Value::Int(0) | Value::Int(1) => Ok(v),
             Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => Err(text()),
             _ => match text().as_str() {
@@ -149,5 +170,9 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, String> {
 
 /// SQL LIKE for SHOW ... LIKE patterns (case-insensitive).
 pub fn like_ci(name: &str, pat: &str) -> bool {
-    crate::expr::like(name.to_ascii_lowercase().as_bytes(), pat.to_ascii_lowercase().as_bytes(), b'\\')
+    crate::expr::like(
+        name.to_ascii_lowercase().as_bytes(),
+        pat.to_ascii_lowercase().as_bytes(),
+        b'\\',
+    )
 }

@@ -12,13 +12,19 @@ fn tmpdir(name: &str) -> std::path::PathBuf {
 
 fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
     let mut c = Collect::default();
-    s.query(sql, &mut c).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    s.query(sql, &mut c)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
     c.rows
 }
 
 fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
     rows.into_iter()
-        .map(|r| r.iter().map(|v| String::from_utf8_lossy(&v.text()).into_owned()).collect::<Vec<_>>().join("|"))
+        .map(|r| {
+            r.iter()
+                .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+                .collect::<Vec<_>>()
+                .join("|")
+        })
         .collect()
 }
 
@@ -43,31 +49,88 @@ fn sysbench_shapes() {
     for i in 1..=100 {
         vals.push(format!("({}, 'c{:03}', 'pad')", i % 10, i));
     }
-    q(&mut s, &format!("INSERT INTO sbtest1(k, c, pad) VALUES {}", vals.join(",")));
+    q(
+        &mut s,
+        &format!("INSERT INTO sbtest1(k, c, pad) VALUES {}", vals.join(",")),
+    );
     q(&mut s, "CREATE INDEX k_1 ON sbtest1(k)");
-    assert_eq!(texts(q(&mut s, "SELECT c FROM sbtest1 WHERE id=5")), vec!["c005"]);
-    assert_eq!(texts(q(&mut s, "SELECT c FROM sbtest1 WHERE id BETWEEN 3 AND 5")), vec!["c003", "c004", "c005"]);
-    assert_eq!(texts(q(&mut s, "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 10")), vec!["45"]);
-    assert_eq!(texts(q(&mut s, "SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 3 ORDER BY c DESC")), vec!["c003", "c002", "c001"]);
-    assert_eq!(texts(q(&mut s, "SELECT DISTINCT k FROM sbtest1 WHERE id BETWEEN 1 AND 20 ORDER BY k LIMIT 3")), vec!["0", "1", "2"]);
+    assert_eq!(
+        texts(q(&mut s, "SELECT c FROM sbtest1 WHERE id=5")),
+        vec!["c005"]
+    );
+    assert_eq!(
+        texts(q(&mut s, "SELECT c FROM sbtest1 WHERE id BETWEEN 3 AND 5")),
+        vec!["c003", "c004", "c005"]
+    );
+    assert_eq!(
+        texts(q(
+            &mut s,
+            "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 10"
+        )),
+        vec!["45"]
+    );
+    assert_eq!(
+        texts(q(
+            &mut s,
+            "SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 3 ORDER BY c DESC"
+        )),
+        vec!["c003", "c002", "c001"]
+    );
+    assert_eq!(
+        texts(q(
+            &mut s,
+            "SELECT DISTINCT k FROM sbtest1 WHERE id BETWEEN 1 AND 20 ORDER BY k LIMIT 3"
+        )),
+        vec!["0", "1", "2"]
+    );
     q(&mut s, "UPDATE sbtest1 SET k=k+1 WHERE id=5");
-    assert_eq!(texts(q(&mut s, "SELECT k FROM sbtest1 WHERE id=5")), vec!["6"]);
+    assert_eq!(
+        texts(q(&mut s, "SELECT k FROM sbtest1 WHERE id=5")),
+        vec!["6"]
+    );
     q(&mut s, "UPDATE sbtest1 SET c='new' WHERE id=6");
     q(&mut s, "DELETE FROM sbtest1 WHERE id=7");
-    q(&mut s, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (7, 3, 'again', 'p')");
-    assert_eq!(err(&mut s, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (7, 3, 'again', 'p')"), 1062);
-    let via_index = texts(q(&mut s, "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (3, 6) ORDER BY id"));
-    let via_scan = texts(q(&mut s, "SELECT id, k, c, pad FROM sbtest1 WHERE k + 0 IN (3, 6) ORDER BY id"));
+    q(
+        &mut s,
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (7, 3, 'again', 'p')",
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (7, 3, 'again', 'p')"
+        ),
+        1062
+    );
+    let via_index = texts(q(
+        &mut s,
+        "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (3, 6) ORDER BY id",
+    ));
+    let via_scan = texts(q(
+        &mut s,
+        "SELECT id, k, c, pad FROM sbtest1 WHERE k + 0 IN (3, 6) ORDER BY id",
+    ));
     assert_eq!(via_index.len(), 22);
     assert_eq!(via_index, via_scan);
     assert!(via_index.contains(&"7|3|again|p".to_string()));
-    let n = texts(q(&mut s, "SELECT count(k) FROM sbtest1 WHERE k BETWEEN 1 AND 2 OR k BETWEEN 2 AND 3"));
-    let m = texts(q(&mut s, "SELECT count(*) FROM sbtest1 WHERE k >= 1 AND k <= 3"));
+    let n = texts(q(
+        &mut s,
+        "SELECT count(k) FROM sbtest1 WHERE k BETWEEN 1 AND 2 OR k BETWEEN 2 AND 3",
+    ));
+    let m = texts(q(
+        &mut s,
+        "SELECT count(*) FROM sbtest1 WHERE k >= 1 AND k <= 3",
+    ));
     assert_eq!(n, m);
     // insert with id 0 gets the next auto-increment
-    q(&mut s, "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 1, 'x', 'y')");
+    q(
+        &mut s,
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (0, 1, 'x', 'y')",
+    );
     assert_eq!(texts(q(&mut s, "SELECT LAST_INSERT_ID()")), vec!["101"]);
-    assert_eq!(texts(q(&mut s, "CHECK TABLE sbtest1"))[0], "sbtest.sbtest1|check|status|OK");
+    assert_eq!(
+        texts(q(&mut s, "CHECK TABLE sbtest1"))[0],
+        "sbtest.sbtest1|check|status|OK"
+    );
     q(&mut s, "DROP TABLE IF EXISTS sbtest1");
     assert_eq!(err(&mut s, "SELECT * FROM sbtest1"), 1146);
     drop(s);
@@ -86,27 +149,51 @@ fn transactions_and_restart() {
     q(&mut a, "UPDATE t SET n = n + 1 WHERE id = 1");
     assert_eq!(texts(q(&mut b, "SELECT n FROM t WHERE id = 1")), vec!["10"]); // no dirty read
     q(&mut a, "ROLLBACK");
-    assert_eq!(texts(q(&mut a, "SELECT n, d, ts FROM t WHERE id = 1")), vec!["10|1.50|2024-01-02 03:04:05"]);
+    assert_eq!(
+        texts(q(&mut a, "SELECT n, d, ts FROM t WHERE id = 1")),
+        vec!["10|1.50|2024-01-02 03:04:05"]
+    );
     q(&mut b, "START TRANSACTION");
     assert_eq!(texts(q(&mut b, "SELECT count(*) FROM t")), vec!["2"]);
     q(&mut a, "INSERT INTO t VALUES (3, 'c', 30, 0, NOW())");
     assert_eq!(texts(q(&mut b, "SELECT count(*) FROM t")), vec!["2"]); // repeatable read
     q(&mut b, "COMMIT");
     assert_eq!(texts(q(&mut b, "SELECT count(*) FROM t")), vec!["3"]);
-    assert_eq!(texts(q(&mut a, "SELECT v FROM t WHERE v IS NULL")), vec!["NULL"]);
-    assert_eq!(texts(q(&mut a, "SELECT id FROM t WHERE n > 15 ORDER BY n DESC")), vec!["3", "2"]);
-    q(&mut a, "INSERT INTO t VALUES (1, 'z', 0, 0, NULL) ON DUPLICATE KEY UPDATE n = n + VALUES(n) + 100");
-    assert_eq!(texts(q(&mut a, "SELECT n FROM t WHERE id = 1")), vec!["110"]);
+    assert_eq!(
+        texts(q(&mut a, "SELECT v FROM t WHERE v IS NULL")),
+        vec!["NULL"]
+    );
+    assert_eq!(
+        texts(q(&mut a, "SELECT id FROM t WHERE n > 15 ORDER BY n DESC")),
+        vec!["3", "2"]
+    );
+    q(
+        &mut a,
+        "INSERT INTO t VALUES (1, 'z', 0, 0, NULL) ON DUPLICATE KEY UPDATE n = n + VALUES(n) + 100",
+    );
+    assert_eq!(
+        texts(q(&mut a, "SELECT n FROM t WHERE id = 1")),
+        vec!["110"]
+    );
     q(&mut a, "REPLACE INTO t VALUES (2, 'r', 5, 0, NULL)");
-    assert_eq!(texts(q(&mut a, "SELECT v, n FROM t WHERE id = 2")), vec!["r|5"]);
+    assert_eq!(
+        texts(q(&mut a, "SELECT v, n FROM t WHERE id = 2")),
+        vec!["r|5"]
+    );
     assert_eq!(texts(q(&mut a, "SELECT id FROM t WHERE n = 5")), vec!["2"]);
     drop(a);
     drop(b);
     drop(inst);
     let inst = Instance::open(&dir, &InstanceOptions::default()).unwrap();
     let mut s = inst.session(3, "root", Some("test".into()));
-    assert_eq!(texts(q(&mut s, "SELECT id, v FROM t ORDER BY id")), vec!["1|a", "2|r", "3|c"]);
-    assert_eq!(texts(q(&mut s, "CHECK TABLE t"))[0], "test.t|check|status|OK");
+    assert_eq!(
+        texts(q(&mut s, "SELECT id, v FROM t ORDER BY id")),
+        vec!["1|a", "2|r", "3|c"]
+    );
+    assert_eq!(
+        texts(q(&mut s, "CHECK TABLE t"))[0],
+        "test.t|check|status|OK"
+    );
     drop(s);
     drop(inst);
     let _ = std::fs::remove_dir_all(dir);

@@ -1,0 +1,260 @@
+//! Server options from the command line and an optional my.cnf-style file
+//! (`--defaults-file=F`; sections `[mysqld]`, `[server]` and `[strata]`).
+//! Names follow MySQL where an equivalent exists; `-` and `_` are the same.
+use std::path::PathBuf;
+
+/// Everything the server needs to start.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub datadir: PathBuf,
+    pub port: u16,
+    pub bind_address: String,
+    pub socket: Option<PathBuf>,
+    pub max_connections: usize,
+    pub block_cache_size: usize,
+    pub write_buffer_size: usize,
+    pub background_jobs: usize,
+    pub sync_on_commit: bool,
+    pub root_password: Option<String>,
+    pub max_allowed_packet: usize,
+    pub lock_wait_timeout: u64,
+    pub transaction_isolation: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            datadir: PathBuf::from("./strata-data"),
+            port: 3306,
+            bind_address: "127.0.0.1".into(),
+            socket: None,
+            max_connections: 151,
+            block_cache_size: 64 << 20,
+            write_buffer_size: 64 << 20,
+            background_jobs: 2,
+            sync_on_commit: true,
+            root_password: None,
+            max_allowed_packet: 64 << 20,
+            lock_wait_timeout: 50,
+            transaction_isolation: None,
+        }
+    }
+}
+
+pub const HELP: &str = "\
+strata: a MySQL-compatible server on an LSM-tree engine
+
+Usage: strata [--option=value ...]
+
+  --datadir=DIR                 data directory (default ./strata-data, created if missing)
+  --port=N                      TCP port (default 3306; 0 disables TCP)
+  --bind-address=ADDR           address to listen on (default 127.0.0.1)
+  --socket=PATH                 unix socket (default DATADIR/strata.sock; '' disables)
+  --max-connections=N           connection limit (default 151; error 1040 beyond)
+  --block-cache-size=BYTES      engine block cache (default 64M; K/M/G suffixes)
+  --write-buffer-size=BYTES     memtable size (default 64M)
+  --background-jobs=N           flush/compaction threads (default 2)
+  --sync-on-commit=1|0          fsync the log at every commit (default 1);
+                                alias --innodb-flush-log-at-trx-commit / --rocksdb-flush-log-at-trx-commit
+  --root-password=PW            password of user root (default empty)
+  --max-allowed-packet=BYTES    largest packet accepted (default 64M)
+  --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
+  --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
+  --defaults-file=FILE          read options from a my.cnf-style file first
+  --help                        this text
+";
+
+/// Parses a size with an optional K/M/G suffix.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 1usize << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    num.parse::<usize>()
+        .map(|n| n.saturating_mul(mult))
+        .map_err(|_| format!("bad size '{s}'"))
+}
+
+fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "1" | "on" | "true" | "yes" | "2" => Ok(true),
+        "0" | "off" | "false" | "no" => Ok(false),
+        _ => Err(format!("bad boolean '{s}'")),
+    }
+}
+
+impl Config {
+    /// Applies one option; `Ok(false)` for an unknown name.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<bool, String> {
+        let n = name
+            .trim()
+            .trim_start_matches("--")
+            .replace('-', "_")
+            .to_ascii_lowercase();
+        let num = |v: &str| {
+            v.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("bad number '{v}' for --{name}"))
+        };
+        match n.as_str() {
+            "datadir" => self.datadir = PathBuf::from(value),
+            "port" => {
+                self.port = num(value)?
+                    .try_into()
+                    .map_err(|_| format!("bad port '{value}'"))?
+            }
+            "bind_address" => self.bind_address = value.to_string(),
+            "socket" => {
+                self.socket = if value.is_empty() {
+                    Some(PathBuf::new())
+                } else {
+                    Some(PathBuf::from(value))
+                }
+            }
+            "max_connections" => self.max_connections = num(value)? as usize,
+            "block_cache_size" | "strata_block_cache_size" | "rocksdb_block_cache_size" => {
+                self.block_cache_size = parse_size(value)?
+            }
+            "write_buffer_size" | "strata_write_buffer_size" => {
+                self.write_buffer_size = parse_size(value)?
+            }
+            "background_jobs" | "max_background_jobs" => {
+                self.background_jobs = num(value)?.max(1) as usize
+            }
+            "sync_on_commit"
+            | "strata_sync_on_commit"
+            | "innodb_flush_log_at_trx_commit"
+            | "rocksdb_flush_log_at_trx_commit" => self.sync_on_commit = parse_bool(value)?,
+            "root_password" => self.root_password = Some(value.to_string()),
+            "max_allowed_packet" => self.max_allowed_packet = parse_size(value)?,
+            "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
+                self.lock_wait_timeout = num(value)?
+            }
+            "transaction_isolation" | "tx_isolation" => {
+                self.transaction_isolation = Some(value.to_ascii_uppercase())
+            }
+            // Accepted for compatibility with MySQL option files.
+            "user"
+            | "pid_file"
+            | "log_error"
+            | "skip_name_resolve"
+            | "default_storage_engine"
+            | "character_set_server"
+            | "collation_server"
+            | "skip_log_bin"
+            | "disable_log_bin" => {}
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Reads a my.cnf-style file.
+    pub fn load_file(&mut self, path: &str) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let mut on = true;
+        for (i, line) in text.lines().enumerate() {
+            let l = line.trim();
+            if l.is_empty() || l.starts_with('#') || l.starts_with(';') {
+                continue;
+            }
+            if l.starts_with('[') {
+                let sec = l
+                    .trim_matches(|c| c == '[' || c == ']')
+                    .to_ascii_lowercase();
+                on = matches!(sec.as_str(), "mysqld" | "server" | "strata");
+                continue;
+            }
+            if !on {
+                continue;
+            }
+            let (k, v) = l
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim().trim_matches('"')))
+                .unwrap_or((l, "1"));
+            if !self.set(k, v)? {
+                eprintln!("strata: {path}:{}: ignoring unknown option '{k}'", i + 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses command-line arguments (after the program name).
+    pub fn from_args(args: &[String]) -> Result<Option<Config>, String> {
+        let mut c = Config::default();
+        if let Some(f) = args.iter().find_map(|a| a.strip_prefix("--defaults-file=")) {
+            c.load_file(f)?;
+        }
+        let mut i = 0;
+        while i < args.len() {
+            let a = &args[i];
+            i += 1;
+            if a == "--help" || a == "-h" || a == "-?" {
+                return Ok(None);
+            }
+            if a.starts_with("--defaults-file=") {
+                continue;
+            }
+            let Some(opt) = a.strip_prefix("--") else {
+                return Err(format!("unexpected argument '{a}' (see --help)"));
+            };
+            let (k, v) = match opt.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => {
+                    let takes_value = !matches!(
+                        opt.replace('-', "_").as_str(),
+                        "skip_name_resolve" | "skip_log_bin" | "disable_log_bin"
+                    );
+                    if takes_value && i < args.len() && !args[i].starts_with("--") {
+                        i += 1;
+                        (opt.to_string(), args[i - 1].clone())
+                    } else {
+                        (opt.to_string(), "1".to_string())
+                    }
+                }
+            };
+            if !c.set(&k, &v)? {
+                return Err(format!("unknown option '--{k}' (see --help)"));
+            }
+        }
+        Ok(Some(c))
+    }
+
+    /// The unix socket path, if enabled.
+    pub fn socket_path(&self) -> Option<PathBuf> {
+        match &self.socket {
+            Some(p) if p.as_os_str().is_empty() => None,
+            Some(p) => Some(p.clone()),
+            None => Some(self.datadir.join("strata.sock")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_and_sizes() {
+        let a: Vec<String> = [
+            "--port=3307",
+            "--datadir",
+            "/tmp/x",
+            "--block_cache_size=1G",
+            "--sync-on-commit=off",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let c = Config::from_args(&a).unwrap().unwrap();
+        assert_eq!(c.port, 3307);
+        assert_eq!(c.datadir, PathBuf::from("/tmp/x"));
+        assert_eq!(c.block_cache_size, 1 << 30);
+        assert!(!c.sync_on_commit);
+        assert!(Config::from_args(&["--nope=1".to_string()]).is_err());
+        assert!(Config::from_args(&["--port=abc".to_string()]).is_err());
+        assert_eq!(parse_size("64K").unwrap(), 65536);
+    }
+}

@@ -1,0 +1,530 @@
+//! One client connection: handshake, then a command loop that hands SQL to
+//! a `sql::Session` and writes its results as MySQL packets (text rows for
+//! COM_QUERY, binary rows for COM_STMT_EXECUTE). A malformed packet or an
+//! I/O error ends only this connection.
+use crate::Shared;
+use rel::value::{self as val, ColumnType as CT, TypeKind, Value};
+use sql::result::{ColumnInfo, OutType, Outcome, ResultSink};
+use sql::{Session, SqlError};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::sync::Arc;
+use wire::{colflag, status, ColumnDef, ColumnType, Command, Conn, OkPacket, Param, ParamType};
+
+/// Per-prepared-statement protocol state.
+#[derive(Default)]
+struct StmtState {
+    nparams: usize,
+    types: Vec<ParamType>,
+    long_data: Vec<Option<Vec<u8>>>,
+    columns: Vec<ColumnInfo>,
+}
+
+/// Maps a result column to its protocol definition.
+pub fn column_def(c: &ColumnInfo) -> ColumnDef {
+    let (t, unsigned, len, binary_charset, dec) = match c.ty {
+        OutType::Column(ct) => col_type(&ct),
+        OutType::Int { unsigned } => (ColumnType::LongLong, unsigned, 21, true, 0),
+        OutType::Decimal { scale } => (ColumnType::NewDecimal, false, 67, true, scale),
+        OutType::Double => (ColumnType::Double, false, 22, true, 31),
+        OutType::Text { len } => (
+            ColumnType::VarString,
+            false,
+            len.saturating_mul(4),
+            false,
+            0,
+        ),
+        OutType::Date => (ColumnType::Date, false, 10, true, 0),
+        OutType::DateTime => (ColumnType::DateTime, false, 19, true, 0),
+        OutType::Time => (ColumnType::Time, false, 10, true, 0),
+        OutType::Null => (ColumnType::Null, false, 0, true, 0),
+    };
+    let mut d = ColumnDef::new(&c.name, t);
+    d.schema = c.db.clone();
+    d.table = c.table.clone();
+    d.org_table = c.org_table.clone();
+    d.org_name = c.org_name.clone();
+    d.length = len;
+    d.decimals = dec;
+    if !binary_charset {
+        d.charset = u16::from(wire::charset::UTF8MB4_GENERAL_CI);
+    }
+    let mut f = d.flags;
+    if !c.nullable {
+        f |= colflag::NOT_NULL_FLAG;
+    }
+    if c.primary {
+        f |= colflag::PRI_KEY_FLAG;
+    }
+    if c.auto_increment {
+        f |= colflag::AUTO_INCREMENT_FLAG;
+    }
+    if unsigned {
+        f |= colflag::UNSIGNED_FLAG;
+    }
+    d.flags = f;
+    d
+}
+
+fn col_type(ct: &CT) -> (ColumnType, bool, u32, bool, u8) {
+    let u = ct.unsigned;
+    match ct.kind {
+        TypeKind::TinyInt => (ColumnType::Tiny, u, 4, true, 0),
+        TypeKind::SmallInt => (ColumnType::Short, u, 6, true, 0),
+        TypeKind::MediumInt => (ColumnType::Int24, u, 9, true, 0),
+        TypeKind::Int => (ColumnType::Long, u, 11, true, 0),
+        TypeKind::BigInt => (ColumnType::LongLong, u, 20, true, 0),
+        TypeKind::Year => (ColumnType::Year, true, 4, true, 0),
+        TypeKind::Float => (ColumnType::Float, false, 12, true, 31),
+        TypeKind::Double => (ColumnType::Double, false, 22, true, 31),
+        TypeKind::Decimal => (ColumnType::NewDecimal, u, ct.len + 2, true, ct.scale),
+        TypeKind::Char => (ColumnType::String, false, ct.len * 4, false, 0),
+        TypeKind::VarChar => (ColumnType::VarString, false, ct.len * 4, false, 0),
+        TypeKind::Text => (ColumnType::Blob, false, ct.max_bytes() as u32, false, 0),
+        TypeKind::Binary => (ColumnType::String, false, ct.len, true, 0),
+        TypeKind::VarBinary => (ColumnType::VarString, false, ct.len, true, 0),
+        TypeKind::Blob => (ColumnType::Blob, false, ct.max_bytes() as u32, true, 0),
+        TypeKind::Date => (ColumnType::Date, false, 10, true, 0),
+        TypeKind::DateTime => (ColumnType::DateTime, false, 19, true, ct.scale),
+        TypeKind::Timestamp => (ColumnType::Timestamp, false, 19, true, ct.scale),
+        TypeKind::Time => (ColumnType::Time, false, 10, true, ct.scale),
+    }
+}
+
+/// Writes rows as text or binary protocol rows.
+struct Sink<'a, S: Read + Write> {
+    conn: &'a mut Conn<S>,
+    binary: bool,
+    types: Vec<ColumnType>,
+    text: Vec<u8>,
+    started: bool,
+}
+
+impl<S: Read + Write> ResultSink for Sink<'_, S> {
+    fn columns(&mut self, cols: &[ColumnInfo]) -> sql::Result<()> {
+        let defs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
+        self.types = defs.iter().map(|d| d.col_type).collect();
+        self.started = true;
+        self.conn.send_columns(&defs).map_err(io_err)
+    }
+
+    fn row(&mut self, row: &[Value]) -> sql::Result<()> {
+        if self.binary {
+            let mut r = self.conn.binary_row(row.len());
+            for (v, t) in row.iter().zip(&self.types) {
+                push_binary(&mut r, *t, v, &mut self.text);
+            }
+            r.finish().map_err(io_err)
+        } else {
+            let mut r = self.conn.text_row();
+            for v in row {
+                match v {
+                    Value::Null => {
+                        r.push_null();
+                    }
+                    Value::Bytes(b) => {
+                        r.push_bytes(b);
+                    }
+                    Value::Int(i) => {
+                        r.push_i64(*i);
+                    }
+                    Value::UInt(u) => {
+                        r.push_u64(*u);
+                    }
+                    other => {
+                        self.text.clear();
+                        other.to_text(&mut self.text);
+                        r.push_bytes(&self.text);
+                    }
+                }
+            }
+            r.finish().map_err(io_err)
+        }
+    }
+}
+
+fn push_binary<S: Read + Write>(
+    r: &mut wire::BinaryRow<'_, S>,
+    t: ColumnType,
+    v: &Value,
+    buf: &mut Vec<u8>,
+) {
+    if v.is_null() || t == ColumnType::Null {
+        r.push_null();
+        return;
+    }
+    match t {
+        ColumnType::Tiny
+        | ColumnType::Short
+        | ColumnType::Int24
+        | ColumnType::Long
+        | ColumnType::LongLong
+        | ColumnType::Year => {
+            match v {
+                Value::UInt(u) => r.push_u64(t, *u),
+                other => r.push_i64(
+                    t,
+                    other
+                        .to_i128()
+                        .unwrap_or(0)
+                        .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                ),
+            };
+        }
+        ColumnType::Float => {
+            r.push_f32(v.to_f64().unwrap_or(0.0) as f32);
+        }
+        ColumnType::Double => {
+            r.push_f64(v.to_f64().unwrap_or(0.0));
+        }
+        ColumnType::Date | ColumnType::DateTime | ColumnType::Timestamp => {
+            let p = match v {
+                Value::DateTime(p) => *p,
+                Value::Date(d) => {
+                    let (y, m, dd) = val::date_unpack(*d);
+                    val::datetime_pack(y, m, dd, 0, 0, 0, 0)
+                }
+                Value::Bytes(b) => val::parse_datetime(b).unwrap_or(0),
+                _ => 0,
+            };
+            let (y, mo, d, h, mi, s, us) = val::datetime_unpack(p);
+            if t == ColumnType::Date {
+                r.push_date(y as u16, mo as u8, d as u8);
+            } else {
+                r.push_datetime(y as u16, mo as u8, d as u8, h as u8, mi as u8, s as u8, us);
+            }
+        }
+        ColumnType::Time => {
+            let tm = match v {
+                Value::Time(t) => *t,
+                Value::Bytes(b) => val::parse_time(b).unwrap_or(0),
+                _ => 0,
+            };
+            let a = tm.unsigned_abs();
+            let secs = a / 1_000_000;
+            r.push_time(
+                tm < 0,
+                (secs / 86400) as u32,
+                ((secs / 3600) % 24) as u8,
+                ((secs / 60) % 60) as u8,
+                (secs % 60) as u8,
+                (a % 1_000_000) as u32,
+            );
+        }
+        _ => match v {
+            Value::Bytes(b) => {
+                r.push_bytes(b);
+            }
+            other => {
+                buf.clear();
+                other.to_text(buf);
+                r.push_bytes(buf);
+            }
+        },
+    }
+}
+
+fn io_err(e: wire::Error) -> SqlError {
+    SqlError::new(2013, "HY000", format!("lost connection: {e}"))
+}
+
+fn param_value(p: Param) -> Value {
+    match p {
+        Param::Null => Value::Null,
+        Param::Int(i) => Value::Int(i),
+        Param::UInt(u) => Value::UInt(u),
+        Param::Float(f) => Value::Double(f as f64),
+        Param::Double(d) => Value::Double(d),
+        Param::Bytes(b) => Value::Bytes(b),
+        Param::Date { year, month, day } => {
+            Value::Date(val::date_pack(year as u32, month as u32, day as u32))
+        }
+        Param::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micro,
+        } => Value::DateTime(val::datetime_pack(
+            year as u32,
+            month as u32,
+            day as u32,
+            hour as u32,
+            minute as u32,
+            second as u32,
+            micro,
+        )),
+        Param::Time {
+            neg,
+            days,
+            hours,
+            minutes,
+            seconds,
+            micro,
+        } => {
+            let t =
+                ((days as i64 * 24 + hours as i64) * 3600 + minutes as i64 * 60 + seconds as i64)
+                    * 1_000_000
+                    + micro as i64;
+            Value::Time(if neg { -t } else { t })
+        }
+    }
+}
+
+fn status_flags(s: &Session) -> u16 {
+    let mut f = 0;
+    if s.autocommit() {
+        f |= status::SERVER_STATUS_AUTOCOMMIT;
+    }
+    if s.in_transaction() {
+        f |= status::SERVER_STATUS_IN_TRANS;
+    }
+    f
+}
+
+fn finish<S: Read + Write>(
+    conn: &mut Conn<S>,
+    s: &Session,
+    r: sql::Result<Outcome>,
+) -> wire::Result<()> {
+    let st = status_flags(s);
+    let warnings = s.warnings.len().min(u16::MAX as usize) as u16;
+    match r {
+        Ok(o) if o.result_set => conn.finish_result_set(st, warnings),
+        Ok(o) => conn.send_ok(&OkPacket {
+            affected_rows: o.affected_rows,
+            last_insert_id: o.last_insert_id,
+            status: st,
+            warnings,
+            info: o.info,
+        }),
+        Err(e) => conn.send_err(e.code, e.state, &e.msg),
+    }
+}
+
+/// Serves one connection until it quits or fails.
+pub fn serve<S: Read + Write>(shared: &Arc<Shared>, stream: S, peer: &str) {
+    let inst = &shared.inst;
+    let conn_id = inst.connect();
+    let r = serve_inner(shared, stream, conn_id, peer);
+    inst.disconnect();
+    if let Err(e) = r {
+        if !e.is_disconnect() {
+            eprintln!("strata: connection {conn_id} ({peer}): {e}");
+        }
+    }
+}
+
+fn serve_inner<S: Read + Write>(
+    shared: &Arc<Shared>,
+    stream: S,
+    conn_id: u64,
+    peer: &str,
+) -> wire::Result<()> {
+    let inst = &shared.inst;
+    let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
+    conn.set_client_host(peer);
+    conn.set_max_packet(shared.max_packet);
+    if inst.threads_connected() > shared.max_connections as u64 {
+        conn.send_err(1040, "08004", "Too many connections")?;
+        return conn.flush();
+    }
+    let users = shared.users.clone();
+    let cat = inst.clone();
+    let info = conn.handshake_with(&|u| users.get(u).cloned(), &|hi| match &hi.database {
+        Some(d) if !cat.catalog.state().databases.contains_key(d) => Err(wire::ErrPacket::new(
+            1049,
+            "42000",
+            format!("Unknown database '{d}'"),
+        )),
+        _ => Ok(()),
+    })?;
+    let mut sess = inst.session(conn_id, &info.user, info.database.clone());
+    let mut stmts: HashMap<u32, StmtState> = HashMap::new();
+    let result = command_loop(&mut conn, &mut sess, &mut stmts);
+    sess.close();
+    result
+}
+
+fn command_loop<S: Read + Write>(
+    conn: &mut Conn<S>,
+    sess: &mut Session,
+    stmts: &mut HashMap<u32, StmtState>,
+) -> wire::Result<()> {
+    loop {
+        let cmd = match conn.read_command() {
+            Ok(c) => c,
+            Err(wire::Error::PacketTooLarge { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        match cmd {
+            Command::Query(q) => {
+                let text = String::from_utf8_lossy(&q);
+                let mut sink = Sink {
+                    conn,
+                    binary: false,
+                    types: vec![],
+                    text: Vec::new(),
+                    started: false,
+                };
+                let r = sess.query(&text, &mut sink);
+                finish(conn, sess, r)?;
+            }
+            Command::StmtPrepare(q) => {
+                let text = String::from_utf8_lossy(&q);
+                match sess.prepare(&text) {
+                    Ok((id, nparams, cols)) => {
+                        let pdefs: Vec<ColumnDef> = (0..nparams)
+                            .map(|_| ColumnDef::new("?", ColumnType::VarString))
+                            .collect();
+                        let cdefs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
+                        conn.send_prepare_ok(id, &pdefs, &cdefs, 0)?;
+                        stmts.insert(
+                            id,
+                            StmtState {
+                                nparams,
+                                types: vec![],
+                                long_data: vec![None; nparams],
+                                columns: cols,
+                            },
+                        );
+                    }
+                    Err(e) => conn.send_err(e.code, e.state, &e.msg)?,
+                }
+            }
+            Command::StmtExecute(pkt) => {
+                let Some(st) = stmts.get_mut(&pkt.stmt_id) else {
+                    conn.send_err(
+                        1243,
+                        "HY000",
+                        &format!(
+                            "Unknown prepared statement handler ({}) given to mysqld_stmt_execute",
+                            pkt.stmt_id
+                        ),
+                    )?;
+                    conn.flush()?;
+                    continue;
+                };
+                let params =
+                    wire::decode_params(&pkt, st.nparams, &mut st.types, &mut st.long_data)?;
+                st.long_data.iter_mut().for_each(|d| *d = None);
+                let params: Vec<Value> = params.into_iter().map(param_value).collect();
+                let _ = &st.columns;
+                let mut sink = Sink {
+                    conn,
+                    binary: true,
+                    types: vec![],
+                    text: Vec::new(),
+                    started: false,
+                };
+                let r = sess.execute_prepared(pkt.stmt_id, &params, &mut sink);
+                finish(conn, sess, r)?;
+            }
+            Command::StmtSendLongData {
+                stmt_id,
+                param,
+                data,
+            } => {
+                if let Some(st) = stmts.get_mut(&stmt_id) {
+                    if let Some(slot) = st.long_data.get_mut(param as usize) {
+                        let buf = slot.get_or_insert_with(Vec::new);
+                        if buf.len() + data.len() <= 1 << 30 {
+                            buf.extend_from_slice(&data);
+                        }
+                    }
+                }
+                continue; // no response
+            }
+            Command::StmtClose(id) => {
+                stmts.remove(&id);
+                sess.close_prepared(id);
+                continue; // no response
+            }
+            Command::StmtReset(id) => {
+                if let Some(st) = stmts.get_mut(&id) {
+                    st.long_data.iter_mut().for_each(|d| *d = None);
+                }
+                conn.send_ok(&OkPacket {
+                    status: status_flags(sess),
+                    ..Default::default()
+                })?;
+            }
+            Command::StmtFetch { .. } => {
+                conn.send_err(1235, "42000", "cursors are not supported")?
+            }
+            Command::Ping => conn.send_ok(&OkPacket {
+                status: status_flags(sess),
+                ..Default::default()
+            })?,
+            Command::InitDb(db) => {
+                let name = String::from_utf8_lossy(&db).into_owned();
+                let mut sink = sql::result::Collect::default();
+                let r = sess.query(&format!("USE `{}`", name.replace('`', "``")), &mut sink);
+                finish(conn, sess, r)?;
+            }
+            Command::FieldList { table, .. } => {
+                let t = String::from_utf8_lossy(&table).into_owned();
+                let st = sess.inst.catalog.state();
+                match sess.db.as_ref().and_then(|d| st.table(d, &t)) {
+                    Some(tab) => {
+                        let defs: Vec<ColumnDef> = tab
+                            .def
+                            .columns
+                            .iter()
+                            .map(|c| {
+                                column_def(&ColumnInfo {
+                                    name: c.name.clone(),
+                                    org_name: c.name.clone(),
+                                    table: t.clone(),
+                                    org_table: t.clone(),
+                                    db: tab.def.db.clone(),
+                                    ty: OutType::Column(c.ty),
+                                    nullable: c.nullable,
+                                    primary: false,
+                                    auto_increment: c.auto_increment,
+                                })
+                            })
+                            .collect();
+                        conn.send_field_list(&defs, status_flags(sess))?;
+                    }
+                    None => conn.send_err(1146, "42S02", &format!("Table '{t}' doesn't exist"))?,
+                }
+            }
+            Command::Statistics => {
+                let up = sess.inst.started.elapsed().as_secs();
+                let msg = format!(
+                    "Uptime: {up}  Threads: {}  Questions: {}",
+                    sess.inst.threads_connected(),
+                    sess.inst.questions()
+                );
+                conn.send_packet(msg.as_bytes())?;
+            }
+            Command::ResetConnection => {
+                sess.rollback();
+                let (inst, id, user, db) = (
+                    sess.inst.clone(),
+                    sess.conn_id,
+                    sess.user.clone(),
+                    sess.db.clone(),
+                );
+                *sess = inst.session(id, &user, db);
+                stmts.clear();
+                conn.send_ok(&OkPacket {
+                    status: status_flags(sess),
+                    ..Default::default()
+                })?;
+            }
+            Command::SetOption(_) => conn.send_eof(status_flags(sess), 0)?,
+            Command::Debug => conn.send_eof(status_flags(sess), 0)?,
+            Command::ProcessKill(_) => conn.send_err(1094, "HY000", "KILL is not supported")?,
+            Command::ChangeUser(_) => {
+                conn.send_err(1047, "08S01", "COM_CHANGE_USER is not supported")?
+            }
+            Command::Quit => return Ok(()),
+            Command::Unknown(c) => conn.send_err(1047, "08S01", &format!("Unknown command {c}"))?,
+        }
+        conn.flush()?;
+    }
+}

@@ -79,6 +79,8 @@ impl CatalogState {
 pub struct Catalog {
     db: Db,
     state: RwLock<Arc<CatalogState>>,
+    /// Mirrors `state.version` for cheap staleness checks.
+    version: AtomicU64,
     ddl: Mutex<u32>, // next index id, guarded with DDL
 }
 
@@ -145,6 +147,7 @@ impl Catalog {
         let cat = Catalog {
             db,
             state: RwLock::new(Arc::new(st)),
+            version: AtomicU64::new(0),
             ddl: Mutex::new(next_id),
         };
         for name in ["test"] {
@@ -160,6 +163,11 @@ impl Catalog {
         self.state.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The current catalog version (bumped by every DDL).
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
     fn publish(&self, f: impl FnOnce(&mut CatalogState)) {
         let mut g = self.state.write().unwrap_or_else(|p| p.into_inner());
         let mut st = CatalogState {
@@ -168,6 +176,7 @@ impl Catalog {
             tables: g.tables.clone(),
         };
         f(&mut st);
+        self.version.store(st.version, Ordering::Release);
         *g = Arc::new(st);
     }
 

@@ -68,7 +68,7 @@ pub fn run(
                 "character_set_connection",
                 "character_set_results",
             ] {
-                s.vars.insert(v.into(), text(cs));
+                s.set_var(v.into(), text(cs));
             }
             ok()
         }
@@ -669,7 +669,7 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
                         _ => "REPEATABLE-READ",
                     };
                     let _ = session;
-                    s.vars.insert("transaction_isolation".into(), text(v));
+                    s.set_var("transaction_isolation".into(), text(v));
                 }
             }
             ok()
@@ -680,14 +680,14 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
                 "character_set_connection",
                 "character_set_results",
             ] {
-                s.vars.insert(v.into(), text(&charset_name.value));
+                s.set_var(v.into(), text(&charset_name.value));
             }
             ok()
         }
         ast::Set::SetNamesDefault {} => ok(),
         ast::Set::SetTimeZone { value, .. } => {
             let v = ddl::const_eval(value)?;
-            s.vars.insert("time_zone".into(), v);
+            s.set_var("time_zone".into(), v);
             ok()
         }
         other => Err(SqlError::unsupported(format!("{other}"))),
@@ -757,7 +757,7 @@ fn assign(
                 format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
             ));
         }
-        s.vars.insert(name, v);
+        s.set_var(name, v);
     }
     Ok(())
 }

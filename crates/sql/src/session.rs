@@ -59,6 +59,10 @@ pub struct Session {
     pub warnings: Vec<Warning>,
     stmts: HashMap<u32, Prepared>,
     next_stmt: u32,
+    /// Hot settings, refreshed whenever a session variable is set.
+    autocommit: bool,
+    iso: Isolation,
+    lock_timeout: Duration,
 }
 
 /// Evaluation environment of one statement.
@@ -111,7 +115,7 @@ fn now_micros() -> i64 {
 impl Session {
     /// A new session.
     pub fn new(inst: Arc<Instance>, conn_id: u64, user: &str, db: Option<String>) -> Session {
-        Session {
+        let mut s = Session {
             inst,
             conn_id,
             user: user.to_string(),
@@ -126,7 +130,28 @@ impl Session {
             warnings: Vec::new(),
             stmts: HashMap::new(),
             next_stmt: 1,
-        }
+            autocommit: true,
+            iso: Isolation::RepeatableRead,
+            lock_timeout: Duration::from_secs(50),
+        };
+        s.refresh();
+        s
+    }
+
+    /// Sets a session variable (already validated).
+    pub fn set_var(&mut self, name: String, v: Value) {
+        self.vars.insert(name, v);
+        self.refresh();
+    }
+
+    fn refresh(&mut self) {
+        self.autocommit = self.var_int("autocommit") != 0;
+        self.iso = match self.get_var("transaction_isolation", false) {
+            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => Isolation::ReadCommitted,
+            _ => Isolation::RepeatableRead,
+        };
+        let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
+        self.lock_timeout = Duration::from_secs(secs as u64);
     }
 
     /// A variable's value (session first unless `global`).
@@ -154,16 +179,7 @@ impl Session {
 
     /// True when autocommit is on.
     pub fn autocommit(&self) -> bool {
-        self.var_int("autocommit") != 0
-    }
-
-    fn isolation(&self) -> Isolation {
-        match self.get_var("transaction_isolation", false) {
-            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => {
-                Isolation::ReadCommitted
-            }
-            _ => Isolation::RepeatableRead,
-        }
+        self.autocommit
     }
 
     /// True while a transaction is open (SERVER_STATUS_IN_TRANS).
@@ -172,9 +188,12 @@ impl Session {
     }
 
     fn begin(&mut self) -> Txn {
-        let mut t = self.inst.txdb.begin(self.isolation());
-        let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
-        t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
+        self.begin_with(self.iso)
+    }
+
+    fn begin_with(&self, iso: Isolation) -> Txn {
+        let mut t = self.inst.txdb.begin(iso);
+        t.set_lock_wait_timeout(self.lock_timeout);
         t
     }
 
@@ -220,7 +239,7 @@ impl Session {
             if let Plan::Select(s) = &plan {
                 p.columns = s.columns.clone();
             }
-            p.plan = Some((self.inst.catalog.state().version, self.db.clone(), plan));
+            p.plan = Some((self.inst.catalog.version(), self.db.clone(), plan));
         }
         let id = self.next_stmt;
         self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
@@ -259,7 +278,7 @@ impl Session {
                 "Incorrect arguments to mysqld_stmt_execute",
             ));
         }
-        let version = self.inst.catalog.state().version;
+        let version = self.inst.catalog.version();
         let stale = !matches!(&p.plan, Some((v, db, _)) if *v == version && *db == self.db);
         if stale && p.plan.is_some() {
             match self.plan(&p.parsed) {
@@ -333,11 +352,10 @@ impl Session {
         cached: Option<&Plan>,
         sink: &mut dyn ResultSink,
     ) -> Result<Outcome> {
-        let plan = match cached {
-            Some(p) => Some(p.clone()),
-            None => self.plan(parsed)?,
-        };
-        match plan {
+        if let Some(p) = cached {
+            return self.run_plan(p, params, sink);
+        }
+        match self.plan(parsed)? {
             Some(p) => self.run_plan(&p, params, sink),
             None => crate::admin::run(self, parsed, params, sink),
         }
@@ -356,12 +374,7 @@ impl Session {
             Some(t) => t,
             // A lone autocommit statement needs only a statement-level
             // view: READ COMMITTED gives it without a snapshot for point reads.
-            None if autocommit && !self.explicit => {
-                let mut t = self.inst.txdb.begin(Isolation::ReadCommitted);
-                let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
-                t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
-                t
-            }
+            None if autocommit && !self.explicit => self.begin_with(Isolation::ReadCommitted),
             None => self.begin(),
         };
         txn.begin_statement();
@@ -406,12 +419,7 @@ impl Session {
     /// Starts a transaction (BEGIN / START TRANSACTION).
     pub fn start_transaction(&mut self, snapshot_now: bool, iso: Option<Isolation>) -> Result<()> {
         self.commit()?;
-        let mut t = self.begin();
-        if let Some(i) = iso {
-            t = self.inst.txdb.begin(i);
-            let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
-            t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
-        }
+        let mut t = self.begin_with(iso.unwrap_or(self.iso));
         if snapshot_now {
             t.take_snapshot();
         }
@@ -425,7 +433,7 @@ impl Session {
         if on {
             self.commit()?;
         }
-        self.vars.insert("autocommit".into(), Value::Int(on as i64));
+        self.set_var("autocommit".into(), Value::Int(on as i64));
         Ok(())
     }
 

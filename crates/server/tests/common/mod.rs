@@ -1,0 +1,377 @@
+//! Shared helpers of the end-to-end tests: start the real `strata` binary on
+//! a free port with a fresh data directory (killed and removed by a Drop
+//! guard, even when a test panics), connect with the `mysql` crate, compare
+//! results as strings, check error codes, and a seeded random generator.
+#![allow(dead_code)] // each test file uses a different subset
+
+use mysql::consts::ColumnType;
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder, Row, Value};
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A running `strata` server owned by one test.
+pub struct Server {
+    child: Option<Child>,
+    pub port: u16,
+    /// Temporary directory holding `data/` and `server.log`.
+    pub root: PathBuf,
+    pub datadir: PathBuf,
+    pub log: PathBuf,
+    args: Vec<String>,
+    pub password: Option<String>,
+}
+
+fn unique_root(name: &str) -> PathBuf {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    std::env::temp_dir().join(format!(
+        "strata-e2e-{name}-{}-{}-{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+fn free_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    l.local_addr().expect("local addr").port()
+}
+
+impl Server {
+    /// Starts a server with default options.
+    pub fn start(name: &str) -> Server {
+        Server::start_with(name, &[])
+    }
+
+    /// Starts a server with extra command-line options (`--x=y`).
+    pub fn start_with(name: &str, extra: &[&str]) -> Server {
+        let root = unique_root(name);
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).expect("create the test directory");
+        let password = extra
+            .iter()
+            .find_map(|a| a.strip_prefix("--root-password="))
+            .map(|s| s.to_string());
+        let mut s = Server {
+            child: None,
+            port: 0,
+            datadir: root.join("data"),
+            log: root.join("server.log"),
+            root,
+            args: extra.iter().map(|s| s.to_string()).collect(),
+            password,
+        };
+        s.launch();
+        s
+    }
+
+    /// Spawns the binary on a fresh port and waits until it accepts
+    /// connections (retrying with another port if that one was taken).
+    fn launch(&mut self) {
+        let mut last = String::new();
+        for _attempt in 0..5 {
+            let port = free_port();
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.log)
+                .expect("open the server log");
+            let log2 = log.try_clone().expect("clone log handle");
+            let child = Command::new(env!("CARGO_BIN_EXE_strata"))
+                .arg(format!("--datadir={}", self.datadir.display()))
+                .arg(format!("--port={port}"))
+                .arg("--bind-address=127.0.0.1")
+                .arg("--socket=")
+                .args(&self.args)
+                .stdin(Stdio::null())
+                .stdout(log)
+                .stderr(log2)
+                .spawn()
+                .expect("spawn the strata binary");
+            self.child = Some(child);
+            self.port = port;
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                if let Some(c) = self.child.as_mut() {
+                    if let Ok(Some(st)) = c.try_wait() {
+                        last = format!("server exited with {st}");
+                        self.child = None;
+                        break;
+                    }
+                }
+                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return;
+                }
+                if Instant::now() > deadline {
+                    last = "server did not start listening within 60 s".into();
+                    self.kill9();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        panic!("cannot start strata: {last}\n{}", self.log_tail(40));
+    }
+
+    /// The last `n` lines of the server log.
+    pub fn log_tail(&self, n: usize) -> String {
+        let Ok(f) = std::fs::File::open(&self.log) else {
+            return String::new();
+        };
+        let lines: Vec<String> = BufReader::new(f).lines().map_while(Result::ok).collect();
+        let from = lines.len().saturating_sub(n);
+        format!(
+            "--- server log ({}) ---\n{}",
+            self.log.display(),
+            lines[from..].join("\n")
+        )
+    }
+
+    /// Kills the server with SIGKILL and waits for it.
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts the binary again on the same data directory (new port).
+    pub fn restart(&mut self) {
+        self.kill9();
+        self.launch();
+    }
+
+    /// True while the child process is alive.
+    pub fn is_running(&mut self) -> bool {
+        match self.child.as_mut() {
+            Some(c) => matches!(c.try_wait(), Ok(None)),
+            None => false,
+        }
+    }
+
+    /// Connection options (root, TCP, the server's password).
+    pub fn opts(&self) -> OptsBuilder {
+        OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(self.port)
+            .user(Some("root"))
+            .pass(self.password.clone())
+            .prefer_socket(false)
+            .read_timeout(Some(Duration::from_secs(120)))
+    }
+
+    /// A new connection without a default database.
+    pub fn conn(&self) -> Conn {
+        Conn::new(self.opts()).unwrap_or_else(|e| panic!("connect: {e}\n{}", self.log_tail(20)))
+    }
+
+    /// A new connection with `db` as the default database.
+    pub fn conn_db(&self, db: &str) -> Conn {
+        Conn::new(self.opts().db_name(Some(db)))
+            .unwrap_or_else(|e| panic!("connect to {db}: {e}\n{}", self.log_tail(20)))
+    }
+
+    /// Creates database `db` (dropping any old one) and connects to it.
+    pub fn fresh_db(&self, db: &str) -> Conn {
+        let mut c = self.conn();
+        exec(&mut c, &format!("DROP DATABASE IF EXISTS {db}"));
+        exec(&mut c, &format!("CREATE DATABASE {db}"));
+        exec(&mut c, &format!("USE {db}"));
+        c
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill9();
+        if std::thread::panicking() {
+            eprintln!("{}", self.log_tail(40));
+        }
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Removes a directory tree at the end of a scope.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let p = unique_root(name);
+        std::fs::create_dir_all(&p).expect("create temp dir");
+        TempDir(p)
+    }
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs a statement through the text protocol, panicking with the SQL on error.
+pub fn exec(c: &mut Conn, sql: &str) {
+    c.query_drop(sql)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// Formats a value as the text protocol would send it (`None` for NULL),
+/// using the column type to print binary-protocol dates and numbers.
+pub fn fmt_value(v: &Value, ty: ColumnType, decimals: u8) -> Option<String> {
+    Some(match v {
+        Value::NULL => return None,
+        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Double(d) => d.to_string(),
+        Value::Date(y, mo, d, h, mi, s, us) => {
+            if ty == ColumnType::MYSQL_TYPE_DATE {
+                format!("{y:04}-{mo:02}-{d:02}")
+            } else if decimals > 0 && decimals <= 6 {
+                let frac = format!("{us:06}");
+                format!(
+                    "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}.{}",
+                    &frac[..decimals as usize]
+                )
+            } else {
+                format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02}")
+            }
+        }
+        Value::Time(neg, days, h, mi, s, us) => {
+            let hours = *days * 24 + u32::from(*h);
+            let sign = if *neg { "-" } else { "" };
+            if *us != 0 {
+                format!("{sign}{hours:02}:{mi:02}:{s:02}.{us:06}")
+            } else {
+                format!("{sign}{hours:02}:{mi:02}:{s:02}")
+            }
+        }
+    })
+}
+
+/// A row as strings (`None` = NULL).
+pub fn row_strings(r: &Row) -> Vec<Option<String>> {
+    let cols = r.columns_ref();
+    (0..r.len())
+        .map(|i| {
+            let v = r.as_ref(i).expect("value present");
+            fmt_value(v, cols[i].column_type(), cols[i].decimals())
+        })
+        .collect()
+}
+
+/// Joins a row into "a|b|NULL".
+pub fn join_row(r: &[Option<String>]) -> String {
+    r.iter()
+        .map(|v| v.clone().unwrap_or_else(|| "NULL".into()))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// Text-protocol query; rows joined as "a|b|NULL".
+pub fn q(c: &mut Conn, sql: &str) -> Vec<String> {
+    let rows: Vec<Row> = c.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    rows.iter().map(|r| join_row(&row_strings(r))).collect()
+}
+
+/// Prepared-statement (binary protocol) query; rows joined as "a|b|NULL".
+pub fn qp<P: Into<mysql::Params>>(c: &mut Conn, sql: &str, params: P) -> Vec<String> {
+    let rows: Vec<Row> = c
+        .exec(sql, params)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    rows.iter().map(|r| join_row(&row_strings(r))).collect()
+}
+
+/// The single value of a one-row, one-column text query.
+pub fn q1(c: &mut Conn, sql: &str) -> String {
+    let rows = q(c, sql);
+    assert_eq!(rows.len(), 1, "{sql}: expected one row, got {rows:?}");
+    rows[0].clone()
+}
+
+/// The single integer of a one-row, one-column text query.
+pub fn q_i64(c: &mut Conn, sql: &str) -> i64 {
+    let v = q1(c, sql);
+    v.parse()
+        .unwrap_or_else(|_| panic!("{sql}: expected an integer, got {v}"))
+}
+
+/// The server error of a failed call (panics on success or client errors).
+pub fn server_err<T: std::fmt::Debug>(r: mysql::Result<T>) -> mysql::MySqlError {
+    match r {
+        Err(mysql::Error::MySqlError(e)) => e,
+        Err(e) => panic!("expected a server error, got {e:?}"),
+        Ok(v) => panic!("expected a server error, got success: {v:?}"),
+    }
+}
+
+/// The (code, SQLSTATE) of an error, or None when it is not a server error.
+pub fn err_code(e: &mysql::Error) -> Option<(u16, String)> {
+    match e {
+        mysql::Error::MySqlError(m) => Some((m.code, m.state.clone())),
+        _ => None,
+    }
+}
+
+/// Asserts that a text-protocol statement fails with `code` / `state`.
+pub fn expect_err(c: &mut Conn, sql: &str, code: u16, state: &str) -> String {
+    let e = server_err(c.query_drop(sql).map(|_| ()));
+    assert_eq!(
+        (e.code, e.state.as_str()),
+        (code, state),
+        "{sql}: wrong error: {e}"
+    );
+    e.message
+}
+
+/// A small deterministic generator (splitmix64).
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded from `SEED` or the clock; prints the seed for replay.
+    pub fn from_env(test: &str) -> Rng {
+        let seed = std::env::var("SEED")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(1)
+            });
+        eprintln!("{test}: SEED={seed} (rerun with SEED={seed})");
+        Rng(seed)
+    }
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, n).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+    /// Uniform in [lo, hi].
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}

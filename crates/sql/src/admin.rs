@@ -489,6 +489,7 @@ fn run_ast(
                 cols,
                 ci.unique,
                 ci.if_not_exists,
+                &ddl_wait(s),
             )?;
             ok()
         }
@@ -585,7 +586,15 @@ fn run_ast(
                                     .as_ref()
                                     .map(|n| n.value.clone())
                                     .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                                ddl::create_index(&s.inst.catalog, &t, &name, cols, false, false)?;
+                                ddl::create_index(
+                                    &s.inst.catalog,
+                                    &t,
+                                    &name,
+                                    cols,
+                                    false,
+                                    false,
+                                    &ddl_wait(s),
+                                )?;
                             }
                             ast::TableConstraint::Unique(u) => {
                                 let cols = ddl::index_columns(&t, &u.columns)?;
@@ -595,7 +604,15 @@ fn run_ast(
                                     .or(u.index_name.as_ref())
                                     .map(|n| n.value.clone())
                                     .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                                ddl::create_index(&s.inst.catalog, &t, &name, cols, true, false)?;
+                                ddl::create_index(
+                                    &s.inst.catalog,
+                                    &t,
+                                    &name,
+                                    cols,
+                                    true,
+                                    false,
+                                    &ddl_wait(s),
+                                )?;
                             }
                             ast::TableConstraint::ForeignKey(_)
                             | ast::TableConstraint::Check(_) => {
@@ -623,6 +640,20 @@ fn run_ast(
         S::LockTables { .. } | S::UnlockTables => ok(),
         S::Analyze(_) => ok(),
         other => Err(SqlError::unsupported(first_words(&other.to_string()))),
+    }
+}
+
+/// Waits for transactions older than a catalog version, up to the
+/// session's lock wait timeout.
+fn ddl_wait(s: &Session) -> impl Fn(u64) -> bool + '_ {
+    let secs = s
+        .get_var("lock_wait_timeout", false)
+        .and_then(|v| v.to_i128())
+        .unwrap_or(50)
+        .clamp(1, 86400) as u64;
+    move |v| {
+        s.inst
+            .wait_for_sessions(v, std::time::Duration::from_secs(secs.min(3600)))
     }
 }
 

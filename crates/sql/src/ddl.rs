@@ -380,6 +380,8 @@ fn engine_of(ct: &ast::CreateTable) -> String {
 
 /// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the new definition,
 /// then fills the index from a snapshot of the table in batches.
+/// `wait(v)` must return once no transaction that started before catalog
+/// version `v` is still open (false = timed out: the index is dropped).
 pub fn create_index(
     cat: &Catalog,
     t: &Arc<Table>,
@@ -387,6 +389,7 @@ pub fn create_index(
     cols: Vec<usize>,
     unique: bool,
     if_not_exists: bool,
+    wait: &dyn Fn(u64) -> bool,
 ) -> Result<()> {
     if t.def.indexes().any(|ix| ix.name.eq_ignore_ascii_case(name)) {
         if if_not_exists {
@@ -413,7 +416,18 @@ pub fn create_index(
         .last()
         .cloned()
         .ok_or_else(|| SqlError::internal("index vanished"))?;
-    if let Err(e) = backfill(cat, &nt, &ix) {
+    // Writers that planned with the old definition do not maintain the new
+    // index: wait for them before taking the snapshot to fill it from.
+    let ready = if wait(cat.version()) {
+        Ok(())
+    } else {
+        Err(SqlError::new(
+            1205,
+            "HY000",
+            "Lock wait timeout exceeded; try restarting transaction (open transactions on the table)",
+        ))
+    };
+    if let Err(e) = ready.and_then(|_| backfill(cat, &nt, &ix)) {
         // Undo: drop the half-built index.
         let mut def = nt.def.clone();
         def.secondary.retain(|i| i.id != ix.id);

@@ -81,6 +81,8 @@ pub struct Instance {
     questions: AtomicU64,
     connections: AtomicU64,
     threads: AtomicU64,
+    /// Each session's catalog-version slot (see `Session`).
+    slots: std::sync::Mutex<Vec<std::sync::Weak<AtomicU64>>>,
 }
 
 impl Instance {
@@ -122,6 +124,7 @@ impl Instance {
             questions: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             threads: AtomicU64::new(0),
+            slots: std::sync::Mutex::new(Vec::new()),
         }))
     }
 
@@ -181,6 +184,39 @@ impl Instance {
     /// Unregisters a connection.
     pub fn disconnect(&self) {
         self.threads.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A slot through which a session announces the catalog version its
+    /// open work started under.
+    pub fn register_session_slot(&self) -> Arc<AtomicU64> {
+        let slot = Arc::new(AtomicU64::new(u64::MAX));
+        let mut v = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        v.retain(|w| w.strong_count() > 0);
+        v.push(Arc::downgrade(&slot));
+        slot
+    }
+
+    /// Waits until no session is still working under a catalog version
+    /// older than `version` (like MySQL's metadata lock wait). False on
+    /// timeout.
+    pub fn wait_for_sessions(&self, version: u64, timeout: std::time::Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let busy = self
+                .slots
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter_map(|w| w.upgrade())
+                .any(|s| s.load(Ordering::Acquire) < version);
+            if !busy {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 
     /// A new session.

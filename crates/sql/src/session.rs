@@ -14,6 +14,7 @@ use crate::Instance;
 use rel::value::Value;
 use sqlparser::ast;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use txn::{Isolation, Txn};
@@ -63,6 +64,10 @@ pub struct Session {
     autocommit: bool,
     iso: Isolation,
     lock_timeout: Duration,
+    /// The catalog version this session's open transaction (or running
+    /// statement) started under; `u64::MAX` when idle. DDL that changes
+    /// how rows are written waits until every slot has caught up.
+    slot: Arc<AtomicU64>,
 }
 
 /// Evaluation environment of one statement.
@@ -115,6 +120,7 @@ fn now_micros() -> i64 {
 impl Session {
     /// A new session.
     pub fn new(inst: Arc<Instance>, conn_id: u64, user: &str, db: Option<String>) -> Session {
+        let slot_owner = inst.clone();
         let mut s = Session {
             inst,
             conn_id,
@@ -133,6 +139,7 @@ impl Session {
             autocommit: true,
             iso: Isolation::RepeatableRead,
             lock_timeout: Duration::from_secs(50),
+            slot: slot_owner.register_session_slot(),
         };
         s.refresh();
         s
@@ -147,7 +154,9 @@ impl Session {
     fn refresh(&mut self) {
         self.autocommit = self.var_int("autocommit") != 0;
         self.iso = match self.get_var("transaction_isolation", false) {
-            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => Isolation::ReadCommitted,
+            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => {
+                Isolation::ReadCommitted
+            }
             _ => Isolation::RepeatableRead,
         };
         let secs = self.var_int("innodb_lock_wait_timeout").clamp(0, 1 << 30);
@@ -200,10 +209,27 @@ impl Session {
     /// Commits the open transaction, if any.
     pub fn commit(&mut self) -> Result<()> {
         self.explicit = false;
-        if let Some(t) = self.txn.take() {
-            t.commit()?;
+        let r = match self.txn.take() {
+            Some(t) => t.commit(),
+            None => Ok(()),
+        };
+        self.slot.store(u64::MAX, Ordering::Release);
+        r.map_err(Into::into)
+    }
+
+    /// Marks the start of a statement for DDL waiting (see `slot`).
+    fn announce(&self) {
+        if self.slot.load(Ordering::Acquire) == u64::MAX {
+            self.slot
+                .store(self.inst.catalog.version(), Ordering::Release);
         }
-        Ok(())
+    }
+
+    /// Marks the end of a statement: idle unless a transaction is open.
+    fn statement_done(&self) {
+        if self.txn.is_none() && !self.explicit {
+            self.slot.store(u64::MAX, Ordering::Release);
+        }
     }
 
     /// Rolls back the open transaction, if any.
@@ -212,6 +238,7 @@ impl Session {
         if let Some(t) = self.txn.take() {
             t.rollback();
         }
+        self.slot.store(u64::MAX, Ordering::Release);
     }
 
     /// Parses and runs one text-protocol statement.
@@ -221,7 +248,10 @@ impl Session {
         if !matches!(parsed.stmt, Stmt::ShowWarnings | Stmt::ShowErrors) {
             self.warnings.clear();
         }
-        self.run(&parsed, &[], None, sink)
+        self.announce();
+        let r = self.run(&parsed, &[], None, sink);
+        self.statement_done();
+        r
     }
 
     /// Prepares a statement; returns (id, parameter count, result columns).
@@ -263,6 +293,18 @@ impl Session {
     ) -> Result<Outcome> {
         self.inst.count_question();
         self.warnings.clear();
+        self.announce();
+        let r = self.execute_prepared_inner(id, params, sink);
+        self.statement_done();
+        r
+    }
+
+    fn execute_prepared_inner(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        sink: &mut dyn ResultSink,
+    ) -> Result<Outcome> {
         let mut p = self.stmts.remove(&id).ok_or_else(|| {
             SqlError::new(
                 1243,

@@ -198,3 +198,35 @@ fn transactions_and_restart() {
     drop(inst);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn create_index_waits_for_open_writers() {
+    let (inst, dir) = open("mdl");
+    let mut a = inst.session(1, "root", Some("test".into()));
+    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, k INT)");
+    q(&mut a, "INSERT INTO t VALUES (1, 10), (2, 20)");
+    q(&mut a, "BEGIN");
+    q(&mut a, "INSERT INTO t VALUES (3, 30)"); // planned without the new index
+    let inst2 = inst.clone();
+    let ddl = std::thread::spawn(move || {
+        let mut b = inst2.session(2, "root", Some("test".into()));
+        let start = std::time::Instant::now();
+        q(&mut b, "CREATE INDEX k_1 ON t (k)");
+        start.elapsed()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    q(&mut a, "COMMIT");
+    let waited = ddl.join().unwrap();
+    assert!(
+        waited >= std::time::Duration::from_millis(250),
+        "CREATE INDEX did not wait: {waited:?}"
+    );
+    assert_eq!(texts(q(&mut a, "SELECT id FROM t WHERE k = 30")), vec!["3"]);
+    assert_eq!(
+        texts(q(&mut a, "CHECK TABLE t"))[0],
+        "test.t|check|status|OK"
+    );
+    drop(a);
+    drop(inst);
+    let _ = std::fs::remove_dir_all(dir);
+}

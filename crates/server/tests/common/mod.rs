@@ -220,8 +220,7 @@ impl Drop for TempDir {
 
 /// Runs a statement through the text protocol, panicking with the SQL on error.
 pub fn exec(c: &mut Conn, sql: &str) {
-    c.query_drop(sql)
-        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
 }
 
 /// Formats a value as the text protocol would send it (`None` for NULL),
@@ -286,9 +285,7 @@ pub fn q(c: &mut Conn, sql: &str) -> Vec<String> {
 
 /// Prepared-statement (binary protocol) query; rows joined as "a|b|NULL".
 pub fn qp<P: Into<mysql::Params>>(c: &mut Conn, sql: &str, params: P) -> Vec<String> {
-    let rows: Vec<Row> = c
-        .exec(sql, params)
-        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let rows: Vec<Row> = c.exec(sql, params).unwrap_or_else(|e| panic!("{sql}: {e}"));
     rows.iter().map(|r| join_row(&row_strings(r))).collect()
 }
 

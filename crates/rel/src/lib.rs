@@ -21,6 +21,7 @@ pub mod keycodec;
 pub mod rowcodec;
 pub mod schema;
 pub mod table;
+pub mod temporal;
 pub mod value;
 
 pub use value::{ColumnType, TypeKind, Value};

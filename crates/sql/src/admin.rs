@@ -1,12 +1,11 @@
 //! Statements that are not row reads or writes: transaction control, SET,
 //! USE, DDL, SHOW / DESCRIBE / EXPLAIN, CHECK and ANALYZE TABLE.
-use crate::access;
 use crate::ddl;
 use crate::error::{Result, SqlError};
 use crate::parse::{Parsed, Stmt};
-use crate::result::{ColumnInfo, OutType, Outcome, ResultSink};
-use crate::select::{self, resolve_table};
-use crate::session::{Plan, Session};
+use crate::result::{ColumnInfo, Outcome, ResultSink};
+use crate::select::resolve_table;
+use crate::session::Session;
 use crate::show;
 use crate::vars;
 use rel::value::Value;
@@ -34,7 +33,7 @@ pub fn rows(sink: &mut dyn ResultSink, cols: &[&str], rows: Vec<Vec<Value>>) -> 
     })
 }
 
-fn name_parts(n: &ast::ObjectName) -> Vec<String> {
+pub(crate) fn name_parts(n: &ast::ObjectName) -> Vec<String> {
     n.0.iter()
         .map(|p| match p {
             ast::ObjectNamePart::Identifier(i) => i.value.clone(),
@@ -324,7 +323,7 @@ fn run_ast(
         }
         | S::Savepoint { .. }
         | S::ReleaseSavepoint { .. } => Err(SqlError::unsupported("SAVEPOINT")),
-        S::Set(set) => set_stmt(s, set),
+        S::Set(set) => crate::set::set_stmt(s, set),
         S::Use(u) => {
             let name = match u {
                 ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
@@ -455,7 +454,7 @@ fn run_ast(
                 vec![vec![text(&t.def.name), text(show::create_table(&t.def))]],
             )
         }
-        S::Explain { statement, .. } => explain(s, statement, parsed, sink),
+        S::Explain { statement, .. } => crate::explain::explain(s, statement, parsed, sink),
         S::CreateDatabase {
             db_name,
             if_not_exists,
@@ -669,248 +668,4 @@ fn like_of(o: &ast::ShowStatementOptions) -> Option<String> {
         }
         _ => None,
     }
-}
-
-fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
-    match set {
-        ast::Set::SingleAssignment {
-            scope,
-            variable,
-            values,
-            ..
-        } => {
-            let v = values
-                .first()
-                .ok_or_else(|| SqlError::parse("SET without a value"))?;
-            assign(s, scope.as_ref(), variable, v)?;
-            ok()
-        }
-        ast::Set::MultipleAssignments { assignments } => {
-            for a in assignments {
-                assign(s, a.scope.as_ref(), &a.name, &a.value)?;
-            }
-            ok()
-        }
-        ast::Set::SetTransaction { modes, session, .. } => {
-            for m in modes {
-                if let ast::TransactionMode::IsolationLevel(l) = m {
-                    let v = match l {
-                        ast::TransactionIsolationLevel::ReadCommitted
-                        | ast::TransactionIsolationLevel::ReadUncommitted => "READ-COMMITTED",
-                        _ => "REPEATABLE-READ",
-                    };
-                    let _ = session;
-                    s.set_var("transaction_isolation".into(), text(v));
-                }
-            }
-            ok()
-        }
-        ast::Set::SetNames { charset_name, .. } => {
-            for v in [
-                "character_set_client",
-                "character_set_connection",
-                "character_set_results",
-            ] {
-                s.set_var(v.into(), text(&charset_name.value));
-            }
-            ok()
-        }
-        ast::Set::SetNamesDefault {} => ok(),
-        ast::Set::SetTimeZone { value, .. } => {
-            let v = ddl::const_eval(value)?;
-            s.set_var("time_zone".into(), v);
-            ok()
-        }
-        other => Err(SqlError::unsupported(format!("{other}"))),
-    }
-}
-
-fn assign(
-    s: &mut Session,
-    scope: Option<&ast::ContextModifier>,
-    var: &ast::ObjectName,
-    e: &ast::Expr,
-) -> Result<()> {
-    let parts = name_parts(var);
-    let mut global = matches!(scope, Some(ast::ContextModifier::Global));
-    let raw = parts.join(".");
-    // @user_var
-    if let Some(u) = raw.strip_prefix('@').filter(|r| !r.starts_with('@')) {
-        let v = eval_expr(s, e)?;
-        s.user_vars.insert(u.to_ascii_lowercase(), v);
-        return Ok(());
-    }
-    let mut name = raw.trim_start_matches("@@").to_string();
-    for (p, g) in [("global.", true), ("session.", false), ("local.", false)] {
-        if name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p) {
-            name = name[p.len()..].to_string();
-            global = g;
-        }
-    }
-    let name = vars::canonical(&name);
-    if s.inst.global_var(&name).is_none() {
-        return Err(SqlError::new(
-            1193,
-            "HY000",
-            format!("Unknown system variable '{name}'"),
-        ));
-    }
-    let v = match e {
-        ast::Expr::Identifier(id) if id.quote_style.is_none() => {
-            let up = id.value.to_ascii_uppercase();
-            match up.as_str() {
-                "DEFAULT" => s.inst.global_var(&name).unwrap_or(Value::Null),
-                "ON" => Value::Int(1),
-                "OFF" => Value::Int(0),
-                _ => text(&id.value),
-            }
-        }
-        other => eval_expr(s, other)?,
-    };
-    let v = vars::normalize(&name, v).map_err(|bad| {
-        SqlError::new(
-            1231,
-            "42000",
-            format!("Variable '{name}' can't be set to the value of '{bad}'"),
-        )
-    })?;
-    if name == "autocommit" && !global {
-        let on = v.to_i128() == Some(1);
-        return s.set_autocommit(on);
-    }
-    if global {
-        s.inst.set_global(&name, v);
-    } else {
-        if vars::global_only(&name) {
-            return Err(SqlError::new(
-                1229,
-                "HY000",
-                format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
-            ));
-        }
-        s.set_var(name, v);
-    }
-    Ok(())
-}
-
-fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
-    let mut b = crate::bind::Binder::new(&[]);
-    let x = b.expr(e, &crate::bind::Scope::default())?;
-    let env = crate::session::StmtEnv {
-        s,
-        params: &[],
-        now: 0,
-    };
-    x.eval(&[], &env)
-}
-
-fn explain(
-    s: &mut Session,
-    stmt: &ast::Statement,
-    parsed: &Parsed,
-    sink: &mut dyn ResultSink,
-) -> Result<Outcome> {
-    let st = s.inst.catalog.state();
-    let db = s.db.as_deref();
-    let plan = match stmt {
-        ast::Statement::Query(q) => {
-            Plan::Select(Box::new(select::plan(q, &st, db, &parsed.params)?))
-        }
-        ast::Statement::Update(u) => Plan::Modify(Box::new(crate::dml::plan_update(
-            u,
-            &st,
-            db,
-            &parsed.params,
-        )?)),
-        ast::Statement::Delete(d) => Plan::Modify(Box::new(crate::dml::plan_delete(
-            d,
-            &st,
-            db,
-            &parsed.params,
-        )?)),
-        _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
-    };
-    let (table, acc, extra) = match &plan {
-        Plan::Select(p) => {
-            let mut extra = Vec::new();
-            if p.filter.is_some() {
-                extra.push("Using where");
-            }
-            if !p.presorted {
-                extra.push("Using filesort");
-            }
-            if p.access.as_ref().is_some_and(|a| a.covering) {
-                extra.push("Using index");
-            }
-            (p.table.clone(), p.access.clone(), extra.join("; "))
-        }
-        Plan::Modify(p) => (
-            Some(p.table.clone()),
-            Some(p.access.clone()),
-            "Using where".to_string(),
-        ),
-        Plan::Insert(_) => (None, None, String::new()),
-    };
-    let cols = [
-        "id",
-        "select_type",
-        "table",
-        "type",
-        "possible_keys",
-        "key",
-        "key_len",
-        "ref",
-        "rows",
-        "Extra",
-    ];
-    let row = match (table, acc) {
-        (Some(t), Some(a)) => {
-            let (kind, key) = a.describe(&t.def);
-            let possible: Vec<String> = t.def.indexes().map(|i| i.name.clone()).collect();
-            let ranges = if a.ranges.is_empty() {
-                Value::Null
-            } else {
-                Value::Int(a.ranges.len() as i64)
-            };
-            let _ = access::index_of(&t.def, a.index);
-            vec![
-                Value::Int(1),
-                text("SIMPLE"),
-                text(&t.def.name),
-                text(&kind),
-                text(possible.join(",")),
-                if kind == "ALL" {
-                    Value::Null
-                } else {
-                    text(key)
-                },
-                Value::Null,
-                ranges,
-                Value::Null,
-                text(extra),
-            ]
-        }
-        _ => vec![
-            Value::Int(1),
-            text("SIMPLE"),
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            text("No tables used"),
-        ],
-    };
-    let c: Vec<ColumnInfo> = cols
-        .iter()
-        .map(|n| ColumnInfo::expr(*n, OutType::Text { len: 64 }))
-        .collect();
-    sink.columns(&c)?;
-    sink.row(&row)?;
-    Ok(Outcome {
-        result_set: true,
-        ..Default::default()
-    })
 }

@@ -8,7 +8,7 @@ use mysql::consts::ColumnType;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Row, Value};
 use std::io::{BufRead, BufReader};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -78,6 +78,7 @@ impl Server {
         let mut last = String::new();
         for _attempt in 0..5 {
             let port = free_port();
+            let log_start = std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0);
             let log = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -99,6 +100,18 @@ impl Server {
             self.port = port;
             let deadline = Instant::now() + Duration::from_secs(60);
             loop {
+                // The log line, not a successful connect, tells readiness:
+                // a connect to a free local port can succeed by connecting
+                // the socket to itself.
+                let new_log = std::fs::read(&self.log)
+                    .map(|b| {
+                        String::from_utf8_lossy(&b[(log_start as usize).min(b.len())..])
+                            .into_owned()
+                    })
+                    .unwrap_or_default();
+                if new_log.contains("ready for connections") {
+                    return;
+                }
                 if let Some(c) = self.child.as_mut() {
                     if let Ok(Some(st)) = c.try_wait() {
                         last = format!("server exited with {st}");
@@ -106,15 +119,12 @@ impl Server {
                         break;
                     }
                 }
-                if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return;
-                }
                 if Instant::now() > deadline {
-                    last = "server did not start listening within 60 s".into();
+                    last = "server not ready within 60 s".into();
                     self.kill9();
                     break;
                 }
-                std::thread::sleep(Duration::from_millis(20));
+                std::thread::sleep(Duration::from_millis(10));
             }
         }
         panic!("cannot start strata: {last}\n{}", self.log_tail(40));

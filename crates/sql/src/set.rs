@@ -1,0 +1,155 @@
+//! SET: session and global system variables (with MySQL's aliases,
+//! ON/OFF/DEFAULT spellings and scope rules), user variables, SET NAMES,
+//! SET TRANSACTION and SET time_zone.
+use crate::ddl;
+use crate::error::{Result, SqlError};
+use crate::result::Outcome;
+use crate::session::Session;
+use crate::vars;
+use rel::value::Value;
+use sqlparser::ast;
+
+fn text(s: impl AsRef<str>) -> Value {
+    Value::Bytes(s.as_ref().as_bytes().to_vec())
+}
+
+fn ok() -> Result<Outcome> {
+    Ok(Outcome::default())
+}
+
+fn name_parts(n: &ast::ObjectName) -> Vec<String> {
+    crate::admin::name_parts(n)
+}
+
+pub fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
+    match set {
+        ast::Set::SingleAssignment {
+            scope,
+            variable,
+            values,
+            ..
+        } => {
+            let v = values
+                .first()
+                .ok_or_else(|| SqlError::parse("SET without a value"))?;
+            assign(s, scope.as_ref(), variable, v)?;
+            ok()
+        }
+        ast::Set::MultipleAssignments { assignments } => {
+            for a in assignments {
+                assign(s, a.scope.as_ref(), &a.name, &a.value)?;
+            }
+            ok()
+        }
+        ast::Set::SetTransaction { modes, session, .. } => {
+            for m in modes {
+                if let ast::TransactionMode::IsolationLevel(l) = m {
+                    let v = match l {
+                        ast::TransactionIsolationLevel::ReadCommitted
+                        | ast::TransactionIsolationLevel::ReadUncommitted => "READ-COMMITTED",
+                        _ => "REPEATABLE-READ",
+                    };
+                    let _ = session;
+                    s.set_var("transaction_isolation".into(), text(v));
+                }
+            }
+            ok()
+        }
+        ast::Set::SetNames { charset_name, .. } => {
+            for v in [
+                "character_set_client",
+                "character_set_connection",
+                "character_set_results",
+            ] {
+                s.set_var(v.into(), text(&charset_name.value));
+            }
+            ok()
+        }
+        ast::Set::SetNamesDefault {} => ok(),
+        ast::Set::SetTimeZone { value, .. } => {
+            let v = ddl::const_eval(value)?;
+            s.set_var("time_zone".into(), v);
+            ok()
+        }
+        other => Err(SqlError::unsupported(format!("{other}"))),
+    }
+}
+
+fn assign(
+    s: &mut Session,
+    scope: Option<&ast::ContextModifier>,
+    var: &ast::ObjectName,
+    e: &ast::Expr,
+) -> Result<()> {
+    let parts = name_parts(var);
+    let mut global = matches!(scope, Some(ast::ContextModifier::Global));
+    let raw = parts.join(".");
+    // @user_var
+    if let Some(u) = raw.strip_prefix('@').filter(|r| !r.starts_with('@')) {
+        let v = eval_expr(s, e)?;
+        s.user_vars.insert(u.to_ascii_lowercase(), v);
+        return Ok(());
+    }
+    let mut name = raw.trim_start_matches("@@").to_string();
+    for (p, g) in [("global.", true), ("session.", false), ("local.", false)] {
+        if name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p) {
+            name = name[p.len()..].to_string();
+            global = g;
+        }
+    }
+    let name = vars::canonical(&name);
+    if s.inst.global_var(&name).is_none() {
+        return Err(SqlError::new(
+            1193,
+            "HY000",
+            format!("Unknown system variable '{name}'"),
+        ));
+    }
+    let v = match e {
+        ast::Expr::Identifier(id) if id.quote_style.is_none() => {
+            let up = id.value.to_ascii_uppercase();
+            match up.as_str() {
+                "DEFAULT" => s.inst.global_var(&name).unwrap_or(Value::Null),
+                "ON" => Value::Int(1),
+                "OFF" => Value::Int(0),
+                _ => text(&id.value),
+            }
+        }
+        other => eval_expr(s, other)?,
+    };
+    let v = vars::normalize(&name, v).map_err(|bad| {
+        SqlError::new(
+            1231,
+            "42000",
+            format!("Variable '{name}' can't be set to the value of '{bad}'"),
+        )
+    })?;
+    if name == "autocommit" && !global {
+        let on = v.to_i128() == Some(1);
+        return s.set_autocommit(on);
+    }
+    if global {
+        s.inst.set_global(&name, v);
+    } else {
+        if vars::global_only(&name) {
+            return Err(SqlError::new(
+                1229,
+                "HY000",
+                format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
+            ));
+        }
+        s.set_var(name, v);
+    }
+    Ok(())
+}
+
+fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
+    let mut b = crate::bind::Binder::new(&[]);
+    let x = b.expr(e, &crate::bind::Scope::default())?;
+    let env = crate::session::StmtEnv {
+        s,
+        params: &[],
+        now: 0,
+    };
+    x.eval(&[], &env)
+}

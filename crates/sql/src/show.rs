@@ -293,6 +293,15 @@ pub fn status(s: &Session) -> Vec<(String, Value)> {
             u(inst.txdb.db().live_table_bytes()),
         ),
     ];
+    let db = inst.txdb.db();
+    v.push((
+        "Strata_pending_compaction_bytes".into(),
+        u(db.pending_compaction_bytes(lsm::DEFAULT_CF)),
+    ));
+    for (level, (files, bytes)) in db.level_summary(lsm::DEFAULT_CF).into_iter().enumerate() {
+        v.push((format!("Strata_l{level}_files"), u(files as u64)));
+        v.push((format!("Strata_l{level}_bytes"), u(bytes)));
+    }
     for (k, val) in e.pairs() {
         v.push((format!("Strata_{k}"), u(val)));
     }

@@ -251,6 +251,17 @@ impl Db {
         }
     }
 
+    /// Estimated bytes compaction must rewrite to bring every level of a
+    /// column family under its target (RocksDB's
+    /// `estimate-pending-compaction-bytes`).
+    pub fn pending_compaction_bytes(&self, cf: ColumnFamily) -> u64 {
+        let st = self.inner.lock();
+        match (st.versions.cfs.get(&cf.0), st.cfs.get(&cf.0)) {
+            (Some(v), Some(c)) => super::db::bg::pending_compaction_bytes(&v.current, &c.opts),
+            _ => 0,
+        }
+    }
+
     /// RocksDB-style compaction stats of a column family, as a table.
     pub fn compaction_stats(&self, cf: ColumnFamily) -> String {
         let st = self.inner.lock();

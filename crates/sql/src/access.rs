@@ -364,6 +364,7 @@ pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) ->
 fn byte_ranges(
     def: &TableDef,
     acc: &Access,
+    outer: &[Value],
     env: &dyn Env,
 ) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>> {
     let ix = index_of(def, acc.index);
@@ -376,7 +377,7 @@ fn byte_ranges(
         let mut prefix = base.clone();
         for (k, e) in r.eq.iter().enumerate() {
             let col = &def.columns[ix.columns[k]];
-            match for_key(&e.eval(&[], env)?, &col.ty) {
+            match for_key(&e.eval(outer, env)?, &col.ty) {
                 KeyProbe::Exact(v) => keycodec::encode(&mut prefix, &col.ty, col.nullable, &v)?,
                 _ => continue 'ranges,
             }
@@ -387,7 +388,7 @@ fn byte_ranges(
             let col = &def.columns[ix.columns[next]];
             if let Some((e, incl)) = &r.lo {
                 let mut k = prefix.clone();
-                match for_key(&e.eval(&[], env)?, &col.ty) {
+                match for_key(&e.eval(outer, env)?, &col.ty) {
                     KeyProbe::Exact(v) => {
                         keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
                         lo = if *incl {
@@ -408,7 +409,7 @@ fn byte_ranges(
             }
             if let Some((e, incl)) = &r.hi {
                 let mut k = prefix.clone();
-                match for_key(&e.eval(&[], env)?, &col.ty) {
+                match for_key(&e.eval(outer, env)?, &col.ty) {
                     KeyProbe::Exact(v) => {
                         keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
                         hi = if *incl { prefix_successor(&k) } else { Some(k) };
@@ -459,11 +460,12 @@ pub fn for_each_row(
     acc: &Access,
     lock: Option<LockMode>,
     want: Option<&[bool]>,
+    outer: &[Value],
     env: &dyn Env,
     f: &mut dyn FnMut(&mut Txn, Row) -> Result<bool>,
 ) -> Result<()> {
     let def = &t.def;
-    let ranges = byte_ranges(def, acc, env)?;
+    let ranges = byte_ranges(def, acc, outer, env)?;
     if acc.point {
         for (key, _) in &ranges {
             if let Some(row) = rt::get(txn, def, key, lock, want)? {

@@ -16,7 +16,8 @@ pub struct Scope {
 }
 
 impl Scope {
-    fn find(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
+    /// Position of a (possibly qualified) column name.
+    pub fn find(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
         let mut hit = None;
         for (i, (t, c)) in self.cols.iter().enumerate() {
             if c.eq_ignore_ascii_case(name) && table.is_none_or(|tt| tt.eq_ignore_ascii_case(t)) {
@@ -371,7 +372,7 @@ impl<'a> Binder<'a> {
 
     /// A reference to base column `p`: direct, or in aggregate mode an
     /// implicit ANY_VALUE slot.
-    fn column_ref(&mut self, p: usize) -> Result<Expr> {
+    pub fn column_ref(&mut self, p: usize) -> Result<Expr> {
         match &mut self.agg {
             None => Ok(Expr::Col(p)),
             Some(agg) => {

@@ -505,6 +505,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
         &p.access,
         Some(LockMode::Exclusive),
         None,
+        &[],
         env,
         &mut |_txn, row| {
             if let Some(f) = &p.filter {

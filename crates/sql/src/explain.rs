@@ -72,52 +72,61 @@ pub fn explain(
         "rows",
         "Extra",
     ];
-    let row = match (table, acc) {
-        (Some(t), Some(a)) => {
-            let (kind, key) = a.describe(&t.def);
-            let possible: Vec<String> = t.def.indexes().map(|i| i.name.clone()).collect();
-            let ranges = if a.ranges.is_empty() {
-                Value::Null
+    let mut entries: Vec<(std::sync::Arc<rel::catalog::Table>, access::Access, String)> =
+        Vec::new();
+    if let Plan::Select(p) = &plan {
+        for (i, j) in p.join.iter().enumerate() {
+            let e = if i + 1 == p.join.len() {
+                extra.clone()
             } else {
-                Value::Int(a.ranges.len() as i64)
+                String::new()
             };
-            let _ = access::index_of(&t.def, a.index);
-            vec![
-                Value::Int(1),
-                text("SIMPLE"),
-                text(&t.def.name),
-                text(&kind),
-                text(possible.join(",")),
-                if kind == "ALL" {
-                    Value::Null
-                } else {
-                    text(key)
-                },
-                Value::Null,
-                ranges,
-                Value::Null,
-                text(extra),
-            ]
+            entries.push((j.table.clone(), j.access.clone(), e));
         }
-        _ => vec![
+    }
+    if let (Some(t), Some(a)) = (table, acc) {
+        entries.push((t, a, extra.clone()));
+    }
+    let mut rows = Vec::new();
+    for (t, a, extra) in entries {
+        let (kind, key) = a.describe(&t.def);
+        let possible: Vec<String> = t.def.indexes().map(|i| i.name.clone()).collect();
+        let ranges = if a.ranges.is_empty() {
+            Value::Null
+        } else {
+            Value::Int(a.ranges.len() as i64)
+        };
+        rows.push(vec![
             Value::Int(1),
             text("SIMPLE"),
+            text(&t.def.name),
+            text(&kind),
+            text(possible.join(",")),
+            if kind == "ALL" {
+                Value::Null
+            } else {
+                text(key)
+            },
             Value::Null,
+            ranges,
             Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            text("No tables used"),
-        ],
-    };
+            text(extra),
+        ]);
+    }
+    if rows.is_empty() {
+        let mut r = vec![Value::Int(1), text("SIMPLE")];
+        r.extend(std::iter::repeat_n(Value::Null, 7));
+        r.push(text("No tables used"));
+        rows.push(r);
+    }
     let c: Vec<ColumnInfo> = cols
         .iter()
         .map(|n| ColumnInfo::expr(*n, OutType::Text { len: 64 }))
         .collect();
     sink.columns(&c)?;
-    sink.row(&row)?;
+    for r in &rows {
+        sink.row(r)?;
+    }
     Ok(Outcome {
         result_set: true,
         ..Default::default()

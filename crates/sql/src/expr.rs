@@ -41,6 +41,9 @@ pub enum Expr {
     Param(usize),
     /// Position in the input row.
     Col(usize),
+    /// Position in the row of the tables joined before this one (a join's
+    /// index lookup key); evaluated like `Col` against that row.
+    Outer(usize),
     Neg(Box<Expr>),
     Not(Box<Expr>),
     BitNot(Box<Expr>),
@@ -122,7 +125,7 @@ impl Expr {
                 .param(*i)
                 .cloned()
                 .ok_or_else(|| SqlError::new(1210, "HY000", "Incorrect arguments to EXECUTE"))?,
-            Expr::Col(i) => row
+            Expr::Col(i) | Expr::Outer(i) => row
                 .get(*i)
                 .cloned()
                 .ok_or_else(|| SqlError::internal(format!("column {i} out of range")))?,

@@ -25,6 +25,7 @@ pub mod error;
 pub mod explain;
 pub mod expr;
 pub mod func;
+pub mod join;
 pub mod parse;
 pub mod result;
 pub mod select;

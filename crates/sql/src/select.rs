@@ -6,9 +6,11 @@ use crate::access::{self, Access};
 use crate::bind::{AggCtx, AggFunc, AggSpec, Binder, Scope};
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
+use crate::join::JoinTable;
 use crate::result::{ColumnInfo, OutType, ResultSink};
 use crate::types::infer;
 use rel::catalog::{CatalogState, Table};
+use rel::schema::Column;
 use rel::value::{compare, Value};
 use sqlparser::ast;
 use std::collections::HashMap;
@@ -20,6 +22,8 @@ use txn::{LockMode, Txn};
 pub struct SelectPlan {
     pub table: Option<Arc<Table>>,
     pub access: Option<Access>,
+    /// Two or more tables: nested-loop join (then `table` is None).
+    pub join: Vec<JoinTable>,
     /// Columns decoded from rows.
     pub want: Vec<bool>,
     pub filter: Option<Expr>,
@@ -89,24 +93,31 @@ pub fn plan(
         }
         _ => return Err(SqlError::unsupported("UNION and other set operations")),
     };
-    let (table, alias) = match sel.from.as_slice() {
-        [] => (None, String::new()),
-        [twj] if twj.joins.is_empty() => match &twj.relation {
-            ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(st, cur_db, name)?;
-                let a = alias
-                    .as_ref()
-                    .map_or(t.def.name.clone(), |a| a.name.value.clone());
-                (Some(t), a)
-            }
-            _ => return Err(SqlError::unsupported("derived tables")),
-        },
-        _ => return Err(SqlError::unsupported("joins")),
+    let from = from_tables(&sel.from, st, cur_db, params)?;
+    let scope = Scope {
+        cols: from
+            .iter()
+            .flat_map(|(t, a, ..)| {
+                t.def
+                    .columns
+                    .iter()
+                    .map(move |c| (a.clone(), c.name.clone()))
+            })
+            .collect(),
     };
-    let scope = table
-        .as_ref()
-        .map(|t| table_scope(t, &alias))
-        .unwrap_or_default();
+    let all_cols: Vec<Column> = from
+        .iter()
+        .flat_map(|(t, ..)| t.def.columns.iter().cloned())
+        .collect();
+    // Position -> (table, alias, local column), for result metadata.
+    let meta: Vec<(Arc<Table>, String, usize)> = from
+        .iter()
+        .flat_map(|(t, a, ..)| (0..t.def.columns.len()).map(move |i| (t.clone(), a.clone(), i)))
+        .collect();
+    let (table, alias) = match from.as_slice() {
+        [(t, a, _, _)] => (Some(t.clone()), a.clone()),
+        _ => (None, String::new()),
+    };
     let mut b = Binder::new(params);
     b.place = "where clause";
     let filter = match &sel.selection {
@@ -135,7 +146,7 @@ pub fn plan(
             b.agg = Some(ctx);
         }
         b.place = "field list";
-        let r = bind_output(&mut b, sel, q, &scope, table.as_deref());
+        let r = bind_output(&mut b, sel, q, &scope);
         match r {
             Err(e) if e.code == 1111 && !use_agg && attempt == 1 => {
                 use_agg = true;
@@ -223,16 +234,32 @@ pub fn plan(
             }
             (Some(acc), want, presorted || order.is_empty())
         }
-        None => (None, vec![], true),
+        None => (None, vec![], order.is_empty()),
     };
+    let mut join = Vec::new();
+    if from.len() > 1 {
+        let mut base = 0;
+        for (t, a, left, on) in &from {
+            join.push(JoinTable {
+                table: t.clone(),
+                alias: a.clone(),
+                base,
+                access: access::choose(&t.def, None, &[], None, false),
+                on: on.clone(),
+                left: *left,
+            });
+            base += t.def.columns.len();
+        }
+        crate::join::plan(&mut join, filter.as_ref(), lock.is_some());
+    }
     let columns = names
         .into_iter()
         .zip(&out)
         .map(|((name, org), e)| {
-            let ty = infer(e, table.as_deref(), agg.as_ref());
-            match (org, &table) {
-                (Some(c), Some(t)) => {
-                    let col = &t.def.columns[c];
+            let ty = infer(e, &all_cols, agg.as_ref());
+            match org.and_then(|p| meta.get(p)) {
+                Some((t, alias, c)) => {
+                    let col = &t.def.columns[*c];
                     ColumnInfo {
                         name,
                         org_name: col.name.clone(),
@@ -240,18 +267,20 @@ pub fn plan(
                         org_table: t.def.name.clone(),
                         db: t.def.db.clone(),
                         ty: OutType::Column(col.ty),
-                        nullable: col.nullable,
-                        primary: t.def.pk.columns.contains(&c) && !t.def.hidden_pk,
+                        nullable: col.nullable || from.iter().any(|f| f.2),
+                        primary: t.def.pk.columns.contains(c) && !t.def.hidden_pk,
                         auto_increment: col.auto_increment,
                     }
                 }
-                _ => ColumnInfo::expr(name, ty),
+                None => ColumnInfo::expr(name, ty),
             }
         })
         .collect();
+    let _ = alias;
     Ok(SelectPlan {
         table,
         access,
+        join,
         want,
         filter,
         agg,
@@ -300,13 +329,7 @@ fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::
     }
 }
 
-fn bind_output(
-    b: &mut Binder,
-    sel: &ast::Select,
-    q: &ast::Query,
-    scope: &Scope,
-    table: Option<&Table>,
-) -> Result<Bound> {
+fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope) -> Result<Bound> {
     let mut out = Vec::new();
     let mut names: Vec<(String, Option<usize>)> = Vec::new();
     for item in &sel.projection {
@@ -329,11 +352,34 @@ fn bind_output(
                 names.push((alias.value.clone(), direct_column(expr, scope)));
             }
             ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
-                let t = table.ok_or_else(|| SqlError::new(1096, "HY000", "No tables used"))?;
-                for (i, c) in t.def.columns.iter().enumerate() {
-                    let e = ast::Expr::Identifier(ast::Ident::new(c.name.clone()));
-                    out.push(b.expr(&e, scope)?);
-                    names.push((c.name.clone(), Some(i)));
+                if scope.cols.is_empty() {
+                    return Err(SqlError::new(1096, "HY000", "No tables used"));
+                }
+                let qual = match item {
+                    ast::SelectItem::QualifiedWildcard(
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                        _,
+                    ) => {
+                        n.0.last()
+                            .map(|p| p.to_string().trim_matches('`').to_string())
+                    }
+                    _ => None,
+                };
+                let mut any = false;
+                for (i, (t, c)) in scope.cols.iter().enumerate() {
+                    if qual.as_ref().is_some_and(|q| !q.eq_ignore_ascii_case(t)) {
+                        continue;
+                    }
+                    any = true;
+                    out.push(b.column_ref(i)?);
+                    names.push((c.clone(), Some(i)));
+                }
+                if !any {
+                    return Err(SqlError::new(
+                        1051,
+                        "42S02",
+                        format!("Unknown table '{}'", qual.unwrap_or_default()),
+                    ));
                 }
             }
             _ => return Err(SqlError::unsupported("this select item")),
@@ -406,15 +452,83 @@ fn substitute_aliases(e: &ast::Expr, proj: &[ast::SelectItem]) -> ast::Expr {
 }
 
 fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
-    let name = match e {
-        ast::Expr::Identifier(id) => &id.value,
-        ast::Expr::CompoundIdentifier(ids) => &ids.last()?.value,
-        _ => return None,
+    match e {
+        ast::Expr::Identifier(id) => scope.find(None, &id.value).ok().flatten(),
+        ast::Expr::CompoundIdentifier(ids) if ids.len() >= 2 => {
+            let n = ids.len();
+            scope
+                .find(Some(&ids[n - 2].value), &ids[n - 1].value)
+                .ok()
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
+type FromTable = (Arc<Table>, String, bool, Option<Expr>);
+
+/// The FROM clause as tables in join order, each with its alias, whether
+/// it is the inner side of a LEFT JOIN, and its ON condition bound over
+/// the columns of the tables up to it.
+fn from_tables(
+    from: &[ast::TableWithJoins],
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<Vec<FromTable>> {
+    let mut out: Vec<FromTable> = Vec::new();
+    let mut scope = Scope::default();
+    let mut add = |rel: &ast::TableFactor,
+                   left: bool,
+                   on: Option<&ast::Expr>,
+                   out: &mut Vec<FromTable>|
+     -> Result<()> {
+        let ast::TableFactor::Table { name, alias, .. } = rel else {
+            return Err(SqlError::unsupported("derived tables"));
+        };
+        let t = resolve_table(st, cur_db, name)?;
+        let a = alias
+            .as_ref()
+            .map_or(t.def.name.clone(), |a| a.name.value.clone());
+        if out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
+            return Err(SqlError::new(
+                1066,
+                "42000",
+                format!("Not unique table/alias: '{a}'"),
+            ));
+        }
+        scope
+            .cols
+            .extend(t.def.columns.iter().map(|c| (a.clone(), c.name.clone())));
+        let on = match on {
+            Some(e) => {
+                let mut b = Binder::new(params);
+                b.place = "on clause";
+                Some(b.expr(e, &scope)?)
+            }
+            None => None,
+        };
+        out.push((t, a, left, on));
+        Ok(())
     };
-    scope
-        .cols
-        .iter()
-        .position(|(_, c)| c.eq_ignore_ascii_case(name))
+    for twj in from {
+        add(&twj.relation, false, None, &mut out)?;
+        for j in &twj.joins {
+            use ast::JoinOperator as J;
+            let (left, c) = match &j.join_operator {
+                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, c),
+                J::Left(c) | J::LeftOuter(c) => (true, c),
+                _ => return Err(SqlError::unsupported("this join type")),
+            };
+            let on = match c {
+                ast::JoinConstraint::On(e) => Some(e),
+                ast::JoinConstraint::None => None,
+                _ => return Err(SqlError::unsupported("JOIN ... USING / NATURAL JOIN")),
+            };
+            add(&j.relation, left, on, &mut out)?;
+        }
+    }
+    Ok(out)
 }
 
 /// A hashable image of a value consistent with `compare` equality.
@@ -679,9 +793,12 @@ pub fn execute(
                 } else {
                     Some(&p.want[..])
                 };
-                access::for_each_row(txn, t, acc, p.lock, want, env, &mut |_txn, r| {
+                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |_txn, r| {
                     visit(&r.values)
                 })?;
+            }
+            _ if !p.join.is_empty() => {
+                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
             }
             _ => {
                 visit(&[])?;

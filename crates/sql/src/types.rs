@@ -4,15 +4,16 @@ use crate::bind::{AggFunc, AggSpec};
 use crate::expr::{BinOp, Expr};
 use crate::func::Func;
 use crate::result::OutType;
-use rel::catalog::Table;
+use rel::schema::Column;
 use rel::value::{TypeKind, Value};
 
 /// The declared type of `e`, evaluated over a table row, or over the
 /// grouped row (group exprs then aggregates) when `agg` is set.
-pub fn infer(e: &Expr, t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) -> OutType {
+pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) -> OutType {
     match e {
         Expr::Const(v) => of_value(v),
         Expr::Param(_) => OutType::Text { len: 255 },
+        Expr::Outer(_) => OutType::Null,
         Expr::Col(i) => match agg {
             Some((groups, aggs)) => {
                 if *i < groups.len() {
@@ -24,7 +25,7 @@ pub fn infer(e: &Expr, t: Option<&Table>, agg: Option<&(Vec<Expr>, Vec<AggSpec>)
                     }
                 }
             }
-            None => match t.and_then(|t| t.def.columns.get(*i)) {
+            None => match t.get(*i) {
                 Some(c) => OutType::Column(c.ty),
                 None => OutType::Null,
             },
@@ -108,7 +109,7 @@ fn of_value(v: &Value) -> OutType {
     }
 }
 
-fn agg_type(a: &AggSpec, t: Option<&Table>) -> OutType {
+fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
     let arg = a
         .arg
         .as_ref()
@@ -134,7 +135,7 @@ fn agg_type(a: &AggSpec, t: Option<&Table>) -> OutType {
 fn func_type(
     f: Func,
     args: &[Expr],
-    t: Option<&Table>,
+    t: &[Column],
     agg: Option<&(Vec<Expr>, Vec<AggSpec>)>,
 ) -> OutType {
     let first = || {

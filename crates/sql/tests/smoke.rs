@@ -230,3 +230,65 @@ fn create_index_waits_for_open_writers() {
     drop(inst);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn joins() {
+    let (inst, dir) = open("join");
+    let mut s = inst.session(1, "root", Some("test".into()));
+    q(
+        &mut s,
+        "CREATE TABLE w (w_id INT PRIMARY KEY, w_tax DECIMAL(4,2))",
+    );
+    q(&mut s, "CREATE TABLE c (c_w_id INT, c_id INT, c_last VARCHAR(10), PRIMARY KEY (c_w_id, c_id), KEY (c_last))");
+    q(
+        &mut s,
+        "CREATE TABLE o (o_id INT PRIMARY KEY, o_c_id INT, amount INT, KEY (o_c_id))",
+    );
+    q(&mut s, "INSERT INTO w VALUES (1, 0.10), (2, 0.20)");
+    q(
+        &mut s,
+        "INSERT INTO c VALUES (1, 1, 'smith'), (1, 2, 'jones'), (2, 1, 'brown')",
+    );
+    q(
+        &mut s,
+        "INSERT INTO o VALUES (10, 1, 5), (11, 1, 7), (12, 2, 1)",
+    );
+    // tpcc new_order shape: comma join with equality predicates
+    assert_eq!(
+        texts(q(
+            &mut s,
+            "SELECT c_last, w_tax FROM c, w WHERE w_id = 1 AND c_w_id = w_id AND c_id = 2"
+        )),
+        vec!["jones|0.10"]
+    );
+    assert_eq!(
+        texts(q(&mut s, "SELECT c.c_id, SUM(o.amount) FROM c JOIN o ON o.o_c_id = c.c_id WHERE c.c_w_id = 1 GROUP BY c.c_id ORDER BY c.c_id")),
+        vec!["1|12", "2|1"]
+    );
+    assert_eq!(
+        texts(q(&mut s, "SELECT w.w_id, c.c_id FROM w LEFT JOIN c ON c.c_w_id = w.w_id AND c.c_last = 'brown' ORDER BY w.w_id")),
+        vec!["1|NULL", "2|1"]
+    );
+    assert_eq!(texts(q(&mut s, "SELECT COUNT(*) FROM w, c")), vec!["6"]);
+    assert_eq!(
+        texts(q(
+            &mut s,
+            "SELECT o.* FROM o JOIN c ON c.c_id = o.o_c_id WHERE c.c_last = 'jones'"
+        )),
+        vec!["12|2|1"]
+    );
+    let mut c = Collect::default();
+    assert_eq!(
+        s.query(
+            "SELECT c_id FROM c, o WHERE o_c_id = c_id AND c_id = 1 AND o_id = 10",
+            &mut c
+        )
+        .map(|_| c.rows.len())
+        .unwrap(),
+        2
+    );
+    assert_eq!(err(&mut s, "SELECT x FROM w, c"), 1054);
+    drop(s);
+    drop(inst);
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,178 @@
+//! Joins: left-deep nested loops in FROM order (comma joins, [INNER] JOIN,
+//! CROSS JOIN, LEFT [OUTER] JOIN ... ON). Each inner table gets its own
+//! access path, chosen from the conjuncts that reference only it and the
+//! tables before it; those earlier columns become `Expr::Outer` lookup
+//! keys evaluated against the current outer row, so `a.id = b.a_id` turns
+//! into an index lookup on `b` per row of `a`.
+use crate::access::{self, Access};
+use crate::error::Result;
+use crate::expr::{accepts, BinOp, Env, Expr};
+use rel::catalog::Table;
+use rel::value::Value;
+use std::sync::Arc;
+use txn::{LockMode, Txn};
+
+/// One table of a join, in execution order.
+#[derive(Debug, Clone)]
+pub struct JoinTable {
+    pub table: Arc<Table>,
+    pub alias: String,
+    /// Position of its first column in the joined row.
+    pub base: usize,
+    pub access: Access,
+    /// ON condition over the joined row (columns up to this table).
+    pub on: Option<Expr>,
+    /// LEFT JOIN: emit NULLs when nothing matches.
+    pub left: bool,
+}
+
+/// Rewrites `e` for the table at `base` with `width` columns: its columns
+/// become local positions, earlier tables' columns become `Outer`. None if
+/// `e` reads a later table.
+pub fn localize(e: &Expr, base: usize, width: usize) -> Option<Expr> {
+    let mut ok = true;
+    e.walk(&mut |x| {
+        if let Expr::Col(c) = x {
+            if *c >= base + width {
+                ok = false;
+            }
+        }
+    });
+    if !ok {
+        return None;
+    }
+    Some(map_cols(e, &|c| {
+        if c >= base {
+            Expr::Col(c - base)
+        } else {
+            Expr::Outer(c)
+        }
+    }))
+}
+
+fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
+    let m = |x: &Expr| Box::new(map_cols(x, f));
+    match e {
+        Expr::Col(c) => f(*c),
+        Expr::Neg(x) => Expr::Neg(m(x)),
+        Expr::Not(x) => Expr::Not(m(x)),
+        Expr::BitNot(x) => Expr::BitNot(m(x)),
+        Expr::Bin(op, a, b) => Expr::Bin(*op, m(a), m(b)),
+        Expr::IsNull(x, n) => Expr::IsNull(m(x), *n),
+        Expr::IsBool(x, a, b) => Expr::IsBool(m(x), *a, *b),
+        Expr::In(x, l, n) => Expr::In(m(x), l.iter().map(|y| map_cols(y, f)).collect(), *n),
+        Expr::Between(a, b, c, n) => Expr::Between(m(a), m(b), m(c), *n),
+        Expr::Like(a, b, n, esc) => Expr::Like(m(a), m(b), *n, *esc),
+        Expr::Case {
+            operand,
+            whens,
+            otherwise,
+        } => Expr::Case {
+            operand: operand.as_ref().map(|o| m(o)),
+            whens: whens
+                .iter()
+                .map(|(w, t)| (map_cols(w, f), map_cols(t, f)))
+                .collect(),
+            otherwise: otherwise.as_ref().map(|o| m(o)),
+        },
+        Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| map_cols(a, f)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn and_all(v: Vec<Expr>) -> Option<Expr> {
+    v.into_iter()
+        .reduce(|a, b| Expr::Bin(BinOp::And, Box::new(a), Box::new(b)))
+}
+
+/// Chooses each table's access path. `where_` is the WHERE clause over the
+/// joined row; it guides only tables not on the inner side of a LEFT JOIN
+/// (their WHERE applies after NULL extension).
+pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
+    let where_conj: Vec<Expr> = where_
+        .map(|w| w.conjuncts().into_iter().cloned().collect())
+        .unwrap_or_default();
+    let n = tables.len();
+    for i in 0..n {
+        let (base, width) = (tables[i].base, tables[i].table.def.columns.len());
+        let mut local = Vec::new();
+        let mut sources: Vec<&Expr> = Vec::new();
+        let after_left = tables[..=i].iter().any(|t| t.left);
+        if !after_left {
+            sources.extend(where_conj.iter());
+        }
+        let on_conj: Vec<Expr> = tables[i]
+            .on
+            .as_ref()
+            .map(|o| o.conjuncts().into_iter().cloned().collect())
+            .unwrap_or_default();
+        sources.extend(on_conj.iter());
+        for c in sources {
+            if let Some(l) = localize(c, base, width) {
+                local.push(l);
+            }
+        }
+        let filter = and_all(local);
+        let used: Vec<usize> = (0..width).collect();
+        tables[i].access =
+            access::choose(&tables[i].table.def, filter.as_ref(), &used, None, locking);
+    }
+}
+
+/// Calls `visit` with every joined row (before the WHERE clause) until it
+/// returns false.
+pub fn for_each(
+    txn: &mut Txn,
+    tables: &[JoinTable],
+    lock: Option<LockMode>,
+    env: &dyn Env,
+    visit: &mut dyn FnMut(&[Value]) -> Result<bool>,
+) -> Result<()> {
+    let mut row = Vec::new();
+    level(txn, tables, 0, lock, env, &mut row, visit)?;
+    Ok(())
+}
+
+fn level(
+    txn: &mut Txn,
+    tables: &[JoinTable],
+    i: usize,
+    lock: Option<LockMode>,
+    env: &dyn Env,
+    row: &mut Vec<Value>,
+    visit: &mut dyn FnMut(&[Value]) -> Result<bool>,
+) -> Result<bool> {
+    let Some(jt) = tables.get(i) else {
+        return visit(row);
+    };
+    let outer: Vec<Value> = row[..jt.base].to_vec();
+    let mut matched = false;
+    let mut cont = true;
+    access::for_each_row(
+        txn,
+        &jt.table,
+        &jt.access,
+        lock,
+        None,
+        &outer,
+        env,
+        &mut |txn, r| {
+            row.truncate(jt.base);
+            row.extend(r.values);
+            if let Some(on) = &jt.on {
+                if !accepts(&on.eval(row, env)?) {
+                    return Ok(true);
+                }
+            }
+            matched = true;
+            cont = level(txn, tables, i + 1, lock, env, row, visit)?;
+            Ok(cont)
+        },
+    )?;
+    if !matched && jt.left && cont {
+        row.truncate(jt.base);
+        row.extend(std::iter::repeat_n(Value::Null, jt.table.def.columns.len()));
+        cont = level(txn, tables, i + 1, lock, env, row, visit)?;
+    }
+    Ok(cont)
+}

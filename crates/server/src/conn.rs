@@ -294,7 +294,10 @@ fn finish<S: Read + Write>(
     match r {
         Ok(o) if o.result_set => conn.finish_result_set(st, warnings),
         Ok(o) => conn.send_ok(&OkPacket {
-            affected_rows: o.affected_rows,
+            affected_rows: match o.found_rows {
+                Some(n) if conn.capabilities() & wire::cap::CLIENT_FOUND_ROWS != 0 => n,
+                _ => o.affected_rows,
+            },
             last_insert_id: o.last_insert_id,
             status: st,
             warnings,

@@ -428,6 +428,16 @@ fn byte_ranges(
         out.push((lo, hi));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
+    if acc.point {
+        // Point gets read only each range's start key: drop exact
+        // duplicates, never merge neighbours (key 4's range ends where
+        // key 5's starts).
+        out.dedup_by(|a, b| a.0 == b.0);
+        if acc.reverse {
+            out.reverse();
+        }
+        return Ok(out);
+    }
     let mut merged: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(out.len());
     for (lo, hi) in out {
         if let Some(last) = merged.last_mut() {

@@ -58,7 +58,7 @@ pub fn run(
     params: &[Value],
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
-    let _ = params;
+    s.stmt_params = (parsed.params.clone(), params.to_vec());
     match &parsed.stmt {
         Stmt::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
         Stmt::SetNames(cs) => {
@@ -276,6 +276,10 @@ pub fn run(
             rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)
         }
         Stmt::Flush => ok(),
+        Stmt::StartConsistentSnapshot => {
+            s.start_transaction(true, None)?;
+            ok()
+        }
         Stmt::Ast(stmt) => run_ast(s, stmt, parsed, sink),
     }
 }
@@ -350,7 +354,23 @@ fn run_ast(
                     None => true,
                     Some(ast::ShowStatementFilter::Like(p))
                     | Some(ast::ShowStatementFilter::ILike(p)) => vars::like_ci(&k, p),
-                    Some(ast::ShowStatementFilter::Where(_)) => true,
+                    Some(ast::ShowStatementFilter::Where(w)) => {
+                        let scope = crate::bind::Scope {
+                            cols: vec![
+                                (String::new(), "Variable_name".into()),
+                                (String::new(), "Value".into()),
+                            ],
+                        };
+                        let mut b = crate::bind::Binder::new(&[]);
+                        let e = b.expr(w, &scope)?;
+                        let env = crate::session::StmtEnv {
+                            s,
+                            params: &[],
+                            now: 0,
+                        };
+                        let row = [text(&k), Value::Bytes(v.text())];
+                        crate::expr::accepts(&e.eval(&row, &env)?)
+                    }
                     #[allow(unreachable_patterns)]
                     Some(_) => true,
                 };
@@ -529,7 +549,19 @@ fn run_ast(
                         .first()
                         .map(|n| name_parts(n).join("."))
                         .unwrap_or_default();
-                    match s.inst.catalog.drop_database(&name, *if_exists)? {
+                    let dropped = s
+                        .inst
+                        .catalog
+                        .drop_database(&name, *if_exists)
+                        .map_err(|e| match e {
+                            rel::Error::NoSuchDb(d) => SqlError::new(
+                                1008,
+                                "HY000",
+                                format!("Can't drop database '{d}'; database doesn't exist"),
+                            ),
+                            other => other.into(),
+                        })?;
+                    match dropped {
                         Some(n) => {
                             if s.db.as_deref() == Some(&name) {
                                 s.db = None;

@@ -273,6 +273,18 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
             "A table must have at least 1 column",
         ));
     }
+    for (i, c) in cols.iter().enumerate() {
+        if cols[..i]
+            .iter()
+            .any(|d| d.name.eq_ignore_ascii_case(&c.name))
+        {
+            return Err(SqlError::new(
+                1060,
+                "42S21",
+                format!("Duplicate column name '{}'", c.name),
+            ));
+        }
+    }
     for con in &ct.constraints {
         match con {
             ast::TableConstraint::PrimaryKey(pk) => {

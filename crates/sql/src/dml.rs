@@ -229,6 +229,8 @@ pub struct InsertResult {
     pub first_auto_id: Option<u64>,
     pub duplicates: u64,
     pub records: u64,
+    /// Duplicate-key errors turned into warnings by IGNORE.
+    pub ignored: Vec<String>,
 }
 
 /// Runs an INSERT.
@@ -294,7 +296,10 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env) -> Result<InsertResu
             }
             OnDup::Ignore => match rt::insert(txn, t, &row) {
                 Ok(_) => res.affected += 1,
-                Err(rel::Error::DupKey(..)) => res.duplicates += 1,
+                Err(e @ rel::Error::DupKey(..)) => {
+                    res.duplicates += 1;
+                    res.ignored.push(e.to_string());
+                }
                 Err(e) => return Err(e.into()),
             },
             OnDup::Replace => {

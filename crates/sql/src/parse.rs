@@ -38,6 +38,8 @@ pub enum Stmt {
     CheckTable(Vec<(Option<String>, String)>),
     AnalyzeTable(Vec<(Option<String>, String)>),
     Flush,
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT
+    StartConsistentSnapshot,
     /// An empty statement (only comments / whitespace).
     Empty,
 }
@@ -317,6 +319,9 @@ fn admin(s: &str) -> Option<Stmt> {
             ))
         }
         ["FLUSH", ..] => Some(Stmt::Flush),
+        ["START", "TRANSACTION", "WITH", "CONSISTENT", "SNAPSHOT", ..] => {
+            Some(Stmt::StartConsistentSnapshot)
+        }
         _ => None,
     }
 }

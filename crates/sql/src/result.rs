@@ -87,8 +87,13 @@ pub struct Outcome {
     /// A result set was sent (its rows went to the sink).
     pub result_set: bool,
     pub affected_rows: u64,
+    /// Rows matched (UPDATE), reported instead of `affected_rows` to
+    /// clients that set CLIENT_FOUND_ROWS.
+    pub found_rows: Option<u64>,
     pub last_insert_id: u64,
     pub info: String,
+    /// Warnings raised (code, message), moved into SHOW WARNINGS.
+    pub warnings: Vec<(u16, String)>,
 }
 
 impl Outcome {

@@ -512,6 +512,14 @@ fn from_tables(
         Ok(())
     };
     for twj in from {
+        if let ast::TableFactor::Table { name, .. } = &twj.relation {
+            if twj.joins.is_empty()
+                && name.0.len() == 1
+                && name.to_string().eq_ignore_ascii_case("dual")
+            {
+                continue;
+            }
+        }
         add(&twj.relation, false, None, &mut out)?;
         for j in &twj.joins {
             use ast::JoinOperator as J;

@@ -60,6 +60,8 @@ pub struct Session {
     pub warnings: Vec<Warning>,
     stmts: HashMap<u32, Prepared>,
     next_stmt: u32,
+    /// `?` positions and values of the statement being run (for SET).
+    pub(crate) stmt_params: (Vec<(u64, u64)>, Vec<Value>),
     /// Hot settings, refreshed whenever a session variable is set.
     autocommit: bool,
     iso: Isolation,
@@ -136,6 +138,7 @@ impl Session {
             warnings: Vec::new(),
             stmts: HashMap::new(),
             next_stmt: 1,
+            stmt_params: (Vec::new(), Vec::new()),
             autocommit: true,
             iso: Isolation::RepeatableRead,
             lock_timeout: Duration::from_secs(50),
@@ -430,7 +433,10 @@ impl Session {
             exec_plan(plan, &mut txn, &env, sink)
         };
         match result {
-            Ok((out, row_count, found)) => {
+            Ok((mut out, row_count, found)) => {
+                for (code, msg) in std::mem::take(&mut out.0.warnings) {
+                    self.warn("Warning", code, msg);
+                }
                 if let Some(id) = out.1 {
                     self.last_insert_id = id;
                 }
@@ -516,8 +522,10 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
             let r = dml::insert(p, txn, env)?;
             let info = if r.records > 1 || r.duplicates > 0 {
                 format!(
-                    "Records: {}  Duplicates: {}  Warnings: 0",
-                    r.records, r.duplicates
+                    "Records: {}  Duplicates: {}  Warnings: {}",
+                    r.records,
+                    r.duplicates,
+                    r.ignored.len()
                 )
             } else {
                 String::new()
@@ -527,6 +535,8 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
                 affected_rows: r.affected,
                 last_insert_id: r.first_auto_id.unwrap_or(0),
                 info,
+                warnings: r.ignored.into_iter().map(|m| (1062, m)).collect(),
+                ..Default::default()
             };
             Ok(((out, r.first_auto_id), r.affected as i64, 0))
         }
@@ -542,8 +552,10 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
                     Outcome {
                         result_set: false,
                         affected_rows: changed,
+                        found_rows: (!p.set.is_empty()).then_some(matched),
                         last_insert_id: 0,
                         info,
+                        warnings: Vec::new(),
                     },
                     None,
                 ),

@@ -144,11 +144,11 @@ fn assign(
 }
 
 fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
-    let mut b = crate::bind::Binder::new(&[]);
+    let mut b = crate::bind::Binder::new(&s.stmt_params.0);
     let x = b.expr(e, &crate::bind::Scope::default())?;
     let env = crate::session::StmtEnv {
         s,
-        params: &[],
+        params: &s.stmt_params.1,
         now: 0,
     };
     x.eval(&[], &env)

@@ -66,11 +66,13 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
         },
         Expr::Case {
             whens, otherwise, ..
-        } => whens
-            .first()
-            .map(|(_, r)| infer(r, t, agg))
-            .or_else(|| otherwise.as_ref().map(|o| infer(o, t, agg)))
-            .unwrap_or(OutType::Null),
+        } => {
+            let mut branches: Vec<&Expr> = whens.iter().map(|(_, r)| r).collect();
+            if let Some(o) = otherwise {
+                branches.push(o);
+            }
+            unify(branches.into_iter().map(|b| infer(b, t, agg)))
+        }
         Expr::Func(f, args) => func_type(*f, args, t, agg),
         Expr::SysVar(..) | Expr::UserVar(_) => OutType::Text { len: 255 },
     }
@@ -166,10 +168,6 @@ fn func_type(
         | Func::Truncate
         | Func::Floor
         | Func::Ceil
-        | Func::IfNull
-        | Func::Coalesce
-        | Func::Greatest
-        | Func::Least
         | Func::NullIf
         | Func::Mod => match first() {
             OutType::Column(c) if c.is_integer() => OutType::Int {
@@ -177,10 +175,10 @@ fn func_type(
             },
             other => other,
         },
-        Func::If => args
-            .get(1)
-            .map(|a| infer(a, t, agg))
-            .unwrap_or(OutType::Null),
+        Func::If => unify(args.iter().skip(1).map(|a| infer(a, t, agg))),
+        Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => {
+            unify(args.iter().map(|a| infer(a, t, agg)))
+        }
         Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,
@@ -188,4 +186,51 @@ fn func_type(
         Func::CurTime => OutType::Time,
         _ => OutType::Text { len: 255 },
     }
+}
+
+/// The type of an expression that returns one of several branches (CASE,
+/// IF, COALESCE, ...): NULL branches are ignored; all-integer stays an
+/// integer, all-numeric becomes DECIMAL or DOUBLE, equal types stay, any
+/// other mix is a string (as MySQL does).
+fn unify(types: impl Iterator<Item = OutType>) -> OutType {
+    let ts: Vec<OutType> = types.filter(|t| *t != OutType::Null).collect();
+    let Some(first) = ts.first().copied() else {
+        return OutType::Null;
+    };
+    if ts.iter().all(|t| *t == first) {
+        return first;
+    }
+    let nums: Vec<Num> = ts
+        .iter()
+        .map(|t| match t {
+            OutType::Int { .. } | OutType::Decimal { .. } | OutType::Double => Some(numeric(*t)),
+            OutType::Column(c)
+                if c.is_integer()
+                    || matches!(
+                        c.kind,
+                        TypeKind::Decimal | TypeKind::Float | TypeKind::Double
+                    ) =>
+            {
+                Some(numeric(*t))
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()
+        .unwrap_or_default();
+    if nums.len() == ts.len() {
+        if nums.iter().any(|n| matches!(n, Num::Dbl)) {
+            return OutType::Double;
+        }
+        let scale = nums
+            .iter()
+            .map(|n| if let Num::Dec(s) = n { *s } else { 0 })
+            .max()
+            .unwrap_or(0);
+        return if scale == 0 && nums.iter().all(|n| matches!(n, Num::Int)) {
+            OutType::Int { unsigned: false }
+        } else {
+            OutType::Decimal { scale }
+        };
+    }
+    OutType::Text { len: 255 }
 }

@@ -1,24 +1,15 @@
 //! End-to-end statements against the real `strata` binary with the `mysql`
-//! crate: DDL, DML, SELECT features, SHOW / DESCRIBE / EXPLAIN / CHECK,
-//! session variables. Queries run through both the text protocol
+//! crate: DDL (with SHOW / DESCRIBE), DML, SELECT features, prepared
+//! statements across DDL and parameter type changes. Queries run through both the text protocol
 //! (COM_QUERY) and prepared statements (COM_STMT_PREPARE/EXECUTE, binary
 //! rows) and must agree exactly.
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
-use common::{exec, expect_err, q, q1, q_i64, qp, Server};
+use common::{both, exec, expect_err, q, q1, q_i64, qp, Server};
 use mysql::prelude::Queryable;
-use mysql::Conn;
-
-/// Runs a query through the text protocol and as a prepared statement;
-/// both must give the same rows, which are returned.
-fn both(c: &mut Conn, sql: &str) -> Vec<String> {
-    let text = q(c, sql);
-    let bin = qp(c, sql, ());
-    assert_eq!(text, bin, "text vs binary protocol differ for: {sql}");
-    text
-}
+use mysql::{Conn, Value};
 
 fn affected(c: &mut Conn, sql: &str) -> u64 {
     c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -82,6 +73,14 @@ fn databases_tables_and_indexes() {
     ] {
         assert!(ddl.contains(part), "SHOW CREATE TABLE lacks {part}:\n{ddl}");
     }
+    // What SHOW CREATE TABLE prints creates the same table again (mysqldump).
+    let copy = ddl["item|".len()..].replacen("`item`", "`item2`", 1);
+    exec(&mut c, &copy);
+    assert_eq!(
+        q(&mut c, "SHOW CREATE TABLE item2"),
+        vec![format!("item2|{copy}")]
+    );
+    exec(&mut c, "DROP TABLE item2");
     assert_eq!(
         q(&mut c, "DESCRIBE item"),
         vec![
@@ -462,240 +461,57 @@ fn select_features_agree_in_both_protocols() {
 }
 
 #[test]
-fn session_variables_show_explain_check() {
-    let srv = Server::start("session");
+fn prepared_statements_across_ddl_and_param_types() {
+    let srv = Server::start("prepared");
     let mut c = srv.fresh_db("d");
     exec(
         &mut c,
-        "CREATE TABLE t (id INT PRIMARY KEY, k INT, KEY kk (k))",
+        "CREATE TABLE t (id INT PRIMARY KEY, v INT, s VARCHAR(10))",
     );
-    exec(&mut c, "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)");
-
-    assert!(q1(&mut c, "SELECT VERSION()").starts_with("8.0."));
-    assert_eq!(q1(&mut c, "SELECT DATABASE()"), "d");
-    assert_eq!(q1(&mut c, "SELECT @@autocommit"), "1");
-    assert_eq!(
-        q1(&mut c, "SELECT @@transaction_isolation"),
-        "REPEATABLE-READ"
-    );
-    assert_eq!(q1(&mut c, "SELECT @@port"), srv.port.to_string());
-
-    // Session variables of several kinds.
-    exec(&mut c, "SET SESSION sql_mode = 'STRICT_TRANS_TABLES'");
-    assert_eq!(q1(&mut c, "SELECT @@sql_mode"), "STRICT_TRANS_TABLES");
-    assert_eq!(
-        q1(&mut c, "SELECT @@global.sql_mode"),
-        "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"
-    );
-    exec(
-        &mut c,
-        "SET @@session.wait_timeout = 100, @x = 5, @y = 'str'",
-    );
-    assert_eq!(
-        q(&mut c, "SELECT @@wait_timeout, @x, @y, @nope"),
-        vec!["100|5|str|NULL"]
-    );
-    assert_eq!(
-        q(&mut c, "SHOW VARIABLES LIKE 'wait_timeout'"),
-        vec!["wait_timeout|100"]
-    );
-    assert_eq!(
-        q(&mut c, "SHOW GLOBAL VARIABLES LIKE 'wait_timeout'"),
-        vec!["wait_timeout|28800"]
-    );
-    exec(&mut c, "SET NAMES utf8mb4");
-    assert_eq!(q1(&mut c, "SELECT @@character_set_client"), "utf8mb4");
-    exec(&mut c, "SET autocommit = 0");
-    assert_eq!(q1(&mut c, "SELECT @@autocommit"), "0");
-    exec(&mut c, "SET autocommit = 1");
-    exec(
-        &mut c,
-        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-    );
-    assert_eq!(
-        q1(&mut c, "SELECT @@transaction_isolation"),
-        "READ-COMMITTED"
-    );
-    exec(&mut c, "SET transaction_isolation = 'REPEATABLE-READ'");
-    assert_eq!(
-        q(&mut c, "SELECT @@transaction_isolation, @@tx_isolation"),
-        vec!["REPEATABLE-READ|REPEATABLE-READ"]
-    );
-    exec(&mut c, "SET innodb_lock_wait_timeout = 3");
-    assert_eq!(q1(&mut c, "SELECT @@innodb_lock_wait_timeout"), "3");
-    // Another connection still sees the global values.
-    let mut c2 = srv.conn();
-    assert_eq!(q1(&mut c2, "SELECT @@innodb_lock_wait_timeout"), "50");
-    assert_eq!(q1(&mut c2, "SELECT DATABASE()"), "NULL");
-    exec(&mut c2, "USE d");
-    assert_eq!(q_i64(&mut c2, "SELECT COUNT(*) FROM t"), 3);
-
-    // SHOW STATUS counts this server's work.
-    let qs: i64 = q(&mut c, "SHOW STATUS LIKE 'Questions'")[0]
-        .split('|')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(qs > 10, "Questions = {qs}");
-    let threads = q(&mut c, "SHOW STATUS LIKE 'Threads_connected'");
-    assert_eq!(threads, vec!["Threads_connected|2"]);
-
-    // SHOW WARNINGS after a statement that warns, and cleared after one that does not.
-    exec(&mut c, "DROP TABLE IF EXISTS missing");
-    assert_eq!(c.warnings(), 1);
-    assert_eq!(
-        q(&mut c, "SHOW WARNINGS"),
-        vec!["Note|1051|Unknown table 'd.missing'"]
-    );
-    exec(&mut c, "SELECT 1");
-    assert!(q(&mut c, "SHOW WARNINGS").is_empty());
-
-    // EXPLAIN: the secondary index for k = const, a full scan for an expression.
-    let cols = |rows: Vec<String>| -> (String, String) {
-        let f: Vec<String> = rows[0].split('|').map(str::to_string).collect();
-        (f[3].clone(), f[5].clone()) // type, key
+    exec(&mut c, "INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b')");
+    let run = |c: &mut Conn, st: &mysql::Statement, p: Vec<Value>| -> mysql::Result<Vec<String>> {
+        let rows: Vec<mysql::Row> = c.exec(st, p)?;
+        Ok(rows
+            .iter()
+            .map(|r| common::join_row(&common::row_strings(r)))
+            .collect())
     };
-    assert_eq!(
-        cols(q(&mut c, "EXPLAIN SELECT * FROM t WHERE k = 20")),
-        ("ref".to_string(), "kk".to_string())
-    );
-    assert_eq!(
-        cols(q(&mut c, "EXPLAIN SELECT * FROM t WHERE id = 2")).1,
-        "PRIMARY"
-    );
-    assert_eq!(
-        cols(q(&mut c, "EXPLAIN SELECT * FROM t WHERE k + 0 = 20")),
-        ("ALL".to_string(), "NULL".to_string())
-    );
-
-    // CHECK TABLE.
-    assert_eq!(q(&mut c, "CHECK TABLE t"), vec!["d.t|check|status|OK"]);
-    let missing = q(&mut c, "CHECK TABLE nosuch");
-    assert_eq!(missing.len(), 2, "{missing:?}");
-    assert!(
-        missing[1].ends_with("|status|Operation failed"),
-        "{missing:?}"
-    );
-}
-
-#[test]
-#[ignore = "BUG: SHOW VARIABLES WHERE ... ignores the WHERE clause and returns every variable"]
-fn show_variables_where() {
-    let srv = Server::start("showwhere");
-    let mut c = srv.conn();
-    assert_eq!(
-        q(&mut c, "SHOW VARIABLES WHERE Variable_name = 'autocommit'"),
-        vec!["autocommit|1"]
-    );
-}
-
-#[test]
-#[ignore = "BUG: result column names are re-printed from the AST (`1 + 1`, `autocommit`) instead of the query text (`1+1`, `@@session.autocommit`)"]
-fn column_names_follow_query_text() {
-    let srv = Server::start("colnames");
-    let mut c = srv.conn();
-    let rows: Vec<mysql::Row> = c.query("SELECT 1+1, @@session.autocommit").unwrap();
-    let names: Vec<String> = rows[0]
-        .columns_ref()
-        .iter()
-        .map(|c| c.name_str().into_owned())
-        .collect();
-    assert_eq!(names[..2], ["1+1", "@@session.autocommit"]);
-}
-
-#[test]
-#[ignore = "BUG: DROP DATABASE of a missing database returns 1049 instead of MySQL's 1008 (HY000)"]
-fn drop_missing_database_error() {
-    let srv = Server::start("dropdb");
-    let mut c = srv.conn();
-    expect_err(&mut c, "DROP DATABASE nosuch", 1008, "HY000");
-}
-
-#[test]
-#[ignore = "BUG: `pk IN (...)` skips a list value that directly follows (v+1) a value found before it"]
-fn primary_key_in_list_with_adjacent_values() {
-    let srv = Server::start("pkin");
-    let mut c = srv.fresh_db("d");
-    exec(
-        &mut c,
-        "CREATE TABLE t (id INT PRIMARY KEY, k INT, KEY kk (k))",
-    );
-    exec(&mut c, "INSERT INTO t VALUES (1,1),(2,2),(3,3),(4,4),(5,5)");
-    // The same list on a secondary index, and as ORs, is right.
-    assert_eq!(
-        both(&mut c, "SELECT id FROM t WHERE k IN (1,2,4,5)"),
-        vec!["1", "2", "4", "5"]
-    );
-    assert_eq!(
-        both(&mut c, "SELECT id FROM t WHERE id = 4 OR id = 5"),
-        vec!["4", "5"]
-    );
-    // Got ["4"], ["1", "4"] and ["1"].
-    assert_eq!(
-        both(&mut c, "SELECT id FROM t WHERE id IN (4, 5)"),
-        vec!["4", "5"]
-    );
-    assert_eq!(
-        both(&mut c, "SELECT id FROM t WHERE id IN (1, 2, 4, 5)"),
-        vec!["1", "2", "4", "5"]
-    );
-    assert_eq!(
-        qp(&mut c, "SELECT id FROM t WHERE id IN (?, ?, ?)", (1, 2, 20)),
-        vec!["1", "2"]
-    );
-}
-
-#[test]
-#[ignore = "BUG: COALESCE/IFNULL/IF/CASE take the column type of their first branch, so binary rows send NULL or 0 for the other branches"]
-fn null_first_branch_keeps_values_in_binary_rows() {
-    let srv = Server::start("nullfirst");
-    let mut c = srv.fresh_db("d");
-    exec(&mut c, "CREATE TABLE t (id INT PRIMARY KEY, n INT)");
-    exec(&mut c, "INSERT INTO t VALUES (1, NULL), (2, NULL)");
-    // Text rows are right; binary rows (prepared) were NULL, and 0 for the
-    // COALESCE(int column, 'x') case (MySQL types it VARCHAR).
-    for (sql, want) in [
-        ("SELECT COALESCE(NULL, 'x')", vec!["x"]),
-        ("SELECT IFNULL(NULL, 3)", vec!["3"]),
-        ("SELECT COALESCE(n, 'x') FROM t WHERE id = 1", vec!["x"]),
-        (
-            "SELECT IF(id = 1, NULL, 2) FROM t ORDER BY id",
-            vec!["NULL", "2"],
-        ),
-        (
-            "SELECT CASE WHEN id = 1 THEN NULL ELSE 'y' END FROM t ORDER BY id",
-            vec!["NULL", "y"],
-        ),
+    // One statement executed with parameters whose types change.
+    let st = c.prep("SELECT id FROM t WHERE v = ?").unwrap();
+    for (p, want) in [
+        (Value::Int(10), vec!["1"]),
+        (Value::Bytes(b"20".to_vec()), vec!["2"]),
+        (Value::Double(10.0), vec!["1"]),
+        (Value::UInt(20), vec!["2"]),
+        (Value::NULL, vec![]),
+        (Value::Int(10), vec!["1"]),
     ] {
-        assert_eq!(q(&mut c, sql), want, "text: {sql}");
-        assert_eq!(qp(&mut c, sql, ()), want, "binary: {sql}");
+        assert_eq!(run(&mut c, &st, vec![p.clone()]).unwrap(), want, "{p:?}");
     }
-}
-
-#[test]
-#[ignore = "BUG: string comparison is binary (case-sensitive) although the collation reported is utf8mb4_general_ci"]
-fn strings_compare_case_insensitively() {
-    let srv = Server::start("collation");
-    let mut c = srv.fresh_db("d");
-    assert_eq!(
-        q1(&mut c, "SELECT @@collation_connection"),
-        "utf8mb4_general_ci"
-    );
+    // DDL between executions: a new index, a dropped table, a recreated one.
+    let sel = c.prep("SELECT v, s FROM t WHERE id = ?").unwrap();
+    assert_eq!(run(&mut c, &sel, vec![2.into()]).unwrap(), vec!["20|b"]);
+    exec(&mut c, "CREATE INDEX ks ON t (s)");
+    assert_eq!(run(&mut c, &sel, vec![2.into()]).unwrap(), vec!["20|b"]);
+    exec(&mut c, "DROP TABLE t");
+    let e = common::server_err(run(&mut c, &sel, vec![2.into()]));
+    assert_eq!((e.code, e.state.as_str()), (1146, "42S02"));
     exec(
         &mut c,
-        "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(10), UNIQUE KEY un (name))",
+        "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10), v VARCHAR(10))",
     );
-    exec(&mut c, "INSERT INTO t VALUES (1, 'alice'), (2, 'Bob')");
-    // Got 0|0|0, no rows, and the insert succeeded.
-    assert_eq!(
-        q(&mut c, "SELECT 'a' = 'A', 'abc' LIKE 'A%', 'b' > 'A'"),
-        vec!["1|1|1"]
-    );
-    assert_eq!(
-        q(&mut c, "SELECT id FROM t WHERE name = 'ALICE'"),
-        vec!["1"]
-    );
-    assert_eq!(q(&mut c, "SELECT id FROM t ORDER BY name"), vec!["1", "2"]);
-    expect_err(&mut c, "INSERT INTO t VALUES (3, 'BOB')", 1062, "23000");
+    exec(&mut c, "INSERT INTO t VALUES (2, 'new', 'vee')");
+    assert_eq!(run(&mut c, &sel, vec![2.into()]).unwrap(), vec!["vee|new"]);
+    // Many statements: the client closes old ones (COM_STMT_CLOSE) as its
+    // cache overflows; every one still answers correctly.
+    for i in 0..100i64 {
+        assert_eq!(
+            qp(&mut c, &format!("SELECT ? + {i}"), (i,)),
+            vec![(2 * i).to_string()]
+        );
+    }
+    // Statements without a cached plan (SET, SHOW) also run prepared.
+    c.exec_drop("SET @x = 5", ()).unwrap();
+    assert_eq!(q1(&mut c, "SELECT @x"), "5");
+    assert_eq!(qp(&mut c, "SHOW TABLES", ()), vec!["t"]);
 }

@@ -199,13 +199,30 @@ impl Server {
 }
 
 impl Drop for Server {
+    /// Kills the server and removes its directory; fails the test if the
+    /// server panicked (a connection thread can die without the client
+    /// noticing much).
     fn drop(&mut self) {
         self.kill9();
-        if std::thread::panicking() {
-            eprintln!("{}", self.log_tail(40));
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let panicked = log.contains("panicked at");
+        if std::thread::panicking() || panicked {
+            eprintln!("{}", self.log_tail(60));
         }
         let _ = std::fs::remove_dir_all(&self.root);
+        if panicked && !std::thread::panicking() {
+            panic!("the server panicked (log above)");
+        }
     }
+}
+
+/// Runs a query through the text protocol and as a prepared statement
+/// (binary rows); both must give the same rows, which are returned.
+pub fn both(c: &mut Conn, sql: &str) -> Vec<String> {
+    let text = q(c, sql);
+    let bin = qp(c, sql, ());
+    assert_eq!(text, bin, "text vs binary protocol differ for: {sql}");
+    text
 }
 
 /// Removes a directory tree at the end of a scope.
@@ -228,17 +245,29 @@ impl Drop for TempDir {
     }
 }
 
-/// Runs a statement through the text protocol, panicking with the SQL on error.
-pub fn exec(c: &mut Conn, sql: &str) {
-    c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+/// Runs a statement through the text protocol and reads any rows. Unlike
+/// `query_drop`, this reports an error that arrives after the column
+/// definitions (a lock wait timeout in a locking SELECT), which the `mysql`
+/// crate drops silently when it discards a result set.
+pub fn try_exec(c: &mut Conn, sql: &str) -> mysql::Result<()> {
+    c.query::<Row, _>(sql).map(|_| ())
 }
 
-/// Formats a value as the text protocol would send it (`None` for NULL),
-/// using the column type to print binary-protocol dates and numbers.
+/// Runs a statement through the text protocol, panicking with the SQL on error.
+pub fn exec(c: &mut Conn, sql: &str) {
+    try_exec(c, sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// Formats a value as the text protocol would send it (`None` for NULL,
+/// bytes that are not UTF-8 as `0x` + hex), using the column type to print
+/// binary-protocol dates and numbers.
 pub fn fmt_value(v: &Value, ty: ColumnType, decimals: u8) -> Option<String> {
     Some(match v {
         Value::NULL => return None,
-        Value::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        Value::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => s.to_string(),
+            Err(_) => format!("0x{}", hex(b)),
+        },
         Value::Int(i) => i.to_string(),
         Value::UInt(u) => u.to_string(),
         Value::Float(f) => f.to_string(),
@@ -266,6 +295,11 @@ pub fn fmt_value(v: &Value, ty: ColumnType, decimals: u8) -> Option<String> {
             }
         }
     })
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// A row as strings (`None` = NULL).
@@ -332,7 +366,7 @@ pub fn err_code(e: &mysql::Error) -> Option<(u16, String)> {
 
 /// Asserts that a text-protocol statement fails with `code` / `state`.
 pub fn expect_err(c: &mut Conn, sql: &str, code: u16, state: &str) -> String {
-    let e = server_err(c.query_drop(sql).map(|_| ()));
+    let e = server_err(try_exec(c, sql));
     assert_eq!(
         (e.code, e.state.as_str()),
         (code, state),

@@ -1,0 +1,274 @@
+//! Durability: writer threads run autocommit INSERTs and multi-statement
+//! transactions against a server with sync-on-commit (and small memtables,
+//! so flushes run too), recording every acknowledged commit; the server is
+//! killed with SIGKILL at a random moment and restarted on the same data
+//! directory. Every acknowledged commit must be there, no transaction may be
+//! partly visible, the sum of the balances must not change, and CHECK TABLE
+//! must pass. Several cycles; `SEED=n` replays, `CRASH_CYCLES=n` changes the
+//! number of cycles.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{err_code, exec, q, q_i64, Rng, Server};
+use mysql::prelude::Queryable;
+use mysql::Conn;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+const WRITERS: u64 = 4;
+const ACCOUNTS: i64 = 8;
+
+/// What one writer knows after the crash.
+#[derive(Default)]
+struct Log {
+    /// txn id -> number of rows, for every acknowledged commit.
+    acked: BTreeMap<u64, u64>,
+    /// The commit sent when the server died (may or may not be durable).
+    inflight: Option<(u64, u64)>,
+    /// Transactions rolled back by the client: must be absent.
+    aborted: Vec<u64>,
+}
+
+fn setup(srv: &Server) {
+    let mut c = srv.fresh_db("crash");
+    exec(
+        &mut c,
+        "CREATE TABLE ev (id BIGINT UNSIGNED PRIMARY KEY, txn BIGINT UNSIGNED NOT NULL,
+            writer INT NOT NULL, nparts INT NOT NULL, multi TINYINT NOT NULL,
+            payload VARCHAR(200) NOT NULL, KEY k_txn (txn), KEY k_writer (writer, txn))",
+    );
+    exec(
+        &mut c,
+        "CREATE TABLE acct (id INT PRIMARY KEY, balance BIGINT NOT NULL)",
+    );
+    exec(
+        &mut c,
+        "CREATE TABLE wstate (writer INT PRIMARY KEY, last_txn BIGINT UNSIGNED NOT NULL)",
+    );
+    let a: Vec<String> = (1..=ACCOUNTS).map(|i| format!("({i}, 1000)")).collect();
+    exec(&mut c, &format!("INSERT INTO acct VALUES {}", a.join(",")));
+    let w: Vec<String> = (0..WRITERS).map(|i| format!("({i}, 0)")).collect();
+    exec(
+        &mut c,
+        &format!("INSERT INTO wstate VALUES {}", w.join(",")),
+    );
+}
+
+fn writer(mut conn: Conn, w: u64, cycle: u64, mut rng: Rng, killed: Arc<AtomicBool>) -> Log {
+    let mut log = Log::default();
+    let ins = match conn
+        .prep("INSERT INTO ev (id, txn, writer, nparts, multi, payload) VALUES (?, ?, ?, ?, ?, ?)")
+    {
+        Ok(s) => s,
+        Err(_) if killed.load(Ordering::SeqCst) => return log,
+        Err(e) => panic!("writer {w}: prepare: {e}"),
+    };
+    for n in 0.. {
+        let txn = (cycle + 1) * 1_000_000_000 + w * 10_000_000 + n;
+        let payload = format!("{txn}-{}", "x".repeat(rng.range(10, 150) as usize));
+        let multi = rng.chance(0.5);
+        let r: mysql::Result<()> = if !multi {
+            // One autocommit INSERT, alternately through text and prepared.
+            log.inflight = Some((txn, 1));
+            if n % 2 == 0 {
+                conn.query_drop(format!(
+                    "INSERT INTO ev VALUES ({}, {txn}, {w}, 1, 0, '{payload}')",
+                    txn * 10
+                ))
+            } else {
+                conn.exec_drop(&ins, (txn * 10, txn, w, 1, 0, &payload))
+            }
+        } else {
+            let parts = rng.range(2, 6) as u64;
+            let (a, b) = (rng.range(1, ACCOUNTS), rng.range(1, ACCOUNTS));
+            let amount = rng.range(-50, 50);
+            (|| {
+                conn.query_drop("BEGIN")?;
+                for p in 0..parts {
+                    conn.exec_drop(&ins, (txn * 10 + p, txn, w, parts, 1, &payload))?;
+                }
+                // Lock accounts in id order: no deadlocks between writers.
+                for (id, delta) in [(a.min(b), amount), (a.max(b), -amount)] {
+                    conn.query_drop(format!(
+                        "UPDATE acct SET balance = balance + {delta} WHERE id = {id}"
+                    ))?;
+                }
+                conn.exec_drop("UPDATE wstate SET last_txn = ? WHERE writer = ?", (txn, w))?;
+                log.inflight = Some((txn, parts));
+                conn.query_drop("COMMIT")
+            })()
+        };
+        match r {
+            Ok(()) => {
+                let (t, p) = log.inflight.take().unwrap();
+                log.acked.insert(t, p);
+            }
+            Err(_) if killed.load(Ordering::SeqCst) => return log,
+            Err(e) if matches!(err_code(&e), Some((1213 | 1205, _))) => {
+                if let Err(e) = conn.query_drop("ROLLBACK") {
+                    assert!(killed.load(Ordering::SeqCst), "writer {w}: ROLLBACK: {e}");
+                    return log;
+                }
+                log.inflight = None;
+                log.aborted.push(txn);
+            }
+            Err(e) => panic!("writer {w} cycle {cycle}: {e}"),
+        }
+    }
+    log
+}
+
+fn verify(srv: &Server, logs: &[Log], cycle: u64) -> (usize, usize) {
+    let mut c = srv.conn_db("crash");
+    // All transactions are whole.
+    let partial = q(
+        &mut c,
+        "SELECT txn, COUNT(*), MIN(nparts), MAX(nparts) FROM ev GROUP BY txn HAVING COUNT(*) <> MIN(nparts) OR MIN(nparts) <> MAX(nparts)",
+    );
+    assert!(
+        partial.is_empty(),
+        "cycle {cycle}: partially applied transactions: {partial:?}"
+    );
+    let present: BTreeMap<u64, u64> = c
+        .query::<(u64, u64), _>("SELECT txn, COUNT(*) FROM ev GROUP BY txn")
+        .unwrap()
+        .into_iter()
+        .collect();
+    let mut maybe = 0;
+    let mut allowed = BTreeSet::new();
+    for (w, log) in logs.iter().enumerate() {
+        for (txn, parts) in &log.acked {
+            assert_eq!(
+                present.get(txn),
+                Some(parts),
+                "cycle {cycle}: acknowledged txn {txn} of writer {w} lost"
+            );
+            allowed.insert(*txn);
+        }
+        if let Some((txn, parts)) = log.inflight {
+            if let Some(n) = present.get(&txn) {
+                assert_eq!(*n, parts, "cycle {cycle}: in-flight txn {txn}");
+                maybe += 1;
+            }
+            allowed.insert(txn);
+        }
+        for txn in &log.aborted {
+            assert!(
+                !present.contains_key(txn),
+                "cycle {cycle}: rolled-back txn {txn} is visible"
+            );
+        }
+    }
+    // Nothing that was never sent (this cycle's ids are all known).
+    let lo = (cycle + 1) * 1_000_000_000;
+    for txn in present
+        .keys()
+        .filter(|t| **t >= lo && **t < lo + 1_000_000_000)
+    {
+        assert!(
+            allowed.contains(txn),
+            "cycle {cycle}: txn {txn} appeared from nowhere"
+        );
+    }
+    // Money is conserved and each writer's state row matches its last
+    // multi-statement transaction (updated in the same transactions).
+    assert_eq!(
+        q_i64(&mut c, "SELECT SUM(balance) FROM acct"),
+        ACCOUNTS * 1000,
+        "cycle {cycle}"
+    );
+    for w in 0..WRITERS {
+        let last = q_i64(
+            &mut c,
+            &format!("SELECT last_txn FROM wstate WHERE writer = {w}"),
+        );
+        let max = q_i64(
+            &mut c,
+            &format!("SELECT COALESCE(MAX(txn), 0) FROM ev WHERE writer = {w} AND multi = 1"),
+        );
+        assert_eq!(last, max, "cycle {cycle}: writer {w} state vs its rows");
+        // The secondary index agrees with a full scan.
+        let by_ix = q_i64(
+            &mut c,
+            &format!("SELECT COUNT(*) FROM ev WHERE writer = {w}"),
+        );
+        let by_scan = q_i64(
+            &mut c,
+            &format!("SELECT COUNT(*) FROM ev WHERE writer + 0 = {w}"),
+        );
+        assert_eq!(by_ix, by_scan, "cycle {cycle}: writer {w} index vs scan");
+    }
+    for t in ["ev", "acct", "wstate"] {
+        assert_eq!(
+            q(&mut c, &format!("CHECK TABLE {t}")),
+            vec![format!("crash.{t}|check|status|OK")],
+            "cycle {cycle}"
+        );
+    }
+    (present.len(), maybe)
+}
+
+#[test]
+fn acknowledged_commits_survive_kill_9() {
+    let cycles: u64 = std::env::var("CRASH_CYCLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let mut rng = Rng::from_env("acknowledged_commits_survive_kill_9");
+    let mut srv = Server::start_with("crash", &["--sync-on-commit=1", "--write-buffer-size=256K"]);
+    setup(&srv);
+    let mut all_logs: Vec<Log> = (0..WRITERS).map(|_| Log::default()).collect();
+    let mut total_acked = 0;
+    for cycle in 0..cycles {
+        let killed = Arc::new(AtomicBool::new(false));
+        let threads: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let conn = srv.conn_db("crash");
+                let (rng, killed) = (Rng::new(rng.next_u64()), killed.clone());
+                std::thread::spawn(move || writer(conn, w, cycle, rng, killed))
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(rng.range(300, 2500) as u64));
+        assert!(
+            srv.is_running(),
+            "the server died by itself in cycle {cycle}"
+        );
+        killed.store(true, Ordering::SeqCst);
+        srv.kill9();
+        let logs: Vec<Log> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let acked: usize = logs.iter().map(|l| l.acked.len()).sum();
+        total_acked += acked;
+        srv.restart();
+        // Merge into the history of all cycles: earlier acknowledged commits
+        // must stay too; an earlier in-flight one is now decided.
+        for (all, log) in all_logs.iter_mut().zip(logs) {
+            all.acked.extend(log.acked);
+            all.aborted.extend(log.aborted);
+            all.inflight = log.inflight;
+        }
+        let (present, maybe) = verify(&srv, &all_logs, cycle);
+        eprintln!("cycle {cycle}: {acked} commits acknowledged, {present} txns present, {maybe} in-flight ones survived");
+        // Decided in-flight transactions become known for later cycles.
+        let mut c = srv.conn_db("crash");
+        for log in &mut all_logs {
+            if let Some((txn, parts)) = log.inflight.take() {
+                if q_i64(
+                    &mut c,
+                    &format!("SELECT COUNT(*) FROM ev WHERE txn = {txn}"),
+                ) > 0
+                {
+                    log.acked.insert(txn, parts);
+                } else {
+                    log.aborted.push(txn);
+                }
+            }
+        }
+    }
+    assert!(
+        total_acked >= 20 * cycles as usize,
+        "only {total_acked} commits in {cycles} cycles"
+    );
+}

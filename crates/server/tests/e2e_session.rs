@@ -1,0 +1,127 @@
+//! Session state and server introspection against the real `strata`
+//! binary: SET (session variables, NAMES, autocommit, isolation), SELECT
+//! @@var / DATABASE() / VERSION(), SHOW VARIABLES / STATUS / WARNINGS,
+//! EXPLAIN and CHECK TABLE.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{exec, q, q1, q_i64, Server};
+
+#[test]
+fn session_variables_show_explain_check() {
+    let srv = Server::start("session");
+    let mut c = srv.fresh_db("d");
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT PRIMARY KEY, k INT, KEY kk (k))",
+    );
+    exec(&mut c, "INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)");
+
+    assert!(q1(&mut c, "SELECT VERSION()").starts_with("8.0."));
+    assert_eq!(q1(&mut c, "SELECT DATABASE()"), "d");
+    assert_eq!(q1(&mut c, "SELECT @@autocommit"), "1");
+    assert_eq!(
+        q1(&mut c, "SELECT @@transaction_isolation"),
+        "REPEATABLE-READ"
+    );
+    assert_eq!(q1(&mut c, "SELECT @@port"), srv.port.to_string());
+
+    // Session variables of several kinds.
+    exec(&mut c, "SET SESSION sql_mode = 'STRICT_TRANS_TABLES'");
+    assert_eq!(q1(&mut c, "SELECT @@sql_mode"), "STRICT_TRANS_TABLES");
+    assert_eq!(
+        q1(&mut c, "SELECT @@global.sql_mode"),
+        "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"
+    );
+    exec(
+        &mut c,
+        "SET @@session.wait_timeout = 100, @x = 5, @y = 'str'",
+    );
+    assert_eq!(
+        q(&mut c, "SELECT @@wait_timeout, @x, @y, @nope"),
+        vec!["100|5|str|NULL"]
+    );
+    assert_eq!(
+        q(&mut c, "SHOW VARIABLES LIKE 'wait_timeout'"),
+        vec!["wait_timeout|100"]
+    );
+    assert_eq!(
+        q(&mut c, "SHOW GLOBAL VARIABLES LIKE 'wait_timeout'"),
+        vec!["wait_timeout|28800"]
+    );
+    exec(&mut c, "SET NAMES utf8mb4");
+    assert_eq!(q1(&mut c, "SELECT @@character_set_client"), "utf8mb4");
+    exec(&mut c, "SET autocommit = 0");
+    assert_eq!(q1(&mut c, "SELECT @@autocommit"), "0");
+    exec(&mut c, "SET autocommit = 1");
+    exec(
+        &mut c,
+        "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+    );
+    assert_eq!(
+        q1(&mut c, "SELECT @@transaction_isolation"),
+        "READ-COMMITTED"
+    );
+    exec(&mut c, "SET transaction_isolation = 'REPEATABLE-READ'");
+    assert_eq!(
+        q(&mut c, "SELECT @@transaction_isolation, @@tx_isolation"),
+        vec!["REPEATABLE-READ|REPEATABLE-READ"]
+    );
+    exec(&mut c, "SET innodb_lock_wait_timeout = 3");
+    assert_eq!(q1(&mut c, "SELECT @@innodb_lock_wait_timeout"), "3");
+    // Another connection still sees the global values.
+    let mut c2 = srv.conn();
+    assert_eq!(q1(&mut c2, "SELECT @@innodb_lock_wait_timeout"), "50");
+    assert_eq!(q1(&mut c2, "SELECT DATABASE()"), "NULL");
+    exec(&mut c2, "USE d");
+    assert_eq!(q_i64(&mut c2, "SELECT COUNT(*) FROM t"), 3);
+
+    // SHOW STATUS counts this server's work.
+    let qs: i64 = q(&mut c, "SHOW STATUS LIKE 'Questions'")[0]
+        .split('|')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(qs > 10, "Questions = {qs}");
+    let threads = q(&mut c, "SHOW STATUS LIKE 'Threads_connected'");
+    assert_eq!(threads, vec!["Threads_connected|2"]);
+
+    // SHOW WARNINGS after a statement that warns, and cleared after one that does not.
+    exec(&mut c, "DROP TABLE IF EXISTS missing");
+    assert_eq!(c.warnings(), 1);
+    assert_eq!(
+        q(&mut c, "SHOW WARNINGS"),
+        vec!["Note|1051|Unknown table 'd.missing'"]
+    );
+    exec(&mut c, "SELECT 1");
+    assert!(q(&mut c, "SHOW WARNINGS").is_empty());
+
+    // EXPLAIN: the secondary index for k = const, a full scan for an expression.
+    let cols = |rows: Vec<String>| -> (String, String) {
+        let f: Vec<String> = rows[0].split('|').map(str::to_string).collect();
+        (f[3].clone(), f[5].clone()) // type, key
+    };
+    assert_eq!(
+        cols(q(&mut c, "EXPLAIN SELECT * FROM t WHERE k = 20")),
+        ("ref".to_string(), "kk".to_string())
+    );
+    assert_eq!(
+        cols(q(&mut c, "EXPLAIN SELECT * FROM t WHERE id = 2")).1,
+        "PRIMARY"
+    );
+    assert_eq!(
+        cols(q(&mut c, "EXPLAIN SELECT * FROM t WHERE k + 0 = 20")),
+        ("ALL".to_string(), "NULL".to_string())
+    );
+
+    // CHECK TABLE.
+    assert_eq!(q(&mut c, "CHECK TABLE t"), vec!["d.t|check|status|OK"]);
+    let missing = q(&mut c, "CHECK TABLE nosuch");
+    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert!(
+        missing[1].ends_with("|status|Operation failed"),
+        "{missing:?}"
+    );
+}

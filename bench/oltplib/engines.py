@@ -5,7 +5,8 @@ Settings follow seed 000 (ACID: sync on every commit) scaled to the memory limit
   InnoDB  innodb_flush_log_at_trx_commit=1, O_DIRECT, buffer pool 0.75 L, REPEATABLE-READ
   MyRocks rocksdb_flush_log_at_trx_commit=1, buffered I/O, block cache L/8, LZ4 if the
           plugin has it, READ-COMMITTED (MyRocks RR turns write conflicts into errors)
-  Strata  its own defaults plus any --strata-arg, inside the same limit
+  Strata  --sync-on-commit=1, block cache L/4, memtable L/16 (8-64 MB), 2 background jobs,
+          REPEATABLE-READ, buffered I/O through the page cache; then any --strata-arg
 The binary log is off for both MariaDB engines (`skip-log-bin`), unlike the seed, and the
 buffer-pool dump/load at restart is off so that every run starts cold.
 """
@@ -18,7 +19,7 @@ import subprocess
 import time
 
 from .config import MiB
-from .procfs import port_open
+from .procfs import dir_size, port_open
 
 MARIADBD = "/usr/sbin/mariadbd"
 CLIENT = "mariadb"
@@ -84,8 +85,28 @@ class Engine:
     def debt(self):
         return {}
 
+    # Engine-reported write counters: WRITE_KEYS maps common names ("log", "flush",
+    # "compaction", "pages", "stall_us", "user") to keys of counters(); the runner takes their
+    # deltas over the measured window and divides by the transactions.
+    WRITE_KEYS = {}
+
+    def counters(self):
+        return {}
+
+    @staticmethod
+    def realized_debt(end, after):
+        """debt_bytes from the debt() samples before and after the drain watch, for engines
+        without a gauge of pending work; None keeps debt()'s own estimate."""
+        return None
+
     def data_paths(self):
         return {"datadir": self.datadir}
+
+    def sizes(self):
+        """{'datadir': bytes, 'tables': bytes of table data} on disk."""
+        out = {k: dir_size(p) for k, p in self.data_paths().items()}
+        out.setdefault("tables", out["datadir"])
+        return out
 
     def version(self):
         return ""
@@ -179,6 +200,17 @@ class InnoDB(MariaDB):
         })
         return s
 
+    WRITE_KEYS = {"log": "innodb_os_log_written", "pages": "page_bytes_written"}
+
+    def counters(self):
+        out = {}
+        for k, v in sql(self.port, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_os_log_written',"
+                        "'Innodb_pages_written','Innodb_page_size','Innodb_data_written',"
+                        "'Innodb_dblwr_pages_written')"):
+            out[k.lower()] = int(v)
+        out["page_bytes_written"] = out.get("innodb_pages_written", 0) * out.get("innodb_page_size", 16384)
+        return out
+
     def before_template_stop(self):
         # Slow shutdown after the load: purge and merge everything into the template.
         sql(self.port, "SET GLOBAL innodb_fast_shutdown=0")
@@ -263,6 +295,21 @@ class MyRocks(MariaDB):
     def data_paths(self):
         return {"datadir": self.datadir, "tables": os.path.join(self.datadir, "#rocksdb")}
 
+    WRITE_KEYS = {"log": "rocksdb_wal_bytes", "flush": "rocksdb_flush_write_bytes",
+                  "compaction": "rocksdb_compact_write_bytes", "stall_us": "rocksdb_stall_micros",
+                  "user": "rocksdb_bytes_written"}
+
+    def counters(self):
+        out = {}
+        for k, v in sql(self.port, "SHOW GLOBAL STATUS WHERE Variable_name IN ('rocksdb_wal_bytes',"
+                        "'rocksdb_flush_write_bytes','rocksdb_compact_write_bytes','rocksdb_stall_micros',"
+                        "'rocksdb_bytes_written','rocksdb_wal_synced')"):
+            try:
+                out[k.lower()] = int(v)
+            except ValueError:
+                pass
+        return out
+
     def debt(self):
         out = {}
         for cf, k, v in sql(self.port, "SELECT CF_NAME, STAT_TYPE, VALUE FROM "
@@ -293,12 +340,39 @@ class MyRocks(MariaDB):
         return out
 
 
+def strata_memory(limit):
+    """Strata's memory settings for a limit L: block cache L/4 and memtable L/16 (8-64 MB).
+    Strata reads through the OS page cache (buffered I/O, like MyRocks here), which takes the
+    rest of the cgroup, so the block cache stays well below InnoDB's 75% buffer pool."""
+    block_cache = max(16 * MiB, limit // 4 // MiB * MiB)
+    write_buffer = max(8 * MiB, min(64 * MiB, limit // 16)) // MiB * MiB
+    return block_cache, write_buffer
+
+
 class Strata(Engine):
     name, label = "strata", "Strata"
     prepare_args = []
 
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        # The server logs to stderr, which the harness collects in stdout.log.
+        self.log_path = os.path.join(self.rundir, "stdout.log")
+
     def settings(self, limit, probe=False):
-        return {"args": self.expand_args(limit), "binlog": "none"}
+        block_cache, write_buffer = strata_memory(limit)
+        s = {
+            "block-cache-size": "%dM" % (block_cache // MiB),
+            "write-buffer-size": "%dM" % (write_buffer // MiB),
+            "sync-on-commit": 1,
+            "background-jobs": 2,
+            "max-connections": 512,
+            "transaction-isolation": "REPEATABLE-READ",
+        }
+        extra = self.expand_args(limit)
+        if extra:
+            s["extra-args"] = " ".join(extra)
+        s["binlog"] = "none (Strata has no binary log)"
+        return s
 
     def expand_args(self, limit):
         return [a.replace("{limit_bytes}", str(limit)).replace("{limit_mb}", str(limit // MiB))
@@ -306,39 +380,62 @@ class Strata(Engine):
 
     def argv(self, limit, probe=False):
         os.makedirs(self.rundir, exist_ok=True)
-        return [self.cfg.strata_bin, "--datadir", self.datadir, "--port", str(self.port),
-                "--bind-address", "127.0.0.1"] + self.expand_args(limit)
+        argv = [self.cfg.strata_bin, "--datadir=%s" % self.datadir, "--port=%d" % self.port,
+                "--bind-address=127.0.0.1", "--socket=%s" % os.path.join(self.rundir, "strata.sock")]
+        for k, v in self.settings(limit, probe).items():
+            if k not in ("extra-args", "binlog"):
+                argv.append("--%s=%s" % (k, v))
+        # --strata-arg comes last: the server applies options in order, so it overrides.
+        return argv + self.expand_args(limit)
 
     def init_datadir(self):
         if os.path.exists(self.datadir):
             shutil.rmtree(self.datadir)
         os.makedirs(self.datadir)
 
-    def debt(self):
-        # Convention until the server documents one: any status variable about pending work.
+    def sizes(self):
+        # One flat directory: table data are the SSTs; the rest is WAL, MANIFEST, CURRENT.
+        return {"datadir": dir_size(self.datadir), "tables": dir_size(self.datadir, ".sst")}
+
+    def post_init(self):
+        super().post_init()
+        rows = sql(self.port, "SELECT @@version")
+        if rows:
+            self.extra["server_version"] = rows[0][0]
+
+    def counters(self):
+        """All numeric Strata_* status variables (cumulative since the server started, except
+        the gauge Strata_live_table_bytes), lower-cased."""
         out = {}
-        try:
-            rows = sql(self.port, "SHOW GLOBAL STATUS")
-        except EngineError:
-            return out
-        for row in rows:
-            if len(row) == 2 and re.search(r"pending|compaction|l0_files|debt", row[0], re.I):
+        for row in sql(self.port, "SHOW GLOBAL STATUS LIKE 'Strata%'"):
+            if len(row) == 2:
                 try:
-                    out[row[0].lower()] = int(float(row[1]))
+                    out[row[0].lower()] = int(row[1])
                 except ValueError:
                     pass
-        pend = [v for k, v in out.items() if "pending" in k and "bytes" in k]
-        if pend:
-            out["debt_bytes"] = max(pend)
         return out
 
+    WRITE_KEYS = {"log": "strata_wal_bytes", "flush": "strata_flush_bytes",
+                  "compaction": "strata_compaction_bytes_written", "stall_us": "strata_stall_micros",
+                  "user": "strata_user_bytes_written"}
+
+    def debt(self):
+        # The server has no gauge of pending compaction bytes (yet): record every counter here;
+        # the runner turns the growth of the flush + compaction byte counters during the drain
+        # watch into debt_bytes. They advance when a job finishes, so a compaction mostly
+        # written during the run counts whole, and one still running at the cap not at all.
+        out = self.counters()
+        return out
+
+    @staticmethod
+    def realized_debt(end, after):
+        keys = ("strata_flush_bytes", "strata_compaction_bytes_written")
+        if not all(isinstance(end.get(k), int) and isinstance(after.get(k), int) for k in keys):
+            return None
+        return sum(after[k] - end[k] for k in keys)
+
     def version(self):
-        try:
-            p = subprocess.run([self.cfg.strata_bin, "--version"], capture_output=True,
-                               text=True, timeout=30)
-            return (p.stdout or p.stderr).strip().splitlines()[0] if (p.stdout or p.stderr) else ""
-        except (OSError, subprocess.SubprocessError, IndexError):
-            return ""
+        return self.extra.get("server_version", "")
 
 
 def mariadb_version():
@@ -379,6 +476,9 @@ class Server:
             argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', self.cgroup.procs_file] + argv
         os.makedirs(e.rundir, exist_ok=True)
         out = open(os.path.join(e.rundir, "stdout.log"), "ab")
+        out.write(("\n=== %s start (limit %d MB): %s\n" % (
+            time.strftime("%Y-%m-%d %H:%M:%S"), self.limit // MiB, " ".join(argv))).encode())
+        out.flush()
         self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True, cwd=e.rundir)
         out.close()
@@ -386,15 +486,19 @@ class Server:
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise EngineError("%s exited at start (code %s):\n%s%s" % (
-                    e.label, self.proc.returncode, tail(e.log_path),
-                    tail(os.path.join(e.rundir, "stdout.log"))))
+                raise EngineError("%s exited at start (code %s):\n%s" % (
+                    e.label, self.proc.returncode, self.log_tail()))
             if port_open(e.port) and e.ping():
                 return time.time() - self.started
             time.sleep(0.3)
         self.kill()
         raise EngineError("%s did not accept connections within %ds:\n%s" % (
-            e.label, timeout, tail(e.log_path)))
+            e.label, timeout, self.log_tail()))
+
+    def log_tail(self, n=20):
+        e = self.engine
+        out = os.path.join(e.rundir, "stdout.log")
+        return tail(e.log_path, n) + ("" if e.log_path == out else tail(out, n))
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

@@ -32,22 +32,25 @@ class OneRun:
             return rec
         try:
             rec["start_s"] = round(time.time() - srv.started, 2)
-            rec["size_before"] = procfs.dir_size(e.datadir)
-            rec["tables_before"] = procfs.dir_size(e.data_paths().get("tables", e.datadir))
+            sz = e.sizes()
+            rec["size_before"], rec["tables_before"] = sz["datadir"], sz["tables"]
             warm = self.warmup(e, srv, spec, label, raw)
             rec["warmup"] = warm
             if warm.get("failed"):
                 return self.finish_failed(rec, srv, warm.get("reason", "warm-up failed"), warm.get("stalled"))
             rec.update(self.measure(e, srv, spec, label, raw))
             if rec.get("stalled"):
-                return self.finish_failed(rec, srv, "measure: no query completed for %ds (thrashing at the "
-                                          "memory limit?)" % cfg.stall, True)
+                return self.finish_failed(rec, srv, "measure: no query completed for %ds" % cfg.stall, True)
             rec["debt_end"] = _try(e.debt)
             self.progress.phase(label + ": drain watch")
             rec["drain"] = self.drain(srv)
             rec["debt_after_drain"] = _try(e.debt)
-            rec["size_after"] = procfs.dir_size(e.datadir)
-            rec["tables_after"] = procfs.dir_size(e.data_paths().get("tables", e.datadir))
+            realized = e.realized_debt(rec["debt_end"], rec["debt_after_drain"])
+            if realized is not None:
+                rec["debt_end"]["debt_bytes"] = realized
+                rec["debt_end"]["debt_kind"] = "flush + compaction bytes written during the drain watch"
+            sz = e.sizes()
+            rec["size_after"], rec["tables_after"] = sz["datadir"], sz["tables"]
             self.collect_memory(rec, srv)
             if not srv.alive():
                 return self.finish_failed(rec, srv, "server exited during the run")
@@ -57,7 +60,15 @@ class OneRun:
                 rec["status"] = "too_many_errors"
                 rec["reason"] = "%d ignored errors for %d transactions" % (rec["errors"], rec["transactions"])
             self.progress.phase(label + ": stopping")
+            t0 = time.time()
             rec["exit_code"] = self.stop(srv)
+            rec["stop_s"] = round(time.time() - t0, 2)
+            if rec["exit_code"] != 0 and rec["status"] == "ok":
+                rec["status"] = "unclean_shutdown"
+                rec["reason"] = "exit code %s after SIGTERM (negative: killed by that signal after %ds)" % (
+                    rec["exit_code"], rec["stop_s"])
+                rec["server_log_tail"] = srv.log_tail(40)[-4000:]
+                rec["needs_restore"] = True
             return rec
         except EngineError as ex:
             return self.finish_failed(rec, srv, str(ex))
@@ -69,6 +80,13 @@ class OneRun:
         oom = rec.get("oom_kills", 0) > 0
         rec["status"] = "oom" if oom else ("server_died" if not alive else ("stalled" if stalled else "failed"))
         rec["reason"] = ("killed by the cgroup OOM killer at %s; " % fmt_size(srv.limit) if oom else "") + reason
+        if stalled and rec.get("peak_mem"):
+            rec["reason"] += " (memory peak %s of the %s limit%s)" % (
+                fmt_bytes(rec["peak_mem"]), fmt_size(srv.limit),
+                "" if rec["peak_mem"] > 0.9 * srv.limit else ": not memory, the disk or CPU stalled")
+        if not alive:
+            rec["server_exit_code"] = rec["exit_code"]
+            rec["server_log_tail"] = srv.log_tail(40)[-4000:]
         rec["needs_restore"] = True
         return rec
 
@@ -129,7 +147,7 @@ class OneRun:
             stalled = state["stalled"] or res.timed_out
             if stalled:
                 return {"seconds": elapsed, "chunks": chunks, "failed": True, "stalled": True,
-                        "reason": "warm-up: no progress for %ds (thrashing at the memory limit?)" % cfg.stall}
+                        "reason": "warm-up: no progress for %ds" % cfg.stall}
             if not srv.alive() or not res.clean:
                 return {"seconds": elapsed, "chunks": chunks, "failed": True,
                         "reason": "warm-up: " + " | ".join(res.fatal[:3] or ["sysbench exit %s" % res.exit_code])}
@@ -148,11 +166,13 @@ class OneRun:
         self.progress.phase(label + ": measuring")
         mem_series, size_series = [], []
         tick, state = self._sampler(srv, label, "measure", dur, mem_series, size_series, e)
+        c0 = _try(e.counters)
         p0 = procfs.proc_sample(srv.pid)
         res = sysbench.run(sysbench.run_cmd(spec.workload, e.port, cfg.tables, cfg.table_size,
                                             spec.threads, dur),
                            timeout=dur + cfg.stall, on_tick=tick, raw_path=raw, registry=self.procs)
         p1 = procfs.proc_sample(srv.pid) or state["last"]
+        c1 = _try(e.counters) if srv.alive() else {}
         s = res.summary
         tx = s.get("transactions", 0)
         io = procfs.proc_delta(p0, p1)
@@ -173,6 +193,12 @@ class OneRun:
         if io and tx:
             out["per_trx"] = {"read_bytes": io["read_bytes"] / tx, "write_bytes": io["write_bytes"] / tx,
                               "cpu_ms": 1000.0 * io["cpu_s"] / tx}
+        writes = engine_writes(e, c0, c1)
+        if writes:
+            out["engine_writes"] = writes
+            if tx:
+                out["per_trx"] = dict(out.get("per_trx") or {}, engine={
+                    k: v / tx for k, v in writes.items() if k != "stall_us"})
         return out
 
     def drain(self, srv):
@@ -203,6 +229,16 @@ class OneRun:
                 "seconds": round(quiet_since if quiet >= 3 else time.time() - t0, 1),
                 "write_bytes": d.get("write_bytes"), "read_bytes": d.get("read_bytes"),
                 "cpu_s": d.get("cpu_s")}
+
+
+def engine_writes(e, c0, c1):
+    """Deltas of the engine's write counters (WRITE_KEYS) between two counters() samples."""
+    out = {}
+    for name, key in e.WRITE_KEYS.items():
+        a, b = (c0 or {}).get(key), (c1 or {}).get(key)
+        if isinstance(a, int) and isinstance(b, int):
+            out[name] = b - a
+    return out
 
 
 def _try(fn):

@@ -42,8 +42,9 @@ def proc_delta(a, b):
     return {k: b[k] - a[k] for k in ("read_bytes", "write_bytes", "rchar", "wchar", "cpu_s")}
 
 
-def dir_size(path):
-    """Allocated bytes under path (st_blocks, hard links counted once); 0 if missing."""
+def dir_size(path, suffix=None):
+    """Allocated bytes under path (st_blocks, hard links counted once); 0 if missing. With
+    `suffix`, only files whose names end with it."""
     total, seen = 0, set()
     stack = [path]
     while stack:
@@ -60,6 +61,8 @@ def dir_size(path):
                     continue
                 if e.is_dir(follow_symlinks=False):
                     stack.append(e.path)
+                    continue
+                if suffix and not e.name.endswith(suffix):
                     continue
                 key = (st.st_dev, st.st_ino)
                 if st.st_nlink > 1:

@@ -33,8 +33,8 @@ def _cell(r):
         return "-"
     if r["status"] == "oom":
         return "OOM"
-    if r["status"] in ("ok", "too_many_errors") and r.get("qps") is not None:
-        mark = " (errors)" if r["status"] == "too_many_errors" else ""
+    if r["status"] in ("ok", "too_many_errors", "unclean_shutdown") and r.get("qps") is not None:
+        mark = {"too_many_errors": " (errors)", "unclean_shutdown": " (unclean shutdown)"}.get(r["status"], "")
         return "{:,.0f}".format(r["qps"]) + mark
     return r["status"].replace("_", " ")
 
@@ -102,7 +102,8 @@ def detail_table(res):
         debt = (r.get("debt_end") or {}).get("debt_bytes")
         drain = r.get("drain") or {}
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["id"], r["status"], _cell(r) if r["status"] == "ok" else "-",
+            r["id"] + (" (retry)" if r.get("retry") else ""),
+            r["status"] + (" (retried)" if r.get("retried") else ""), _cell(r) if r["status"] == "ok" else "-",
             "-" if r.get("tps") is None else "{:,.0f}".format(r["tps"]),
             "-" if r.get("p95_ms") is None else r["p95_ms"], "-" if r.get("errors") is None else r["errors"],
             _kb(pt.get("read_bytes")), _kb(pt.get("write_bytes")),
@@ -112,6 +113,32 @@ def detail_table(res):
             fmt_bytes(r.get("peak_mem")), r.get("oom_kills", "-"), fmt_bytes(debt),
             "-" if not drain else "%s in %ss%s" % (fmt_bytes(drain.get("write_bytes")), drain.get("seconds"),
                                                    "" if drain.get("quiet") else "+")))
+    return "\n".join(lines)
+
+
+WRITE_COLS = [("log", "log (WAL/redo)"), ("flush", "memtable flush"), ("pages", "page writes"),
+              ("compaction", "compaction")]
+
+
+def engine_write_table(res):
+    """Per-transaction writes as each engine counts them (SHOW GLOBAL STATUS deltas over the
+    measured window), next to what the kernel saw (/proc/PID/io write_bytes)."""
+    runs = [r for r in res["runs"] if r.get("engine_writes") and r.get("transactions")]
+    if not runs:
+        return ""
+    lines = ["| run | " + " | ".join("%s KB/trx" % label for _, label in WRITE_COLS) +
+             " | engine total KB/trx | user KB/trx | engine total / user | kernel write KB/trx | stall ms |",
+             "|---|" + "---|" * (len(WRITE_COLS) + 5)]
+    for r in runs:
+        w, tx = r["engine_writes"], float(r["transactions"])
+        cells = [_kb(w[k] / tx) if k in w else "-" for k, _ in WRITE_COLS]
+        total = sum(w.get(k, 0) for k, _ in WRITE_COLS)
+        user = w.get("user")
+        kern = (r.get("per_trx") or {}).get("write_bytes")
+        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            r["id"], " | ".join(cells), _kb(total / tx), _kb(user / tx) if user is not None else "-",
+            "%.1f" % (total / float(user)) if user else "-", _kb(kern),
+            "%.0f" % (w["stall_us"] / 1000.0) if "stall_us" in w else "-"))
     return "\n".join(lines)
 
 
@@ -172,8 +199,8 @@ def settings_section(res):
         mem = fmt_size(min(res["config"]["mem_limits"]))
         mem = mem if mem in sets else sorted(sets)[0]
         s = sets[mem]
-        keys = [k for k in s if k.startswith(("innodb_", "rocksdb_", "transaction", "default_storage",
-                                               "skip-log-bin", "args", "binlog"))]
+        keys = [k for k in s if e == "strata" or k.startswith((
+            "innodb_", "rocksdb_", "transaction", "default_storage", "skip-log-bin"))]
         out.append("  - **%s** (at %s): %s" % (LABEL[e], mem, "; ".join(
             "`%s`" % k if s[k] is None else "`%s=%s`" % (k, s[k]) for k in keys)))
         extra = info.get("extra") or {}
@@ -208,7 +235,9 @@ def write(res, out_dir, plots):
     L.append("- Machine: %s, %d CPUs, %s RAM, swap %s, kernel %s, %s; data on %s (%s)." % (
         m["cpu_model"], m["cpus"], fmt_bytes(m["mem_total_bytes"]), fmt_bytes(m.get("swap_total_bytes")),
         m["kernel"], m["os"], m["workdir_device"], m["workdir_fs"]))
-    L.append("- Versions: %s; %s; Strata git %s." % (v["mariadbd"], v["sysbench"], v.get("strata_git") or "-"))
+    sv = ((res["engines"].get("strata") or {}).get("version") or "").strip()
+    L.append("- Versions: %s; %s; Strata %sgit %s." % (v["mariadbd"], v["sysbench"], sv + ", " if sv else "",
+                                                      v.get("strata_git") or "-"))
     ratio = cfg["data_bytes_nominal"] / float(min(cfg["mem_limits"]))
     L.append("- Data: sysbench %d tables x {:,} rows (nominal %s, %.1fx the smallest limit); "
              "memory limits %s (%s), enforced per server with a memory cgroup (%s) that also counts the "
@@ -233,7 +262,7 @@ def write(res, out_dir, plots):
     L.append("## Throughput (QPS), shaped like seed 000\n")
     L.append("Cells: queries per second over the measured window; `OOM` = the server was killed by the "
              "cgroup OOM killer; `stalled` = no transaction completed for %ds (the server thrashing at its "
-             "memory limit); `-` = not run.\n" % cfg.get("stall_s", 0))
+             "memory limit, or the disk stalled); `-` = not run.\n" % cfg.get("stall_s", 0))
     for w in cfg["workloads"]:
         L.append("### %s (%s)\n" % (SHORT[w], w))
         L.append(qps_table(res, w) + "\n")
@@ -250,18 +279,41 @@ def write(res, out_dir, plots):
              "`/proc/PID/io` read_bytes/write_bytes and `/proc/PID/stat` utime+stime over the measured "
              "window divided by sysbench's transactions. *1-s QPS CV* is the coefficient of variation of "
              "the 1-second series (jitter). *debt at end*: InnoDB dirty buffer-pool bytes, MyRocks bytes "
-             "above each level's target (plus L0 at its trigger). *drain writes*: bytes the server wrote "
-             "after the load stopped, until 3 quiet seconds (`+` = still writing at the cap).\n")
+             "above each level's target (plus L0 at its trigger), Strata (no pending-work gauge yet) the "
+             "bytes of the flushes and compactions that finished during the drain watch (counted whole when "
+             "a job finishes, so partly written before it). *drain writes*: "
+             "bytes the server wrote after the load stopped, until 3 quiet seconds (`+` = still writing at "
+             "the cap).\n")
     L.append(detail_table(res) + "\n")
+    ew = engine_write_table(res)
+    if ew:
+        L.append("### Writes per transaction as the engines count them\n")
+        L.append("Deltas of the engines' own counters over the measured window (Strata: `Strata_wal_bytes`, "
+                 "`Strata_flush_bytes`, `Strata_compaction_bytes_written`, `Strata_user_bytes_written`, "
+                 "`Strata_stall_micros`; MyRocks: `rocksdb_wal_bytes`, `rocksdb_flush_write_bytes`, "
+                 "`rocksdb_compact_write_bytes`, `rocksdb_bytes_written`, `rocksdb_stall_micros`; InnoDB: "
+                 "`Innodb_os_log_written`, `Innodb_pages_written` x page size, doublewrite not included) per "
+                 "transaction. *user*: bytes of keys and values the transactions handed to the LSM; *engine "
+                 "total / user*: the write amplification over the window (LSM counters advance when a flush or "
+                 "compaction finishes, so a job is counted in the window it ends in; a short run's compactions "
+                 "may land in the drain). *kernel*: `/proc/PID/io` write_bytes per transaction.\n")
+        L.append(ew + "\n")
     bad = [r for r in res["runs"] if r["status"] != "ok"]
     if bad:
         L.append("### Runs that did not complete cleanly\n")
         L.append("Results, not harness bugs: an OOM kill or a stall at a memory limit is what that engine "
                  "does with that much memory.\n")
+        if any(r.get("retried") for r in bad):
+            L.append("Quick mode retries a stalled run once (its tiny data fit in memory, so a stall there "
+                     "is the machine, not the engine); the tables show the retry.\n")
         for r in bad:
             L.append("- `%s`: **%s**, peak memory %s, OOM kills %s: %s" % (
-                r["id"], r["status"], fmt_bytes(r.get("peak_mem")), r.get("oom_kills", "-"),
+                r["id"], r["status"] + (", retried" if r.get("retried") else ""), fmt_bytes(r.get("peak_mem")), r.get("oom_kills", "-"),
                 (r.get("reason") or "").splitlines()[0][:300] if r.get("reason") else ""))
+            if r.get("server_log_tail"):
+                L.append("\n  server exit code %s; last lines of its log:\n\n  ```\n%s\n  ```" % (
+                    r.get("server_exit_code"), "\n".join("  " + ln for ln in
+                                                         r["server_log_tail"].splitlines()[-15:])))
         L.append("")
     if plots:
         L.append("## Plots\n")

@@ -125,6 +125,9 @@ class Harness(OneRun):
         self.results["harness"]["duration_s"] = round(time.time() - self.t_start, 1)
         code = self.exit_status()
         self.write_outputs()
+        ok = sum(1 for r in self.results["runs"] if r["status"] == "ok" and not r.get("retried"))
+        # A plain closing line for CI logs: runs that passed, and failures of required engines.
+        print("oltp: %d passed, %d failed" % (ok, len(self.results["harness"]["failures"])), flush=True)
         return code
 
     def check_engines(self):
@@ -193,6 +196,14 @@ class Harness(OneRun):
             self.cgroups.discard(srv.cgroup)
         return code
 
+    def stop_clean(self, srv):
+        """Stop a server whose data directory is kept: it must shut down cleanly."""
+        code = self.stop(srv, timeout=None if self.cfg.quick else 3600)
+        if code != 0:
+            raise EngineError("%s: exit code %s after SIGTERM (not a clean shutdown):\n%s" % (
+                srv.engine.label, code, srv.log_tail()))
+        return code
+
     def cleanup(self, restart_service):
         for p in list(self.procs):
             try:
@@ -253,6 +264,16 @@ class Harness(OneRun):
                     self.progress.run_index += 1
                     self.progress.set_remaining(self.remaining(available, spec))
                     rec = self.run_one(e, spec)
+                    if rec["status"] == "stalled" and cfg.quick:
+                        # Quick mode's data fit in memory, so a stall is the machine (a disk
+                        # or CPU starved by other work), not the engine at its limit: record
+                        # it, and let one retry decide.
+                        rec["retried"] = True
+                        self.results["runs"].append(rec)
+                        self.log("%s: stalled (%s); retrying once" % (spec.run_id(), rec.get("reason", "")[:200]))
+                        self.restore(e)
+                        rec = self.run_one(e, spec)
+                        rec["retry"] = True
                     self.results["runs"].append(rec)
                     self.write_json()
                     if rec["status"] != "ok":
@@ -268,7 +289,7 @@ class Harness(OneRun):
         idx = [s.run_id() for s in plan].index(current.run_id())
         later = available[available.index(current.engine) + 1:]
         return (sum(self.cfg.estimate_run_seconds(s) for s in plan[idx:])
-                + len(later) * self.cfg.estimate_load_seconds())
+                + sum(self.cfg.estimate_load_seconds(x) for x in later))
 
     def load(self, e, info):
         cfg = self.cfg
@@ -277,7 +298,7 @@ class Harness(OneRun):
         e.init_datadir()
         srv = self.start(e, limit, probe=True)
         e.post_init()
-        self.stop(srv)
+        self.stop_clean(srv)
         self.progress.phase("%s: loading %d x %d rows (limit %s)" % (
             e.label, cfg.tables, cfg.table_size, fmt_size(limit)))
         srv = self.start(e, limit)
@@ -303,8 +324,8 @@ class Harness(OneRun):
         e.before_template_stop()
         t1 = time.time()
         peak = srv.cgroup.peak() if srv.cgroup else None
-        self.stop(srv)
-        sizes = {k: procfs.dir_size(p) for k, p in e.data_paths().items()}
+        self.stop_clean(srv)
+        sizes = e.sizes()
         os.rename(e.datadir, e.template)
         info["load"] = {"status": "ok", "seconds": round(load_s, 1),
                         "shutdown_s": round(time.time() - t1, 1), "rows": cfg.tables * cfg.table_size,
@@ -335,7 +356,7 @@ class Harness(OneRun):
                 # Quick mode (tiny data) must be clean; in full mode an OOM kill, a stall at the
                 # memory limit or too many conflict errors is a measured result, not a failure.
                 result = r["status"] in ("oom", "stalled", "too_many_errors") and not self.cfg.quick
-                if r["engine"] == e.name and r["status"] != "ok" and not result:
+                if r["engine"] == e.name and r["status"] != "ok" and not result and not r.get("retried"):
                     bad.append("%s: %s" % (r["id"], r["status"]))
         self.results["harness"]["failures"] = bad
         self.write_json()

@@ -238,3 +238,67 @@ fn direct_reads_return_the_same_data() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn scan_all(db: &Db) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut it = db.iter(ReadOptions::default()).unwrap();
+    it.seek_to_first();
+    let mut out = Vec::new();
+    while it.valid() {
+        out.push((it.key().to_vec(), it.value().to_vec()));
+        it.next();
+    }
+    it.status().unwrap();
+    out
+}
+
+#[test]
+fn ingest_over_bottom_level_data_wins_in_get_scan_and_compaction() {
+    let dir = temp_dir("ingest-bottom");
+    let db = Db::open(dir.join("db"), Options::default()).unwrap();
+    for i in 0..1000 {
+        db.put(&k(i), b"db").unwrap();
+    }
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    let levels = db.level_summary(lsm::DEFAULT_CF);
+    assert!(
+        levels[6].0 > 0,
+        "old data should be at the bottom: {levels:?}"
+    );
+    let p = dir.join("over.sst");
+    let mut w = SstFileWriter::create(&OsFs, &p, &CfOptions::default()).unwrap();
+    for i in 500..1500 {
+        w.put(&k(i), b"ingested").unwrap();
+    }
+    w.finish().unwrap();
+    db.ingest(lsm::DEFAULT_CF, &[&p]).unwrap();
+    let want = |i: u32| -> &'static [u8] {
+        if i < 500 {
+            b"db"
+        } else {
+            b"ingested"
+        }
+    };
+    let check = |db: &Db, when: &str| {
+        for i in (0..1500).step_by(37) {
+            assert_eq!(
+                db.get(&k(i)).unwrap().as_deref(),
+                Some(want(i)),
+                "{when}: get {i}"
+            );
+        }
+        let all = scan_all(db);
+        assert_eq!(all.len(), 1500, "{when}");
+        for (j, (key, v)) in all.iter().enumerate() {
+            assert_eq!(key, &k(j as u32), "{when}");
+            assert_eq!(v.as_slice(), want(j as u32), "{when}: scan {j}");
+        }
+    };
+    check(&db, "after ingest");
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    check(&db, "after compaction");
+    db.close().unwrap();
+    let db = Db::open(dir.join("db"), Options::default()).unwrap();
+    check(&db, "after reopen");
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

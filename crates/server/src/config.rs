@@ -14,6 +14,8 @@ pub struct Config {
     pub block_cache_size: usize,
     pub write_buffer_size: usize,
     pub background_jobs: usize,
+    pub cache_index_and_filter_blocks: bool,
+    pub max_open_files: usize,
     pub sync_on_commit: bool,
     pub root_password: Option<String>,
     pub max_allowed_packet: usize,
@@ -32,6 +34,8 @@ impl Default for Config {
             block_cache_size: 64 << 20,
             write_buffer_size: 64 << 20,
             background_jobs: 2,
+            cache_index_and_filter_blocks: true,
+            max_open_files: 4096,
             sync_on_commit: true,
             root_password: None,
             max_allowed_packet: 64 << 20,
@@ -54,6 +58,9 @@ Usage: strata [--option=value ...]
   --block-cache-size=BYTES      engine block cache (default 64M; K/M/G suffixes)
   --write-buffer-size=BYTES     memtable size (default 64M)
   --background-jobs=N           flush/compaction threads (default 2)
+  --cache-index-and-filter-blocks=1|0  keep table index and bloom blocks in the block
+                                cache, charged to its size (default 1; 0 pins them per open table)
+  --max-open-files=N            open table files kept (default 4096)
   --sync-on-commit=1|0          fsync the log at every commit (default 1);
                                 alias --innodb-flush-log-at-trx-commit / --rocksdb-flush-log-at-trx-commit
   --root-password=PW            password of user root (default empty)
@@ -61,6 +68,7 @@ Usage: strata [--option=value ...]
   --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
   --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
   --defaults-file=FILE          read options from a my.cnf-style file first
+  --version                     print the version
   --help                        this text
 ";
 
@@ -123,6 +131,12 @@ impl Config {
             }
             "background_jobs" | "max_background_jobs" => {
                 self.background_jobs = num(value)?.max(1) as usize
+            }
+            "cache_index_and_filter_blocks" | "rocksdb_cache_index_and_filter_blocks" => {
+                self.cache_index_and_filter_blocks = parse_bool(value)?
+            }
+            "max_open_files" | "rocksdb_max_open_files" => {
+                self.max_open_files = num(value)?.max(16) as usize
             }
             "sync_on_commit"
             | "strata_sync_on_commit"

@@ -31,6 +31,10 @@ enum Client {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--version" || a == "-V") {
+        println!("strata {}", sql::vars::VERSION);
+        return;
+    }
     let cfg = match Config::from_args(&args) {
         Ok(Some(c)) => c,
         Ok(None) => {
@@ -78,6 +82,8 @@ fn run(cfg: Config) -> Result<(), String> {
         block_cache_size: cfg.block_cache_size,
         write_buffer_size: cfg.write_buffer_size,
         background_jobs: cfg.background_jobs,
+        cache_index_and_filter_blocks: cfg.cache_index_and_filter_blocks,
+        max_open_files: cfg.max_open_files,
         variables: vars,
     };
     eprintln!("strata: opening {}", cfg.datadir.display());

@@ -58,6 +58,10 @@ pub struct InstanceOptions {
     pub write_buffer_size: usize,
     /// Background flush/compaction threads.
     pub background_jobs: usize,
+    /// Index and filter blocks live in the block cache (charged to it).
+    pub cache_index_and_filter_blocks: bool,
+    /// Open table files kept.
+    pub max_open_files: usize,
     /// Extra (name, value) settings for system variables.
     pub variables: Vec<(String, String)>,
 }
@@ -69,6 +73,8 @@ impl Default for InstanceOptions {
             block_cache_size: 64 << 20,
             write_buffer_size: 64 << 20,
             background_jobs: 2,
+            cache_index_and_filter_blocks: true,
+            max_open_files: 4096,
             variables: Vec::new(),
         }
     }
@@ -94,6 +100,8 @@ impl Instance {
         let mut o = lsm::Options {
             block_cache_size: opts.block_cache_size,
             max_background_jobs: opts.background_jobs.max(1),
+            cache_index_and_filter_blocks: opts.cache_index_and_filter_blocks,
+            max_open_files: opts.max_open_files.max(16),
             ..Default::default()
         };
         o.default_cf.write_buffer_size = opts.write_buffer_size;

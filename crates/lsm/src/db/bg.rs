@@ -155,11 +155,7 @@ pub(crate) fn background_loop(inner: Arc<Inner>) {
                 st = inner.lock();
                 st.running_jobs -= 1;
                 if let Err(e) = r {
-                    if st.bg_error.is_none() && !matches!(e, Error::Closed) {
-                        eprintln!("strata-lsm: background error: {e}");
-                        st.bg_error = Some(Error::ReadOnly(format!("background job failed: {e}")));
-                        Stats::add(&inner.stats.background_errors, 1);
-                    }
+                    inner.set_bg_error(&mut st, "background job failed", &e);
                 }
                 inner.bg_cv.notify_all();
                 inner.write_cv.notify_all();
@@ -193,7 +189,15 @@ fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
                 &inner.stats,
                 &snapshots,
                 inner.rate_limiter.as_ref(),
-            );
+            )
+            .and_then(|f| {
+                // The new file's directory entry must be durable before the
+                // manifest names it.
+                if f.is_some() {
+                    inner.fs.sync_dir(&inner.dir)?;
+                }
+                Ok(f)
+            });
             let mut st = inner.lock();
             if let Some(c) = st.cfs.get_mut(&cf) {
                 c.flushing = false;
@@ -217,7 +221,18 @@ fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
                 f.being_compacted.store(false, Ordering::Release);
             }
             let edit = r?;
-            st.versions.log_and_apply(edit)
+            if !st.versions.cfs.contains_key(&cf) {
+                // The family was dropped while the job ran: its outputs are
+                // garbage (trivially moved inputs are the family's own files,
+                // deleted with it), and there is nothing to log.
+                for (_, f) in &edit.added {
+                    if !edit.deleted.iter().any(|(_, n)| *n == f.number) {
+                        remove_table(inner, f.number);
+                    }
+                }
+                return Ok(());
+            }
+            inner.log_and_apply(&mut st, edit)
         }
     }
 }
@@ -230,8 +245,12 @@ fn install_flush(
     file: Option<NewFile>,
 ) -> Result<()> {
     let Some(c) = st.cfs.get(&cf) else {
+        // Dropped meanwhile: the table is garbage.
+        if let Some(f) = file {
+            remove_table(inner, f.number);
+        }
         return Ok(());
-    }; // dropped meanwhile
+    };
     let log_number = c
         .imms
         .get(n)
@@ -245,12 +264,18 @@ fn install_flush(
     if let Some(f) = file {
         edit.added.push((0, f));
     }
-    st.versions.log_and_apply(edit)?;
+    inner.log_and_apply(st, edit)?;
     if let Some(c) = st.cfs.get_mut(&cf) {
         c.imms.drain(..n.min(c.imms.len()));
     }
     delete_obsolete_wals(inner, st);
     Ok(())
+}
+
+/// Deletes a table file no version references.
+fn remove_table(inner: &Inner, number: u64) {
+    inner.tables.evict(number);
+    let _ = inner.fs.remove(&filename::table(&inner.dir, number));
 }
 
 fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
@@ -357,6 +382,10 @@ fn run_compaction_job(
     let mut next = || inner.lock().versions.new_file_number();
     let mut written = 0;
     let files = compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
+    if !files.is_empty() {
+        // Make the outputs' directory entries durable before the manifest names them.
+        inner.fs.sync_dir(&inner.dir)?;
+    }
     Stats::add(&inner.stats.compaction_bytes_read, c.input_bytes());
     Stats::add(&inner.stats.compaction_bytes_written, written);
     Stats::add(&inner.stats.compactions, 1);
@@ -522,7 +551,13 @@ impl Db {
                 let mut st = self.inner.lock();
                 st.running_jobs -= 1;
                 self.inner.bg_cv.notify_all();
-                r?;
+                if let Err(e) = r {
+                    if !matches!(e, Error::InvalidArgument(_)) {
+                        self.inner
+                            .set_bg_error(&mut st, "manual compaction failed", &e);
+                    }
+                    return Err(e);
+                }
                 if output == level {
                     break; // rewritten in place: done with this level
                 }

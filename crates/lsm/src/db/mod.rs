@@ -89,6 +89,34 @@ impl Inner {
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// Puts the database in the read-only error state (the first error
+    /// wins): every later write is refused until it is reopened.
+    pub(crate) fn set_bg_error(&self, st: &mut State, what: &str, e: &Error) {
+        if st.bg_error.is_none() && !matches!(e, Error::Closed) {
+            eprintln!("strata-lsm: {what}: {e}");
+            st.bg_error = Some(Error::ReadOnly(format!("{what}: {e}")));
+            crate::stats::Stats::add(&self.stats.background_errors, 1);
+        }
+        self.write_cv.notify_all();
+        self.bg_cv.notify_all();
+    }
+
+    /// Appends `edit` to the manifest and installs it. A failed manifest
+    /// write leaves the on-disk state unknown: the database goes read-only.
+    pub(crate) fn log_and_apply(
+        &self,
+        st: &mut State,
+        edit: crate::version::VersionEdit,
+    ) -> Result<()> {
+        let r = st.versions.log_and_apply(edit);
+        if let Err(e) = &r {
+            if !matches!(e, Error::InvalidArgument(_)) {
+                self.set_bg_error(st, "manifest write failed", e);
+            }
+        }
+        r
+    }
 }
 
 /// An open database. Cheap to clone; safe to use from many threads.
@@ -179,6 +207,9 @@ impl Db {
     /// Creates a column family.
     pub fn create_cf(&self, name: &str, opts: CfOptions) -> Result<ColumnFamily> {
         let mut st = self.inner.lock();
+        if let Some(e) = &st.bg_error {
+            return Err(e.clone());
+        }
         if st.cfs.values().any(|c| c.name == name) {
             return Err(Error::InvalidArgument(format!(
                 "column family {name} already exists"
@@ -193,7 +224,7 @@ impl Db {
             log_number: Some(st.wal_number),
             ..Default::default()
         };
-        st.versions.log_and_apply(edit)?;
+        self.inner.log_and_apply(&mut st, edit)?;
         let mem = Arc::new(MemTable::new(opts.comparator, st.wal_number));
         st.cfs.insert(
             id,
@@ -216,6 +247,9 @@ impl Db {
             ));
         }
         let mut st = self.inner.lock();
+        if let Some(e) = &st.bg_error {
+            return Err(e.clone());
+        }
         if !st.cfs.contains_key(&cf.0) {
             return Err(Error::InvalidArgument(format!("no column family {}", cf.0)));
         }
@@ -224,7 +258,7 @@ impl Db {
             drop_cf: true,
             ..Default::default()
         };
-        st.versions.log_and_apply(edit)?;
+        self.inner.log_and_apply(&mut st, edit)?;
         st.cfs.remove(&cf.0);
         Ok(())
     }

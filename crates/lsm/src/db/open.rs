@@ -139,7 +139,14 @@ impl Db {
         for (i, &w) in to_replay.iter().enumerate() {
             let path = filename::wal(&dir, w);
             let name = format!("{w:06}.log");
-            let policy = if i + 1 == to_replay.len() {
+            // Only the WAL written last may end in a torn record: a closed
+            // WAL was synced whole before the next one was used. WAL files
+            // that are still empty do not count (an older version created the
+            // next WAL before recording that the older ones were replayed).
+            let last_written = to_replay[i + 1..]
+                .iter()
+                .all(|x| fs.file_size(&filename::wal(&dir, *x)).is_ok_and(|n| n == 0));
+            let policy = if last_written {
                 opts.wal_recovery
             } else {
                 TailPolicy::Strict
@@ -204,13 +211,19 @@ impl Db {
                 }
             }
         }
-        // A fresh WAL; everything older is now in tables.
-        let wal_number = versions.new_file_number();
-        let wal = LogWriter::new(fs.create(&filename::wal(&dir, wal_number))?);
-        fs.sync_dir(&dir)?;
+        // The tables written from the WALs are synced; their directory
+        // entries must be durable too before the manifest names them.
+        if !edits.is_empty() {
+            fs.sync_dir(&dir)?;
+        }
         for e in edits {
             versions.log_and_apply(e)?;
         }
+        // A fresh WAL; everything older is now in tables. Its number is
+        // logged before the file is created: after a crash in between, the
+        // old WAL files (the last one may end in a torn record) are never
+        // read again, rather than being followed by a newer, empty WAL.
+        let wal_number = versions.new_file_number();
         let ids: Vec<u32> = versions.cfs.keys().copied().collect();
         for id in ids {
             versions.log_and_apply(VersionEdit {
@@ -219,6 +232,8 @@ impl Db {
                 ..Default::default()
             })?;
         }
+        let wal = LogWriter::new(fs.create(&filename::wal(&dir, wal_number))?);
+        fs.sync_dir(&dir)?;
         for cf in cf_states.values_mut() {
             cf.mem = Arc::new(MemTable::new(cf.opts.comparator, wal_number));
         }

@@ -106,10 +106,12 @@ impl Db {
     }
 
     /// Ingests tables written by [`SstFileWriter`] into a column family.
-    /// Each file goes to the lowest level where nothing newer overlaps it;
-    /// a file whose keys overlap existing data is rewritten with a new
-    /// sequence number so that it wins over what it overwrites. Files are
-    /// hard-linked (copied across file systems) and left in place.
+    /// A file whose key range overlaps nothing in the column family (no
+    /// table at any level, no memtable) is added as is, with sequence
+    /// number 0, at the lowest level no compaction is busy on; any other
+    /// file is rewritten with a new sequence number into level 0 so that it
+    /// wins over what it overwrites. Files are hard-linked (copied across
+    /// file systems) and left in place.
     pub fn ingest(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
         let fs = self.inner.fs.clone();
         let opts = {
@@ -164,17 +166,25 @@ impl Db {
                 .get(&cf.0)
                 .map(|c| c.current.clone())
                 .ok_or(Error::Closed)?;
-            let overlaps = |l: usize| {
-                !v.overlapping(l, &lo, &hi).is_empty()
-                    || v.levels[l].iter().any(|f| f.is_compacting())
-            };
-            // Lowest level with no overlap at or above it.
+            // Entries keep sequence number 0 only if nothing else holds a key
+            // in their range: no table at any level (a table below with a
+            // higher sequence number would win in iterators and compactions)
+            // and no memtable. They then go to the lowest level above every
+            // level a compaction is busy on (its outputs may span the range).
+            let cmp = v.cmp;
+            let c = st.cfs.get(&cf.0).ok_or(Error::Closed)?;
+            let in_mems = std::iter::once(&c.mem)
+                .chain(c.imms.iter())
+                .any(|m| mem_overlaps(m, cmp, &lo, &hi));
+            let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, &lo, &hi).is_empty());
             let mut level = None;
-            for l in 0..NUM_LEVELS {
-                if overlaps(l) {
-                    break;
+            if !in_mems && !in_tables {
+                for l in 0..NUM_LEVELS {
+                    if v.levels[l].iter().any(|f| f.is_compacting()) {
+                        break;
+                    }
+                    level = Some(l);
                 }
-                level = Some(l);
             }
             let number = st.versions.new_file_number();
             let dst = filename::table(&self.inner.dir, number);
@@ -238,15 +248,34 @@ impl Db {
                     }
                 }
             };
+            // The new file's directory entry must be durable before the
+            // manifest names it.
+            fs.sync_dir(&self.inner.dir)?;
             let edit = VersionEdit {
                 cf: cf.0,
                 added: vec![(level.unwrap_or(0), info)],
                 ..Default::default()
             };
-            st.versions.log_and_apply(edit)?;
+            self.inner.log_and_apply(&mut st, edit)?;
             st.visible_seq = st.visible_seq.max(seq);
             self.inner.bg_cv.notify_all();
         }
         Ok(())
     }
+}
+
+/// True if a memtable holds a point entry or a range tombstone in the
+/// user-key range `[lo, hi]`.
+fn mem_overlaps(m: &Arc<crate::memtable::MemTable>, cmp: Comparator, lo: &[u8], hi: &[u8]) -> bool {
+    use crate::iter::InternalIterator;
+    use std::cmp::Ordering;
+    let mut it = m.iter();
+    it.seek(&key::internal_key(lo, key::MAX_SEQ, key::KIND_FOR_SEEK));
+    if it.valid() && cmp.compare(key::user_key(it.key()), hi) != Ordering::Greater {
+        return true;
+    }
+    m.range_tombstones().iter().any(|t| {
+        cmp.compare(&t.start, hi) != Ordering::Greater
+            && cmp.compare(&t.end, lo) == Ordering::Greater
+    })
 }

@@ -83,7 +83,7 @@ impl Db {
         if edit.deleted.is_empty() {
             return Ok(());
         }
-        st.versions.log_and_apply(edit)?;
+        self.inner.log_and_apply(&mut st, edit)?;
         let _ = bytes;
         Ok(())
     }
@@ -304,6 +304,11 @@ impl Inner {
                 continue;
             }
             let r = self.switch_memtables(&mut st, force);
+            if let Err(e) = &r {
+                // The old WAL may not be durable, or there is no WAL to
+                // write to: refuse every later write.
+                self.set_bg_error(&mut st, "WAL switch failed", e);
+            }
             self.bg_cv.notify_all();
             return (st, r);
         }
@@ -320,11 +325,9 @@ impl Inner {
         }
         let n = st.versions.new_file_number();
         let file = self.fs.create(&filename::wal(&self.dir, n))?;
-        if let Some(mut old) = st.wal.take() {
-            if let Err(e) = old.sync() {
-                st.wal = Some(old);
-                return Err(e);
-            }
+        // On error the old WAL stays in place (the caller goes read-only).
+        if let Some(old) = st.wal.as_mut() {
+            old.sync()?;
         }
         self.fs.sync_dir(&self.dir)?;
         st.wal = Some(LogWriter::new(file));

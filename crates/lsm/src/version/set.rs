@@ -45,6 +45,9 @@ pub struct VersionSet {
     deleter: Deleter,
     /// Bytes written to manifests.
     pub manifest_bytes: u64,
+    /// Set when a manifest write failed: what reached the disk is unknown,
+    /// so nothing more is appended (the database must be reopened).
+    failed: Option<Error>,
 }
 
 impl VersionSet {
@@ -70,6 +73,7 @@ impl VersionSet {
             max_cf: 0,
             deleter,
             manifest_bytes: 0,
+            failed: None,
         }
     }
 
@@ -87,6 +91,7 @@ impl VersionSet {
         let mut r = LogReader::new(data, &name, TailPolicy::TolerateTornTail);
         self.cfs.clear();
         let mut seen_any = false;
+        let mut dropped = std::collections::BTreeSet::new();
         while let Some(rec) = r.next_record()? {
             let e = VersionEdit::decode(&rec).map_err(|e| match e {
                 Error::Corruption { what, .. } => {
@@ -95,7 +100,7 @@ impl VersionSet {
                 o => o,
             })?;
             seen_any = true;
-            self.apply_recovered(&e, cmp_of, &name)?;
+            self.apply_recovered(&e, cmp_of, &name, &mut dropped)?;
         }
         if !seen_any || !self.cfs.contains_key(&0) {
             return Err(Error::corruption(
@@ -112,6 +117,7 @@ impl VersionSet {
         e: &VersionEdit,
         cmp_of: &dyn Fn(&str) -> Option<Comparator>,
         mname: &str,
+        dropped: &mut std::collections::BTreeSet<u32>,
     ) -> Result<()> {
         if let Some(n) = e.next_file_number {
             self.next_file_number = self.next_file_number.max(n);
@@ -145,9 +151,15 @@ impl VersionSet {
         }
         if e.drop_cf {
             self.cfs.remove(&e.cf);
+            dropped.insert(e.cf);
             return Ok(());
         }
         let Some(cf) = self.cfs.get_mut(&e.cf) else {
+            if dropped.contains(&e.cf) {
+                // Logged by a job that finished after the family was dropped
+                // (older versions did that): its files are garbage.
+                return Ok(());
+            }
             return Err(Error::corruption(
                 mname,
                 0,
@@ -212,7 +224,17 @@ impl VersionSet {
     }
 
     /// Writes a new manifest with the whole state and points CURRENT at it.
+    /// On error the set takes no more edits (CURRENT may name either file).
     pub fn write_new_manifest(&mut self) -> Result<()> {
+        let r = self.roll_manifest();
+        if let Err(e) = &r {
+            self.manifest = None;
+            self.failed = Some(e.clone());
+        }
+        r
+    }
+
+    fn roll_manifest(&mut self) -> Result<()> {
         let old = self.manifest_number;
         let n = self.new_file_number();
         let path = filename::manifest(&self.dir, n);
@@ -244,14 +266,32 @@ impl VersionSet {
     }
 
     /// Appends `edit` to the manifest, syncs it, then installs the new
-    /// version. On error nothing is installed.
+    /// version. On error nothing is installed, and after a failed manifest
+    /// write every later edit is refused (`ReadOnly`): the record may or may
+    /// not have reached the disk, so the manifest's tail is unknown.
+    /// An edit for a column family that does not exist (dropped while a
+    /// job ran) is refused with `InvalidArgument` and not logged.
     pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<()> {
+        if let Some(e) = &self.failed {
+            return Err(Error::ReadOnly(format!(
+                "an earlier manifest write failed: {e}"
+            )));
+        }
+        if edit.add_cf.is_none() && !self.cfs.contains_key(&edit.cf) {
+            return Err(Error::InvalidArgument(format!(
+                "edit for unknown column family {}",
+                edit.cf
+            )));
+        }
         edit.next_file_number = Some(self.next_file_number);
         edit.last_sequence = Some(self.last_sequence);
         let b = edit.encode();
         let w = self.manifest.as_mut().ok_or(Error::Closed)?;
-        w.add_record(&b)?;
-        w.sync()?;
+        if let Err(e) = w.add_record(&b).and_then(|()| w.sync()) {
+            self.manifest = None;
+            self.failed = Some(e.clone());
+            return Err(e);
+        }
         self.manifest_bytes += b.len() as u64;
         if let Some(name) = &edit.add_cf {
             let cmp = edit
@@ -303,5 +343,126 @@ impl VersionSet {
             }
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{internal_key, ValueKind};
+    use crate::version::NewFile;
+    use crate::vfs::MemFs;
+
+    /// Writes a manifest made of `edits` and a CURRENT naming it.
+    fn manifest_with(fs: &MemFs, dir: &Path, edits: &[VersionEdit]) {
+        let mut w = LogWriter::new(fs.create(&filename::manifest(dir, 1)).unwrap());
+        for e in edits {
+            w.add_record(&e.encode()).unwrap();
+        }
+        w.sync().unwrap();
+        write_file_synced(fs, &filename::current(dir), b"MANIFEST-000001\n").unwrap();
+    }
+
+    fn recover(fs: &MemFs, dir: &Path) -> Result<VersionSet> {
+        let d: Deleter = Arc::new(|_| {});
+        let mut vs = VersionSet::new(dir, Arc::new(fs.clone()), d, Comparator::Bytewise);
+        vs.recover(&|_| None)?;
+        Ok(vs)
+    }
+
+    #[test]
+    fn a_failed_manifest_append_stops_later_appends() {
+        use crate::vfs::{FaultFs, FaultKind};
+        let mem = MemFs::new();
+        let ffs = FaultFs::new(Arc::new(mem.clone()));
+        let dir = Path::new("/db");
+        let d: Deleter = Arc::new(|_| {});
+        let mut vs = VersionSet::new(dir, Arc::new(ffs.clone()), d, Comparator::Bytewise);
+        vs.write_new_manifest().unwrap();
+        let edit = |n: u64| VersionEdit {
+            cf: 0,
+            added: vec![(
+                6,
+                NewFile {
+                    number: n,
+                    size: 10,
+                    smallest: internal_key(format!("a{n}").as_bytes(), 1, ValueKind::Value),
+                    largest: internal_key(format!("a{n}").as_bytes(), 1, ValueKind::Value),
+                    ..Default::default()
+                },
+            )],
+            ..Default::default()
+        };
+        vs.log_and_apply(edit(10)).unwrap();
+        ffs.set("MANIFEST-000002", false, true, FaultKind::Eio);
+        assert!(vs.log_and_apply(edit(11)).is_err());
+        ffs.clear();
+        // The failed record may or may not be on disk: appending after it
+        // would make the manifest's meaning depend on that.
+        let e = vs.log_and_apply(edit(12)).unwrap_err();
+        assert!(matches!(e, Error::ReadOnly(_)), "{e}");
+        let recovered = recover(&mem, dir).unwrap();
+        let live = recovered.live_files();
+        assert!(live.contains(&10) && !live.contains(&12), "{live:?}");
+    }
+
+    #[test]
+    fn edits_for_a_dropped_family_are_ignored_unknown_ones_are_not() {
+        let fs = MemFs::new();
+        let dir = Path::new("/db");
+        let file = NewFile {
+            number: 9,
+            size: 100,
+            smallest: internal_key(b"a", 5, ValueKind::Value),
+            largest: internal_key(b"z", 5, ValueKind::Value),
+            largest_seq: 5,
+            ..Default::default()
+        };
+        let base = vec![
+            VersionEdit {
+                cf: 0,
+                add_cf: Some("default".into()),
+                comparator: Some("strata.Bytewise".into()),
+                next_file_number: Some(20),
+                last_sequence: Some(5),
+                ..Default::default()
+            },
+            VersionEdit {
+                cf: 1,
+                add_cf: Some("x".into()),
+                comparator: Some("strata.Bytewise".into()),
+                max_cf: Some(1),
+                ..Default::default()
+            },
+            VersionEdit {
+                cf: 1,
+                drop_cf: true,
+                ..Default::default()
+            },
+        ];
+        // A compaction that finished after the drop logged its result.
+        let mut edits = base.clone();
+        edits.push(VersionEdit {
+            cf: 1,
+            added: vec![(6, file.clone())],
+            deleted: vec![(0, 7)],
+            next_file_number: Some(21),
+            ..Default::default()
+        });
+        manifest_with(&fs, dir, &edits);
+        let vs = recover(&fs, dir).expect("edit for a dropped family must be ignored");
+        assert_eq!(vs.cfs.keys().copied().collect::<Vec<_>>(), vec![0]);
+        assert!(vs.live_files().is_empty());
+        assert_eq!(vs.next_file_number, 21);
+        // A family that never existed is still corruption.
+        let mut edits = base;
+        edits.push(VersionEdit {
+            cf: 2,
+            added: vec![(6, file)],
+            ..Default::default()
+        });
+        manifest_with(&fs, dir, &edits);
+        let e = recover(&fs, dir).err().expect("unknown family");
+        assert!(e.is_corruption(), "{e}");
     }
 }

@@ -1,7 +1,9 @@
 //! An in-memory file system that remembers, per file, how many bytes were
-//! synced. [`MemFs::crash`] simulates a power loss: every file is cut back to
-//! its synced length, and files whose creation was never made durable by a
-//! sync of the file disappear.
+//! synced, and per directory, which entries (names) were made durable by a
+//! sync of the directory. [`MemFs::crash`] simulates a power loss: the
+//! directories go back to their last synced entries (creations, renames,
+//! links and removals since then are undone) and every file is cut back to
+//! its synced length.
 use super::{FileLock, Fs, RandomAccessFile, WritableFile};
 use crate::error::{Error, Result};
 use std::collections::{HashMap, HashSet};
@@ -12,7 +14,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 struct MemFile {
     data: Vec<u8>,
     synced: usize,
-    ever_synced: bool,
 }
 
 type Shared = Arc<Mutex<MemFile>>;
@@ -20,6 +21,8 @@ type Shared = Arc<Mutex<MemFile>>;
 #[derive(Default)]
 struct State {
     files: HashMap<PathBuf, Shared>,
+    /// Directory entries as of the last sync of their directory.
+    durable: HashMap<PathBuf, Shared>,
     locks: HashSet<PathBuf>,
 }
 
@@ -46,16 +49,18 @@ impl MemFs {
         MemFs::default()
     }
 
-    /// Drops every unsynced byte, as a power loss would. Files that were
-    /// never synced vanish. Locks are released (the process died).
+    /// Drops everything not durable, as a power loss would: directory
+    /// entries not made durable by [`Fs::sync_dir`] (a created file whose
+    /// directory was not synced vanishes, an unsynced rename or removal is
+    /// undone) and unsynced bytes. Locks are released (the process died).
     pub fn crash(&self) {
         let mut st = lock(&self.state);
-        st.files.retain(|_, f| {
+        st.files = st.durable.clone();
+        for f in st.files.values() {
             let mut f = lock(f);
             let n = f.synced;
             f.data.truncate(n);
-            f.ever_synced
-        });
+        }
         st.locks.clear();
     }
 
@@ -101,7 +106,6 @@ impl WritableFile for MemWritable {
     fn sync(&mut self) -> Result<()> {
         let mut f = lock(&self.file);
         f.synced = f.data.len();
-        f.ever_synced = true;
         Ok(())
     }
     fn size(&self) -> u64 {
@@ -195,7 +199,15 @@ impl Fs for MemFs {
     fn create_dir_all(&self, _dir: &Path) -> Result<()> {
         Ok(())
     }
-    fn sync_dir(&self, _dir: &Path) -> Result<()> {
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        let mut st = lock(&self.state);
+        let st = &mut *st;
+        st.durable.retain(|p, _| p.parent() != Some(dir));
+        for (p, f) in &st.files {
+            if p.parent() == Some(dir) {
+                st.durable.insert(p.clone(), f.clone());
+            }
+        }
         Ok(())
     }
     fn file_size(&self, path: &Path) -> Result<u64> {

@@ -113,6 +113,11 @@ fn readers_and_writers_with_snapshots_under_compaction() {
     eprintln!("concurrency: {checks} snapshot checks, {} flushes, {} compactions, {} write groups for {} writes",
         st.flushes, st.compactions, st.write_groups, st.user_writes);
     assert!(st.flushes > 0 && checks > 0);
+    assert!(
+        st.compactions > 0,
+        "no compaction ran under the readers ({} trivial moves)",
+        st.trivial_moves
+    );
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

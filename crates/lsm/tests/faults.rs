@@ -827,3 +827,42 @@ fn manifest_error_when_delete_range_drops_files_makes_the_db_read_only() {
     assert_eq!(db.get(&k(1000)).unwrap().as_deref(), Some(&b"outside"[..]));
     assert!(db.get(b"later").unwrap().is_none());
 }
+
+#[test]
+fn immutable_memtables_piling_up_slow_writes_before_the_stop() {
+    let mem = MemFs::new();
+    let hfs = HookFs::new(mem.clone());
+    let o = Options {
+        fs: Some(Arc::new(hfs.clone())),
+        default_cf: CfOptions {
+            write_buffer_size: 4 << 10,
+            max_write_buffer_number: 5,
+            ..CfOptions::default()
+        },
+        ..Options::default()
+    };
+    let db = Db::open("/db", o).unwrap();
+    hfs.arm_gate(); // flushes cannot finish: immutable memtables pile up
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            for i in 0..2000 {
+                db.put(&k(i), &[b'v'; 100]).unwrap();
+            }
+        })
+    };
+    hfs.wait_gate_hit();
+    let t = std::time::Instant::now();
+    while db.stats().slowdowns == 0 && t.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (slowdowns, stops) = (db.stats().slowdowns, db.stats().stops);
+    hfs.release_gate();
+    writer.join().unwrap();
+    assert!(
+        slowdowns > 0,
+        "writes were not slowed before the stop ({stops} stops)"
+    );
+    db.flush().unwrap();
+    assert_eq!(db.get(&k(1999)).unwrap().as_deref(), Some(&[b'v'; 100][..]));
+}

@@ -1,7 +1,8 @@
 //! Randomized model test: random puts, deletes, delete-ranges, batches,
-//! snapshots, iterators, flushes, compactions and reopens, checked against
-//! a BTreeMap, under several option sets (small memtables and blocks force
-//! many tables and levels). Seeded: rerun a failure with `SEED=...`.
+//! snapshots, iterators (with random lower/upper bounds), flushes,
+//! compactions and reopens, checked against a BTreeMap, under several option
+//! sets (small memtables and blocks force many tables and levels). Seeded:
+//! rerun a failure with `SEED=...`.
 mod common;
 
 use common::{seed, Rng};
@@ -67,10 +68,53 @@ fn ordered(cmp: Comparator, m: &Model) -> Vec<(Vec<u8>, Vec<u8>)> {
     v
 }
 
+/// Iterator bounds: inclusive lower, exclusive upper (comparator order).
+type Bounds = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+/// No bounds half the time; otherwise a random lower and/or upper bound.
+fn random_bounds(r: &mut Rng, cmp: Comparator) -> Bounds {
+    if r.chance(50) {
+        return (None, None);
+    }
+    let mut lo = r.chance(70).then(|| key(r));
+    let mut hi = r.chance(70).then(|| key(r));
+    if let (Some(a), Some(b)) = (&lo, &hi) {
+        if cmp.compare(a, b) == std::cmp::Ordering::Greater {
+            std::mem::swap(&mut lo, &mut hi);
+        }
+    }
+    (lo, hi)
+}
+
+fn within(cmp: Comparator, k: &[u8], b: &Bounds) -> bool {
+    b.0.as_ref()
+        .is_none_or(|l| cmp.compare(k, l) != std::cmp::Ordering::Less)
+        && b.1
+            .as_ref()
+            .is_none_or(|u| cmp.compare(k, u) == std::cmp::Ordering::Less)
+}
+
+fn bounded(cmp: Comparator, m: &Model, b: &Bounds) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut v = ordered(cmp, m);
+    v.retain(|(k, _)| within(cmp, k, b));
+    v
+}
+
 fn scan(db: &Db, snap: Option<lsm::Snapshot>, reverse: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+    scan_bounded(db, snap, reverse, &(None, None))
+}
+
+fn scan_bounded(
+    db: &Db,
+    snap: Option<lsm::Snapshot>,
+    reverse: bool,
+    b: &Bounds,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut it = db
         .iter(ReadOptions {
             snapshot: snap,
+            lower_bound: b.0.clone(),
+            upper_bound: b.1.clone(),
             ..Default::default()
         })
         .unwrap();
@@ -199,10 +243,11 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             }
             81..=83 => {
                 if let Some((s, m)) = snaps.get(r.below(snaps.len().max(1) as u64) as usize) {
+                    let b = random_bounds(&mut r, cmp);
                     assert_eq!(
-                        scan(&db, Some(s.clone()), r.chance(50)),
-                        ordered(cmp, m),
-                        "{ctx}: snapshot scan"
+                        scan_bounded(&db, Some(s.clone()), r.chance(50), &b),
+                        bounded(cmp, m, &b),
+                        "{ctx}: snapshot scan bounds={b:?}"
                     );
                     let k = key(&mut r);
                     let ro = ReadOptions {
@@ -218,17 +263,26 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
             }
             84..=87 => {
                 let reverse = r.chance(50);
+                let b = random_bounds(&mut r, cmp);
                 assert_eq!(
-                    scan(&db, None, reverse),
-                    ordered(cmp, &model),
-                    "{ctx}: scan reverse={reverse}"
+                    scan_bounded(&db, None, reverse, &b),
+                    bounded(cmp, &model, &b),
+                    "{ctx}: scan reverse={reverse} bounds={b:?}"
                 );
             }
             88..=91 => {
-                // Seek, then walk a few steps in a random direction mix.
+                // Seek, then walk a few steps in a random direction mix,
+                // within random bounds.
                 let k = key(&mut r);
-                let all = ordered(cmp, &model);
-                let mut it = db.iter(ReadOptions::default()).unwrap();
+                let b = random_bounds(&mut r, cmp);
+                let all = bounded(cmp, &model, &b);
+                let mut it = db
+                    .iter(ReadOptions {
+                        lower_bound: b.0.clone(),
+                        upper_bound: b.1.clone(),
+                        ..Default::default()
+                    })
+                    .unwrap();
                 let mut pos = all
                     .partition_point(|(x, _)| cmp.compare(x, &k) == std::cmp::Ordering::Less)
                     as i64;
@@ -245,15 +299,21 @@ fn run(name: &str, cf: CfOptions, seed: u64, steps: usize) {
                     let expect = usize::try_from(pos).ok().and_then(|p| all.get(p));
                     match expect {
                         Some((ek, ev)) => {
-                            assert!(it.valid(), "{ctx}: iterator ended early at pos {pos}");
+                            assert!(
+                                it.valid(),
+                                "{ctx}: iterator ended early at pos {pos} bounds={b:?}"
+                            );
                             assert_eq!(
                                 (it.key(), it.value()),
                                 (ek.as_slice(), ev.as_slice()),
-                                "{ctx}: walk"
+                                "{ctx}: walk bounds={b:?}"
                             );
                         }
                         None => {
-                            assert!(!it.valid(), "{ctx}: iterator should be exhausted");
+                            assert!(
+                                !it.valid(),
+                                "{ctx}: iterator should be exhausted bounds={b:?}"
+                            );
                             break;
                         }
                     }

@@ -302,3 +302,61 @@ fn ingest_over_bottom_level_data_wins_in_get_scan_and_compaction() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn single_delete_after_put_delete_put_history_does_not_resurrect_old_values() {
+    // put a / single-delete / put b / single-delete: the first single delete
+    // is dropped in the flush (shadowed by put b); when the second one meets
+    // put b in a compaction, put a still lives in a deeper level and must
+    // stay hidden.
+    let dir = temp_dir("sd-history");
+    let opts = Options {
+        default_cf: CfOptions {
+            dynamic_level_bytes: false,
+            level0_compaction_trigger: 1,
+            ..CfOptions::default()
+        },
+        ..Options::default()
+    };
+    let db = Db::open(&dir, opts.clone()).unwrap();
+    let sd = |db: &Db, key: &[u8]| {
+        let mut b = lsm::WriteBatch::new();
+        b.single_delete_cf(0, key);
+        db.write(Default::default(), b).unwrap();
+    };
+    // put a, at the bottom level (an ingested file nothing overlaps).
+    let p = dir.join("a.sst");
+    let mut w = SstFileWriter::create(&OsFs, &p, &opts.default_cf).unwrap();
+    w.put(b"k", b"a").unwrap();
+    w.put(b"z", b"keeps the range wide").unwrap();
+    w.finish().unwrap();
+    db.ingest(lsm::DEFAULT_CF, &[&p]).unwrap();
+    assert_eq!(
+        db.level_summary(lsm::DEFAULT_CF)[6].0,
+        1,
+        "put a at the bottom"
+    );
+    sd(&db, b"k");
+    db.put(b"k", b"b").unwrap();
+    db.flush().unwrap();
+    db.wait_for_compactions().unwrap();
+    assert_eq!(db.get(b"k").unwrap().as_deref(), Some(&b"b"[..]));
+    let levels = db.level_summary(lsm::DEFAULT_CF);
+    assert!(
+        levels[1].0 == 1 && levels[6].0 == 1,
+        "put b above put a: {levels:?}"
+    );
+    sd(&db, b"k");
+    assert_eq!(db.get(b"k").unwrap(), None);
+    db.flush().unwrap();
+    db.wait_for_compactions().unwrap();
+    assert_eq!(db.get(b"k").unwrap(), None, "{}", db.describe_levels());
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    assert_eq!(db.get(b"k").unwrap(), None, "{}", db.describe_levels());
+    assert_eq!(
+        db.get(b"z").unwrap().as_deref(),
+        Some(&b"keeps the range wide"[..])
+    );
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,6 +8,12 @@
 //! is dropped when no deeper level can hold the key. An entry covered by a
 //! range tombstone of the same stripe is dropped; range tombstones are
 //! dropped at the bottom once every snapshot sees them.
+//!
+//! A SingleDelete followed, in its stripe, by the Put it deletes: the Put
+//! is dropped. The SingleDelete goes too only when nothing older for the key
+//! follows in the input and no deeper level can hold the key; otherwise it
+//! stays and acts as a Delete (older deletions of the key may already have
+//! been dropped as shadowed by that Put, so it is what hides older data).
 use crate::error::{Error, Result};
 use crate::filename;
 use crate::iter::InternalIterator;
@@ -150,6 +156,13 @@ pub fn write_table_from_iter(
     let mut prev_stripe = usize::MAX;
     let mut limited = 0u64;
     let mut pending_sd: Option<(Vec<u8>, usize)> = None;
+    // A SingleDelete whose Put was dropped, kept unless nothing older for
+    // the key follows (in the input or below the output level).
+    let mut pending_cancel: Option<Vec<u8>> = None;
+    let older_below = |sd: &[u8]| {
+        spec.version
+            .is_none_or(|v| exists_below(v, spec.level, key::user_key(sd)))
+    };
 
     let finish = |b: (u64, TableBuilder),
                   lo: Option<&[u8]>,
@@ -195,8 +208,22 @@ pub fn write_table_from_iter(
         let s = stripe(spec.snapshots, p.seq);
         // A SingleDelete waiting to see the entry below it: when that entry is
         // the Put it deletes (same key, same stripe), both vanish.
+        if let Some(sd) = pending_cancel.take() {
+            if !new_key || older_below(&sd) {
+                add_entry(
+                    &mut builder,
+                    spec,
+                    &topts,
+                    new_number,
+                    &sd,
+                    &[],
+                    &mut limited,
+                )?;
+            }
+        }
         if let Some((sd, sd_stripe)) = pending_sd.take() {
             if !new_key && p.kind == ValueKind::Value && s == sd_stripe {
+                pending_cancel = Some(sd);
                 prev_stripe = s;
                 input.next();
                 continue;
@@ -270,6 +297,19 @@ pub fn write_table_from_iter(
         input.next();
     }
     input.status()?;
+    if let Some(sd) = pending_cancel.take() {
+        if older_below(&sd) {
+            add_entry(
+                &mut builder,
+                spec,
+                &topts,
+                new_number,
+                &sd,
+                &[],
+                &mut limited,
+            )?;
+        }
+    }
     if let Some((sd, _)) = pending_sd.take() {
         add_entry(
             &mut builder,

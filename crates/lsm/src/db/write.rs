@@ -267,6 +267,12 @@ impl Inner {
                     slowdown =
                         slowdown.max((pending - o.soft_pending_compaction_bytes) as f64 / span);
                 }
+                // Immutable memtables piling up (flushes fall behind): slow
+                // down one memtable before the stop (RocksDB's rule).
+                let mwbn = o.max_write_buffer_number;
+                if mwbn > 3 && cf.imms.len() + 1 >= mwbn - 1 {
+                    slowdown = slowdown.max(0.5);
+                }
                 if cf.mem.approximate_size() >= o.write_buffer_size {
                     need_switch = true;
                     if cf.imms.len() + 1 >= o.max_write_buffer_number {

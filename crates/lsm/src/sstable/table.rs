@@ -316,7 +316,14 @@ impl Table {
             index_err: err,
             fill_cache,
             prefix_check: false,
-            readahead: Readahead::default(),
+            // A scan that bypasses the cache reads ahead at once; one that
+            // fills it starts after two sequential block misses (a point
+            // lookup or short range scan reads just the blocks it needs).
+            readahead: if fill_cache {
+                Readahead::after_sequential_misses(2)
+            } else {
+                Readahead::default()
+            },
         }
     }
 }
@@ -327,18 +334,60 @@ pub struct Readahead {
     offset: u64,
     buf: Vec<u8>,
     size: usize,
+    /// Blocks missed in a row, each starting where the previous one ended,
+    /// read one by one before the window is used (0: use it at once).
+    after: u32,
+    /// Sequential misses so far (outside the window).
+    run: u32,
+    /// End of the last block read.
+    last_end: Option<u64>,
 }
 
+/// Largest gap between two blocks that still counts as sequential.
+const SEQUENTIAL_GAP: u64 = 8192;
+
 impl Readahead {
+    /// A window used only after `n` sequential block misses (RocksDB's
+    /// automatic readahead for iterators that fill the cache).
+    pub fn after_sequential_misses(n: u32) -> Readahead {
+        Readahead {
+            after: n,
+            ..Readahead::default()
+        }
+    }
+
     fn read(&mut self, t: &Table, h: BlockHandle) -> Result<Vec<u8>> {
-        let need = h.size as usize + super::format::TRAILER_SIZE;
-        let end = h.offset + need as u64;
-        if h.offset < self.offset || end > self.offset + self.buf.len() as u64 {
+        let need = usize::try_from(h.size)
+            .ok()
+            .filter(|n| *n < 1 << 30)
+            .ok_or_else(|| Error::corruption(&t.name, h.offset, "block size out of range"))?
+            + super::format::TRAILER_SIZE;
+        let end = h.offset.saturating_add(need as u64);
+        let in_window = h.offset >= self.offset && end <= self.offset + self.buf.len() as u64;
+        let sequential = self
+            .last_end
+            .is_some_and(|e| h.offset >= e && h.offset <= e.saturating_add(SEQUENTIAL_GAP));
+        self.last_end = Some(end);
+        if !in_window && self.after > 0 {
+            if sequential {
+                self.run = self.run.saturating_add(1);
+            } else {
+                // A jump: start over (the next window starts small).
+                self.run = 1;
+                self.buf.clear();
+                self.size = 0;
+            }
+            if self.run <= self.after {
+                Stats::add(&t.stats.bytes_read, h.size + 5);
+                return read_block(t.file.as_ref(), h, &t.name);
+            }
+        }
+        if !in_window {
             // Grow the window while reads continue where the last one ended
             // (up to 1 MiB); a jump reads just the block.
             let window_end = self.offset + self.buf.len() as u64;
-            let sequential =
-                self.buf.is_empty() || (h.offset >= window_end && h.offset <= window_end + 8192);
+            let sequential = self.buf.is_empty()
+                || (h.offset >= window_end && h.offset <= window_end + SEQUENTIAL_GAP);
             self.size = if sequential {
                 (self.size * 2).clamp(64 << 10, 1 << 20)
             } else {
@@ -347,7 +396,7 @@ impl Readahead {
             let len = (self.size as u64)
                 .min(t.file.size().saturating_sub(h.offset))
                 .max(need as u64);
-            if h.offset + len > t.file.size() {
+            if h.offset.saturating_add(len) > t.file.size() {
                 return Err(Error::corruption(
                     &t.name,
                     h.offset,
@@ -375,7 +424,7 @@ pub struct TableIter {
     fill_cache: bool,
     /// Seeks consult the prefix bloom first (prefix-mode iteration).
     prefix_check: bool,
-    /// Read-ahead window, used when blocks bypass the cache.
+    /// Read-ahead window for block cache misses.
     readahead: Readahead,
 }
 
@@ -405,12 +454,10 @@ impl TableIter {
         if self.data_handle == Some(h.offset) && self.data.is_some() {
             return;
         }
-        let ra = if self.fill_cache {
-            None
-        } else {
-            Some(&mut self.readahead)
-        };
-        match self.table.block_with(h, self.fill_cache, ra) {
+        match self
+            .table
+            .block_with(h, self.fill_cache, Some(&mut self.readahead))
+        {
             Ok(b) => {
                 self.data = Some(BlockIter::new(b, self.table.cmp));
                 self.data_handle = Some(h.offset);
@@ -536,5 +583,100 @@ impl InternalIterator for TableIter {
         self.index
             .status()
             .map_err(|e| e.in_file(self.table.name()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{internal_key, ValueKind};
+    use crate::sstable::{Compression, TableBuilder, TableOptions};
+    use crate::vfs::{Fs, MemFs};
+    use std::path::Path;
+    use std::sync::atomic::AtomicUsize;
+
+    /// Counts positional reads.
+    struct Counting(Arc<dyn RandomAccessFile>, Arc<AtomicUsize>);
+    impl RandomAccessFile for Counting {
+        fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
+            self.1.fetch_add(1, Ordering::SeqCst);
+            self.0.read_at(offset, len)
+        }
+        fn size(&self) -> u64 {
+            self.0.size()
+        }
+    }
+
+    #[test]
+    fn cached_scans_read_ahead_after_two_sequential_misses() {
+        let fs = MemFs::new();
+        let p = Path::new("/t.sst");
+        let opts = TableOptions {
+            cmp: Comparator::Bytewise,
+            block_size: 1024,
+            restart_interval: 16,
+            bloom_bits: 10,
+            prefix_len: None,
+            compression: Compression::None,
+        };
+        let mut b = TableBuilder::new(fs.create(p).unwrap(), opts);
+        let n = 20_000u64;
+        for i in 0..n {
+            let k = internal_key(format!("key{i:08}").as_bytes(), 1, ValueKind::Value);
+            b.add(&k, format!("value-{i}").as_bytes()).unwrap();
+        }
+        b.finish().unwrap();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let file = Arc::new(Counting(fs.open(p).unwrap(), reads.clone()));
+        let cache = Arc::new(BlockCache::new(64 << 20));
+        let t = Arc::new(
+            Table::open(
+                file,
+                "t.sst",
+                Comparator::Bytewise,
+                Some(cache),
+                Arc::default(),
+                None,
+                true,
+            )
+            .unwrap(),
+        );
+        let blocks = (t.file.size() / 1024) as usize;
+        for fill in [true, false] {
+            for reverse in [false, true] {
+                let before = reads.load(Ordering::SeqCst);
+                let mut it = t.iter(fill);
+                let mut seen = 0u64;
+                if reverse {
+                    it.seek_to_last();
+                } else {
+                    it.seek_to_first();
+                }
+                while it.valid() {
+                    let i = if reverse { n - 1 - seen } else { seen };
+                    assert_eq!(
+                        it.key(),
+                        internal_key(format!("key{i:08}").as_bytes(), 1, ValueKind::Value)
+                    );
+                    assert_eq!(it.value(), format!("value-{i}").as_bytes());
+                    seen += 1;
+                    if reverse {
+                        it.prev();
+                    } else {
+                        it.next();
+                    }
+                }
+                it.status().unwrap();
+                assert_eq!(seen, n);
+                let r = reads.load(Ordering::SeqCst) - before;
+                if fill && !reverse {
+                    // The first scan misses every block: 2 single reads, then
+                    // windows of 64 KiB and more.
+                    assert!(r < blocks / 10, "{r} reads for {blocks} blocks");
+                } else if fill {
+                    assert_eq!(r, 0, "all blocks are cached now");
+                }
+            }
+        }
     }
 }

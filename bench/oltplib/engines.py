@@ -6,7 +6,9 @@ Settings follow seed 000 (ACID: sync on every commit) scaled to the memory limit
   MyRocks rocksdb_flush_log_at_trx_commit=1, buffered I/O, block cache L/8, LZ4 if the
           plugin has it, READ-COMMITTED (MyRocks RR turns write conflicts into errors)
   Strata  --sync-on-commit=1, block cache L/4, memtable L/16 (8-64 MB), 2 background jobs,
-          REPEATABLE-READ, buffered I/O through the page cache; then any --strata-arg
+          REPEATABLE-READ, buffered I/O through the page cache; the server's table defaults
+          (16 KB blocks, LZ4 above the bottommost level, Zstd at it, index and filter
+          blocks in the block cache at high priority); then any --strata-arg
 The binary log is off for both MariaDB engines (`skip-log-bin`), unlike the seed, and the
 buffer-pool dump/load at restart is off so that every run starts cold.
 """

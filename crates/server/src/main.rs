@@ -84,6 +84,9 @@ fn run(cfg: Config) -> Result<(), String> {
         background_jobs: cfg.background_jobs,
         cache_index_and_filter_blocks: cfg.cache_index_and_filter_blocks,
         max_open_files: cfg.max_open_files,
+        block_size: cfg.block_size,
+        compression: cfg.compression,
+        bottommost_compression: cfg.bottommost_compression,
         variables: vars,
     };
     eprintln!("strata: opening {}", cfg.datadir.display());

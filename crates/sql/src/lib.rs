@@ -9,8 +9,10 @@
 //! SHOW live in `admin`, `ddl`, `show` and `vars`.
 //!
 //! Prepared statements keep their plan and re-plan only when the catalog
-//! version or the current database changes, so an execution costs the
-//! parameter binding, the engine reads and the row encoding.
+//! version or the current database changes (`stmt_cache` shares one parse
+//! tree and plan among all sessions preparing the same text), so an
+//! execution costs the parameter binding, the engine reads and the row
+//! encoding.
 //!
 //! This crate knows nothing of the wire protocol: the server maps
 //! [`result::ColumnInfo`] and [`rel::Value`] onto packets.
@@ -30,6 +32,7 @@ pub mod parse;
 pub mod result;
 pub mod select;
 pub mod session;
+pub mod stmt_cache;
 pub mod set;
 pub mod show;
 pub mod types;
@@ -62,6 +65,12 @@ pub struct InstanceOptions {
     pub cache_index_and_filter_blocks: bool,
     /// Open table files kept.
     pub max_open_files: usize,
+    /// Uncompressed data block size of tables.
+    pub block_size: usize,
+    /// Block compression of every level but the bottommost.
+    pub compression: lsm::Compression,
+    /// Block compression of the bottommost level (most of the data).
+    pub bottommost_compression: lsm::Compression,
     /// Extra (name, value) settings for system variables.
     pub variables: Vec<(String, String)>,
 }
@@ -75,6 +84,9 @@ impl Default for InstanceOptions {
             background_jobs: 2,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
+            block_size: 16 << 10,
+            compression: lsm::Compression::Lz4,
+            bottommost_compression: lsm::Compression::Zstd,
             variables: Vec::new(),
         }
     }
@@ -92,6 +104,8 @@ pub struct Instance {
     threads: AtomicU64,
     /// Each session's catalog-version slot (see `Session`).
     slots: std::sync::Mutex<Vec<std::sync::Weak<AtomicU64>>>,
+    /// Compiled prepared statements shared across sessions.
+    pub stmt_cache: stmt_cache::StmtCache,
 }
 
 impl Instance {
@@ -105,6 +119,9 @@ impl Instance {
             ..Default::default()
         };
         o.default_cf.write_buffer_size = opts.write_buffer_size;
+        o.default_cf.block_size = opts.block_size.max(1024);
+        o.default_cf.compression_per_level = vec![opts.compression];
+        o.default_cf.bottommost_compression = Some(opts.bottommost_compression);
         let db = lsm::Db::open(dir, o)?;
         let catalog = Catalog::open(db.clone())?;
         let txdb = TxnDb::new(
@@ -136,6 +153,7 @@ impl Instance {
             connections: AtomicU64::new(0),
             threads: AtomicU64::new(0),
             slots: std::sync::Mutex::new(Vec::new()),
+            stmt_cache: Default::default(),
         }))
     }
 

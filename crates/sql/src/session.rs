@@ -10,6 +10,7 @@ use crate::expr::Env;
 use crate::parse::{self, Parsed, Stmt};
 use crate::result::{ColumnInfo, Outcome, ResultSink};
 use crate::select::{self, SelectPlan};
+use crate::stmt_cache::Compiled;
 use crate::Instance;
 use rel::value::Value;
 use sqlparser::ast;
@@ -27,12 +28,11 @@ pub enum Plan {
     Modify(Box<ModifyPlan>),
 }
 
-/// A prepared statement.
+/// A prepared statement: its text and the shared compiled form.
 pub struct Prepared {
-    pub parsed: Parsed,
+    sql: String,
     pub params: usize,
-    pub columns: Vec<ColumnInfo>,
-    plan: Option<(u64, Option<String>, Plan)>,
+    compiled: Arc<Compiled>,
 }
 
 /// One warning / note for SHOW WARNINGS.
@@ -259,31 +259,45 @@ impl Session {
 
     /// Prepares a statement; returns (id, parameter count, result columns).
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
-        let parsed = parse::parse(sql)?;
-        let params = parsed.params.len();
-        let mut p = Prepared {
-            parsed,
-            params,
-            columns: vec![],
-            plan: None,
-        };
-        // Plan now to report errors and result columns early.
-        if let Some(plan) = self.plan(&p.parsed)? {
-            if let Plan::Select(s) = &plan {
-                p.columns = s.columns.clone();
-            }
-            p.plan = Some((self.inst.catalog.version(), self.db.clone(), plan));
-        }
+        let compiled = self.compile(sql)?;
+        let params = compiled.parsed.params.len();
+        let columns = compiled.columns.clone();
         let id = self.next_stmt;
         self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
-        self.stmts.insert(id, p);
-        Ok((
+        self.stmts.insert(
             id,
-            params,
-            self.stmts
-                .get(&id)
-                .map(|p| p.columns.clone())
-                .unwrap_or_default(),
+            Prepared {
+                sql: sql.to_string(),
+                params,
+                compiled,
+            },
+        );
+        Ok((id, params, columns))
+    }
+
+    /// The compiled form of `sql` in the current database at the current
+    /// catalog version: from the instance's cache, or parsed and planned now
+    /// (which reports errors and result columns at prepare time).
+    fn compile(&self, sql: &str) -> Result<Arc<Compiled>> {
+        let version = self.inst.catalog.version();
+        if let Some(c) = self.inst.stmt_cache.get(sql, &self.db, version) {
+            return Ok(c);
+        }
+        let parsed = parse::parse(sql)?;
+        let plan = self.plan(&parsed)?;
+        let columns = match &plan {
+            Some(Plan::Select(s)) => s.columns.clone(),
+            _ => vec![],
+        };
+        Ok(self.inst.stmt_cache.put(
+            sql,
+            Compiled {
+                parsed,
+                columns,
+                plan,
+                version,
+                db: self.db.clone(),
+            },
         ))
     }
 
@@ -324,25 +338,18 @@ impl Session {
             ));
         }
         let version = self.inst.catalog.version();
-        let stale = !matches!(&p.plan, Some((v, db, _)) if *v == version && *db == self.db);
-        if stale && p.plan.is_some() {
-            match self.plan(&p.parsed) {
-                Ok(Some(plan)) => p.plan = Some((version, self.db.clone(), plan)),
-                Ok(None) => p.plan = None,
+        if !p.compiled.current(version, &self.db) {
+            match self.compile(&p.sql) {
+                Ok(c) => p.compiled = c,
                 Err(e) => {
                     self.stmts.insert(id, p);
                     return Err(e);
                 }
             }
         }
-        let r = self.run(
-            &p.parsed,
-            params,
-            p.plan.as_ref().map(|(_, _, pl)| pl),
-            sink,
-        );
+        let c = p.compiled.clone();
         self.stmts.insert(id, p);
-        r
+        self.run(&c.parsed, params, c.plan.as_ref(), sink)
     }
 
     /// Forgets a prepared statement.

@@ -292,3 +292,43 @@ fn joins() {
     drop(inst);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn prepared_statements_share_one_compiled_form_across_sessions() {
+    let (inst, dir) = open("stmtcache");
+    let mut a = inst.session(1, "root", None);
+    q(&mut a, "CREATE DATABASE d");
+    q(&mut a, "USE d");
+    q(&mut a, "CREATE TABLE t(id INT PRIMARY KEY, v INT)");
+    q(&mut a, "INSERT INTO t VALUES (1, 10), (2, 20)");
+    let mut b = inst.session(2, "root", Some("d".into()));
+    let before = inst.stmt_cache.len();
+    let sel = "SELECT v FROM t WHERE id = ?";
+    let (ia, na, _) = a.prepare(sel).unwrap();
+    let (ib, nb, cols) = b.prepare(sel).unwrap();
+    assert_eq!((na, nb, cols.len()), (1, 1, 1));
+    assert_eq!(inst.stmt_cache.len(), before + 1, "both sessions share one entry");
+    let run = |s: &mut Session, id: u32, p: i64| {
+        let mut c = Collect::default();
+        s.execute_prepared(id, &[Value::Int(p)], &mut c).unwrap();
+        texts(c.rows)
+    };
+    assert_eq!(run(&mut a, ia, 1), vec!["10"]);
+    assert_eq!(run(&mut b, ib, 2), vec!["20"]);
+    // DDL makes the shared plan stale: each session recompiles and sees
+    // the new shape; the cached entry follows the catalog version.
+    q(&mut a, "DROP TABLE t");
+    q(&mut a, "CREATE TABLE t(id INT PRIMARY KEY, v VARCHAR(10))");
+    q(&mut a, "INSERT INTO t VALUES (1, 'x')");
+    assert_eq!(run(&mut b, ib, 1), vec!["x"]);
+    assert_eq!(run(&mut a, ia, 1), vec!["x"]);
+    // A different database is a different entry: same text, other table.
+    q(&mut a, "CREATE DATABASE e");
+    q(&mut a, "CREATE TABLE e.t(id INT PRIMARY KEY, v INT)");
+    q(&mut a, "INSERT INTO e.t VALUES (1, 99)");
+    q(&mut b, "USE e");
+    assert_eq!(run(&mut b, ib, 1), vec!["99"]);
+    assert_eq!(run(&mut a, ia, 1), vec!["x"]);
+    drop((a, b, inst));
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -38,7 +38,7 @@ impl Db {
         let lock = fs.lock(&filename::lock(&dir))?;
         let stats = Arc::new(Stats::default());
         let blocks = (opts.block_cache_size > 0)
-            .then(|| Arc::new(crate::cache::LruCache::new(opts.block_cache_size)));
+            .then(|| Arc::new(crate::cache::LruCache::for_bytes(opts.block_cache_size)));
         let tables = Arc::new(TableCache::new(
             fs.clone(),
             dir.clone(),

@@ -3,7 +3,8 @@
 //! cache. The index block and filter are either pinned in the table (the
 //! default, and always for level-0 tables) or, with
 //! `cache_index_and_filter_blocks`, kept in the block cache and charged to
-//! its capacity like data blocks (read again from the file when evicted).
+//! its capacity at high priority: evicted only after data blocks, or when
+//! they fill more than half the cache (read again from the file then).
 use super::block::{Block, BlockIter};
 use super::builder::PREFIX_SALT;
 use super::filter::{self, Bloom};
@@ -100,13 +101,13 @@ impl Table {
         let cache_id = NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed);
         let index = Arc::new(index);
         if let (false, Some(c)) = (pin, &cache) {
-            c.insert(
+            c.insert_high(
                 (cache_id, footer.index.offset),
                 Cached::Block(index.clone()),
                 index.size() + 64,
             );
             if let Some(f) = &filter {
-                c.insert(
+                c.insert_high(
                     (cache_id, footer.filter.offset),
                     Cached::Filter(f.clone()),
                     f.size() + 64,
@@ -149,7 +150,7 @@ impl Table {
         );
         Stats::add(&self.stats.bytes_read, h.size + 5);
         if let Some(c) = &self.cache {
-            c.insert(
+            c.insert_high(
                 (self.cache_id, h.offset),
                 Cached::Block(b.clone()),
                 b.size() + 64,
@@ -179,7 +180,7 @@ impl Table {
         );
         Stats::add(&self.stats.bytes_read, h.size + 5);
         if let Some(c) = &self.cache {
-            c.insert(
+            c.insert_high(
                 (self.cache_id, h.offset),
                 Cached::Filter(f.clone()),
                 f.size() + 64,

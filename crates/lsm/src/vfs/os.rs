@@ -74,6 +74,25 @@ impl RandomAccessFile for OsRandom {
     fn advise_sequential(&self) {}
 }
 
+/// Turns off the kernel's readahead for a table file (RocksDB's
+/// `advise_random_on_open`): point reads want one block, and scans and
+/// compactions read ahead themselves (`Readahead`), so kernel readahead only
+/// pulls pages nobody asked for into a page cache that, under a memory
+/// limit, evicts useful ones to make room. A hint: failure is ignored.
+#[allow(unsafe_code)]
+fn advise_random(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: a valid open descriptor; the call reads no memory.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_RANDOM);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 struct OsLock(#[allow(dead_code)] File);
 impl FileLock for OsLock {}
 
@@ -98,6 +117,7 @@ impl Fs for OsFs {
     }
     fn open(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         let file = File::open(path).map_err(|e| Error::io(ctx("open", path), e))?;
+        advise_random(&file);
         let size = file
             .metadata()
             .map_err(|e| Error::io(ctx("stat", path), e))?

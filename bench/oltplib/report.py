@@ -226,9 +226,20 @@ def write(res, out_dir, plots):
     h, m, v, cfg = res["harness"], res["machine"], res["versions"], res["config"]
     L = []
     L.append("# sysbench OLTP: MariaDB InnoDB vs MariaDB MyRocks vs Strata\n")
-    L.append("Mode **%s**, started %s%s, harness %s, command `bench/oltp %s`.%s\n" % (
-        h["mode"], h["started"], (", took %s" % fmt_duration(h["duration_s"])) if h.get("duration_s") else "",
-        h["version"], " ".join(h["argv"]), " **Interrupted: partial results.**" if h.get("interrupted") else ""))
+    if h.get("invocations"):
+        L.append("Merged from %d invocations of harness %s (%s in all); every table cell comes from one "
+                 "invocation, which ran all its engines on this machine under the same memory limit:\n" % (
+                     len(h["invocations"]), h["version"], fmt_duration(h["duration_s"])))
+        for i in h["invocations"]:
+            L.append("- `bench/oltp %s`: %s, started %s, took %s, Strata git %s%s" % (
+                " ".join(i["argv"] or []), ", ".join(SHORT.get(w, w) for w in i["workloads"]),
+                i["started"], fmt_duration(i["duration_s"] or 0), i["strata_git"] or "-",
+                " **(interrupted)**" if i.get("interrupted") else ""))
+        L.append("")
+    else:
+        L.append("Mode **%s**, started %s%s, harness %s, command `bench/oltp %s`.%s\n" % (
+            h["mode"], h["started"], (", took %s" % fmt_duration(h["duration_s"])) if h.get("duration_s") else "",
+            h["version"], " ".join(h["argv"]), " **Interrupted: partial results.**" if h.get("interrupted") else ""))
     if h.get("failures"):
         L.append("**Failures:** " + "; ".join(h["failures"]) + "\n")
     L.append("## Setup\n")
@@ -279,9 +290,10 @@ def write(res, out_dir, plots):
              "`/proc/PID/io` read_bytes/write_bytes and `/proc/PID/stat` utime+stime over the measured "
              "window divided by sysbench's transactions. *1-s QPS CV* is the coefficient of variation of "
              "the 1-second series (jitter). *debt at end*: InnoDB dirty buffer-pool bytes, MyRocks bytes "
-             "above each level's target (plus L0 at its trigger), Strata (no pending-work gauge yet) the "
+             "above each level's target (plus L0 at its trigger), Strata the "
              "bytes of the flushes and compactions that finished during the drain watch (counted whole when "
-             "a job finishes, so partly written before it). *drain writes*: "
+             "a job finishes, so partly written before it; its `Strata_pending_compaction_bytes` gauge is "
+             "in results.json). *drain writes*: "
              "bytes the server wrote after the load stopped, until 3 quiet seconds (`+` = still writing at "
              "the cap).\n")
     L.append(detail_table(res) + "\n")

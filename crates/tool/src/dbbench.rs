@@ -172,12 +172,22 @@ fn report(name: &str, r: &Result1, extra: &str) {
     );
 }
 
+/// Operations per thread: `n`, or unbounded with `--duration`, where (as in
+/// db_bench's `Duration`) only the clock ends a benchmark.
+fn ops_limit(cfg: &Cfg, n: u64) -> u64 {
+    if cfg.duration.is_some() {
+        u64::MAX
+    } else {
+        n
+    }
+}
+
 fn write_bench(db: &Db, cfg: &Cfg, seq: bool, n_per_thread: u64, sync: bool) -> Result1 {
     run_threads(cfg, |t, r, expired| {
         let mut vals = Values::new(cfg.seed.wrapping_add(t as u64), cfg.ratio);
         let mut key = Vec::new();
         let (mut ops, mut bytes) = (0, 0);
-        for i in 0..n_per_thread {
+        for i in 0..ops_limit(cfg, n_per_thread) {
             if expired() {
                 break;
             }
@@ -293,7 +303,7 @@ fn main() {
                 let r = run_threads(&cfg, |_, r, expired| {
                     let mut key = Vec::new();
                     let (mut ops, mut bytes, mut found) = (0, 0, 0);
-                    for _ in 0..cfg.reads {
+                    for _ in 0..ops_limit(&cfg, cfg.reads) {
                         if expired() {
                             break;
                         }
@@ -316,7 +326,7 @@ fn main() {
                     let mut it = db
                         .iter(ReadOptions::default())
                         .unwrap_or_else(|e| die(&e.to_string()));
-                    for i in 0..cfg.reads {
+                    for i in 0..ops_limit(&cfg, cfg.reads) {
                         if expired() {
                             break;
                         }

@@ -39,8 +39,15 @@ fn run() -> Result<(), String> {
                 Table::open(f, &name, Comparator::Bytewise, None, stats, None, true)
                     .map_err(|e| e.to_string())?,
             );
-            for (k, v) in t.properties().pairs() {
+            let props = t.properties();
+            for (k, v) in props.pairs() {
                 println!("{k}: {v}");
+            }
+            for (k, ikey) in [("smallest_key", &props.smallest_key), ("largest_key", &props.largest_key)] {
+                match parse_internal_key(ikey) {
+                    Some(p) => println!("{k}: {} @{} {:?}", show(p.user_key), p.seq, p.kind),
+                    None => println!("{k}: (none)"),
+                }
             }
             for r in t.range_tombstones() {
                 println!(

@@ -244,6 +244,8 @@ impl TableBuilder {
         if self.props.smallest_seq == u64::MAX {
             self.props.smallest_seq = 0;
         }
+        self.props.smallest_key = self.smallest.clone().unwrap_or_default();
+        self.props.largest_key = self.largest.clone().unwrap_or_default();
         let props = self.props.encode();
         footer.properties = self.write_block(&props, Compression::None)?;
         footer.index = self.write_block(&index, Compression::None)?;

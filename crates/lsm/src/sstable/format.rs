@@ -18,8 +18,9 @@ use crate::vfs::RandomAccessFile;
 
 /// Magic number at the end of every table ("STRATAT1" little-endian-ish).
 pub const MAGIC: u64 = 0x3154_4154_4152_5453;
-/// Current table format version.
-pub const FORMAT_VERSION: u32 = 1;
+/// Current table format version (2: the properties block holds the key
+/// range). Readers accept every version from 1.
+pub const FORMAT_VERSION: u32 = 2;
 /// Footer size in bytes.
 pub const FOOTER_SIZE: usize = 80;
 /// Block trailer size in bytes.
@@ -201,7 +202,7 @@ impl Footer {
             return Err(bad("checksum mismatch"));
         }
         let version = get_fixed32(&b[64..]).unwrap_or(0);
-        if version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(bad(&format!("unsupported format version {version}")));
         }
         let h = |i: usize| BlockHandle {

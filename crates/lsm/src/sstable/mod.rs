@@ -46,6 +46,10 @@ pub struct TableProperties {
     pub smallest_seq: u64,
     /// Largest sequence number in the table.
     pub largest_seq: u64,
+    /// Smallest internal key (or range tombstone start); empty in format-1 tables.
+    pub smallest_key: Vec<u8>,
+    /// Largest internal key (or range tombstone end sentinel); empty in format-1 tables.
+    pub largest_key: Vec<u8>,
 }
 
 const PROPS: &[&str] = &[
@@ -79,12 +83,17 @@ impl TableProperties {
         ]
     }
 
-    /// Encodes as `(name: lenprefixed, value: varint64)*`.
+    /// Encodes as `(name: lenprefixed, value)*`: numbers as varint64, the
+    /// two key-range entries (`smallest_key`, `largest_key`) length-prefixed.
     pub fn encode(&self) -> Vec<u8> {
         let mut v = Vec::new();
         for (n, x) in PROPS.iter().zip(self.fields()) {
             put_length_prefixed(&mut v, n.as_bytes());
             put_varint64(&mut v, x);
+        }
+        for (n, k) in [("smallest_key", &self.smallest_key), ("largest_key", &self.largest_key)] {
+            put_length_prefixed(&mut v, n.as_bytes());
+            put_length_prefixed(&mut v, k);
         }
         v
     }
@@ -94,9 +103,18 @@ impl TableProperties {
         let mut p = TableProperties::default();
         let mut d = Decoder::new(b);
         while !d.is_empty() {
-            let (Some(name), Some(val)) = (d.length_prefixed(), d.varint64()) else {
-                return Err(Error::corruption("", 0, "properties block"));
-            };
+            let bad = || Error::corruption("", 0, "properties block");
+            let name = d.length_prefixed().ok_or_else(bad)?;
+            if name == b"smallest_key" || name == b"largest_key" {
+                let k = d.length_prefixed().ok_or_else(bad)?.to_vec();
+                if name == b"smallest_key" {
+                    p.smallest_key = k;
+                } else {
+                    p.largest_key = k;
+                }
+                continue;
+            }
+            let val = d.varint64().ok_or_else(bad)?;
             let slot = match name {
                 b"num_entries" => &mut p.num_entries,
                 b"num_deletions" => &mut p.num_deletions,

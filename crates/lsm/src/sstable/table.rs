@@ -680,4 +680,54 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn properties_hold_the_key_range_and_format_1_tables_still_open() {
+        let fs = MemFs::new();
+        let p = Path::new("/k.sst");
+        let opts = TableOptions {
+            cmp: Comparator::Bytewise,
+            block_size: 256,
+            restart_interval: 4,
+            bloom_bits: 10,
+            prefix_len: None,
+            compression: Compression::Lz4,
+        };
+        let mut b = TableBuilder::new(fs.create(p).unwrap(), opts);
+        for i in 10..500u64 {
+            let k = internal_key(format!("k{i:05}").as_bytes(), i, ValueKind::Value);
+            b.add(&k, b"v").unwrap();
+        }
+        b.add_range_tombstone(RangeTombstone {
+            start: b"k00002".to_vec(),
+            end: b"k00005".to_vec(),
+            seq: 7,
+        });
+        let info = b.finish().unwrap();
+        let open = || {
+            Table::open(fs.open(p).unwrap(), "k.sst", Comparator::Bytewise, None, Arc::default(), None, true)
+        };
+        let t = open().unwrap();
+        let props = t.properties();
+        assert_eq!(props.smallest_key, info.smallest);
+        assert_eq!(props.largest_key, info.largest);
+        // The range tombstone starts below the first point key.
+        assert_eq!(key::user_key(&props.smallest_key), b"k00002");
+        assert_eq!(key::user_key(&props.largest_key), b"k00499");
+        let mut enc = props.encode();
+        assert_eq!(&TableProperties::decode(&enc).unwrap(), props);
+        // Truncated inside the key range entry: corruption, not a short key.
+        enc.truncate(enc.len() - 3);
+        assert!(TableProperties::decode(&enc).is_err());
+        // A format-1 properties block (numbers only) decodes with an empty range.
+        let mut old = props.clone();
+        old.smallest_key.clear();
+        old.largest_key.clear();
+        let mut v1 = Vec::new();
+        for (n, x) in old.pairs() {
+            crate::coding::put_length_prefixed(&mut v1, n.as_bytes());
+            crate::coding::put_varint64(&mut v1, x);
+        }
+        assert_eq!(TableProperties::decode(&v1).unwrap(), old);
+    }
 }

@@ -120,6 +120,19 @@ fn column_families_are_separate_and_persist() {
     );
     assert_eq!(db.get(b"a").unwrap().as_deref(), Some(&b"default"[..]));
     assert!(db.cf("tmp").is_none());
+    // The per-CF conveniences touch only their column family.
+    let get = |c, k: &[u8]| db.get_cf(&ReadOptions::default(), c, k).unwrap();
+    db.put_cf(cf, b"c", b"rev-c").unwrap();
+    db.delete_cf(cf, b"b").unwrap();
+    db.single_delete(cf, b"c").unwrap();
+    db.put_cf(cf, b"d", b"rev-d").unwrap();
+    db.single_delete(lsm::DEFAULT_CF, b"a").unwrap();
+    assert_eq!(get(cf, b"b"), None);
+    assert_eq!(get(cf, b"c"), None);
+    assert_eq!(get(cf, b"d").as_deref(), Some(&b"rev-d"[..]));
+    assert_eq!(get(cf, b"a").as_deref(), Some(&b"rev-a"[..]));
+    assert_eq!(db.get(b"a").unwrap(), None);
+    assert_eq!(db.get(b"d").unwrap(), None);
     let wrong = Db::open_cf(dir.join("x"), Options::default(), &[]);
     assert!(wrong.is_ok());
     drop(db);
@@ -357,6 +370,75 @@ fn single_delete_after_put_delete_put_history_does_not_resurrect_old_values() {
         db.get(b"z").unwrap().as_deref(),
         Some(&b"keeps the range wide"[..])
     );
+    db.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bottom_level_values_lose_their_sequence_but_no_reader_notices() {
+    let dir = temp_dir("seqzero");
+    let db = Db::open(&dir, Options::default()).unwrap();
+    for i in 0..3000 {
+        db.put(&k(i), b"v1").unwrap();
+    }
+    let snap = db.snapshot();
+    for i in 0..1000 {
+        db.put(&k(i), b"v2").unwrap();
+    }
+    db.delete(&k(5)).unwrap();
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    let at = |db: &Db, s: Option<lsm::Snapshot>, i: u32| {
+        db.get_cf(&ReadOptions { snapshot: s, ..Default::default() }, lsm::DEFAULT_CF, &k(i))
+            .unwrap()
+    };
+    let check = |db: &Db, when: &str| {
+        for i in [0u32, 5, 999, 1000, 2999] {
+            let want: Option<&[u8]> = match i {
+                5 => None,
+                0..=999 => Some(b"v2"),
+                _ => Some(b"v1"),
+            };
+            assert_eq!(at(db, None, i).as_deref(), want, "{when}: key {i}");
+        }
+    };
+    // The snapshot still sees v1 under v2: both versions kept, the older one
+    // (visible to every snapshot) may be zeroed, the newer one may not.
+    for i in [0u32, 5, 999, 2999] {
+        assert_eq!(at(&db, Some(snap.clone()), i).as_deref(), Some(&b"v1"[..]), "snapshot key {i}");
+    }
+    check(&db, "with a snapshot");
+    drop(snap);
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    check(&db, "after compaction");
+    let levels = db.level_summary(lsm::DEFAULT_CF);
+    assert_eq!(levels.iter().filter(|(n, _)| *n > 0).count(), 1, "{levels:?}");
+    // Every table file now holds sequence 0 only (smallest and largest).
+    let ssts: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sst"))
+        .collect();
+    assert!(!ssts.is_empty());
+    for p in &ssts {
+        let f = lsm::vfs::Fs::open(&OsFs, p).unwrap();
+        let t = lsm::sstable::Table::open(f, "t", Comparator::Bytewise, None, Default::default(), None, true)
+            .unwrap();
+        assert_eq!(t.properties().largest_seq, 0, "{}", p.display());
+    }
+    // New writes after zeroed values win; a delete-range hides zeroed data.
+    db.put(&k(2999), b"v3").unwrap();
+    db.delete_range(lsm::DEFAULT_CF, &k(0), &k(10)).unwrap();
+    assert_eq!(at(&db, None, 2999).as_deref(), Some(&b"v3"[..]));
+    assert_eq!(at(&db, None, 3), None);
+    db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
+    assert_eq!(at(&db, None, 2999).as_deref(), Some(&b"v3"[..]));
+    assert_eq!(at(&db, None, 3), None);
+    db.close().unwrap();
+    let db = Db::open(&dir, Options::default()).unwrap();
+    assert_eq!(at(&db, None, 2999).as_deref(), Some(&b"v3"[..]));
+    assert_eq!(at(&db, None, 11).as_deref(), Some(&b"v2"[..]));
+    db.put(&k(11), b"v4").unwrap();
+    assert_eq!(at(&db, None, 11).as_deref(), Some(&b"v4"[..]));
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,6 +12,15 @@ use lsm::{Comparator, WriteBatch};
 use std::path::Path;
 use std::sync::Arc;
 
+/// `println!` that returns an error instead of panicking when stdout is
+/// closed (`strata-tool sst F | head`).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        writeln!(std::io::stdout().lock(), $($t)*).map_err(|e| format!("stdout: {e}"))?;
+    }};
+}
+
 fn show(b: &[u8]) -> String {
     if b.iter().all(|c| c.is_ascii_graphic() || *c == b' ') {
         String::from_utf8_lossy(b).into_owned()
@@ -41,16 +50,16 @@ fn run() -> Result<(), String> {
             );
             let props = t.properties();
             for (k, v) in props.pairs() {
-                println!("{k}: {v}");
+                out!("{k}: {v}");
             }
             for (k, ikey) in [("smallest_key", &props.smallest_key), ("largest_key", &props.largest_key)] {
                 match parse_internal_key(ikey) {
-                    Some(p) => println!("{k}: {} @{} {:?}", show(p.user_key), p.seq, p.kind),
-                    None => println!("{k}: (none)"),
+                    Some(p) => out!("{k}: {} @{} {:?}", show(p.user_key), p.seq, p.kind),
+                    None => out!("{k}: (none)"),
                 }
             }
             for r in t.range_tombstones() {
-                println!(
+                out!(
                     "range tombstone [{}, {}) @{}",
                     show(&r.start),
                     show(&r.end),
@@ -62,14 +71,14 @@ fn run() -> Result<(), String> {
             it.seek_to_first();
             while it.valid() {
                 match parse_internal_key(it.key()) {
-                    Some(p) => println!(
+                    Some(p) => out!(
                         "{} @{} {:?} => {}",
                         show(p.user_key),
                         p.seq,
                         p.kind,
                         show(it.value())
                     ),
-                    None => println!("(malformed key {})", show(it.key())),
+                    None => out!("(malformed key {})", show(it.key())),
                 }
                 it.next();
             }
@@ -82,9 +91,9 @@ fn run() -> Result<(), String> {
                 let off = r.last_record_offset;
                 if cmd == "wal" {
                     let b = WriteBatch::from_data(rec).map_err(|e| e.to_string())?;
-                    println!("@{off} seq {} count {}", b.seq(), b.count());
+                    out!("@{off} seq {} count {}", b.seq(), b.count());
                     for op in b.ops().map_err(|e| e.to_string())? {
-                        println!(
+                        out!(
                             "  cf {} {:?} {} => {}",
                             op.cf,
                             op.kind,
@@ -93,14 +102,14 @@ fn run() -> Result<(), String> {
                         );
                     }
                 } else {
-                    println!(
+                    out!(
                         "@{off} {:?}",
                         VersionEdit::decode(&rec).map_err(|e| e.to_string())?
                     );
                 }
             }
             if let Some(t) = r.dropped_tail_at {
-                println!("(torn tail dropped at offset {t})");
+                out!("(torn tail dropped at offset {t})");
             }
             Ok(())
         }
@@ -110,6 +119,9 @@ fn run() -> Result<(), String> {
 
 fn main() {
     if let Err(e) = run() {
+        if e.contains("Broken pipe") {
+            return; // the reader went away (`| head`): not an error
+        }
         eprintln!("strata-tool: {e}");
         std::process::exit(1);
     }

@@ -39,6 +39,29 @@ impl Db {
         self.write(WriteOptions::default(), b)
     }
 
+    /// Sets `key` to `value` in a column family (synced).
+    pub fn put_cf(&self, cf: super::ColumnFamily, key: &[u8], value: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put_cf(cf.0, key, value);
+        self.write(WriteOptions::default(), b)
+    }
+
+    /// Deletes `key` in a column family (synced).
+    pub fn delete_cf(&self, cf: super::ColumnFamily, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.delete_cf(cf.0, key);
+        self.write(WriteOptions::default(), b)
+    }
+
+    /// Deletes a key written exactly once since its last deletion (synced):
+    /// compaction drops the pair when they meet (RocksDB's SingleDelete; the
+    /// result is undefined if the key was overwritten, as there).
+    pub fn single_delete(&self, cf: super::ColumnFamily, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.single_delete_cf(cf.0, key);
+        self.write(WriteOptions::default(), b)
+    }
+
     /// Deletes every key in `[start, end)` of a column family.
     /// The tombstone is written synced; then table files (level >= 1) whose
     /// whole key range it covers, and whose data no snapshot can still see,

@@ -68,6 +68,19 @@ impl Error {
         matches!(self, Error::Corruption { .. })
     }
 
+    /// Names the file and block offset of a corruption found inside a block
+    /// (block decoders do not know where their bytes came from).
+    pub fn in_block(self, name: &str, block_offset: u64) -> Error {
+        match self {
+            Error::Corruption { file, what, .. } if file.is_empty() => Error::Corruption {
+                file: name.to_string(),
+                offset: block_offset,
+                what,
+            },
+            other => other,
+        }
+    }
+
     /// Adds a file name to a corruption error that was raised without one.
     pub fn in_file(self, name: &str) -> Error {
         match self {

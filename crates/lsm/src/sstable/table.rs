@@ -284,7 +284,9 @@ impl Table {
         idx.seek(target);
         while idx.valid() {
             let h = BlockHandle::decode_varint(idx.value())
-                .ok_or_else(|| Error::corruption(&self.name, 0, "bad block handle in index"))?;
+                .ok_or_else(|| {
+                    Error::corruption(&self.name, self.index_handle.offset, "bad block handle in index")
+                })?;
             let mut it = BlockIter::new(self.block(h, true)?, self.cmp);
             it.seek(target);
             it.status()
@@ -298,7 +300,8 @@ impl Table {
             }
             idx.next();
         }
-        idx.status().map_err(|e| e.in_file(&self.name))?;
+        idx.status()
+            .map_err(|e| e.in_block(&self.name, self.index_handle.offset))?;
         Ok(None)
     }
 
@@ -446,7 +449,7 @@ impl TableIter {
         let Some(h) = BlockHandle::decode_varint(self.index.value()) else {
             self.err = Some(Error::corruption(
                 self.table.name(),
-                0,
+                self.table.index_handle.offset,
                 "bad block handle in index",
             ));
             self.data = None;

@@ -299,7 +299,11 @@ mod tests {
             c.insert(i, i, 1);
         }
         for i in &kept {
-            assert_eq!(c.get(i), Some(*i), "high-priority {i} evicted by low-priority inserts");
+            assert_eq!(
+                c.get(i),
+                Some(*i),
+                "high-priority {i} evicted by low-priority inserts"
+            );
         }
         assert!(c.usage() <= 16 * 16);
         // Low-priority entries still cycle: an old one is gone.
@@ -335,8 +339,14 @@ mod tests {
             c.insert((1 + i % 11, i * 16384), 2, 16384);
         }
         for t in 1..=11u64 {
-            assert!(c.get(&(t, 67_000_000)).is_some(), "filter of table {t} evicted");
-            assert!(c.get(&(t, 68_600_000)).is_some(), "index of table {t} evicted");
+            assert!(
+                c.get(&(t, 67_000_000)).is_some(),
+                "filter of table {t} evicted"
+            );
+            assert!(
+                c.get(&(t, 68_600_000)).is_some(),
+                "index of table {t} evicted"
+            );
         }
         assert!(c.usage() <= 62 << 20);
     }

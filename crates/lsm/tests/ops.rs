@@ -388,8 +388,15 @@ fn bottom_level_values_lose_their_sequence_but_no_reader_notices() {
     db.delete(&k(5)).unwrap();
     db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
     let at = |db: &Db, s: Option<lsm::Snapshot>, i: u32| {
-        db.get_cf(&ReadOptions { snapshot: s, ..Default::default() }, lsm::DEFAULT_CF, &k(i))
-            .unwrap()
+        db.get_cf(
+            &ReadOptions {
+                snapshot: s,
+                ..Default::default()
+            },
+            lsm::DEFAULT_CF,
+            &k(i),
+        )
+        .unwrap()
     };
     let check = |db: &Db, when: &str| {
         for i in [0u32, 5, 999, 1000, 2999] {
@@ -404,14 +411,22 @@ fn bottom_level_values_lose_their_sequence_but_no_reader_notices() {
     // The snapshot still sees v1 under v2: both versions kept, the older one
     // (visible to every snapshot) may be zeroed, the newer one may not.
     for i in [0u32, 5, 999, 2999] {
-        assert_eq!(at(&db, Some(snap.clone()), i).as_deref(), Some(&b"v1"[..]), "snapshot key {i}");
+        assert_eq!(
+            at(&db, Some(snap.clone()), i).as_deref(),
+            Some(&b"v1"[..]),
+            "snapshot key {i}"
+        );
     }
     check(&db, "with a snapshot");
     drop(snap);
     db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
     check(&db, "after compaction");
     let levels = db.level_summary(lsm::DEFAULT_CF);
-    assert_eq!(levels.iter().filter(|(n, _)| *n > 0).count(), 1, "{levels:?}");
+    assert_eq!(
+        levels.iter().filter(|(n, _)| *n > 0).count(),
+        1,
+        "{levels:?}"
+    );
     // Every table file now holds sequence 0 only (smallest and largest).
     let ssts: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -421,8 +436,16 @@ fn bottom_level_values_lose_their_sequence_but_no_reader_notices() {
     assert!(!ssts.is_empty());
     for p in &ssts {
         let f = lsm::vfs::Fs::open(&OsFs, p).unwrap();
-        let t = lsm::sstable::Table::open(f, "t", Comparator::Bytewise, None, Default::default(), None, true)
-            .unwrap();
+        let t = lsm::sstable::Table::open(
+            f,
+            "t",
+            Comparator::Bytewise,
+            None,
+            Default::default(),
+            None,
+            true,
+        )
+        .unwrap();
         assert_eq!(t.properties().largest_seq, 0, "{}", p.display());
     }
     // New writes after zeroed values win; a delete-range hides zeroed data.

@@ -32,9 +32,9 @@ pub mod parse;
 pub mod result;
 pub mod select;
 pub mod session;
-pub mod stmt_cache;
 pub mod set;
 pub mod show;
+pub mod stmt_cache;
 pub mod types;
 pub mod vars;
 

@@ -307,7 +307,11 @@ fn prepared_statements_share_one_compiled_form_across_sessions() {
     let (ia, na, _) = a.prepare(sel).unwrap();
     let (ib, nb, cols) = b.prepare(sel).unwrap();
     assert_eq!((na, nb, cols.len()), (1, 1, 1));
-    assert_eq!(inst.stmt_cache.len(), before + 1, "both sessions share one entry");
+    assert_eq!(
+        inst.stmt_cache.len(),
+        before + 1,
+        "both sessions share one entry"
+    );
     let run = |s: &mut Session, id: u32, p: i64| {
         let mut c = Collect::default();
         s.execute_prepared(id, &[Value::Int(p)], &mut c).unwrap();

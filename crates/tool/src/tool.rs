@@ -52,7 +52,10 @@ fn run() -> Result<(), String> {
             for (k, v) in props.pairs() {
                 out!("{k}: {v}");
             }
-            for (k, ikey) in [("smallest_key", &props.smallest_key), ("largest_key", &props.largest_key)] {
+            for (k, ikey) in [
+                ("smallest_key", &props.smallest_key),
+                ("largest_key", &props.largest_key),
+            ] {
                 match parse_internal_key(ikey) {
                     Some(p) => out!("{k}: {} @{} {:?}", show(p.user_key), p.seq, p.kind),
                     None => out!("{k}: (none)"),

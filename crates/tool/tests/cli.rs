@@ -63,7 +63,13 @@ fn dbbench_lines_and_table_and_manifest_dumps() {
     let (micros, ops, n) = result_line(&out, "fillseq");
     assert_eq!(n, 2000);
     assert!(micros > 0.0 && ops > 0.0);
-    let out = dbbench(&[&db, "--num=2000", "--use_existing_db=1", "--benchmarks=readrandom", "--reads=500"]);
+    let out = dbbench(&[
+        &db,
+        "--num=2000",
+        "--use_existing_db=1",
+        "--benchmarks=readrandom",
+        "--reads=500",
+    ]);
     assert!(out.contains("(500 of 500 found)"), "{out}");
 
     let sst = files(&d, ".sst");
@@ -88,8 +94,15 @@ fn dbbench_lines_and_table_and_manifest_dumps() {
     std::fs::write(&sst[0], bytes).unwrap();
     let (ok, _, err) = tool(&["sst", &sst[0]]);
     assert!(!ok, "corrupted table dumped without error");
-    let name = Path::new(&sst[0]).file_name().unwrap().to_string_lossy().into_owned();
-    assert!(err.to_lowercase().contains("corrupt") && err.contains(&name), "{err}");
+    let name = Path::new(&sst[0])
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        err.to_lowercase().contains("corrupt") && err.contains(&name),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -111,9 +124,17 @@ fn wal_dump_shows_every_batch() {
     assert_eq!(logs.len(), 1, "{logs:?}");
     let (ok, out, err) = tool(&["wal", &logs[0]]);
     assert!(ok, "{err}");
-    assert_eq!(out.lines().filter(|l| l.starts_with('@')).count(), 11, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with('@')).count(),
+        11,
+        "{out}"
+    );
     assert!(out.contains("key07 => value"), "{out}");
-    assert!(out.lines().any(|l| l.contains("Delete") && l.contains("key03")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.contains("Delete") && l.contains("key03")),
+        "{out}"
+    );
     let (ok, _, err) = tool(&["nope", &logs[0]]);
     assert!(!ok && err.contains("unknown command"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
@@ -128,7 +149,13 @@ fn duration_ends_a_benchmark_by_the_clock_alone() {
     let out = dbbench(&[&db, "--num=1000", "--threads=2", "--benchmarks=fillsync"]);
     assert_eq!(result_line(&out, "fillsync").2, 2);
     let _ = std::fs::remove_dir_all(&d);
-    let out = dbbench(&[&db, "--num=1000", "--threads=2", "--duration=1", "--benchmarks=fillsync"]);
+    let out = dbbench(&[
+        &db,
+        "--num=1000",
+        "--threads=2",
+        "--duration=1",
+        "--benchmarks=fillsync",
+    ]);
     let (_, _, n) = result_line(&out, "fillsync");
     assert!(n > 2, "--duration=1 stopped after {n} operations");
     let _ = std::fs::remove_dir_all(&d);

@@ -88,7 +88,8 @@ fn exists_below(v: &Version, level: usize, user_key: &[u8]) -> bool {
     (level + 1..v.levels.len()).any(|l| {
         // Levels below 0 are sorted and disjoint: binary search.
         let files = &v.levels[l];
-        let i = files.partition_point(|f| v.cmp.compare(f.largest_user(), user_key) == Ordering::Less);
+        let i =
+            files.partition_point(|f| v.cmp.compare(f.largest_user(), user_key) == Ordering::Less);
         files
             .get(i)
             .is_some_and(|f| v.cmp.compare(user_key, f.smallest_user()) != Ordering::Less)
@@ -287,28 +288,31 @@ pub fn write_table_from_iter(
         if !drop {
             if p.kind == ValueKind::SingleDelete {
                 pending_sd = Some((ikey.to_vec(), s));
-            } else if p.kind == ValueKind::Value
-                && p.seq != 0
-                && p.seq <= oldest
-                && spec.bottommost
-                && !spec
-                    .version
-                    .is_some_and(|v| exists_below(v, spec.level, p.user_key))
-            {
-                // The only version any reader can see, with nothing older
-                // below it: its sequence number is no longer needed. Zero
-                // trailers compress to almost nothing (RocksDB does the same
-                // at the bottommost level), 5-6 bytes per entry with LZ4.
-                key::make_internal_key(&mut zeroed, p.user_key, 0, ValueKind::Value);
-                let value = input.value();
-                add_entry(&mut builder, spec, &topts, new_number, &zeroed, value, &mut limited)?;
             } else {
+                // A value that is the only version any reader can see, with
+                // nothing older below it, no longer needs its sequence
+                // number: zero trailers compress to almost nothing (RocksDB
+                // does the same at the bottommost level), 5-6 bytes per
+                // entry with LZ4.
+                let zero = p.kind == ValueKind::Value
+                    && p.seq != 0
+                    && p.seq <= oldest
+                    && spec.bottommost
+                    && !spec
+                        .version
+                        .is_some_and(|v| exists_below(v, spec.level, p.user_key));
+                let out_key = if zero {
+                    key::make_internal_key(&mut zeroed, p.user_key, 0, ValueKind::Value);
+                    &zeroed[..]
+                } else {
+                    ikey
+                };
                 add_entry(
                     &mut builder,
                     spec,
                     &topts,
                     new_number,
-                    ikey,
+                    out_key,
                     input.value(),
                     &mut limited,
                 )?;

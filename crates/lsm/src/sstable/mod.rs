@@ -91,7 +91,10 @@ impl TableProperties {
             put_length_prefixed(&mut v, n.as_bytes());
             put_varint64(&mut v, x);
         }
-        for (n, k) in [("smallest_key", &self.smallest_key), ("largest_key", &self.largest_key)] {
+        for (n, k) in [
+            ("smallest_key", &self.smallest_key),
+            ("largest_key", &self.largest_key),
+        ] {
             put_length_prefixed(&mut v, n.as_bytes());
             put_length_prefixed(&mut v, k);
         }

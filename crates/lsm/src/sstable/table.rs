@@ -283,10 +283,13 @@ impl Table {
         let mut idx = BlockIter::new(self.index()?, self.cmp);
         idx.seek(target);
         while idx.valid() {
-            let h = BlockHandle::decode_varint(idx.value())
-                .ok_or_else(|| {
-                    Error::corruption(&self.name, self.index_handle.offset, "bad block handle in index")
-                })?;
+            let h = BlockHandle::decode_varint(idx.value()).ok_or_else(|| {
+                Error::corruption(
+                    &self.name,
+                    self.index_handle.offset,
+                    "bad block handle in index",
+                )
+            })?;
             let mut it = BlockIter::new(self.block(h, true)?, self.cmp);
             it.seek(target);
             it.status()
@@ -708,7 +711,15 @@ mod tests {
         });
         let info = b.finish().unwrap();
         let open = || {
-            Table::open(fs.open(p).unwrap(), "k.sst", Comparator::Bytewise, None, Arc::default(), None, true)
+            Table::open(
+                fs.open(p).unwrap(),
+                "k.sst",
+                Comparator::Bytewise,
+                None,
+                Arc::default(),
+                None,
+                true,
+            )
         };
         let t = open().unwrap();
         let props = t.properties();

@@ -16,11 +16,12 @@ buffer-pool dump/load at restart is off so that every run starts cold.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 
+from . import proc as srvproc
 from .config import MiB
+from .proc import tail
 from .procfs import dir_size, port_open
 
 MARIADBD = "/usr/sbin/mariadbd"
@@ -42,14 +43,6 @@ def sql(port, query, timeout=60):
     if p.returncode != 0:
         raise EngineError("query failed (%s): %s" % (query, p.stderr.strip()))
     return [line.split("\t") for line in p.stdout.splitlines()]
-
-
-def tail(path, n=20):
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-n:])
-    except OSError:
-        return ""
 
 
 class Engine:
@@ -109,8 +102,8 @@ class Engine:
 
     @staticmethod
     def realized_debt(end, after):
-        """debt_bytes from the debt() samples before and after the drain watch, for engines
-        without a gauge of pending work; None keeps debt()'s own estimate."""
+        """Bytes of background jobs that finished between the debt() samples taken before and
+        after the drain watch (recorded beside debt()'s own estimate); None if not counted."""
         return None
 
     def data_paths(self):
@@ -440,10 +433,10 @@ class Strata(Engine):
                   "user": "strata_user_bytes_written"}
 
     def debt(self):
-        # The server has no gauge of pending compaction bytes (yet): record every counter here;
-        # the runner turns the growth of the flush + compaction byte counters during the drain
-        # watch into debt_bytes. They advance when a job finishes, so a compaction mostly
-        # written during the run counts whole, and one still running at the cap not at all.
+        # Strata_pending_compaction_bytes is the server's estimate of the bytes compaction must
+        # still rewrite (RocksDB's estimate-pending-compaction-bytes, computed the same way).
+        # The runner also records the flush + compaction bytes that finished during the drain
+        # watch (drain_job_bytes): the debt the engine actually paid right after the load stopped.
         out = self.counters()
         out["debt_bytes"] = out.get("strata_pending_compaction_bytes", 0)
         return out
@@ -496,25 +489,11 @@ class Server:
             # The shell joins the cgroup, then becomes the server (same pid).
             argv = ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', self.cgroup.procs_file] + argv
         os.makedirs(e.rundir, exist_ok=True)
-        out = open(os.path.join(e.rundir, "stdout.log"), "ab")
-        out.write(("\n=== %s start (limit %d MB): %s\n" % (
-            time.strftime("%Y-%m-%d %H:%M:%S"), self.limit // MiB, " ".join(argv))).encode())
-        out.flush()
-        self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True, cwd=e.rundir)
-        out.close()
+        header = "\n=== %s start (limit %d MB): %s\n" % (
+            time.strftime("%Y-%m-%d %H:%M:%S"), self.limit // MiB, " ".join(argv))
+        self.proc = srvproc.spawn(argv, os.path.join(e.rundir, "stdout.log"), e.rundir, header.encode())
         self.started = time.time()
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise EngineError("%s exited at start (code %s):\n%s" % (
-                    e.label, self.proc.returncode, self.log_tail()))
-            if port_open(e.port) and e.ping():
-                return time.time() - self.started
-            time.sleep(0.3)
-        self.kill()
-        raise EngineError("%s did not accept connections within %ds:\n%s" % (
-            e.label, timeout, self.log_tail()))
+        return srvproc.wait_ready(self.proc, e.port, e.ping, timeout, e.label, self.log_tail, EngineError)
 
     def log_tail(self, n=20):
         e = self.engine
@@ -527,20 +506,7 @@ class Server:
     def stop(self, timeout=600):
         """SIGTERM (a clean shutdown for both MariaDB and Strata), SIGKILL after timeout.
         Returns the exit code (negative = killed by that signal)."""
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(signal.SIGTERM)
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        return self.proc.returncode
+        return srvproc.stop(self.proc, timeout)[0]
 
     def kill(self):
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                self.proc.kill()
-                self.proc.wait(30)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+        srvproc.kill(self.proc)

@@ -46,9 +46,8 @@ class OneRun:
             rec["drain"] = self.drain(srv)
             rec["debt_after_drain"] = _try(e.debt)
             realized = e.realized_debt(rec["debt_end"], rec["debt_after_drain"])
-            if realized is not None:
-                rec["debt_end"]["debt_bytes"] = realized
-                rec["debt_end"]["debt_kind"] = "flush + compaction bytes written during the drain watch"
+            if realized is not None and rec["debt_end"]:
+                rec["debt_end"]["drain_job_bytes"] = realized
             sz = e.sizes()
             rec["size_after"], rec["tables_after"] = sz["datadir"], sz["tables"]
             self.collect_memory(rec, srv)

@@ -9,6 +9,7 @@
   sql()            - one statement through the mariadb client over TCP
   sysbench()       - one sysbench invocation, live progress, parsed summary
                      (oltplib.sysbench does the parsing)
+  (process start/wait/stop is oltplib.proc, shared with bench/oltp)
   strata_binary()  - build once (cargo build --release -p strata-server) and copy the binary
                      into the work dir, so that a concurrent rebuild cannot swap it mid-run
 """
@@ -29,6 +30,8 @@ REPO = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 
 from oltplib import sysbench as sb  # noqa: E402
+from oltplib import proc as srvproc  # noqa: E402
+from oltplib.engines import mariadb_version  # noqa: E402
 from oltplib.procfs import dir_size, free_port, port_open  # noqa: E402
 
 MARIADBD = "/usr/sbin/mariadbd"
@@ -127,11 +130,7 @@ def check_tables(port, tables, db="sbtest"):
 
 
 def tail(path, n=30):
-    try:
-        with open(path, errors="replace") as f:
-            return "".join(f.readlines()[-n:])
-    except OSError:
-        return ""
+    return srvproc.tail(path, n)
 
 
 def log_problems(path, limit=40):
@@ -181,45 +180,16 @@ class Server:
         if port_open(self.port):
             raise Failure("port %d is already in use" % self.port)
         os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
-        out = open(self.log_path, "ab")
-        # Own session: a terminal's Ctrl-C reaches only the script, which stops the server.
-        self.proc = subprocess.Popen(self.argv(), stdout=out, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True,
-                                     cwd=os.path.dirname(self.log_path))
-        out.close()
-        t0 = time.time()
-        while time.time() - t0 < timeout:
-            if self.proc.poll() is not None:
-                raise Failure("%s exited at start (code %s):\n%s" % (
-                    self.label, self.proc.returncode, tail(self.log_path)))
-            if port_open(self.port) and self.ping():
-                return time.time() - t0
-            time.sleep(0.3)
-        self.kill()
-        raise Failure("%s did not accept connections within %ds:\n%s" % (
-            self.label, timeout, tail(self.log_path)))
+        self.proc = srvproc.spawn(self.argv(), self.log_path, os.path.dirname(self.log_path))
+        return srvproc.wait_ready(self.proc, self.port, self.ping, timeout, self.label,
+                                  lambda: tail(self.log_path), Failure)
 
     def stop(self, timeout=300):
         """SIGTERM (clean shutdown), SIGKILL after timeout. Returns (exit code, clean)."""
-        if self.proc is None:
-            return None, True
-        clean = True
-        if self.proc.poll() is None:
-            try:
-                self.proc.send_signal(signal.SIGTERM)
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                clean = False
-                self.kill()
-        return self.proc.returncode, clean
+        return srvproc.stop(self.proc, timeout)
 
     def kill(self):
-        if self.proc is not None and self.proc.poll() is None:
-            try:
-                self.proc.kill()
-                self.proc.wait(30)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
+        srvproc.kill(self.proc)
 
 
 class StrataServer(Server):
@@ -275,14 +245,6 @@ class MariaDBServer(Server):
     def argv(self):
         self.write_cnf()
         return [MARIADBD, "--defaults-file=%s" % self.cnf, "--user=root"]
-
-
-def mariadb_version():
-    try:
-        return subprocess.run([MARIADBD, "--version"], capture_output=True, text=True,
-                              timeout=30).stdout.strip()
-    except OSError:
-        return ""
 
 
 # --------------------------------------------------------------------------------------------

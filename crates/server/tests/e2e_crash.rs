@@ -69,7 +69,7 @@ fn writer(mut conn: Conn, w: u64, cycle: u64, mut rng: Rng, killed: Arc<AtomicBo
     for n in 0.. {
         let txn = (cycle + 1) * 1_000_000_000 + w * 10_000_000 + n;
         let payload = format!("{txn}-{}", "x".repeat(rng.range(10, 150) as usize));
-        let multi = rng.chance(0.5);
+        let multi = rng.prob(0.5);
         let r: mysql::Result<()> = if !multi {
             // One autocommit INSERT, alternately through text and prepared.
             log.inflight = Some((txn, 1));

@@ -15,7 +15,7 @@ use mysql::Conn;
 const ROWS: i64 = 400;
 
 fn rand_s(rng: &mut Rng) -> String {
-    if rng.chance(0.08) {
+    if rng.prob(0.08) {
         return "NULL".into();
     }
     let n = rng.range(1, 4);
@@ -26,7 +26,7 @@ fn rand_s(rng: &mut Rng) -> String {
 }
 
 fn rand_k(rng: &mut Rng) -> String {
-    if rng.chance(0.1) {
+    if rng.prob(0.1) {
         "NULL".into()
     } else {
         rng.range(0, 39).to_string()
@@ -34,7 +34,7 @@ fn rand_k(rng: &mut Rng) -> String {
 }
 
 fn row_values(rng: &mut Rng, id: i64) -> String {
-    let u = if rng.chance(0.1) {
+    let u = if rng.prob(0.1) {
         "NULL".to_string()
     } else {
         (id * 7919 % 10007).to_string()
@@ -51,7 +51,7 @@ fn row_values(rng: &mut Rng, id: i64) -> String {
 /// Random changes: inserts, updates of indexed columns, deletes, some in
 /// transactions that roll back.
 fn mutate(c: &mut Conn, rng: &mut Rng, next_id: &mut i64) {
-    let rollback = rng.chance(0.3);
+    let rollback = rng.prob(0.3);
     exec(c, "BEGIN");
     for _ in 0..rng.range(5, 25) {
         let id = rng.range(1, *next_id);

@@ -5,9 +5,7 @@ use sql::{Instance, InstanceOptions, Session, Value};
 use std::sync::Arc;
 
 fn tmpdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("strata-sql-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    testkit::unique_temp_path(&format!("sql-{name}"))
 }
 
 fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {

@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("strata-tool-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+    testkit::unique_temp_path(&format!("tool-{name}"))
 }
 
 fn run(bin: &str, args: &[&str]) -> (bool, String, String) {

@@ -11,43 +11,12 @@ use wire::{
     Param, ParamType,
 };
 
-struct Rng(u64);
+use testkit::Rng;
 
-impl Rng {
-    fn from_env(test: &str) -> Rng {
-        let seed = std::env::var("SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(1)
-            });
-        eprintln!("{test}: SEED={seed}");
-        Rng(seed | 1)
-    }
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-    /// Up to `max - 1` random bytes.
-    fn some_bytes(&mut self, max: u64) -> Vec<u8> {
-        let n = self.below(max) as usize;
-        self.bytes(n)
-    }
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
+/// Up to `max - 1` random bytes.
+fn some_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
+    let n = rng.below(max) as usize;
+    rng.bytes(n)
 }
 
 struct Mem {
@@ -87,7 +56,7 @@ fn lenenc(out: &mut Vec<u8>, b: &[u8]) {
 
 /// A random parameter: (type byte, unsigned, encoded value, expected decode).
 fn random_param(rng: &mut Rng) -> (u8, bool, Vec<u8>, Param) {
-    let r = rng.next();
+    let r = rng.next_u64();
     match rng.below(14) {
         0 => (1, false, vec![r as u8], Param::Int(r as u8 as i8 as i64)),
         1 => (1, true, vec![r as u8], Param::UInt(r as u8 as u64)),
@@ -236,11 +205,11 @@ fn params_round_trip_and_truncation() {
         let mut bitmap = vec![0u8; n.div_ceil(8)];
         let mut long: Vec<Option<Vec<u8>>> = vec![None; n];
         for (i, p) in params.iter_mut().enumerate() {
-            if rng.chance(6) {
+            if rng.one_in(6) {
                 bitmap[i / 8] |= 1 << (i % 8);
                 p.3 = Param::Null;
-            } else if rng.chance(8) {
-                let data = rng.some_bytes(50);
+            } else if rng.one_in(8) {
+                let data = some_bytes(&mut rng, 50);
                 long[i] = Some(data.clone());
                 p.3 = Param::Bytes(data);
             }
@@ -323,7 +292,7 @@ fn params_round_trip_and_truncation() {
         for _ in 0..4 {
             let mut b = body.clone();
             let i = rng.below(b.len() as u64) as usize;
-            b[i] = rng.next() as u8;
+            b[i] = rng.next_u64() as u8;
             let pkt = ExecutePacket {
                 params: b,
                 ..pkt.clone()
@@ -340,13 +309,13 @@ fn random_bytes_never_panic() {
     for _ in 0..20_000 {
         let n = rng.below(64) as usize;
         let mut b = rng.bytes(n);
-        if !b.is_empty() && rng.chance(2) {
+        if !b.is_empty() && rng.one_in(2) {
             b[0] = rng.below(0x20) as u8;
         }
-        let caps = if rng.chance(2) {
+        let caps = if rng.one_in(2) {
             all_caps
         } else {
-            rng.next() as u32
+            rng.next_u64() as u32
         };
         let _ = decode_command(b.clone(), caps);
         let _ = parse_handshake_response(&b, caps);
@@ -454,10 +423,10 @@ fn handshake_response_parse_and_truncation() {
         let mut b = p.clone();
         for _ in 0..1 + rng.below(3) {
             let i = rng.below(b.len() as u64) as usize;
-            b[i] = rng.next() as u8;
+            b[i] = rng.next_u64() as u8;
         }
         b.truncate(rng.below(b.len() as u64 + 1) as usize);
-        let _ = parse_handshake_response(&b, rng.next() as u32);
+        let _ = parse_handshake_response(&b, rng.next_u64() as u32);
     }
 }
 
@@ -476,12 +445,12 @@ fn conn_on_garbage_streams() {
     let lookup = |u: &str| (u == "user").then(|| wire::Credentials::from_password(b"pw"));
     for i in 0..3000 {
         let input = if i % 2 == 0 {
-            rng.some_bytes(200)
+            some_bytes(&mut rng, 200)
         } else {
             let mut p = valid.clone();
             for _ in 0..1 + rng.below(2) {
                 let j = rng.below(p.len() as u64) as usize;
-                p[j] = rng.next() as u8;
+                p[j] = rng.next_u64() as u8;
             }
             p.truncate(rng.below(p.len() as u64 + 1) as usize);
             packetize(&p, 1)
@@ -502,13 +471,13 @@ fn conn_on_garbage_streams() {
     for _ in 0..3000 {
         let mut b = packetize(&response_with_auth(b""), 1);
         for _ in 0..rng.below(6) {
-            let mut p = rng.some_bytes(40);
+            let mut p = some_bytes(&mut rng, 40);
             if !p.is_empty() {
                 p[0] = rng.below(0x20) as u8;
             }
             b.extend_from_slice(&packetize(&p, 0));
         }
-        b.extend_from_slice(&rng.some_bytes(6));
+        b.extend_from_slice(&some_bytes(&mut rng, 6));
         let mut c = Conn::new(
             Mem {
                 input: Cursor::new(b),

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+pub use testkit::{Rng, TempDir};
 use std::time::{Duration, Instant};
 
 /// A running `strata` server owned by one test.
@@ -27,16 +27,7 @@ pub struct Server {
 }
 
 fn unique_root(name: &str) -> PathBuf {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    std::env::temp_dir().join(format!(
-        "strata-e2e-{name}-{}-{}-{nanos}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ))
+    testkit::unique_temp_path(&format!("e2e-{name}"))
 }
 
 fn free_port() -> u16 {
@@ -225,26 +216,6 @@ pub fn both(c: &mut Conn, sql: &str) -> Vec<String> {
     text
 }
 
-/// Removes a directory tree at the end of a scope.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let p = unique_root(name);
-        std::fs::create_dir_all(&p).expect("create temp dir");
-        TempDir(p)
-    }
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Runs a statement through the text protocol and reads any rows. Unlike
 /// `query_drop`, this reports an error that arrives after the column
 /// definitions (a lock wait timeout in a locking SELECT), which the `mysql`
@@ -375,44 +346,3 @@ pub fn expect_err(c: &mut Conn, sql: &str, code: u16, state: &str) -> String {
     e.message
 }
 
-/// A small deterministic generator (splitmix64).
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeded from `SEED` or the clock; prints the seed for replay.
-    pub fn from_env(test: &str) -> Rng {
-        let seed = std::env::var("SEED")
-            .ok()
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(1)
-            });
-        eprintln!("{test}: SEED={seed} (rerun with SEED={seed})");
-        Rng(seed)
-    }
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, n).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
-    }
-    /// Uniform in [lo, hi].
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-}

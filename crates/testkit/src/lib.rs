@@ -136,11 +136,20 @@ mod tests {
             seen[(v - 3) as usize] = true;
             assert_eq!(r.below(0), 0);
         }
-        assert!(seen.iter().all(|s| *s), "every value of a small range shows up");
+        assert!(
+            seen.iter().all(|s| *s),
+            "every value of a small range shows up"
+        );
         let hits = (0..10_000).filter(|_| r.chance(30)).count();
-        assert!((2_500..3_500).contains(&hits), "chance(30) hit {hits} of 10000");
+        assert!(
+            (2_500..3_500).contains(&hits),
+            "chance(30) hit {hits} of 10000"
+        );
         let hits = (0..10_000).filter(|_| r.prob(0.1)).count();
-        assert!((700..1_300).contains(&hits), "prob(0.1) hit {hits} of 10000");
+        assert!(
+            (700..1_300).contains(&hits),
+            "prob(0.1) hit {hits} of 10000"
+        );
         assert!((0..1000).all(|_| !r.chance(0) && r.one_in(1)));
         assert_eq!(r.bytes(17).len(), 17);
     }

@@ -2,17 +2,17 @@
 //! a free port with a fresh data directory (killed and removed by a Drop
 //! guard, even when a test panics), connect with the `mysql` crate, compare
 //! results as strings, check error codes, and a seeded random generator.
-#![allow(dead_code)] // each test file uses a different subset
+#![allow(dead_code, unused_imports)] // each test file uses a different subset
 
 use mysql::consts::ColumnType;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Row, Value};
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-pub use testkit::{Rng, TempDir};
 use std::time::{Duration, Instant};
+pub use testkit::{Rng, TempDir};
 
 /// A running `strata` server owned by one test.
 pub struct Server {
@@ -345,4 +345,3 @@ pub fn expect_err(c: &mut Conn, sql: &str, code: u16, state: &str) -> String {
     );
     e.message
 }
-

@@ -1,7 +1,7 @@
 //! Shared test helpers: database opening and committing; the seeded PRNG (seed from
 //! `SEED=...` or the clock, always printed) and self-removing temporary directories come
 //! from the workspace's testkit crate.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 use std::time::Duration;
 pub use testkit::{seed, Rng, TempDir};
 use txn::{TxnDb, TxnOptions};

@@ -39,8 +39,15 @@ def _cell(r):
     return r["status"].replace("_", " ")
 
 
-def _ratio(a, b):
-    if not a or not b or a["status"] != "ok" or b["status"] != "ok" or not b.get("qps"):
+def _ratio(a, b, a_label="", b_label=""):
+    """num/den QPS, or why there is none: a side that ran and failed is named with its
+    outcome (`InnoDB stalled`), so that a missing ratio is not mistaken for a missing run."""
+    if not a or not b:
+        return "-"
+    failed = ["%s %s" % (lbl, _cell(r)) for r, lbl in ((a, a_label), (b, b_label)) if r["status"] != "ok"]
+    if failed:
+        return "- (%s)" % ", ".join(f.strip() for f in failed)
+    if not b.get("qps"):
         return "-"
     return "%.2fx" % (a["qps"] / b["qps"])
 
@@ -83,7 +90,8 @@ def ratio_table(res, workload, num, den):
                                                  ["n/a"] * (len(cfg["threads"]) - 1)))
         return "\n".join(lines)
     for m in cfg["mem_limits"]:
-        cells = [_ratio(_one(res, num, m, workload, t), _one(res, den, m, workload, t)) for t in cfg["threads"]]
+        cells = [_ratio(_one(res, num, m, workload, t), _one(res, den, m, workload, t), LABEL[num], LABEL[den])
+                 for t in cfg["threads"]]
         lines.append("| %s | %s |" % (fmt_size(m), " | ".join(cells)))
     return "\n".join(lines)
 

@@ -33,5 +33,22 @@ class DebtColumnTest(unittest.TestCase):
         self.assertIsNone(report._debt({}))
 
 
+class RatioCellTest(unittest.TestCase):
+    def test_ratio_of_two_completed_runs(self):
+        a, b = run("strata-600M-rw-t8", {}), run("innodb-600M-rw-t8", {})
+        a["qps"], b["qps"] = 1500.0, 1000.0
+        self.assertEqual(report._ratio(a, b, "Strata", "InnoDB"), "1.50x")
+
+    def test_failed_side_is_named_with_its_outcome(self):
+        a, b = run("strata-600M-rw-t32", {}), run("innodb-600M-rw-t32", {})
+        b["status"], b["qps"] = "stalled", None
+        self.assertEqual(report._ratio(a, b, "Strata", "InnoDB"), "- (InnoDB stalled)")
+        b["status"] = "oom"
+        self.assertEqual(report._ratio(a, b, "Strata", "InnoDB"), "- (InnoDB OOM)")
+
+    def test_missing_run_is_a_dash(self):
+        self.assertEqual(report._ratio(run("x", {}), None, "Strata", "InnoDB"), "-")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

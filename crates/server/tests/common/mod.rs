@@ -76,7 +76,10 @@ impl Server {
                 .open(&self.log)
                 .expect("open the server log");
             let log2 = log.try_clone().expect("clone log handle");
-            let child = Command::new(env!("CARGO_BIN_EXE_strata"))
+            // STRATA_BIN runs another build (e.g. a release binary for long runs).
+            let bin = std::env::var("STRATA_BIN")
+                .unwrap_or_else(|_| env!("CARGO_BIN_EXE_strata").to_string());
+            let child = Command::new(bin)
                 .arg(format!("--datadir={}", self.datadir.display()))
                 .arg(format!("--port={port}"))
                 .arg("--bind-address=127.0.0.1")

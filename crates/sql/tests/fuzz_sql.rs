@@ -6,7 +6,7 @@
 //! overflow aborts it. Statements run on a thread with the stack a server connection thread
 //! has (2 MiB), so a statement that would kill the server kills this test.
 //!
-//! Knobs: `SEED=` replays a run; `FUZZ_STMTS=` (default 3,000) or `FUZZ_SECS=` (run by the
+//! Knobs: `SEED=` replays a run; `FUZZ_STMTS=` (default 20,000) or `FUZZ_SECS=` (run by the
 //! clock instead) size it; `FUZZ_TRACE=<file>` writes each statement to the file before it
 //! runs (to find the one that aborted the process); `FUZZ_SHALLOW=1` leaves out the long
 //! chains and deep nesting. docs/TESTING.md has the long runs.
@@ -625,7 +625,7 @@ fn fuzz(seed: u64) -> (u64, Vec<(String, String)>) {
     let stmts: u64 = std::env::var("FUZZ_STMTS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(3000);
+        .unwrap_or(20_000);
     let until = std::env::var("FUZZ_SECS")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -12,7 +12,7 @@ use crate::result::Collect;
 use crate::select::{self, resolve_table, table_scope, SelectPlan};
 use rel::catalog::{CatalogState, Table};
 use rel::table::{self as rt, Row};
-use rel::value::{self as val, compare, Value};
+use rel::value::{self as val, Value};
 use sqlparser::ast;
 use std::sync::Arc;
 use txn::{LockMode, Txn};
@@ -536,7 +536,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
             .collect::<Result<Vec<_>>>()?;
         keyed.sort_by(|a, b| {
             for (i, (_, d)) in p.order.iter().enumerate() {
-                let o = compare(&a.0[i], &b.0[i]);
+                let o = crate::sort::sort_cmp(&a.0[i], &b.0[i]);
                 if o.is_ne() {
                     return if *d { o.reverse() } else { o };
                 }

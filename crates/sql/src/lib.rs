@@ -34,6 +34,7 @@ pub mod select;
 pub mod session;
 pub mod set;
 pub mod show;
+pub mod sort;
 pub mod stmt_cache;
 pub mod types;
 pub mod vars;

@@ -8,6 +8,7 @@ use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
 use crate::join::JoinTable;
 use crate::result::{ColumnInfo, OutType, ResultSink};
+use crate::sort::Sorter;
 use crate::types::infer;
 use rel::catalog::{CatalogState, Table};
 use rel::schema::Column;
@@ -738,8 +739,20 @@ pub fn execute(
     let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
     let mut sent = 0u64;
     let mut skipped = 0u64;
-    // Rows after projection, with sort keys, when not streaming.
+    // Rows after projection, with sort keys, when grouping or DISTINCT
+    // needs them all first.
     let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    // ORDER BY: a sort bounded by tmp_table_size bytes in memory, spilling
+    // sorted runs to disk past it; with LIMIT only offset + limit rows kept.
+    let mut sorter = (!streaming && !p.order.is_empty()).then(|| {
+        let budget = env
+            .sys_var("tmp_table_size", false)
+            .and_then(|v| v.to_i128())
+            .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize);
+        let keep = limit.map(|l| (l.saturating_add(offset)).min(usize::MAX as u64) as usize);
+        Sorter::new(p.order.iter().map(|(_, d)| *d).collect(), budget, keep)
+    });
+    let direct_sort = p.agg.is_none() && !p.distinct;
     let mut groups: Vec<Group> = Vec::new();
     let mut group_index: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
@@ -791,7 +804,10 @@ pub fn execute(
                 .iter()
                 .map(|(e, _)| e.eval(row, env))
                 .collect::<Result<Vec<_>>>()?;
-            rows.push((outbuf.clone(), keys));
+            match sorter.as_mut() {
+                Some(s) if direct_sort => s.push((outbuf.clone(), keys))?,
+                _ => rows.push((outbuf.clone(), keys)),
+            }
             Ok(true)
         };
         match (&p.table, &p.access) {
@@ -853,17 +869,24 @@ pub fn execute(
                 seen.insert(img)
             });
         }
-        if !p.order.is_empty() {
-            let dirs: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
-            rows.sort_by(|a, b| {
-                for (i, d) in dirs.iter().enumerate() {
-                    let o = compare(&a.1[i], &b.1[i]);
-                    if o.is_ne() {
-                        return if *d { o.reverse() } else { o };
-                    }
+        if let Some(mut s) = sorter {
+            for r in rows {
+                s.push(r)?;
+            }
+            let mut skipped = 0u64;
+            s.finish(&mut |out| {
+                if skipped < offset {
+                    skipped += 1;
+                    return Ok(true);
                 }
-                std::cmp::Ordering::Equal
-            });
+                if limit.is_some_and(|l| sent >= l) {
+                    return Ok(false);
+                }
+                sink.row(&out)?;
+                sent += 1;
+                Ok(true)
+            })?;
+            return Ok(sent);
         }
         for (out, _) in rows.into_iter().skip(offset as usize) {
             if limit.is_some_and(|l| sent >= l) {

@@ -1,0 +1,505 @@
+//! ORDER BY with bounded memory: rows (output values + sort keys) are gathered in memory
+//! up to a byte budget (`tmp_table_size`); past it, the sorted buffer is written to a run
+//! file and the runs are merged at the end (an external merge sort). With a LIMIT only the
+//! first `offset + limit` rows can be sent, so only that many are kept (top-N). Run files
+//! are created in the temporary directory and unlinked at once: they vanish with the
+//! statement, or with the process if it dies.
+use crate::error::{Result, SqlError};
+use rel::value::{compare, Value};
+use std::cmp::Ordering;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+
+/// Sorts that wrote runs to disk and merged them (MySQL's `Sort_merge_passes`, roughly).
+pub static MERGE_PASSES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// One row being sorted: (output values, sort keys).
+pub type SortRow = (Vec<Value>, Vec<Value>);
+
+/// A total order for sorting (a sort given an order that is not total may panic): the
+/// same as `compare` for values of one kind; values of different kinds (an expression
+/// whose rows give both strings and numbers, say) are ordered NULL, numbers, dates and
+/// datetimes, times, strings; a DOUBLE against an exact number by its value, then exact
+/// numbers first.
+pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
+    fn class(v: &Value) -> u8 {
+        match v {
+            Value::Null => 0,
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => 1,
+            Value::Date(_) | Value::DateTime(_) => 2,
+            Value::Time(_) => 3,
+            Value::Bytes(_) => 4,
+        }
+    }
+    let (ca, cb) = (class(a), class(b));
+    if ca != cb {
+        return ca.cmp(&cb);
+    }
+    match (a, b) {
+        (Value::Double(x), Value::Double(y)) => x.total_cmp(y),
+        (Value::Double(_), _) | (_, Value::Double(_)) => {
+            let (x, y) = (a.to_f64().unwrap_or(0.0), b.to_f64().unwrap_or(0.0));
+            let is_double = |v: &Value| matches!(v, Value::Double(_));
+            x.total_cmp(&y).then(is_double(a).cmp(&is_double(b)))
+        }
+        _ => compare(a, b),
+    }
+}
+
+/// Orders rows by their keys, each key ascending or descending (`true`).
+fn order(dirs: &[bool], a: &SortRow, b: &SortRow) -> Ordering {
+    for (i, d) in dirs.iter().enumerate() {
+        let o = match (a.1.get(i), b.1.get(i)) {
+            (Some(x), Some(y)) => sort_cmp(x, y),
+            _ => Ordering::Equal,
+        };
+        if o.is_ne() {
+            return if *d { o.reverse() } else { o };
+        }
+    }
+    Ordering::Equal
+}
+
+/// Approximate heap bytes of a value.
+fn value_bytes(v: &Value) -> usize {
+    std::mem::size_of::<Value>()
+        + match v {
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        }
+}
+
+fn row_bytes(r: &SortRow) -> usize {
+    64 + r.0.iter().chain(r.1.iter()).map(value_bytes).sum::<usize>()
+}
+
+/// Gathers rows and gives them back in order.
+pub struct Sorter {
+    dirs: Vec<bool>,
+    budget: usize,
+    /// Keep only this many rows (offset + limit), when there is a LIMIT.
+    keep: Option<usize>,
+    mem: Vec<SortRow>,
+    mem_bytes: usize,
+    runs: Vec<Run>,
+}
+
+/// A sorted run on disk: its file (already unlinked) and row count.
+struct Run {
+    file: File,
+    rows: u64,
+}
+
+impl Sorter {
+    /// `dirs`: per sort key, descending. `budget`: memory bytes before spilling.
+    pub fn new(dirs: Vec<bool>, budget: usize, keep: Option<usize>) -> Sorter {
+        Sorter {
+            dirs,
+            budget: budget.max(64 << 10),
+            keep,
+            mem: Vec::new(),
+            mem_bytes: 0,
+            runs: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, row: SortRow) -> Result<()> {
+        self.mem_bytes += row_bytes(&row);
+        self.mem.push(row);
+        if let Some(k) = self.keep {
+            // Top-N: cut back to the first k whenever twice that many are held.
+            if self.mem.len() >= 2 * k.max(512) {
+                self.sort_mem();
+                self.mem.truncate(k);
+                self.mem_bytes = self.mem.iter().map(row_bytes).sum();
+            }
+        }
+        if self.mem_bytes > self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn sort_mem(&mut self) {
+        let dirs = &self.dirs;
+        self.mem.sort_by(|a, b| order(dirs, a, b));
+    }
+
+    /// Writes the sorted memory buffer as a run.
+    fn spill(&mut self) -> Result<()> {
+        self.sort_mem();
+        if let Some(k) = self.keep {
+            self.mem.truncate(k);
+        }
+        let mut file = temp_file()?;
+        {
+            let mut w = BufWriter::with_capacity(256 << 10, &mut file);
+            let mut buf = Vec::new();
+            for r in &self.mem {
+                buf.clear();
+                encode_row(r, &mut buf);
+                w.write_all(&(buf.len() as u32).to_le_bytes())
+                    .and_then(|_| w.write_all(&buf))
+                    .map_err(io_err)?;
+            }
+            w.flush().map_err(io_err)?;
+        }
+        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        self.runs.push(Run {
+            file,
+            rows: self.mem.len() as u64,
+        });
+        self.mem.clear();
+        self.mem_bytes = 0;
+        Ok(())
+    }
+
+    /// Number of runs written to disk (0: the sort stayed in memory).
+    pub fn spilled_runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Calls `f` with each row in order until it returns false.
+    pub fn finish(mut self, f: &mut dyn FnMut(Vec<Value>) -> Result<bool>) -> Result<()> {
+        let mut left = self.keep.unwrap_or(usize::MAX);
+        let mut f = |row: Vec<Value>| -> Result<bool> {
+            if left == 0 {
+                return Ok(false);
+            }
+            left -= 1;
+            f(row)
+        };
+        if self.runs.is_empty() {
+            self.sort_mem();
+            for (out, _) in self.mem {
+                if !f(out)? {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        if !self.mem.is_empty() {
+            self.spill()?;
+        }
+        MERGE_PASSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut readers: Vec<RunReader> = self
+            .runs
+            .into_iter()
+            .map(|r| RunReader {
+                r: BufReader::with_capacity(64 << 10, r.file),
+                left: r.rows,
+            })
+            .collect();
+        let mut heads: Vec<Option<SortRow>> = Vec::with_capacity(readers.len());
+        for r in readers.iter_mut() {
+            heads.push(r.next()?);
+        }
+        // A linear pick of the smallest head: the number of runs is small
+        // (rows / budget), and each pick is a few comparisons.
+        loop {
+            let mut best: Option<usize> = None;
+            for (i, h) in heads.iter().enumerate() {
+                if let Some(row) = h {
+                    let better = match best.and_then(|b| heads[b].as_ref()) {
+                        None => true,
+                        Some(cur) => order(&self.dirs, row, cur).is_lt(),
+                    };
+                    if better {
+                        best = Some(i);
+                    }
+                }
+            }
+            let Some(i) = best else { break };
+            let next = readers[i].next()?;
+            let Some((out, _)) = std::mem::replace(&mut heads[i], next) else {
+                break;
+            };
+            if !f(out)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct RunReader {
+    r: BufReader<File>,
+    left: u64,
+}
+
+impl RunReader {
+    fn next(&mut self) -> Result<Option<SortRow>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let mut len = [0u8; 4];
+        self.r.read_exact(&mut len).map_err(io_err)?;
+        let mut buf = vec![0u8; u32::from_le_bytes(len) as usize];
+        self.r.read_exact(&mut buf).map_err(io_err)?;
+        decode_row(&buf)
+            .map(Some)
+            .ok_or_else(|| SqlError::new(1105, "HY000", "sort run file is corrupt"))
+    }
+}
+
+fn io_err(e: std::io::Error) -> SqlError {
+    // ER_ERROR_ON_WRITE-like: the sort could not use its temporary file.
+    SqlError::new(
+        1030,
+        "HY000",
+        &format!(
+            "Got error {} from storage engine (sort run file: {e})",
+            e.raw_os_error().unwrap_or(0)
+        ),
+    )
+}
+
+/// A new temporary file, already unlinked.
+fn temp_file() -> Result<File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    for _ in 0..16 {
+        let path = dir.join(format!(
+            "strata-sort-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(f);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_err(e)),
+        }
+    }
+    Err(SqlError::new(
+        1105,
+        "HY000",
+        "cannot create a sort run file",
+    ))
+}
+
+fn encode_row(r: &SortRow, out: &mut Vec<u8>) {
+    for vs in [&r.0, &r.1] {
+        out.extend_from_slice(&(vs.len() as u32).to_le_bytes());
+        for v in vs {
+            encode_value(v, out);
+        }
+    }
+}
+
+fn encode_value(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.push(0),
+        Value::Int(i) => {
+            out.push(1);
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        Value::UInt(u) => {
+            out.push(2);
+            out.extend_from_slice(&u.to_le_bytes());
+        }
+        Value::Double(d) => {
+            out.push(3);
+            out.extend_from_slice(&d.to_bits().to_le_bytes());
+        }
+        Value::Decimal(m, s) => {
+            out.push(4);
+            out.extend_from_slice(&m.to_le_bytes());
+            out.push(*s);
+        }
+        Value::Bytes(b) => {
+            out.push(5);
+            out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            out.extend_from_slice(b);
+        }
+        Value::Date(d) => {
+            out.push(6);
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        Value::DateTime(d) => {
+            out.push(7);
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        Value::Time(t) => {
+            out.push(8);
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+    }
+}
+
+struct Cur<'a>(&'a [u8]);
+
+impl Cur<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Some(a)
+    }
+    fn arr<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+}
+
+fn decode_row(b: &[u8]) -> Option<SortRow> {
+    let mut c = Cur(b);
+    let out = decode_values(&mut c)?;
+    let keys = decode_values(&mut c)?;
+    c.0.is_empty().then_some((out, keys))
+}
+
+fn decode_values(c: &mut Cur) -> Option<Vec<Value>> {
+    let n = u32::from_le_bytes(c.arr()?) as usize;
+    let mut vs = Vec::with_capacity(n.min(4096));
+    for _ in 0..n {
+        let v = match c.take(1)?[0] {
+            0 => Value::Null,
+            1 => Value::Int(i64::from_le_bytes(c.arr()?)),
+            2 => Value::UInt(u64::from_le_bytes(c.arr()?)),
+            3 => Value::Double(f64::from_bits(u64::from_le_bytes(c.arr()?))),
+            4 => {
+                let m = i128::from_le_bytes(c.arr()?);
+                Value::Decimal(m, c.take(1)?[0])
+            }
+            5 => {
+                let n = u32::from_le_bytes(c.arr()?) as usize;
+                Value::Bytes(c.take(n)?.to_vec())
+            }
+            6 => Value::Date(i32::from_le_bytes(c.arr()?)),
+            7 => Value::DateTime(i64::from_le_bytes(c.arr()?)),
+            8 => Value::Time(i64::from_le_bytes(c.arr()?)),
+            _ => return None,
+        };
+        vs.push(v);
+    }
+    Some(vs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(n: u64, seed: u64) -> Vec<SortRow> {
+        let mut rng = testkit::Rng::new(seed);
+        (0..n)
+            .map(|i| {
+                let k = match rng.below(5) {
+                    0 => Value::Null,
+                    1 => Value::Int(rng.range(-50, 50)),
+                    2 => {
+                        let n = rng.below(20) as usize;
+                        Value::Bytes(rng.bytes(n))
+                    }
+                    3 => Value::Double(rng.range(-9, 9) as f64 / 4.0),
+                    _ => Value::Decimal(rng.range(-999, 999) as i128, 2),
+                };
+                (vec![Value::UInt(i), k.clone()], vec![k, Value::UInt(i)])
+            })
+            .collect()
+    }
+
+    fn sorted(
+        input: Vec<SortRow>,
+        dirs: Vec<bool>,
+        budget: usize,
+        keep: Option<usize>,
+    ) -> (Vec<Vec<Value>>, usize) {
+        let mut s = Sorter::new(dirs, budget, keep);
+        for r in input {
+            s.push(r).unwrap();
+        }
+        let runs = s.spilled_runs();
+        let mut out = Vec::new();
+        s.finish(&mut |r| {
+            out.push(r);
+            Ok(true)
+        })
+        .unwrap();
+        (out, runs)
+    }
+
+    /// Equal, or the first difference (without printing thousands of rows).
+    fn same(got: &[Vec<Value>], want: &[Vec<Value>], seed: u64) {
+        let first = got.iter().zip(want).position(|(a, b)| a != b);
+        assert!(
+            first.is_none() && got.len() == want.len(),
+            "SEED={seed}: {} rows vs {}, first difference at {first:?}: {:?} vs {:?}",
+            got.len(),
+            want.len(),
+            first.map(|i| &got[i]),
+            first.map(|i| &want[i])
+        );
+    }
+
+    #[test]
+    fn external_sort_equals_in_memory_sort() {
+        let seed = testkit::seed("external_sort_equals_in_memory_sort");
+        for dirs in [vec![false, false], vec![true, false], vec![false, true]] {
+            let input = rows(20_000, seed);
+            let mut expect = input.clone();
+            expect.sort_by(|a, b| order(&dirs, a, b));
+            let expect: Vec<Vec<Value>> = expect.into_iter().map(|r| r.0).collect();
+            let (mem, runs0) = sorted(input.clone(), dirs.clone(), usize::MAX, None);
+            assert_eq!(runs0, 0);
+            same(&mem, &expect, seed);
+            let (ext, runs) = sorted(input.clone(), dirs.clone(), 64 << 10, None);
+            assert!(runs > 5, "only {runs} runs");
+            same(&ext, &expect, seed);
+            let (top, _) = sorted(input, dirs.clone(), 64 << 10, Some(777));
+            same(&top, &expect[..777], seed);
+        }
+    }
+
+    #[test]
+    fn sort_order_is_total_over_mixed_kinds() {
+        let seed = testkit::seed("sort_order_is_total_over_mixed_kinds");
+        let mut rng = testkit::Rng::new(seed);
+        let mut vals: Vec<Value> = (0..3000)
+            .map(|_| match rng.below(9) {
+                0 => Value::Null,
+                1 => Value::Int(rng.range(-3, 3)),
+                2 => Value::UInt(rng.below(4)),
+                3 => Value::Double(rng.range(-6, 6) as f64 / 2.0),
+                4 => Value::Decimal(rng.range(-300, 300) as i128, rng.below(3) as u8),
+                5 => Value::Bytes(vec![b'0' + rng.below(4) as u8]),
+                6 => Value::Date(rng.range(0, 3) as i32),
+                7 => Value::DateTime(rng.range(0, 3)),
+                _ => Value::Time(rng.range(-2, 2)),
+            })
+            .collect();
+        // Panics if the order is not total; then check it is sorted pairwise.
+        vals.sort_by(sort_cmp);
+        for w in vals.windows(2) {
+            assert_ne!(sort_cmp(&w[0], &w[1]), Ordering::Greater, "SEED={seed}");
+        }
+        for (a, b) in [
+            (Value::Int(2), Value::Decimal(150, 2)),
+            (Value::Bytes(b"b".to_vec()), Value::Bytes(b"a ".to_vec())),
+        ] {
+            assert_eq!(sort_cmp(&a, &b), compare(&a, &b));
+        }
+    }
+
+    #[test]
+    fn run_rows_round_trip_and_reject_truncation() {
+        for r in rows(200, 5) {
+            let mut b = Vec::new();
+            encode_row(&r, &mut b);
+            assert_eq!(decode_row(&b), Some(r.clone()));
+            for cut in 0..b.len() {
+                assert_eq!(decode_row(&b[..cut]), None);
+            }
+        }
+    }
+}

@@ -75,11 +75,25 @@ impl Db {
                     named.get(name).copied()
                 }
             })?;
+            // Every table the manifest names must be there: opening without
+            // one would answer queries with its data missing.
+            for n in versions.live_files() {
+                let t = filename::table(&dir, n);
+                if !fs.exists(&t) {
+                    return Err(Error::corruption(
+                        format!("{n:06}.sst"),
+                        0,
+                        "table file named by the manifest is missing; refusing to open (restore it from a backup)",
+                    ));
+                }
+            }
         } else if !opts.create_if_missing {
             return Err(Error::InvalidArgument(format!(
                 "{} does not exist (create_if_missing is off)",
                 dir.display()
             )));
+        } else {
+            refuse_orphaned_files(&*fs, &dir)?;
         }
         // Never hand out a number already used by a file in the directory.
         let names = fs.list(&dir)?;
@@ -242,9 +256,21 @@ impl Db {
         }
         // Remove tables no version references (left by a crash mid-flush or
         // mid-compaction) and temporary files.
+        // Only a clean manifest proves them obsolete: after an unfinished
+        // last record was dropped they are moved to lost/ instead.
         let live: std::collections::HashSet<u64> = versions.live_files().into_iter().collect();
+        let keep_aside = versions.dropped_manifest_tail.is_some();
         for n in &names {
             match filename::parse(n) {
+                Some(FileKind::Table(x)) if !live.contains(&x) && keep_aside => {
+                    let lost = dir.join("lost");
+                    fs.create_dir_all(&lost)?;
+                    fs.rename(&dir.join(n), &lost.join(n))?;
+                    eprintln!(
+                        "strata-lsm: {n} is named by no version after the manifest's dropped last record: moved to {}",
+                        lost.display()
+                    );
+                }
                 Some(FileKind::Table(x)) if !live.contains(&x) => {
                     let _ = fs.remove(&dir.join(n));
                 }
@@ -307,4 +333,32 @@ impl Db {
         db.inner.bg_cv.notify_all();
         Ok(db)
     }
+}
+
+/// A directory without CURRENT is a new database only if it holds no data:
+/// table files or a non-empty WAL without CURRENT mean CURRENT was lost, and
+/// creating a new database there would delete them as unreferenced.
+fn refuse_orphaned_files(fs: &dyn Fs, dir: &Path) -> Result<()> {
+    let (mut tables, mut wals, mut manifests) = (0, 0, 0);
+    for n in fs.list(dir)? {
+        match filename::parse(&n) {
+            Some(FileKind::Table(_)) => tables += 1,
+            Some(FileKind::Wal(x)) if fs.file_size(&filename::wal(dir, x)).is_ok_and(|s| s > 0) => {
+                wals += 1
+            }
+            Some(FileKind::Manifest(_)) => manifests += 1,
+            _ => {}
+        }
+    }
+    if tables + wals > 0 {
+        return Err(Error::corruption(
+            "CURRENT",
+            0,
+            format!(
+                "missing, but {} holds {tables} table file(s), {wals} WAL file(s) with data and {manifests} manifest(s): refusing to create a new database over them (restore CURRENT: a line naming the newest MANIFEST-nnnnnn)",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -34,6 +34,10 @@ pub struct VersionSet {
     manifest: Option<LogWriter>,
     /// Number of the live manifest.
     pub manifest_number: u64,
+    /// Set by `recover` when the manifest ended in an unfinished record that
+    /// was dropped (its offset): tables that only it named are then kept aside,
+    /// not deleted.
+    pub dropped_manifest_tail: Option<u64>,
     /// Next file number to hand out.
     pub next_file_number: u64,
     /// Last sequence number made durable in the manifest or WAL.
@@ -67,6 +71,7 @@ impl VersionSet {
             fs,
             manifest: None,
             manifest_number: 0,
+            dropped_manifest_tail: None,
             next_file_number: 2,
             last_sequence: 0,
             cfs,
@@ -87,8 +92,16 @@ impl VersionSet {
             .filter(|s| matches!(filename::parse(s), Some(filename::FileKind::Manifest(_))))
             .ok_or_else(|| Error::corruption("CURRENT", 0, "does not name a manifest"))?
             .to_string();
-        let data = self.fs.read_all(&self.dir.join(&name))?;
-        let mut r = LogReader::new(data, &name, TailPolicy::TolerateTornTail);
+        let path = self.dir.join(&name);
+        if !self.fs.exists(&path) {
+            return Err(Error::corruption(
+                "CURRENT",
+                0,
+                format!("names {name}, which does not exist; refusing to open (restore {name} or a backup)"),
+            ));
+        }
+        let data = self.fs.read_all(&path)?;
+        let mut r = LogReader::new(data, &name, TailPolicy::TruncatedTail);
         self.cfs.clear();
         let mut seen_any = false;
         let mut dropped = std::collections::BTreeSet::new();
@@ -109,6 +122,10 @@ impl VersionSet {
                 "manifest has no default column family",
             ));
         }
+        if let Some(at) = r.dropped_tail_at {
+            eprintln!("strata-lsm: {name}: dropped an unfinished last record at offset {at} (a manifest write cut short by a crash)");
+        }
+        self.dropped_manifest_tail = r.dropped_tail_at;
         Ok(())
     }
 

@@ -15,7 +15,21 @@ pub enum TailPolicy {
     /// Stop at the first bad fragment, whatever follows (RocksDB's
     /// kPointInTimeRecovery).
     PointInTime,
+    /// Only a record cut short by the end of the file (a header, fragment or
+    /// record that the writer had not finished when it died), or zeros to the
+    /// end of the file, is a torn tail; any other bad fragment (a checksum
+    /// mismatch in a complete fragment, say) is an error wherever it is, as
+    /// LevelDB and RocksDB read their manifests. For manifests: dropping a
+    /// complete record could drop acknowledged state.
+    TruncatedTail,
 }
+
+/// Reasons a fragment is bad that only the end of the file can cause.
+const CUT_SHORT: [&str; 3] = [
+    "truncated header",
+    "truncated fragment",
+    "record without its last fragment",
+];
 
 /// Iterates over the records of an in-memory copy of a log file.
 pub struct LogReader {
@@ -100,6 +114,10 @@ impl LogReader {
             TailPolicy::Strict => false,
             TailPolicy::PointInTime => true,
             TailPolicy::TolerateTornTail => !self.valid_fragment_after(at),
+            TailPolicy::TruncatedTail => {
+                CUT_SHORT.contains(&what)
+                    || self.data[at.min(self.data.len())..].iter().all(|b| *b == 0)
+            }
         };
         if stop {
             self.dropped_tail_at = Some(at as u64);

@@ -8,8 +8,13 @@ use sql::result::{ColumnInfo, OutType, Outcome, ResultSink};
 use sql::{Session, SqlError};
 use std::collections::HashMap;
 use std::io::{Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use wire::{colflag, status, ColumnDef, ColumnType, Command, Conn, OkPacket, Param, ParamType};
+
+/// Largest packet read before the client has authenticated (a handshake
+/// response with a long user name, database, plugin data and attributes).
+const PRE_AUTH_MAX_PACKET: usize = 64 << 10;
 
 /// Per-prepared-statement protocol state.
 #[derive(Default)]
@@ -307,15 +312,45 @@ fn finish<S: Read + Write>(
     }
 }
 
-/// Serves one connection until it quits or fails.
+/// Holds a connection's place in `Threads_connected` (and so in
+/// max_connections) until dropped, whichever way the connection ends.
+struct Connected<'a>(&'a sql::Instance);
+
+impl Drop for Connected<'_> {
+    fn drop(&mut self) {
+        self.0.disconnect();
+    }
+}
+
+/// The message of a caught panic.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
+}
+
+/// Serves one connection until it quits or fails. A panic (a bug) ends
+/// only this connection: its transaction rolls back, its locks and slot are
+/// released, and it is counted in `Strata_panics`.
 pub fn serve<S: Read + Write>(shared: &Arc<Shared>, stream: S, peer: &str) {
     let inst = &shared.inst;
     let conn_id = inst.connect();
-    let r = serve_inner(shared, stream, conn_id, peer);
-    inst.disconnect();
-    if let Err(e) = r {
-        if !e.is_disconnect() {
+    let _slot = Connected(inst);
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        serve_inner(shared, stream, conn_id, peer)
+    }));
+    match r {
+        Ok(Err(e)) if !e.is_disconnect() => {
             eprintln!("strata: connection {conn_id} ({peer}): {e}");
+        }
+        Ok(_) => {}
+        Err(p) => {
+            inst.count_panic();
+            eprintln!(
+                "strata: connection {conn_id} ({peer}) closed by an internal error: {}",
+                panic_message(&*p)
+            );
         }
     }
 }
@@ -329,7 +364,9 @@ fn serve_inner<S: Read + Write>(
     let inst = &shared.inst;
     let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
     conn.set_client_host(peer);
-    conn.set_max_packet(shared.max_packet);
+    // Before authentication a client gets no more than a handshake
+    // response needs (an unauthenticated socket must not pin megabytes).
+    conn.set_max_packet(PRE_AUTH_MAX_PACKET);
     if inst.threads_connected() > shared.max_connections as u64 {
         conn.send_err(1040, "08004", "Too many connections")?;
         return conn.flush();
@@ -344,11 +381,33 @@ fn serve_inner<S: Read + Write>(
         )),
         _ => Ok(()),
     })?;
+    conn.set_max_packet(shared.max_packet);
     let mut sess = inst.session(conn_id, &info.user, info.database.clone());
     let mut stmts: HashMap<u32, StmtState> = HashMap::new();
     let result = command_loop(&mut conn, &mut sess, &mut stmts);
     sess.close();
     result
+}
+
+/// Test hook of debug builds: a query containing `STRATA_TEST_PANIC_ON`
+/// (when set) panics, to test that a panic ends only its connection.
+#[cfg(debug_assertions)]
+fn inject_panic(text: &str) {
+    if let Ok(m) = std::env::var("STRATA_TEST_PANIC_ON") {
+        if !m.is_empty() && text.contains(&m) {
+            panic!("injected by STRATA_TEST_PANIC_ON");
+        }
+    }
+}
+
+/// What the command loop does after a command.
+enum Step {
+    /// The reply is written: flush it.
+    Reply,
+    /// The command has no reply.
+    NoReply,
+    /// The client said goodbye.
+    Quit,
 }
 
 fn command_loop<S: Read + Write>(
@@ -359,12 +418,53 @@ fn command_loop<S: Read + Write>(
     loop {
         let cmd = match conn.read_command() {
             Ok(c) => c,
-            Err(wire::Error::PacketTooLarge { .. }) => continue,
+            // The rest of the oversized packet is still unread: reading on
+            // would run it as commands. 1153 was sent; close, as MySQL does.
+            Err(e @ wire::Error::PacketTooLarge { .. }) => return Err(e),
             Err(e) => return Err(e),
         };
+        match catch_unwind(AssertUnwindSafe(|| dispatch(conn, sess, stmts, cmd))) {
+            Ok(Ok(Step::Reply)) => conn.flush()?,
+            Ok(Ok(Step::NoReply)) => {}
+            Ok(Ok(Step::Quit)) => return Ok(()),
+            Ok(Err(e)) => return Err(e),
+            Err(p) => {
+                // A bug in this statement. Its transaction and locks go
+                // first; the client gets an error (valid also in the middle
+                // of a result set) and the connection closes, since what the
+                // session held may be half changed.
+                let msg = panic_message(&*p);
+                sess.inst.count_panic();
+                eprintln!(
+                    "strata: connection {}: internal error, connection closed: {msg}",
+                    sess.conn_id
+                );
+                let _ = catch_unwind(AssertUnwindSafe(|| sess.rollback()));
+                let _ = conn.send_err(
+                    1105,
+                    "HY000",
+                    &format!("Internal error (a bug; the connection is closed): {msg}"),
+                );
+                let _ = conn.flush();
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// Runs one command and writes its reply (not flushed).
+fn dispatch<S: Read + Write>(
+    conn: &mut Conn<S>,
+    sess: &mut Session,
+    stmts: &mut HashMap<u32, StmtState>,
+    cmd: Command,
+) -> wire::Result<Step> {
+    {
         match cmd {
             Command::Query(q) => {
                 let text = String::from_utf8_lossy(&q);
+                #[cfg(debug_assertions)]
+                inject_panic(&text);
                 let mut sink = Sink {
                     conn,
                     binary: false,
@@ -407,8 +507,7 @@ fn command_loop<S: Read + Write>(
                             pkt.stmt_id
                         ),
                     )?;
-                    conn.flush()?;
-                    continue;
+                    return Ok(Step::Reply);
                 };
                 let params =
                     wire::decode_params(&pkt, st.nparams, &mut st.types, &mut st.long_data)?;
@@ -438,12 +537,12 @@ fn command_loop<S: Read + Write>(
                         }
                     }
                 }
-                continue; // no response
+                return Ok(Step::NoReply);
             }
             Command::StmtClose(id) => {
                 stmts.remove(&id);
                 sess.close_prepared(id);
-                continue; // no response
+                return Ok(Step::NoReply);
             }
             Command::StmtReset(id) => {
                 if let Some(st) = stmts.get_mut(&id) {
@@ -525,9 +624,9 @@ fn command_loop<S: Read + Write>(
             Command::ChangeUser(_) => {
                 conn.send_err(1047, "08S01", "COM_CHANGE_USER is not supported")?
             }
-            Command::Quit => return Ok(()),
+            Command::Quit => return Ok(Step::Quit),
             Command::Unknown(c) => conn.send_err(1047, "08S01", &format!("Unknown command {c}"))?,
         }
-        conn.flush()?;
     }
+    Ok(Step::Reply)
 }

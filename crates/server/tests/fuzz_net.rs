@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{exec, q_i64, Rng, Server};
+use common::{exec, login, packet, q_i64, read_packet, threads_connected, Rng, Server};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -18,23 +18,6 @@ use std::time::{Duration, Instant};
 fn some_bytes(rng: &mut Rng, max: u64) -> Vec<u8> {
     let n = rng.below(max) as usize;
     rng.bytes(n)
-}
-
-fn packet(seq: u8, payload: &[u8]) -> Vec<u8> {
-    let mut b = (payload.len() as u32).to_le_bytes()[..3].to_vec();
-    b.push(seq);
-    b.extend_from_slice(payload);
-    b
-}
-
-/// Reads one packet (payload, seq); None on EOF, error or timeout.
-fn read_packet(s: &mut TcpStream) -> Option<(Vec<u8>, u8)> {
-    let mut h = [0u8; 4];
-    s.read_exact(&mut h).ok()?;
-    let n = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
-    let mut p = vec![0u8; n];
-    s.read_exact(&mut p).ok()?;
-    Some((p, h[3]))
 }
 
 /// Reads whatever the server answers until it pauses; false once the socket is closed.
@@ -51,54 +34,6 @@ fn drain(s: &mut TcpStream) -> bool {
                 return true
             }
             Err(_) => return false,
-        }
-    }
-}
-
-const CLIENT_LONG_PASSWORD: u32 = 1;
-const CLIENT_CONNECT_WITH_DB: u32 = 8;
-const CLIENT_PROTOCOL_41: u32 = 512;
-const CLIENT_TRANSACTIONS: u32 = 8192;
-const CLIENT_SECURE_CONNECTION: u32 = 32768;
-const CLIENT_MULTI_RESULTS: u32 = 1 << 17;
-const CLIENT_PLUGIN_AUTH: u32 = 1 << 19;
-
-/// Logs in as root (empty password) with a raw handshake; None if the server refused.
-fn login(port: u16, db: Option<&str>) -> Option<TcpStream> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    let (greeting, _) = read_packet(&mut s)?;
-    if greeting.first() == Some(&0xFF) {
-        return None;
-    }
-    let mut caps = CLIENT_LONG_PASSWORD
-        | CLIENT_PROTOCOL_41
-        | CLIENT_TRANSACTIONS
-        | CLIENT_SECURE_CONNECTION
-        | CLIENT_MULTI_RESULTS
-        | CLIENT_PLUGIN_AUTH;
-    if db.is_some() {
-        caps |= CLIENT_CONNECT_WITH_DB;
-    }
-    let mut p = caps.to_le_bytes().to_vec();
-    p.extend_from_slice(&(16u32 << 20).to_le_bytes());
-    p.push(45); // utf8mb4_general_ci
-    p.extend_from_slice(&[0; 23]);
-    p.extend_from_slice(b"root\0");
-    p.push(0); // empty auth response
-    if let Some(d) = db {
-        p.extend_from_slice(d.as_bytes());
-        p.push(0);
-    }
-    p.extend_from_slice(b"mysql_native_password\0");
-    s.write_all(&packet(1, &p)).ok()?;
-    loop {
-        let (r, seq) = read_packet(&mut s)?;
-        match r.first() {
-            Some(0x00) => return Some(s),
-            Some(0xFE) => s.write_all(&packet(seq.wrapping_add(1), b"")).ok()?,
-            Some(0x01) => continue, // caching_sha2 fast-auth result; OK follows
-            _ => return None,
         }
     }
 }
@@ -215,12 +150,6 @@ fn client(port: u16, rng: &mut Rng) -> Option<TcpStream> {
         }
     }
     rng.one_in(4).then_some(s)
-}
-
-fn threads_connected(c: &mut mysql::Conn) -> i64 {
-    let rows: Vec<(String, String)> =
-        mysql::prelude::Queryable::query(c, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").unwrap();
-    rows[0].1.parse().unwrap()
 }
 
 #[test]

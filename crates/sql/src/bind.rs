@@ -557,10 +557,16 @@ fn unhex(h: &str) -> Result<Vec<u8>> {
     } else {
         h.to_string()
     };
-    (0..h.len())
-        .step_by(2)
-        .map(|i| {
-            u8::from_str_radix(&h[i..i + 2], 16).map_err(|_| SqlError::parse("bad hex literal"))
+    // Byte pairs, not string slices: a non-ASCII character is a bad digit,
+    // not a slice inside a character.
+    h.as_bytes()
+        .chunks(2)
+        .map(|p| {
+            let d = |c: u8| (c as char).to_digit(16);
+            match (d(p[0]), p.get(1).and_then(|c| d(*c))) {
+                (Some(a), Some(b)) => Ok((a * 16 + b) as u8),
+                _ => Err(SqlError::parse("bad hex literal")),
+            }
         })
         .collect()
 }

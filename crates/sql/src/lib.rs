@@ -103,6 +103,8 @@ pub struct Instance {
     questions: AtomicU64,
     connections: AtomicU64,
     threads: AtomicU64,
+    /// Statements or connections ended by a panic (caught; SHOW STATUS Strata_panics).
+    panics: AtomicU64,
     /// Each session's catalog-version slot (see `Session`).
     slots: std::sync::Mutex<Vec<std::sync::Weak<AtomicU64>>>,
     /// Compiled prepared statements shared across sessions.
@@ -153,6 +155,7 @@ impl Instance {
             questions: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             threads: AtomicU64::new(0),
+            panics: AtomicU64::new(0),
             slots: std::sync::Mutex::new(Vec::new()),
             stmt_cache: Default::default(),
         }))
@@ -214,6 +217,17 @@ impl Instance {
     /// Unregisters a connection.
     pub fn disconnect(&self) {
         self.threads.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Counts a panic caught in a connection (a bug: the statement failed
+    /// and its connection was closed, the server went on).
+    pub fn count_panic(&self) {
+        self.panics.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Panics caught so far.
+    pub fn panics(&self) -> u64 {
+        self.panics.load(Ordering::Relaxed)
     }
 
     /// A slot through which a session announces the catalog version its

@@ -92,7 +92,11 @@ fn assign(
     }
     let mut name = raw.trim_start_matches("@@").to_string();
     for (p, g) in [("global.", true), ("session.", false), ("local.", false)] {
-        if name.len() > p.len() && name[..p.len()].eq_ignore_ascii_case(p) {
+        if name.len() > p.len()
+            && name
+                .get(..p.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(p))
+        {
             name = name[p.len()..].to_string();
             global = g;
         }

@@ -271,6 +271,7 @@ pub fn status(s: &Session) -> Vec<(String, Value)> {
         ("Threads_connected".into(), u(inst.threads_connected())),
         ("Questions".into(), u(inst.questions())),
         ("Connections".into(), u(inst.connections())),
+        ("Strata_panics".into(), u(inst.panics())),
         ("Innodb_row_lock_waits".into(), u(t.row_lock_waits)),
         (
             "Innodb_row_lock_current_waits".into(),

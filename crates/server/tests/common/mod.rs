@@ -8,7 +8,8 @@ use mysql::consts::ColumnType;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder, Row, Value};
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -199,7 +200,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill9();
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
-        let panicked = log.contains("panicked at");
+        // Panics a test injected on purpose (STRATA_TEST_PANIC_ON) do not count.
+        let panicked = log.matches("panicked at").count()
+            > log.matches("injected by STRATA_TEST_PANIC_ON").count();
         if std::thread::panicking() || panicked {
             eprintln!("{}", self.log_tail(60));
         }
@@ -308,6 +311,13 @@ pub fn qp<P: Into<mysql::Params>>(c: &mut Conn, sql: &str, params: P) -> Vec<Str
 }
 
 /// The single value of a one-row, one-column text query.
+/// SHOW GLOBAL STATUS Threads_connected.
+pub fn threads_connected(c: &mut mysql::Conn) -> i64 {
+    let rows: Vec<(String, String)> =
+        mysql::prelude::Queryable::query(c, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").unwrap();
+    rows[0].1.parse().unwrap()
+}
+
 pub fn q1(c: &mut Conn, sql: &str) -> String {
     let rows = q(c, sql);
     assert_eq!(rows.len(), 1, "{sql}: expected one row, got {rows:?}");
@@ -347,4 +357,72 @@ pub fn expect_err(c: &mut Conn, sql: &str, code: u16, state: &str) -> String {
         "{sql}: wrong error: {e}"
     );
     e.message
+}
+
+// Raw protocol: for tests that must send exact bytes (hostile clients, packet limits).
+
+/// One packet: 3-byte length, sequence number, payload.
+pub fn packet(seq: u8, payload: &[u8]) -> Vec<u8> {
+    let mut b = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+    b.push(seq);
+    b.extend_from_slice(payload);
+    b
+}
+
+/// Reads one packet (payload, seq); None on EOF, error or timeout.
+pub fn read_packet(s: &mut TcpStream) -> Option<(Vec<u8>, u8)> {
+    let mut h = [0u8; 4];
+    s.read_exact(&mut h).ok()?;
+    let n = u32::from_le_bytes([h[0], h[1], h[2], 0]) as usize;
+    let mut p = vec![0u8; n];
+    s.read_exact(&mut p).ok()?;
+    Some((p, h[3]))
+}
+
+const CLIENT_LONG_PASSWORD: u32 = 1;
+const CLIENT_CONNECT_WITH_DB: u32 = 8;
+const CLIENT_PROTOCOL_41: u32 = 512;
+const CLIENT_TRANSACTIONS: u32 = 8192;
+const CLIENT_SECURE_CONNECTION: u32 = 32768;
+const CLIENT_MULTI_RESULTS: u32 = 1 << 17;
+const CLIENT_PLUGIN_AUTH: u32 = 1 << 19;
+
+/// Logs in as root (empty password) with a raw handshake; None if the server refused.
+pub fn login(port: u16, db: Option<&str>) -> Option<TcpStream> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let (greeting, _) = read_packet(&mut s)?;
+    if greeting.first() == Some(&0xFF) {
+        return None;
+    }
+    let mut caps = CLIENT_LONG_PASSWORD
+        | CLIENT_PROTOCOL_41
+        | CLIENT_TRANSACTIONS
+        | CLIENT_SECURE_CONNECTION
+        | CLIENT_MULTI_RESULTS
+        | CLIENT_PLUGIN_AUTH;
+    if db.is_some() {
+        caps |= CLIENT_CONNECT_WITH_DB;
+    }
+    let mut p = caps.to_le_bytes().to_vec();
+    p.extend_from_slice(&(16u32 << 20).to_le_bytes());
+    p.push(45); // utf8mb4_general_ci
+    p.extend_from_slice(&[0; 23]);
+    p.extend_from_slice(b"root\0");
+    p.push(0); // empty auth response
+    if let Some(d) = db {
+        p.extend_from_slice(d.as_bytes());
+        p.push(0);
+    }
+    p.extend_from_slice(b"mysql_native_password\0");
+    s.write_all(&packet(1, &p)).ok()?;
+    loop {
+        let (r, seq) = read_packet(&mut s)?;
+        match r.first() {
+            Some(0x00) => return Some(s),
+            Some(0xFE) => s.write_all(&packet(seq.wrapping_add(1), b"")).ok()?,
+            Some(0x01) => continue, // caching_sha2 fast-auth result; OK follows
+            _ => return None,
+        }
+    }
 }

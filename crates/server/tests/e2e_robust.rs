@@ -1,0 +1,153 @@
+//! One client cannot take the server down or lock others out (issue 14): a panic in a
+//! statement ends only its connection (error packet, transaction rolled back, locks and
+//! connection slot freed, counted in Strata_panics); a packet over max_allowed_packet closes
+//! the connection instead of running the rest of it as commands; an unauthenticated client
+//! cannot make the server read more than a handshake needs.
+//!
+//! Panics are injected in debug builds by `STRATA_TEST_PANIC_ON=<text>`: a query containing
+//! the text panics in the server before it runs.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{
+    err_code, exec, expect_err, login, packet, q_i64, read_packet, threads_connected, Server,
+};
+use mysql::prelude::Queryable;
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+const MARK: &str = "strata-test-panic-here";
+
+fn panic_server(name: &str, extra: &[&str]) -> Server {
+    // Inherited by the server process; every test of this file uses the same value.
+    std::env::set_var("STRATA_TEST_PANIC_ON", MARK);
+    Server::start_with(name, extra)
+}
+
+fn status(c: &mut mysql::Conn, name: &str) -> i64 {
+    let rows: Vec<(String, String)> = c
+        .query(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+        .unwrap();
+    rows[0].1.parse().unwrap()
+}
+
+/// Waits for Threads_connected to reach `n` (sessions end asynchronously).
+fn wait_threads(c: &mut mysql::Conn, n: i64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let now = threads_connected(c);
+        if now == n {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "Threads_connected {now}, expected {n}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_panic_ends_only_its_connection_and_frees_its_locks_and_slot() {
+    if !cfg!(debug_assertions) {
+        return; // the injection hook exists in debug builds only
+    }
+    let srv = panic_server("robust-panic", &["--max-connections=4"]);
+    let mut admin = srv.fresh_db("r");
+    exec(&mut admin, "CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+    exec(&mut admin, "INSERT INTO t VALUES (1, 10)");
+    let base = threads_connected(&mut admin);
+
+    // A session holding a row lock inside a transaction panics.
+    let mut a = srv.conn_db("r");
+    exec(&mut a, "BEGIN");
+    exec(&mut a, "UPDATE t SET v = 11 WHERE id = 1");
+    let e = a.query_drop(format!("SELECT '{MARK}'")).unwrap_err();
+    let msg = e.to_string();
+    assert_eq!(err_code(&e).map(|c| c.0), Some(1105), "{msg}");
+    assert!(msg.contains("Internal error"), "{msg}");
+    // Its connection is closed; its transaction rolled back; its lock freed.
+    assert!(a.query_drop("SELECT 1").is_err());
+    let mut b = srv.conn_db("r");
+    exec(&mut b, "SET innodb_lock_wait_timeout = 2");
+    exec(&mut b, "BEGIN");
+    assert_eq!(q_i64(&mut b, "SELECT v FROM t WHERE id = 1 FOR UPDATE"), 10);
+    exec(&mut b, "COMMIT");
+    drop(b);
+    drop(a);
+    wait_threads(&mut admin, base);
+    assert_eq!(status(&mut admin, "Strata_panics"), 1);
+
+    // More panicking connections than max_connections: none leaks its slot.
+    for _ in 0..10 {
+        let mut c = srv.conn_db("r");
+        assert!(c.query_drop(format!("SELECT '{MARK}'")).is_err());
+    }
+    wait_threads(&mut admin, base);
+    assert_eq!(status(&mut admin, "Strata_panics"), 11);
+    let mut again = srv.conn_db("r");
+    assert_eq!(q_i64(&mut again, "SELECT v FROM t WHERE id = 1"), 10);
+}
+
+#[test]
+fn set_of_a_non_ascii_variable_name_is_an_error_not_a_panic() {
+    let srv = Server::start("robust-set");
+    let mut c = srv.conn();
+    let before = status(&mut c, "Strata_panics");
+    expect_err(&mut c, "SET abcdeé = 1", 1193, "HY000");
+    expect_err(&mut c, "SET @@global.é = 1", 1193, "HY000");
+    expect_err(&mut c, "SELECT X'é1'", 1064, "42000");
+    assert_eq!(q_i64(&mut c, "SELECT 1"), 1);
+    assert_eq!(status(&mut c, "Strata_panics"), before);
+}
+
+#[test]
+fn an_oversized_packet_closes_the_connection_without_running_its_contents() {
+    let srv = Server::start_with("robust-big", &["--max-allowed-packet=1M"]);
+    let mut c = srv.fresh_db("r");
+    exec(&mut c, "CREATE TABLE t (id INT PRIMARY KEY)");
+    let mut s = login(srv.port, Some("r")).unwrap();
+    // A 2 MB packet whose payload starts with a complete, valid COM_QUERY packet.
+    let mut inner = vec![0x03];
+    inner.extend_from_slice(b"INSERT INTO t VALUES (99)");
+    let mut payload = packet(0, &inner);
+    payload.resize(2 << 20, b'x');
+    let mut big = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+    big.push(0);
+    s.write_all(&big).unwrap();
+    let _ = s.write_all(&payload); // the server may close before reading it all
+    let (err, _) = read_packet(&mut s).expect("an error packet");
+    assert_eq!(err[0], 0xFF);
+    assert_eq!(u16::from_le_bytes([err[1], err[2]]), 1153);
+    // Then the server closes the socket (EOF, or a reset for the unread bytes).
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    assert!(
+        rest.is_empty(),
+        "more replies after 1153: {} bytes",
+        rest.len()
+    );
+    assert_eq!(
+        q_i64(&mut c, "SELECT COUNT(*) FROM t"),
+        0,
+        "the embedded INSERT ran"
+    );
+}
+
+#[test]
+fn before_login_a_client_cannot_send_a_large_packet() {
+    let srv = Server::start("robust-preauth");
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    read_packet(&mut s).expect("greeting");
+    // A handshake response announced at 8 MB (max_allowed_packet is 64 MB).
+    s.write_all(&[0, 0, 0x80, 1]).unwrap();
+    s.write_all(&vec![b'a'; 100_000]).unwrap_or(());
+    let (err, _) = read_packet(&mut s).expect("an error packet");
+    assert_eq!(err[0], 0xFF);
+    assert_eq!(u16::from_le_bytes([err[1], err[2]]), 1153);
+    let mut c = srv.conn();
+    assert_eq!(q_i64(&mut c, "SELECT 1"), 1);
+}

@@ -33,6 +33,19 @@ fn instance() -> &'static Arc<Instance> {
 }
 
 fuzz_target!(|data: &[u8]| {
+    // On a thread with a server connection thread's stack.
+    std::thread::scope(|sc| {
+        let h = std::thread::Builder::new()
+            .stack_size(sql::SESSION_STACK_SIZE)
+            .spawn_scoped(sc, || run(data))
+            .expect("spawn");
+        if let Err(p) = h.join() {
+            std::panic::resume_unwind(p);
+        }
+    });
+});
+
+fn run(data: &[u8]) {
     let inst = instance();
     let mut s = inst.session(1, "root", None);
     for st in SCHEMA.split(";\n").chain(DATA.iter().copied()) {
@@ -43,4 +56,4 @@ fuzz_target!(|data: &[u8]| {
         let _ = s.query(&text, &mut Collect::default());
     }
     let _ = s.query("ROLLBACK", &mut Collect::default());
-});
+}

@@ -209,6 +209,7 @@ fn spawn_client<S: std::io::Read + std::io::Write + Send + 'static>(
     let sh2 = sh.clone();
     let spawned = std::thread::Builder::new()
         .name(format!("conn-{id}"))
+        .stack_size(sql::SESSION_STACK_SIZE)
         .spawn(move || {
             conn::serve(&sh2, stream, &peer);
             sh2.clients

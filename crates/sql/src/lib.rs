@@ -22,6 +22,7 @@ pub mod admin;
 pub mod bind;
 pub mod convert;
 pub mod ddl;
+pub mod depth;
 pub mod dml;
 pub mod error;
 pub mod explain;
@@ -50,6 +51,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 use txn::{TxnDb, TxnOptions};
+
+/// Stack size for threads that run sessions' statements (server connection
+/// threads): the recursive passes over an expression chain of
+/// `depth::MAX_CHAIN` links fit in it with room to spare, also in debug
+/// builds. Only the pages a thread touches are committed.
+pub const SESSION_STACK_SIZE: usize = 16 << 20;
 
 /// Settings of a database instance.
 #[derive(Debug, Clone)]

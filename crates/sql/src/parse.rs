@@ -81,7 +81,8 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             "exactly one statement per query is supported",
         ));
     }
-    let s = stmts.pop().ok_or_else(|| SqlError::parse("empty"))?;
+    let mut s = stmts.pop().ok_or_else(|| SqlError::parse("empty"))?;
+    crate::depth::bound(&mut s)?;
     Ok(Parsed {
         stmt: Stmt::Ast(Box::new(s)),
         params,

@@ -4,7 +4,7 @@
 //! literals and keywords, spliced, nested deeply, chained flatly). Every statement must end
 //! in a result or an error: a panic fails the test (the statement is printed), and a stack
 //! overflow aborts it. Statements run on a thread with the stack a server connection thread
-//! has (2 MiB), so a statement that would kill the server kills this test.
+//! has (`sql::SESSION_STACK_SIZE`), so a statement that would kill the server kills this test.
 //!
 //! Knobs: `SEED=` replays a run; `FUZZ_STMTS=` (default 20,000) or `FUZZ_SECS=` (run by the
 //! clock instead) size it; `FUZZ_TRACE=<file>` writes each statement to the file before it
@@ -710,9 +710,9 @@ fn short(s: &str) -> String {
 #[test]
 fn random_statements_never_panic_or_overflow() {
     let seed = testkit::seed("random_statements_never_panic_or_overflow");
-    // The stack a server connection thread has (std's default for spawned threads).
+    // The stack a server connection thread has.
     let h = std::thread::Builder::new()
-        .stack_size(2 << 20)
+        .stack_size(sql::SESSION_STACK_SIZE)
         .spawn(move || fuzz(seed))
         .unwrap();
     let (n, panics) = h.join().unwrap();

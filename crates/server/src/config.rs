@@ -24,6 +24,11 @@ pub struct Config {
     pub max_allowed_packet: usize,
     pub lock_wait_timeout: u64,
     pub transaction_isolation: Option<String>,
+    /// Seconds a client has to complete the handshake.
+    pub connect_timeout: u64,
+    /// Seconds an idle session is kept (interactive clients: interactive_timeout).
+    pub wait_timeout: u64,
+    pub interactive_timeout: u64,
 }
 
 impl Default for Config {
@@ -47,6 +52,9 @@ impl Default for Config {
             max_allowed_packet: 64 << 20,
             lock_wait_timeout: 50,
             transaction_isolation: None,
+            connect_timeout: 10,
+            wait_timeout: 28800,
+            interactive_timeout: 28800,
         }
     }
 }
@@ -60,7 +68,11 @@ Usage: strata [--option=value ...]
   --port=N                      TCP port (default 3306; 0 disables TCP)
   --bind-address=ADDR           address to listen on (default 127.0.0.1)
   --socket=PATH                 unix socket (default DATADIR/strata.sock; '' disables)
-  --max-connections=N           connection limit (default 151; error 1040 beyond)
+  --max-connections=N           authenticated sessions (default 151; error 1040 beyond; root
+                                gets one more, as MySQL's SUPER users do)
+  --connect-timeout=S           seconds to complete the handshake (default 10)
+  --wait-timeout=S              seconds an idle session is kept (default 28800)
+  --interactive-timeout=S       the same for interactive clients (default 28800)
   --block-cache-size=BYTES      engine block cache (default 64M; K/M/G suffixes)
   --write-buffer-size=BYTES     memtable size (default 64M)
   --background-jobs=N           flush/compaction threads (default 2)
@@ -171,6 +183,9 @@ impl Config {
             "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
                 self.lock_wait_timeout = num(value)?
             }
+            "connect_timeout" => self.connect_timeout = num(value)?.max(1),
+            "wait_timeout" => self.wait_timeout = num(value)?.max(1),
+            "interactive_timeout" => self.interactive_timeout = num(value)?.max(1),
             "transaction_isolation" | "tx_isolation" => {
                 self.transaction_isolation = Some(value.to_ascii_uppercase())
             }

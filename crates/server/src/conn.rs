@@ -9,7 +9,9 @@ use sql::{Session, SqlError};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use wire::{colflag, status, ColumnDef, ColumnType, Command, Conn, OkPacket, Param, ParamType};
 
 /// Largest packet read before the client has authenticated (a handshake
@@ -312,14 +314,57 @@ fn finish<S: Read + Write>(
     }
 }
 
-/// Holds a connection's place in `Threads_connected` (and so in
-/// max_connections) until dropped, whichever way the connection ends.
-struct Connected<'a>(&'a sql::Instance);
+/// A client socket: a byte stream whose reads and writes can time out.
+pub trait Socket: Read + Write + Send {
+    fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()>;
+}
 
-impl Drop for Connected<'_> {
-    fn drop(&mut self) {
-        self.0.disconnect();
+impl Socket for std::net::TcpStream {
+    fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
+        self.set_read_timeout(Some(read))?;
+        self.set_write_timeout(Some(write))
     }
+}
+
+impl Socket for std::os::unix::net::UnixStream {
+    fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
+        self.set_read_timeout(Some(read))?;
+        self.set_write_timeout(Some(write))
+    }
+}
+
+/// Holds an authenticated session's place in `Threads_connected` (which
+/// max_connections bounds) from the moment it is counted until dropped,
+/// whichever way the connection ends.
+struct Attached<'a> {
+    inst: &'a sql::Instance,
+    counted: std::cell::Cell<bool>,
+}
+
+impl Drop for Attached<'_> {
+    fn drop(&mut self) {
+        if self.counted.get() {
+            self.inst.disconnect();
+        }
+    }
+}
+
+/// Holds a place among the connections still in their handshake.
+struct Handshaking<'a>(&'a AtomicUsize);
+
+impl Drop for Handshaking<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A global variable in seconds.
+fn secs(inst: &sql::Instance, name: &str, default: u64) -> Duration {
+    let s = inst
+        .global_var(name)
+        .and_then(|v| v.to_i128())
+        .map_or(default, |v| v.clamp(1, 31_536_000) as u64);
+    Duration::from_secs(s)
 }
 
 /// The message of a caught panic.
@@ -333,15 +378,14 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// Serves one connection until it quits or fails. A panic (a bug) ends
 /// only this connection: its transaction rolls back, its locks and slot are
 /// released, and it is counted in `Strata_panics`.
-pub fn serve<S: Read + Write>(shared: &Arc<Shared>, stream: S, peer: &str) {
+pub fn serve<S: Socket>(shared: &Arc<Shared>, stream: S, peer: &str) {
     let inst = &shared.inst;
     let conn_id = inst.connect();
-    let _slot = Connected(inst);
     let r = catch_unwind(AssertUnwindSafe(|| {
         serve_inner(shared, stream, conn_id, peer)
     }));
     match r {
-        Ok(Err(e)) if !e.is_disconnect() => {
+        Ok(Err(e)) if !e.is_disconnect() && !is_timeout(&e) => {
             eprintln!("strata: connection {conn_id} ({peer}): {e}");
         }
         Ok(_) => {}
@@ -355,37 +399,82 @@ pub fn serve<S: Read + Write>(shared: &Arc<Shared>, stream: S, peer: &str) {
     }
 }
 
-fn serve_inner<S: Read + Write>(
+/// A read that timed out (connect_timeout, wait_timeout): the connection
+/// just ends.
+fn is_timeout(e: &wire::Error) -> bool {
+    matches!(e, wire::Error::Io(io) if matches!(io.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
+}
+
+fn serve_inner<S: Socket>(
     shared: &Arc<Shared>,
     stream: S,
     conn_id: u64,
     peer: &str,
 ) -> wire::Result<()> {
     let inst = &shared.inst;
+    // A client that does not finish its handshake within connect_timeout is
+    // dropped: silent sockets cannot hold places for long.
+    let write_timeout = secs(inst, "net_write_timeout", 60);
+    stream
+        .set_timeouts(secs(inst, "connect_timeout", 10), write_timeout)
+        .map_err(wire::Error::Io)?;
     let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
     conn.set_client_host(peer);
     // Before authentication a client gets no more than a handshake
     // response needs (an unauthenticated socket must not pin megabytes).
     conn.set_max_packet(PRE_AUTH_MAX_PACKET);
-    if inst.threads_connected() > shared.max_connections as u64 {
+    let pending = shared.handshaking.fetch_add(1, Ordering::Relaxed) + 1;
+    let handshaking = Handshaking(&shared.handshaking);
+    if pending > (2 * shared.max_connections).max(256) {
         conn.send_err(1040, "08004", "Too many connections")?;
         return conn.flush();
     }
     let users = shared.users.clone();
     let cat = inst.clone();
-    let info = conn.handshake_with(&|u| users.get(u).cloned(), &|hi| match &hi.database {
-        Some(d) if !cat.catalog.state().databases.contains_key(d) => Err(wire::ErrPacket::new(
-            1049,
-            "42000",
-            format!("Unknown database '{d}'"),
-        )),
-        _ => Ok(()),
+    let attached = Attached {
+        inst,
+        counted: std::cell::Cell::new(false),
+    };
+    // After authentication, before the OK: unknown database, then the
+    // session limit (one more session for root, as MySQL keeps one for
+    // SUPER users).
+    let info = conn.handshake_with(&|u| users.get(u).cloned(), &|hi| {
+        if let Some(d) = &hi.database {
+            if !cat.catalog.state().databases.contains_key(d) {
+                return Err(wire::ErrPacket::new(
+                    1049,
+                    "42000",
+                    format!("Unknown database '{d}'"),
+                ));
+            }
+        }
+        let n = inst.attach();
+        attached.counted.set(true);
+        let limit = shared.max_connections as u64 + u64::from(hi.user == "root");
+        if n > limit {
+            return Err(wire::ErrPacket::new(1040, "08004", "Too many connections"));
+        }
+        Ok(())
     })?;
+    drop(handshaking);
     conn.set_max_packet(shared.max_packet);
     let mut sess = inst.session(conn_id, &info.user, info.database.clone());
+    // An interactive client's wait_timeout starts from interactive_timeout.
+    let interactive = info.capabilities & wire::cap::CLIENT_INTERACTIVE != 0;
+    let idle = if interactive {
+        secs(inst, "interactive_timeout", 28800)
+    } else {
+        secs(inst, "wait_timeout", 28800)
+    };
+    sess.vars
+        .insert("wait_timeout".into(), Value::Int(idle.as_secs() as i64));
+    conn.get_ref()
+        .set_timeouts(idle, write_timeout)
+        .map_err(wire::Error::Io)?;
     let mut stmts: HashMap<u32, StmtState> = HashMap::new();
-    let result = command_loop(&mut conn, &mut sess, &mut stmts);
+    let result = command_loop(&mut conn, &mut sess, &mut stmts, idle, write_timeout);
     sess.close();
+    drop(attached);
     result
 }
 
@@ -410,12 +499,25 @@ enum Step {
     Quit,
 }
 
-fn command_loop<S: Read + Write>(
+fn command_loop<S: Socket>(
     conn: &mut Conn<S>,
     sess: &mut Session,
     stmts: &mut HashMap<u32, StmtState>,
+    mut idle: Duration,
+    write_timeout: Duration,
 ) -> wire::Result<()> {
     loop {
+        // SET wait_timeout takes effect for the next wait.
+        let want = sess
+            .get_var("wait_timeout", false)
+            .and_then(|v| v.to_i128())
+            .map_or(idle, |v| Duration::from_secs(v.clamp(1, 31_536_000) as u64));
+        if want != idle {
+            idle = want;
+            conn.get_ref()
+                .set_timeouts(idle, write_timeout)
+                .map_err(wire::Error::Io)?;
+        }
         let cmd = match conn.read_command() {
             Ok(c) => c,
             // The rest of the oversized packet is still unread: reading on

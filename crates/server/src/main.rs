@@ -22,6 +22,9 @@ pub struct Shared {
     /// Open client sockets, closed at shutdown.
     clients: Mutex<HashMap<u64, Client>>,
     stopping: AtomicBool,
+    /// Connections that have not authenticated yet (bounded apart from
+    /// max_connections, which counts sessions).
+    pub handshaking: std::sync::atomic::AtomicUsize,
 }
 
 enum Client {
@@ -70,6 +73,12 @@ fn run(cfg: Config) -> Result<(), String> {
             "innodb_lock_wait_timeout".to_string(),
             cfg.lock_wait_timeout.to_string(),
         ),
+        ("connect_timeout".into(), cfg.connect_timeout.to_string()),
+        ("wait_timeout".into(), cfg.wait_timeout.to_string()),
+        (
+            "interactive_timeout".into(),
+            cfg.interactive_timeout.to_string(),
+        ),
     ];
     if let Some(iso) = &cfg.transaction_isolation {
         vars.push(("transaction_isolation".into(), iso.clone()));
@@ -107,6 +116,7 @@ fn run(cfg: Config) -> Result<(), String> {
         max_packet: cfg.max_allowed_packet,
         clients: Mutex::new(HashMap::new()),
         stopping: AtomicBool::new(false),
+        handshaking: std::sync::atomic::AtomicUsize::new(0),
     });
     let mut acceptors = Vec::new();
     if cfg.port != 0 {
@@ -193,7 +203,7 @@ fn next_client_id() -> u64 {
 
 /// Registers a client socket (so shutdown can close it) and serves it on
 /// its own thread.
-fn spawn_client<S: std::io::Read + std::io::Write + Send + 'static>(
+fn spawn_client<S: conn::Socket + 'static>(
     sh: &Arc<Shared>,
     stream: S,
     handle: Option<Client>,

@@ -151,3 +151,68 @@ fn before_login_a_client_cannot_send_a_large_packet() {
     let mut c = srv.conn();
     assert_eq!(q_i64(&mut c, "SELECT 1"), 1);
 }
+
+#[test]
+fn silent_sockets_cannot_lock_anyone_out_and_are_dropped_after_connect_timeout() {
+    let srv = Server::start_with(
+        "robust-silent",
+        &["--max-connections=3", "--connect-timeout=1"],
+    );
+    let mut silent = Vec::new();
+    for _ in 0..40 {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", srv.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        read_packet(&mut s).expect("greeting");
+        silent.push(s); // never answers the greeting
+    }
+    // Not counted against max_connections: sessions still get in.
+    let mut c = srv.conn();
+    assert_eq!(q_i64(&mut c, "SELECT 1"), 1);
+    assert_eq!(threads_connected(&mut c), 1);
+    // Each silent socket is closed by the server after connect_timeout.
+    let start = Instant::now();
+    for s in &mut silent {
+        let mut b = [0u8; 16];
+        assert!(matches!(s.read(&mut b), Ok(0) | Err(_)));
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn max_connections_counts_sessions_and_keeps_one_for_root() {
+    let srv = Server::start_with("robust-maxconn", &["--max-connections=2"]);
+    // root: max_connections + 1 sessions.
+    let conns: Vec<mysql::Conn> = (0..3).map(|_| srv.conn()).collect();
+    let e = mysql::Conn::new(srv.opts()).map(|_| ()).unwrap_err();
+    assert_eq!(err_code(&e).map(|c| c.0), Some(1040), "{e}");
+    drop(conns);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut c = loop {
+        match mysql::Conn::new(srv.opts()) {
+            Ok(c) => break c,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    wait_threads(&mut c, 1);
+}
+
+#[test]
+fn an_idle_session_is_closed_after_wait_timeout() {
+    let srv = Server::start("robust-wait");
+    let mut c = srv.conn();
+    exec(&mut c, "SET SESSION wait_timeout = 1");
+    assert_eq!(q_i64(&mut c, "SELECT @@session.wait_timeout"), 1);
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        c.query_drop("SELECT 1").is_err(),
+        "still open after wait_timeout"
+    );
+    let mut d = srv.conn();
+    wait_threads(&mut d, 1);
+    assert!(q_i64(&mut d, "SELECT @@global.wait_timeout") >= 28800);
+}

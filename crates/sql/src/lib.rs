@@ -215,13 +215,18 @@ impl Instance {
         self.threads.load(Ordering::Relaxed)
     }
 
-    /// Registers a new connection; returns its id.
+    /// Counts a new connection (SHOW STATUS Connections); returns its id.
     pub fn connect(&self) -> u64 {
-        self.threads.fetch_add(1, Ordering::Relaxed);
         self.connections.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Unregisters a connection.
+    /// Registers an authenticated session (Threads_connected, which
+    /// max_connections bounds); returns how many there are now.
+    pub fn attach(&self) -> u64 {
+        self.threads.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Unregisters a session registered by `attach`.
     pub fn disconnect(&self) {
         self.threads.fetch_sub(1, Ordering::Relaxed);
     }

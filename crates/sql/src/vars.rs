@@ -44,6 +44,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("max_execution_time", i(0)),
         ("net_buffer_length", i(16384)),
         ("net_read_timeout", i(30)),
+        ("connect_timeout", i(10)),
         ("net_write_timeout", i(60)),
         ("performance_schema", i(0)),
         ("port", i(3306)),

@@ -54,6 +54,9 @@ pub struct CatalogState {
     pub version: u64,
     pub databases: BTreeMap<String, ()>,
     pub tables: HashMap<(String, String), Arc<Table>>,
+    /// Tables whose stored definition could not be read at open, with why:
+    /// the others open; these give an error when used.
+    pub unreadable: BTreeMap<(String, String), String>,
 }
 
 impl CatalogState {
@@ -125,7 +128,19 @@ impl Catalog {
                     let name = String::from_utf8_lossy(&k[1..]).into_owned();
                     st.databases.insert(name, ());
                 }
-                Some(b'T') => defs.push(TableDef::decode(it.value())?),
+                Some(b'T') => match TableDef::decode(it.value()) {
+                    Ok(d) => defs.push(d),
+                    // One unreadable definition must not keep the others
+                    // from opening: the table is reported when used.
+                    Err(e) => {
+                        let mut parts = k[1..].splitn(2, |b| *b == 0);
+                        let db = String::from_utf8_lossy(parts.next().unwrap_or(b"")).into_owned();
+                        let name =
+                            String::from_utf8_lossy(parts.next().unwrap_or(b"")).into_owned();
+                        eprintln!("strata: table {db}.{name} is not available: {e}");
+                        st.unreadable.insert((db, name), e.to_string());
+                    }
+                },
                 Some(b'N') => {
                     let v = it.value();
                     if v.len() != 4 {
@@ -140,9 +155,17 @@ impl Catalog {
         it.status()?;
         drop(it);
         for def in defs {
-            let t = load_table(&db, def)?;
-            st.tables
-                .insert((t.def.db.clone(), t.def.name.clone()), Arc::new(t));
+            let (d, n) = (def.db.clone(), def.name.clone());
+            match load_table(&db, def) {
+                Ok(t) => {
+                    st.tables.insert((d, n), Arc::new(t));
+                }
+                Err(e @ (Error::Corruption(_) | Error::Internal(_))) => {
+                    eprintln!("strata: table {d}.{n} is not available: {e}");
+                    st.unreadable.insert((d, n), e.to_string());
+                }
+                Err(e) => return Err(e),
+            }
         }
         let cat = Catalog {
             db,
@@ -174,6 +197,7 @@ impl Catalog {
             version: g.version + 1,
             databases: g.databases.clone(),
             tables: g.tables.clone(),
+            unreadable: g.unreadable.clone(),
         };
         f(&mut st);
         self.version.store(st.version, Ordering::Release);
@@ -257,7 +281,11 @@ impl Catalog {
         if !st.databases.contains_key(&def.db) {
             return Err(Error::NoSuchDb(def.db.clone()));
         }
-        if st.table(&def.db, &def.name).is_some() {
+        if st.table(&def.db, &def.name).is_some()
+            || st
+                .unreadable
+                .contains_key(&(def.db.clone(), def.name.clone()))
+        {
             return if if_not_exists {
                 Ok(false)
             } else {
@@ -286,6 +314,8 @@ impl Catalog {
     }
 
     fn store_def(&self, def: &TableDef, next_id: u32) -> Result<()> {
+        // Never store what `decode` would refuse at the next start.
+        def.check_limits().map_err(Error::Limit)?;
         let mut b = WriteBatch::new();
         b.put(
             &key(b'T', &[def.db.as_bytes(), def.name.as_bytes()]),

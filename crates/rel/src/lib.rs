@@ -43,6 +43,11 @@ pub enum Error {
     NoSuchTable(String),
     DbExists(String),
     TableExists(String),
+    /// A definition over one of the limits every stored definition must
+    /// respect (see `schema::Limit`).
+    Limit(schema::Limit),
+    /// A table whose stored definition cannot be read: (db.table, why).
+    Unreadable(String, String),
 }
 
 impl std::fmt::Display for Error {
@@ -57,6 +62,10 @@ impl std::fmt::Display for Error {
             Error::NoSuchTable(t) => write!(f, "Table '{t}' doesn't exist"),
             Error::DbExists(d) => write!(f, "Can't create database '{d}'; database exists"),
             Error::TableExists(t) => write!(f, "Table '{t}' already exists"),
+            Error::Limit(l) => write!(f, "{l}"),
+            Error::Unreadable(t, why) => {
+                write!(f, "the definition of table {t} cannot be read: {why}")
+            }
         }
     }
 }

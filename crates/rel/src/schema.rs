@@ -112,6 +112,37 @@ impl TableDef {
         std::iter::once(&self.pk).chain(self.secondary.iter())
     }
 
+    /// Checks the limits a definition must respect to be stored (each one
+    /// within what `decode` accepts, so a stored definition always reads
+    /// back). MySQL's limits: 4,096 columns, 64 secondary indexes, 16 key
+    /// parts, 64-character names.
+    pub fn check_limits(&self) -> std::result::Result<(), Limit> {
+        let long = |n: &str| n.chars().count() > MAX_IDENT;
+        for n in [&self.db, &self.name] {
+            if long(n) {
+                return Err(Limit::Identifier(n.clone()));
+            }
+        }
+        if self.columns.len() > MAX_COLUMNS {
+            return Err(Limit::Columns);
+        }
+        if let Some(c) = self.columns.iter().find(|c| long(&c.name)) {
+            return Err(Limit::Identifier(c.name.clone()));
+        }
+        if self.secondary.len() > MAX_INDEXES {
+            return Err(Limit::Indexes);
+        }
+        for ix in self.indexes() {
+            if long(&ix.name) {
+                return Err(Limit::Identifier(ix.name.clone()));
+            }
+            if ix.columns.len() > MAX_KEY_PARTS {
+                return Err(Limit::KeyParts);
+            }
+        }
+        Ok(())
+    }
+
     /// Serializes the definition.
     pub fn encode(&self) -> Vec<u8> {
         let mut o = vec![TABLE_DEF_V1];
@@ -236,6 +267,38 @@ impl TableDef {
         Ok(TableDef::new(
             db, name, columns, pk, hidden_pk, idx, engine, comment,
         ))
+    }
+}
+
+/// Most columns in a table (MySQL's limit; `decode` accepts up to 4,096).
+pub const MAX_COLUMNS: usize = 4096;
+/// Most secondary indexes in a table (MySQL's; `decode` accepts 1,023).
+pub const MAX_INDEXES: usize = 64;
+/// Most columns in one index (MySQL's; `decode` accepts 64).
+pub const MAX_KEY_PARTS: usize = 16;
+/// Longest database, table, column or index name, in characters.
+pub const MAX_IDENT: usize = 64;
+
+/// A limit a table definition is over.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Limit {
+    Columns,
+    Indexes,
+    KeyParts,
+    Identifier(String),
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::Columns => write!(f, "Too many columns"),
+            Limit::Indexes => write!(f, "Too many keys specified; max {MAX_INDEXES} keys allowed"),
+            Limit::KeyParts => write!(
+                f,
+                "Too many key parts specified; max {MAX_KEY_PARTS} parts allowed"
+            ),
+            Limit::Identifier(n) => write!(f, "Identifier name '{n}' is too long"),
+        }
     }
 }
 

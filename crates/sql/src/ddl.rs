@@ -43,8 +43,44 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
     let t = |kind: TypeKind, unsigned: bool, len: Option<u64>| ColumnType {
         kind,
         unsigned,
-        len: len.unwrap_or(0) as u32,
+        // Every caller bounds `len` first (see `bounded`); TEXT and BLOB
+        // lengths are constants within u32.
+        len: len.unwrap_or(0).min(u32::MAX as u64) as u32,
         scale: 0,
+    };
+    // A length over the type's maximum is an error, never a wrapped or
+    // clamped length (MySQL: 1074, or 1439 for integer display widths).
+    let bounded = |len: Option<u64>, max: u64, what: &str| -> Result<Option<u64>> {
+        match len {
+            Some(n) if n > max => {
+                Err(if what == "display width" {
+                    SqlError::new(
+                        1439,
+                        "42000",
+                        format!("Display width out of range (max = {max})"),
+                    )
+                } else {
+                    SqlError::new(
+                    1074,
+                    "42000",
+                    format!("Column length too big for {what} (max = {max}); use BLOB or TEXT instead"),
+                )
+                })
+            }
+            l => Ok(l),
+        }
+    };
+    let w = |l: &Option<u64>| bounded(*l, 255, "display width");
+    let frac = |p: &Option<u64>| -> Result<u8> {
+        match p {
+            Some(n) if *n > 6 => Err(SqlError::new(
+                1426,
+                "42000",
+                format!("Too-big precision {n} specified. Maximum is 6."),
+            )),
+            Some(n) => Ok(*n as u8),
+            None => Ok(0),
+        }
     };
     let chars = |l: &Option<ast::CharacterLength>, dflt: u64| match l {
         Some(ast::CharacterLength::IntegerLength { length, .. }) => *length,
@@ -52,19 +88,19 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         None => dflt,
     };
     Ok(match dt {
-        D::TinyInt(l) => t(TypeKind::TinyInt, false, *l),
-        D::TinyIntUnsigned(l) => t(TypeKind::TinyInt, true, *l),
+        D::TinyInt(l) => t(TypeKind::TinyInt, false, w(l)?),
+        D::TinyIntUnsigned(l) => t(TypeKind::TinyInt, true, w(l)?),
         D::Bool | D::Boolean => t(TypeKind::TinyInt, false, Some(1)),
-        D::SmallInt(l) | D::Int2(l) => t(TypeKind::SmallInt, false, *l),
-        D::SmallIntUnsigned(l) | D::Int2Unsigned(l) => t(TypeKind::SmallInt, true, *l),
-        D::MediumInt(l) => t(TypeKind::MediumInt, false, *l),
-        D::MediumIntUnsigned(l) => t(TypeKind::MediumInt, true, *l),
-        D::Int(l) | D::Integer(l) | D::Int4(l) => t(TypeKind::Int, false, *l),
+        D::SmallInt(l) | D::Int2(l) => t(TypeKind::SmallInt, false, w(l)?),
+        D::SmallIntUnsigned(l) | D::Int2Unsigned(l) => t(TypeKind::SmallInt, true, w(l)?),
+        D::MediumInt(l) => t(TypeKind::MediumInt, false, w(l)?),
+        D::MediumIntUnsigned(l) => t(TypeKind::MediumInt, true, w(l)?),
+        D::Int(l) | D::Integer(l) | D::Int4(l) => t(TypeKind::Int, false, w(l)?),
         D::IntUnsigned(l) | D::IntegerUnsigned(l) | D::Int4Unsigned(l) => {
-            t(TypeKind::Int, true, *l)
+            t(TypeKind::Int, true, w(l)?)
         }
-        D::BigInt(l) | D::Int8(l) => t(TypeKind::BigInt, false, *l),
-        D::BigIntUnsigned(l) | D::Int8Unsigned(l) => t(TypeKind::BigInt, true, *l),
+        D::BigInt(l) | D::Int8(l) => t(TypeKind::BigInt, false, w(l)?),
+        D::BigIntUnsigned(l) | D::Int8Unsigned(l) => t(TypeKind::BigInt, true, w(l)?),
         D::Float(_) | D::Real | D::Float4 | D::FloatUnsigned(_) | D::RealUnsigned => {
             t(TypeKind::Float, false, None)
         }
@@ -83,34 +119,66 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
                 ast::ExactNumberInfo::Precision(p) => (*p, 0),
                 ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, (*s).max(0) as u64),
             };
-            if p == 0 || p > 65 || s > 30 || s > p {
+            // DECIMAL values are 128-bit: 38 digits, not MySQL's 65 (an
+            // error, never a silent cap).
+            if p > 38 {
                 return Err(SqlError::new(
                     1426,
                     "42000",
-                    format!("Too-big or invalid precision {p} / scale {s}"),
+                    format!("Too-big precision {p} specified. Maximum is 38."),
+                ));
+            }
+            if s > 30 {
+                return Err(SqlError::new(
+                    1425,
+                    "42000",
+                    format!("Too big scale {s} specified. Maximum is 30."),
+                ));
+            }
+            if p == 0 || s > p {
+                return Err(SqlError::new(
+                    1427,
+                    "42000",
+                    format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (precision {p}, scale {s})"),
                 ));
             }
             ColumnType {
                 kind: TypeKind::Decimal,
                 unsigned: matches!(dt, D::DecimalUnsigned(_) | D::DecUnsigned(_)),
-                len: p.min(38) as u32,
+                len: p as u32,
                 scale: s as u8,
             }
         }
-        D::Char(l) | D::Character(l) => t(TypeKind::Char, false, Some(chars(l, 1))),
+        D::Char(l) | D::Character(l) => t(
+            TypeKind::Char,
+            false,
+            bounded(Some(chars(l, 1)), 255, "CHAR")?,
+        ),
         D::Varchar(l) | D::CharacterVarying(l) | D::CharVarying(l) | D::Nvarchar(l) => {
             if l.is_none() {
                 return Err(SqlError::parse("VARCHAR needs a length"));
             }
-            t(TypeKind::VarChar, false, Some(chars(l, 255)))
+            t(
+                TypeKind::VarChar,
+                false,
+                bounded(Some(chars(l, 255)), 16383, "VARCHAR")?,
+            )
         }
-        D::Binary(l) => t(TypeKind::Binary, false, Some(l.unwrap_or(1))),
+        D::Binary(l) => t(
+            TypeKind::Binary,
+            false,
+            bounded(Some(l.unwrap_or(1)), 255, "BINARY")?,
+        ),
         D::Varbinary(l) => {
             let n = match l {
                 Some(ast::BinaryLength::IntegerLength { length }) => *length,
                 _ => 65535,
             };
-            t(TypeKind::VarBinary, false, Some(n))
+            t(
+                TypeKind::VarBinary,
+                false,
+                bounded(Some(n), 65535, "VARBINARY")?,
+            )
         }
         D::Text => t(TypeKind::Text, false, Some(65535)),
         D::TinyText => t(TypeKind::Text, false, Some(255)),
@@ -122,15 +190,15 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         D::LongBlob => t(TypeKind::Blob, false, Some(4294967295)),
         D::Date => t(TypeKind::Date, false, None),
         D::Datetime(p) => ColumnType {
-            scale: p.unwrap_or(0).min(6) as u8,
+            scale: frac(p)?,
             ..t(TypeKind::DateTime, false, None)
         },
         D::Timestamp(p, _) => ColumnType {
-            scale: p.unwrap_or(0).min(6) as u8,
+            scale: frac(p)?,
             ..t(TypeKind::Timestamp, false, None)
         },
         D::Time(p, _) => ColumnType {
-            scale: p.unwrap_or(0).min(6) as u8,
+            scale: frac(p)?,
             ..t(TypeKind::Time, false, None)
         },
         D::Custom(name, _) if name.to_string().eq_ignore_ascii_case("year") => {

@@ -143,6 +143,21 @@ impl From<rel::Error> for SqlError {
             E::TableExists(t) => {
                 SqlError::new(1050, "42S01", format!("Table '{t}' already exists"))
             }
+            E::Limit(l) => {
+                use rel::schema::Limit as L;
+                let (code, state) = match l {
+                    L::Columns => (1117, "HY000"),
+                    L::Indexes => (1069, "42000"),
+                    L::KeyParts => (1070, "42000"),
+                    L::Identifier(_) => (1059, "42000"),
+                };
+                SqlError::new(code, state, l.to_string())
+            }
+            E::Unreadable(t, why) => SqlError::new(
+                1030,
+                "HY000",
+                format!("Got error from storage engine: the definition of table {t} cannot be read ({why})"),
+            ),
             E::Corruption(m) => SqlError::new(
                 1030,
                 "HY000",

@@ -60,6 +60,9 @@ pub fn resolve_table(
         [d, t] => (d.clone(), t.clone()),
         _ => return Err(SqlError::parse("bad table name")),
     };
+    if let Some(why) = st.unreadable.get(&(db.clone(), t.clone())) {
+        return Err(rel::Error::Unreadable(format!("{db}.{t}"), why.clone()).into());
+    }
     st.table(&db, &t)
         .cloned()
         .ok_or_else(|| SqlError::no_table(&db, &t))

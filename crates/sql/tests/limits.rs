@@ -1,0 +1,142 @@
+//! A definition the server accepts can always be read back (issue 14 item 4): every limit
+//! the catalog decoder enforces is checked at DDL time with MySQL's error, lengths never wrap
+//! or get clamped, and one unreadable table definition does not keep the others from opening.
+#![allow(clippy::unwrap_used)]
+
+use sql::result::Collect;
+use sql::{Instance, InstanceOptions, Session};
+use std::path::Path;
+use std::sync::Arc;
+
+fn open(dir: &Path) -> Arc<Instance> {
+    let o = InstanceOptions {
+        sync_on_commit: false,
+        ..Default::default()
+    };
+    Instance::open(dir, &o).unwrap()
+}
+
+fn ok(s: &mut Session, sql: &str) -> Vec<Vec<sql::Value>> {
+    let mut c = Collect::default();
+    s.query(sql, &mut c)
+        .unwrap_or_else(|e| panic!("{}: {e}", &sql[..sql.len().min(200)]));
+    c.rows
+}
+
+fn err(s: &mut Session, sql: &str) -> u16 {
+    let mut c = Collect::default();
+    match s.query(sql, &mut c) {
+        Ok(_) => panic!("accepted: {}", &sql[..sql.len().min(200)]),
+        Err(e) => e.code,
+    }
+}
+
+#[test]
+fn definitions_over_the_limits_are_refused_with_mysql_errors() {
+    let dir = testkit::unique_temp_path("sql-limits");
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", None);
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "USE d");
+    let cols = |n: usize| {
+        (0..n)
+            .map(|i| format!("c{i} INT"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    assert_eq!(
+        err(&mut s, &format!("CREATE TABLE t ({})", cols(4097))),
+        1117
+    );
+    ok(&mut s, &format!("CREATE TABLE wide ({})", cols(4096)));
+    let keys = |n: usize| {
+        (0..n)
+            .map(|i| format!("KEY k{i} (c{i})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    assert_eq!(
+        err(
+            &mut s,
+            &format!("CREATE TABLE t ({}, {})", cols(70), keys(65))
+        ),
+        1069
+    );
+    ok(
+        &mut s,
+        &format!("CREATE TABLE t64 ({}, {})", cols(70), keys(64)),
+    );
+    assert_eq!(err(&mut s, "CREATE INDEX k64 ON t64 (c64)"), 1069);
+    let parts = (0..17)
+        .map(|i| format!("c{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert_eq!(
+        err(
+            &mut s,
+            &format!("CREATE TABLE t ({}, KEY kp ({parts}))", cols(20))
+        ),
+        1070
+    );
+    ok(&mut s, &format!("CREATE TABLE t20 ({})", cols(20)));
+    assert_eq!(
+        err(&mut s, &format!("CREATE INDEX kp ON t20 ({parts})")),
+        1070
+    );
+    let long = "x".repeat(65);
+    assert_eq!(err(&mut s, &format!("CREATE TABLE {long} (a INT)")), 1059);
+    assert_eq!(err(&mut s, &format!("CREATE TABLE t (`{long}` INT)")), 1059);
+    assert_eq!(
+        err(&mut s, &format!("CREATE TABLE t (a INT, KEY `{long}` (a))")),
+        1059
+    );
+    assert_eq!(err(&mut s, "CREATE TABLE t (a VARCHAR(4294967297))"), 1074);
+    assert_eq!(err(&mut s, "CREATE TABLE t (a VARCHAR(16384))"), 1074);
+    assert_eq!(err(&mut s, "CREATE TABLE t (a CHAR(256))"), 1074);
+    assert_eq!(err(&mut s, "CREATE TABLE t (a INT(256))"), 1439);
+    assert_eq!(err(&mut s, "CREATE TABLE t (a DECIMAL(65,2))"), 1426);
+    assert_eq!(err(&mut s, "CREATE TABLE t (a DECIMAL(10,31))"), 1425);
+    assert_eq!(err(&mut s, "CREATE TABLE t (a DATETIME(7))"), 1426);
+    ok(
+        &mut s,
+        "CREATE TABLE fine (a VARCHAR(16383), b CHAR(255), c DECIMAL(38,30), d DATETIME(6))",
+    );
+    drop(s);
+    inst.shutdown().unwrap();
+    drop(inst);
+    // Everything accepted opens again.
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", Some("d".into()));
+    assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM wide").len(), 1);
+    assert_eq!(ok(&mut s, "SHOW TABLES").len(), 4);
+    drop(s);
+    inst.shutdown().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unreadable_table_definition_does_not_stop_the_others() {
+    let dir = testkit::unique_temp_path("sql-unreadable");
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", None);
+    ok(&mut s, "CREATE DATABASE d");
+    ok(&mut s, "USE d");
+    ok(&mut s, "CREATE TABLE good (a INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO good VALUES (1), (2)");
+    ok(&mut s, "CREATE TABLE bad (a INT PRIMARY KEY)");
+    drop(s);
+    // Damage bad's stored definition (catalog key: index 1, 'T', db, 0, name).
+    let mut k = rel::keycodec::index_prefix(rel::catalog::CATALOG_INDEX_ID).to_vec();
+    k.extend_from_slice(b"Td\0bad");
+    inst.txdb.db().put(&k, b"\x01\xff\xffgarbage").unwrap();
+    inst.shutdown().unwrap();
+    drop(inst);
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", Some("d".into()));
+    assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM good")[0][0].text(), b"2");
+    assert_eq!(err(&mut s, "SELECT * FROM bad"), 1030);
+    assert_eq!(err(&mut s, "CREATE TABLE bad (a INT)"), 1050);
+    drop(s);
+    inst.shutdown().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

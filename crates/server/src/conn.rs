@@ -105,17 +105,67 @@ struct Sink<'a, S: Read + Write> {
     types: Vec<ColumnType>,
     text: Vec<u8>,
     started: bool,
+    /// character_set_results is latin1: text columns are converted.
+    latin1: bool,
+    /// Per column: holds text (not binary) strings.
+    textual: Vec<bool>,
+}
+
+impl<'a, S: Read + Write> Sink<'a, S> {
+    fn new(conn: &'a mut Conn<S>, binary: bool, sess: &Session) -> Self {
+        let latin1 = matches!(
+            sess.get_var("character_set_results", false),
+            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"latin1")
+        );
+        Sink {
+            conn,
+            binary,
+            types: vec![],
+            text: Vec::new(),
+            started: false,
+            latin1,
+            textual: vec![],
+        }
+    }
 }
 
 impl<S: Read + Write> ResultSink for Sink<'_, S> {
     fn columns(&mut self, cols: &[ColumnInfo]) -> sql::Result<()> {
-        let defs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
+        let mut defs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
         self.types = defs.iter().map(|d| d.col_type).collect();
+        self.textual = defs
+            .iter()
+            .map(|d| d.charset == u16::from(wire::charset::UTF8MB4_GENERAL_CI))
+            .collect();
+        if self.latin1 {
+            for d in defs.iter_mut().filter(|d| d.charset != 63) {
+                d.charset = 8; // latin1_swedish_ci
+            }
+        }
         self.started = true;
         self.conn.send_columns(&defs).map_err(io_err)
     }
 
     fn row(&mut self, row: &[Value]) -> sql::Result<()> {
+        // Text for a latin1 client: converted from the stored UTF-8.
+        let converted: Vec<Value>;
+        let needs = self.latin1
+            && row
+                .iter()
+                .any(|v| matches!(v, Value::Bytes(b) if !b.is_ascii()));
+        let row = if needs {
+            converted = row
+                .iter()
+                .zip(self.textual.iter().chain(std::iter::repeat(&false)))
+                .map(|(v, t)| match v {
+                    Value::Bytes(b) if *t => Value::Bytes(sql::text::utf8_to_latin1(b)),
+                    other => other.clone(),
+                })
+                .collect();
+            &converted[..]
+        } else {
+            row
+        };
         if self.binary {
             let mut r = self.conn.binary_row(row.len());
             for (v, t) in row.iter().zip(&self.types) {
@@ -468,6 +518,17 @@ fn serve_inner<S: Socket>(
     };
     sess.vars
         .insert("wait_timeout".into(), Value::Int(idle.as_secs() as i64));
+    // The handshake's collation sets the connection's character sets, as
+    // SET NAMES does.
+    let cs = sql::text::ClientCharset::name_of_collation(info.charset);
+    for v in [
+        "character_set_client",
+        "character_set_connection",
+        "character_set_results",
+    ] {
+        sess.vars
+            .insert(v.into(), Value::Bytes(cs.as_bytes().to_vec()));
+    }
     conn.get_ref()
         .set_timeouts(idle, write_timeout)
         .map_err(wire::Error::Io)?;
@@ -564,41 +625,31 @@ fn dispatch<S: Read + Write>(
     {
         match cmd {
             Command::Query(q) => {
-                let text = String::from_utf8_lossy(&q);
                 #[cfg(debug_assertions)]
-                inject_panic(&text);
-                let mut sink = Sink {
-                    conn,
-                    binary: false,
-                    types: vec![],
-                    text: Vec::new(),
-                    started: false,
-                };
-                let r = sess.query(&text, &mut sink);
+                inject_panic(&String::from_utf8_lossy(&q));
+                let mut sink = Sink::new(conn, false, sess);
+                let r = sess.query_bytes(&q, &mut sink);
                 finish(conn, sess, r)?;
             }
-            Command::StmtPrepare(q) => {
-                let text = String::from_utf8_lossy(&q);
-                match sess.prepare(&text) {
-                    Ok((id, nparams, cols)) => {
-                        let pdefs: Vec<ColumnDef> = (0..nparams)
-                            .map(|_| ColumnDef::new("?", ColumnType::VarString))
-                            .collect();
-                        let cdefs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
-                        conn.send_prepare_ok(id, &pdefs, &cdefs, 0)?;
-                        stmts.insert(
-                            id,
-                            StmtState {
-                                nparams,
-                                types: vec![],
-                                long_data: vec![None; nparams],
-                                columns: cols,
-                            },
-                        );
-                    }
-                    Err(e) => conn.send_err(e.code, e.state, &e.msg)?,
+            Command::StmtPrepare(q) => match sess.prepare_bytes(&q) {
+                Ok((id, nparams, cols)) => {
+                    let pdefs: Vec<ColumnDef> = (0..nparams)
+                        .map(|_| ColumnDef::new("?", ColumnType::VarString))
+                        .collect();
+                    let cdefs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
+                    conn.send_prepare_ok(id, &pdefs, &cdefs, 0)?;
+                    stmts.insert(
+                        id,
+                        StmtState {
+                            nparams,
+                            types: vec![],
+                            long_data: vec![None; nparams],
+                            columns: cols,
+                        },
+                    );
                 }
-            }
+                Err(e) => conn.send_err(e.code, e.state, &e.msg)?,
+            },
             Command::StmtExecute(pkt) => {
                 let Some(st) = stmts.get_mut(&pkt.stmt_id) else {
                     conn.send_err(
@@ -616,13 +667,7 @@ fn dispatch<S: Read + Write>(
                 st.long_data.iter_mut().for_each(|d| *d = None);
                 let params: Vec<Value> = params.into_iter().map(param_value).collect();
                 let _ = &st.columns;
-                let mut sink = Sink {
-                    conn,
-                    binary: true,
-                    types: vec![],
-                    text: Vec::new(),
-                    started: false,
-                };
+                let mut sink = Sink::new(conn, true, sess);
                 let r = sess.execute_prepared(pkt.stmt_id, &params, &mut sink);
                 finish(conn, sess, r)?;
             }

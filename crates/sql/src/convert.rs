@@ -104,7 +104,27 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
             let chars = if t.is_binary() {
                 b.len()
             } else {
-                std::str::from_utf8(&b).map_or(b.len(), |s| s.chars().count())
+                // Text columns hold utf8mb4: bytes that are not UTF-8 (from
+                // X'..', a _binary literal or a BLOB) are refused, as MySQL's
+                // strict mode does, never stored to be mangled later.
+                match std::str::from_utf8(&b) {
+                    Ok(s) => s.chars().count(),
+                    Err(e) => {
+                        let bad: String = b[e.valid_up_to()..]
+                            .iter()
+                            .take(6)
+                            .map(|c| format!("\\x{c:02X}"))
+                            .collect();
+                        return Err(SqlError::new(
+                            1366,
+                            "HY000",
+                            format!(
+                                "Incorrect string value: '{bad}' for column '{}' at row {row}",
+                                col.name
+                            ),
+                        ));
+                    }
+                }
             };
             let limit = match t.kind {
                 TypeKind::Text | TypeKind::Blob => t.max_bytes(),

@@ -245,6 +245,30 @@ impl Session {
     }
 
     /// Parses and runs one text-protocol statement.
+    /// The character set the client's statement bytes are in
+    /// (`character_set_client`, set by the handshake and SET NAMES).
+    pub fn client_charset(&self) -> crate::text::ClientCharset {
+        match self.get_var("character_set_client", false) {
+            Some(Value::Bytes(b)) => {
+                crate::text::ClientCharset::from_name(&String::from_utf8_lossy(&b))
+            }
+            _ => crate::text::ClientCharset::Utf8,
+        }
+    }
+
+    /// Runs a statement given as the bytes the client sent, read in the
+    /// connection's character set (string literals keep their exact bytes).
+    pub fn query_bytes(&mut self, sql: &[u8], sink: &mut dyn ResultSink) -> Result<Outcome> {
+        let text = crate::text::decode(sql, self.client_charset())?;
+        self.query(&text, sink)
+    }
+
+    /// Prepares a statement given as the bytes the client sent.
+    pub fn prepare_bytes(&mut self, sql: &[u8]) -> Result<(u32, usize, Vec<ColumnInfo>)> {
+        let text = crate::text::decode(sql, self.client_charset())?;
+        self.prepare(&text)
+    }
+
     pub fn query(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
         self.inst.count_question();
         let parsed = parse::parse(sql)?;

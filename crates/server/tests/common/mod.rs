@@ -389,6 +389,11 @@ const CLIENT_PLUGIN_AUTH: u32 = 1 << 19;
 
 /// Logs in as root (empty password) with a raw handshake; None if the server refused.
 pub fn login(port: u16, db: Option<&str>) -> Option<TcpStream> {
+    login_with(port, db, 45)
+}
+
+/// `login` with the handshake's collation id (45 utf8mb4_general_ci, 8 latin1_swedish_ci).
+pub fn login_with(port: u16, db: Option<&str>, collation: u8) -> Option<TcpStream> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     let (greeting, _) = read_packet(&mut s)?;
@@ -406,7 +411,7 @@ pub fn login(port: u16, db: Option<&str>) -> Option<TcpStream> {
     }
     let mut p = caps.to_le_bytes().to_vec();
     p.extend_from_slice(&(16u32 << 20).to_le_bytes());
-    p.push(45); // utf8mb4_general_ci
+    p.push(collation);
     p.extend_from_slice(&[0; 23]);
     p.extend_from_slice(b"root\0");
     p.push(0); // empty auth response
@@ -424,5 +429,49 @@ pub fn login(port: u16, db: Option<&str>) -> Option<TcpStream> {
             Some(0x01) => continue, // caching_sha2 fast-auth result; OK follows
             _ => return None,
         }
+    }
+}
+
+/// Sends one COM_QUERY of raw bytes; Ok(()) on an OK packet, Err(code) on an error.
+pub fn raw_exec(s: &mut TcpStream, sql: &[u8]) -> Result<(), u16> {
+    let mut p = vec![0x03];
+    p.extend_from_slice(sql);
+    s.write_all(&packet(0, &p)).map_err(|_| 0u16)?;
+    let (r, _) = read_packet(s).ok_or(0u16)?;
+    match r.first() {
+        Some(0x00) => Ok(()),
+        Some(0xFF) => Err(u16::from_le_bytes([r[1], r[2]])),
+        _ => Err(1),
+    }
+}
+
+/// Runs a one-column text query; the raw bytes of each row's value (None for NULL).
+pub fn raw_query(s: &mut TcpStream, sql: &[u8]) -> Vec<Option<Vec<u8>>> {
+    let mut p = vec![0x03];
+    p.extend_from_slice(sql);
+    s.write_all(&packet(0, &p)).unwrap();
+    let (count, _) = read_packet(s).unwrap();
+    assert_ne!(
+        count[0],
+        0xFF,
+        "error {:?}",
+        String::from_utf8_lossy(&count)
+    );
+    assert_eq!(count[0], 1, "one column expected");
+    read_packet(s).unwrap(); // column definition
+    let (eof, _) = read_packet(s).unwrap();
+    assert_eq!(eof[0], 0xFE);
+    let mut rows = Vec::new();
+    loop {
+        let (r, _) = read_packet(s).unwrap();
+        if r[0] == 0xFE && r.len() < 9 {
+            return rows;
+        }
+        rows.push(match r[0] {
+            0xFB => None,
+            0xFC => Some(r[3..3 + u16::from_le_bytes([r[1], r[2]]) as usize].to_vec()),
+            n if n < 0xFB => Some(r[1..1 + n as usize].to_vec()),
+            _ => panic!("long value in raw_query"),
+        });
     }
 }

@@ -207,12 +207,13 @@ pub fn choose(
     used: &[usize],
     order: Option<&[(usize, bool)]>,
     locking: bool,
+    hint: Option<&crate::accept::IndexHint>,
 ) -> Access {
     let conds = analyze(filter, def.columns.len());
     let mut best: Option<(i64, Access)> = None;
     let n_ix = 1 + def.secondary.len();
     for i in 0..n_ix {
-        if i == 0 && def.hidden_pk {
+        if (i == 0 && def.hidden_pk) || !crate::accept::IndexHint::allows(hint, i) {
             continue;
         }
         let ix = index_of(def, i);
@@ -309,6 +310,10 @@ pub fn choose(
         }
         if ordered {
             score += 5;
+        }
+        if hint.is_some_and(|h| h.force) && (eq_cols > 0 || has_range || ordered) {
+            // FORCE INDEX: a table scan only when no named index can be used.
+            score += 2_000_000;
         }
         let acc = Access {
             index: i,
@@ -478,7 +483,8 @@ pub fn for_each_row(
     let ranges = byte_ranges(def, acc, outer, env)?;
     if acc.point {
         for (key, _) in &ranges {
-            if let Some(row) = rt::get(txn, def, key, lock, want)? {
+            env.check_interrupt()?;
+            if let Some(row) = get_row(txn, def, key, lock, want, env)? {
                 if !f(txn, row)? {
                     return Ok(());
                 }
@@ -497,12 +503,13 @@ pub fn for_each_row(
         loop {
             let next = it.next().map_err(SqlError::from)?;
             let Some((k, v)) = next else { break };
+            env.check_interrupt()?;
             let row = if acc.index == 0 {
                 match lock {
                     None => rt::decode_row(def, k, v, want)?,
                     Some(m) => {
                         let key = k.to_vec();
-                        match rt::get(txn, def, &key, Some(m), want)? {
+                        match get_row(txn, def, &key, Some(m), want, env)? {
                             Some(r) => r,
                             None => continue,
                         }
@@ -512,7 +519,7 @@ pub fn for_each_row(
                 rt::decode_sk(def, &ix, k)?
             } else {
                 let pk = rt::pk_of_sk(def, &ix, k)?;
-                match rt::get(txn, def, &pk, lock, want)? {
+                match get_row(txn, def, &pk, lock, want, env)? {
                     Some(r) => r,
                     None => {
                         if lock.is_some() {
@@ -532,6 +539,22 @@ pub fn for_each_row(
         }
     }
     Ok(())
+}
+
+/// Reads one row by primary key; under SKIP LOCKED a row another transaction has locked
+/// reads as absent (the statement runs with a zero lock wait timeout).
+fn get_row(
+    txn: &mut Txn,
+    def: &TableDef,
+    key: &[u8],
+    lock: Option<LockMode>,
+    want: Option<&[bool]>,
+    env: &dyn Env,
+) -> Result<Option<Row>> {
+    match rt::get(txn, def, key, lock, want).map_err(SqlError::from) {
+        Err(e) if e.code == 1205 && lock.is_some() && env.skip_locked() => Ok(None),
+        r => r,
+    }
 }
 
 /// Convenience: the constant value of a row-independent expression.

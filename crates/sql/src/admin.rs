@@ -275,11 +275,28 @@ pub fn run(
             }
             rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)
         }
-        Stmt::Flush => ok(),
-        Stmt::StartConsistentSnapshot => {
-            s.start_transaction(true, None)?;
+        Stmt::Flush(what) => {
+            let up = what.to_ascii_uppercase();
+            if up.contains("READ LOCK") || up.contains("FOR EXPORT") {
+                return Err(SqlError::unsupported(
+                    "FLUSH TABLES WITH READ LOCK and FLUSH TABLES ... FOR EXPORT",
+                ));
+            }
             ok()
         }
+        Stmt::StartConsistentSnapshot(mode) => {
+            let Some(ro) = mode else {
+                return Err(SqlError::unsupported("this START TRANSACTION form"));
+            };
+            s.start_transaction(true, None, *ro)?;
+            ok()
+        }
+        Stmt::SetTransactionScoped(global, st) => match &**st {
+            ast::Statement::Set(ast::Set::SetTransaction {
+                modes, snapshot, ..
+            }) => crate::set::set_transaction(s, modes, snapshot.is_some(), Some(*global)),
+            _ => Err(SqlError::parse("SET TRANSACTION")),
+        },
         Stmt::Ast(stmt) => run_ast(s, stmt, parsed, sink),
     }
 }
@@ -291,25 +308,27 @@ fn run_ast(
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
     use ast::Statement as S;
+    if matches!(
+        stmt,
+        S::CreateTable(_)
+            | S::CreateIndex(_)
+            | S::CreateDatabase { .. }
+            | S::Drop { .. }
+            | S::Truncate(_)
+            | S::AlterTable(_)
+    ) {
+        // DDL commits the open transaction, then obeys the session's read-only settings.
+        s.commit()?;
+        s.check_write()?;
+    }
     match stmt {
         S::StartTransaction { modes, .. } => {
-            let mut iso = None;
-            for m in modes {
-                if let ast::TransactionMode::IsolationLevel(l) = m {
-                    iso = Some(match l {
-                        ast::TransactionIsolationLevel::ReadCommitted
-                        | ast::TransactionIsolationLevel::ReadUncommitted => {
-                            Isolation::ReadCommitted
-                        }
-                        _ => Isolation::RepeatableRead,
-                    });
-                }
-            }
+            let (iso, ro) = transaction_modes(modes)?;
             let snapshot = stmt
                 .to_string()
                 .to_ascii_uppercase()
                 .contains("CONSISTENT SNAPSHOT");
-            s.start_transaction(snapshot, iso)?;
+            s.start_transaction(snapshot, iso, ro)?;
             ok()
         }
         S::Commit { .. } => {
@@ -363,11 +382,7 @@ fn run_ast(
                         };
                         let mut b = crate::bind::Binder::new(&[]);
                         let e = b.expr(w, &scope)?;
-                        let env = crate::session::StmtEnv {
-                            s,
-                            params: &[],
-                            now: 0,
-                        };
+                        let env = crate::session::StmtEnv::new(s, &[]);
                         let row = [text(&k), Value::Bytes(v.text())];
                         crate::expr::accepts(&e.eval(&row, &env)?)
                     }
@@ -488,12 +503,22 @@ fn run_ast(
         S::CreateTable(ct) => {
             s.commit()?;
             let (db, name) = split_name(s, &ct.name)?;
+            let warnings = crate::accept::check_create_table(ct)?;
             let def = ddl::table_def(ct, &db, &name)?;
             s.inst.catalog.create_table(def, ct.if_not_exists)?;
+            for w in warnings {
+                s.warn("Warning", 1235, w);
+            }
             ok()
         }
         S::CreateIndex(ci) => {
             s.commit()?;
+            if ci.predicate.is_some() || !ci.include.is_empty() || !ci.with.is_empty() {
+                return Err(SqlError::unsupported(
+                    "partial and covering (INCLUDE) indexes",
+                ));
+            }
+            crate::accept::check_index_options(&ci.index_options)?;
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &ci.table_name)?;
             let cols = ddl::index_columns(&t, &ci.columns)?;
             let name = ci
@@ -604,11 +629,22 @@ fn run_ast(
         S::AlterTable(at) => {
             s.commit()?;
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)?;
+            // Every operation is checked before any runs: no half-applied ALTER.
+            for op in &at.operations {
+                match op {
+                    ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                        crate::accept::check_constraint(constraint)?
+                    }
+                    ast::AlterTableOperation::DropIndex { .. } => {}
+                    other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
+                }
+            }
             for op in &at.operations {
                 let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)
                     .unwrap_or(t.clone());
                 match op {
                     ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                        crate::accept::check_constraint(constraint)?;
                         match constraint {
                             ast::TableConstraint::Index(ix) => {
                                 let cols = ddl::index_columns(&t, &ix.columns)?;
@@ -647,11 +683,7 @@ fn run_ast(
                             }
                             ast::TableConstraint::ForeignKey(_)
                             | ast::TableConstraint::Check(_) => {
-                                s.warn(
-                                    "Warning",
-                                    1235,
-                                    "foreign keys and checks are accepted but not enforced",
-                                );
+                                crate::accept::check_constraint(constraint)?;
                             }
                             other => {
                                 return Err(SqlError::unsupported(format!(
@@ -668,10 +700,41 @@ fn run_ast(
             }
             ok()
         }
-        S::LockTables { .. } | S::UnlockTables => ok(),
+        S::LockTables { .. } => {
+            s.warn(
+                "Warning",
+                1235,
+                "LOCK TABLES does not lock in Strata yet: other sessions can still read and write these tables",
+            );
+            ok()
+        }
+        S::UnlockTables => ok(),
         S::Analyze(_) => ok(),
         other => Err(SqlError::unsupported(first_words(&other.to_string()))),
     }
+}
+
+/// The isolation level and access mode named by START/SET TRANSACTION.
+pub fn transaction_modes(
+    modes: &[ast::TransactionMode],
+) -> Result<(Option<Isolation>, Option<bool>)> {
+    let (mut iso, mut ro) = (None, None);
+    for m in modes {
+        match m {
+            ast::TransactionMode::IsolationLevel(l) => {
+                iso = Some(match l {
+                    ast::TransactionIsolationLevel::ReadCommitted
+                    | ast::TransactionIsolationLevel::ReadUncommitted => Isolation::ReadCommitted,
+                    ast::TransactionIsolationLevel::RepeatableRead => Isolation::RepeatableRead,
+                    _ => return Err(crate::vars::isolation_unsupported()),
+                })
+            }
+            ast::TransactionMode::AccessMode(a) => {
+                ro = Some(matches!(a, ast::TransactionAccessMode::ReadOnly));
+            }
+        }
+    }
+    Ok((iso, ro))
 }
 
 /// Waits for transactions older than a catalog version, up to the

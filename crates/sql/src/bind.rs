@@ -56,6 +56,22 @@ pub struct AggSpec {
     pub func: AggFunc,
     pub arg: Option<Expr>,
     pub distinct: bool,
+    /// GROUP_CONCAT's ORDER BY (over the base row; true = descending) and SEPARATOR.
+    pub order: Vec<(Expr, bool)>,
+    pub sep: Vec<u8>,
+}
+
+impl AggSpec {
+    /// An aggregate without GROUP_CONCAT's clauses.
+    pub fn new(func: AggFunc, arg: Option<Expr>, distinct: bool) -> AggSpec {
+        AggSpec {
+            func,
+            arg,
+            distinct,
+            order: vec![],
+            sep: b",".to_vec(),
+        }
+    }
 }
 
 /// Aggregate-mode state: the grouped row is group exprs then aggregates.
@@ -388,11 +404,8 @@ impl<'a> Binder<'a> {
                     a.func == AggFunc::AnyValue && matches!(a.arg, Some(Expr::Col(c)) if c == p)
                 });
                 let j = existing.unwrap_or_else(|| {
-                    agg.aggs.push(AggSpec {
-                        func: AggFunc::AnyValue,
-                        arg: Some(Expr::Col(p)),
-                        distinct: false,
-                    });
+                    agg.aggs
+                        .push(AggSpec::new(AggFunc::AnyValue, Some(Expr::Col(p)), false));
                     agg.aggs.len() - 1
                 });
                 Ok(Expr::Col(base + j))
@@ -402,6 +415,7 @@ impl<'a> Binder<'a> {
 
     fn function(&mut self, f: &ast::Function, scope: &Scope) -> Result<Expr> {
         let name = f.name.to_string().to_ascii_uppercase();
+        crate::accept::check_function(f, &name)?;
         let (args, distinct, star) = match &f.args {
             ast::FunctionArguments::None => (vec![], false, false),
             ast::FunctionArguments::Subquery(_) => return Err(SqlError::unsupported("subqueries")),
@@ -444,24 +458,14 @@ impl<'a> Binder<'a> {
                 ));
             };
             // Arguments are bound over the base row.
-            let arg = match args.first() {
-                Some(a) if func != AggFunc::CountStar => {
-                    let r = self.expr(a, scope);
-                    match r {
-                        Ok(x) => Some(x),
-                        Err(e) => {
-                            self.agg = Some(agg);
-                            return Err(e);
-                        }
-                    }
+            let r = self.agg_spec(func, f, &args, distinct, scope);
+            match r {
+                Ok(spec) => agg.aggs.push(spec),
+                Err(e) => {
+                    self.agg = Some(agg);
+                    return Err(e);
                 }
-                _ => None,
-            };
-            agg.aggs.push(AggSpec {
-                func,
-                arg,
-                distinct,
-            });
+            }
             let slot = agg.group.len() + agg.aggs.len() - 1;
             self.agg = Some(agg);
             return Ok(Expr::Col(slot));
@@ -483,6 +487,84 @@ impl<'a> Binder<'a> {
             .map(|a| self.expr(a, scope))
             .collect::<Result<Vec<_>>>()?;
         Ok(Expr::Func(func, bound))
+    }
+}
+
+impl Binder<'_> {
+    /// Binds an aggregate call's arguments and clauses (`self.agg` is taken out
+    /// while this runs, so the arguments bind over the base row).
+    fn agg_spec(
+        &mut self,
+        func: AggFunc,
+        f: &ast::Function,
+        args: &[ast::Expr],
+        distinct: bool,
+        scope: &Scope,
+    ) -> Result<AggSpec> {
+        let name = f.name.to_string().to_ascii_uppercase();
+        if func != AggFunc::CountStar && args.is_empty() {
+            return Err(SqlError::parse(format!("{name}() needs an argument")));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        if func != AggFunc::CountStar {
+            for a in args {
+                bound.push(self.expr(a, scope)?);
+            }
+        }
+        let arg = match (func, bound.len()) {
+            (AggFunc::CountStar, _) => None,
+            (_, 1) => Some(bound[0].clone()),
+            // GROUP_CONCAT(a, b) concatenates; a NULL in any skips the row, as CONCAT.
+            (AggFunc::GroupConcat, _) => Some(Expr::Func(Func::Concat, bound.clone())),
+            (AggFunc::Count, _) if distinct => {
+                return Err(SqlError::unsupported(
+                    "COUNT(DISTINCT) over several expressions",
+                ))
+            }
+            _ => return Err(SqlError::parse(format!("{name} takes one argument"))),
+        };
+        let mut spec = AggSpec::new(func, arg, distinct);
+        if let ast::FunctionArguments::List(l) = &f.args {
+            for c in &l.clauses {
+                match c {
+                    ast::FunctionArgumentClause::OrderBy(v) => {
+                        for o in v {
+                            let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+                            // ORDER BY n names the n-th argument.
+                            let pos = match &o.expr {
+                                ast::Expr::Value(v) => match &v.value {
+                                    ast::Value::Number(n, _) => n.parse::<usize>().ok(),
+                                    _ => None,
+                                },
+                                _ => None,
+                            };
+                            let e = match pos {
+                                Some(n) if n >= 1 && n <= bound.len() => bound[n - 1].clone(),
+                                Some(n) => {
+                                    return Err(SqlError::new(
+                                        1054,
+                                        "42S22",
+                                        format!("Unknown column '{n}' in 'order clause'"),
+                                    ))
+                                }
+                                None => self.expr(&o.expr, scope)?,
+                            };
+                            spec.order.push((e, desc));
+                        }
+                    }
+                    ast::FunctionArgumentClause::Separator(v) => {
+                        spec.sep = match literal(&v.value)? {
+                            Value::Bytes(b) => b,
+                            _ => return Err(SqlError::parse("SEPARATOR needs a string")),
+                        };
+                    }
+                    other => {
+                        return Err(SqlError::unsupported(format!("{other} in {name}")));
+                    }
+                }
+            }
+        }
+        Ok(spec)
     }
 }
 

@@ -289,8 +289,10 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
                         .map(|t| t.to_string())
                         .collect::<Vec<_>>()
                         .join(" ");
-                    if s.to_ascii_uppercase().contains("AUTO_INCREMENT") {
+                    if s.eq_ignore_ascii_case("AUTO_INCREMENT") {
                         c.auto_increment = true;
+                    } else {
+                        return Err(SqlError::unsupported(format!("column option {s}")));
                     }
                 }
                 ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
@@ -388,7 +390,7 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
                 });
             }
             ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
-                // Accepted and not enforced (MyRocks has no foreign keys either).
+                crate::accept::check_constraint(con)?;
             }
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),
         }

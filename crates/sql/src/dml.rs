@@ -82,6 +82,7 @@ pub fn plan_insert(
     cur_db: Option<&str>,
     params: &[(u64, u64)],
 ) -> Result<InsertPlan> {
+    crate::accept::check_insert(ins)?;
     let name = match &ins.table {
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT INTO a table function")),
@@ -367,10 +368,8 @@ pub fn plan_update(
     cur_db: Option<&str>,
     params: &[(u64, u64)],
 ) -> Result<ModifyPlan> {
-    if !u.table.joins.is_empty() || u.from.is_some() {
-        return Err(SqlError::unsupported("multi-table UPDATE"));
-    }
-    let (t, alias) = single_table(&u.table, st, cur_db)?;
+    crate::accept::check_update(u)?;
+    let (t, alias, hint) = single_table(&u.table, st, cur_db)?;
     let scope = table_scope(&t, &alias);
     let mut b = Binder::new(params);
     let mut set = Vec::new();
@@ -385,6 +384,7 @@ pub fn plan_update(
         &u.order_by,
         u.limit.as_ref(),
         set,
+        hint,
     )
 }
 
@@ -395,6 +395,7 @@ pub fn plan_delete(
     cur_db: Option<&str>,
     params: &[(u64, u64)],
 ) -> Result<ModifyPlan> {
+    crate::accept::check_delete(d)?;
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
     };
@@ -404,7 +405,7 @@ pub fn plan_delete(
     if !from[0].joins.is_empty() {
         return Err(SqlError::unsupported("multi-table DELETE"));
     }
-    let (t, alias) = single_table(&from[0], st, cur_db)?;
+    let (t, alias, hint) = single_table(&from[0], st, cur_db)?;
     let scope = table_scope(&t, &alias);
     let b = Binder::new(params);
     finish_modify(
@@ -415,6 +416,7 @@ pub fn plan_delete(
         &d.order_by,
         d.limit.as_ref(),
         vec![],
+        hint,
     )
 }
 
@@ -422,14 +424,15 @@ fn single_table(
     twj: &ast::TableWithJoins,
     st: &CatalogState,
     cur_db: Option<&str>,
-) -> Result<(Arc<Table>, String)> {
+) -> Result<(Arc<Table>, String, Option<crate::accept::IndexHint>)> {
     match &twj.relation {
         ast::TableFactor::Table { name, alias, .. } => {
             let t = resolve_table(st, cur_db, name)?;
+            let hint = crate::accept::check_table(&twj.relation, &t.def)?;
             let a = alias
                 .as_ref()
                 .map_or(t.def.name.clone(), |a| a.name.value.clone());
-            Ok((t, a))
+            Ok((t, a, hint))
         }
         _ => Err(SqlError::unsupported("derived tables")),
     }
@@ -443,6 +446,7 @@ fn finish_modify(
     order_by: &[ast::OrderByExpr],
     limit: Option<&ast::Expr>,
     set: Vec<(usize, Expr)>,
+    hint: Option<crate::accept::IndexHint>,
 ) -> Result<ModifyPlan> {
     b.place = "where clause";
     let filter = match selection {
@@ -471,7 +475,14 @@ fn finish_modify(
             }
         })
         .collect();
-    let access = access::choose(&t.def, filter.as_ref(), &[], plain.as_deref(), true);
+    let access = access::choose(
+        &t.def,
+        filter.as_ref(),
+        &[],
+        plain.as_deref(),
+        true,
+        hint.as_ref(),
+    );
     Ok(ModifyPlan {
         table: t,
         access,

@@ -78,6 +78,16 @@ pub trait Env {
     fn found_rows(&self) -> u64;
     /// Statement start time, microseconds since the Unix epoch.
     fn now_micros(&self) -> i64;
+    /// Records a warning for SHOW WARNINGS (ignored where nobody can see it).
+    fn warn(&self, _code: u16, _msg: String) {}
+    /// SELECT ... SKIP LOCKED: rows locked by others are skipped.
+    fn skip_locked(&self) -> bool {
+        false
+    }
+    /// Fails once the statement must stop (max_execution_time).
+    fn check_interrupt(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// An environment with nothing in it, for constant folding.

@@ -24,6 +24,8 @@ pub struct JoinTable {
     pub on: Option<Expr>,
     /// LEFT JOIN: emit NULLs when nothing matches.
     pub left: bool,
+    /// USE/FORCE/IGNORE INDEX.
+    pub hint: Option<crate::accept::IndexHint>,
 }
 
 /// Rewrites `e` for the table at `base` with `width` columns: its columns
@@ -114,8 +116,14 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
         }
         let filter = and_all(local);
         let used: Vec<usize> = (0..width).collect();
-        tables[i].access =
-            access::choose(&tables[i].table.def, filter.as_ref(), &used, None, locking);
+        tables[i].access = access::choose(
+            &tables[i].table.def,
+            filter.as_ref(),
+            &used,
+            None,
+            locking,
+            tables[i].hint.as_ref(),
+        );
     }
 }
 

@@ -17,8 +17,10 @@
 //! This crate knows nothing of the wire protocol: the server maps
 //! [`result::ColumnInfo`] and [`rel::Value`] onto packets.
 
+pub mod accept;
 pub mod access;
 pub mod admin;
+pub mod agg;
 pub mod bind;
 pub mod convert;
 pub mod ddl;

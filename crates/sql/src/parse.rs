@@ -37,9 +37,15 @@ pub enum Stmt {
     ShowEngineStatus,
     CheckTable(Vec<(Option<String>, String)>),
     AnalyzeTable(Vec<(Option<String>, String)>),
-    Flush,
+    /// FLUSH and what follows it.
+    Flush(String),
     /// START TRANSACTION WITH CONSISTENT SNAPSHOT
-    StartConsistentSnapshot,
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT [, READ ONLY | READ WRITE]; None for
+    /// anything else after it.
+    StartConsistentSnapshot(Option<Option<bool>>),
+    /// SET GLOBAL|SESSION|LOCAL TRANSACTION ... (sqlparser drops the scope): true for
+    /// GLOBAL, and the statement parsed without the scope word.
+    SetTransactionScoped(bool, Box<ast::Statement>),
     /// An empty statement (only comments / whitespace).
     Empty,
 }
@@ -66,6 +72,29 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             stmt: s,
             params: vec![],
         });
+    }
+    {
+        let ws = words(trimmed);
+        if ws.len() > 3
+            && ws[0].eq_ignore_ascii_case("SET")
+            && ws[2].eq_ignore_ascii_case("TRANSACTION")
+            && ["GLOBAL", "SESSION", "LOCAL"]
+                .iter()
+                .any(|k| ws[1].eq_ignore_ascii_case(k))
+        {
+            let global = ws[1].eq_ignore_ascii_case("GLOBAL");
+            let at = trimmed
+                .to_ascii_uppercase()
+                .find("TRANSACTION")
+                .unwrap_or(0);
+            let inner = parse(&format!("SET {}", &trimmed[at..]))?;
+            if let Stmt::Ast(st) = inner.stmt {
+                return Ok(Parsed {
+                    stmt: Stmt::SetTransactionScoped(global, st),
+                    params: vec![],
+                });
+            }
+        }
     }
     let params = placeholders(trimmed);
     let mut stmts = Parser::parse_sql(&MySqlDialect {}, trimmed).map_err(|e| {
@@ -319,9 +348,14 @@ fn admin(s: &str) -> Option<Stmt> {
                 ws[at..].iter().map(|w| table_name(w)).collect(),
             ))
         }
-        ["FLUSH", ..] => Some(Stmt::Flush),
-        ["START", "TRANSACTION", "WITH", "CONSISTENT", "SNAPSHOT", ..] => {
-            Some(Stmt::StartConsistentSnapshot)
+        ["FLUSH", rest @ ..] => Some(Stmt::Flush(rest.join(" "))),
+        ["START", "TRANSACTION", "WITH", "CONSISTENT", "SNAPSHOT", rest @ ..] => {
+            Some(Stmt::StartConsistentSnapshot(match rest {
+                [] => Some(None),
+                ["READ", "ONLY"] => Some(Some(true)),
+                ["READ", "WRITE"] => Some(Some(false)),
+                _ => None,
+            }))
         }
         _ => None,
     }

@@ -3,7 +3,9 @@
 //! ORDER BY, LIMIT, locking) and executing it, streaming rows to a sink
 //! when no sort, grouping or DISTINCT needs them all first.
 use crate::access::{self, Access};
-use crate::bind::{AggCtx, AggFunc, AggSpec, Binder, Scope};
+pub use crate::agg::hash_image;
+use crate::agg::{feed, finish, new_state, Group};
+use crate::bind::{AggCtx, AggSpec, Binder, Scope};
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
 use crate::join::JoinTable;
@@ -12,7 +14,7 @@ use crate::sort::Sorter;
 use crate::types::infer;
 use rel::catalog::{CatalogState, Table};
 use rel::schema::Column;
-use rel::value::{compare, Value};
+use rel::value::Value;
 use sqlparser::ast;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,6 +41,12 @@ pub struct SelectPlan {
     pub offset: Option<Expr>,
     pub columns: Vec<ColumnInfo>,
     pub lock: Option<LockMode>,
+    /// SELECT ... INTO @a, @b: user variables receiving the single row.
+    pub into: Option<Vec<String>>,
+    /// SQL_CALC_FOUND_ROWS: count the rows LIMIT leaves out.
+    pub calc_found_rows: bool,
+    /// NOWAIT / SKIP LOCKED of the locking clause.
+    pub nonblock: Option<ast::NonBlock>,
 }
 
 /// Resolves a table name against the catalog and current database.
@@ -90,6 +98,7 @@ pub fn plan(
     if q.with.is_some() {
         return Err(SqlError::unsupported("WITH"));
     }
+    crate::accept::check_query(q)?;
     let sel = match &*q.body {
         ast::SetExpr::Select(s) => s,
         ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
@@ -119,8 +128,12 @@ pub fn plan(
         .flat_map(|(t, a, ..)| (0..t.def.columns.len()).map(move |i| (t.clone(), a.clone(), i)))
         .collect();
     let (table, alias) = match from.as_slice() {
-        [(t, a, _, _)] => (Some(t.clone()), a.clone()),
+        [(t, a, ..)] => (Some(t.clone()), a.clone()),
         _ => (None, String::new()),
+    };
+    let single_hint = match from.as_slice() {
+        [(.., h)] => h.clone(),
+        _ => None,
     };
     let mut b = Binder::new(params);
     b.place = "where clause";
@@ -202,6 +215,7 @@ pub fn plan(
                 if let Some(e) = &a.arg {
                     e.columns(&mut used);
                 }
+                a.order.iter().for_each(|(e, _)| e.columns(&mut used));
             }
         }
         None => {
@@ -228,6 +242,7 @@ pub fn plan(
                 &used,
                 plain_order.as_deref(),
                 lock.is_some(),
+                single_hint.as_ref(),
             );
             let presorted = plain_order
                 .as_ref()
@@ -243,14 +258,15 @@ pub fn plan(
     let mut join = Vec::new();
     if from.len() > 1 {
         let mut base = 0;
-        for (t, a, left, on) in &from {
+        for (t, a, left, on, hint) in &from {
             join.push(JoinTable {
                 table: t.clone(),
                 alias: a.clone(),
                 base,
-                access: access::choose(&t.def, None, &[], None, false),
+                access: access::choose(&t.def, None, &[], None, false, hint.as_ref()),
                 on: on.clone(),
                 left: *left,
+                hint: hint.clone(),
             });
             base += t.def.columns.len();
         }
@@ -281,6 +297,10 @@ pub fn plan(
         })
         .collect();
     let _ = alias;
+    let into = match &sel.into {
+        None => None,
+        Some(i) => Some(into_vars(&i.targets, out.len())?),
+    };
     Ok(SelectPlan {
         table,
         access,
@@ -297,6 +317,12 @@ pub fn plan(
         offset,
         columns,
         lock,
+        nonblock: q.locks.first().and_then(|l| l.nonblock),
+        into,
+        calc_found_rows: sel
+            .select_modifiers
+            .as_ref()
+            .is_some_and(|m| m.sql_calc_found_rows),
     })
 }
 
@@ -469,7 +495,13 @@ fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
     }
 }
 
-type FromTable = (Arc<Table>, String, bool, Option<Expr>);
+type FromTable = (
+    Arc<Table>,
+    String,
+    bool,
+    Option<Expr>,
+    Option<crate::accept::IndexHint>,
+);
 
 /// The FROM clause as tables in join order, each with its alias, whether
 /// it is the inner side of a LEFT JOIN, and its ON condition bound over
@@ -491,6 +523,7 @@ fn from_tables(
             return Err(SqlError::unsupported("derived tables"));
         };
         let t = resolve_table(st, cur_db, name)?;
+        let hint = crate::accept::check_table(rel, &t.def)?;
         let a = alias
             .as_ref()
             .map_or(t.def.name.clone(), |a| a.name.value.clone());
@@ -512,7 +545,7 @@ fn from_tables(
             }
             None => None,
         };
-        out.push((t, a, left, on));
+        out.push((t, a, left, on, hint));
         Ok(())
     };
     for twj in from {
@@ -543,172 +576,28 @@ fn from_tables(
     Ok(out)
 }
 
-/// A hashable image of a value consistent with `compare` equality.
-pub fn hash_image(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Null => out.push(0),
-        Value::Int(_) | Value::UInt(_) => {
-            out.push(1);
-            out.extend_from_slice(&v.to_i128().unwrap_or(0).to_le_bytes());
-        }
-        Value::Decimal(m, s) => {
-            let (mut m, mut s) = (*m, *s);
-            while s > 0 && m % 10 == 0 {
-                m /= 10;
-                s -= 1;
+/// The user variables of `SELECT ... INTO @a, @b` (lower-cased names, without `@`).
+fn into_vars(targets: &[ast::Expr], columns: usize) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for t in targets {
+        let name = match t {
+            ast::Expr::Identifier(id)
+                if id.value.starts_with('@') && !id.value.starts_with("@@") =>
+            {
+                id.value[1..].to_ascii_lowercase()
             }
-            if s == 0 {
-                out.push(1);
-                out.extend_from_slice(&m.to_le_bytes());
-            } else {
-                out.push(2);
-                out.extend_from_slice(&m.to_le_bytes());
-                out.push(s);
-            }
-        }
-        Value::Double(d) => {
-            if d.fract() == 0.0 && d.abs() < 1e30 {
-                out.push(1);
-                out.extend_from_slice(&(*d as i128).to_le_bytes());
-            } else {
-                out.push(3);
-                out.extend_from_slice(&d.to_bits().to_le_bytes());
-            }
-        }
-        Value::Bytes(b) => {
-            out.push(4);
-            let t = rel::keycodec::trim_trailing_spaces(b);
-            out.extend_from_slice(&(t.len() as u32).to_le_bytes());
-            out.extend_from_slice(t);
-        }
-        other => {
-            out.push(5);
-            out.extend_from_slice(&other.text());
-            out.push(0);
-        }
-    }
-}
-
-enum AggState {
-    Count(i64),
-    Sum(Option<Value>),
-    Avg(Option<Value>, i64),
-    MinMax(Option<Value>),
-    Concat(Option<Vec<u8>>),
-    Any(Option<Value>),
-}
-
-fn new_state(a: &AggSpec) -> AggState {
-    match a.func {
-        AggFunc::CountStar | AggFunc::Count => AggState::Count(0),
-        AggFunc::Sum => AggState::Sum(None),
-        AggFunc::Avg => AggState::Avg(None, 0),
-        AggFunc::Min | AggFunc::Max => AggState::MinMax(None),
-        AggFunc::GroupConcat => AggState::Concat(None),
-        AggFunc::AnyValue => AggState::Any(None),
-    }
-}
-
-fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
-    let v = match v {
-        Value::Int(_) | Value::UInt(_) => Value::Decimal(v.to_i128().unwrap_or(0), 0),
-        Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
-        other => other.clone(),
-    };
-    Ok(match acc {
-        None => v,
-        Some(a) => {
-            let e = Expr::Bin(
-                crate::expr::BinOp::Add,
-                Box::new(Expr::Const(a)),
-                Box::new(Expr::Const(v)),
-            );
-            e.eval(&[], &crate::expr::NoEnv)?
-        }
-    })
-}
-
-struct Group {
-    key: Vec<Value>,
-    states: Vec<AggState>,
-    seen: Vec<Option<std::collections::HashSet<Vec<u8>>>>,
-}
-
-fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env) -> Result<()> {
-    for (i, a) in aggs.iter().enumerate() {
-        let v = match &a.arg {
-            Some(e) => e.eval(row, env)?,
-            None => Value::Int(1),
+            _ => return Err(SqlError::unsupported(format!("SELECT ... INTO {t}"))),
         };
-        if a.func != AggFunc::CountStar && a.func != AggFunc::AnyValue && v.is_null() {
-            continue;
-        }
-        if a.distinct {
-            let mut img = Vec::new();
-            hash_image(&v, &mut img);
-            let set = g.seen[i].get_or_insert_with(Default::default);
-            if !set.insert(img) {
-                continue;
-            }
-        }
-        match &mut g.states[i] {
-            AggState::Count(n) => *n += 1,
-            AggState::Sum(s) => *s = Some(add(s.take(), &v)?),
-            AggState::Avg(s, n) => {
-                *s = Some(add(s.take(), &v)?);
-                *n += 1;
-            }
-            AggState::MinMax(m) => {
-                let better = match m {
-                    None => true,
-                    Some(cur) => {
-                        let o = compare(&v, cur);
-                        if a.func == AggFunc::Min {
-                            o.is_lt()
-                        } else {
-                            o.is_gt()
-                        }
-                    }
-                };
-                if better {
-                    *m = Some(v);
-                }
-            }
-            AggState::Concat(c) => {
-                let buf = c.get_or_insert_with(Vec::new);
-                if !buf.is_empty() {
-                    buf.push(b',');
-                }
-                v.to_text(buf);
-            }
-            AggState::Any(x) => {
-                if x.is_none() {
-                    *x = Some(v);
-                }
-            }
-        }
+        names.push(name);
     }
-    Ok(())
-}
-
-fn finish(s: AggState) -> Result<Value> {
-    Ok(match s {
-        AggState::Count(n) => Value::Int(n),
-        AggState::Sum(v) | AggState::MinMax(v) | AggState::Any(v) => v.unwrap_or(Value::Null),
-        AggState::Avg(None, _) => Value::Null,
-        AggState::Avg(Some(sum), n) => match sum {
-            Value::Decimal(m, s) => {
-                let e = Expr::Bin(
-                    crate::expr::BinOp::Div,
-                    Box::new(Expr::Const(Value::Decimal(m, s))),
-                    Box::new(Expr::Const(Value::Int(n))),
-                );
-                e.eval(&[], &crate::expr::NoEnv)?
-            }
-            other => Value::Double(other.to_f64().unwrap_or(0.0) / n as f64),
-        },
-        AggState::Concat(c) => c.map(Value::Bytes).unwrap_or(Value::Null),
-    })
+    if names.len() != columns {
+        return Err(SqlError::new(
+            1222,
+            "21000",
+            "The used SELECT statements have a different number of columns",
+        ));
+    }
+    Ok(names)
 }
 
 /// Evaluates LIMIT / OFFSET.
@@ -733,12 +622,30 @@ pub fn execute(
     env: &dyn Env,
     sink: &mut dyn ResultSink,
 ) -> Result<u64> {
+    Ok(execute_counted(p, txn, env, sink, None)?.0)
+}
+
+/// Runs a planned SELECT; returns the rows sent and FOUND_ROWS(): the rows sent, or
+/// with SQL_CALC_FOUND_ROWS the rows there would have been without LIMIT.
+/// `default_limit` is sql_select_limit for a client's SELECT without LIMIT.
+pub fn execute_counted(
+    p: &SelectPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    sink: &mut dyn ResultSink,
+    default_limit: Option<u64>,
+) -> Result<(u64, u64)> {
     sink.columns(&p.columns)?;
-    let limit = count_of(&p.limit, env)?;
+    let limit = match count_of(&p.limit, env)? {
+        None => default_limit,
+        l => l,
+    };
     let offset = count_of(&p.offset, env)?.unwrap_or(0);
-    if limit == Some(0) {
-        return Ok(0);
+    let calc = p.calc_found_rows;
+    if limit == Some(0) && !calc {
+        return Ok((0, 0));
     }
+    let mut total = 0u64;
     let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
     let mut sent = 0u64;
     let mut skipped = 0u64;
@@ -794,13 +701,17 @@ pub fn execute(
                 outbuf.push(e.eval(row, env)?);
             }
             if streaming {
+                total += 1;
                 if skipped < offset {
                     skipped += 1;
                     return Ok(true);
                 }
+                if limit.is_some_and(|l| sent >= l) {
+                    return Ok(calc);
+                }
                 sink.row(&outbuf)?;
                 sent += 1;
-                return Ok(limit.is_none_or(|l| sent < l));
+                return Ok(calc || limit.is_none_or(|l| sent < l));
             }
             let keys = p
                 .order
@@ -808,7 +719,10 @@ pub fn execute(
                 .map(|(e, _)| e.eval(row, env))
                 .collect::<Result<Vec<_>>>()?;
             match sorter.as_mut() {
-                Some(s) if direct_sort => s.push((outbuf.clone(), keys))?,
+                Some(s) if direct_sort => {
+                    total += 1;
+                    s.push((outbuf.clone(), keys))?
+                }
                 _ => rows.push((outbuf.clone(), keys)),
             }
             Ok(true)
@@ -841,10 +755,10 @@ pub fn execute(
                     seen: vec![None; aggs.len()],
                 });
             }
-            for g in groups {
+            for (gi, g) in groups.into_iter().enumerate() {
                 let mut grow = g.key;
-                for s in g.states {
-                    grow.push(finish(s)?);
+                for (s, a) in g.states.into_iter().zip(aggs) {
+                    grow.push(finish(s, a, env, gi + 1)?);
                 }
                 if let Some(h) = &p.having {
                     if !accepts(&h.eval(&grow, env)?) {
@@ -872,6 +786,7 @@ pub fn execute(
                 seen.insert(img)
             });
         }
+        total += rows.len() as u64;
         if let Some(mut s) = sorter {
             for r in rows {
                 s.push(r)?;
@@ -889,7 +804,7 @@ pub fn execute(
                 sent += 1;
                 Ok(true)
             })?;
-            return Ok(sent);
+            return Ok((sent, if calc { total } else { sent }));
         }
         for (out, _) in rows.into_iter().skip(offset as usize) {
             if limit.is_some_and(|l| sent >= l) {
@@ -899,5 +814,5 @@ pub fn execute(
             sent += 1;
         }
     }
-    Ok(sent)
+    Ok((sent, if calc { total } else { sent }))
 }

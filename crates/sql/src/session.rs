@@ -66,6 +66,11 @@ pub struct Session {
     autocommit: bool,
     iso: Isolation,
     lock_timeout: Duration,
+    /// SET TRANSACTION without SESSION/GLOBAL: isolation and access mode of the next
+    /// transaction only.
+    pub(crate) next_txn: (Option<Isolation>, Option<bool>),
+    /// The open transaction was started READ ONLY.
+    txn_read_only: bool,
     /// The catalog version this session's open transaction (or running
     /// statement) started under; `u64::MAX` when idle. DDL that changes
     /// how rows are written waits until every slot has caught up.
@@ -77,6 +82,30 @@ pub struct StmtEnv<'a> {
     pub s: &'a Session,
     pub params: &'a [Value],
     pub now: i64,
+    /// Warnings raised while evaluating (moved to the session after the statement).
+    pub warnings: std::cell::RefCell<Vec<(u16, String)>>,
+    /// max_execution_time's deadline (SELECT only).
+    pub deadline: Option<std::time::Instant>,
+    ticks: std::cell::Cell<u32>,
+    pub skip_locked: bool,
+    /// User variables assigned by SELECT ... INTO (applied after the statement).
+    pub assign: std::cell::RefCell<Vec<(String, Value)>>,
+}
+
+impl<'a> StmtEnv<'a> {
+    /// The environment of a statement starting now.
+    pub fn new(s: &'a Session, params: &'a [Value]) -> StmtEnv<'a> {
+        StmtEnv {
+            s,
+            params,
+            now: now_micros(),
+            warnings: Default::default(),
+            deadline: None,
+            ticks: Default::default(),
+            skip_locked: false,
+            assign: Default::default(),
+        }
+    }
 }
 
 impl Env for StmtEnv<'_> {
@@ -110,6 +139,30 @@ impl Env for StmtEnv<'_> {
     fn now_micros(&self) -> i64 {
         self.now
     }
+    fn warn(&self, code: u16, msg: String) {
+        let mut w = self.warnings.borrow_mut();
+        if w.len() < 1024 {
+            w.push((code, msg));
+        }
+    }
+    fn skip_locked(&self) -> bool {
+        self.skip_locked
+    }
+    fn check_interrupt(&self) -> Result<()> {
+        let Some(d) = self.deadline else {
+            return Ok(());
+        };
+        let t = self.ticks.get().wrapping_add(1);
+        self.ticks.set(t);
+        if t.is_multiple_of(64) && std::time::Instant::now() >= d {
+            return Err(SqlError::new(
+                3024,
+                "HY000",
+                "Query execution was interrupted, maximum statement execution time exceeded",
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn now_micros() -> i64 {
@@ -142,6 +195,8 @@ impl Session {
             autocommit: true,
             iso: Isolation::RepeatableRead,
             lock_timeout: Duration::from_secs(50),
+            next_txn: (None, None),
+            txn_read_only: false,
             slot: slot_owner.register_session_slot(),
         };
         s.refresh();
@@ -157,7 +212,12 @@ impl Session {
     fn refresh(&mut self) {
         self.autocommit = self.var_int("autocommit") != 0;
         self.iso = match self.get_var("transaction_isolation", false) {
-            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"READ-COMMITTED") => {
+            // READ UNCOMMITTED runs as READ COMMITTED (dirty reads are allowed, not
+            // promised); SET warns about it.
+            Some(Value::Bytes(b))
+                if b.eq_ignore_ascii_case(b"READ-COMMITTED")
+                    || b.eq_ignore_ascii_case(b"READ-UNCOMMITTED") =>
+            {
                 Isolation::ReadCommitted
             }
             _ => Isolation::RepeatableRead,
@@ -200,7 +260,42 @@ impl Session {
     }
 
     fn begin(&mut self) -> Txn {
-        self.begin_with(self.iso)
+        let (iso, ro) = std::mem::take(&mut self.next_txn);
+        self.txn_read_only = ro.unwrap_or(self.var_int("transaction_read_only") != 0);
+        self.begin_with(iso.unwrap_or(self.iso))
+    }
+
+    /// Refuses a write in a READ ONLY transaction (1792) or, for everyone but root,
+    /// while the server is read_only (1290).
+    pub fn check_write(&self) -> Result<()> {
+        let ro = if self.txn.is_some() || self.explicit {
+            self.txn_read_only
+        } else {
+            self.next_txn
+                .1
+                .unwrap_or(self.var_int("transaction_read_only") != 0)
+        };
+        if ro {
+            return Err(SqlError::new(
+                1792,
+                "25006",
+                "Cannot execute statement in a READ ONLY transaction.",
+            ));
+        }
+        let global_ro = self
+            .inst
+            .global_var("read_only")
+            .and_then(|v| v.to_i128())
+            .unwrap_or(0)
+            != 0;
+        if global_ro && self.user != "root" {
+            return Err(SqlError::new(
+                1290,
+                "HY000",
+                "The MySQL server is running with the --read-only option so it cannot execute this statement",
+            ));
+        }
+        Ok(())
     }
 
     fn begin_with(&self, iso: Isolation) -> Txn {
@@ -446,23 +541,63 @@ impl Session {
         sink: &mut dyn ResultSink,
     ) -> Result<Outcome> {
         let autocommit = self.autocommit();
+        if !matches!(plan, Plan::Select(_)) {
+            self.check_write()?;
+        }
         let mut txn = match self.txn.take() {
             Some(t) => t,
             // A lone autocommit statement needs only a statement-level
             // view: READ COMMITTED gives it without a snapshot for point reads.
-            None if autocommit && !self.explicit => self.begin_with(Isolation::ReadCommitted),
+            None if autocommit && !self.explicit => {
+                self.next_txn = (None, None);
+                self.begin_with(Isolation::ReadCommitted)
+            }
             None => self.begin(),
         };
         txn.begin_statement();
-        let now = now_micros();
-        let result = {
-            let env = StmtEnv {
-                s: self,
-                params,
-                now,
-            };
-            exec_plan(plan, &mut txn, &env, sink)
+        // innodb_lock_wait_timeout applies from the next statement, also inside an
+        // open transaction (InnoDB reads it at each wait).
+        txn.set_lock_wait_timeout(self.lock_timeout);
+        let (result, warnings) = {
+            let mut env = StmtEnv::new(self, params);
+            let mut nowait = false;
+            if let Plan::Select(p) = plan {
+                let ms = self.var_int("max_execution_time");
+                if ms > 0 {
+                    env.deadline =
+                        Some(std::time::Instant::now() + Duration::from_millis(ms as u64));
+                }
+                if p.lock.is_some() && p.nonblock.is_some() {
+                    // NOWAIT / SKIP LOCKED: never wait for a row lock.
+                    nowait = true;
+                    env.skip_locked = p.nonblock == Some(ast::NonBlock::SkipLocked);
+                    txn.set_lock_wait_timeout(Duration::ZERO);
+                }
+            }
+            let mut r = exec_plan(plan, &mut txn, &env, sink);
+            if nowait {
+                txn.set_lock_wait_timeout(self.lock_timeout);
+                if let Err(e) = &mut r {
+                    if e.code == 1205 {
+                        *e = SqlError::new(
+                            3572,
+                            "HY000",
+                            "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+                        );
+                    }
+                }
+            }
+            (r, (env.warnings.into_inner(), env.assign.into_inner()))
         };
+        let (warnings, assign) = warnings;
+        for (code, msg) in warnings {
+            self.warn("Warning", code, msg);
+        }
+        if result.is_ok() {
+            for (k, v) in assign {
+                self.user_vars.insert(k, v);
+            }
+        }
         match result {
             Ok((mut out, row_count, found)) => {
                 for (code, msg) in std::mem::take(&mut out.0.warnings) {
@@ -496,9 +631,18 @@ impl Session {
     }
 
     /// Starts a transaction (BEGIN / START TRANSACTION).
-    pub fn start_transaction(&mut self, snapshot_now: bool, iso: Option<Isolation>) -> Result<()> {
+    pub fn start_transaction(
+        &mut self,
+        snapshot_now: bool,
+        iso: Option<Isolation>,
+        read_only: Option<bool>,
+    ) -> Result<()> {
         self.commit()?;
-        let mut t = self.begin_with(iso.unwrap_or(self.iso));
+        let (next_iso, next_ro) = std::mem::take(&mut self.next_txn);
+        self.txn_read_only = read_only
+            .or(next_ro)
+            .unwrap_or(self.var_int("transaction_read_only") != 0);
+        let mut t = self.begin_with(iso.or(next_iso).unwrap_or(self.iso));
         if snapshot_now {
             t.take_snapshot();
         }
@@ -533,10 +677,45 @@ impl Session {
 
 type Exec = ((Outcome, Option<u64>), i64, u64);
 
+/// SELECT ... INTO @vars: the single row goes to user variables (assigned by the
+/// session after the statement), no result set.
+fn select_into(p: &SelectPlan, vars: &[String], txn: &mut Txn, env: &StmtEnv) -> Result<Exec> {
+    let mut c = crate::result::Collect::default();
+    let (n, _) = select::execute_counted(p, txn, env, &mut c, Some(2))?;
+    if n > 1 {
+        return Err(SqlError::new(
+            1172,
+            "42000",
+            "Result consisted of more than one row",
+        ));
+    }
+    match c.rows.pop() {
+        None => env.warn(
+            1329,
+            "No data - zero rows fetched, selected, or processed".into(),
+        ),
+        Some(row) => {
+            let mut a = env.assign.borrow_mut();
+            for (v, x) in vars.iter().zip(row) {
+                a.push((v.clone(), x));
+            }
+        }
+    }
+    Ok(((Outcome::affected(n.min(1)), None), n as i64, n))
+}
+
 fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSink) -> Result<Exec> {
     match plan {
         Plan::Select(p) => {
-            let n = select::execute(p, txn, env, sink)?;
+            let default_limit = env
+                .sys_var("sql_select_limit", false)
+                .and_then(|v| v.to_i128())
+                .filter(|l| *l >= 0 && *l < u64::MAX as i128)
+                .map(|l| l as u64);
+            if let Some(vars) = &p.into {
+                return select_into(p, vars, txn, env);
+            }
+            let (_, found) = select::execute_counted(p, txn, env, sink, default_limit)?;
             Ok((
                 (
                     Outcome {
@@ -546,7 +725,7 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
                     None,
                 ),
                 -1,
-                n,
+                found,
             ))
         }
         Plan::Insert(p) => {

@@ -41,20 +41,9 @@ pub fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
             }
             ok()
         }
-        ast::Set::SetTransaction { modes, session, .. } => {
-            for m in modes {
-                if let ast::TransactionMode::IsolationLevel(l) = m {
-                    let v = match l {
-                        ast::TransactionIsolationLevel::ReadCommitted
-                        | ast::TransactionIsolationLevel::ReadUncommitted => "READ-COMMITTED",
-                        _ => "REPEATABLE-READ",
-                    };
-                    let _ = session;
-                    s.set_var("transaction_isolation".into(), text(v));
-                }
-            }
-            ok()
-        }
+        ast::Set::SetTransaction {
+            modes, snapshot, ..
+        } => set_transaction(s, modes, snapshot.is_some(), None),
         ast::Set::SetNames { charset_name, .. } => {
             for v in [
                 "character_set_client",
@@ -67,7 +56,7 @@ pub fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
         }
         ast::Set::SetNamesDefault {} => ok(),
         ast::Set::SetTimeZone { value, .. } => {
-            let v = ddl::const_eval(value)?;
+            let v = vars::normalize("time_zone", ddl::const_eval(value)?)?;
             s.set_var("time_zone".into(), v);
             ok()
         }
@@ -121,13 +110,10 @@ fn assign(
         }
         other => eval_expr(s, other)?,
     };
-    let v = vars::normalize(&name, v).map_err(|bad| {
-        SqlError::new(
-            1231,
-            "42000",
-            format!("Variable '{name}' can't be set to the value of '{bad}'"),
-        )
-    })?;
+    let v = vars::normalize(&name, v)?;
+    if name == "transaction_isolation" && v.text().eq_ignore_ascii_case(b"READ-UNCOMMITTED") {
+        warn_read_uncommitted(s);
+    }
     if name == "autocommit" && !global {
         let on = v.to_i128() == Some(1);
         return s.set_autocommit(on);
@@ -147,13 +133,78 @@ fn assign(
     Ok(())
 }
 
+/// SET [GLOBAL | SESSION] TRANSACTION: `scope` None is the next transaction only,
+/// Some(true) the global default, Some(false) the session's.
+pub fn set_transaction(
+    s: &mut Session,
+    modes: &[ast::TransactionMode],
+    snapshot: bool,
+    scope: Option<bool>,
+) -> Result<Outcome> {
+    if snapshot {
+        return Err(SqlError::unsupported("SET TRANSACTION SNAPSHOT"));
+    }
+    let (iso, ro) = crate::admin::transaction_modes(modes)?;
+    if scope.is_none() && s.in_transaction() {
+        return Err(SqlError::new(
+            1568,
+            "25001",
+            "Transaction characteristics can't be changed while a transaction is in progress",
+        ));
+    }
+    let read_uncommitted = modes.iter().any(|m| {
+        matches!(
+            m,
+            ast::TransactionMode::IsolationLevel(ast::TransactionIsolationLevel::ReadUncommitted)
+        )
+    });
+    let iso_text = iso.map(|i| match (i, read_uncommitted) {
+        (_, true) => "READ-UNCOMMITTED",
+        (txn::Isolation::ReadCommitted, _) => "READ-COMMITTED",
+        _ => "REPEATABLE-READ",
+    });
+    match scope {
+        None => {
+            if iso.is_some() {
+                s.next_txn.0 = iso;
+            }
+            if ro.is_some() {
+                s.next_txn.1 = ro;
+            }
+        }
+        Some(global) => {
+            let mut set = |name: &str, v: Value| {
+                if global {
+                    s.inst.set_global(name, v);
+                } else {
+                    s.set_var(name.into(), v);
+                }
+            };
+            if let Some(t) = iso_text {
+                set("transaction_isolation", text(t));
+            }
+            if let Some(r) = ro {
+                set("transaction_read_only", Value::Int(r as i64));
+            }
+        }
+    }
+    if read_uncommitted {
+        warn_read_uncommitted(s);
+    }
+    ok()
+}
+
+fn warn_read_uncommitted(s: &mut Session) {
+    s.warn(
+        "Warning",
+        1235,
+        "READ UNCOMMITTED runs as READ COMMITTED in Strata (no dirty reads)",
+    );
+}
+
 fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
     let mut b = crate::bind::Binder::new(&s.stmt_params.0);
     let x = b.expr(e, &crate::bind::Scope::default())?;
-    let env = crate::session::StmtEnv {
-        s,
-        params: &s.stmt_params.1,
-        now: 0,
-    };
+    let env = crate::session::StmtEnv::new(s, &s.stmt_params.1);
     x.eval(&[], &env)
 }

@@ -1,6 +1,7 @@
 //! System variables: the names clients and tools read or set, their
 //! defaults, and which ones change behaviour (autocommit, isolation, lock
 //! wait timeout). Unknown names are an error (1193), as in MySQL.
+use crate::error::SqlError;
 use rel::value::Value;
 use std::collections::BTreeMap;
 
@@ -31,6 +32,9 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("collation_server", s("utf8mb4_general_ci")),
         ("default_storage_engine", s("STRATA")),
         ("foreign_key_checks", i(1)),
+        ("group_concat_max_len", i(1 << 20)),
+        ("sql_notes", i(1)),
+        ("sql_warnings", i(0)),
         ("have_ssl", s("DISABLED")),
         ("hostname", s("localhost")),
         ("init_connect", s("")),
@@ -136,8 +140,40 @@ pub fn global_only(name: &str) -> bool {
     )
 }
 
-/// Normalizes a value being SET (booleans, isolation level spelling).
-pub fn normalize(name: &str, v: Value) -> Result<Value, String> {
+/// 1231: a value the variable cannot take.
+fn bad_value(name: &str, v: &str) -> SqlError {
+    SqlError::new(
+        1231,
+        "42000",
+        format!("Variable '{name}' can't be set to the value of '{v}'"),
+    )
+}
+
+/// `+HH:MM` / `-HH:MM` within MySQL's range (-13:59 to +14:00).
+fn is_offset(t: &str) -> bool {
+    let b = t.as_bytes();
+    if b.len() < 5 || !(b[0] == b'+' || b[0] == b'-') {
+        return false;
+    }
+    let Some((h, m)) = t[1..].split_once(':') else {
+        return false;
+    };
+    let digits = |x: &str, n: std::ops::RangeInclusive<usize>| {
+        n.contains(&x.len()) && x.bytes().all(|c| c.is_ascii_digit())
+    };
+    if !digits(h, 1..=2) || !digits(m, 2..=2) {
+        return false;
+    }
+    let (h, m) = (
+        h.parse::<u32>().unwrap_or(99),
+        m.parse::<u32>().unwrap_or(99),
+    );
+    m < 60 && h * 60 + m <= if b[0] == b'+' { 14 * 60 } else { 13 * 60 + 59 }
+}
+
+/// Normalizes a value being SET (booleans, isolation level spelling) and refuses values
+/// Strata would not honour.
+pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
     let text = || String::from_utf8_lossy(&v.text()).to_ascii_uppercase();
     match name {
         "autocommit"
@@ -146,27 +182,65 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, String> {
         | "sql_auto_is_null"
         | "sql_safe_updates"
         | "transaction_read_only"
+        | "read_only"
         | "sql_log_bin"
-        | "strata_sync_on_commit" => match v {
-            Value::Int(0) | Value::Int(1) => Ok(v),
-            Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => Err(text()),
-            _ => match text().as_str() {
-                "ON" | "TRUE" | "1" => Ok(Value::Int(1)),
-                "OFF" | "FALSE" | "0" => Ok(Value::Int(0)),
-                _ => Err(text()),
-            },
-        },
+        | "sql_notes"
+        | "sql_warnings"
+        | "strata_sync_on_commit" => {
+            let b = match v {
+                Value::Int(0) | Value::Int(1) => v,
+                Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => {
+                    return Err(bad_value(name, &text()))
+                }
+                _ => match text().as_str() {
+                    "ON" | "TRUE" | "1" => Value::Int(1),
+                    "OFF" | "FALSE" | "0" => Value::Int(0),
+                    t => return Err(bad_value(name, t)),
+                },
+            };
+            if name == "sql_auto_is_null" && b == Value::Int(1) {
+                return Err(SqlError::unsupported("sql_auto_is_null=1"));
+            }
+            Ok(b)
+        }
+        // Times are UTC (system_time_zone); another zone would need TIMESTAMP columns
+        // converted on every read and write, which Strata does not do yet.
+        "time_zone" => {
+            let t = text();
+            match t.as_str() {
+                "SYSTEM" | "UTC" | "GMT" => Ok(v),
+                _ if is_offset(&t) && t[1..].split(':').all(|p| p.parse() == Ok(0u32)) => Ok(v),
+                _ if is_offset(&t) => Err(SqlError::unsupported(format!(
+                    "time_zone '{t}' (only UTC is supported)"
+                ))),
+                _ => Err(SqlError::new(
+                    1298,
+                    "HY000",
+                    format!("Unknown or incorrect time zone: '{t}'"),
+                )),
+            }
+        }
         "transaction_isolation" => {
             let t = text().replace(' ', "-");
             match t.as_str() {
-                "READ-COMMITTED" | "REPEATABLE-READ" => Ok(s(&t)),
-                "READ-UNCOMMITTED" => Ok(s("READ-COMMITTED")),
-                "SERIALIZABLE" => Ok(s("REPEATABLE-READ")),
-                _ => Err(t),
+                "READ-COMMITTED" | "REPEATABLE-READ" | "READ-UNCOMMITTED" => Ok(s(&t)),
+                "SERIALIZABLE" => Err(isolation_unsupported()),
+                _ => Err(bad_value(name, &t)),
             }
         }
+        "max_execution_time" => match v.to_i128() {
+            Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
+            _ => Err(bad_value(name, &text())),
+        },
         _ => Ok(v),
     }
+}
+
+/// SERIALIZABLE would need gap (next-key) locks, which Strata does not have.
+pub fn isolation_unsupported() -> SqlError {
+    SqlError::unsupported(
+        "SERIALIZABLE isolation (no gap locks): use REPEATABLE READ or READ COMMITTED",
+    )
 }
 
 /// SQL LIKE for SHOW ... LIKE patterns (case-insensitive).

@@ -1,0 +1,245 @@
+//! Aggregation: the per-group state of COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT/ANY_VALUE,
+//! DISTINCT aggregates, GROUP_CONCAT's ORDER BY, SEPARATOR and group_concat_max_len
+//! cut (warning 1260), and the hashable image used for group and DISTINCT keys.
+use crate::bind::{AggFunc, AggSpec};
+use crate::error::Result;
+use crate::expr::{Env, Expr};
+use rel::value::{compare, Value};
+
+/// A hashable image of a value consistent with `compare` equality.
+pub fn hash_image(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.push(0),
+        Value::Int(_) | Value::UInt(_) => {
+            out.push(1);
+            out.extend_from_slice(&v.to_i128().unwrap_or(0).to_le_bytes());
+        }
+        Value::Decimal(m, s) => {
+            let (mut m, mut s) = (*m, *s);
+            while s > 0 && m % 10 == 0 {
+                m /= 10;
+                s -= 1;
+            }
+            if s == 0 {
+                out.push(1);
+                out.extend_from_slice(&m.to_le_bytes());
+            } else {
+                out.push(2);
+                out.extend_from_slice(&m.to_le_bytes());
+                out.push(s);
+            }
+        }
+        Value::Double(d) => {
+            if d.fract() == 0.0 && d.abs() < 1e30 {
+                out.push(1);
+                out.extend_from_slice(&(*d as i128).to_le_bytes());
+            } else {
+                out.push(3);
+                out.extend_from_slice(&d.to_bits().to_le_bytes());
+            }
+        }
+        Value::Bytes(b) => {
+            out.push(4);
+            let t = rel::keycodec::trim_trailing_spaces(b);
+            out.extend_from_slice(&(t.len() as u32).to_le_bytes());
+            out.extend_from_slice(t);
+        }
+        other => {
+            out.push(5);
+            out.extend_from_slice(&other.text());
+            out.push(0);
+        }
+    }
+}
+
+pub(crate) enum AggState {
+    Count(i64),
+    Sum(Option<Value>),
+    Avg(Option<Value>, i64),
+    MinMax(Option<Value>),
+    Concat(Concat),
+    Any(Option<Value>),
+}
+
+/// GROUP_CONCAT's state: pieces in arrival order (or with their ORDER BY keys).
+#[derive(Default)]
+pub(crate) struct Concat {
+    pieces: Vec<(Vec<Value>, Vec<u8>)>,
+    /// Bytes held (pieces plus separators): the result is cut at group_concat_max_len.
+    len: usize,
+    cut: bool,
+}
+
+pub(crate) fn new_state(a: &AggSpec) -> AggState {
+    match a.func {
+        AggFunc::CountStar | AggFunc::Count => AggState::Count(0),
+        AggFunc::Sum => AggState::Sum(None),
+        AggFunc::Avg => AggState::Avg(None, 0),
+        AggFunc::Min | AggFunc::Max => AggState::MinMax(None),
+        AggFunc::GroupConcat => AggState::Concat(Concat::default()),
+        AggFunc::AnyValue => AggState::Any(None),
+    }
+}
+
+fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
+    let v = match v {
+        Value::Int(_) | Value::UInt(_) => Value::Decimal(v.to_i128().unwrap_or(0), 0),
+        Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
+        other => other.clone(),
+    };
+    Ok(match acc {
+        None => v,
+        Some(a) => {
+            let e = Expr::Bin(
+                crate::expr::BinOp::Add,
+                Box::new(Expr::Const(a)),
+                Box::new(Expr::Const(v)),
+            );
+            e.eval(&[], &crate::expr::NoEnv)?
+        }
+    })
+}
+
+pub(crate) struct Group {
+    pub(crate) key: Vec<Value>,
+    pub(crate) states: Vec<AggState>,
+    pub(crate) seen: Vec<Option<std::collections::HashSet<Vec<u8>>>>,
+}
+
+pub(crate) fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env) -> Result<()> {
+    for (i, a) in aggs.iter().enumerate() {
+        let v = match &a.arg {
+            Some(e) => e.eval(row, env)?,
+            None => Value::Int(1),
+        };
+        if a.func != AggFunc::CountStar && a.func != AggFunc::AnyValue && v.is_null() {
+            continue;
+        }
+        if a.distinct {
+            let mut img = Vec::new();
+            hash_image(&v, &mut img);
+            let set = g.seen[i].get_or_insert_with(Default::default);
+            if !set.insert(img) {
+                continue;
+            }
+        }
+        match &mut g.states[i] {
+            AggState::Count(n) => *n += 1,
+            AggState::Sum(s) => *s = Some(add(s.take(), &v)?),
+            AggState::Avg(s, n) => {
+                *s = Some(add(s.take(), &v)?);
+                *n += 1;
+            }
+            AggState::MinMax(m) => {
+                let better = match m {
+                    None => true,
+                    Some(cur) => {
+                        let o = compare(&v, cur);
+                        if a.func == AggFunc::Min {
+                            o.is_lt()
+                        } else {
+                            o.is_gt()
+                        }
+                    }
+                };
+                if better {
+                    *m = Some(v);
+                }
+            }
+            AggState::Concat(c) => {
+                let mut piece = Vec::new();
+                v.to_text(&mut piece);
+                let keys = a
+                    .order
+                    .iter()
+                    .map(|(e, _)| e.eval(row, env))
+                    .collect::<Result<Vec<_>>>()?;
+                if a.order.is_empty() {
+                    // Arrival order: nothing past the cut is ever needed.
+                    let max = group_concat_max(env);
+                    if c.len >= max {
+                        c.cut = true;
+                        continue;
+                    }
+                }
+                c.len += piece.len() + if c.pieces.is_empty() { 0 } else { a.sep.len() };
+                c.pieces.push((keys, piece));
+            }
+            AggState::Any(x) => {
+                if x.is_none() {
+                    *x = Some(v);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `group_concat_max_len`: the longest GROUP_CONCAT result, in bytes.
+fn group_concat_max(env: &dyn Env) -> usize {
+    env.sys_var("group_concat_max_len", false)
+        .and_then(|v| v.to_i128())
+        .unwrap_or(1 << 20)
+        .clamp(4, 1 << 32) as usize
+}
+
+pub(crate) fn finish(s: AggState, a: &AggSpec, env: &dyn Env, row: usize) -> Result<Value> {
+    Ok(match s {
+        AggState::Count(n) => Value::Int(n),
+        AggState::Sum(v) | AggState::MinMax(v) | AggState::Any(v) => v.unwrap_or(Value::Null),
+        AggState::Avg(None, _) => Value::Null,
+        AggState::Avg(Some(sum), n) => match sum {
+            Value::Decimal(m, s) => {
+                let e = Expr::Bin(
+                    crate::expr::BinOp::Div,
+                    Box::new(Expr::Const(Value::Decimal(m, s))),
+                    Box::new(Expr::Const(Value::Int(n))),
+                );
+                e.eval(&[], &crate::expr::NoEnv)?
+            }
+            other => Value::Double(other.to_f64().unwrap_or(0.0) / n as f64),
+        },
+        AggState::Concat(mut c) => {
+            if c.pieces.is_empty() {
+                return Ok(Value::Null);
+            }
+            if !a.order.is_empty() {
+                let dirs: Vec<bool> = a.order.iter().map(|(_, d)| *d).collect();
+                c.pieces.sort_by(|x, y| {
+                    for (i, desc) in dirs.iter().enumerate() {
+                        let o = crate::sort::sort_cmp(&x.0[i], &y.0[i]);
+                        let o = if *desc { o.reverse() } else { o };
+                        if o.is_ne() {
+                            return o;
+                        }
+                    }
+                    std::cmp::Ordering::Equal
+                });
+            }
+            let max = group_concat_max(env);
+            let mut out = Vec::new();
+            for (i, (_, p)) in c.pieces.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(&a.sep);
+                }
+                out.extend_from_slice(p);
+                if out.len() >= max {
+                    break;
+                }
+            }
+            if out.len() > max || c.cut {
+                // MySQL cuts at a character boundary and warns (1260).
+                let mut end = out.len().min(max);
+                while end > 0 && end < out.len() && (out[end] & 0xC0) == 0x80 {
+                    end -= 1;
+                }
+                c.cut |= end < out.len();
+                out.truncate(end);
+            }
+            if c.cut {
+                env.warn(1260, format!("Row {row} was cut by GROUP_CONCAT()"));
+            }
+            Value::Bytes(out)
+        }
+    })
+}

@@ -200,7 +200,8 @@ pub fn parse_time(s: &[u8]) -> Option<i64> {
         }
         _ => return None,
     };
-    if m > 59 || sec > 59 {
+    // MySQL's TIME range is -838:59:59 to 838:59:59.
+    if m > 59 || sec > 59 || h > 838 {
         return None;
     }
     let mut us = 0i64;

@@ -374,7 +374,36 @@ fn round_div_pow10(m: i128, s: u8) -> i128 {
 pub fn parse_number_prefix(b: &[u8]) -> Option<Value> {
     let s = std::str::from_utf8(b).ok()?;
     let t = s.trim_start();
-    let bytes = t.as_bytes();
+    let (end, digits_start, is_float) = number_prefix(t.as_bytes());
+    if end == digits_start {
+        return Some(Value::Int(0));
+    }
+    let num = &t[..end];
+    if !is_float {
+        if let Ok(i) = num.parse::<i64>() {
+            return Some(Value::Int(i));
+        }
+        if let Ok(u) = num.parse::<u64>() {
+            return Some(Value::UInt(u));
+        }
+    }
+    num.parse::<f64>().ok().map(Value::Double)
+}
+
+/// True when the whole string (spaces around it aside) is a number, so converting it
+/// loses nothing; MySQL warns (1292 "Truncated incorrect ... value") otherwise.
+pub fn is_whole_number(b: &[u8]) -> bool {
+    let Ok(s) = std::str::from_utf8(b) else {
+        return false;
+    };
+    let t = s.trim();
+    let (end, digits_start, _) = number_prefix(t.as_bytes());
+    end > digits_start && end == t.len()
+}
+
+/// The end of the numeric prefix of `bytes`, where its digits start (after a sign),
+/// and whether it has a fraction or an exponent.
+fn number_prefix(bytes: &[u8]) -> (usize, usize, bool) {
     let mut end = 0;
     if end < bytes.len() && (bytes[end] == b'-' || bytes[end] == b'+') {
         end += 1;
@@ -392,7 +421,7 @@ pub fn parse_number_prefix(b: &[u8]) -> Option<Value> {
         }
     }
     if end == digits_start {
-        return Some(Value::Int(0));
+        return (end, digits_start, false);
     }
     if end < bytes.len() && (bytes[end] == b'e' || bytes[end] == b'E') {
         let mut e = end + 1;
@@ -408,16 +437,7 @@ pub fn parse_number_prefix(b: &[u8]) -> Option<Value> {
             end = e;
         }
     }
-    let num = &t[..end];
-    if !is_float {
-        if let Ok(i) = num.parse::<i64>() {
-            return Some(Value::Int(i));
-        }
-        if let Ok(u) = num.parse::<u64>() {
-            return Some(Value::UInt(u));
-        }
-    }
-    num.parse::<f64>().ok().map(Value::Double)
+    (end, digits_start, is_float)
 }
 
 /// Compares two non-NULL values with MySQL's coercions: numbers

@@ -293,8 +293,15 @@ fn param_value(p: Param) -> Value {
         Param::Float(f) => Value::Double(f as f64),
         Param::Double(d) => Value::Double(d),
         Param::Bytes(b) => Value::Bytes(b),
+        // A temporal parameter is validated like the same value written as text: an
+        // impossible one (month 13, hour 25, TIME past 838 hours) goes on as its text, so
+        // storing it fails (strict mode, 1292) exactly as through the text protocol.
         Param::Date { year, month, day } => {
-            Value::Date(val::date_pack(year as u32, month as u32, day as u32))
+            let t = format!("{year:04}-{month:02}-{day:02}");
+            match rel::temporal::parse_date(t.as_bytes()) {
+                Some(d) => Value::Date(d),
+                None => Value::Bytes(t.into_bytes()),
+            }
         }
         Param::DateTime {
             year,
@@ -304,15 +311,15 @@ fn param_value(p: Param) -> Value {
             minute,
             second,
             micro,
-        } => Value::DateTime(val::datetime_pack(
-            year as u32,
-            month as u32,
-            day as u32,
-            hour as u32,
-            minute as u32,
-            second as u32,
-            micro,
-        )),
+        } => {
+            let t = format!(
+                "{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}.{micro:06}"
+            );
+            match rel::temporal::parse_datetime(t.as_bytes()) {
+                Some(p) if micro < 1_000_000 => Value::DateTime(p),
+                _ => Value::Bytes(t.into_bytes()),
+            }
+        }
         Param::Time {
             neg,
             days,
@@ -321,11 +328,15 @@ fn param_value(p: Param) -> Value {
             seconds,
             micro,
         } => {
-            let t =
-                ((days as i64 * 24 + hours as i64) * 3600 + minutes as i64 * 60 + seconds as i64)
-                    * 1_000_000
-                    + micro as i64;
-            Value::Time(if neg { -t } else { t })
+            let h = days as u64 * 24 + hours as u64;
+            let t = format!(
+                "{}{h}:{minutes:02}:{seconds:02}.{micro:06}",
+                if neg { "-" } else { "" }
+            );
+            match rel::temporal::parse_time(t.as_bytes()) {
+                Some(x) if micro < 1_000_000 => Value::Time(x),
+                _ => Value::Bytes(t.into_bytes()),
+            }
         }
     }
 }

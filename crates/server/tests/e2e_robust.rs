@@ -216,3 +216,67 @@ fn an_idle_session_is_closed_after_wait_timeout() {
     wait_threads(&mut d, 1);
     assert!(q_i64(&mut d, "SELECT @@global.wait_timeout") >= 28800);
 }
+
+#[test]
+fn impossible_temporal_parameters_are_refused_as_their_text_would_be() {
+    let srv = Server::start("robust-temporal");
+    let mut c = srv.conn();
+    exec(&mut c, "CREATE DATABASE d");
+    exec(&mut c, "USE d");
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT PRIMARY KEY, d DATE, dt DATETIME, tm TIME)",
+    );
+    let ins = "INSERT INTO t (id, d, dt, tm) VALUES (?, ?, ?, ?)";
+    let ok = (
+        1,
+        mysql::Value::Date(2024, 2, 29, 0, 0, 0, 0),
+        mysql::Value::Date(2024, 12, 31, 23, 59, 59, 5),
+        mysql::Value::Time(true, 34, 22, 59, 59, 0),
+    );
+    c.exec_drop(ins, ok).unwrap();
+    assert_eq!(
+        common::q(&mut c, "SELECT d, dt, tm FROM t"),
+        vec!["2024-02-29|2024-12-31 23:59:59.000005|-838:59:59"]
+    );
+    for (i, bad) in [
+        (
+            mysql::Value::Date(2024, 13, 1, 0, 0, 0, 0),
+            mysql::Value::NULL,
+            mysql::Value::NULL,
+        ),
+        (
+            mysql::Value::Date(2023, 2, 29, 0, 0, 0, 0),
+            mysql::Value::NULL,
+            mysql::Value::NULL,
+        ),
+        (
+            mysql::Value::NULL,
+            mysql::Value::Date(2024, 1, 1, 24, 0, 0, 0),
+            mysql::Value::NULL,
+        ),
+        (
+            mysql::Value::NULL,
+            mysql::Value::Date(2024, 1, 1, 1, 60, 0, 0),
+            mysql::Value::NULL,
+        ),
+        (
+            mysql::Value::NULL,
+            mysql::Value::NULL,
+            mysql::Value::Time(false, 35, 0, 0, 0, 0),
+        ),
+        (
+            mysql::Value::NULL,
+            mysql::Value::NULL,
+            mysql::Value::Time(false, 4_000_000, 0, 0, 0, 0),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = c.exec_drop(ins, (10 + i as i64, bad.0, bad.1, bad.2));
+        let e = r.expect_err("an impossible value was stored");
+        assert_eq!(err_code(&e).map(|x| x.0), Some(1292), "case {i}: {e}");
+    }
+    assert_eq!(q_i64(&mut c, "SELECT COUNT(*) FROM t"), 1);
+}

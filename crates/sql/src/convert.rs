@@ -16,9 +16,14 @@ fn out_of_range(col: &Column, row: usize) -> SqlError {
 }
 
 fn incorrect(col: &Column, v: &Value, row: usize, what: &str) -> SqlError {
+    // MySQL: a bad temporal value is 1292 (22007), a bad number or string 1366.
+    let (code, state) = match what {
+        "date" | "datetime" | "time" => (1292, "22007"),
+        _ => (1366, "HY000"),
+    };
     SqlError::new(
-        1366,
-        "HY000",
+        code,
+        state,
         format!(
             "Incorrect {what} value: '{}' for column '{}' at row {row}",
             String::from_utf8_lossy(&v.text()),

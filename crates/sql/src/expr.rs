@@ -394,7 +394,7 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                     if d == 0.0 {
                         return Ok(Value::Null);
                     }
-                    return Ok(Value::Double(a.to_f64().unwrap_or(0.0) / d));
+                    return double_result(a.to_f64().unwrap_or(0.0) / d, sym);
                 }
                 _ => {
                     let (xm, xs) = as_dec(&x);
@@ -450,27 +450,62 @@ fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
                 };
                 int_result(r, pu || qu, sym)
             }
-            (Num::Dbl(p), q) => Ok(Value::Double(dbl_op(op, p, to_f(&q)))),
-            (p, Num::Dbl(q)) => Ok(Value::Double(dbl_op(op, to_f(&p), q))),
+            (Num::Dbl(p), q) => double_result(dbl_op(op, p, to_f(&q)), sym),
+            (p, Num::Dbl(q)) => double_result(dbl_op(op, to_f(&p), q), sym),
             (p, q) => {
                 let ((xm, xs), (ym, ys)) = (as_dec(&p), as_dec(&q));
+                let dec_err = || dec_out_of_range(sym);
                 match op {
-                    BinOp::Mul => Ok(Value::Decimal(
-                        xm.checked_mul(ym).ok_or_else(|| out_of_range(sym))?,
-                        (xs + ys).min(30),
-                    )),
+                    BinOp::Mul => {
+                        // The product's scale is xs + ys, at most 30 (MySQL): round the rest.
+                        let m = xm.checked_mul(ym).ok_or_else(dec_err)?;
+                        let s = xs as u32 + ys as u32;
+                        if s > 30 {
+                            Ok(Value::Decimal(round_div(m, 10i128.pow(s - 30)), 30))
+                        } else {
+                            Ok(Value::Decimal(m, s as u8))
+                        }
+                    }
                     _ => {
                         let s = xs.max(ys);
-                        let (u, v) = (scale_up(xm, xs, s), scale_up(ym, ys, s));
-                        Ok(Value::Decimal(
-                            if op == BinOp::Add { u + v } else { u - v },
-                            s,
-                        ))
+                        let u = xm
+                            .checked_mul(10i128.pow((s - xs) as u32))
+                            .ok_or_else(dec_err)?;
+                        let v = ym
+                            .checked_mul(10i128.pow((s - ys) as u32))
+                            .ok_or_else(dec_err)?;
+                        let r = if op == BinOp::Add {
+                            u.checked_add(v)
+                        } else {
+                            u.checked_sub(v)
+                        };
+                        Ok(Value::Decimal(r.ok_or_else(dec_err)?, s))
                     }
                 }
             }
         },
     }
+}
+
+/// MySQL: a DOUBLE result that overflows is error 1690, never `inf`.
+fn double_result(d: f64, sym: &str) -> Result<Value> {
+    if d.is_finite() {
+        Ok(Value::Double(d))
+    } else {
+        Err(SqlError::new(
+            1690,
+            "22003",
+            format!("DOUBLE value is out of range in '{sym}'"),
+        ))
+    }
+}
+
+fn dec_out_of_range(sym: &str) -> SqlError {
+    SqlError::new(
+        1690,
+        "22003",
+        format!("DECIMAL value is out of range in '{sym}'"),
+    )
 }
 
 fn round_div(n: i128, d: i128) -> i128 {

@@ -150,6 +150,34 @@ fn bytes(v: Vec<u8>) -> Value {
 
 /// Calls a scalar function.
 pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
+    match call_inner(f, args, row, env)? {
+        // MySQL: a DOUBLE that overflows is an error (1690), never `inf`; NaN is NULL.
+        Value::Double(d) if d.is_infinite() => Err(SqlError::new(
+            1690,
+            "22003",
+            format!("DOUBLE value is out of range in '{f:?}'"),
+        )),
+        Value::Double(d) if d.is_nan() => Ok(Value::Null),
+        v => Ok(v),
+    }
+}
+
+/// Warns 1292 when a string converts to a number with something left over.
+fn warn_truncated(v: &Value, kind: &str, env: &dyn Env) {
+    if let Value::Bytes(b) = v {
+        if !val::is_whole_number(b) {
+            env.warn(
+                1292,
+                format!(
+                    "Truncated incorrect {kind} value: '{}'",
+                    String::from_utf8_lossy(&b[..b.len().min(64)])
+                ),
+            );
+        }
+    }
+}
+
+fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
     let a = |i: usize| arg(args, i, row, env);
     Ok(match f {
         Func::Concat => {
@@ -340,7 +368,16 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
         },
         Func::Abs => match a(0)? {
             Value::Null => Value::Null,
-            Value::Int(i) => Value::Int(i.checked_abs().unwrap_or(i64::MAX)),
+            Value::Int(i) => match i.checked_abs() {
+                Some(x) => Value::Int(x),
+                None => {
+                    return Err(SqlError::new(
+                        1690,
+                        "22003",
+                        format!("BIGINT value is out of range in 'abs({i})'"),
+                    ))
+                }
+            },
             Value::Decimal(m, s) => Value::Decimal(m.abs(), s),
             Value::UInt(u) => Value::UInt(u),
             v => Value::Double(v.to_f64().unwrap_or(0.0).abs()),
@@ -472,11 +509,12 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
                 }
             }
         }
+        // MySQL: NULL before the epoch and past 3001-01-18 (32536771199).
         Func::FromUnixtime => match a(0)?.to_i128() {
-            Some(s) => Value::DateTime(val::datetime_from_unix_micros(
-                (s as i64).saturating_mul(1_000_000),
-            )),
-            None => Value::Null,
+            Some(s) if (0..=32_536_771_199).contains(&s) => {
+                Value::DateTime(val::datetime_from_unix_micros(s as i64 * 1_000_000))
+            }
+            _ => Value::Null,
         },
         Func::Date | Func::CastDate => match to_datetime(&a(0)?) {
             Some(p) => {
@@ -510,17 +548,39 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
         Func::LastInsertId => Value::UInt(env.last_insert_id()),
         Func::RowCount => Value::Int(env.row_count()),
         Func::FoundRows => Value::UInt(env.found_rows()),
+        // Integers keep their 64 bits (CAST(18446744073709551615 AS SIGNED) is -1, as
+        // MySQL); other values round and saturate.
         Func::CastSigned => match a(0)? {
             Value::Null => Value::Null,
-            v => Value::Int(
-                v.to_i128()
-                    .unwrap_or(0)
-                    .clamp(i64::MIN as i128, i64::MAX as i128) as i64,
-            ),
+            Value::UInt(u) => Value::Int(u as i64),
+            v => {
+                warn_truncated(&v, "INTEGER", env);
+                match v {
+                    Value::Bytes(b) => match val::parse_number_prefix(&b) {
+                        Some(Value::UInt(u)) => Value::Int(u as i64),
+                        Some(n) => Value::Int(
+                            n.to_i128()
+                                .unwrap_or(0)
+                                .clamp(i64::MIN as i128, i64::MAX as i128)
+                                as i64,
+                        ),
+                        None => Value::Int(0),
+                    },
+                    v => Value::Int(
+                        v.to_i128()
+                            .unwrap_or(0)
+                            .clamp(i64::MIN as i128, i64::MAX as i128)
+                            as i64,
+                    ),
+                }
+            }
         },
         Func::CastUnsigned => match a(0)? {
             Value::Null => Value::Null,
-            v => Value::UInt(v.to_i128().unwrap_or(0) as u64),
+            v => {
+                warn_truncated(&v, "INTEGER", env);
+                Value::UInt(v.to_i128().unwrap_or(0) as u64)
+            }
         },
         Func::CastChar => match a(0)? {
             Value::Null => Value::Null,

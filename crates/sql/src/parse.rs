@@ -75,6 +75,26 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     }
     {
         let ws = words(trimmed);
+        // sqlparser would read IGNORE as the table name; Strata does not turn UPDATE and
+        // DELETE errors into warnings.
+        let verb = ws.first().map(|w| w.to_ascii_uppercase());
+        if matches!(verb.as_deref(), Some("UPDATE" | "DELETE"))
+            && ws
+                .iter()
+                .skip(1)
+                .take(3)
+                .take_while(|w| {
+                    ["LOW_PRIORITY", "QUICK", "IGNORE"]
+                        .iter()
+                        .any(|k| w.eq_ignore_ascii_case(k))
+                })
+                .any(|w| w.eq_ignore_ascii_case("IGNORE"))
+        {
+            return Err(SqlError::unsupported(format!(
+                "{} IGNORE",
+                verb.unwrap_or_default()
+            )));
+        }
         if ws.len() > 3
             && ws[0].eq_ignore_ascii_case("SET")
             && ws[2].eq_ignore_ascii_case("TRANSACTION")

@@ -357,7 +357,21 @@ fn finish<S: Read + Write>(
     s: &Session,
     r: sql::Result<Outcome>,
 ) -> wire::Result<()> {
-    let st = status_flags(s);
+    finish_more(conn, s, r, false)
+}
+
+/// `finish`, with SERVER_MORE_RESULTS_EXISTS when another statement of a multi-statement
+/// query follows.
+fn finish_more<S: Read + Write>(
+    conn: &mut Conn<S>,
+    s: &Session,
+    r: sql::Result<Outcome>,
+    more: bool,
+) -> wire::Result<()> {
+    let mut st = status_flags(s);
+    if more {
+        st |= status::SERVER_MORE_RESULTS_EXISTS;
+    }
     let warnings = s.warnings.len().min(u16::MAX as usize) as u16;
     match r {
         Ok(o) if o.result_set => conn.finish_result_set(st, warnings),
@@ -480,6 +494,7 @@ fn serve_inner<S: Socket>(
         .set_timeouts(secs(inst, "connect_timeout", 10), write_timeout)
         .map_err(wire::Error::Io)?;
     let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
+    conn.set_capability(wire::cap::CLIENT_MULTI_STATEMENTS, true);
     conn.set_client_host(peer);
     // Before authentication a client gets no more than a handshake
     // response needs (an unauthenticated socket must not pin megabytes).
@@ -529,9 +544,25 @@ fn serve_inner<S: Socket>(
     };
     sess.vars
         .insert("wait_timeout".into(), Value::Int(idle.as_secs() as i64));
-    // The handshake's collation sets the connection's character sets, as
-    // SET NAMES does.
-    let cs = sql::text::ClientCharset::name_of_collation(info.charset);
+    set_charset(&mut sess, info.charset);
+    conn.get_ref()
+        .set_timeouts(idle, write_timeout)
+        .map_err(wire::Error::Io)?;
+    let mut cl = Client {
+        shared,
+        stmts: HashMap::new(),
+        multi: info.capabilities & wire::cap::CLIENT_MULTI_STATEMENTS != 0,
+    };
+    let result = command_loop(&mut conn, &mut sess, &mut cl, idle, write_timeout);
+    sess.close();
+    drop(attached);
+    result
+}
+
+/// The handshake's (or COM_CHANGE_USER's) collation sets the connection's character
+/// sets, as SET NAMES does.
+fn set_charset(sess: &mut Session, collation: u8) {
+    let cs = sql::text::ClientCharset::name_of_collation(collation);
     for v in [
         "character_set_client",
         "character_set_connection",
@@ -540,14 +571,6 @@ fn serve_inner<S: Socket>(
         sess.vars
             .insert(v.into(), Value::Bytes(cs.as_bytes().to_vec()));
     }
-    conn.get_ref()
-        .set_timeouts(idle, write_timeout)
-        .map_err(wire::Error::Io)?;
-    let mut stmts: HashMap<u32, StmtState> = HashMap::new();
-    let result = command_loop(&mut conn, &mut sess, &mut stmts, idle, write_timeout);
-    sess.close();
-    drop(attached);
-    result
 }
 
 /// Test hook of debug builds: a query containing `STRATA_TEST_PANIC_ON`
@@ -571,10 +594,18 @@ enum Step {
     Quit,
 }
 
+/// Per-connection state the command loop keeps beside the session.
+struct Client<'a> {
+    shared: &'a Shared,
+    stmts: HashMap<u32, StmtState>,
+    /// CLIENT_MULTI_STATEMENTS (from the handshake, or COM_SET_OPTION).
+    multi: bool,
+}
+
 fn command_loop<S: Socket>(
     conn: &mut Conn<S>,
     sess: &mut Session,
-    stmts: &mut HashMap<u32, StmtState>,
+    cl: &mut Client,
     mut idle: Duration,
     write_timeout: Duration,
 ) -> wire::Result<()> {
@@ -595,9 +626,20 @@ fn command_loop<S: Socket>(
             // The rest of the oversized packet is still unread: reading on
             // would run it as commands. 1153 was sent; close, as MySQL does.
             Err(e @ wire::Error::PacketTooLarge { .. }) => return Err(e),
+            // The whole packet was read, so the stream is still in step: answer and
+            // go on, as for any other bad command.
+            Err(wire::Error::Malformed(m)) => {
+                conn.send_err(
+                    1835,
+                    "08S01",
+                    &format!("Malformed communication packet: {m}"),
+                )?;
+                conn.flush()?;
+                continue;
+            }
             Err(e) => return Err(e),
         };
-        match catch_unwind(AssertUnwindSafe(|| dispatch(conn, sess, stmts, cmd))) {
+        match catch_unwind(AssertUnwindSafe(|| dispatch(conn, sess, cl, cmd))) {
             Ok(Ok(Step::Reply)) => conn.flush()?,
             Ok(Ok(Step::NoReply)) => {}
             Ok(Ok(Step::Quit)) => return Ok(()),
@@ -630,17 +672,37 @@ fn command_loop<S: Socket>(
 fn dispatch<S: Read + Write>(
     conn: &mut Conn<S>,
     sess: &mut Session,
-    stmts: &mut HashMap<u32, StmtState>,
+    cl: &mut Client,
     cmd: Command,
 ) -> wire::Result<Step> {
+    let stmts = &mut cl.stmts;
     {
         match cmd {
             Command::Query(q) => {
                 #[cfg(debug_assertions)]
                 inject_panic(&String::from_utf8_lossy(&q));
-                let mut sink = Sink::new(conn, false, sess);
-                let r = sess.query_bytes(&q, &mut sink);
-                finish(conn, sess, r)?;
+                let parts = if cl.multi {
+                    sql::text::split_statements(&q)
+                } else {
+                    vec![&q[..]]
+                };
+                if parts.len() <= 1 {
+                    let mut sink = Sink::new(conn, false, sess);
+                    let r = sess.query_bytes(&q, &mut sink);
+                    finish(conn, sess, r)?;
+                } else {
+                    // One result per statement, each but the last flagged "more
+                    // results"; the first error ends the query.
+                    for (i, part) in parts.iter().enumerate() {
+                        let mut sink = Sink::new(conn, false, sess);
+                        let r = sess.query_bytes(part, &mut sink);
+                        let failed = r.is_err();
+                        finish_more(conn, sess, r, i + 1 < parts.len() && !failed)?;
+                        if failed {
+                            break;
+                        }
+                    }
+                }
             }
             Command::StmtPrepare(q) => match sess.prepare_bytes(&q) {
                 Ok((id, nparams, cols)) => {
@@ -674,7 +736,19 @@ fn dispatch<S: Read + Write>(
                     return Ok(Step::Reply);
                 };
                 let params =
-                    wire::decode_params(&pkt, st.nparams, &mut st.types, &mut st.long_data)?;
+                    match wire::decode_params(&pkt, st.nparams, &mut st.types, &mut st.long_data) {
+                        Ok(p) => p,
+                        Err(wire::Error::Malformed(m)) => {
+                            st.long_data.iter_mut().for_each(|d| *d = None);
+                            conn.send_err(
+                                1210,
+                                "HY000",
+                                &format!("Incorrect arguments to mysqld_stmt_execute: {m}"),
+                            )?;
+                            return Ok(Step::Reply);
+                        }
+                        Err(e) => return Err(e),
+                    };
                 st.long_data.iter_mut().for_each(|d| *d = None);
                 let params: Vec<Value> = params.into_iter().map(param_value).collect();
                 let _ = &st.columns;
@@ -776,11 +850,45 @@ fn dispatch<S: Read + Write>(
                     ..Default::default()
                 })?;
             }
-            Command::SetOption(_) => conn.send_eof(status_flags(sess), 0)?,
+            Command::SetOption(o) => match o {
+                0 | 1 => {
+                    cl.multi = o == 0;
+                    conn.send_eof(status_flags(sess), 0)?
+                }
+                _ => conn.send_err(1047, "08S01", "Unknown COM_SET_OPTION value")?,
+            },
             Command::Debug => conn.send_eof(status_flags(sess), 0)?,
             Command::ProcessKill(_) => conn.send_err(1094, "HY000", "KILL is not supported")?,
-            Command::ChangeUser(_) => {
-                conn.send_err(1047, "08S01", "COM_CHANGE_USER is not supported")?
+            Command::ChangeUser(cu) => {
+                // The old session ends first (its transaction rolls back), as in MySQL.
+                sess.rollback();
+                if let Some(d) = &cu.database {
+                    if !sess.inst.catalog.state().databases.contains_key(d) {
+                        conn.send_err(1049, "42000", &format!("Unknown database '{d}'"))?;
+                        conn.flush()?;
+                        return Ok(Step::Quit);
+                    }
+                }
+                let users = cl.shared.users.clone();
+                match conn.change_user(&cu, &|u| users.get(u).cloned()) {
+                    Ok(info) => {
+                        let inst = sess.inst.clone();
+                        let wait = sess.vars.get("wait_timeout").cloned();
+                        *sess = inst.session(sess.conn_id, &info.user, info.database.clone());
+                        if let Some(w) = wait {
+                            sess.vars.insert("wait_timeout".into(), w);
+                        }
+                        set_charset(sess, info.charset);
+                        stmts.clear();
+                        return Ok(Step::NoReply);
+                    }
+                    // ERR 1045 was sent: the connection ends.
+                    Err(wire::Error::Io(e)) => return Err(wire::Error::Io(e)),
+                    Err(_) => {
+                        conn.flush()?;
+                        return Ok(Step::Quit);
+                    }
+                }
             }
             Command::Quit => return Ok(Step::Quit),
             Command::Unknown(c) => conn.send_err(1047, "08S01", &format!("Unknown command {c}"))?,

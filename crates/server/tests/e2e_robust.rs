@@ -280,3 +280,123 @@ fn impossible_temporal_parameters_are_refused_as_their_text_would_be() {
     }
     assert_eq!(q_i64(&mut c, "SELECT COUNT(*) FROM t"), 1);
 }
+
+/// Reads packets up to and including the next EOF (0xFE, short).
+fn skip_to_eof(s: &mut std::net::TcpStream) {
+    loop {
+        let (p, _) = read_packet(s).unwrap();
+        if p[0] == 0xFE && p.len() < 9 {
+            return;
+        }
+    }
+}
+
+#[test]
+fn malformed_execute_and_change_user_get_an_error_and_the_connection_goes_on() {
+    let srv = Server::start("robust-malformed");
+    let mut s = login(srv.port, None).unwrap();
+    let mut p = vec![0x16];
+    p.extend_from_slice(b"SELECT ?");
+    s.write_all(&packet(0, &p)).unwrap();
+    let (ok, _) = read_packet(&mut s).unwrap();
+    assert_eq!(ok[0], 0, "prepare failed: {ok:?}");
+    let id = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+    skip_to_eof(&mut s); // parameter definitions
+    skip_to_eof(&mut s); // column definitions
+                         // COM_STMT_EXECUTE cut before its NULL bitmap and parameter types.
+    let mut e = vec![0x17];
+    e.extend_from_slice(&id.to_le_bytes());
+    e.push(0);
+    e.extend_from_slice(&1u32.to_le_bytes());
+    s.write_all(&packet(0, &e)).unwrap();
+    let (r, _) = read_packet(&mut s).unwrap();
+    assert_eq!(r[0], 0xFF);
+    assert_eq!(u16::from_le_bytes([r[1], r[2]]), 1210);
+    assert_eq!(
+        common::raw_query(&mut s, b"SELECT 7"),
+        vec![Some(b"7".to_vec())]
+    );
+    // COM_CHANGE_USER with nothing after the command byte.
+    s.write_all(&packet(0, &[0x11])).unwrap();
+    let (r, _) = read_packet(&mut s).unwrap();
+    assert_eq!(r[0], 0xFF, "{r:?}");
+    assert_eq!(
+        common::raw_query(&mut s, b"SELECT 8"),
+        vec![Some(b"8".to_vec())]
+    );
+}
+
+#[test]
+fn change_user_starts_a_fresh_session_and_checks_the_password() {
+    let srv = Server::start_with("robust-change-user", &["--root-password=sekret"]);
+    let mut c = srv.conn();
+    exec(&mut c, "CREATE DATABASE d");
+    exec(&mut c, "CREATE TABLE d.t (id INT PRIMARY KEY)");
+    exec(&mut c, "SET @x = 1");
+    exec(&mut c, "BEGIN");
+    exec(&mut c, "INSERT INTO d.t VALUES (1)");
+    c.change_user(
+        mysql::ChangeUserOpts::default()
+            .with_user(Some("root".into()))
+            .with_pass(Some("sekret".into()))
+            .with_db_name(Some("d".into())),
+    )
+    .unwrap();
+    assert_eq!(common::q1(&mut c, "SELECT DATABASE()"), "d");
+    assert_eq!(common::q1(&mut c, "SELECT @x IS NULL"), "1");
+    // The open transaction was rolled back with the old session.
+    assert_eq!(q_i64(&mut c, "SELECT COUNT(*) FROM t"), 0);
+    let bad = c.change_user(
+        mysql::ChangeUserOpts::default()
+            .with_user(Some("root".into()))
+            .with_pass(Some("wrong".into())),
+    );
+    let e = bad.expect_err("a wrong password was accepted");
+    assert_eq!(err_code(&e).map(|x| x.0), Some(1045), "{e}");
+    let mut c2 = srv.conn();
+    assert_eq!(q_i64(&mut c2, "SELECT 1"), 1);
+}
+
+#[test]
+fn multi_statement_queries_return_one_result_each() {
+    let srv = Server::start("robust-multi");
+    let mut c = srv.conn();
+    exec(&mut c, "CREATE DATABASE d");
+    exec(&mut c, "USE d");
+    let mut sets = Vec::new();
+    {
+        let mut r = c
+            .query_iter("CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1), (2); SELECT id FROM t ORDER BY id; SELECT 'a;b'")
+            .unwrap();
+        while let Some(set) = r.iter() {
+            let rows: Vec<String> = set
+                .map(|row| {
+                    let row = row.unwrap();
+                    common::join_row(&common::row_strings(&row))
+                })
+                .collect();
+            sets.push(rows);
+        }
+    }
+    assert_eq!(sets.len(), 4, "{sets:?}");
+    assert_eq!(sets[2], vec!["1", "2"]);
+    assert_eq!(sets[3], vec!["a;b"]);
+    // The first error ends the query: the statement after it does not run.
+    let mut failed = None;
+    {
+        let mut r = c
+            .query_iter(
+                "INSERT INTO t VALUES (3); INSERT INTO nope VALUES (1); INSERT INTO t VALUES (4)",
+            )
+            .unwrap();
+        while let Some(set) = r.iter() {
+            for row in set {
+                if let Err(e) = row {
+                    failed = err_code(&e);
+                }
+            }
+        }
+    }
+    assert_eq!(failed.map(|x| x.0), Some(1146));
+    assert_eq!(q_i64(&mut c, "SELECT COUNT(*) FROM t"), 3);
+}

@@ -108,6 +108,43 @@ pub fn decode(q: &[u8], cs: ClientCharset) -> Result<Cow<'_, str>> {
     .map(Cow::Owned)
 }
 
+/// Splits a multi-statement query (CLIENT_MULTI_STATEMENTS) at the semicolons outside
+/// quotes, identifiers and comments. Empty pieces (a trailing `;`) are dropped.
+pub fn split_statements(q: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < q.len() {
+        i = match q[i] {
+            b'\'' | b'"' => unquote(q, i).1,
+            b'`' => q[i + 1..]
+                .iter()
+                .position(|c| *c == b'`')
+                .map_or(q.len(), |p| i + 2 + p),
+            b'#' => line_end(q, i),
+            b'-' if q.get(i + 1) == Some(&b'-')
+                && q.get(i + 2)
+                    .is_none_or(|c| c.is_ascii_whitespace() || c.is_ascii_control()) =>
+            {
+                line_end(q, i)
+            }
+            b'/' if q.get(i + 1) == Some(&b'*') => q[i + 2..]
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(q.len(), |p| i + 4 + p),
+            b';' => {
+                out.push(&q[start..i]);
+                start = i + 1;
+                i + 1
+            }
+            _ => i + 1,
+        };
+    }
+    out.push(&q[start..]);
+    out.retain(|p| !p.iter().all(|c| c.is_ascii_whitespace()));
+    out
+}
+
 struct Lexer<'a> {
     q: &'a [u8],
     cs: ClientCharset,
@@ -296,6 +333,21 @@ fn unquote(q: &[u8], start: usize) -> (Vec<u8>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statements_split_outside_quotes_and_comments() {
+        let q = b"SELECT ';', `a;b`, \"x\\\";\" FROM t; -- c;\nSELECT 2 /* ; */ ; # ;\n ;  ";
+        let parts: Vec<String> = split_statements(q)
+            .iter()
+            .map(|p| String::from_utf8_lossy(p).trim().to_string())
+            .collect();
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert_eq!(parts[2], "# ;");
+        assert!(parts[0].starts_with("SELECT ';'") && parts[0].ends_with("FROM t"));
+        assert!(parts[1].starts_with("-- c;") && parts[1].ends_with("/* ; */"));
+        assert_eq!(split_statements(b"SELECT 1").len(), 1);
+        assert!(split_statements(b" ; ").is_empty());
+    }
 
     /// Escapes bytes the way PyMySQL / mysqlclient do for a string literal.
     fn escape(b: &[u8]) -> Vec<u8> {

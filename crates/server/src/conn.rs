@@ -24,6 +24,8 @@ struct StmtState {
     nparams: usize,
     types: Vec<ParamType>,
     long_data: Vec<Option<Vec<u8>>>,
+    /// A parameter's long data passed max_allowed_packet: the next execution fails.
+    long_overflow: bool,
     columns: Vec<ColumnInfo>,
 }
 
@@ -717,6 +719,7 @@ fn dispatch<S: Read + Write>(
                             nparams,
                             types: vec![],
                             long_data: vec![None; nparams],
+                            long_overflow: false,
                             columns: cols,
                         },
                     );
@@ -735,6 +738,15 @@ fn dispatch<S: Read + Write>(
                     )?;
                     return Ok(Step::Reply);
                 };
+                if std::mem::take(&mut st.long_overflow) {
+                    st.long_data.iter_mut().for_each(|d| *d = None);
+                    conn.send_err(
+                        1153,
+                        "08S01",
+                        "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes",
+                    )?;
+                    return Ok(Step::Reply);
+                }
                 let params =
                     match wire::decode_params(&pkt, st.nparams, &mut st.types, &mut st.long_data) {
                         Ok(p) => p,
@@ -764,8 +776,12 @@ fn dispatch<S: Read + Write>(
                 if let Some(st) = stmts.get_mut(&stmt_id) {
                     if let Some(slot) = st.long_data.get_mut(param as usize) {
                         let buf = slot.get_or_insert_with(Vec::new);
-                        if buf.len() + data.len() <= 1 << 30 {
+                        if buf.len() + data.len() <= cl.shared.max_packet {
                             buf.extend_from_slice(&data);
+                        } else {
+                            // Nothing is dropped silently: the execution reports it.
+                            *slot = None;
+                            st.long_overflow = true;
                         }
                     }
                 }
@@ -779,6 +795,7 @@ fn dispatch<S: Read + Write>(
             Command::StmtReset(id) => {
                 if let Some(st) = stmts.get_mut(&id) {
                     st.long_data.iter_mut().for_each(|d| *d = None);
+                    st.long_overflow = false;
                 }
                 conn.send_ok(&OkPacket {
                     status: status_flags(sess),

@@ -400,3 +400,55 @@ fn multi_statement_queries_return_one_result_each() {
     assert_eq!(failed.map(|x| x.0), Some(1146));
     assert_eq!(q_i64(&mut c, "SELECT COUNT(*) FROM t"), 3);
 }
+
+#[test]
+fn long_data_past_max_allowed_packet_fails_the_execution_instead_of_being_cut() {
+    let srv = Server::start_with("robust-long-data", &["--max-allowed-packet=1M"]);
+    let mut s = login(srv.port, None).unwrap();
+    let mut p = vec![0x16];
+    p.extend_from_slice(b"SELECT LENGTH(?)");
+    s.write_all(&packet(0, &p)).unwrap();
+    let (ok, _) = read_packet(&mut s).unwrap();
+    assert_eq!(ok[0], 0, "prepare failed: {ok:?}");
+    let id = u32::from_le_bytes([ok[1], ok[2], ok[3], ok[4]]);
+    skip_to_eof(&mut s);
+    skip_to_eof(&mut s);
+    let long_data = |s: &mut std::net::TcpStream, n: usize| {
+        let mut d = vec![0x18];
+        d.extend_from_slice(&id.to_le_bytes());
+        d.extend_from_slice(&0u16.to_le_bytes());
+        d.extend(std::iter::repeat_n(b'z', n));
+        s.write_all(&packet(0, &d)).unwrap();
+    };
+    let execute = |s: &mut std::net::TcpStream| -> Vec<u8> {
+        let mut e = vec![0x17];
+        e.extend_from_slice(&id.to_le_bytes());
+        e.push(0);
+        e.extend_from_slice(&1u32.to_le_bytes());
+        e.push(0); // NULL bitmap
+        e.push(1); // types follow
+        e.extend_from_slice(&[0xFC, 0]); // BLOB, its value sent as long data
+        s.write_all(&packet(0, &e)).unwrap();
+        read_packet(s).unwrap().0
+    };
+    for _ in 0..3 {
+        long_data(&mut s, 400 << 10);
+    }
+    let r = execute(&mut s);
+    assert_eq!(r[0], 0xFF, "{r:?}");
+    assert_eq!(u16::from_le_bytes([r[1], r[2]]), 1153);
+    // The statement is usable again: long data within the limit arrives whole.
+    long_data(&mut s, 100_000);
+    long_data(&mut s, 100_000);
+    let r = execute(&mut s);
+    assert_eq!(r, vec![1], "one result column expected");
+    skip_to_eof(&mut s); // column definition
+    let (row, _) = read_packet(&mut s).unwrap();
+    assert_eq!(row[0], 0);
+    assert_eq!(i64::from_le_bytes(row[2..10].try_into().unwrap()), 200_000);
+    skip_to_eof(&mut s);
+    assert_eq!(
+        common::raw_query(&mut s, b"SELECT 9"),
+        vec![Some(b"9".to_vec())]
+    );
+}

@@ -8,8 +8,9 @@ use crate::bind::{Binder, Scope};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
-use crate::result::Collect;
+use crate::result::ResultSink;
 use crate::select::{self, resolve_table, table_scope, SelectPlan};
+use crate::sort::Sorter;
 use rel::catalog::{CatalogState, Table};
 use rel::table::{self as rt, Row};
 use rel::value::{self as val, Value};
@@ -236,29 +237,51 @@ pub struct InsertResult {
 
 /// Runs an INSERT.
 pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env) -> Result<InsertResult> {
+    let mut res = InsertResult::default();
+    let mut limits = TxnLimits::of(env);
+    let mut insert_one = |txn: &mut Txn, rn: usize, given: Vec<Option<Value>>| -> Result<()> {
+        insert_row(p, txn, env, rn, given, &mut res)?;
+        limits.after_write(txn)
+    };
+    match &p.source {
+        InsertSource::Values(rows) => {
+            for (rn, r) in rows.iter().enumerate() {
+                let given = r
+                    .iter()
+                    .map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose())
+                    .collect::<Result<Vec<_>>>()?;
+                insert_one(txn, rn, given)?;
+            }
+        }
+        InsertSource::Select(sp) => {
+            // The selected rows are spooled (to disk past tmp_table_size) before any is
+            // inserted: memory stays bounded and the SELECT never sees its own inserts.
+            let mut spool = Spool(Sorter::new(vec![], tmp_table_size(env), None));
+            select::execute(sp, txn, env, &mut spool)?;
+            let mut rn = 0;
+            spool.0.finish(&mut |row| {
+                insert_one(txn, rn, row.into_iter().map(Some).collect())?;
+                rn += 1;
+                Ok(true)
+            })?;
+        }
+    }
+    Ok(res)
+}
+
+/// Inserts one row of an INSERT (row number `rn` from 0).
+fn insert_row(
+    p: &InsertPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    rn: usize,
+    given: Vec<Option<Value>>,
+    res: &mut InsertResult,
+) -> Result<()> {
     let t = &p.table;
     let ncols = t.def.columns.len();
     let ai = t.def.auto_inc_column();
-    let mut res = InsertResult::default();
-    let source_rows: Vec<Vec<Option<Value>>> = match &p.source {
-        InsertSource::Values(rows) => rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose())
-                    .collect::<Result<Vec<_>>>()
-            })
-            .collect::<Result<_>>()?,
-        InsertSource::Select(sp) => {
-            let mut sink = Collect::default();
-            select::execute(sp, txn, env, &mut sink)?;
-            sink.rows
-                .into_iter()
-                .map(|r| r.into_iter().map(Some).collect())
-                .collect()
-        }
-    };
-    for (rn, given) in source_rows.into_iter().enumerate() {
+    {
         let rownum = rn + 1;
         res.records += 1;
         let mut row = vec![Value::Null; ncols];
@@ -341,7 +364,92 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env) -> Result<InsertResu
             },
         }
     }
-    Ok(res)
+    Ok(())
+}
+
+/// tmp_table_size: memory for rows a statement holds before spilling them to disk.
+fn tmp_table_size(env: &dyn Env) -> usize {
+    env.sys_var("tmp_table_size", false)
+        .and_then(|v| v.to_i128())
+        .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize)
+}
+
+/// Rows held for a statement in bounded memory (a `Sorter`, with or without keys).
+struct Spool(Sorter);
+
+impl ResultSink for Spool {
+    fn columns(&mut self, _: &[crate::result::ColumnInfo]) -> Result<()> {
+        Ok(())
+    }
+    fn row(&mut self, row: &[Value]) -> Result<()> {
+        self.0.push((row.to_vec(), vec![]))
+    }
+}
+
+/// A transaction's size limits, read once per statement (MyRocks' variables):
+/// `rocksdb_max_row_locks` (rows locked), `rocksdb_write_batch_max_bytes` (0 = no
+/// limit) and, for an autocommit statement, `rocksdb_commit_in_the_middle` (commit
+/// every `rocksdb_bulk_load_size` rows; a failure leaves the rows before it).
+struct TxnLimits {
+    max_locks: usize,
+    max_bytes: usize,
+    commit_every: Option<u64>,
+    written: u64,
+}
+
+impl TxnLimits {
+    fn of(env: &dyn Env) -> TxnLimits {
+        let int = |name: &str, default: i128| {
+            env.sys_var(name, false)
+                .and_then(|v| v.to_i128())
+                .unwrap_or(default)
+                .max(0)
+        };
+        let middle = int("rocksdb_commit_in_the_middle", 0) != 0 && env.autocommit_statement();
+        TxnLimits {
+            max_locks: int("rocksdb_max_row_locks", 1 << 20).min(usize::MAX as i128) as usize,
+            max_bytes: int("rocksdb_write_batch_max_bytes", 0).min(usize::MAX as i128) as usize,
+            commit_every: middle.then(|| int("rocksdb_bulk_load_size", 1000).max(1) as u64),
+            written: 0,
+        }
+    }
+
+    /// Called after each row written.
+    fn after_write(&mut self, txn: &mut Txn) -> Result<()> {
+        self.written += 1;
+        if let Some(n) = self.commit_every {
+            if self.written.is_multiple_of(n) {
+                return txn.commit_and_continue().map_err(SqlError::from);
+            }
+        }
+        self.check_locks(txn)?;
+        if self.max_bytes > 0 && txn.buffered_bytes() > self.max_bytes {
+            return Err(SqlError::new(
+                1206,
+                "HY000",
+                format!(
+                    "The transaction's writes exceed rocksdb_write_batch_max_bytes ({} bytes): commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON",
+                    self.max_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Fails once the transaction holds more row locks than allowed.
+    fn check_locks(&self, txn: &Txn) -> Result<()> {
+        if txn.lock_count() > self.max_locks {
+            return Err(SqlError::new(
+                1206,
+                "HY000",
+                format!(
+                    "The transaction holds more than rocksdb_max_row_locks ({}) row locks: commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON",
+                    self.max_locks
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn touch_on_update(
@@ -514,66 +622,91 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
             .collect();
         plain.is_some_and(|o| access::satisfies_order(&t.def, &p.access, &o))
     };
-    let mut targets: Vec<Row> = Vec::new();
+    // The rows to change are spooled first (sorted when ORDER BY needs it, on disk
+    // past tmp_table_size): changing rows while scanning an index they move in would
+    // meet them again, and a million-row UPDATE must not hold a million rows.
+    let sort = !p.order.is_empty() && !presorted;
+    let dirs = if sort {
+        p.order.iter().map(|(_, d)| *d).collect()
+    } else {
+        vec![]
+    };
+    let keep = limit.map(|l| l.min(usize::MAX as u64) as usize);
+    let mut spool = Sorter::new(dirs, tmp_table_size(env), keep);
+    let mut taken = 0u64;
+    let mut limits = TxnLimits::of(env);
+    // Committing in the middle, rows are read without locks and each is locked, read
+    // again at its latest version and re-checked just before it changes, so the locks
+    // held never exceed one batch. Otherwise every row is locked as it is read.
+    let middle = limits.commit_every.is_some();
     access::for_each_row(
         txn,
         t,
         &p.access,
-        Some(LockMode::Exclusive),
+        (!middle).then_some(LockMode::Exclusive),
         None,
         &[],
         env,
-        &mut |_txn, row| {
+        &mut |txn, row| {
             if let Some(f) = &p.filter {
                 if !accepts(&f.eval(&row.values, env)?) {
                     return Ok(true);
                 }
             }
-            targets.push(row);
-            Ok(!(presorted && limit.is_some_and(|l| targets.len() as u64 >= l)))
+            let keys = if sort {
+                p.order
+                    .iter()
+                    .map(|(e, _)| e.eval(&row.values, env))
+                    .collect::<Result<Vec<_>>>()?
+            } else {
+                vec![]
+            };
+            let mut vals = row.values;
+            vals.push(row.hidden.map_or(Value::Null, Value::UInt));
+            spool.push((vals, keys))?;
+            taken += 1;
+            if !middle {
+                limits.check_locks(txn)?;
+            }
+            Ok(!(!sort && limit.is_some_and(|l| taken >= l)))
         },
     )?;
-    if !p.order.is_empty() && !presorted {
-        let mut keyed = targets
-            .into_iter()
-            .map(|r| {
-                let k = p
-                    .order
-                    .iter()
-                    .map(|(e, _)| e.eval(&r.values, env))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok((k, r))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        keyed.sort_by(|a, b| {
-            for (i, (_, d)) in p.order.iter().enumerate() {
-                let o = crate::sort::sort_cmp(&a.0[i], &b.0[i]);
-                if o.is_ne() {
-                    return if *d { o.reverse() } else { o };
+    let (mut matched, mut changed) = (0u64, 0u64);
+    spool.finish(&mut |mut vals| {
+        let hidden = match vals.pop() {
+            Some(Value::UInt(h)) => Some(h),
+            _ => None,
+        };
+        let mut old = Row {
+            values: vals,
+            hidden,
+        };
+        if middle {
+            let key = rt::pk_key(&t.def, &old.values, old.hidden)?;
+            match rt::get(txn, &t.def, &key, Some(LockMode::Exclusive), None)? {
+                Some(latest) => old = latest,
+                None => return Ok(true),
+            }
+            if let Some(f) = &p.filter {
+                if !accepts(&f.eval(&old.values, env)?) {
+                    return Ok(true);
                 }
             }
-            std::cmp::Ordering::Equal
-        });
-        targets = keyed.into_iter().map(|(_, r)| r).collect();
-    }
-    if let Some(l) = limit {
-        targets.truncate(l as usize);
-    }
-    let matched = targets.len() as u64;
-    let mut changed = 0;
-    for (i, old) in targets.iter().enumerate() {
+        }
+        matched += 1;
         if p.set.is_empty() {
-            rt::delete(txn, t, old)?;
+            rt::delete(txn, t, &old)?;
             changed += 1;
-            continue;
+            limits.after_write(txn)?;
+            return Ok(true);
         }
         let mut new = old.values.clone();
         for (c, e) in &p.set {
             let v = e.eval(&new, env)?;
-            new[*c] = for_store(v, &t.def.columns[*c], i + 1)?;
+            new[*c] = for_store(v, &t.def.columns[*c], matched as usize)?;
         }
         if new != old.values {
-            touch_on_update(t, old, &mut new, p.set.iter().map(|(c, _)| *c), env);
+            touch_on_update(t, &old, &mut new, p.set.iter().map(|(c, _)| *c), env);
             if let Some(a) = t.def.auto_inc_column() {
                 if let Some(v) = new[a].to_i128() {
                     if v > 0 {
@@ -581,9 +714,11 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
                     }
                 }
             }
-            rt::update(txn, t, old, &new)?;
+            rt::update(txn, t, &old, &new)?;
             changed += 1;
+            limits.after_write(txn)?;
         }
-    }
+        Ok(true)
+    })?;
     Ok((matched, changed))
 }

@@ -80,6 +80,10 @@ pub trait Env {
     fn now_micros(&self) -> i64;
     /// Records a warning for SHOW WARNINGS (ignored where nobody can see it).
     fn warn(&self, _code: u16, _msg: String) {}
+    /// True for a statement that is its own transaction (autocommit, no BEGIN).
+    fn autocommit_statement(&self) -> bool {
+        false
+    }
     /// SELECT ... SKIP LOCKED: rows locked by others are skipped.
     fn skip_locked(&self) -> bool {
         false

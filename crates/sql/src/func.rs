@@ -177,10 +177,32 @@ fn warn_truncated(v: &Value, kind: &str, env: &dyn Env) {
     }
 }
 
+/// The longest string a function may build: max_allowed_packet, as MySQL.
+fn max_string(env: &dyn Env) -> usize {
+    env.sys_var("max_allowed_packet", false)
+        .and_then(|v| v.to_i128())
+        .unwrap_or(64 << 20)
+        .clamp(1024, 1 << 30) as usize
+}
+
+/// A result over max_allowed_packet: NULL and warning 1301, as MySQL.
+fn too_large(f: Func, env: &dyn Env) -> Value {
+    env.warn(
+        1301,
+        format!(
+            "Result of {}() was larger than max_allowed_packet ({}) - truncated",
+            format!("{f:?}").to_ascii_lowercase(),
+            max_string(env)
+        ),
+    );
+    Value::Null
+}
+
 fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
     let a = |i: usize| arg(args, i, row, env);
     Ok(match f {
         Func::Concat => {
+            let max = max_string(env);
             let mut out = Vec::new();
             for e in args {
                 let v = e.eval(row, env)?;
@@ -188,6 +210,9 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                     return Ok(Value::Null);
                 }
                 v.to_text(&mut out);
+                if out.len() > max {
+                    return Ok(too_large(f, env));
+                }
             }
             bytes(out)
         }
@@ -209,6 +234,9 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                 }
                 first = false;
                 v.to_text(&mut out);
+                if out.len() > max_string(env) {
+                    return Ok(too_large(f, env));
+                }
             }
             bytes(out)
         }
@@ -306,12 +334,16 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
             if from.is_empty() {
                 return Ok(bytes(s));
             }
+            let max = max_string(env);
             let mut out = Vec::with_capacity(s.len());
             let mut i = 0;
             while i < s.len() {
                 if s[i..].starts_with(&from) {
                     out.extend_from_slice(&to);
                     i += from.len();
+                    if out.len() > max {
+                        return Ok(too_large(f, env));
+                    }
                 } else {
                     out.push(s[i]);
                     i += 1;
@@ -324,8 +356,8 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
             (v, Some(n)) => {
                 let t = v.text();
                 let n = n.max(0) as usize;
-                if t.len().saturating_mul(n) > 64 << 20 {
-                    return Ok(Value::Null);
+                if t.len().saturating_mul(n) > max_string(env) {
+                    return Ok(too_large(f, env));
                 }
                 bytes(t.repeat(n))
             }

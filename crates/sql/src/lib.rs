@@ -119,6 +119,8 @@ pub struct Instance {
     slots: std::sync::Mutex<Vec<std::sync::Weak<AtomicU64>>>,
     /// Compiled prepared statements shared across sessions.
     pub stmt_cache: stmt_cache::StmtCache,
+    /// Prepared statements open in all sessions (max_prepared_stmt_count).
+    pub prepared: AtomicU64,
 }
 
 impl Instance {
@@ -163,6 +165,7 @@ impl Instance {
             globals: RwLock::new(vars::defaults(&vars)),
             started: Instant::now(),
             questions: AtomicU64::new(0),
+            prepared: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             threads: AtomicU64::new(0),
             panics: AtomicU64::new(0),

@@ -148,6 +148,9 @@ impl Env for StmtEnv<'_> {
     fn skip_locked(&self) -> bool {
         self.skip_locked
     }
+    fn autocommit_statement(&self) -> bool {
+        self.s.autocommit && !self.s.explicit
+    }
     fn check_interrupt(&self) -> Result<()> {
         let Some(d) = self.deadline else {
             return Ok(());
@@ -378,12 +381,35 @@ impl Session {
 
     /// Prepares a statement; returns (id, parameter count, result columns).
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
-        let compiled = self.compile(sql)?;
+        let max = self
+            .inst
+            .global_var("max_prepared_stmt_count")
+            .and_then(|v| v.to_i128())
+            .unwrap_or(16382)
+            .max(0) as u64;
+        // Reserve a place first: many sessions preparing at once cannot pass the limit.
+        if self.inst.prepared.fetch_add(1, Ordering::AcqRel) >= max {
+            self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+            return Err(SqlError::new(
+                1461,
+                "42000",
+                format!(
+                    "Can't create more than max_prepared_stmt_count statements (current value: {max})"
+                ),
+            ));
+        }
+        let compiled = match self.compile(sql) {
+            Ok(c) => c,
+            Err(e) => {
+                self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+                return Err(e);
+            }
+        };
         let params = compiled.parsed.params.len();
         let columns = compiled.columns.clone();
         let id = self.next_stmt;
         self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
-        self.stmts.insert(
+        let old = self.stmts.insert(
             id,
             Prepared {
                 sql: sql.to_string(),
@@ -391,6 +417,9 @@ impl Session {
                 compiled,
             },
         );
+        if old.is_some() {
+            self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+        }
         Ok((id, params, columns))
     }
 
@@ -473,7 +502,9 @@ impl Session {
 
     /// Forgets a prepared statement.
     pub fn close_prepared(&mut self, id: u32) {
-        self.stmts.remove(&id);
+        if self.stmts.remove(&id).is_some() {
+            self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Parameter count of a prepared statement.
@@ -672,6 +703,16 @@ impl Session {
     /// Ends the session: rolls back.
     pub fn close(&mut self) {
         self.rollback();
+    }
+}
+
+impl Drop for Session {
+    /// A session's prepared statements end with it (max_prepared_stmt_count).
+    fn drop(&mut self) {
+        let n = self.stmts.len() as u64;
+        if n > 0 {
+            self.inst.prepared.fetch_sub(n, Ordering::AcqRel);
+        }
     }
 }
 

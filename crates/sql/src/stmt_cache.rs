@@ -19,6 +19,14 @@ use std::sync::{Arc, Mutex};
 /// `Arc`s, so dropping the map never invalidates a prepared statement).
 const MAX_ENTRIES: usize = 4096;
 
+/// Statement text held by the cache before it starts over. A parse tree and plan
+/// are several times the text, so this bounds the cache to tens of megabytes.
+const MAX_TEXT_BYTES: usize = 8 << 20;
+
+/// Longer statements are not shared: the preparing session alone holds them, and
+/// they are freed with it.
+const MAX_SHARED_TEXT: usize = 16 << 10;
+
 /// A statement compiled for one (text, database, catalog version).
 pub struct Compiled {
     pub parsed: Parsed,
@@ -42,14 +50,21 @@ type Key = (String, Option<String>);
 /// See the module comment.
 #[derive(Default)]
 pub struct StmtCache {
-    map: Mutex<HashMap<Key, Arc<Compiled>>>,
+    map: Mutex<Entries>,
+}
+
+#[derive(Default)]
+struct Entries {
+    map: HashMap<Key, Arc<Compiled>>,
+    text_bytes: usize,
 }
 
 impl StmtCache {
     /// The current entry for (`sql`, `db`) at catalog `version`, if cached.
     pub fn get(&self, sql: &str, db: &Option<String>, version: u64) -> Option<Arc<Compiled>> {
-        let map = self.map.lock().unwrap_or_else(|p| p.into_inner());
-        map.get(&(sql.to_string(), db.clone()))
+        let e = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        e.map
+            .get(&(sql.to_string(), db.clone()))
             .filter(|c| c.current(version, db))
             .cloned()
     }
@@ -57,17 +72,24 @@ impl StmtCache {
     /// Stores an entry (replacing a stale one) and returns it.
     pub fn put(&self, sql: &str, c: Compiled) -> Arc<Compiled> {
         let c = Arc::new(c);
-        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
-        if map.len() >= MAX_ENTRIES {
-            map.clear();
+        if sql.len() > MAX_SHARED_TEXT {
+            return c;
         }
-        map.insert((sql.to_string(), c.db.clone()), c.clone());
+        let mut e = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        if e.map.len() >= MAX_ENTRIES || e.text_bytes + sql.len() > MAX_TEXT_BYTES {
+            e.map.clear();
+            e.text_bytes = 0;
+        }
+        let key = (sql.to_string(), c.db.clone());
+        if e.map.insert(key, c.clone()).is_none() {
+            e.text_bytes += sql.len();
+        }
         c
     }
 
     /// Number of cached entries.
     pub fn len(&self) -> usize {
-        self.map.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).map.len()
     }
 
     /// Whether the cache is empty.

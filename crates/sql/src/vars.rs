@@ -46,6 +46,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("max_allowed_packet", i(67108864)),
         ("max_connections", i(151)),
         ("max_execution_time", i(0)),
+        ("max_prepared_stmt_count", i(16382)),
         ("net_buffer_length", i(16384)),
         ("net_read_timeout", i(30)),
         ("connect_timeout", i(10)),
@@ -86,6 +87,10 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("strata_block_cache_size", i(64 << 20)),
         ("strata_write_buffer_size", i(64 << 20)),
         ("rocksdb_flush_log_at_trx_commit", i(1)),
+        ("rocksdb_max_row_locks", i(1 << 20)),
+        ("rocksdb_write_batch_max_bytes", i(0)),
+        ("rocksdb_commit_in_the_middle", i(0)),
+        ("rocksdb_bulk_load_size", i(1000)),
         ("innodb_flush_log_at_trx_commit", i(1)),
         ("innodb_buffer_pool_size", i(0)),
         ("session_track_system_variables", s("")),
@@ -137,6 +142,7 @@ pub fn global_only(name: &str) -> bool {
             | "strata_block_cache_size"
             | "strata_write_buffer_size"
             | "character_set_system"
+            | "max_prepared_stmt_count"
     )
 }
 
@@ -186,6 +192,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "sql_log_bin"
         | "sql_notes"
         | "sql_warnings"
+        | "rocksdb_commit_in_the_middle"
         | "strata_sync_on_commit" => {
             let b = match v {
                 Value::Int(0) | Value::Int(1) => v,

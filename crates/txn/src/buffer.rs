@@ -70,6 +70,11 @@ impl WriteBuffer {
         self.count() == 0
     }
 
+    /// Bytes of the encoded batch.
+    pub fn bytes(&self) -> usize {
+        self.data().len()
+    }
+
     fn data(&self) -> &[u8] {
         self.batch.as_ref().map_or(&[], |b| b.data())
     }

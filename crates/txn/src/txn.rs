@@ -89,6 +89,11 @@ impl Txn {
         self.buf.count()
     }
 
+    /// Bytes of buffered writes (the batch commit will write).
+    pub fn buffered_bytes(&self) -> usize {
+        self.buf.bytes()
+    }
+
     /// Number of distinct rows this transaction holds a lock on.
     pub fn lock_count(&self) -> usize {
         self.locks.len()
@@ -327,6 +332,33 @@ impl Txn {
         };
         c.fetch_add(1, Ordering::Relaxed);
         res
+    }
+
+    /// Commits what is buffered so far and goes on as a new transaction with the same
+    /// read view and settings (MyRocks' `rocksdb_commit_in_the_middle` for huge
+    /// statements): the locks are released, and a later statement rollback undoes only
+    /// what was buffered after this point.
+    pub fn commit_and_continue(&mut self) -> Result<()> {
+        let res = match self.buf.take_batch() {
+            Some(batch) if !batch.is_empty() => {
+                let wo = WriteOptions {
+                    sync: self.shared.opts.sync,
+                    disable_wal: false,
+                };
+                self.shared.db.write(wo, batch).map_err(Error::from)
+            }
+            _ => Ok(()),
+        };
+        self.buf = WriteBuffer::default();
+        self.stmt = self.buf.savepoint();
+        self.release_locks();
+        match res {
+            Ok(()) => {
+                self.shared.stats.commits.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Rolls back: drops the buffered writes and releases the locks.

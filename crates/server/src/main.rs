@@ -56,8 +56,25 @@ fn main() {
 }
 
 fn run(cfg: Config) -> Result<(), String> {
-    std::fs::create_dir_all(&cfg.datadir)
-        .map_err(|e| format!("cannot create {}: {e}", cfg.datadir.display()))?;
+    // The data directory is its owner's alone (0700), as the engine's files (0600).
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&cfg.datadir)
+            .map_err(|e| format!("cannot create {}: {e}", cfg.datadir.display()))?;
+    }
+    // A live server on our socket is not ours to take over: refuse before opening
+    // anything (the datadir's LOCK refuses a second server on the same data).
+    if let Some(p) = cfg.socket_path() {
+        if std::os::unix::net::UnixStream::connect(&p).is_ok() {
+            return Err(format!(
+                "another server is listening on the unix socket {}: stop it or choose another --socket",
+                p.display()
+            ));
+        }
+    }
     let mut vars = vec![
         ("port".to_string(), cfg.port.to_string()),
         ("datadir".to_string(), format!("{}/", cfg.datadir.display())),
@@ -133,6 +150,11 @@ fn run(cfg: Config) -> Result<(), String> {
         match UnixListener::bind(p) {
             Ok(l) => {
                 l.set_nonblocking(true).map_err(|e| e.to_string())?;
+                // Anyone on the machine may connect (and then authenticate), as MySQL.
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777));
+                }
                 eprintln!("strata: listening on {}", p.display());
                 let sh = shared.clone();
                 acceptors.push(std::thread::spawn(move || accept_unix(sh, l)));

@@ -452,3 +452,86 @@ fn long_data_past_max_allowed_packet_fails_the_execution_instead_of_being_cut() 
         vec![Some(b"9".to_vec())]
     );
 }
+
+/// Runs the binary once more with `args`; returns (exit success, its output).
+fn run_second(args: &[String]) -> (bool, String) {
+    let bin =
+        std::env::var("STRATA_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_strata").to_string());
+    let mut child = std::process::Command::new(bin)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            return (true, String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_datadir_is_private_and_a_second_server_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let sock = testkit::unique_temp_path("robust-second.sock");
+    let _ = std::fs::remove_file(&sock);
+    let srv = Server::start_with("robust-second", &[&format!("--socket={}", sock.display())]);
+    let mut c = srv.conn();
+    exec(&mut c, "CREATE DATABASE d");
+    exec(&mut c, "CREATE TABLE d.t (id INT PRIMARY KEY)");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&srv.datadir), 0o700);
+    let mut files = 0;
+    for e in std::fs::read_dir(&srv.datadir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            assert_eq!(mode(&p), 0o600, "{}", p.display());
+            files += 1;
+        }
+    }
+    assert!(files >= 3, "expected CURRENT, a manifest and a WAL");
+    // The same datadir: refused by its LOCK, before any socket is touched.
+    let other_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (ok, log) = run_second(&[
+        format!("--datadir={}", srv.datadir.display()),
+        format!("--port={other_port}"),
+        "--bind-address=127.0.0.1".into(),
+        format!("--socket={}", sock.display()),
+    ]);
+    assert!(!ok, "a second server opened the same datadir: {log}");
+    assert!(
+        log.contains("locked") || log.contains("another server"),
+        "{log}"
+    );
+    // Another datadir but our socket: refused, the socket stays ours.
+    let other = testkit::unique_temp_path("robust-second-other");
+    let (ok, log) = run_second(&[
+        format!("--datadir={}", other.display()),
+        format!("--port={other_port}"),
+        "--bind-address=127.0.0.1".into(),
+        format!("--socket={}", sock.display()),
+    ]);
+    assert!(!ok, "a second server took the socket: {log}");
+    assert!(log.contains("another server is listening"), "{log}");
+    let mut u = mysql::Conn::new(
+        mysql::OptsBuilder::new()
+            .socket(Some(sock.display().to_string()))
+            .user(Some("root")),
+    )
+    .unwrap();
+    assert_eq!(q_i64(&mut u, "SELECT COUNT(*) FROM d.t"), 0);
+}

@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -96,6 +97,11 @@ fn advise_random(file: &File) {
 struct OsLock(#[allow(dead_code)] File);
 impl FileLock for OsLock {}
 
+/// Files and directories the engine creates are its owner's alone (0600 / 0700): a
+/// database holds its users' data.
+pub const FILE_MODE: u32 = 0o600;
+pub const DIR_MODE: u32 = 0o700;
+
 fn ctx(op: &str, p: &Path) -> String {
     format!("{op} {}", p.display())
 }
@@ -106,6 +112,7 @@ impl Fs for OsFs {
             .write(true)
             .create(true)
             .truncate(true)
+            .mode(FILE_MODE)
             .open(path)
             .map_err(|e| Error::io(ctx("create", path), e))?;
         Ok(Box::new(OsWritable {
@@ -152,7 +159,11 @@ impl Fs for OsFs {
         Ok(out)
     }
     fn create_dir_all(&self, dir: &Path) -> Result<()> {
-        fs::create_dir_all(dir).map_err(|e| Error::io(ctx("mkdir", dir), e))
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(dir)
+            .map_err(|e| Error::io(ctx("mkdir", dir), e))
     }
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         let f = File::open(dir).map_err(|e| Error::io(ctx("open dir", dir), e))?;
@@ -169,6 +180,7 @@ impl Fs for OsFs {
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(FILE_MODE)
             .open(path)
             .map_err(|e| Error::io(ctx("open lock", path), e))?;
         match f.try_lock() {

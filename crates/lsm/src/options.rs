@@ -38,6 +38,9 @@ pub struct Options {
     pub fs: Option<Arc<dyn Fs>>,
     /// Options of the default column family.
     pub default_cf: CfOptions,
+    /// After a full disk (ENOSPC) made the database read-only, try to resume writing
+    /// this often (RocksDB's auto-recovery); None: only `Db::resume` does.
+    pub auto_resume_interval: Option<std::time::Duration>,
 }
 
 impl Default for Options {
@@ -54,6 +57,7 @@ impl Default for Options {
             use_direct_reads: false,
             fs: None,
             default_cf: CfOptions::default(),
+            auto_resume_interval: Some(std::time::Duration::from_secs(2)),
         }
     }
 }

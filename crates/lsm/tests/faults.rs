@@ -169,6 +169,8 @@ fn opts(fs: Arc<dyn Fs>) -> Options {
             block_size: 512,
             ..CfOptions::default()
         },
+        // These tests look at the read-only state itself (tests/nospace.rs resumes).
+        auto_resume_interval: None,
         ..Options::default()
     }
 }

@@ -143,9 +143,16 @@ fn pick_job(st: &mut State) -> Option<Job> {
 
 pub(crate) fn background_loop(inner: Arc<Inner>) {
     let mut st = inner.lock();
+    let mut last_resume = std::time::Instant::now();
     loop {
         if st.closing {
             break;
+        }
+        if super::resume::due(&st, &inner, &mut last_resume) {
+            drop(st);
+            let _ = inner.resume();
+            st = inner.lock();
+            continue;
         }
         match pick_job(&mut st) {
             Some(job) => {

@@ -11,6 +11,7 @@ mod iter;
 mod open;
 mod ops;
 mod read;
+mod resume;
 mod write;
 
 pub use iter::DbIterator;
@@ -66,6 +67,10 @@ pub(crate) struct State {
     /// Highest sequence number whose writes are fully applied.
     pub visible_seq: SeqNo,
     pub bg_error: Option<Error>,
+    /// The background error came from a full disk: `resume` may clear it.
+    pub bg_retry: bool,
+    /// A resume is running (one at a time).
+    pub resuming: bool,
     pub running_jobs: usize,
     pub closing: bool,
 }
@@ -82,7 +87,18 @@ pub(crate) struct Inner {
     pub stats: Arc<Stats>,
     pub level_stats: crate::stats::LevelStats,
     pub rate_limiter: Option<crate::rate_limit::RateLimiter>,
-    _lock: Box<dyn FileLock>,
+    /// See `Options::auto_resume_interval`.
+    pub auto_resume: Option<std::time::Duration>,
+    pub(crate) _lock: Box<dyn FileLock>,
+}
+
+/// True when `e` says the disk is full (directly or as the cause of a read-only state).
+pub(crate) fn is_no_space(e: &Error) -> bool {
+    match e {
+        Error::NoSpace(_) => true,
+        Error::ReadOnly(m) => m.contains("No space") || m.contains("no space"),
+        _ => false,
+    }
 }
 
 impl Inner {
@@ -96,6 +112,7 @@ impl Inner {
         if st.bg_error.is_none() && !matches!(e, Error::Closed) {
             eprintln!("strata-lsm: {what}: {e}");
             st.bg_error = Some(Error::ReadOnly(format!("{what}: {e}")));
+            st.bg_retry = is_no_space(e);
             crate::stats::Stats::add(&self.stats.background_errors, 1);
         }
         self.write_cv.notify_all();

@@ -28,7 +28,27 @@ impl Db {
     /// Opens the database, giving options for named column families (they
     /// are created if missing).
     pub fn open_cf(path: impl AsRef<Path>, opts: Options, cfs: &[(&str, CfOptions)]) -> Result<Db> {
-        let dir = path.as_ref().to_path_buf();
+        match Db::open_impl(path.as_ref(), opts.clone(), cfs, false) {
+            // A full disk: open read-only from what is on disk (the WALs replayed into
+            // memory, nothing written); writes resume once space is free (resume.rs).
+            Err(e) if super::is_no_space(&e) && opts.auto_resume_interval.is_some() => {
+                eprintln!(
+                    "strata-lsm: cannot write while opening ({e}): opening read-only until space is freed"
+                );
+                Db::open_impl(path.as_ref(), opts, cfs, true)
+            }
+            r => r,
+        }
+    }
+
+    /// `read_only`: the disk is full; write nothing (see `open_cf`).
+    fn open_impl(
+        path: &Path,
+        opts: Options,
+        cfs: &[(&str, CfOptions)],
+        read_only: bool,
+    ) -> Result<Db> {
+        let dir = path.to_path_buf();
         let fs: Arc<dyn Fs> = match (&opts.fs, opts.use_direct_reads) {
             (Some(fs), _) => fs.clone(),
             (None, true) => Arc::new(crate::vfs::DirectFs),
@@ -104,7 +124,11 @@ impl Db {
                 versions.next_file_number = versions.next_file_number.max(x + 1);
             }
         }
-        versions.write_new_manifest()?;
+        if read_only {
+            versions.refuse_edits(Error::NoSpace("the disk was full at open".into()));
+        } else {
+            versions.write_new_manifest()?;
+        }
 
         // Column family runtime state.
         let mut cf_states = BTreeMap::new();
@@ -186,7 +210,7 @@ impl Db {
                 }
                 // Flush memtables that grew past their size while replaying.
                 for (id, cf) in cf_states.iter_mut() {
-                    if cf.mem.approximate_size() > cf.opts.write_buffer_size {
+                    if !read_only && cf.mem.approximate_size() > cf.opts.write_buffer_size {
                         let mem = std::mem::replace(
                             &mut cf.mem,
                             Arc::new(MemTable::new(cf.opts.comparator, 0)),
@@ -209,6 +233,11 @@ impl Db {
             }
         }
         versions.last_sequence = max_seq;
+        if read_only {
+            return Db::start(
+                dir, fs, versions, cf_states, None, 0, to_replay, tables, stats, lock, &opts,
+            );
+        }
         for (id, cf) in cf_states.iter_mut() {
             if !cf.mem.is_empty() {
                 let mem =
@@ -283,6 +312,46 @@ impl Db {
                 _ => {}
             }
         }
+        let db = Db::start(
+            dir,
+            fs,
+            versions,
+            cf_states,
+            Some(wal),
+            wal_number,
+            vec![wal_number],
+            tables,
+            stats,
+            lock,
+            &opts,
+        )?;
+        // Create named column families that do not exist yet.
+        for (name, o) in cfs {
+            if db.cf(name).is_none() {
+                db.create_cf(name, o.clone())?;
+            }
+        }
+        db.inner.bg_cv.notify_all();
+        Ok(db)
+    }
+
+    /// Builds the open database and starts its background threads. Without a WAL
+    /// (`wal` None: the disk was full at open) it starts read-only, resumable.
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        dir: std::path::PathBuf,
+        fs: Arc<dyn Fs>,
+        versions: VersionSet,
+        cf_states: BTreeMap<u32, Cf>,
+        wal: Option<LogWriter>,
+        wal_number: u64,
+        live_wals: Vec<u64>,
+        tables: Arc<TableCache>,
+        stats: Arc<Stats>,
+        lock: Box<dyn crate::vfs::FileLock>,
+        opts: &Options,
+    ) -> Result<Db> {
+        let read_only = wal.is_none();
         let visible = versions.last_sequence;
         let rate_limiter = (opts.rate_limit_bytes_per_sec > 0)
             .then(|| crate::rate_limit::RateLimiter::new(opts.rate_limit_bytes_per_sec));
@@ -293,13 +362,19 @@ impl Db {
             state: Mutex::new(State {
                 cfs: cf_states,
                 versions,
-                wal: Some(wal),
+                wal,
                 wal_number,
-                live_wals: vec![wal_number],
+                live_wals,
                 writers: VecDeque::new(),
                 snapshots: BTreeMap::new(),
                 visible_seq: visible,
-                bg_error: None,
+                bg_error: read_only.then(|| {
+                    Error::ReadOnly(
+                        "the disk was full when the database opened: read-only until space is freed (No space left on device)".into(),
+                    )
+                }),
+                bg_retry: read_only,
+                resuming: false,
                 running_jobs: 0,
                 closing: false,
             }),
@@ -309,6 +384,7 @@ impl Db {
             stats,
             level_stats: Default::default(),
             rate_limiter,
+            auto_resume: opts.auto_resume_interval,
             _lock: lock,
         });
         let mut threads = Vec::new();
@@ -320,21 +396,12 @@ impl Db {
                 .map_err(|e| Error::io("spawn background thread", e))?;
             threads.push(t);
         }
-        let db = Db {
+        Ok(Db {
             inner,
             threads: Arc::new(Mutex::new(threads)),
-        };
-        // Create named column families that do not exist yet.
-        for (name, o) in cfs {
-            if db.cf(name).is_none() {
-                db.create_cf(name, o.clone())?;
-            }
-        }
-        db.inner.bg_cv.notify_all();
-        Ok(db)
+        })
     }
 }
-
 /// A directory without CURRENT is a new database only if it holds no data:
 /// table files or a non-empty WAL without CURRENT mean CURRENT was lost, and
 /// creating a new database there would delete them as unreferenced.

@@ -200,6 +200,7 @@ impl Inner {
                 let msg = e.to_string();
                 if st.bg_error.is_none() {
                     st.bg_error = Some(Error::ReadOnly(format!("WAL write failed: {msg}")));
+                    st.bg_retry = super::is_no_space(e);
                     Stats::add(&self.stats.background_errors, 1);
                 }
             }

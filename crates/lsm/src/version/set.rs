@@ -240,6 +240,19 @@ impl VersionSet {
         fs.sync_dir(dir)
     }
 
+    /// Refuses every edit until `recover_manifest` (a database opened read-only).
+    pub fn refuse_edits(&mut self, why: Error) {
+        self.manifest = None;
+        self.failed = Some(why);
+    }
+
+    /// After a failed manifest write (disk full): writes a new manifest from the
+    /// in-memory state, which never included the failed edit, and takes edits again.
+    pub fn recover_manifest(&mut self) -> Result<()> {
+        self.failed = None;
+        self.write_new_manifest()
+    }
+
     /// Writes a new manifest with the whole state and points CURRENT at it.
     /// On error the set takes no more edits (CURRENT may name either file).
     pub fn write_new_manifest(&mut self) -> Result<()> {

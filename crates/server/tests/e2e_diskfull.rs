@@ -74,7 +74,10 @@ fn a_full_disk_is_survived_without_a_restart() {
     );
     let mut c = srv.conn();
     exec(&mut c, "CREATE DATABASE d");
-    exec(&mut c, "CREATE TABLE d.t (id INT PRIMARY KEY, pad VARCHAR(1000))");
+    exec(
+        &mut c,
+        "CREATE TABLE d.t (id INT PRIMARY KEY, pad VARCHAR(1000))",
+    );
     let filler = fs.0.join("filler");
     fill(&filler);
     // Writes fail once the disk is full (the first few may still fit).
@@ -86,7 +89,10 @@ fn a_full_disk_is_survived_without_a_restart() {
             Err(e) => break e.to_string(),
         }
     };
-    assert!(err.to_lowercase().contains("space") || err.contains("read-only"), "{err}");
+    assert!(
+        err.to_lowercase().contains("space") || err.contains("read-only"),
+        "{err}"
+    );
     let acknowledged = id - 1;
     assert_eq!(q_i64(&mut c, "SELECT COUNT(*) FROM d.t"), acknowledged);
     // Space is freed: writes resume by themselves.

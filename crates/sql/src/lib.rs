@@ -39,6 +39,7 @@ pub mod set;
 pub mod show;
 pub mod sort;
 pub mod stmt_cache;
+pub mod tail;
 pub mod text;
 pub mod types;
 pub mod vars;

@@ -4,19 +4,17 @@
 //! when no sort, grouping or DISTINCT needs them all first.
 use crate::access::{self, Access};
 pub use crate::agg::hash_image;
-use crate::agg::{feed, finish, new_state, Group};
 use crate::bind::{AggCtx, AggSpec, Binder, Scope};
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
 use crate::join::JoinTable;
 use crate::result::{ColumnInfo, OutType, ResultSink};
-use crate::sort::Sorter;
+use crate::tail::{Grouper, Tail};
 use crate::types::infer;
 use rel::catalog::{CatalogState, Table};
 use rel::schema::Column;
 use rel::value::Value;
 use sqlparser::ast;
-use std::collections::HashMap;
 use std::sync::Arc;
 use txn::{LockMode, Txn};
 
@@ -649,22 +647,26 @@ pub fn execute_counted(
     let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
     let mut sent = 0u64;
     let mut skipped = 0u64;
-    // Rows after projection, with sort keys, when grouping or DISTINCT
-    // needs them all first.
-    let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
-    // ORDER BY: a sort bounded by tmp_table_size bytes in memory, spilling
-    // sorted runs to disk past it; with LIMIT only offset + limit rows kept.
-    let mut sorter = (!streaming && !p.order.is_empty()).then(|| {
-        let budget = env
-            .sys_var("tmp_table_size", false)
-            .and_then(|v| v.to_i128())
-            .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize);
-        let keep = limit.map(|l| (l.saturating_add(offset)).min(usize::MAX as u64) as usize);
-        Sorter::new(p.order.iter().map(|(_, d)| *d).collect(), budget, keep)
+    // Everything a non-streaming query holds is bounded by tmp_table_size and
+    // spills to disk past it: groups, DISTINCT, ORDER BY (tail.rs).
+    let budget = env
+        .sys_var("tmp_table_size", false)
+        .and_then(|v| v.to_i128())
+        .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize);
+    let keep = limit.map(|l| (l.saturating_add(offset)).min(usize::MAX as u64) as usize);
+    let mut tail = (!streaming).then(|| {
+        Tail::new(
+            p.distinct,
+            p.order.iter().map(|(_, d)| *d).collect(),
+            budget,
+            // With SQL_CALC_FOUND_ROWS every row is counted, so none is dropped early.
+            if calc { None } else { keep },
+        )
     });
-    let direct_sort = p.agg.is_none() && !p.distinct;
-    let mut groups: Vec<Group> = Vec::new();
-    let mut group_index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut grouper = p
+        .agg
+        .as_ref()
+        .map(|(gexprs, aggs)| Grouper::new(gexprs, aggs, budget));
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
     {
         let mut visit = |row: &[Value]| -> Result<bool> {
@@ -673,27 +675,8 @@ pub fn execute_counted(
                     return Ok(true);
                 }
             }
-            if let Some((gexprs, aggs)) = &p.agg {
-                let mut key = Vec::with_capacity(gexprs.len());
-                let mut img = Vec::new();
-                for g in gexprs {
-                    let v = g.eval(row, env)?;
-                    hash_image(&v, &mut img);
-                    key.push(v);
-                }
-                let gi = match group_index.get(&img) {
-                    Some(i) => *i,
-                    None => {
-                        groups.push(Group {
-                            key,
-                            states: aggs.iter().map(new_state).collect(),
-                            seen: vec![None; aggs.len()],
-                        });
-                        group_index.insert(img, groups.len() - 1);
-                        groups.len() - 1
-                    }
-                };
-                feed(&mut groups[gi], aggs, row, env)?;
+            if let Some(g) = grouper.as_mut() {
+                g.push(row, env)?;
                 return Ok(true);
             }
             outbuf.clear();
@@ -718,12 +701,8 @@ pub fn execute_counted(
                 .iter()
                 .map(|(e, _)| e.eval(row, env))
                 .collect::<Result<Vec<_>>>()?;
-            match sorter.as_mut() {
-                Some(s) if direct_sort => {
-                    total += 1;
-                    s.push((outbuf.clone(), keys))?
-                }
-                _ => rows.push((outbuf.clone(), keys)),
+            if let Some(t) = tail.as_mut() {
+                t.push(outbuf.clone(), keys)?;
             }
             Ok(true)
         };
@@ -746,73 +725,29 @@ pub fn execute_counted(
             }
         }
     }
-    if !streaming {
-        if let Some((gexprs, aggs)) = &p.agg {
-            if groups.is_empty() && gexprs.is_empty() {
-                groups.push(Group {
-                    key: vec![],
-                    states: aggs.iter().map(new_state).collect(),
-                    seen: vec![None; aggs.len()],
-                });
-            }
-            for (gi, g) in groups.into_iter().enumerate() {
-                let mut grow = g.key;
-                for (s, a) in g.states.into_iter().zip(aggs) {
-                    grow.push(finish(s, a, env, gi + 1)?);
+    let Some(mut tail) = tail else {
+        return Ok((sent, if calc { total } else { sent }));
+    };
+    if let (Some(g), Some((gexprs, _))) = (grouper, &p.agg) {
+        g.finish(env, gexprs.is_empty(), &mut |grow| {
+            if let Some(h) = &p.having {
+                if !accepts(&h.eval(&grow, env)?) {
+                    return Ok(());
                 }
-                if let Some(h) = &p.having {
-                    if !accepts(&h.eval(&grow, env)?) {
-                        continue;
-                    }
-                }
-                let out = p
-                    .out
-                    .iter()
-                    .map(|e| e.eval(&grow, env))
-                    .collect::<Result<Vec<_>>>()?;
-                let keys = p
-                    .order
-                    .iter()
-                    .map(|(e, _)| e.eval(&grow, env))
-                    .collect::<Result<Vec<_>>>()?;
-                rows.push((out, keys));
             }
-        }
-        if p.distinct {
-            let mut seen = std::collections::HashSet::new();
-            rows.retain(|(out, _)| {
-                let mut img = Vec::new();
-                out.iter().for_each(|v| hash_image(v, &mut img));
-                seen.insert(img)
-            });
-        }
-        total += rows.len() as u64;
-        if let Some(mut s) = sorter {
-            for r in rows {
-                s.push(r)?;
-            }
-            let mut skipped = 0u64;
-            s.finish(&mut |out| {
-                if skipped < offset {
-                    skipped += 1;
-                    return Ok(true);
-                }
-                if limit.is_some_and(|l| sent >= l) {
-                    return Ok(false);
-                }
-                sink.row(&out)?;
-                sent += 1;
-                Ok(true)
-            })?;
-            return Ok((sent, if calc { total } else { sent }));
-        }
-        for (out, _) in rows.into_iter().skip(offset as usize) {
-            if limit.is_some_and(|l| sent >= l) {
-                break;
-            }
-            sink.row(&out)?;
-            sent += 1;
-        }
+            let out = p
+                .out
+                .iter()
+                .map(|e| e.eval(&grow, env))
+                .collect::<Result<Vec<_>>>()?;
+            let keys = p
+                .order
+                .iter()
+                .map(|(e, _)| e.eval(&grow, env))
+                .collect::<Result<Vec<_>>>()?;
+            tail.push(out, keys)
+        })?;
     }
+    let (sent, total) = tail.finish(sink, offset, limit)?;
     Ok((sent, if calc { total } else { sent }))
 }

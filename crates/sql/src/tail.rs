@@ -1,0 +1,245 @@
+//! The stages of a query after its scan when it needs all rows first, each in bounded
+//! memory (tmp_table_size): GROUP BY groups (`Grouper`: a hash table of groups, then
+//! rows of new groups spilled to disk sorted by group key and aggregated group by
+//! group), DISTINCT (`Tail`'s hash set of row images, then rows spilled sorted by
+//! image and deduplicated), and ORDER BY / OFFSET / LIMIT (a `Sorter`).
+use crate::agg::{feed, finish, hash_image, new_state, Group};
+use crate::bind::AggSpec;
+use crate::error::Result;
+use crate::expr::{Env, Expr};
+use crate::result::ResultSink;
+use crate::sort::Sorter;
+use rel::value::Value;
+use std::collections::{HashMap, HashSet};
+
+/// Rough bytes of a value held in memory.
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::Bytes(b) => 32 + b.len(),
+        _ => 32,
+    }
+}
+
+/// GROUP BY: groups in a hash table up to the budget; later rows of groups not in it
+/// are spilled, sorted by their group's key image, and aggregated one group at a time.
+/// A group is either wholly in the table or wholly spilled.
+pub struct Grouper<'a> {
+    gexprs: &'a [Expr],
+    aggs: &'a [AggSpec],
+    index: HashMap<Vec<u8>, usize>,
+    groups: Vec<Group>,
+    bytes: usize,
+    budget: usize,
+    spill: Option<Sorter>,
+}
+
+impl<'a> Grouper<'a> {
+    pub fn new(gexprs: &'a [Expr], aggs: &'a [AggSpec], budget: usize) -> Grouper<'a> {
+        Grouper {
+            gexprs,
+            aggs,
+            index: HashMap::new(),
+            groups: Vec::new(),
+            bytes: 0,
+            budget: budget.max(64 << 10),
+            spill: None,
+        }
+    }
+
+    fn key(&self, row: &[Value], env: &dyn Env) -> Result<(Vec<Value>, Vec<u8>)> {
+        let mut key = Vec::with_capacity(self.gexprs.len());
+        let mut img = Vec::new();
+        for g in self.gexprs {
+            let v = g.eval(row, env)?;
+            hash_image(&v, &mut img);
+            key.push(v);
+        }
+        Ok((key, img))
+    }
+
+    fn new_group(&self, key: Vec<Value>) -> Group {
+        Group {
+            key,
+            states: self.aggs.iter().map(new_state).collect(),
+            seen: vec![None; self.aggs.len()],
+        }
+    }
+
+    /// Adds one input row.
+    pub fn push(&mut self, row: &[Value], env: &dyn Env) -> Result<()> {
+        let (key, img) = self.key(row, env)?;
+        if let Some(&i) = self.index.get(&img) {
+            return feed(&mut self.groups[i], self.aggs, row, env);
+        }
+        if self.spill.is_none() && self.bytes < self.budget {
+            self.bytes += 96
+                + img.len() * 2
+                + key.iter().map(value_bytes).sum::<usize>()
+                + 64 * self.aggs.len();
+            let g = self.new_group(key);
+            self.groups.push(g);
+            self.index.insert(img, self.groups.len() - 1);
+            let i = self.groups.len() - 1;
+            return feed(&mut self.groups[i], self.aggs, row, env);
+        }
+        let budget = self.budget;
+        let s = self
+            .spill
+            .get_or_insert_with(|| Sorter::new(vec![false], budget, None));
+        s.push((row.to_vec(), vec![Value::Bytes(img)]))
+    }
+
+    /// Calls `f` with each finished group row (group values, then aggregate results).
+    /// `always_one`: a query without GROUP BY has one group even without rows.
+    pub fn finish(
+        mut self,
+        env: &dyn Env,
+        always_one: bool,
+        f: &mut dyn FnMut(Vec<Value>) -> Result<()>,
+    ) -> Result<()> {
+        if self.groups.is_empty() && self.spill.is_none() && always_one {
+            let g = self.new_group(vec![]);
+            self.groups.push(g);
+        }
+        let aggs = self.aggs;
+        let mut n = 0usize;
+        let mut emit = |g: Group, f: &mut dyn FnMut(Vec<Value>) -> Result<()>| -> Result<()> {
+            n += 1;
+            let mut grow = g.key;
+            for (s, a) in g.states.into_iter().zip(aggs) {
+                grow.push(finish(s, a, env, n)?);
+            }
+            f(grow)
+        };
+        for g in std::mem::take(&mut self.groups) {
+            emit(g, f)?;
+        }
+        if let Some(s) = self.spill.take() {
+            let mut cur: Option<(Vec<u8>, Group)> = None;
+            s.finish(&mut |row| {
+                let (key, img) = self.key(&row, env)?;
+                if cur.as_ref().is_none_or(|(c, _)| *c != img) {
+                    if let Some((_, g)) = cur.take() {
+                        emit(g, f)?;
+                    }
+                    cur = Some((img, self.new_group(key)));
+                }
+                if let Some((_, g)) = cur.as_mut() {
+                    feed(g, aggs, &row, env)?;
+                }
+                Ok(true)
+            })?;
+            if let Some((_, g)) = cur {
+                emit(g, f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// DISTINCT, then ORDER BY (or arrival order) with OFFSET and LIMIT.
+pub struct Tail {
+    dedup: Option<Dedup>,
+    sorter: Sorter,
+    /// Rows past DISTINCT (FOUND_ROWS with SQL_CALC_FOUND_ROWS).
+    pub total: u64,
+}
+
+struct Dedup {
+    seen: HashSet<Vec<u8>>,
+    bytes: usize,
+    budget: usize,
+    spill: Option<Sorter>,
+}
+
+fn image(out: &[Value]) -> Vec<u8> {
+    let mut img = Vec::new();
+    out.iter().for_each(|v| hash_image(v, &mut img));
+    img
+}
+
+impl Tail {
+    /// `dirs`: ORDER BY directions (empty: arrival order); `keep`: OFFSET + LIMIT rows.
+    pub fn new(distinct: bool, dirs: Vec<bool>, budget: usize, keep: Option<usize>) -> Tail {
+        let budget = budget.max(64 << 10);
+        Tail {
+            dedup: distinct.then(|| Dedup {
+                seen: HashSet::new(),
+                bytes: 0,
+                budget,
+                spill: None,
+            }),
+            sorter: Sorter::new(dirs, budget, keep),
+            total: 0,
+        }
+    }
+
+    /// Adds an output row with its ORDER BY keys.
+    pub fn push(&mut self, out: Vec<Value>, keys: Vec<Value>) -> Result<()> {
+        if let Some(d) = &mut self.dedup {
+            let img = image(&out);
+            if d.seen.contains(&img) {
+                return Ok(());
+            }
+            if d.spill.is_some() || d.bytes >= d.budget {
+                let width = out.len();
+                let mut row = out;
+                row.extend(keys);
+                row.push(Value::UInt(width as u64));
+                let budget = d.budget;
+                return d
+                    .spill
+                    .get_or_insert_with(|| Sorter::new(vec![false], budget, None))
+                    .push((row, vec![Value::Bytes(img)]));
+            }
+            d.bytes += 64 + img.len() * 2;
+            d.seen.insert(img);
+        }
+        self.total += 1;
+        self.sorter.push((out, keys))
+    }
+
+    /// Sends the rows to `sink` past `offset`, at most `limit`; returns rows sent.
+    pub fn finish(
+        mut self,
+        sink: &mut dyn ResultSink,
+        offset: u64,
+        limit: Option<u64>,
+    ) -> Result<(u64, u64)> {
+        if let Some(mut d) = self.dedup.take() {
+            if let Some(s) = d.spill.take() {
+                let mut last: Option<Vec<u8>> = None;
+                let sorter = &mut self.sorter;
+                let total = &mut self.total;
+                s.finish(&mut |mut row| {
+                    let width = match row.pop() {
+                        Some(Value::UInt(w)) => w as usize,
+                        _ => row.len(),
+                    };
+                    let keys = row.split_off(width.min(row.len()));
+                    let img = image(&row);
+                    if last.as_ref() != Some(&img) {
+                        last = Some(img);
+                        *total += 1;
+                        sorter.push((row, keys))?;
+                    }
+                    Ok(true)
+                })?;
+            }
+        }
+        let (mut skipped, mut sent) = (0u64, 0u64);
+        self.sorter.finish(&mut |out| {
+            if skipped < offset {
+                skipped += 1;
+                return Ok(true);
+            }
+            if limit.is_some_and(|l| sent >= l) {
+                return Ok(false);
+            }
+            sink.row(&out)?;
+            sent += 1;
+            Ok(true)
+        })?;
+        Ok((sent, self.total))
+    }
+}

@@ -132,11 +132,10 @@ fn build(mut operands: Vec<Expr>, op: &Op) -> Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlparser::dialect::MySqlDialect;
     use sqlparser::parser::Parser;
 
     fn parse(sql: &str) -> Statement {
-        let mut v = Parser::parse_sql(&MySqlDialect {}, sql).unwrap();
+        let mut v = Parser::parse_sql(&crate::dialect::StrataDialect::default(), sql).unwrap();
         v.remove(0)
     }
 

@@ -179,15 +179,21 @@ impl Expr {
                 }
             }
             Expr::Between(e, lo, hi, negated) => {
+                // x BETWEEN lo AND hi is (x >= lo AND x <= hi) in three-valued logic:
+                // a NULL bound makes it NULL only when the other test does not fail.
                 let v = e.eval(row, env)?;
-                let l = lo.eval(row, env)?;
-                let h = hi.eval(row, env)?;
-                if v.is_null() || l.is_null() || h.is_null() {
+                if v.is_null() {
                     return Ok(Value::Null);
                 }
-                let inside =
-                    compare(&v, &l) != Ordering::Less && compare(&v, &h) != Ordering::Greater;
-                Value::Int((inside != *negated) as i64)
+                let l = lo.eval(row, env)?;
+                let h = hi.eval(row, env)?;
+                let ge = (!l.is_null()).then(|| compare(&v, &l) != Ordering::Less);
+                let le = (!h.is_null()).then(|| compare(&v, &h) != Ordering::Greater);
+                match (ge, le) {
+                    (Some(false), _) | (_, Some(false)) => Value::Int(*negated as i64),
+                    (Some(true), Some(true)) => Value::Int(!*negated as i64),
+                    _ => Value::Null,
+                }
             }
             Expr::Like(e, pat, negated, esc) => {
                 let v = e.eval(row, env)?;

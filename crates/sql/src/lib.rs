@@ -25,6 +25,7 @@ pub mod bind;
 pub mod convert;
 pub mod ddl;
 pub mod depth;
+pub mod dialect;
 pub mod dml;
 pub mod error;
 pub mod explain;

@@ -6,7 +6,6 @@
 //! them in text order.
 use crate::error::{Result, SqlError};
 use sqlparser::ast;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 /// A parsed statement.
@@ -117,14 +116,15 @@ pub fn parse(sql: &str) -> Result<Parsed> {
         }
     }
     let params = placeholders(trimmed);
-    let mut stmts = Parser::parse_sql(&MySqlDialect {}, trimmed).map_err(|e| {
-        let m = e.to_string();
-        let m = m
-            .strip_prefix("sql parser error: ")
-            .unwrap_or(&m)
-            .to_string();
-        SqlError::parse(format!("{m} (near '{}')", snippet(trimmed)))
-    })?;
+    let mut stmts =
+        Parser::parse_sql(&crate::dialect::StrataDialect::default(), trimmed).map_err(|e| {
+            let m = e.to_string();
+            let m = m
+                .strip_prefix("sql parser error: ")
+                .unwrap_or(&m)
+                .to_string();
+            SqlError::parse(format!("{m} (near '{}')", snippet(trimmed)))
+        })?;
     if stmts.len() != 1 {
         return Err(SqlError::parse(
             "exactly one statement per query is supported",

@@ -123,6 +123,15 @@ fn numeric_edges_match_mysql() {
     assert_eq!(warning_codes(&mut s), vec!["1292"]);
     assert_eq!(cell(&mut s, "SELECT CAST(' 12 ' AS SIGNED)"), "12");
     assert!(warning_codes(&mut s).is_empty());
+    // Found by the differential test against MariaDB: XOR ranks below comparisons,
+    // BETWEEN with a NULL bound is three-valued.
+    assert_eq!(cell(&mut s, "SELECT 0 XOR 'x' LIKE 'x%'"), "1");
+    assert_eq!(cell(&mut s, "SELECT 1 IS NULL XOR 2 > 1"), "1");
+    assert_eq!(cell(&mut s, "SELECT 1 = 1 XOR 1 = 1 OR 1"), "1");
+    assert_eq!(cell(&mut s, "SELECT 1 BETWEEN 2 AND NULL"), "0");
+    assert_eq!(cell(&mut s, "SELECT NOT (19 BETWEEN 20 AND NULL)"), "1");
+    assert_eq!(cell(&mut s, "SELECT 3 BETWEEN NULL AND 5 IS NULL"), "1");
+    assert_eq!(cell(&mut s, "SELECT 3 NOT BETWEEN NULL AND 2"), "1");
     assert_eq!(err(&mut s, "UPDATE IGNORE t SET a = 1"), 1235);
     assert_eq!(err(&mut s, "DELETE LOW_PRIORITY IGNORE FROM t"), 1235);
 }

@@ -255,6 +255,16 @@ fn acknowledged_commits_survive_kill_9() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
+    // How long writers run before each kill, in ms (CRASH_WRITE_MS=lo,hi; a long
+    // run uses shorter windows so its growing history stays quick to verify).
+    let write_ms: (i64, i64) = std::env::var("CRASH_WRITE_MS")
+        .ok()
+        .and_then(|s| {
+            let (a, b) = s.split_once(',')?;
+            Some((a.parse().ok()?, b.parse().ok()?))
+        })
+        .filter(|(a, b)| a < b)
+        .unwrap_or((300, 2500));
     let mut rng = Rng::from_env("acknowledged_commits_survive_kill_9");
     let mut srv = Server::start_with("crash", &["--sync-on-commit=1", "--write-buffer-size=256K"]);
     setup(&srv);
@@ -269,7 +279,7 @@ fn acknowledged_commits_survive_kill_9() {
                 std::thread::spawn(move || writer(conn, w, cycle, rng, killed))
             })
             .collect();
-        std::thread::sleep(Duration::from_millis(rng.range(300, 2500) as u64));
+        std::thread::sleep(Duration::from_millis(rng.range(write_ms.0, write_ms.1) as u64));
         assert!(
             srv.is_running(),
             "the server died by itself in cycle {cycle}"

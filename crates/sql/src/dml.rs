@@ -393,6 +393,9 @@ impl ResultSink for Spool {
 struct TxnLimits {
     max_locks: usize,
     max_bytes: usize,
+    /// strata_max_txn_memory: the transaction's estimated memory (its write batch, the
+    /// index over it, its undo log and its row locks).
+    max_memory: usize,
     commit_every: Option<u64>,
     written: u64,
 }
@@ -409,6 +412,7 @@ impl TxnLimits {
         TxnLimits {
             max_locks: int("rocksdb_max_row_locks", 1 << 20).min(usize::MAX as i128) as usize,
             max_bytes: int("rocksdb_write_batch_max_bytes", 0).min(usize::MAX as i128) as usize,
+            max_memory: int("strata_max_txn_memory", 256 << 20).min(usize::MAX as i128) as usize,
             commit_every: middle.then(|| int("rocksdb_bulk_load_size", 1000).max(1) as u64),
             written: 0,
         }
@@ -436,8 +440,21 @@ impl TxnLimits {
         Ok(())
     }
 
-    /// Fails once the transaction holds more row locks than allowed.
+    /// Fails once the transaction holds more row locks, or more memory, than allowed.
     fn check_locks(&self, txn: &Txn) -> Result<()> {
+        // Measured: about 200 bytes per locked or written row beside the batch itself
+        // (lock table entry, the transaction's lock list, batch index and undo entries).
+        let memory = txn.buffered_bytes() + txn.lock_count() * 200;
+        if self.max_memory > 0 && memory > self.max_memory {
+            return Err(SqlError::new(
+                1206,
+                "HY000",
+                format!(
+                    "The transaction needs more than strata_max_txn_memory ({} bytes): commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON",
+                    self.max_memory
+                ),
+            ));
+        }
         if txn.lock_count() > self.max_locks {
             return Err(SqlError::new(
                 1206,

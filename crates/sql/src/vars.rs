@@ -89,6 +89,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("rocksdb_flush_log_at_trx_commit", i(1)),
         ("rocksdb_max_row_locks", i(1 << 20)),
         ("rocksdb_write_batch_max_bytes", i(0)),
+        ("strata_max_txn_memory", i(256 << 20)),
         ("rocksdb_commit_in_the_middle", i(0)),
         ("rocksdb_bulk_load_size", i(1000)),
         ("innodb_flush_log_at_trx_commit", i(1)),

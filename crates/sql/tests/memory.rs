@@ -141,6 +141,11 @@ fn transaction_size_is_limited_unless_it_commits_in_the_middle() {
     assert_eq!(err(&mut s, "INSERT INTO u SELECT * FROM t"), 1206);
     assert_eq!(cell(&mut s, "SELECT COUNT(*) FROM u"), "0");
     q(&mut s, "SET rocksdb_write_batch_max_bytes = 0");
+    q(&mut s, "SET strata_max_txn_memory = 50000");
+    assert_eq!(err(&mut s, "INSERT INTO u SELECT * FROM t"), 1206);
+    assert_eq!(err(&mut s, "UPDATE t SET k = k + 1"), 1206);
+    assert_eq!(cell(&mut s, "SELECT COUNT(*) FROM u"), "0");
+    q(&mut s, "SET strata_max_txn_memory = DEFAULT");
 
     // Commit in the middle: an autocommit statement commits every bulk_load_size rows,
     // so the lock limit is never reached.

@@ -279,7 +279,9 @@ fn acknowledged_commits_survive_kill_9() {
                 std::thread::spawn(move || writer(conn, w, cycle, rng, killed))
             })
             .collect();
-        std::thread::sleep(Duration::from_millis(rng.range(write_ms.0, write_ms.1) as u64));
+        std::thread::sleep(Duration::from_millis(
+            rng.range(write_ms.0, write_ms.1) as u64
+        ));
         assert!(
             srv.is_running(),
             "the server died by itself in cycle {cycle}"

@@ -144,6 +144,7 @@ impl Sorter {
             }
             w.flush().map_err(io_err)?;
         }
+        drop_from_page_cache(&file)?;
         file.seek(SeekFrom::Start(0)).map_err(io_err)?;
         self.runs.push(Run {
             file,
@@ -253,6 +254,15 @@ fn io_err(e: std::io::Error) -> SqlError {
             e.raw_os_error().unwrap_or(0)
         ),
     )
+}
+
+/// Writes a run to disk and drops it from the page cache: a memory limit (a cgroup)
+/// counts dirty page cache, so hundreds of megabytes of spilled rows would count as the
+/// server's memory. Reading the run back brings in clean pages, which are reclaimable.
+fn drop_from_page_cache(file: &File) -> Result<()> {
+    file.sync_data().map_err(io_err)?;
+    lsm::vfs::drop_page_cache(file);
+    Ok(())
 }
 
 /// A new temporary file, already unlinked.

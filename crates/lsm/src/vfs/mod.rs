@@ -13,7 +13,7 @@ mod os;
 pub use direct::DirectFs;
 pub use fault::{FaultFs, FaultKind};
 pub use mem::MemFs;
-pub use os::OsFs;
+pub use os::{drop_page_cache, OsFs};
 
 use crate::error::Result;
 use std::path::Path;

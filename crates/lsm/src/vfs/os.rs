@@ -80,6 +80,23 @@ impl RandomAccessFile for OsRandom {
 /// compactions read ahead themselves (`Readahead`), so kernel readahead only
 /// pulls pages nobody asked for into a page cache that, under a memory
 /// limit, evicts useful ones to make room. A hint: failure is ignored.
+/// Tells the kernel a file's pages are not needed in the page cache any more (after
+/// they were written back): for temporary files whose dirty pages a memory limit would
+/// count. A hint: failure is ignored.
+#[allow(unsafe_code)]
+pub fn drop_page_cache(file: &File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: a valid open descriptor; the call reads no memory.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 #[allow(unsafe_code)]
 fn advise_random(file: &File) {
     #[cfg(target_os = "linux")]

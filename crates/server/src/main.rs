@@ -97,6 +97,17 @@ fn run(cfg: Config) -> Result<(), String> {
             cfg.interactive_timeout.to_string(),
         ),
     ];
+    // One transaction may use a sixth of the memory the server may use (cgroup v1 or v2),
+    // at most 256 MiB: a big statement fails with 1206 instead of the server being killed.
+    if let Some(limit) = memory_limit() {
+        let cap = (limit / 6).min(256 << 20);
+        eprintln!(
+            "strata: memory limit {} MiB: strata_max_txn_memory = {} MiB",
+            limit >> 20,
+            cap >> 20
+        );
+        vars.push(("strata_max_txn_memory".into(), cap.to_string()));
+    }
     if let Some(iso) = &cfg.transaction_isolation {
         vars.push(("transaction_isolation".into(), iso.clone()));
     }
@@ -216,6 +227,32 @@ fn run(cfg: Config) -> Result<(), String> {
         .map_err(|e| format!("flush at shutdown failed: {}", e.msg))?;
     eprintln!("strata: shutdown complete");
     Ok(())
+}
+
+/// The memory limit of this process's cgroup (v1 `memory.limit_in_bytes` or v2
+/// `memory.max`), if there is one.
+fn memory_limit() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in cg.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, ctrl, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let file = if ctrl.split(',').any(|c| c == "memory") {
+            format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes")
+        } else if ctrl.is_empty() {
+            format!("/sys/fs/cgroup{path}/memory.max")
+        } else {
+            continue;
+        };
+        if let Ok(v) = std::fs::read_to_string(&file) {
+            if let Ok(n) = v.trim().parse::<u64>() {
+                // "Unlimited" is a huge number in v1 ("max" in v2 does not parse).
+                if n < (1 << 50) {
+                    return Some(n);
+                }
+            }
+        }
+    }
+    None
 }
 
 fn next_client_id() -> u64 {

@@ -4,6 +4,7 @@
 //! engine and exit 0.
 mod config;
 mod conn;
+mod results;
 
 use config::Config;
 use std::collections::HashMap;

@@ -27,6 +27,7 @@ pub mod ddl;
 pub mod depth;
 pub mod dialect;
 pub mod dml;
+pub mod env;
 pub mod error;
 pub mod explain;
 pub mod expr;

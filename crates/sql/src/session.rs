@@ -5,6 +5,7 @@
 //! single statement in its own). A failed statement is rolled back alone;
 //! a deadlock rolls back the whole transaction, as MySQL does.
 use crate::dml::{self, InsertPlan, ModifyPlan};
+pub use crate::env::StmtEnv;
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
 use crate::parse::{self, Parsed, Stmt};
@@ -75,104 +76,6 @@ pub struct Session {
     /// statement) started under; `u64::MAX` when idle. DDL that changes
     /// how rows are written waits until every slot has caught up.
     slot: Arc<AtomicU64>,
-}
-
-/// Evaluation environment of one statement.
-pub struct StmtEnv<'a> {
-    pub s: &'a Session,
-    pub params: &'a [Value],
-    pub now: i64,
-    /// Warnings raised while evaluating (moved to the session after the statement).
-    pub warnings: std::cell::RefCell<Vec<(u16, String)>>,
-    /// max_execution_time's deadline (SELECT only).
-    pub deadline: Option<std::time::Instant>,
-    ticks: std::cell::Cell<u32>,
-    pub skip_locked: bool,
-    /// User variables assigned by SELECT ... INTO (applied after the statement).
-    pub assign: std::cell::RefCell<Vec<(String, Value)>>,
-}
-
-impl<'a> StmtEnv<'a> {
-    /// The environment of a statement starting now.
-    pub fn new(s: &'a Session, params: &'a [Value]) -> StmtEnv<'a> {
-        StmtEnv {
-            s,
-            params,
-            now: now_micros(),
-            warnings: Default::default(),
-            deadline: None,
-            ticks: Default::default(),
-            skip_locked: false,
-            assign: Default::default(),
-        }
-    }
-}
-
-impl Env for StmtEnv<'_> {
-    fn param(&self, i: usize) -> Option<&Value> {
-        self.params.get(i)
-    }
-    fn sys_var(&self, name: &str, global: bool) -> Option<Value> {
-        self.s.get_var(name, global)
-    }
-    fn user_var(&self, name: &str) -> Value {
-        self.s.user_vars.get(name).cloned().unwrap_or(Value::Null)
-    }
-    fn current_db(&self) -> Option<&str> {
-        self.s.db.as_deref()
-    }
-    fn user(&self) -> &str {
-        &self.s.user
-    }
-    fn connection_id(&self) -> u64 {
-        self.s.conn_id
-    }
-    fn last_insert_id(&self) -> u64 {
-        self.s.last_insert_id
-    }
-    fn row_count(&self) -> i64 {
-        self.s.row_count
-    }
-    fn found_rows(&self) -> u64 {
-        self.s.found_rows
-    }
-    fn now_micros(&self) -> i64 {
-        self.now
-    }
-    fn warn(&self, code: u16, msg: String) {
-        let mut w = self.warnings.borrow_mut();
-        if w.len() < 1024 {
-            w.push((code, msg));
-        }
-    }
-    fn skip_locked(&self) -> bool {
-        self.skip_locked
-    }
-    fn autocommit_statement(&self) -> bool {
-        self.s.autocommit && !self.s.explicit
-    }
-    fn check_interrupt(&self) -> Result<()> {
-        let Some(d) = self.deadline else {
-            return Ok(());
-        };
-        let t = self.ticks.get().wrapping_add(1);
-        self.ticks.set(t);
-        if t.is_multiple_of(64) && std::time::Instant::now() >= d {
-            return Err(SqlError::new(
-                3024,
-                "HY000",
-                "Query execution was interrupted, maximum statement execution time exceeded",
-            ));
-        }
-        Ok(())
-    }
-}
-
-fn now_micros() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0)
 }
 
 impl Session {
@@ -250,6 +153,11 @@ impl Session {
         self.get_var(name, false)
             .and_then(|v| v.to_i128())
             .unwrap_or(0) as i64
+    }
+
+    /// True inside BEGIN / START TRANSACTION (or autocommit=0 with work pending).
+    pub(crate) fn explicit(&self) -> bool {
+        self.explicit
     }
 
     /// True when autocommit is on.

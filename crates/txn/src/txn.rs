@@ -315,16 +315,7 @@ impl Txn {
     pub fn commit(mut self) -> Result<()> {
         self.finished = true;
         self.read.snapshot = None;
-        let res = match self.buf.take_batch() {
-            Some(batch) if !batch.is_empty() => {
-                let wo = WriteOptions {
-                    sync: self.shared.opts.sync,
-                    disable_wal: false,
-                };
-                self.shared.db.write(wo, batch).map_err(Error::from)
-            }
-            _ => Ok(()),
-        };
+        let res = self.write_buffered();
         self.release_locks();
         let c = match res {
             Ok(()) => &self.shared.stats.commits,
@@ -339,16 +330,7 @@ impl Txn {
     /// statements): the locks are released, and a later statement rollback undoes only
     /// what was buffered after this point.
     pub fn commit_and_continue(&mut self) -> Result<()> {
-        let res = match self.buf.take_batch() {
-            Some(batch) if !batch.is_empty() => {
-                let wo = WriteOptions {
-                    sync: self.shared.opts.sync,
-                    disable_wal: false,
-                };
-                self.shared.db.write(wo, batch).map_err(Error::from)
-            }
-            _ => Ok(()),
-        };
+        let res = self.write_buffered();
         self.buf = WriteBuffer::default();
         self.stmt = self.buf.savepoint();
         self.release_locks();
@@ -358,6 +340,20 @@ impl Txn {
                 Ok(())
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// Writes the buffered batch as one engine write (synced when the `TxnDb` syncs).
+    fn write_buffered(&mut self) -> Result<()> {
+        match self.buf.take_batch() {
+            Some(batch) if !batch.is_empty() => {
+                let wo = WriteOptions {
+                    sync: self.shared.opts.sync,
+                    disable_wal: false,
+                };
+                self.shared.db.write(wo, batch).map_err(Error::from)
+            }
+            _ => Ok(()),
         }
     }
 

@@ -4,11 +4,11 @@
 //! must hold exactly one entry per row. Together these mean the index and
 //! the table are in one-to-one correspondence.
 use crate::catalog::Table;
-use crate::keycodec;
+use crate::scan::scan;
 use crate::table as rt;
 use crate::value::compare;
 use crate::Result;
-use lsm::{Db, ReadOptions, Snapshot};
+use lsm::{Db, ReadOptions};
 
 /// What CHECK TABLE found.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -18,30 +18,6 @@ pub struct CheckReport {
     pub index_entries: Vec<(String, u64)>,
     /// Problems found; empty = OK.
     pub errors: Vec<String>,
-}
-
-fn scan(
-    db: &Db,
-    snap: &Snapshot,
-    id: u32,
-    f: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
-) -> Result<()> {
-    let lo = keycodec::index_prefix(id).to_vec();
-    let hi = keycodec::index_prefix(id + 1).to_vec();
-    let mut it = db.iter(ReadOptions {
-        snapshot: Some(snap.clone()),
-        lower_bound: Some(lo.clone()),
-        upper_bound: Some(hi),
-        no_fill_cache: true,
-        ..Default::default()
-    })?;
-    it.seek(&lo);
-    while it.valid() {
-        f(it.key(), it.value())?;
-        it.next();
-    }
-    it.status()?;
-    Ok(())
 }
 
 /// Checks one table.

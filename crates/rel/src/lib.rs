@@ -10,15 +10,19 @@
 //!   immutable snapshot;
 //! - [`table`]: row reads and writes with secondary-index maintenance,
 //!   row locks and uniqueness checks, through a `txn::Txn`;
-//! - [`check`]: CHECK TABLE (every index entry against its row).
+//! - [`check`]: CHECK TABLE (every index entry against its row);
+//! - [`build`]: filling a new secondary index from the table's rows
+//!   (both read through `scan`).
 //!
 //! It knows nothing of SQL text or the wire protocol. Byte layouts are in
 //! docs/formats/rows.md and docs/formats/catalog.md.
 
+pub mod build;
 pub mod catalog;
 pub mod check;
 pub mod keycodec;
 pub mod rowcodec;
+mod scan;
 pub mod schema;
 pub mod table;
 pub mod temporal;

@@ -2,43 +2,23 @@
 //! MySQL's tabular EXPLAIN shape.
 use crate::access;
 use crate::error::{Result, SqlError};
-use crate::parse::Parsed;
-use crate::result::{ColumnInfo, OutType, Outcome, ResultSink};
-use crate::select;
-use crate::session::{Plan, Session};
+use crate::exec::{self, Plan};
+use crate::result::{text, ColumnInfo, OutType, Outcome, ResultSink};
+use crate::session::Session;
+use crate::stmt::RowStmt;
 use rel::value::Value;
-use sqlparser::ast;
 
-fn text(s: impl AsRef<str>) -> Value {
-    Value::Bytes(s.as_ref().as_bytes().to_vec())
-}
-
+/// EXPLAIN of a row statement.
 pub fn explain(
     s: &mut Session,
-    stmt: &ast::Statement,
-    parsed: &Parsed,
+    stmt: &RowStmt,
+    params: &[(u64, u64)],
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
-    let st = s.inst.catalog.state();
-    let db = s.db.as_deref();
-    let plan = match stmt {
-        ast::Statement::Query(q) => {
-            Plan::Select(Box::new(select::plan(q, &st, db, &parsed.params)?))
-        }
-        ast::Statement::Update(u) => Plan::Modify(Box::new(crate::dml::plan_update(
-            u,
-            &st,
-            db,
-            &parsed.params,
-        )?)),
-        ast::Statement::Delete(d) => Plan::Modify(Box::new(crate::dml::plan_delete(
-            d,
-            &st,
-            db,
-            &parsed.params,
-        )?)),
-        _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
-    };
+    if matches!(stmt, RowStmt::Insert(_)) {
+        return Err(SqlError::unsupported("EXPLAIN of this statement"));
+    }
+    let plan = exec::plan(s, stmt, params)?;
     let (table, acc, extra) = match &plan {
         Plan::Select(p) => {
             let mut extra = Vec::new();

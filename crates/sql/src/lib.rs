@@ -19,20 +19,22 @@
 
 pub mod accept;
 pub mod access;
-pub mod admin;
 pub mod agg;
 pub mod bind;
 pub mod convert;
 pub mod ddl;
 pub mod depth;
 pub mod dialect;
+pub mod dispatch;
 pub mod dml;
 pub mod env;
 pub mod error;
+pub mod exec;
 pub mod explain;
 pub mod expr;
 pub mod func;
 pub mod join;
+pub mod maint;
 pub mod parse;
 pub mod result;
 pub mod select;
@@ -40,9 +42,11 @@ pub mod session;
 pub mod set;
 pub mod show;
 pub mod sort;
+pub mod stmt;
 pub mod stmt_cache;
 pub mod tail;
 pub mod text;
+pub mod txnctl;
 pub mod types;
 pub mod vars;
 

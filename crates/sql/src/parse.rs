@@ -5,49 +5,9 @@
 //! positions of `?` placeholders are recorded so the binder can number
 //! them in text order.
 use crate::error::{Result, SqlError};
+use crate::stmt::{self, MaintStmt, SetStmt, ShowStmt, Stmt, TxnStmt};
 use sqlparser::ast;
 use sqlparser::parser::Parser;
-
-/// A parsed statement.
-#[derive(Debug, Clone)]
-pub enum Stmt {
-    Ast(Box<ast::Statement>),
-    /// SET NAMES / SET CHARACTER SET
-    SetNames(String),
-    ShowWarnings,
-    ShowErrors,
-    ShowStatus {
-        global: bool,
-        like: Option<String>,
-    },
-    ShowIndex {
-        table: String,
-        db: Option<String>,
-    },
-    ShowEngines,
-    ShowCollation,
-    ShowCharset,
-    ShowTableStatus {
-        like: Option<String>,
-    },
-    ShowProcessList,
-    ShowGrants,
-    ShowCreateDatabase(String),
-    ShowEngineStatus,
-    CheckTable(Vec<(Option<String>, String)>),
-    AnalyzeTable(Vec<(Option<String>, String)>),
-    /// FLUSH and what follows it.
-    Flush(String),
-    /// START TRANSACTION WITH CONSISTENT SNAPSHOT
-    /// START TRANSACTION WITH CONSISTENT SNAPSHOT [, READ ONLY | READ WRITE]; None for
-    /// anything else after it.
-    StartConsistentSnapshot(Option<Option<bool>>),
-    /// SET GLOBAL|SESSION|LOCAL TRANSACTION ... (sqlparser drops the scope): true for
-    /// GLOBAL, and the statement parsed without the scope word.
-    SetTransactionScoped(bool, Box<ast::Statement>),
-    /// An empty statement (only comments / whitespace).
-    Empty,
-}
 
 /// A statement plus the (line, column) of each `?`.
 #[derive(Debug, Clone)]
@@ -66,7 +26,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
-    if let Some(s) = admin(trimmed) {
+    if let Some(s) = admin(trimmed)? {
         return Ok(Parsed {
             stmt: s,
             params: vec![],
@@ -107,9 +67,18 @@ pub fn parse(sql: &str) -> Result<Parsed> {
                 .find("TRANSACTION")
                 .unwrap_or(0);
             let inner = parse(&format!("SET {}", &trimmed[at..]))?;
-            if let Stmt::Ast(st) = inner.stmt {
+            if let Stmt::Txn(TxnStmt::Characteristics {
+                scope: None,
+                modes,
+                snapshot,
+            }) = inner.stmt
+            {
                 return Ok(Parsed {
-                    stmt: Stmt::SetTransactionScoped(global, st),
+                    stmt: Stmt::Txn(TxnStmt::Characteristics {
+                        scope: Some(global),
+                        modes,
+                        snapshot,
+                    }),
                     params: vec![],
                 });
             }
@@ -133,7 +102,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     let mut s = stmts.pop().ok_or_else(|| SqlError::parse("empty"))?;
     crate::depth::bound(&mut s)?;
     Ok(Parsed {
-        stmt: Stmt::Ast(Box::new(s)),
+        stmt: stmt::classify(s)?,
         params,
     })
 }
@@ -303,29 +272,25 @@ fn like_arg(ws: &[String], at: usize) -> Option<String> {
 }
 
 /// Statements recognized without sqlparser.
-fn admin(s: &str) -> Option<Stmt> {
+fn admin(s: &str) -> Result<Option<Stmt>> {
     let ws = words(s);
     let up: Vec<String> = ws.iter().map(|w| w.to_ascii_uppercase()).collect();
     let u: Vec<&str> = up.iter().map(|w| w.as_str()).collect();
-    match u.as_slice() {
-        ["SET", "NAMES", cs, ..] => Some(Stmt::SetNames(unquote(cs).to_ascii_lowercase())),
-        ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => {
-            Some(Stmt::SetNames(unquote(cs).to_ascii_lowercase()))
+    Ok(match u.as_slice() {
+        ["SET", "NAMES", cs, ..] => {
+            Some(Stmt::Set(SetStmt::Names(unquote(cs).to_ascii_lowercase())))
         }
-        ["SHOW", "WARNINGS", ..] => Some(Stmt::ShowWarnings),
-        ["SHOW", "ERRORS", ..] => Some(Stmt::ShowErrors),
-        ["SHOW", "GLOBAL", "STATUS", ..] => Some(Stmt::ShowStatus {
-            global: true,
+        ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => {
+            Some(Stmt::Set(SetStmt::Names(unquote(cs).to_ascii_lowercase())))
+        }
+        ["SHOW", "WARNINGS", ..] => Some(Stmt::Show(ShowStmt::Warnings)),
+        ["SHOW", "ERRORS", ..] => Some(Stmt::Show(ShowStmt::Errors)),
+        ["SHOW", "GLOBAL" | "SESSION", "STATUS", ..] => Some(Stmt::Show(ShowStmt::Status {
             like: like_arg(&ws, 3),
-        }),
-        ["SHOW", "SESSION", "STATUS", ..] => Some(Stmt::ShowStatus {
-            global: false,
-            like: like_arg(&ws, 3),
-        }),
-        ["SHOW", "STATUS", ..] => Some(Stmt::ShowStatus {
-            global: false,
+        })),
+        ["SHOW", "STATUS", ..] => Some(Stmt::Show(ShowStmt::Status {
             like: like_arg(&ws, 2),
-        }),
+        })),
         ["SHOW", "INDEX" | "INDEXES" | "KEYS", "FROM" | "IN", t, rest @ ..] => {
             let (db, table) = table_name(&ws[3]);
             let _ = t;
@@ -333,52 +298,63 @@ fn admin(s: &str) -> Option<Stmt> {
                 ["FROM" | "IN", _, ..] => Some(unquote(&ws[5])),
                 _ => db,
             };
-            Some(Stmt::ShowIndex { table, db })
+            Some(Stmt::Show(ShowStmt::Index { table, db }))
         }
-        ["SHOW", "ENGINES", ..] | ["SHOW", "STORAGE", "ENGINES", ..] => Some(Stmt::ShowEngines),
-        ["SHOW", "ENGINE", _, "STATUS", ..] => Some(Stmt::ShowEngineStatus),
-        ["SHOW", "COLLATION", ..] => Some(Stmt::ShowCollation),
-        ["SHOW", "CHARSET", ..] | ["SHOW", "CHARACTER", "SET", ..] => Some(Stmt::ShowCharset),
+        ["SHOW", "ENGINES", ..] | ["SHOW", "STORAGE", "ENGINES", ..] => {
+            Some(Stmt::Show(ShowStmt::Engines))
+        }
+        ["SHOW", "ENGINE", _, "STATUS", ..] => Some(Stmt::Show(ShowStmt::EngineStatus)),
+        ["SHOW", "COLLATION", ..] => Some(Stmt::Show(ShowStmt::Collation)),
+        ["SHOW", "CHARSET", ..] | ["SHOW", "CHARACTER", "SET", ..] => {
+            Some(Stmt::Show(ShowStmt::Charset))
+        }
         ["SHOW", "TABLE", "STATUS", ..] => {
             let at = ws.iter().position(|w| w.eq_ignore_ascii_case("LIKE"));
-            Some(Stmt::ShowTableStatus {
+            Some(Stmt::Show(ShowStmt::TableStatus {
                 like: at.and_then(|a| like_arg(&ws, a)),
-            })
+            }))
         }
         ["SHOW", "PROCESSLIST", ..] | ["SHOW", "FULL", "PROCESSLIST", ..] => {
-            Some(Stmt::ShowProcessList)
+            Some(Stmt::Show(ShowStmt::ProcessList))
         }
-        ["SHOW", "GRANTS", ..] => Some(Stmt::ShowGrants),
-        ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => {
-            let name = rest.last().map(|_| unquote(&ws[ws.len() - 1]))?;
-            Some(Stmt::ShowCreateDatabase(name))
-        }
-        ["CHECK", "TABLE", ..] => Some(Stmt::CheckTable(
+        ["SHOW", "GRANTS", ..] => Some(Stmt::Show(ShowStmt::Grants)),
+        ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => rest
+            .last()
+            .map(|_| Stmt::Show(ShowStmt::CreateDatabase(unquote(&ws[ws.len() - 1])))),
+        ["CHECK", "TABLE", ..] => Some(Stmt::Maint(MaintStmt::Check(
             ws[2..]
                 .iter()
                 .filter(|w| !is_check_option(w))
                 .map(|w| table_name(w))
                 .collect(),
-        )),
+        ))),
         ["ANALYZE", "TABLE", ..]
         | ["ANALYZE", "NO_WRITE_TO_BINLOG", "TABLE", ..]
         | ["ANALYZE", "LOCAL", "TABLE", ..] => {
             let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
-            Some(Stmt::AnalyzeTable(
+            Some(Stmt::Maint(MaintStmt::Analyze(
                 ws[at..].iter().map(|w| table_name(w)).collect(),
-            ))
+            )))
         }
-        ["FLUSH", rest @ ..] => Some(Stmt::Flush(rest.join(" "))),
+        ["FLUSH", rest @ ..] => Some(Stmt::Maint(MaintStmt::Flush(rest.join(" ")))),
         ["START", "TRANSACTION", "WITH", "CONSISTENT", "SNAPSHOT", rest @ ..] => {
-            Some(Stmt::StartConsistentSnapshot(match rest {
-                [] => Some(None),
-                ["READ", "ONLY"] => Some(Some(true)),
-                ["READ", "WRITE"] => Some(Some(false)),
-                _ => None,
+            let access = match rest {
+                [] => None,
+                ["READ", "ONLY"] => Some(ast::TransactionAccessMode::ReadOnly),
+                ["READ", "WRITE"] => Some(ast::TransactionAccessMode::ReadWrite),
+                // Refused below (sqlparser does not know this form).
+                _ => return Err(SqlError::unsupported("this START TRANSACTION form")),
+            };
+            Some(Stmt::Txn(TxnStmt::Start {
+                snapshot: true,
+                modes: access
+                    .map(ast::TransactionMode::AccessMode)
+                    .into_iter()
+                    .collect(),
             }))
         }
         _ => None,
-    }
+    })
 }
 
 fn is_check_option(w: &str) -> bool {
@@ -424,7 +400,7 @@ mod tests {
             parse(q).unwrap();
         }
         assert!(
-            matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::SetNames(ref s) if s == "utf8mb4")
+            matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::Set(SetStmt::Names(ref s)) if s == "utf8mb4")
         );
         assert_eq!(parse("SELECT ? + ?").unwrap().params.len(), 2);
         assert_eq!(parse("selec 1").unwrap_err().code, 1064);

@@ -123,3 +123,30 @@ impl ResultSink for Collect {
         Ok(())
     }
 }
+
+/// Sends a result set of text columns.
+pub fn rows(
+    sink: &mut dyn ResultSink,
+    cols: &[&str],
+    rows: Vec<Vec<rel::Value>>,
+) -> crate::Result<Outcome> {
+    let c: Vec<ColumnInfo> = cols.iter().map(|n| ColumnInfo::text(n)).collect();
+    sink.columns(&c)?;
+    for r in rows {
+        sink.row(&r)?;
+    }
+    Ok(Outcome {
+        result_set: true,
+        ..Default::default()
+    })
+}
+
+/// A text value (SHOW output and the like).
+pub fn text(s: impl AsRef<str>) -> rel::Value {
+    rel::Value::Bytes(s.as_ref().as_bytes().to_vec())
+}
+
+/// The outcome of a statement that returns no rows and changes none.
+pub fn ok() -> crate::Result<Outcome> {
+    Ok(Outcome::default())
+}

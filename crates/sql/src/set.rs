@@ -1,27 +1,47 @@
-//! SET: session and global system variables (with MySQL's aliases,
-//! ON/OFF/DEFAULT spellings and scope rules), user variables, SET NAMES,
-//! SET TRANSACTION and SET time_zone.
+//! Session state statements: SET of session and global system variables
+//! (with MySQL's aliases, ON/OFF/DEFAULT spellings and scope rules), user
+//! variables, SET NAMES, SET time_zone, and USE. (SET TRANSACTION is
+//! transaction control: `txnctl`.)
 use crate::ddl;
 use crate::error::{Result, SqlError};
-use crate::result::Outcome;
+use crate::result::{ok, text, Outcome};
 use crate::session::Session;
+use crate::stmt::{name_parts, SetStmt};
 use crate::vars;
 use rel::value::Value;
 use sqlparser::ast;
 
-fn text(s: impl AsRef<str>) -> Value {
-    Value::Bytes(s.as_ref().as_bytes().to_vec())
+/// Runs SET / SET NAMES / USE.
+pub fn run(s: &mut Session, stmt: &SetStmt) -> Result<Outcome> {
+    match stmt {
+        SetStmt::Names(cs) => set_names(s, cs),
+        SetStmt::Vars(set) => set_stmt(s, set),
+        SetStmt::Use(name) => {
+            if !s.inst.catalog.state().databases.contains_key(name) {
+                return Err(SqlError::new(
+                    1049,
+                    "42000",
+                    format!("Unknown database '{name}'"),
+                ));
+            }
+            s.db = Some(name.clone());
+            ok()
+        }
+    }
 }
 
-fn ok() -> Result<Outcome> {
-    Ok(Outcome::default())
+fn set_names(s: &mut Session, cs: &str) -> Result<Outcome> {
+    for v in [
+        "character_set_client",
+        "character_set_connection",
+        "character_set_results",
+    ] {
+        s.set_var(v.into(), text(cs));
+    }
+    ok()
 }
 
-fn name_parts(n: &ast::ObjectName) -> Vec<String> {
-    crate::admin::name_parts(n)
-}
-
-pub fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
+fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
     match set {
         ast::Set::SingleAssignment {
             scope,
@@ -41,19 +61,7 @@ pub fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
             }
             ok()
         }
-        ast::Set::SetTransaction {
-            modes, snapshot, ..
-        } => set_transaction(s, modes, snapshot.is_some(), None),
-        ast::Set::SetNames { charset_name, .. } => {
-            for v in [
-                "character_set_client",
-                "character_set_connection",
-                "character_set_results",
-            ] {
-                s.set_var(v.into(), text(&charset_name.value));
-            }
-            ok()
-        }
+        ast::Set::SetNames { charset_name, .. } => set_names(s, &charset_name.value),
         ast::Set::SetNamesDefault {} => ok(),
         ast::Set::SetTimeZone { value, .. } => {
             let v = vars::normalize("time_zone", ddl::const_eval(value)?)?;
@@ -112,7 +120,7 @@ fn assign(
     };
     let v = vars::normalize(&name, v)?;
     if name == "transaction_isolation" && v.text().eq_ignore_ascii_case(b"READ-UNCOMMITTED") {
-        warn_read_uncommitted(s);
+        crate::txnctl::warn_read_uncommitted(s);
     }
     if name == "autocommit" && !global {
         let on = v.to_i128() == Some(1);
@@ -131,75 +139,6 @@ fn assign(
         s.set_var(name, v);
     }
     Ok(())
-}
-
-/// SET [GLOBAL | SESSION] TRANSACTION: `scope` None is the next transaction only,
-/// Some(true) the global default, Some(false) the session's.
-pub fn set_transaction(
-    s: &mut Session,
-    modes: &[ast::TransactionMode],
-    snapshot: bool,
-    scope: Option<bool>,
-) -> Result<Outcome> {
-    if snapshot {
-        return Err(SqlError::unsupported("SET TRANSACTION SNAPSHOT"));
-    }
-    let (iso, ro) = crate::admin::transaction_modes(modes)?;
-    if scope.is_none() && s.in_transaction() {
-        return Err(SqlError::new(
-            1568,
-            "25001",
-            "Transaction characteristics can't be changed while a transaction is in progress",
-        ));
-    }
-    let read_uncommitted = modes.iter().any(|m| {
-        matches!(
-            m,
-            ast::TransactionMode::IsolationLevel(ast::TransactionIsolationLevel::ReadUncommitted)
-        )
-    });
-    let iso_text = iso.map(|i| match (i, read_uncommitted) {
-        (_, true) => "READ-UNCOMMITTED",
-        (txn::Isolation::ReadCommitted, _) => "READ-COMMITTED",
-        _ => "REPEATABLE-READ",
-    });
-    match scope {
-        None => {
-            if iso.is_some() {
-                s.next_txn.0 = iso;
-            }
-            if ro.is_some() {
-                s.next_txn.1 = ro;
-            }
-        }
-        Some(global) => {
-            let mut set = |name: &str, v: Value| {
-                if global {
-                    s.inst.set_global(name, v);
-                } else {
-                    s.set_var(name.into(), v);
-                }
-            };
-            if let Some(t) = iso_text {
-                set("transaction_isolation", text(t));
-            }
-            if let Some(r) = ro {
-                set("transaction_read_only", Value::Int(r as i64));
-            }
-        }
-    }
-    if read_uncommitted {
-        warn_read_uncommitted(s);
-    }
-    ok()
-}
-
-fn warn_read_uncommitted(s: &mut Session) {
-    s.warn(
-        "Warning",
-        1235,
-        "READ UNCOMMITTED runs as READ COMMITTED in Strata (no dirty reads)",
-    );
 }
 
 fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {

@@ -9,9 +9,9 @@
 //! Shared, they are 160 entries. An entry is immutable; a session whose entry
 //! went stale (DDL changed the catalog, or USE changed the database)
 //! compiles again through the cache and swaps its `Arc`.
+use crate::exec::Plan;
 use crate::parse::Parsed;
 use crate::result::ColumnInfo;
-use crate::session::Plan;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

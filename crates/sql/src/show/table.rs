@@ -1,17 +1,12 @@
-//! SHOW output built from the catalog and counters: columns (DESCRIBE),
-//! indexes, CREATE TABLE text, table status, and status counters
-//! (including the engine's bytes written per source and lock statistics).
-use crate::admin::rows;
+//! SHOW output that describes tables, from the catalog: columns
+//! (DESCRIBE), indexes, CREATE TABLE text, table status.
 use crate::error::Result;
-use crate::result::{Outcome, ResultSink};
+use crate::result::rows;
+use crate::result::{text, Outcome, ResultSink};
 use crate::session::Session;
 use rel::catalog::{default_sql, Table};
 use rel::schema::TableDef;
 use rel::value::Value;
-
-fn text(s: impl AsRef<str>) -> Value {
-    Value::Bytes(s.as_ref().as_bytes().to_vec())
-}
 
 /// DESCRIBE / SHOW [FULL] COLUMNS.
 pub fn columns(t: &Table, full: bool, sink: &mut dyn ResultSink) -> Result<Outcome> {
@@ -258,53 +253,4 @@ pub fn table_status(s: &Session, like: Option<&str>, sink: &mut dyn ResultSink) 
         ],
         out,
     )
-}
-
-/// SHOW STATUS variables.
-pub fn status(s: &Session) -> Vec<(String, Value)> {
-    let inst = &s.inst;
-    let e = inst.txdb.db().stats();
-    let t = inst.txdb.stats();
-    let u = |v: u64| Value::UInt(v);
-    let mut v: Vec<(String, Value)> = vec![
-        ("Uptime".into(), u(inst.started.elapsed().as_secs())),
-        ("Threads_connected".into(), u(inst.threads_connected())),
-        ("Questions".into(), u(inst.questions())),
-        ("Connections".into(), u(inst.connections())),
-        ("Strata_panics".into(), u(inst.panics())),
-        ("Innodb_row_lock_waits".into(), u(t.row_lock_waits)),
-        (
-            "Innodb_row_lock_current_waits".into(),
-            u(t.row_lock_current_waits),
-        ),
-        (
-            "Innodb_row_lock_time".into(),
-            u(t.row_lock_time_micros / 1000),
-        ),
-        (
-            "Innodb_row_lock_time_max".into(),
-            u(t.row_lock_time_max_micros / 1000),
-        ),
-        ("Strata_lock_wait_timeouts".into(), u(t.lock_wait_timeouts)),
-        ("Strata_deadlocks".into(), u(t.deadlocks)),
-        ("Strata_commits".into(), u(t.commits)),
-        ("Strata_rollbacks".into(), u(t.rollbacks)),
-        (
-            "Strata_live_table_bytes".into(),
-            u(inst.txdb.db().live_table_bytes()),
-        ),
-    ];
-    let db = inst.txdb.db();
-    v.push((
-        "Strata_pending_compaction_bytes".into(),
-        u(db.pending_compaction_bytes(lsm::DEFAULT_CF)),
-    ));
-    for (level, (files, bytes)) in db.level_summary(lsm::DEFAULT_CF).into_iter().enumerate() {
-        v.push((format!("Strata_l{level}_files"), u(files as u64)));
-        v.push((format!("Strata_l{level}_bytes"), u(bytes)));
-    }
-    for (k, val) in e.pairs() {
-        v.push((format!("Strata_{k}"), u(val)));
-    }
-    v
 }

@@ -1,19 +1,15 @@
-//! DDL: CREATE/DROP DATABASE, CREATE TABLE (MySQL types, defaults,
-//! AUTO_INCREMENT, keys, ENGINE= accepted), DROP TABLE, TRUNCATE,
-//! CREATE/DROP INDEX (new indexes are built from a snapshot in batches),
-//! ALTER TABLE ADD/DROP INDEX. Each runs outside any transaction (an
-//! implicit commit, as in MySQL).
+//! Table definitions from CREATE TABLE: MySQL column types, defaults,
+//! AUTO_INCREMENT, keys, ENGINE=; index column lists; constant
+//! expressions (defaults, SET values).
 use crate::bind::{literal, Binder, Scope};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
 use crate::expr::{Expr, NoEnv};
-use rel::catalog::{Catalog, Table};
+use rel::catalog::Table;
 use rel::schema::{Column, Index, TableDef};
-use rel::table as rt;
 use rel::value::{ColumnType, TypeKind, Value};
 use sqlparser::ast;
 use std::collections::HashSet;
-use std::sync::Arc;
 
 fn ident_list(cols: &[ast::IndexColumn], def_cols: &[Column]) -> Result<Vec<usize>> {
     cols.iter()
@@ -458,148 +454,6 @@ fn engine_of(ct: &ast::CreateTable) -> String {
         }
     }
     "STRATA".into()
-}
-
-/// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the new definition,
-/// then fills the index from a snapshot of the table in batches.
-/// `wait(v)` must return once no transaction that started before catalog
-/// version `v` is still open (false = timed out: the index is dropped).
-pub fn create_index(
-    cat: &Catalog,
-    t: &Arc<Table>,
-    name: &str,
-    cols: Vec<usize>,
-    unique: bool,
-    if_not_exists: bool,
-    wait: &dyn Fn(u64) -> bool,
-) -> Result<()> {
-    if t.def.indexes().any(|ix| ix.name.eq_ignore_ascii_case(name)) {
-        if if_not_exists {
-            return Ok(());
-        }
-        return Err(SqlError::new(
-            1061,
-            "42000",
-            format!("Duplicate key name '{name}'"),
-        ));
-    }
-    let mut def = t.def.clone();
-    def.secondary.push(Index {
-        id: 0,
-        name: name.to_string(),
-        columns: cols,
-        unique,
-        primary: false,
-    });
-    let nt = cat.replace_table(def, false, false)?;
-    let ix = nt
-        .def
-        .secondary
-        .last()
-        .cloned()
-        .ok_or_else(|| SqlError::internal("index vanished"))?;
-    // Writers that planned with the old definition do not maintain the new
-    // index: wait for them before taking the snapshot to fill it from.
-    let ready = if wait(cat.version()) {
-        Ok(())
-    } else {
-        Err(SqlError::new(
-            1205,
-            "HY000",
-            "Lock wait timeout exceeded; try restarting transaction (open transactions on the table)",
-        ))
-    };
-    if let Err(e) = ready.and_then(|_| backfill(cat, &nt, &ix)) {
-        // Undo: drop the half-built index.
-        let mut def = nt.def.clone();
-        def.secondary.retain(|i| i.id != ix.id);
-        cat.replace_table(def, false, false)?;
-        return Err(e);
-    }
-    Ok(())
-}
-
-fn backfill(cat: &Catalog, t: &Table, ix: &Index) -> Result<()> {
-    let db = cat.db();
-    let lo = rel::keycodec::index_prefix(t.def.pk.id).to_vec();
-    let hi = rel::keycodec::index_prefix(t.def.pk.id + 1).to_vec();
-    let snap = db.snapshot();
-    let mut it = db.iter(lsm::ReadOptions {
-        snapshot: Some(snap),
-        lower_bound: Some(lo.clone()),
-        upper_bound: Some(hi),
-        no_fill_cache: true,
-        ..Default::default()
-    })?;
-    it.seek(&lo);
-    let mut batch = lsm::WriteBatch::new();
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    let sync = lsm::WriteOptions {
-        sync: true,
-        disable_wal: false,
-    };
-    while it.valid() {
-        let row = rt::decode_row(&t.def, it.key(), it.value(), None)?;
-        let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
-        if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
-            let mut prefix = rel::keycodec::index_prefix(ix.id).to_vec();
-            rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
-            if !seen.insert(prefix) {
-                let txt: Vec<String> = ix
-                    .columns
-                    .iter()
-                    .map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned())
-                    .collect();
-                return Err(SqlError::new(
-                    1062,
-                    "23000",
-                    format!("Duplicate entry '{}' for key '{}'", txt.join("-"), ix.name),
-                ));
-            }
-        }
-        batch.put(&key, &[]);
-        if batch.size() > 4 << 20 {
-            db.write(sync, std::mem::take(&mut batch))?;
-        }
-        it.next();
-    }
-    it.status()?;
-    if !batch.is_empty() {
-        db.write(sync, batch)?;
-    }
-    Ok(())
-}
-
-/// DROP INDEX.
-pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
-    if name.eq_ignore_ascii_case("PRIMARY") {
-        return Err(SqlError::unsupported("dropping the primary key"));
-    }
-    let mut def = t.def.clone();
-    let before = def.secondary.len();
-    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
-    if def.secondary.len() == before {
-        return Err(SqlError::new(
-            1091,
-            "42000",
-            format!("Can't DROP '{name}'; check that column/key exists"),
-        ));
-    }
-    if let Some(a) = def.auto_inc_column() {
-        if def.pk.columns.first() != Some(&a)
-            && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
-        {
-            return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
-        }
-    }
-    cat.replace_table(def, false, false)?;
-    Ok(())
-}
-
-/// TRUNCATE: new index ids, old data reclaimed by range deletion.
-pub fn truncate(cat: &Catalog, t: &Arc<Table>) -> Result<()> {
-    cat.replace_table(t.def.clone(), true, true)?;
-    Ok(())
 }
 
 /// Columns of an index given as names (CREATE INDEX / ALTER TABLE).

@@ -1,0 +1,300 @@
+//! DDL: CREATE/DROP DATABASE, CREATE TABLE, DROP TABLE, TRUNCATE,
+//! CREATE/DROP INDEX and ALTER TABLE ADD/DROP INDEX (a new index is
+//! published, then filled from a snapshot by `rel::build` while writers
+//! maintain it). Each runs outside any transaction (`dispatch` commits
+//! first, as MySQL does). Table definitions are translated in `define`.
+mod define;
+
+pub use define::{column_type, const_eval, index_columns, table_def};
+
+use crate::error::{Result, SqlError};
+use crate::result::{ok, Outcome};
+use crate::select::resolve_table;
+use crate::session::Session;
+use crate::stmt::{name_parts, DdlStmt};
+use rel::catalog::{Catalog, Table};
+use rel::schema::Index;
+use sqlparser::ast;
+use std::sync::Arc;
+
+fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
+    let p = name_parts(n);
+    match p.as_slice() {
+        [t] => Ok((s.db.clone().ok_or_else(SqlError::no_db)?, t.clone())),
+        [d, t] => Ok((d.clone(), t.clone())),
+        _ => Err(SqlError::parse("bad name")),
+    }
+}
+
+/// Runs a DDL statement.
+pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
+    match stmt {
+        DdlStmt::CreateDatabase {
+            name,
+            if_not_exists,
+        } => {
+            let created = s.inst.catalog.create_database(name, *if_not_exists)?;
+            Ok(Outcome::affected(created as u64))
+        }
+        DdlStmt::CreateTable(ct) => {
+            let (db, name) = split_name(s, &ct.name)?;
+            let warnings = crate::accept::check_create_table(ct)?;
+            let def = table_def(ct, &db, &name)?;
+            s.inst.catalog.create_table(def, ct.if_not_exists)?;
+            for w in warnings {
+                s.warn("Warning", 1235, w);
+            }
+            ok()
+        }
+        DdlStmt::CreateIndex(ci) => {
+            if ci.predicate.is_some() || !ci.include.is_empty() || !ci.with.is_empty() {
+                return Err(SqlError::unsupported(
+                    "partial and covering (INCLUDE) indexes",
+                ));
+            }
+            crate::accept::check_index_options(&ci.index_options)?;
+            let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &ci.table_name)?;
+            let cols = index_columns(&t, &ci.columns)?;
+            let name = ci
+                .name
+                .as_ref()
+                .map(|n| name_parts(n).join("."))
+                .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
+            create_index(
+                &s.inst.catalog,
+                &t,
+                &name,
+                cols,
+                ci.unique,
+                ci.if_not_exists,
+                &ddl_wait(s),
+            )?;
+            ok()
+        }
+        DdlStmt::DropTables { names, if_exists } => {
+            let mut missing = Vec::new();
+            for n in names {
+                let (db, t) = split_name(s, n)?;
+                if !s.inst.catalog.drop_table(&db, &t, true)? {
+                    missing.push(format!("{db}.{t}"));
+                }
+            }
+            if !missing.is_empty() {
+                if *if_exists {
+                    for m in missing {
+                        s.warn("Note", 1051, format!("Unknown table '{m}'"));
+                    }
+                } else {
+                    return Err(SqlError::new(
+                        1051,
+                        "42S02",
+                        format!("Unknown table '{}'", missing.join(",")),
+                    ));
+                }
+            }
+            ok()
+        }
+        DdlStmt::DropDatabase { name, if_exists } => {
+            let dropped = s
+                .inst
+                .catalog
+                .drop_database(name, *if_exists)
+                .map_err(|e| match e {
+                    rel::Error::NoSuchDb(d) => SqlError::new(
+                        1008,
+                        "HY000",
+                        format!("Can't drop database '{d}'; database doesn't exist"),
+                    ),
+                    other => other.into(),
+                })?;
+            match dropped {
+                Some(n) => {
+                    if s.db.as_deref() == Some(name) {
+                        s.db = None;
+                    }
+                    Ok(Outcome::affected(n as u64))
+                }
+                None => {
+                    s.warn(
+                        "Note",
+                        1008,
+                        format!("Can't drop database '{name}'; database doesn't exist"),
+                    );
+                    ok()
+                }
+            }
+        }
+        DdlStmt::DropIndex { name, table } => {
+            let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), table)?;
+            drop_index(&s.inst.catalog, &t, name)?;
+            ok()
+        }
+        DdlStmt::Truncate(names) => {
+            for n in names {
+                let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), n)?;
+                truncate(&s.inst.catalog, &t)?;
+            }
+            ok()
+        }
+        DdlStmt::AlterTable(at) => alter_table(s, at),
+    }
+}
+
+/// ALTER TABLE: ADD/DROP INDEX (several at once; all are checked before any runs).
+fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
+    let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)?;
+    // Every operation is checked before any runs: no half-applied ALTER.
+    for op in &at.operations {
+        match op {
+            ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                crate::accept::check_constraint(constraint)?
+            }
+            ast::AlterTableOperation::DropIndex { .. } => {}
+            other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
+        }
+    }
+    for op in &at.operations {
+        let t =
+            resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name).unwrap_or(t.clone());
+        match op {
+            ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                crate::accept::check_constraint(constraint)?;
+                match constraint {
+                    ast::TableConstraint::Index(ix) => {
+                        let cols = index_columns(&t, &ix.columns)?;
+                        let name = ix
+                            .name
+                            .as_ref()
+                            .map(|n| n.value.clone())
+                            .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
+                        create_index(&s.inst.catalog, &t, &name, cols, false, false, &ddl_wait(s))?;
+                    }
+                    ast::TableConstraint::Unique(u) => {
+                        let cols = index_columns(&t, &u.columns)?;
+                        let name = u
+                            .name
+                            .as_ref()
+                            .or(u.index_name.as_ref())
+                            .map(|n| n.value.clone())
+                            .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
+                        create_index(&s.inst.catalog, &t, &name, cols, true, false, &ddl_wait(s))?;
+                    }
+                    ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
+                        crate::accept::check_constraint(constraint)?;
+                    }
+                    other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
+                }
+            }
+            ast::AlterTableOperation::DropIndex { name } => {
+                drop_index(&s.inst.catalog, &t, &name.value)?
+            }
+            other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
+        }
+    }
+    ok()
+}
+
+/// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the new definition,
+/// then fills the index from a snapshot of the table in batches.
+/// `wait(v)` must return once no transaction that started before catalog
+/// version `v` is still open (false = timed out: the index is dropped).
+pub fn create_index(
+    cat: &Catalog,
+    t: &Arc<Table>,
+    name: &str,
+    cols: Vec<usize>,
+    unique: bool,
+    if_not_exists: bool,
+    wait: &dyn Fn(u64) -> bool,
+) -> Result<()> {
+    if t.def.indexes().any(|ix| ix.name.eq_ignore_ascii_case(name)) {
+        if if_not_exists {
+            return Ok(());
+        }
+        return Err(SqlError::new(
+            1061,
+            "42000",
+            format!("Duplicate key name '{name}'"),
+        ));
+    }
+    let mut def = t.def.clone();
+    def.secondary.push(Index {
+        id: 0,
+        name: name.to_string(),
+        columns: cols,
+        unique,
+        primary: false,
+    });
+    let nt = cat.replace_table(def, false, false)?;
+    let ix = nt
+        .def
+        .secondary
+        .last()
+        .cloned()
+        .ok_or_else(|| SqlError::internal("index vanished"))?;
+    // Writers that planned with the old definition do not maintain the new
+    // index: wait for them before taking the snapshot to fill it from.
+    let ready = if wait(cat.version()) {
+        Ok(())
+    } else {
+        Err(SqlError::new(
+            1205,
+            "HY000",
+            "Lock wait timeout exceeded; try restarting transaction (open transactions on the table)",
+        ))
+    };
+    if let Err(e) = ready.and_then(|_| Ok(rel::build::build_index(cat.db(), &nt, &ix)?)) {
+        // Undo: drop the half-built index.
+        let mut def = nt.def.clone();
+        def.secondary.retain(|i| i.id != ix.id);
+        cat.replace_table(def, false, false)?;
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// DROP INDEX.
+pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
+    if name.eq_ignore_ascii_case("PRIMARY") {
+        return Err(SqlError::unsupported("dropping the primary key"));
+    }
+    let mut def = t.def.clone();
+    let before = def.secondary.len();
+    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
+    if def.secondary.len() == before {
+        return Err(SqlError::new(
+            1091,
+            "42000",
+            format!("Can't DROP '{name}'; check that column/key exists"),
+        ));
+    }
+    if let Some(a) = def.auto_inc_column() {
+        if def.pk.columns.first() != Some(&a)
+            && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
+        {
+            return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
+        }
+    }
+    cat.replace_table(def, false, false)?;
+    Ok(())
+}
+
+/// TRUNCATE: new index ids, old data reclaimed by range deletion.
+pub fn truncate(cat: &Catalog, t: &Arc<Table>) -> Result<()> {
+    cat.replace_table(t.def.clone(), true, true)?;
+    Ok(())
+}
+
+/// Waits for transactions older than a catalog version, up to the
+/// session's lock wait timeout.
+fn ddl_wait(s: &Session) -> impl Fn(u64) -> bool + '_ {
+    let secs = s
+        .get_var("lock_wait_timeout", false)
+        .and_then(|v| v.to_i128())
+        .unwrap_or(50)
+        .clamp(1, 86400) as u64;
+    move |v| {
+        s.inst
+            .wait_for_sessions(v, std::time::Duration::from_secs(secs.min(3600)))
+    }
+}

@@ -1,0 +1,215 @@
+//! Runs statements: the session's entry points (text queries, prepare,
+//! execute) and the one match that sends each kind of statement (decided
+//! by `stmt::classify`) to its home.
+use crate::error::{Result, SqlError};
+use crate::exec::{self, Plan};
+use crate::parse::{self, Parsed};
+use crate::result::{ColumnInfo, Outcome, ResultSink};
+use crate::session::{Prepared, Session};
+use crate::stmt::{ShowStmt, Stmt};
+use crate::stmt_cache::Compiled;
+use crate::{ddl, explain, maint, set, show, txnctl};
+use rel::value::Value;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+impl Session {
+    /// Runs a statement given as the bytes the client sent, read in the
+    /// connection's character set (string literals keep their exact bytes).
+    pub fn query_bytes(&mut self, sql: &[u8], sink: &mut dyn ResultSink) -> Result<Outcome> {
+        let text = crate::text::decode(sql, self.client_charset())?;
+        self.query(&text, sink)
+    }
+
+    /// Prepares a statement given as the bytes the client sent.
+    pub fn prepare_bytes(&mut self, sql: &[u8]) -> Result<(u32, usize, Vec<ColumnInfo>)> {
+        let text = crate::text::decode(sql, self.client_charset())?;
+        self.prepare(&text)
+    }
+
+    pub fn query(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
+        self.inst.count_question();
+        let parsed = parse::parse(sql)?;
+        if !matches!(
+            parsed.stmt,
+            Stmt::Show(ShowStmt::Warnings | ShowStmt::Errors)
+        ) {
+            self.warnings.clear();
+        }
+        self.announce();
+        let r = run(self, &parsed, &[], None, sink);
+        self.statement_done();
+        r
+    }
+
+    /// Prepares a statement; returns (id, parameter count, result columns).
+    pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
+        let max = self
+            .inst
+            .global_var("max_prepared_stmt_count")
+            .and_then(|v| v.to_i128())
+            .unwrap_or(16382)
+            .max(0) as u64;
+        // Reserve a place first: many sessions preparing at once cannot pass the limit.
+        if self.inst.prepared.fetch_add(1, Ordering::AcqRel) >= max {
+            self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+            return Err(SqlError::new(
+                1461,
+                "42000",
+                format!(
+                    "Can't create more than max_prepared_stmt_count statements (current value: {max})"
+                ),
+            ));
+        }
+        let compiled = match self.compile(sql) {
+            Ok(c) => c,
+            Err(e) => {
+                self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+                return Err(e);
+            }
+        };
+        let params = compiled.parsed.params.len();
+        let columns = compiled.columns.clone();
+        let id = self.next_stmt;
+        self.next_stmt = self.next_stmt.wrapping_add(1).max(1);
+        let old = self.stmts.insert(
+            id,
+            Prepared {
+                sql: sql.to_string(),
+                params,
+                compiled,
+            },
+        );
+        if old.is_some() {
+            self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+        }
+        Ok((id, params, columns))
+    }
+
+    /// The compiled form of `sql` in the current database at the current
+    /// catalog version: from the instance's cache, or parsed and planned now
+    /// (which reports errors and result columns at prepare time).
+    fn compile(&self, sql: &str) -> Result<Arc<Compiled>> {
+        let version = self.inst.catalog.version();
+        if let Some(c) = self.inst.stmt_cache.get(sql, &self.db, version) {
+            return Ok(c);
+        }
+        let parsed = parse::parse(sql)?;
+        let plan = match &parsed.stmt {
+            Stmt::Rows(r) => Some(exec::plan(self, r, &parsed.params)?),
+            _ => None,
+        };
+        let columns = match &plan {
+            Some(Plan::Select(s)) => s.columns.clone(),
+            _ => vec![],
+        };
+        Ok(self.inst.stmt_cache.put(
+            sql,
+            Compiled {
+                parsed,
+                columns,
+                plan,
+                version,
+                db: self.db.clone(),
+            },
+        ))
+    }
+
+    /// Runs a prepared statement with bound parameters.
+    pub fn execute_prepared(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        sink: &mut dyn ResultSink,
+    ) -> Result<Outcome> {
+        self.inst.count_question();
+        self.warnings.clear();
+        self.announce();
+        let r = self.execute_prepared_inner(id, params, sink);
+        self.statement_done();
+        r
+    }
+
+    fn execute_prepared_inner(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        sink: &mut dyn ResultSink,
+    ) -> Result<Outcome> {
+        let mut p = self.stmts.remove(&id).ok_or_else(|| {
+            SqlError::new(
+                1243,
+                "HY000",
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            )
+        })?;
+        if params.len() != p.params {
+            self.stmts.insert(id, p);
+            return Err(SqlError::new(
+                1210,
+                "HY000",
+                "Incorrect arguments to mysqld_stmt_execute",
+            ));
+        }
+        let version = self.inst.catalog.version();
+        if !p.compiled.current(version, &self.db) {
+            match self.compile(&p.sql) {
+                Ok(c) => p.compiled = c,
+                Err(e) => {
+                    self.stmts.insert(id, p);
+                    return Err(e);
+                }
+            }
+        }
+        let c = p.compiled.clone();
+        self.stmts.insert(id, p);
+        run(self, &c.parsed, params, c.plan.as_ref(), sink)
+    }
+
+    /// Forgets a prepared statement.
+    pub fn close_prepared(&mut self, id: u32) {
+        if self.stmts.remove(&id).is_some() {
+            self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Parameter count of a prepared statement.
+    pub fn prepared_params(&self, id: u32) -> Option<usize> {
+        self.stmts.get(&id).map(|p| p.params)
+    }
+}
+
+/// Runs a parsed statement; `cached` is a prepared statement's plan.
+fn run(
+    s: &mut Session,
+    parsed: &Parsed,
+    params: &[Value],
+    cached: Option<&Plan>,
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
+    match &parsed.stmt {
+        Stmt::Rows(r) => match cached {
+            Some(p) => exec::run(s, p, params, sink),
+            None => {
+                let p = exec::plan(s, r, &parsed.params)?;
+                exec::run(s, &p, params, sink)
+            }
+        },
+        Stmt::Explain(r) => explain::explain(s, r, &parsed.params, sink),
+        Stmt::Txn(t) => txnctl::run(s, t),
+        Stmt::Set(x) => {
+            // SET evaluates expressions that may hold `?` (prepared SET).
+            s.stmt_params = (parsed.params.clone(), params.to_vec());
+            set::run(s, x)
+        }
+        Stmt::Show(x) => show::run(s, x, sink),
+        Stmt::Ddl(d) => {
+            // DDL commits the open transaction, then obeys the session's read-only settings.
+            s.commit()?;
+            s.check_write()?;
+            ddl::run(s, d)
+        }
+        Stmt::Maint(m) => maint::run(s, m, sink),
+        Stmt::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
+    }
+}

@@ -1,0 +1,206 @@
+//! Row statements (SELECT, INSERT/REPLACE, UPDATE, DELETE): their plans
+//! (cached with prepared statements) and their execution inside the
+//! session's transaction, with the statement's warnings, affected-row
+//! counts and user-variable assignments handed back to the session.
+use crate::dml::{self, InsertPlan, ModifyPlan};
+use crate::env::StmtEnv;
+use crate::error::{Result, SqlError};
+use crate::expr::Env;
+use crate::result::{Outcome, ResultSink};
+use crate::select::{self, SelectPlan};
+use crate::session::Session;
+use crate::stmt::RowStmt;
+use rel::value::Value;
+use sqlparser::ast;
+use std::time::Duration;
+use txn::Txn;
+
+/// A plan that can be cached with a prepared statement.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    Select(Box<SelectPlan>),
+    Insert(Box<InsertPlan>),
+    Modify(Box<ModifyPlan>),
+}
+
+/// Plans a row statement in the session's current database; `params` are
+/// the positions of its `?` placeholders.
+pub fn plan(s: &Session, stmt: &RowStmt, params: &[(u64, u64)]) -> Result<Plan> {
+    let st = s.inst.catalog.state();
+    let db = s.db.as_deref();
+    Ok(match stmt {
+        RowStmt::Select(q) => Plan::Select(Box::new(select::plan(q, &st, db, params)?)),
+        RowStmt::Insert(i) => Plan::Insert(Box::new(dml::plan_insert(i, &st, db, params)?)),
+        RowStmt::Update(u) => Plan::Modify(Box::new(dml::plan_update(u, &st, db, params)?)),
+        RowStmt::Delete(d) => Plan::Modify(Box::new(dml::plan_delete(d, &st, db, params)?)),
+    })
+}
+
+/// Runs a planned row statement inside the session's transaction
+/// (autocommit wraps it in its own).
+pub fn run(
+    s: &mut Session,
+    plan: &Plan,
+    params: &[Value],
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
+    if !matches!(plan, Plan::Select(_)) {
+        s.check_write()?;
+    }
+    let mut txn = s.statement_txn();
+    let (result, warnings, assign) = {
+        let mut env = StmtEnv::new(s, params);
+        let mut nowait = false;
+        if let Plan::Select(p) = plan {
+            let ms = s.var_int("max_execution_time");
+            if ms > 0 {
+                env.deadline = Some(std::time::Instant::now() + Duration::from_millis(ms as u64));
+            }
+            if p.lock.is_some() && p.nonblock.is_some() {
+                // NOWAIT / SKIP LOCKED: never wait for a row lock.
+                nowait = true;
+                env.skip_locked = p.nonblock == Some(ast::NonBlock::SkipLocked);
+                txn.set_lock_wait_timeout(Duration::ZERO);
+            }
+        }
+        let mut r = exec_plan(plan, &mut txn, &env, sink);
+        if nowait {
+            txn.set_lock_wait_timeout(s.lock_timeout());
+            if let Err(e) = &mut r {
+                if e.code == 1205 {
+                    *e = SqlError::new(
+                        3572,
+                        "HY000",
+                        "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+                    );
+                }
+            }
+        }
+        (r, env.warnings.into_inner(), env.assign.into_inner())
+    };
+    for (code, msg) in warnings {
+        s.warn("Warning", code, msg);
+    }
+    match result {
+        Ok((mut out, row_count, found)) => {
+            for (k, v) in assign {
+                s.user_vars.insert(k, v);
+            }
+            for (code, msg) in std::mem::take(&mut out.0.warnings) {
+                s.warn("Warning", code, msg);
+            }
+            if let Some(id) = out.1 {
+                s.last_insert_id = id;
+            }
+            s.row_count = row_count;
+            s.found_rows = found;
+            s.end_statement(txn, None)?;
+            Ok(out.0)
+        }
+        Err(e) => {
+            s.end_statement(txn, Some(&e))?;
+            Err(e)
+        }
+    }
+}
+
+type Exec = ((Outcome, Option<u64>), i64, u64);
+
+/// SELECT ... INTO @vars: the single row goes to user variables (assigned by the
+/// session after the statement), no result set.
+fn select_into(p: &SelectPlan, vars: &[String], txn: &mut Txn, env: &StmtEnv) -> Result<Exec> {
+    let mut c = crate::result::Collect::default();
+    let (n, _) = select::execute_counted(p, txn, env, &mut c, Some(2))?;
+    if n > 1 {
+        return Err(SqlError::new(
+            1172,
+            "42000",
+            "Result consisted of more than one row",
+        ));
+    }
+    match c.rows.pop() {
+        None => env.warn(
+            1329,
+            "No data - zero rows fetched, selected, or processed".into(),
+        ),
+        Some(row) => {
+            let mut a = env.assign.borrow_mut();
+            for (v, x) in vars.iter().zip(row) {
+                a.push((v.clone(), x));
+            }
+        }
+    }
+    Ok(((Outcome::affected(n.min(1)), None), n as i64, n))
+}
+
+fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSink) -> Result<Exec> {
+    match plan {
+        Plan::Select(p) => {
+            let default_limit = env
+                .sys_var("sql_select_limit", false)
+                .and_then(|v| v.to_i128())
+                .filter(|l| *l >= 0 && *l < u64::MAX as i128)
+                .map(|l| l as u64);
+            if let Some(vars) = &p.into {
+                return select_into(p, vars, txn, env);
+            }
+            let (_, found) = select::execute_counted(p, txn, env, sink, default_limit)?;
+            Ok((
+                (
+                    Outcome {
+                        result_set: true,
+                        ..Default::default()
+                    },
+                    None,
+                ),
+                -1,
+                found,
+            ))
+        }
+        Plan::Insert(p) => {
+            let r = dml::insert(p, txn, env)?;
+            let info = if r.records > 1 || r.duplicates > 0 {
+                format!(
+                    "Records: {}  Duplicates: {}  Warnings: {}",
+                    r.records,
+                    r.duplicates,
+                    r.ignored.len()
+                )
+            } else {
+                String::new()
+            };
+            let out = Outcome {
+                result_set: false,
+                affected_rows: r.affected,
+                last_insert_id: r.first_auto_id.unwrap_or(0),
+                info,
+                warnings: r.ignored.into_iter().map(|m| (1062, m)).collect(),
+                ..Default::default()
+            };
+            Ok(((out, r.first_auto_id), r.affected as i64, 0))
+        }
+        Plan::Modify(p) => {
+            let (matched, changed) = dml::modify(p, txn, env)?;
+            let info = if p.set.is_empty() {
+                String::new()
+            } else {
+                format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
+            };
+            Ok((
+                (
+                    Outcome {
+                        result_set: false,
+                        affected_rows: changed,
+                        found_rows: (!p.set.is_empty()).then_some(matched),
+                        last_insert_id: 0,
+                        info,
+                        warnings: Vec::new(),
+                    },
+                    None,
+                ),
+                changed as i64,
+                0,
+            ))
+        }
+    }
+}

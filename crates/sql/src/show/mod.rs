@@ -1,0 +1,285 @@
+//! SHOW and DESCRIBE: one function per form, from the catalog, the
+//! session and the server's counters. Table descriptions live in `table`,
+//! status counters in `status`.
+mod status;
+mod table;
+
+pub use status::status;
+pub use table::{columns, create_table, index, table_status};
+
+use crate::error::{Result, SqlError};
+use crate::result::{rows, text, Outcome, ResultSink};
+use crate::select::resolve_table;
+use crate::session::Session;
+use crate::stmt::ShowStmt;
+use crate::vars;
+use rel::value::Value;
+use sqlparser::ast;
+
+/// Runs a SHOW / DESCRIBE statement.
+pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    match stmt {
+        ShowStmt::Warnings | ShowStmt::Errors => {
+            let only_err = matches!(stmt, ShowStmt::Errors);
+            let r = s
+                .warnings
+                .iter()
+                .filter(|w| !only_err || w.level == "Error")
+                .map(|w| vec![text(w.level), Value::Int(w.code as i64), text(&w.msg)])
+                .collect();
+            rows(sink, &["Level", "Code", "Message"], r)
+        }
+        ShowStmt::Status { like } => {
+            let r = status(s)
+                .into_iter()
+                .filter(|(k, _)| like.as_ref().is_none_or(|l| vars::like_ci(k, l)))
+                .map(|(k, v)| vec![text(k), v])
+                .collect();
+            rows(sink, &["Variable_name", "Value"], r)
+        }
+        ShowStmt::Variables { global, filter } => variables(s, *global, filter.as_ref(), sink),
+        ShowStmt::Databases { like } => {
+            let r = s
+                .inst
+                .catalog
+                .state()
+                .databases
+                .keys()
+                .chain(["information_schema".to_string()].iter())
+                .filter(|d| like.as_ref().is_none_or(|p| vars::like_ci(d, p)))
+                .map(|d| vec![text(d)])
+                .collect();
+            rows(sink, &["Database"], r)
+        }
+        ShowStmt::Tables { db, full, like } => tables(s, db.as_ref(), *full, like.as_ref(), sink),
+        ShowStmt::Columns { table, full } => {
+            let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), table)?;
+            columns(&t, *full, sink)
+        }
+        ShowStmt::CreateTable(name) => {
+            let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), name)?;
+            rows(
+                sink,
+                &["Table", "Create Table"],
+                vec![vec![text(&t.def.name), text(create_table(&t.def))]],
+            )
+        }
+        ShowStmt::Index { table, db } => {
+            let db = db.clone().or(s.db.clone()).ok_or_else(SqlError::no_db)?;
+            let st = s.inst.catalog.state();
+            let t = st
+                .table(&db, table)
+                .ok_or_else(|| SqlError::no_table(&db, table))?;
+            index(t, sink)
+        }
+        ShowStmt::TableStatus { like } => table_status(s, like.as_deref(), sink),
+        ShowStmt::Engines => rows(
+            sink,
+            &[
+                "Engine",
+                "Support",
+                "Comment",
+                "Transactions",
+                "XA",
+                "Savepoints",
+            ],
+            vec![vec![
+                text("STRATA"),
+                text("DEFAULT"),
+                text("LSM-tree storage engine"),
+                text("YES"),
+                text("NO"),
+                text("NO"),
+            ]],
+        ),
+        ShowStmt::EngineStatus => rows(
+            sink,
+            &["Type", "Name", "Status"],
+            vec![vec![
+                text("STRATA"),
+                text(""),
+                text(s.inst.txdb.db().describe_levels()),
+            ]],
+        ),
+        ShowStmt::Collation => rows(
+            sink,
+            &[
+                "Collation",
+                "Charset",
+                "Id",
+                "Default",
+                "Compiled",
+                "Sortlen",
+            ],
+            vec![
+                vec![
+                    text("utf8mb4_general_ci"),
+                    text("utf8mb4"),
+                    Value::Int(45),
+                    text("Yes"),
+                    text("Yes"),
+                    Value::Int(1),
+                ],
+                vec![
+                    text("utf8mb4_bin"),
+                    text("utf8mb4"),
+                    Value::Int(46),
+                    text(""),
+                    text("Yes"),
+                    Value::Int(1),
+                ],
+                vec![
+                    text("binary"),
+                    text("binary"),
+                    Value::Int(63),
+                    text("Yes"),
+                    text("Yes"),
+                    Value::Int(1),
+                ],
+            ],
+        ),
+        ShowStmt::Charset => rows(
+            sink,
+            &["Charset", "Description", "Default collation", "Maxlen"],
+            vec![
+                vec![
+                    text("utf8mb4"),
+                    text("UTF-8 Unicode"),
+                    text("utf8mb4_general_ci"),
+                    Value::Int(4),
+                ],
+                vec![
+                    text("binary"),
+                    text("Binary pseudo charset"),
+                    text("binary"),
+                    Value::Int(1),
+                ],
+            ],
+        ),
+        ShowStmt::ProcessList => rows(
+            sink,
+            &[
+                "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+            ],
+            vec![vec![
+                Value::UInt(s.conn_id),
+                text(&s.user),
+                text("localhost"),
+                s.db.as_ref().map(text).unwrap_or(Value::Null),
+                text("Query"),
+                Value::Int(0),
+                text(""),
+                text("SHOW PROCESSLIST"),
+            ]],
+        ),
+        ShowStmt::Grants => rows(
+            sink,
+            &[&format!("Grants for {}@%", s.user)],
+            vec![vec![text(format!(
+                "GRANT ALL PRIVILEGES ON *.* TO `{}`@`%`",
+                s.user
+            ))]],
+        ),
+        ShowStmt::CreateDatabase(name) => {
+            if !s.inst.catalog.state().databases.contains_key(name) {
+                return Err(SqlError::new(
+                    1049,
+                    "42000",
+                    format!("Unknown database '{name}'"),
+                ));
+            }
+            rows(
+                sink,
+                &["Database", "Create Database"],
+                vec![vec![
+                    text(name),
+                    text(format!(
+                        "CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 */"
+                    )),
+                ]],
+            )
+        }
+    }
+}
+
+/// SHOW [GLOBAL | SESSION] VARIABLES [LIKE ... | WHERE ...].
+fn variables(
+    s: &Session,
+    global: bool,
+    filter: Option<&ast::ShowStatementFilter>,
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
+    let mut out = Vec::new();
+    for (k, _) in s.inst.all_vars() {
+        let v = s.get_var(&k, global).unwrap_or(Value::Null);
+        let keep = match filter {
+            None => true,
+            Some(ast::ShowStatementFilter::Like(p)) | Some(ast::ShowStatementFilter::ILike(p)) => {
+                vars::like_ci(&k, p)
+            }
+            Some(ast::ShowStatementFilter::Where(w)) => {
+                let scope = crate::bind::Scope {
+                    cols: vec![
+                        (String::new(), "Variable_name".into()),
+                        (String::new(), "Value".into()),
+                    ],
+                };
+                let mut b = crate::bind::Binder::new(&[]);
+                let e = b.expr(w, &scope)?;
+                let env = crate::env::StmtEnv::new(s, &[]);
+                let row = [text(&k), Value::Bytes(v.text())];
+                crate::expr::accepts(&e.eval(&row, &env)?)
+            }
+            #[allow(unreachable_patterns)]
+            Some(_) => true,
+        };
+        if keep {
+            out.push(vec![text(&k), Value::Bytes(v.text())]);
+        }
+    }
+    rows(sink, &["Variable_name", "Value"], out)
+}
+
+/// SHOW [FULL] TABLES [FROM db] [LIKE ...].
+fn tables(
+    s: &Session,
+    db: Option<&String>,
+    full: bool,
+    like: Option<&String>,
+    sink: &mut dyn ResultSink,
+) -> Result<Outcome> {
+    let db = match db {
+        Some(d) => d.clone(),
+        None => s.db.clone().ok_or_else(SqlError::no_db)?,
+    };
+    let st = s.inst.catalog.state();
+    if !st.databases.contains_key(&db) {
+        return Err(SqlError::new(
+            1049,
+            "42000",
+            format!("Unknown database '{db}'"),
+        ));
+    }
+    let names: Vec<String> = st
+        .table_names(&db)
+        .into_iter()
+        .filter(|t| like.is_none_or(|p| vars::like_ci(t, p)))
+        .collect();
+    let col = format!("Tables_in_{db}");
+    if full {
+        rows(
+            sink,
+            &[&col, "Table_type"],
+            names
+                .into_iter()
+                .map(|t| vec![text(t), text("BASE TABLE")])
+                .collect(),
+        )
+    } else {
+        rows(
+            sink,
+            &[&col],
+            names.into_iter().map(|t| vec![text(t)]).collect(),
+        )
+    }
+}

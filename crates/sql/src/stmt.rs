@@ -1,0 +1,308 @@
+//! What a statement is. `classify` is the one place that decides a parsed
+//! statement's kind: it sorts sqlparser's statements (and the forms
+//! `parse` recognizes itself) into the kinds below, each of which has one
+//! home that runs it (`dispatch` routes them: rows to `exec`, transaction
+//! control to `txnctl`, SET and USE to `set`, SHOW and DESCRIBE to `show`,
+//! DDL to `ddl`, table maintenance to `maint`, EXPLAIN to `explain`).
+//! A statement kind Strata does not run is refused here with 1235.
+use crate::error::{Result, SqlError};
+use sqlparser::ast;
+
+/// A statement, by kind.
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    /// Reads or writes rows: planned, and cached with prepared statements.
+    Rows(RowStmt),
+    /// EXPLAIN of a row statement.
+    Explain(RowStmt),
+    Txn(TxnStmt),
+    Set(SetStmt),
+    Show(ShowStmt),
+    /// Commits the open transaction first, as in MySQL.
+    Ddl(DdlStmt),
+    Maint(MaintStmt),
+    /// Only comments or whitespace.
+    Empty,
+}
+
+/// SELECT, INSERT/REPLACE, UPDATE, DELETE.
+#[derive(Debug, Clone)]
+pub enum RowStmt {
+    Select(Box<ast::Query>),
+    Insert(Box<ast::Insert>),
+    Update(Box<ast::Update>),
+    Delete(Box<ast::Delete>),
+}
+
+/// Transaction control.
+#[derive(Debug, Clone)]
+pub enum TxnStmt {
+    /// BEGIN / START TRANSACTION [modes]; `snapshot`: WITH CONSISTENT SNAPSHOT.
+    Start {
+        snapshot: bool,
+        modes: Vec<ast::TransactionMode>,
+    },
+    Commit,
+    Rollback,
+    /// SET [GLOBAL | SESSION] TRANSACTION: `scope` None is the next
+    /// transaction only, Some(true) the global default, Some(false) the session's.
+    Characteristics {
+        scope: Option<bool>,
+        modes: Vec<ast::TransactionMode>,
+        snapshot: bool,
+    },
+}
+
+/// Session state: variables, character set, current database.
+#[derive(Debug, Clone)]
+pub enum SetStmt {
+    /// SET NAMES / SET CHARACTER SET.
+    Names(String),
+    /// SET of variables (also time_zone).
+    Vars(Box<ast::Set>),
+    /// USE db.
+    Use(String),
+}
+
+/// SHOW and DESCRIBE.
+#[derive(Debug, Clone)]
+pub enum ShowStmt {
+    Warnings,
+    Errors,
+    Status {
+        like: Option<String>,
+    },
+    Variables {
+        global: bool,
+        filter: Option<ast::ShowStatementFilter>,
+    },
+    Databases {
+        like: Option<String>,
+    },
+    Tables {
+        db: Option<String>,
+        full: bool,
+        like: Option<String>,
+    },
+    Columns {
+        table: ast::ObjectName,
+        full: bool,
+    },
+    CreateTable(ast::ObjectName),
+    CreateDatabase(String),
+    Index {
+        table: String,
+        db: Option<String>,
+    },
+    TableStatus {
+        like: Option<String>,
+    },
+    Engines,
+    EngineStatus,
+    Collation,
+    Charset,
+    ProcessList,
+    Grants,
+}
+
+/// Data definition.
+#[derive(Debug, Clone)]
+pub enum DdlStmt {
+    CreateDatabase {
+        name: String,
+        if_not_exists: bool,
+    },
+    CreateTable(Box<ast::CreateTable>),
+    CreateIndex(Box<ast::CreateIndex>),
+    AlterTable(Box<ast::AlterTable>),
+    DropTables {
+        names: Vec<ast::ObjectName>,
+        if_exists: bool,
+    },
+    DropDatabase {
+        name: String,
+        if_exists: bool,
+    },
+    DropIndex {
+        name: String,
+        table: ast::ObjectName,
+    },
+    Truncate(Vec<ast::ObjectName>),
+}
+
+/// A table named as (database, table).
+pub type TableRef = (Option<String>, String);
+
+/// Table maintenance and locking.
+#[derive(Debug, Clone)]
+pub enum MaintStmt {
+    Check(Vec<TableRef>),
+    Analyze(Vec<TableRef>),
+    /// FLUSH and what follows it.
+    Flush(String),
+    LockTables,
+    UnlockTables,
+}
+
+/// The parts of a possibly qualified name.
+pub fn name_parts(n: &ast::ObjectName) -> Vec<String> {
+    n.0.iter()
+        .map(|p| match p {
+            ast::ObjectNamePart::Identifier(i) => i.value.clone(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
+fn joined(n: &ast::ObjectName) -> String {
+    name_parts(n).join(".")
+}
+
+fn like_of(o: &ast::ShowStatementOptions) -> Option<String> {
+    match &o.filter_position {
+        Some(ast::ShowStatementFilterPosition::Infix(ast::ShowStatementFilter::Like(p)))
+        | Some(ast::ShowStatementFilterPosition::Suffix(ast::ShowStatementFilter::Like(p))) => {
+            Some(p.clone())
+        }
+        _ => None,
+    }
+}
+
+fn first_words(s: &str) -> String {
+    s.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+}
+
+/// Decides what a statement sqlparser produced is.
+pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
+    use ast::Statement as S;
+    Ok(match stmt {
+        S::Query(q) => Stmt::Rows(RowStmt::Select(q)),
+        S::Insert(i) => Stmt::Rows(RowStmt::Insert(Box::new(i))),
+        S::Update(u) => Stmt::Rows(RowStmt::Update(Box::new(u))),
+        S::Delete(d) => Stmt::Rows(RowStmt::Delete(Box::new(d))),
+        S::Explain { statement, .. } => match classify(*statement)? {
+            Stmt::Rows(r @ (RowStmt::Select(_) | RowStmt::Update(_) | RowStmt::Delete(_))) => {
+                Stmt::Explain(r)
+            }
+            _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
+        },
+        S::StartTransaction { ref modes, .. } => {
+            let snapshot = stmt
+                .to_string()
+                .to_ascii_uppercase()
+                .contains("CONSISTENT SNAPSHOT");
+            Stmt::Txn(TxnStmt::Start {
+                snapshot,
+                modes: modes.clone(),
+            })
+        }
+        S::Commit { .. } => Stmt::Txn(TxnStmt::Commit),
+        S::Rollback {
+            savepoint: None, ..
+        } => Stmt::Txn(TxnStmt::Rollback),
+        S::Rollback {
+            savepoint: Some(_), ..
+        }
+        | S::Savepoint { .. }
+        | S::ReleaseSavepoint { .. } => return Err(SqlError::unsupported("SAVEPOINT")),
+        S::Set(ast::Set::SetTransaction {
+            modes, snapshot, ..
+        }) => Stmt::Txn(TxnStmt::Characteristics {
+            scope: None,
+            modes,
+            snapshot: snapshot.is_some(),
+        }),
+        S::Set(set) => Stmt::Set(SetStmt::Vars(Box::new(set))),
+        S::Use(u) => match u {
+            ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                Stmt::Set(SetStmt::Use(joined(&n)))
+            }
+            _ => return Err(SqlError::unsupported("this USE form")),
+        },
+        S::ShowVariables { filter, global, .. } => {
+            Stmt::Show(ShowStmt::Variables { global, filter })
+        }
+        S::ShowStatus { filter, .. } => Stmt::Show(ShowStmt::Status {
+            like: match filter {
+                Some(ast::ShowStatementFilter::Like(p)) => Some(p),
+                _ => None,
+            },
+        }),
+        S::ShowDatabases { show_options, .. } => Stmt::Show(ShowStmt::Databases {
+            like: like_of(&show_options),
+        }),
+        S::ShowTables {
+            full, show_options, ..
+        } => Stmt::Show(ShowStmt::Tables {
+            db: show_options
+                .show_in
+                .as_ref()
+                .and_then(|i| i.parent_name.as_ref())
+                .map(joined),
+            full,
+            like: like_of(&show_options),
+        }),
+        S::ShowColumns {
+            full, show_options, ..
+        } => {
+            let table = show_options
+                .show_in
+                .and_then(|i| i.parent_name)
+                .ok_or_else(|| SqlError::parse("SHOW COLUMNS needs FROM table"))?;
+            Stmt::Show(ShowStmt::Columns { table, full })
+        }
+        S::ExplainTable { table_name, .. } => Stmt::Show(ShowStmt::Columns {
+            table: table_name,
+            full: false,
+        }),
+        S::ShowCreate {
+            obj_type: ast::ShowCreateObject::Table,
+            obj_name,
+        } => Stmt::Show(ShowStmt::CreateTable(obj_name)),
+        S::CreateDatabase {
+            db_name,
+            if_not_exists,
+            ..
+        } => Stmt::Ddl(DdlStmt::CreateDatabase {
+            name: joined(&db_name),
+            if_not_exists,
+        }),
+        S::CreateTable(ct) => Stmt::Ddl(DdlStmt::CreateTable(Box::new(ct))),
+        S::CreateIndex(ci) => Stmt::Ddl(DdlStmt::CreateIndex(Box::new(ci))),
+        S::AlterTable(at) => Stmt::Ddl(DdlStmt::AlterTable(Box::new(at))),
+        S::Truncate(tr) => Stmt::Ddl(DdlStmt::Truncate(
+            tr.table_names.into_iter().map(|t| t.name).collect(),
+        )),
+        S::Drop {
+            object_type,
+            if_exists,
+            names,
+            table,
+            ..
+        } => Stmt::Ddl(match object_type {
+            ast::ObjectType::Table => DdlStmt::DropTables { names, if_exists },
+            ast::ObjectType::Database | ast::ObjectType::Schema => DdlStmt::DropDatabase {
+                name: names.first().map(joined).unwrap_or_default(),
+                if_exists,
+            },
+            ast::ObjectType::Index => DdlStmt::DropIndex {
+                name: names.first().map(joined).unwrap_or_default(),
+                table: table.ok_or_else(|| SqlError::parse("DROP INDEX needs ON table"))?,
+            },
+            other => return Err(SqlError::unsupported(format!("DROP {other}"))),
+        }),
+        S::LockTables { .. } => Stmt::Maint(MaintStmt::LockTables),
+        S::UnlockTables => Stmt::Maint(MaintStmt::UnlockTables),
+        S::Analyze(a) => Stmt::Maint(MaintStmt::Analyze(
+            a.table_name
+                .iter()
+                .map(|n| {
+                    let mut p = name_parts(n);
+                    let t = p.pop().unwrap_or_default();
+                    (p.pop(), t)
+                })
+                .collect(),
+        )),
+        other => return Err(SqlError::unsupported(first_words(&other.to_string()))),
+    })
+}

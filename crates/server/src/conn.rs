@@ -5,6 +5,7 @@
 use crate::results::{column_def, param_value, Sink};
 use crate::Shared;
 use rel::value::Value;
+use sql::error::SqlError;
 use sql::result::{ColumnInfo, OutType, Outcome};
 use sql::Session;
 use std::collections::HashMap;
@@ -191,7 +192,7 @@ fn serve_inner<S: Socket>(
     let pending = shared.handshaking.fetch_add(1, Ordering::Relaxed) + 1;
     let handshaking = Handshaking(&shared.handshaking);
     if pending > (2 * shared.max_connections).max(256) {
-        conn.send_err(1040, "08004", "Too many connections")?;
+        send_sql(&mut conn, &SqlError::too_many_connections())?;
         return conn.flush();
     }
     let users = shared.users.clone();
@@ -206,18 +207,14 @@ fn serve_inner<S: Socket>(
     let info = conn.handshake_with(&|u| users.get(u).cloned(), &|hi| {
         if let Some(d) = &hi.database {
             if !cat.catalog.state().databases.contains_key(d) {
-                return Err(wire::ErrPacket::new(
-                    1049,
-                    "42000",
-                    format!("Unknown database '{d}'"),
-                ));
+                return Err(sql_packet(SqlError::bad_db(d)));
             }
         }
         let n = inst.attach();
         attached.counted.set(true);
         let limit = shared.max_connections as u64 + u64::from(hi.user == "root");
         if n > limit {
-            return Err(wire::ErrPacket::new(1040, "08004", "Too many connections"));
+            return Err(sql_packet(SqlError::too_many_connections()));
         }
         Ok(())
     })?;
@@ -318,11 +315,7 @@ fn command_loop<S: Socket>(
             // The whole packet was read, so the stream is still in step: answer and
             // go on, as for any other bad command.
             Err(wire::Error::Malformed(m)) => {
-                conn.send_err(
-                    1835,
-                    "08S01",
-                    &format!("Malformed communication packet: {m}"),
-                )?;
+                send_sql(conn, &SqlError::malformed_packet(m))?;
                 conn.flush()?;
                 continue;
             }
@@ -345,10 +338,11 @@ fn command_loop<S: Socket>(
                     sess.conn_id
                 );
                 let _ = catch_unwind(AssertUnwindSafe(|| sess.rollback()));
-                let _ = conn.send_err(
-                    1105,
-                    "HY000",
-                    &format!("Internal error (a bug; the connection is closed): {msg}"),
+                let _ = send_sql(
+                    conn,
+                    &SqlError::internal(format!(
+                        "Internal error (a bug; the connection is closed): {msg}"
+                    )),
                 );
                 let _ = conn.flush();
                 return Ok(());
@@ -415,23 +409,15 @@ fn dispatch<S: Read + Write>(
             },
             Command::StmtExecute(pkt) => {
                 let Some(st) = stmts.get_mut(&pkt.stmt_id) else {
-                    conn.send_err(
-                        1243,
-                        "HY000",
-                        &format!(
-                            "Unknown prepared statement handler ({}) given to mysqld_stmt_execute",
-                            pkt.stmt_id
-                        ),
+                    send_sql(
+                        conn,
+                        &SqlError::unknown_statement(pkt.stmt_id, "mysqld_stmt_execute"),
                     )?;
                     return Ok(Step::Reply);
                 };
                 if std::mem::take(&mut st.long_overflow) {
                     st.long_data.iter_mut().for_each(|d| *d = None);
-                    conn.send_err(
-                        1153,
-                        "08S01",
-                        "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes",
-                    )?;
+                    send_sql(conn, &SqlError::long_data_too_large())?;
                     return Ok(Step::Reply);
                 }
                 let params =
@@ -439,10 +425,9 @@ fn dispatch<S: Read + Write>(
                         Ok(p) => p,
                         Err(wire::Error::Malformed(m)) => {
                             st.long_data.iter_mut().for_each(|d| *d = None);
-                            conn.send_err(
-                                1210,
-                                "HY000",
-                                &format!("Incorrect arguments to mysqld_stmt_execute: {m}"),
+                            send_sql(
+                                conn,
+                                &SqlError::wrong_arguments(format!("mysqld_stmt_execute: {m}")),
                             )?;
                             return Ok(Step::Reply);
                         }
@@ -489,9 +474,7 @@ fn dispatch<S: Read + Write>(
                     ..Default::default()
                 })?;
             }
-            Command::StmtFetch { .. } => {
-                conn.send_err(1235, "42000", "cursors are not supported")?
-            }
+            Command::StmtFetch { .. } => send_sql(conn, &SqlError::unsupported("cursors"))?,
             Command::Ping => conn.send_ok(&OkPacket {
                 status: status_flags(sess),
                 ..Default::default()
@@ -527,7 +510,7 @@ fn dispatch<S: Read + Write>(
                             .collect();
                         conn.send_field_list(&defs, status_flags(sess))?;
                     }
-                    None => conn.send_err(1146, "42S02", &format!("Table '{t}' doesn't exist"))?,
+                    None => send_sql(conn, &SqlError::no_table(t))?,
                 }
             }
             Command::Statistics => {
@@ -559,16 +542,16 @@ fn dispatch<S: Read + Write>(
                     cl.multi = o == 0;
                     conn.send_eof(status_flags(sess), 0)?
                 }
-                _ => conn.send_err(1047, "08S01", "Unknown COM_SET_OPTION value")?,
+                _ => send_sql(conn, &SqlError::unknown_command(": COM_SET_OPTION value"))?,
             },
             Command::Debug => conn.send_eof(status_flags(sess), 0)?,
-            Command::ProcessKill(_) => conn.send_err(1094, "HY000", "KILL is not supported")?,
+            Command::ProcessKill(_) => send_sql(conn, &SqlError::kill_unsupported())?,
             Command::ChangeUser(cu) => {
                 // The old session ends first (its transaction rolls back), as in MySQL.
                 sess.rollback();
                 if let Some(d) = &cu.database {
                     if !sess.inst.catalog.state().databases.contains_key(d) {
-                        conn.send_err(1049, "42000", &format!("Unknown database '{d}'"))?;
+                        send_sql(conn, &SqlError::bad_db(d))?;
                         conn.flush()?;
                         return Ok(Step::Quit);
                     }
@@ -595,8 +578,18 @@ fn dispatch<S: Read + Write>(
                 }
             }
             Command::Quit => return Ok(Step::Quit),
-            Command::Unknown(c) => conn.send_err(1047, "08S01", &format!("Unknown command {c}"))?,
+            Command::Unknown(c) => send_sql(conn, &SqlError::unknown_command(format!(" {c}")))?,
         }
     }
     Ok(Step::Reply)
+}
+
+/// Sends an error from the error table (sql::error).
+fn send_sql<S: Read + Write>(conn: &mut Conn<S>, e: &SqlError) -> wire::Result<()> {
+    conn.send_err(e.code, e.state, &e.msg)
+}
+
+/// An error from the error table as an ERR packet.
+fn sql_packet(e: SqlError) -> wire::ErrPacket {
+    wire::ErrPacket::new(e.code, e.state, e.msg)
 }

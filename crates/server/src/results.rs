@@ -263,7 +263,7 @@ fn push_binary<S: Read + Write>(
 }
 
 fn io_err(e: wire::Error) -> SqlError {
-    SqlError::new(2013, "HY000", format!("lost connection: {e}"))
+    SqlError::connection_lost(e)
 }
 
 pub(crate) fn param_value(p: Param) -> Value {

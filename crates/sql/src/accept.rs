@@ -254,11 +254,7 @@ pub fn check_table(rel: &ast::TableFactor, def: &TableDef) -> Result<Option<Inde
                     .map(|p| p + 1)
             };
             let Some(p) = pos else {
-                return Err(SqlError::new(
-                    1176,
-                    "42000",
-                    format!("Key '{}' doesn't exist in table '{}'", name.value, def.name),
-                ));
+                return Err(SqlError::no_key(&name.value, &def.name));
             };
             set[p] = true;
         }

@@ -525,11 +525,10 @@ pub fn for_each_row(
                         if lock.is_some() {
                             continue;
                         }
-                        return Err(SqlError::new(
-                            1030,
-                            "HY000",
-                            format!("index {} of {} points to a missing row", ix.name, def.name),
-                        ));
+                        return Err(SqlError::engine(format!(
+                            "index {} of {} points to a missing row",
+                            ix.name, def.name
+                        )));
                     }
                 }
             };
@@ -552,7 +551,13 @@ fn get_row(
     env: &dyn Env,
 ) -> Result<Option<Row>> {
     match rt::get(txn, def, key, lock, want).map_err(SqlError::from) {
-        Err(e) if e.code == 1205 && lock.is_some() && env.skip_locked() => Ok(None),
+        Err(e)
+            if e.code == crate::error::ER_LOCK_WAIT_TIMEOUT
+                && lock.is_some()
+                && env.skip_locked() =>
+        {
+            Ok(None)
+        }
         r => r,
     }
 }

@@ -3,6 +3,7 @@
 //! cut (warning 1260), and the hashable image used for group and DISTINCT keys.
 use crate::bind::{AggFunc, AggSpec};
 use crate::error::Result;
+use crate::error::SqlError;
 use crate::expr::{Env, Expr};
 use rel::value::{compare, Value};
 
@@ -237,7 +238,7 @@ pub(crate) fn finish(s: AggState, a: &AggSpec, env: &dyn Env, row: usize) -> Res
                 out.truncate(end);
             }
             if c.cut {
-                env.warn(1260, format!("Row {row} was cut by GROUP_CONCAT()"));
+                env.warn(SqlError::group_concat_cut(row));
             }
             Value::Bytes(out)
         }

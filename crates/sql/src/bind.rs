@@ -22,11 +22,7 @@ impl Scope {
         for (i, (t, c)) in self.cols.iter().enumerate() {
             if c.eq_ignore_ascii_case(name) && table.is_none_or(|tt| tt.eq_ignore_ascii_case(t)) {
                 if hit.is_some() {
-                    return Err(SqlError::new(
-                        1052,
-                        "23000",
-                        format!("Column '{name}' in field list is ambiguous"),
-                    ));
+                    return Err(SqlError::ambiguous_column(name, "field list"));
                 }
                 hit = Some(i);
             }
@@ -222,13 +218,7 @@ impl<'a> Binder<'a> {
                     None => b'\\',
                     Some(e) => match self.expr(e, scope)? {
                         Expr::Const(Value::Bytes(b)) if b.len() == 1 => b[0],
-                        _ => {
-                            return Err(SqlError::new(
-                                1210,
-                                "HY000",
-                                "Incorrect arguments to ESCAPE",
-                            ))
-                        }
+                        _ => return Err(SqlError::wrong_arguments("ESCAPE")),
                     },
                 };
                 Expr::Like(
@@ -323,13 +313,11 @@ impl<'a> Binder<'a> {
                 match f {
                     Func::CastDate => match val::parse_date(&v.text()) {
                         Some(d) => Expr::Const(Value::Date(d)),
-                        None => return Err(SqlError::new(1525, "HY000", "Incorrect DATE value")),
+                        None => return Err(SqlError::wrong_value("DATE")),
                     },
                     Func::CastDateTime => match val::parse_datetime(&v.text()) {
                         Some(d) => Expr::Const(Value::DateTime(d)),
-                        None => {
-                            return Err(SqlError::new(1525, "HY000", "Incorrect DATETIME value"))
-                        }
+                        None => return Err(SqlError::wrong_value("DATETIME")),
                     },
                     other => Expr::Func(other, vec![Expr::Const(v)]),
                 }
@@ -451,11 +439,7 @@ impl<'a> Binder<'a> {
         };
         if let Some(func) = agg_func {
             let Some(mut agg) = self.agg.take() else {
-                return Err(SqlError::new(
-                    1111,
-                    "HY000",
-                    "Invalid use of group function",
-                ));
+                return Err(SqlError::invalid_group_function());
             };
             // Arguments are bound over the base row.
             let r = self.agg_spec(func, f, &args, distinct, scope);
@@ -479,9 +463,7 @@ impl<'a> Binder<'a> {
                 return Ok(Expr::Col(base + p));
             }
         }
-        let func = Func::by_name(&name).ok_or_else(|| {
-            SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist"))
-        })?;
+        let func = Func::by_name(&name).ok_or_else(|| SqlError::unknown_function(name))?;
         let bound = args
             .iter()
             .map(|a| self.expr(a, scope))
@@ -540,13 +522,7 @@ impl Binder<'_> {
                             };
                             let e = match pos {
                                 Some(n) if n >= 1 && n <= bound.len() => bound[n - 1].clone(),
-                                Some(n) => {
-                                    return Err(SqlError::new(
-                                        1054,
-                                        "42S22",
-                                        format!("Unknown column '{n}' in 'order clause'"),
-                                    ))
-                                }
+                                Some(n) => return Err(SqlError::unknown_column(n, "order clause")),
                                 None => self.expr(&o.expr, scope)?,
                             };
                             spec.order.push((e, desc));

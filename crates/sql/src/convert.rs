@@ -8,39 +8,23 @@ use rel::value::{self as val, compare, parse_number_prefix, ColumnType, TypeKind
 use std::cmp::Ordering;
 
 fn out_of_range(col: &Column, row: usize) -> SqlError {
-    SqlError::new(
-        1264,
-        "22003",
-        format!("Out of range value for column '{}' at row {row}", col.name),
-    )
+    SqlError::column_out_of_range(&col.name, row)
 }
 
 fn incorrect(col: &Column, v: &Value, row: usize, what: &str) -> SqlError {
     // MySQL: a bad temporal value is 1292 (22007), a bad number or string 1366.
-    let (code, state) = match what {
-        "date" | "datetime" | "time" => (1292, "22007"),
-        _ => (1366, "HY000"),
-    };
-    SqlError::new(
-        code,
-        state,
-        format!(
-            "Incorrect {what} value: '{}' for column '{}' at row {row}",
-            String::from_utf8_lossy(&v.text()),
-            col.name
-        ),
-    )
+    let shown = String::from_utf8_lossy(&v.text()).into_owned();
+    match what {
+        "date" | "datetime" | "time" => SqlError::incorrect_temporal(what, shown, &col.name, row),
+        _ => SqlError::incorrect_value(what, shown, &col.name, row),
+    }
 }
 
 /// Converts `v` for storage in `col` (row number `row` for messages).
 pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
     if v.is_null() {
         if !col.nullable {
-            return Err(SqlError::new(
-                1048,
-                "23000",
-                format!("Column '{}' cannot be null", col.name),
-            ));
+            return Err(SqlError::not_null(&col.name));
         }
         return Ok(Value::Null);
     }
@@ -120,14 +104,7 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
                             .take(6)
                             .map(|c| format!("\\x{c:02X}"))
                             .collect();
-                        return Err(SqlError::new(
-                            1366,
-                            "HY000",
-                            format!(
-                                "Incorrect string value: '{bad}' for column '{}' at row {row}",
-                                col.name
-                            ),
-                        ));
+                        return Err(SqlError::incorrect_value("string", bad, &col.name, row));
                     }
                 }
             };
@@ -141,11 +118,7 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
                 chars
             };
             if measured > limit {
-                return Err(SqlError::new(
-                    1406,
-                    "22001",
-                    format!("Data too long for column '{}' at row {row}", col.name),
-                ));
+                return Err(SqlError::data_too_long(&col.name, row));
             }
             Ok(Value::Bytes(b))
         }

@@ -42,13 +42,7 @@ impl VisitorMut for Bounder {
         }
         let n = chain_len(expr);
         if n > MAX_CHAIN {
-            return ControlFlow::Break(SqlError::new(
-                1436,
-                "HY000",
-                format!(
-                    "Thread stack overrun: an expression chains {n} operators, more than the {MAX_CHAIN} supported; split the statement"
-                ),
-            ));
+            return ControlFlow::Break(SqlError::too_deep(n, MAX_CHAIN));
         }
         ControlFlow::Continue(())
     }

@@ -53,13 +53,7 @@ impl Session {
         // Reserve a place first: many sessions preparing at once cannot pass the limit.
         if self.inst.prepared.fetch_add(1, Ordering::AcqRel) >= max {
             self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
-            return Err(SqlError::new(
-                1461,
-                "42000",
-                format!(
-                    "Can't create more than max_prepared_stmt_count statements (current value: {max})"
-                ),
-            ));
+            return Err(SqlError::too_many_prepared(max));
         }
         let compiled = match self.compile(sql) {
             Ok(c) => c,
@@ -136,20 +130,13 @@ impl Session {
         params: &[Value],
         sink: &mut dyn ResultSink,
     ) -> Result<Outcome> {
-        let mut p = self.stmts.remove(&id).ok_or_else(|| {
-            SqlError::new(
-                1243,
-                "HY000",
-                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
-            )
-        })?;
+        let mut p = self
+            .stmts
+            .remove(&id)
+            .ok_or_else(|| SqlError::unknown_statement(id, "mysqld_stmt_execute"))?;
         if params.len() != p.params {
             self.stmts.insert(id, p);
-            return Err(SqlError::new(
-                1210,
-                "HY000",
-                "Incorrect arguments to mysqld_stmt_execute",
-            ));
+            return Err(SqlError::wrong_arguments("mysqld_stmt_execute"));
         }
         let version = self.inst.catalog.version();
         if !p.compiled.current(version, &self.db) {
@@ -210,6 +197,6 @@ fn run(
             ddl::run(s, d)
         }
         Stmt::Maint(m) => maint::run(s, m, sink),
-        Stmt::Empty => Err(SqlError::new(1065, "42000", "Query was empty")),
+        Stmt::Empty => Err(SqlError::empty_query()),
     }
 }

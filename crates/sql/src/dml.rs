@@ -124,11 +124,7 @@ pub fn plan_insert(
                 for (i, r) in v.rows.iter().enumerate() {
                     let r = &r.content;
                     if r.len() != cols.len() && !(r.is_empty() && ins.columns.is_empty()) {
-                        return Err(SqlError::new(
-                            1136,
-                            "21S01",
-                            format!("Column count doesn't match value count at row {}", i + 1),
-                        ));
+                        return Err(SqlError::value_count(i + 1));
                     }
                     let mut row = Vec::with_capacity(r.len());
                     for e in r {
@@ -148,11 +144,7 @@ pub fn plan_insert(
             _ => {
                 let p = select::plan(q, st, cur_db, params)?;
                 if p.out.len() != cols.len() {
-                    return Err(SqlError::new(
-                        1136,
-                        "21S01",
-                        "Column count doesn't match value count at row 1",
-                    ));
+                    return Err(SqlError::value_count(1));
                 }
                 InsertSource::Select(Box::new(p))
             }
@@ -216,11 +208,7 @@ fn implicit_default(t: &Table, c: usize, env: &dyn Env) -> Result<Value> {
     match &col.default {
         Some(v) => Ok(v.clone()),
         None if col.nullable || col.auto_increment => Ok(Value::Null),
-        None => Err(SqlError::new(
-            1364,
-            "HY000",
-            format!("Field '{}' doesn't have a default value", col.name),
-        )),
+        None => Err(SqlError::no_default(&col.name)),
     }
 }
 
@@ -232,7 +220,7 @@ pub struct InsertResult {
     pub duplicates: u64,
     pub records: u64,
     /// Duplicate-key errors turned into warnings by IGNORE.
-    pub ignored: Vec<String>,
+    pub ignored: Vec<SqlError>,
 }
 
 /// Runs an INSERT.
@@ -322,7 +310,7 @@ fn insert_row(
                 Ok(_) => res.affected += 1,
                 Err(e @ rel::Error::DupKey(..)) => {
                     res.duplicates += 1;
-                    res.ignored.push(e.to_string());
+                    res.ignored.push(SqlError::from(e));
                 }
                 Err(e) => return Err(e.into()),
             },
@@ -428,14 +416,10 @@ impl TxnLimits {
         }
         self.check_locks(txn)?;
         if self.max_bytes > 0 && txn.buffered_bytes() > self.max_bytes {
-            return Err(SqlError::new(
-                1206,
-                "HY000",
-                format!(
-                    "The transaction's writes exceed rocksdb_write_batch_max_bytes ({} bytes): commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON",
-                    self.max_bytes
-                ),
-            ));
+            return Err(SqlError::txn_too_big(format!(
+                "The transaction's writes exceed rocksdb_write_batch_max_bytes ({} bytes)",
+                self.max_bytes
+            )));
         }
         Ok(())
     }
@@ -448,24 +432,16 @@ impl TxnLimits {
         let memory =
             txn.buffered_bytes() + txn.write_count() as usize * 110 + txn.lock_count() * 250;
         if self.max_memory > 0 && memory > self.max_memory {
-            return Err(SqlError::new(
-                1206,
-                "HY000",
-                format!(
-                    "The transaction needs more than strata_max_txn_memory ({} bytes): commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON",
-                    self.max_memory
-                ),
-            ));
+            return Err(SqlError::txn_too_big(format!(
+                "The transaction needs more than strata_max_txn_memory ({} bytes)",
+                self.max_memory
+            )));
         }
         if txn.lock_count() > self.max_locks {
-            return Err(SqlError::new(
-                1206,
-                "HY000",
-                format!(
-                    "The transaction holds more than rocksdb_max_row_locks ({}) row locks: commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON",
-                    self.max_locks
-                ),
-            ));
+            return Err(SqlError::txn_too_big(format!(
+                "The transaction holds more than rocksdb_max_row_locks ({}) row locks",
+                self.max_locks
+            )));
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ pub struct StmtEnv<'a> {
     pub params: &'a [Value],
     pub now: i64,
     /// Warnings raised while evaluating (moved to the session after the statement).
-    pub warnings: std::cell::RefCell<Vec<(u16, String)>>,
+    pub warnings: std::cell::RefCell<Vec<SqlError>>,
     /// max_execution_time's deadline (SELECT only).
     pub deadline: Option<std::time::Instant>,
     ticks: std::cell::Cell<u32>,
@@ -68,10 +68,10 @@ impl Env for StmtEnv<'_> {
     fn now_micros(&self) -> i64 {
         self.now
     }
-    fn warn(&self, code: u16, msg: String) {
+    fn warn(&self, e: SqlError) {
         let mut w = self.warnings.borrow_mut();
         if w.len() < 1024 {
-            w.push((code, msg));
+            w.push(e);
         }
     }
     fn skip_locked(&self) -> bool {
@@ -87,11 +87,7 @@ impl Env for StmtEnv<'_> {
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
         if t.is_multiple_of(64) && std::time::Instant::now() >= d {
-            return Err(SqlError::new(
-                3024,
-                "HY000",
-                "Query execution was interrupted, maximum statement execution time exceeded",
-            ));
+            return Err(SqlError::execution_time_exceeded());
         }
         Ok(())
     }

@@ -13,55 +13,147 @@ pub struct SqlError {
 /// Result alias.
 pub type Result<T> = std::result::Result<T, SqlError>;
 
+/// Declares MySQL's errors that Strata reports: for each, a named
+/// constructor on [`SqlError`] (the only way to make one), its code as a
+/// constant named as in MySQL's sources, and a row of [`ERRORS`].
+macro_rules! mysql_errors {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident = $code:literal, $state:literal, fn $ctor:ident($($arg:ident),*) => $fmt:literal;
+    )*) => {
+        $( pub const $name: u16 = $code; )*
+
+        impl SqlError {
+            $(
+                $(#[$doc])*
+                pub fn $ctor($($arg: impl std::fmt::Display),*) -> SqlError {
+                    SqlError::new($code, $state, format!($fmt $(, $arg = $arg)*))
+                }
+            )*
+        }
+
+        /// Every error above: (code, SQLSTATE, MySQL's name, message template).
+        pub const ERRORS: &[(u16, &str, &str, &str)] = &[
+            $( ($code, $state, stringify!($name), $fmt), )*
+        ];
+    };
+}
+
+mysql_errors! {
+    // Statements and names.
+    /// Syntax error.
+    ER_PARSE_ERROR = 1064, "42000", fn parse(msg) => "You have an error in your SQL syntax; {msg}";
+    /// A statement, clause or option Strata does not run: never silently ignored.
+    ER_NOT_SUPPORTED_YET = 1235, "42000", fn unsupported(what) => "This version of Strata doesn't yet support '{what}'";
+    /// A warning: something accepted that Strata honours only in part (what and how).
+    WARN_NOT_HONOURED = 1235, "42000", fn not_honoured(what) => "{what}";
+    /// An internal problem, reported instead of a panic.
+    ER_UNKNOWN_ERROR = 1105, "HY000", fn internal(msg) => "{msg}";
+    ER_EMPTY_QUERY = 1065, "42000", fn empty_query() => "Query was empty";
+    ER_NO_DB_ERROR = 1046, "3D000", fn no_db() => "No database selected";
+    ER_BAD_DB_ERROR = 1049, "42000", fn bad_db(db) => "Unknown database '{db}'";
+    ER_DB_CREATE_EXISTS = 1007, "HY000", fn db_exists(db) => "Can't create database '{db}'; database exists";
+    ER_DB_DROP_EXISTS = 1008, "HY000", fn db_drop_missing(db) => "Can't drop database '{db}'; database doesn't exist";
+    /// `name` is `db.table`.
+    ER_NO_SUCH_TABLE = 1146, "42S02", fn no_table(name) => "Table '{name}' doesn't exist";
+    ER_TABLE_EXISTS_ERROR = 1050, "42S01", fn table_exists(name) => "Table '{name}' already exists";
+    ER_BAD_TABLE_ERROR = 1051, "42S02", fn unknown_table(name) => "Unknown table '{name}'";
+    ER_BAD_FIELD_ERROR = 1054, "42S22", fn unknown_column(name, place) => "Unknown column '{name}' in '{place}'";
+    ER_NON_UNIQ_ERROR = 1052, "23000", fn ambiguous_column(name, place) => "Column '{name}' in {place} is ambiguous";
+    ER_NONUNIQ_TABLE = 1066, "42000", fn duplicate_alias(alias) => "Not unique table/alias: '{alias}'";
+    ER_NO_TABLES_USED = 1096, "HY000", fn no_tables_used() => "No tables used";
+    ER_SP_DOES_NOT_EXIST = 1305, "42000", fn unknown_function(name) => "FUNCTION {name} does not exist";
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", fn wrong_param_count() => "Incorrect parameter count in the call to native function";
+    ER_INVALID_GROUP_FUNC_USE = 1111, "HY000", fn invalid_group_function() => "Invalid use of group function";
+    ER_WRONG_ARGUMENTS = 1210, "HY000", fn wrong_arguments(to) => "Incorrect arguments to {to}";
+    ER_WRONG_VALUE = 1525, "HY000", fn wrong_value(kind) => "Incorrect {kind} value";
+    ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = 1222, "21000", fn union_column_count() => "The used SELECT statements have a different number of columns";
+    ER_UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", fn unknown_variable(name) => "Unknown system variable '{name}'";
+    ER_GLOBAL_VARIABLE = 1229, "HY000", fn global_variable(name) => "Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL";
+    ER_WRONG_VALUE_FOR_VAR = 1231, "42000", fn wrong_value_for_var(name, value) => "Variable '{name}' can't be set to the value of '{value}'";
+    ER_UNKNOWN_TIME_ZONE = 1298, "HY000", fn unknown_time_zone(tz) => "Unknown or incorrect time zone: '{tz}'";
+    ER_INVALID_CHARACTER_STRING = 1300, "HY000", fn invalid_character_string(shown) => "Invalid utf8mb4 character string: '{shown}'";
+    /// An expression nested deeper than the recursive passes allow.
+    ER_STACK_OVERRUN_NEED_MORE = 1436, "HY000", fn too_deep(n, max) => "Thread stack overrun: an expression chains {n} operators, more than the {max} supported; split the statement";
+
+    // Data.
+    ER_DUP_ENTRY = 1062, "23000", fn dup_entry(key, index) => "Duplicate entry '{key}' for key '{index}'";
+    ER_BAD_NULL_ERROR = 1048, "23000", fn not_null(column) => "Column '{column}' cannot be null";
+    ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", fn no_default(column) => "Field '{column}' doesn't have a default value";
+    ER_WRONG_VALUE_COUNT_ON_ROW = 1136, "21S01", fn value_count(row) => "Column count doesn't match value count at row {row}";
+    ER_WARN_DATA_OUT_OF_RANGE = 1264, "22003", fn column_out_of_range(column, row) => "Out of range value for column '{column}' at row {row}";
+    ER_DATA_TOO_LONG = 1406, "22001", fn data_too_long(column, row) => "Data too long for column '{column}' at row {row}";
+    /// A bad string or number for a column.
+    ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", fn incorrect_value(kind, value, column, row) => "Incorrect {kind} value: '{value}' for column '{column}' at row {row}";
+    /// A bad date, datetime or time for a column.
+    ER_TRUNCATED_WRONG_VALUE = 1292, "22007", fn incorrect_temporal(kind, value, column, row) => "Incorrect {kind} value: '{value}' for column '{column}' at row {row}";
+    /// A string read as a number with something left over (a warning).
+    WARN_TRUNCATED_WRONG_VALUE = 1292, "22007", fn truncated_value(kind, value) => "Truncated incorrect {kind} value: '{value}'";
+    ER_DATA_OUT_OF_RANGE = 1690, "22003", fn out_of_range(kind, expr) => "{kind} value is out of range in '{expr}'";
+    WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", fn packet_overflowed(function, max) => "Result of {function}() was larger than max_allowed_packet ({max}) - truncated";
+    ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", fn group_concat_cut(row) => "Row {row} was cut by GROUP_CONCAT()";
+    ER_TOO_MANY_ROWS = 1172, "42000", fn too_many_rows() => "Result consisted of more than one row";
+    ER_SP_FETCH_NO_DATA = 1329, "02000", fn no_data() => "No data - zero rows fetched, selected, or processed";
+
+    // Definitions.
+    ER_KEY_COLUMN_DOES_NOT_EXITS = 1072, "42000", fn no_key_column(column) => "Key column '{column}' doesn't exist in table";
+    ER_KEY_DOES_NOT_EXITS = 1176, "42000", fn no_key(key, table) => "Key '{key}' doesn't exist in table '{table}'";
+    ER_TOO_BIG_DISPLAYWIDTH = 1439, "42000", fn display_width(max) => "Display width out of range (max = {max})";
+    ER_TOO_BIG_FIELDLENGTH = 1074, "42000", fn column_length(kind, max) => "Column length too big for {kind} (max = {max}); use BLOB or TEXT instead";
+    ER_TOO_BIG_PRECISION = 1426, "42000", fn precision(p, max) => "Too-big precision {p} specified. Maximum is {max}.";
+    ER_TOO_BIG_SCALE = 1425, "42000", fn scale(s, max) => "Too big scale {s} specified. Maximum is {max}.";
+    ER_M_BIGGER_THAN_D = 1427, "42000", fn m_bigger_than_d(p, s) => "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (precision {p}, scale {s})";
+    ER_WRONG_FIELD_SPEC = 1063, "42000", fn column_specifier(column) => "Incorrect column specifier for column '{column}'";
+    ER_INVALID_DEFAULT = 1067, "42000", fn invalid_default(column) => "Invalid default value for '{column}'";
+    ER_TABLE_MUST_HAVE_COLUMNS = 1113, "42000", fn no_columns() => "A table must have at least 1 column";
+    ER_DUP_FIELDNAME = 1060, "42S21", fn duplicate_column(column) => "Duplicate column name '{column}'";
+    ER_MULTIPLE_PRI_KEY = 1068, "42000", fn multiple_primary_keys() => "Multiple primary key defined";
+    ER_WRONG_AUTO_KEY = 1075, "42000", fn wrong_auto_key() => "Incorrect table definition; there can be only one auto column and it must be defined as a key";
+    ER_DUP_KEYNAME = 1061, "42000", fn duplicate_key_name(name) => "Duplicate key name '{name}'";
+    ER_CANT_DROP_FIELD_OR_KEY = 1091, "42000", fn cant_drop(name) => "Can't DROP '{name}'; check that column/key exists";
+    ER_TOO_MANY_FIELDS = 1117, "HY000", fn too_many_columns(detail) => "{detail}";
+    ER_TOO_MANY_KEYS = 1069, "42000", fn too_many_keys(detail) => "{detail}";
+    ER_TOO_MANY_KEY_PARTS = 1070, "42000", fn too_many_key_parts(detail) => "{detail}";
+    ER_TOO_LONG_IDENT = 1059, "42000", fn identifier_too_long(detail) => "{detail}";
+
+    // Transactions, sessions, limits.
+    ER_LOCK_WAIT_TIMEOUT = 1205, "HY000", fn lock_wait_timeout() => "Lock wait timeout exceeded; try restarting transaction";
+    ER_LOCK_DEADLOCK = 1213, "40001", fn deadlock() => "Deadlock found when trying to get lock; try restarting transaction";
+    ER_LOCK_NOWAIT = 3572, "HY000", fn lock_nowait() => "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.";
+    /// A transaction over one of its limits (`what`: which, and how big).
+    ER_LOCK_TABLE_FULL = 1206, "HY000", fn txn_too_big(what) => "{what}: commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON";
+    ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", fn read_only_transaction() => "Cannot execute statement in a READ ONLY transaction.";
+    ER_OPTION_PREVENTS_STATEMENT = 1290, "HY000", fn read_only_server() => "The MySQL server is running with the --read-only option so it cannot execute this statement";
+    ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", fn in_transaction() => "Transaction characteristics can't be changed while a transaction is in progress";
+    ER_QUERY_TIMEOUT = 3024, "HY000", fn execution_time_exceeded() => "Query execution was interrupted, maximum statement execution time exceeded";
+    ER_MAX_PREPARED_STMT_COUNT_REACHED = 1461, "42000", fn too_many_prepared(max) => "Can't create more than max_prepared_stmt_count statements (current value: {max})";
+    ER_UNKNOWN_STMT_HANDLER = 1243, "HY000", fn unknown_statement(id, by) => "Unknown prepared statement handler ({id}) given to {by}";
+    ER_CON_COUNT_ERROR = 1040, "08004", fn too_many_connections() => "Too many connections";
+    ER_MALFORMED_PACKET = 1835, "08S01", fn malformed_packet(what) => "Malformed communication packet: {what}";
+    ER_UNKNOWN_COM_ERROR = 1047, "08S01", fn unknown_command(what) => "Unknown command{what}";
+    ER_NET_PACKET_TOO_LARGE = 1153, "08S01", fn long_data_too_large() => "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
+    ER_NO_SUCH_THREAD = 1094, "HY000", fn kill_unsupported() => "KILL is not supported";
+    CR_SERVER_LOST = 2013, "HY000", fn connection_lost(why) => "lost connection: {why}";
+
+    // The engine.
+    ER_GET_ERRNO = 1030, "HY000", fn engine(what) => "Got error from storage engine: {what}";
+    ER_DISK_FULL = 1021, "HY000", fn disk_full(what) => "Disk full: {what}";
+    ER_OPEN_AS_READONLY = 1036, "HY000", fn engine_read_only(what) => "Storage engine is read only after a write error: {what}";
+}
+
 impl SqlError {
-    /// An error with a code, SQLSTATE and message.
-    pub fn new(code: u16, state: &'static str, msg: impl Into<String>) -> SqlError {
+    /// An error with a code, SQLSTATE and message: only through the table above.
+    fn new(code: u16, state: &'static str, msg: impl Into<String>) -> SqlError {
         SqlError {
             code,
             state,
             msg: msg.into(),
         }
     }
-    /// 1064 syntax error.
-    pub fn parse(msg: impl std::fmt::Display) -> SqlError {
-        SqlError::new(
-            1064,
-            "42000",
-            format!("You have an error in your SQL syntax; {msg}"),
-        )
-    }
-    /// 1235 feature not supported.
-    pub fn unsupported(what: impl std::fmt::Display) -> SqlError {
-        SqlError::new(
-            1235,
-            "42000",
-            format!("This version of Strata doesn't yet support '{what}'"),
-        )
-    }
-    /// 1054 unknown column.
-    pub fn unknown_column(name: &str, place: &str) -> SqlError {
-        SqlError::new(
-            1054,
-            "42S22",
-            format!("Unknown column '{name}' in '{place}'"),
-        )
-    }
-    /// 1146 no such table.
-    pub fn no_table(db: &str, t: &str) -> SqlError {
-        SqlError::new(1146, "42S02", format!("Table '{db}.{t}' doesn't exist"))
-    }
-    /// 1046 no database selected.
-    pub fn no_db() -> SqlError {
-        SqlError::new(1046, "3D000", "No database selected")
-    }
-    /// 1105 unknown error (internal problems).
-    pub fn internal(msg: impl Into<String>) -> SqlError {
-        SqlError::new(1105, "HY000", msg)
-    }
     /// True for errors after which MySQL rolls back the whole transaction
     /// (deadlock).
     pub fn rolls_back_transaction(&self) -> bool {
-        self.code == 1213
+        self.code == ER_LOCK_DEADLOCK
     }
 }
 
@@ -76,16 +168,8 @@ impl std::error::Error for SqlError {}
 impl From<txn::Error> for SqlError {
     fn from(e: txn::Error) -> Self {
         match e {
-            txn::Error::LockWaitTimeout => SqlError::new(
-                1205,
-                "HY000",
-                "Lock wait timeout exceeded; try restarting transaction",
-            ),
-            txn::Error::Deadlock => SqlError::new(
-                1213,
-                "40001",
-                "Deadlock found when trying to get lock; try restarting transaction",
-            ),
+            txn::Error::LockWaitTimeout => SqlError::lock_wait_timeout(),
+            txn::Error::Deadlock => SqlError::deadlock(),
             txn::Error::Engine(e) => lsm_error(e),
             #[allow(unreachable_patterns)]
             other => SqlError::internal(other.to_string()),
@@ -95,24 +179,12 @@ impl From<txn::Error> for SqlError {
 
 fn lsm_error(e: lsm::Error) -> SqlError {
     match e {
-        lsm::Error::NoSpace(m) => SqlError::new(1021, "HY000", format!("Disk full: {m}")),
-        lsm::Error::ReadOnly(m) => SqlError::new(
-            1036,
-            "HY000",
-            format!("Storage engine is read only after a write error: {m}"),
-        ),
-        lsm::Error::Corruption { file, offset, what } => SqlError::new(
-            1030,
-            "HY000",
-            format!(
-                "Got error from storage engine: corruption in {file} at offset {offset}: {what}"
-            ),
-        ),
-        other => SqlError::new(
-            1030,
-            "HY000",
-            format!("Got error from storage engine: {other}"),
-        ),
+        lsm::Error::NoSpace(m) => SqlError::disk_full(m),
+        lsm::Error::ReadOnly(m) => SqlError::engine_read_only(m),
+        lsm::Error::Corruption { file, offset, what } => {
+            SqlError::engine(format!("corruption in {file} at offset {offset}: {what}"))
+        }
+        other => SqlError::engine(other),
     }
 }
 
@@ -128,42 +200,44 @@ impl From<rel::Error> for SqlError {
         match e {
             E::Engine(e) => lsm_error(e),
             E::Txn(t) => t.into(),
-            E::DupKey(k, ix) => SqlError::new(
-                1062,
-                "23000",
-                format!("Duplicate entry '{k}' for key '{ix}'"),
-            ),
-            E::NoSuchDb(d) => SqlError::new(1049, "42000", format!("Unknown database '{d}'")),
-            E::NoSuchTable(t) => SqlError::new(1146, "42S02", format!("Table '{t}' doesn't exist")),
-            E::DbExists(d) => SqlError::new(
-                1007,
-                "HY000",
-                format!("Can't create database '{d}'; database exists"),
-            ),
-            E::TableExists(t) => {
-                SqlError::new(1050, "42S01", format!("Table '{t}' already exists"))
-            }
+            E::DupKey(k, ix) => SqlError::dup_entry(k, ix),
+            E::NoSuchDb(d) => SqlError::bad_db(d),
+            E::NoSuchTable(t) => SqlError::no_table(t),
+            E::DbExists(d) => SqlError::db_exists(d),
+            E::TableExists(t) => SqlError::table_exists(t),
             E::Limit(l) => {
                 use rel::schema::Limit as L;
-                let (code, state) = match l {
-                    L::Columns => (1117, "HY000"),
-                    L::Indexes => (1069, "42000"),
-                    L::KeyParts => (1070, "42000"),
-                    L::Identifier(_) => (1059, "42000"),
-                };
-                SqlError::new(code, state, l.to_string())
+                match l {
+                    L::Columns => SqlError::too_many_columns(&l),
+                    L::Indexes => SqlError::too_many_keys(&l),
+                    L::KeyParts => SqlError::too_many_key_parts(&l),
+                    L::Identifier(_) => SqlError::identifier_too_long(&l),
+                }
             }
-            E::Unreadable(t, why) => SqlError::new(
-                1030,
-                "HY000",
-                format!("Got error from storage engine: the definition of table {t} cannot be read ({why})"),
-            ),
-            E::Corruption(m) => SqlError::new(
-                1030,
-                "HY000",
-                format!("Got error from storage engine: corruption: {m}"),
-            ),
+            E::Unreadable(t, why) => SqlError::engine(format!(
+                "the definition of table {t} cannot be read ({why})"
+            )),
+            E::Corruption(m) => SqlError::engine(format!("corruption: {m}")),
             E::Internal(m) => SqlError::internal(m),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_consistent() {
+        let mut names = std::collections::HashSet::new();
+        for (code, state, name, msg) in ERRORS {
+            assert!(names.insert(name), "{name} twice");
+            assert_eq!(state.len(), 5, "{name}: SQLSTATE {state}");
+            assert!((1000..4000).contains(code), "{name}: {code}");
+            assert!(!msg.is_empty());
+        }
+        let e = SqlError::dup_entry("7", "PRIMARY");
+        assert_eq!((e.code, e.state), (1062, "23000"));
+        assert_eq!(e.msg, "Duplicate entry '7' for key 'PRIMARY'");
     }
 }

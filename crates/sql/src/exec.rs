@@ -67,27 +67,23 @@ pub fn run(
         if nowait {
             txn.set_lock_wait_timeout(s.lock_timeout());
             if let Err(e) = &mut r {
-                if e.code == 1205 {
-                    *e = SqlError::new(
-                        3572,
-                        "HY000",
-                        "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
-                    );
+                if e.code == crate::error::ER_LOCK_WAIT_TIMEOUT {
+                    *e = SqlError::lock_nowait();
                 }
             }
         }
         (r, env.warnings.into_inner(), env.assign.into_inner())
     };
-    for (code, msg) in warnings {
-        s.warn("Warning", code, msg);
+    for w in warnings {
+        s.warn("Warning", w);
     }
     match result {
         Ok((mut out, row_count, found)) => {
             for (k, v) in assign {
                 s.user_vars.insert(k, v);
             }
-            for (code, msg) in std::mem::take(&mut out.0.warnings) {
-                s.warn("Warning", code, msg);
+            for w in std::mem::take(&mut out.0.warnings) {
+                s.warn("Warning", w);
             }
             if let Some(id) = out.1 {
                 s.last_insert_id = id;
@@ -112,17 +108,10 @@ fn select_into(p: &SelectPlan, vars: &[String], txn: &mut Txn, env: &StmtEnv) ->
     let mut c = crate::result::Collect::default();
     let (n, _) = select::execute_counted(p, txn, env, &mut c, Some(2))?;
     if n > 1 {
-        return Err(SqlError::new(
-            1172,
-            "42000",
-            "Result consisted of more than one row",
-        ));
+        return Err(SqlError::too_many_rows());
     }
     match c.rows.pop() {
-        None => env.warn(
-            1329,
-            "No data - zero rows fetched, selected, or processed".into(),
-        ),
+        None => env.warn(SqlError::no_data()),
         Some(row) => {
             let mut a = env.assign.borrow_mut();
             for (v, x) in vars.iter().zip(row) {
@@ -174,7 +163,7 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
                 affected_rows: r.affected,
                 last_insert_id: r.first_auto_id.unwrap_or(0),
                 info,
-                warnings: r.ignored.into_iter().map(|m| (1062, m)).collect(),
+                warnings: r.ignored,
                 ..Default::default()
             };
             Ok(((out, r.first_auto_id), r.affected as i64, 0))

@@ -79,7 +79,7 @@ pub trait Env {
     /// Statement start time, microseconds since the Unix epoch.
     fn now_micros(&self) -> i64;
     /// Records a warning for SHOW WARNINGS (ignored where nobody can see it).
-    fn warn(&self, _code: u16, _msg: String) {}
+    fn warn(&self, _w: SqlError) {}
     /// True for a statement that is its own transaction (autocommit, no BEGIN).
     fn autocommit_statement(&self) -> bool {
         false
@@ -138,7 +138,7 @@ impl Expr {
             Expr::Param(i) => env
                 .param(*i)
                 .cloned()
-                .ok_or_else(|| SqlError::new(1210, "HY000", "Incorrect arguments to EXECUTE"))?,
+                .ok_or_else(|| SqlError::wrong_arguments("EXECUTE"))?,
             Expr::Col(i) | Expr::Outer(i) => row
                 .get(*i)
                 .cloned()
@@ -231,9 +231,9 @@ impl Expr {
                 }
             }
             Expr::Func(f, args) => func::call(*f, args, row, env)?,
-            Expr::SysVar(n, g) => env.sys_var(n, *g).ok_or_else(|| {
-                SqlError::new(1193, "HY000", format!("Unknown system variable '{n}'"))
-            })?,
+            Expr::SysVar(n, g) => env
+                .sys_var(n, *g)
+                .ok_or_else(|| SqlError::unknown_variable(n))?,
             Expr::UserVar(n) => env.user_var(n),
         })
     }
@@ -345,11 +345,7 @@ fn neg(v: Value) -> Result<Value> {
 }
 
 fn out_of_range(what: &str) -> SqlError {
-    SqlError::new(
-        1690,
-        "22003",
-        format!("BIGINT value is out of range in '{what}'"),
-    )
+    SqlError::out_of_range("BIGINT", what)
 }
 
 /// Numeric class of a value for arithmetic.
@@ -502,20 +498,12 @@ fn double_result(d: f64, sym: &str) -> Result<Value> {
     if d.is_finite() {
         Ok(Value::Double(d))
     } else {
-        Err(SqlError::new(
-            1690,
-            "22003",
-            format!("DOUBLE value is out of range in '{sym}'"),
-        ))
+        Err(SqlError::out_of_range("DOUBLE", sym))
     }
 }
 
 fn dec_out_of_range(sym: &str) -> SqlError {
-    SqlError::new(
-        1690,
-        "22003",
-        format!("DECIMAL value is out of range in '{sym}'"),
-    )
+    SqlError::out_of_range("DECIMAL", sym)
 }
 
 fn round_div(n: i128, d: i128) -> i128 {

@@ -130,11 +130,7 @@ impl Func {
 fn arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Value> {
     match args.get(i) {
         Some(e) => e.eval(row, env),
-        None => Err(SqlError::new(
-            1582,
-            "42000",
-            "Incorrect parameter count in the call to native function",
-        )),
+        None => Err(SqlError::wrong_param_count()),
     }
 }
 
@@ -152,11 +148,9 @@ fn bytes(v: Vec<u8>) -> Value {
 pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
     match call_inner(f, args, row, env)? {
         // MySQL: a DOUBLE that overflows is an error (1690), never `inf`; NaN is NULL.
-        Value::Double(d) if d.is_infinite() => Err(SqlError::new(
-            1690,
-            "22003",
-            format!("DOUBLE value is out of range in '{f:?}'"),
-        )),
+        Value::Double(d) if d.is_infinite() => {
+            Err(SqlError::out_of_range("DOUBLE", format!("{f:?}")))
+        }
         Value::Double(d) if d.is_nan() => Ok(Value::Null),
         v => Ok(v),
     }
@@ -166,13 +160,10 @@ pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Valu
 fn warn_truncated(v: &Value, kind: &str, env: &dyn Env) {
     if let Value::Bytes(b) = v {
         if !val::is_whole_number(b) {
-            env.warn(
-                1292,
-                format!(
-                    "Truncated incorrect {kind} value: '{}'",
-                    String::from_utf8_lossy(&b[..b.len().min(64)])
-                ),
-            );
+            env.warn(SqlError::truncated_value(
+                kind,
+                String::from_utf8_lossy(&b[..b.len().min(64)]),
+            ));
         }
     }
 }
@@ -187,14 +178,10 @@ fn max_string(env: &dyn Env) -> usize {
 
 /// A result over max_allowed_packet: NULL and warning 1301, as MySQL.
 fn too_large(f: Func, env: &dyn Env) -> Value {
-    env.warn(
-        1301,
-        format!(
-            "Result of {}() was larger than max_allowed_packet ({}) - truncated",
-            format!("{f:?}").to_ascii_lowercase(),
-            max_string(env)
-        ),
-    );
+    env.warn(SqlError::packet_overflowed(
+        format!("{f:?}").to_ascii_lowercase(),
+        max_string(env),
+    ));
     Value::Null
 }
 
@@ -402,13 +389,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
             Value::Null => Value::Null,
             Value::Int(i) => match i.checked_abs() {
                 Some(x) => Value::Int(x),
-                None => {
-                    return Err(SqlError::new(
-                        1690,
-                        "22003",
-                        format!("BIGINT value is out of range in 'abs({i})'"),
-                    ))
-                }
+                None => return Err(SqlError::out_of_range("BIGINT", format!("abs({i})"))),
             },
             Value::Decimal(m, s) => Value::Decimal(m.abs(), s),
             Value::UInt(u) => Value::UInt(u),

@@ -71,8 +71,7 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
         MaintStmt::LockTables => {
             s.warn(
                 "Warning",
-                1235,
-                "LOCK TABLES does not lock in Strata yet: other sessions can still read and write these tables",
+                SqlError::not_honoured("LOCK TABLES does not lock in Strata yet: other sessions can still read and write these tables"),
             );
             ok()
         }

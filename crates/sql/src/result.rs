@@ -92,8 +92,8 @@ pub struct Outcome {
     pub found_rows: Option<u64>,
     pub last_insert_id: u64,
     pub info: String,
-    /// Warnings raised (code, message), moved into SHOW WARNINGS.
-    pub warnings: Vec<(u16, String)>,
+    /// Warnings raised, moved into SHOW WARNINGS.
+    pub warnings: Vec<crate::SqlError>,
 }
 
 impl Outcome {

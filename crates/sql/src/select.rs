@@ -71,7 +71,7 @@ pub fn resolve_table(
     }
     st.table(&db, &t)
         .cloned()
-        .ok_or_else(|| SqlError::no_table(&db, &t))
+        .ok_or_else(|| SqlError::no_table(format!("{db}.{t}")))
 }
 
 /// The scope of a table's columns under `alias`.
@@ -163,7 +163,11 @@ pub fn plan(
         b.place = "field list";
         let r = bind_output(&mut b, sel, q, &scope);
         match r {
-            Err(e) if e.code == 1111 && !use_agg && attempt == 1 => {
+            Err(e)
+                if e.code == crate::error::ER_INVALID_GROUP_FUNC_USE
+                    && !use_agg
+                    && attempt == 1 =>
+            {
                 use_agg = true;
                 continue;
             }
@@ -381,7 +385,7 @@ fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope)
             }
             ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
                 if scope.cols.is_empty() {
-                    return Err(SqlError::new(1096, "HY000", "No tables used"));
+                    return Err(SqlError::no_tables_used());
                 }
                 let qual = match item {
                     ast::SelectItem::QualifiedWildcard(
@@ -403,11 +407,7 @@ fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope)
                     names.push((c.clone(), Some(i)));
                 }
                 if !any {
-                    return Err(SqlError::new(
-                        1051,
-                        "42S02",
-                        format!("Unknown table '{}'", qual.unwrap_or_default()),
-                    ));
+                    return Err(SqlError::unknown_table(qual.unwrap_or_default()));
                 }
             }
             _ => return Err(SqlError::unsupported("this select item")),
@@ -526,11 +526,7 @@ fn from_tables(
             .as_ref()
             .map_or(t.def.name.clone(), |a| a.name.value.clone());
         if out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
-            return Err(SqlError::new(
-                1066,
-                "42000",
-                format!("Not unique table/alias: '{a}'"),
-            ));
+            return Err(SqlError::duplicate_alias(a));
         }
         scope
             .cols
@@ -589,11 +585,7 @@ fn into_vars(targets: &[ast::Expr], columns: usize) -> Result<Vec<String>> {
         names.push(name);
     }
     if names.len() != columns {
-        return Err(SqlError::new(
-            1222,
-            "21000",
-            "The used SELECT statements have a different number of columns",
-        ));
+        return Err(SqlError::union_column_count());
     }
     Ok(names)
 }
@@ -606,7 +598,7 @@ fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
             let v = x.eval(&[], env)?;
             match v.to_i128() {
                 Some(i) if i >= 0 => Ok(Some(i.min(u64::MAX as i128) as u64)),
-                _ => Err(SqlError::new(1210, "HY000", "Incorrect arguments to LIMIT")),
+                _ => Err(SqlError::wrong_arguments("LIMIT")),
             }
         }
     }

@@ -173,11 +173,7 @@ impl Session {
                 .unwrap_or(self.var_int("transaction_read_only") != 0)
         };
         if ro {
-            return Err(SqlError::new(
-                1792,
-                "25006",
-                "Cannot execute statement in a READ ONLY transaction.",
-            ));
+            return Err(SqlError::read_only_transaction());
         }
         let global_ro = self
             .inst
@@ -186,11 +182,7 @@ impl Session {
             .unwrap_or(0)
             != 0;
         if global_ro && self.user != "root" {
-            return Err(SqlError::new(
-                1290,
-                "HY000",
-                "The MySQL server is running with the --read-only option so it cannot execute this statement",
-            ));
+            return Err(SqlError::read_only_server());
         }
         Ok(())
     }
@@ -323,12 +315,12 @@ impl Session {
         Ok(())
     }
 
-    /// Adds a warning.
-    pub fn warn(&mut self, level: &'static str, code: u16, msg: impl Into<String>) {
+    /// Adds a warning (level "Warning" or "Note") for SHOW WARNINGS.
+    pub fn warn(&mut self, level: &'static str, e: SqlError) {
         self.warnings.push(Warning {
             level,
-            code,
-            msg: msg.into(),
+            code: e.code,
+            msg: e.msg,
         });
     }
 

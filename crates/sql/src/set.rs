@@ -18,11 +18,7 @@ pub fn run(s: &mut Session, stmt: &SetStmt) -> Result<Outcome> {
         SetStmt::Vars(set) => set_stmt(s, set),
         SetStmt::Use(name) => {
             if !s.inst.catalog.state().databases.contains_key(name) {
-                return Err(SqlError::new(
-                    1049,
-                    "42000",
-                    format!("Unknown database '{name}'"),
-                ));
+                return Err(SqlError::bad_db(name));
             }
             s.db = Some(name.clone());
             ok()
@@ -100,11 +96,7 @@ fn assign(
     }
     let name = vars::canonical(&name);
     if s.inst.global_var(&name).is_none() {
-        return Err(SqlError::new(
-            1193,
-            "HY000",
-            format!("Unknown system variable '{name}'"),
-        ));
+        return Err(SqlError::unknown_variable(name));
     }
     let v = match e {
         ast::Expr::Identifier(id) if id.quote_style.is_none() => {
@@ -130,11 +122,7 @@ fn assign(
         s.inst.set_global(&name, v);
     } else {
         if vars::global_only(&name) {
-            return Err(SqlError::new(
-                1229,
-                "HY000",
-                format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
-            ));
+            return Err(SqlError::global_variable(name));
         }
         s.set_var(name, v);
     }

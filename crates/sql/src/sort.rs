@@ -240,20 +240,16 @@ impl RunReader {
         self.r.read_exact(&mut buf).map_err(io_err)?;
         decode_row(&buf)
             .map(Some)
-            .ok_or_else(|| SqlError::new(1105, "HY000", "sort run file is corrupt"))
+            .ok_or_else(|| SqlError::internal("sort run file is corrupt"))
     }
 }
 
 fn io_err(e: std::io::Error) -> SqlError {
     // ER_ERROR_ON_WRITE-like: the sort could not use its temporary file.
-    SqlError::new(
-        1030,
-        "HY000",
-        &format!(
-            "Got error {} from storage engine (sort run file: {e})",
-            e.raw_os_error().unwrap_or(0)
-        ),
-    )
+    SqlError::engine(format!(
+        "error {} (sort run file: {e})",
+        e.raw_os_error().unwrap_or(0)
+    ))
 }
 
 /// Writes a run to disk and drops it from the page cache: a memory limit (a cgroup)
@@ -290,11 +286,7 @@ fn temp_file() -> Result<File> {
             Err(e) => return Err(io_err(e)),
         }
     }
-    Err(SqlError::new(
-        1105,
-        "HY000",
-        "cannot create a sort run file",
-    ))
+    Err(SqlError::internal("cannot create a sort run file"))
 }
 
 fn encode_row(r: &SortRow, out: &mut Vec<u8>) {

@@ -85,11 +85,7 @@ pub fn utf8_to_latin1(b: &[u8]) -> Vec<u8> {
 
 fn invalid(b: &[u8]) -> SqlError {
     let shown: String = b.iter().take(6).map(|c| format!("\\x{c:02X}")).collect();
-    SqlError::new(
-        1300,
-        "HY000",
-        format!("Invalid utf8mb4 character string: '{shown}'"),
-    )
+    SqlError::invalid_character_string(shown)
 }
 
 /// The statement as UTF-8 text for the parser (borrowed when nothing changes).

@@ -46,11 +46,7 @@ pub fn set_transaction(
     }
     let (iso, ro) = transaction_modes(modes)?;
     if scope.is_none() && s.in_transaction() {
-        return Err(SqlError::new(
-            1568,
-            "25001",
-            "Transaction characteristics can't be changed while a transaction is in progress",
-        ));
+        return Err(SqlError::in_transaction());
     }
     let read_uncommitted = modes.iter().any(|m| {
         matches!(
@@ -97,8 +93,9 @@ pub fn set_transaction(
 pub(crate) fn warn_read_uncommitted(s: &mut Session) {
     s.warn(
         "Warning",
-        1235,
-        "READ UNCOMMITTED runs as READ COMMITTED in Strata (no dirty reads)",
+        SqlError::not_honoured(
+            "READ UNCOMMITTED runs as READ COMMITTED in Strata (no dirty reads)",
+        ),
     );
 }
 

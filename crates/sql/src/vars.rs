@@ -149,11 +149,7 @@ pub fn global_only(name: &str) -> bool {
 
 /// 1231: a value the variable cannot take.
 fn bad_value(name: &str, v: &str) -> SqlError {
-    SqlError::new(
-        1231,
-        "42000",
-        format!("Variable '{name}' can't be set to the value of '{v}'"),
-    )
+    SqlError::wrong_value_for_var(name, v)
 }
 
 /// `+HH:MM` / `-HH:MM` within MySQL's range (-13:59 to +14:00).
@@ -221,11 +217,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
                 _ if is_offset(&t) => Err(SqlError::unsupported(format!(
                     "time_zone '{t}' (only UTC is supported)"
                 ))),
-                _ => Err(SqlError::new(
-                    1298,
-                    "HY000",
-                    format!("Unknown or incorrect time zone: '{t}'"),
-                )),
+                _ => Err(SqlError::unknown_time_zone(t)),
             }
         }
         "transaction_isolation" => {

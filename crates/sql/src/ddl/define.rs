@@ -22,13 +22,7 @@ fn ident_list(cols: &[ast::IndexColumn], def_cols: &[Column]) -> Result<Vec<usiz
             def_cols
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(&name))
-                .ok_or_else(|| {
-                    SqlError::new(
-                        1072,
-                        "42000",
-                        format!("Key column '{name}' doesn't exist in table"),
-                    )
-                })
+                .ok_or_else(|| SqlError::no_key_column(name))
         })
         .collect()
 }
@@ -48,32 +42,18 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
     // clamped length (MySQL: 1074, or 1439 for integer display widths).
     let bounded = |len: Option<u64>, max: u64, what: &str| -> Result<Option<u64>> {
         match len {
-            Some(n) if n > max => {
-                Err(if what == "display width" {
-                    SqlError::new(
-                        1439,
-                        "42000",
-                        format!("Display width out of range (max = {max})"),
-                    )
-                } else {
-                    SqlError::new(
-                    1074,
-                    "42000",
-                    format!("Column length too big for {what} (max = {max}); use BLOB or TEXT instead"),
-                )
-                })
-            }
+            Some(n) if n > max => Err(if what == "display width" {
+                SqlError::display_width(max)
+            } else {
+                SqlError::column_length(what, max)
+            }),
             l => Ok(l),
         }
     };
     let w = |l: &Option<u64>| bounded(*l, 255, "display width");
     let frac = |p: &Option<u64>| -> Result<u8> {
         match p {
-            Some(n) if *n > 6 => Err(SqlError::new(
-                1426,
-                "42000",
-                format!("Too-big precision {n} specified. Maximum is 6."),
-            )),
+            Some(n) if *n > 6 => Err(SqlError::precision(n, 6)),
             Some(n) => Ok(*n as u8),
             None => Ok(0),
         }
@@ -118,25 +98,13 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
             // DECIMAL values are 128-bit: 38 digits, not MySQL's 65 (an
             // error, never a silent cap).
             if p > 38 {
-                return Err(SqlError::new(
-                    1426,
-                    "42000",
-                    format!("Too-big precision {p} specified. Maximum is 38."),
-                ));
+                return Err(SqlError::precision(p, 38));
             }
             if s > 30 {
-                return Err(SqlError::new(
-                    1425,
-                    "42000",
-                    format!("Too big scale {s} specified. Maximum is 30."),
-                ));
+                return Err(SqlError::scale(s, 30));
             }
             if p == 0 || s > p {
-                return Err(SqlError::new(
-                    1427,
-                    "42000",
-                    format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (precision {p}, scale {s})"),
-                ));
+                return Err(SqlError::m_bigger_than_d(p, s));
             }
             ColumnType {
                 kind: TypeKind::Decimal,
@@ -298,11 +266,7 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         if c.auto_increment {
             c.nullable = c.nullable && explicit_null;
             if !c.ty.is_integer() && c.ty.kind != TypeKind::Float && c.ty.kind != TypeKind::Double {
-                return Err(SqlError::new(
-                    1063,
-                    "42000",
-                    format!("Incorrect column specifier for column '{}'", c.name),
-                ));
+                return Err(SqlError::column_specifier(&c.name));
             }
         }
         if let Some(e) = default_ast {
@@ -312,20 +276,10 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
                 let stored = if v.is_null() {
                     Value::Null
                 } else {
-                    for_store(v, &c, 0).map_err(|_| {
-                        SqlError::new(
-                            1067,
-                            "42000",
-                            format!("Invalid default value for '{}'", c.name),
-                        )
-                    })?
+                    for_store(v, &c, 0).map_err(|_| SqlError::invalid_default(&c.name))?
                 };
                 if stored.is_null() && !c.nullable {
-                    return Err(SqlError::new(
-                        1067,
-                        "42000",
-                        format!("Invalid default value for '{}'", c.name),
-                    ));
+                    return Err(SqlError::invalid_default(&c.name));
                 }
                 c.default = Some(stored);
             }
@@ -333,29 +287,21 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         cols.push(c);
     }
     if cols.is_empty() {
-        return Err(SqlError::new(
-            1113,
-            "42000",
-            "A table must have at least 1 column",
-        ));
+        return Err(SqlError::no_columns());
     }
     for (i, c) in cols.iter().enumerate() {
         if cols[..i]
             .iter()
             .any(|d| d.name.eq_ignore_ascii_case(&c.name))
         {
-            return Err(SqlError::new(
-                1060,
-                "42S21",
-                format!("Duplicate column name '{}'", c.name),
-            ));
+            return Err(SqlError::duplicate_column(&c.name));
         }
     }
     for con in &ct.constraints {
         match con {
             ast::TableConstraint::PrimaryKey(pk) => {
                 if pk_cols.is_some() {
-                    return Err(SqlError::new(1068, "42000", "Multiple primary key defined"));
+                    return Err(SqlError::multiple_primary_keys());
                 }
                 pk_cols = Some(ident_list(&pk.columns, &cols)?);
             }
@@ -401,7 +347,7 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         let keyed = pk_cols.first() == Some(&a)
             || secondary.iter().any(|ix| ix.columns.first() == Some(&a));
         if !keyed {
-            return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
+            return Err(SqlError::wrong_auto_key());
         }
     }
     let engine = engine_of(ct);

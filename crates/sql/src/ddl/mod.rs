@@ -42,7 +42,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             let def = table_def(ct, &db, &name)?;
             s.inst.catalog.create_table(def, ct.if_not_exists)?;
             for w in warnings {
-                s.warn("Warning", 1235, w);
+                s.warn("Warning", SqlError::not_honoured(w));
             }
             ok()
         }
@@ -82,14 +82,10 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             if !missing.is_empty() {
                 if *if_exists {
                     for m in missing {
-                        s.warn("Note", 1051, format!("Unknown table '{m}'"));
+                        s.warn("Note", SqlError::unknown_table(m));
                     }
                 } else {
-                    return Err(SqlError::new(
-                        1051,
-                        "42S02",
-                        format!("Unknown table '{}'", missing.join(",")),
-                    ));
+                    return Err(SqlError::unknown_table(missing.join(",")));
                 }
             }
             ok()
@@ -100,11 +96,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                 .catalog
                 .drop_database(name, *if_exists)
                 .map_err(|e| match e {
-                    rel::Error::NoSuchDb(d) => SqlError::new(
-                        1008,
-                        "HY000",
-                        format!("Can't drop database '{d}'; database doesn't exist"),
-                    ),
+                    rel::Error::NoSuchDb(d) => SqlError::db_drop_missing(d),
                     other => other.into(),
                 })?;
             match dropped {
@@ -115,11 +107,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                     Ok(Outcome::affected(n as u64))
                 }
                 None => {
-                    s.warn(
-                        "Note",
-                        1008,
-                        format!("Can't drop database '{name}'; database doesn't exist"),
-                    );
+                    s.warn("Note", SqlError::db_drop_missing(name));
                     ok()
                 }
             }
@@ -211,11 +199,7 @@ pub fn create_index(
         if if_not_exists {
             return Ok(());
         }
-        return Err(SqlError::new(
-            1061,
-            "42000",
-            format!("Duplicate key name '{name}'"),
-        ));
+        return Err(SqlError::duplicate_key_name(name));
     }
     let mut def = t.def.clone();
     def.secondary.push(Index {
@@ -237,11 +221,7 @@ pub fn create_index(
     let ready = if wait(cat.version()) {
         Ok(())
     } else {
-        Err(SqlError::new(
-            1205,
-            "HY000",
-            "Lock wait timeout exceeded; try restarting transaction (open transactions on the table)",
-        ))
+        Err(SqlError::lock_wait_timeout())
     };
     if let Err(e) = ready.and_then(|_| Ok(rel::build::build_index(cat.db(), &nt, &ix)?)) {
         // Undo: drop the half-built index.
@@ -262,17 +242,13 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
     let before = def.secondary.len();
     def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
     if def.secondary.len() == before {
-        return Err(SqlError::new(
-            1091,
-            "42000",
-            format!("Can't DROP '{name}'; check that column/key exists"),
-        ));
+        return Err(SqlError::cant_drop(name));
     }
     if let Some(a) = def.auto_inc_column() {
         if def.pk.columns.first() != Some(&a)
             && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
         {
-            return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
+            return Err(SqlError::wrong_auto_key());
         }
     }
     cat.replace_table(def, false, false)?;

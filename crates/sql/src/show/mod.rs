@@ -69,7 +69,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
             let st = s.inst.catalog.state();
             let t = st
                 .table(&db, table)
-                .ok_or_else(|| SqlError::no_table(&db, table))?;
+                .ok_or_else(|| SqlError::no_table(format!("{db}.{table}")))?;
             index(t, sink)
         }
         ShowStmt::TableStatus { like } => table_status(s, like.as_deref(), sink),
@@ -182,11 +182,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
         ),
         ShowStmt::CreateDatabase(name) => {
             if !s.inst.catalog.state().databases.contains_key(name) {
-                return Err(SqlError::new(
-                    1049,
-                    "42000",
-                    format!("Unknown database '{name}'"),
-                ));
+                return Err(SqlError::bad_db(name));
             }
             rows(
                 sink,
@@ -254,11 +250,7 @@ fn tables(
     };
     let st = s.inst.catalog.state();
     if !st.databases.contains_key(&db) {
-        return Err(SqlError::new(
-            1049,
-            "42000",
-            format!("Unknown database '{db}'"),
-        ));
+        return Err(SqlError::bad_db(db));
     }
     let names: Vec<String> = st
         .table_names(&db)

@@ -5,12 +5,15 @@ use crate::keycodec;
 use crate::Result;
 use lsm::{Db, ReadOptions, Snapshot};
 
+/// A visitor of (key, value) entries.
+pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
+
 /// Calls `f(key, value)` for every entry of index `id` at `snap`.
 pub(crate) fn scan(
     db: &Db,
     snap: &Snapshot,
     id: u32,
-    f: &mut dyn FnMut(&[u8], &[u8]) -> Result<()>,
+    f: &mut Visit<'_>,
 ) -> Result<()> {
     let lo = keycodec::index_prefix(id).to_vec();
     let hi = keycodec::index_prefix(id + 1).to_vec();

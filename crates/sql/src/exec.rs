@@ -2,7 +2,7 @@
 //! (cached with prepared statements) and their execution inside the
 //! session's transaction, with the statement's warnings, affected-row
 //! counts and user-variable assignments handed back to the session.
-use crate::dml::{self, InsertPlan, ModifyPlan};
+use crate::dml;
 use crate::env::StmtEnv;
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
@@ -10,18 +10,11 @@ use crate::result::{Outcome, ResultSink};
 use crate::select::{self, SelectPlan};
 use crate::session::Session;
 use crate::stmt::RowStmt;
+pub use crate::stmt_cache::Plan;
 use rel::value::Value;
 use sqlparser::ast;
 use std::time::Duration;
 use txn::Txn;
-
-/// A plan that can be cached with a prepared statement.
-#[derive(Debug, Clone)]
-pub enum Plan {
-    Select(Box<SelectPlan>),
-    Insert(Box<InsertPlan>),
-    Modify(Box<ModifyPlan>),
-}
 
 /// Plans a row statement in the session's current database; `params` are
 /// the positions of its `?` placeholders.

@@ -4,7 +4,6 @@
 //! `dispatch` does (its entry points `query`, `prepare` and
 //! `execute_prepared` are methods on `Session` defined there), and each
 //! statement's home reads and changes the state through this type.
-pub use crate::env::StmtEnv;
 use crate::error::{Result, SqlError};
 use crate::stmt_cache::Compiled;
 use crate::Instance;

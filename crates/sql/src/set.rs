@@ -132,6 +132,6 @@ fn assign(
 fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
     let mut b = crate::bind::Binder::new(&s.stmt_params.0);
     let x = b.expr(e, &crate::bind::Scope::default())?;
-    let env = crate::session::StmtEnv::new(s, &s.stmt_params.1);
+    let env = crate::env::StmtEnv::new(s, &s.stmt_params.1);
     x.eval(&[], &env)
 }

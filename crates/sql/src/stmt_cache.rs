@@ -9,9 +9,10 @@
 //! Shared, they are 160 entries. An entry is immutable; a session whose entry
 //! went stale (DDL changed the catalog, or USE changed the database)
 //! compiles again through the cache and swaps its `Arc`.
-use crate::exec::Plan;
+use crate::dml::{InsertPlan, ModifyPlan};
 use crate::parse::Parsed;
 use crate::result::ColumnInfo;
+use crate::select::SelectPlan;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -27,12 +28,20 @@ const MAX_TEXT_BYTES: usize = 8 << 20;
 /// they are freed with it.
 const MAX_SHARED_TEXT: usize = 16 << 10;
 
+/// The plan of a row statement (SELECT, INSERT/REPLACE, UPDATE, DELETE).
+#[derive(Debug, Clone)]
+pub enum Plan {
+    Select(Box<SelectPlan>),
+    Insert(Box<InsertPlan>),
+    Modify(Box<ModifyPlan>),
+}
+
 /// A statement compiled for one (text, database, catalog version).
 pub struct Compiled {
     pub parsed: Parsed,
     pub columns: Vec<ColumnInfo>,
-    /// None for statements run by the admin path (SHOW, SET, ...), which
-    /// are planned at execution.
+    /// None for statements that are not row statements (SHOW, SET, ...):
+    /// they have no plan.
     pub plan: Option<Plan>,
     pub version: u64,
     pub db: Option<String>,

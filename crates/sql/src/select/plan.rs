@@ -1,51 +1,19 @@
-//! SELECT: binding a query over at most one table into a `SelectPlan`
-//! (access path, filter, grouping and aggregates, projection, DISTINCT,
-//! ORDER BY, LIMIT, locking) and executing it, streaming rows to a sink
-//! when no sort, grouping or DISTINCT needs them all first.
-use crate::access::{self, Access};
-pub use crate::agg::hash_image;
-use crate::bind::{AggCtx, AggSpec, Binder, Scope};
+//! Planning a SELECT: binding the query over its tables into a
+//! `SelectPlan` (access path or join, filter, grouping and aggregates,
+//! projection, DISTINCT, ORDER BY, LIMIT, locking).
+use super::SelectPlan;
+use crate::access;
+use crate::bind::{AggCtx, Binder, Scope};
 use crate::error::{Result, SqlError};
-use crate::expr::{accepts, Env, Expr};
+use crate::expr::Expr;
 use crate::join::JoinTable;
-use crate::result::{ColumnInfo, OutType, ResultSink};
-use crate::tail::{Grouper, Tail};
+use crate::result::{ColumnInfo, OutType};
 use crate::types::infer;
 use rel::catalog::{CatalogState, Table};
 use rel::schema::Column;
-use rel::value::Value;
 use sqlparser::ast;
 use std::sync::Arc;
-use txn::{LockMode, Txn};
-
-/// A planned SELECT.
-#[derive(Debug, Clone)]
-pub struct SelectPlan {
-    pub table: Option<Arc<Table>>,
-    pub access: Option<Access>,
-    /// Two or more tables: nested-loop join (then `table` is None).
-    pub join: Vec<JoinTable>,
-    /// Columns decoded from rows.
-    pub want: Vec<bool>,
-    pub filter: Option<Expr>,
-    pub agg: Option<(Vec<Expr>, Vec<AggSpec>)>,
-    pub having: Option<Expr>,
-    pub out: Vec<Expr>,
-    pub order: Vec<(Expr, bool)>,
-    /// The access path already yields rows in ORDER BY order.
-    pub presorted: bool,
-    pub distinct: bool,
-    pub limit: Option<Expr>,
-    pub offset: Option<Expr>,
-    pub columns: Vec<ColumnInfo>,
-    pub lock: Option<LockMode>,
-    /// SELECT ... INTO @a, @b: user variables receiving the single row.
-    pub into: Option<Vec<String>>,
-    /// SQL_CALC_FOUND_ROWS: count the rows LIMIT leaves out.
-    pub calc_found_rows: bool,
-    /// NOWAIT / SKIP LOCKED of the locking clause.
-    pub nonblock: Option<ast::NonBlock>,
-}
+use txn::LockMode;
 
 /// Resolves a table name against the catalog and current database.
 pub fn resolve_table(
@@ -588,158 +556,4 @@ fn into_vars(targets: &[ast::Expr], columns: usize) -> Result<Vec<String>> {
         return Err(SqlError::union_column_count());
     }
     Ok(names)
-}
-
-/// Evaluates LIMIT / OFFSET.
-fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
-    match e {
-        None => Ok(None),
-        Some(x) => {
-            let v = x.eval(&[], env)?;
-            match v.to_i128() {
-                Some(i) if i >= 0 => Ok(Some(i.min(u64::MAX as i128) as u64)),
-                _ => Err(SqlError::wrong_arguments("LIMIT")),
-            }
-        }
-    }
-}
-
-/// Runs a planned SELECT, sending the result set to `sink`. Returns the
-/// number of rows sent.
-pub fn execute(
-    p: &SelectPlan,
-    txn: &mut Txn,
-    env: &dyn Env,
-    sink: &mut dyn ResultSink,
-) -> Result<u64> {
-    Ok(execute_counted(p, txn, env, sink, None)?.0)
-}
-
-/// Runs a planned SELECT; returns the rows sent and FOUND_ROWS(): the rows sent, or
-/// with SQL_CALC_FOUND_ROWS the rows there would have been without LIMIT.
-/// `default_limit` is sql_select_limit for a client's SELECT without LIMIT.
-pub fn execute_counted(
-    p: &SelectPlan,
-    txn: &mut Txn,
-    env: &dyn Env,
-    sink: &mut dyn ResultSink,
-    default_limit: Option<u64>,
-) -> Result<(u64, u64)> {
-    sink.columns(&p.columns)?;
-    let limit = match count_of(&p.limit, env)? {
-        None => default_limit,
-        l => l,
-    };
-    let offset = count_of(&p.offset, env)?.unwrap_or(0);
-    let calc = p.calc_found_rows;
-    if limit == Some(0) && !calc {
-        return Ok((0, 0));
-    }
-    let mut total = 0u64;
-    let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
-    let mut sent = 0u64;
-    let mut skipped = 0u64;
-    // Everything a non-streaming query holds is bounded by tmp_table_size and
-    // spills to disk past it: groups, DISTINCT, ORDER BY (tail.rs).
-    let budget = env
-        .sys_var("tmp_table_size", false)
-        .and_then(|v| v.to_i128())
-        .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize);
-    let keep = limit.map(|l| (l.saturating_add(offset)).min(usize::MAX as u64) as usize);
-    let mut tail = (!streaming).then(|| {
-        Tail::new(
-            p.distinct,
-            p.order.iter().map(|(_, d)| *d).collect(),
-            budget,
-            // With SQL_CALC_FOUND_ROWS every row is counted, so none is dropped early.
-            if calc { None } else { keep },
-        )
-    });
-    let mut grouper = p
-        .agg
-        .as_ref()
-        .map(|(gexprs, aggs)| Grouper::new(gexprs, aggs, budget));
-    let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
-    {
-        let mut visit = |row: &[Value]| -> Result<bool> {
-            if let Some(f) = &p.filter {
-                if !accepts(&f.eval(row, env)?) {
-                    return Ok(true);
-                }
-            }
-            if let Some(g) = grouper.as_mut() {
-                g.push(row, env)?;
-                return Ok(true);
-            }
-            outbuf.clear();
-            for e in &p.out {
-                outbuf.push(e.eval(row, env)?);
-            }
-            if streaming {
-                total += 1;
-                if skipped < offset {
-                    skipped += 1;
-                    return Ok(true);
-                }
-                if limit.is_some_and(|l| sent >= l) {
-                    return Ok(calc);
-                }
-                sink.row(&outbuf)?;
-                sent += 1;
-                return Ok(calc || limit.is_none_or(|l| sent < l));
-            }
-            let keys = p
-                .order
-                .iter()
-                .map(|(e, _)| e.eval(row, env))
-                .collect::<Result<Vec<_>>>()?;
-            if let Some(t) = tail.as_mut() {
-                t.push(outbuf.clone(), keys)?;
-            }
-            Ok(true)
-        };
-        match (&p.table, &p.access) {
-            (Some(t), Some(acc)) => {
-                let want = if p.want.iter().all(|w| *w) {
-                    None
-                } else {
-                    Some(&p.want[..])
-                };
-                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |_txn, r| {
-                    visit(&r.values)
-                })?;
-            }
-            _ if !p.join.is_empty() => {
-                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
-            }
-            _ => {
-                visit(&[])?;
-            }
-        }
-    }
-    let Some(mut tail) = tail else {
-        return Ok((sent, if calc { total } else { sent }));
-    };
-    if let (Some(g), Some((gexprs, _))) = (grouper, &p.agg) {
-        g.finish(env, gexprs.is_empty(), &mut |grow| {
-            if let Some(h) = &p.having {
-                if !accepts(&h.eval(&grow, env)?) {
-                    return Ok(());
-                }
-            }
-            let out = p
-                .out
-                .iter()
-                .map(|e| e.eval(&grow, env))
-                .collect::<Result<Vec<_>>>()?;
-            let keys = p
-                .order
-                .iter()
-                .map(|(e, _)| e.eval(&grow, env))
-                .collect::<Result<Vec<_>>>()?;
-            tail.push(out, keys)
-        })?;
-    }
-    let (sent, total) = tail.finish(sink, offset, limit)?;
-    Ok((sent, if calc { total } else { sent }))
 }

@@ -1,0 +1,165 @@
+//! Running a `SelectPlan`: reading rows through the access path or join,
+//! filtering, then either streaming them (LIMIT/OFFSET applied on the fly)
+//! or handing them to the grouping and sorting tail.
+use super::SelectPlan;
+use crate::access;
+use crate::error::{Result, SqlError};
+use crate::expr::{accepts, Env, Expr};
+use crate::result::ResultSink;
+use crate::tail::{Grouper, Tail};
+use rel::value::Value;
+use txn::Txn;
+
+/// Evaluates LIMIT / OFFSET.
+fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
+    match e {
+        None => Ok(None),
+        Some(x) => {
+            let v = x.eval(&[], env)?;
+            match v.to_i128() {
+                Some(i) if i >= 0 => Ok(Some(i.min(u64::MAX as i128) as u64)),
+                _ => Err(SqlError::wrong_arguments("LIMIT")),
+            }
+        }
+    }
+}
+
+/// Runs a planned SELECT, sending the result set to `sink`. Returns the
+/// number of rows sent.
+pub fn execute(
+    p: &SelectPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    sink: &mut dyn ResultSink,
+) -> Result<u64> {
+    Ok(execute_counted(p, txn, env, sink, None)?.0)
+}
+
+/// Runs a planned SELECT; returns the rows sent and FOUND_ROWS(): the rows sent, or
+/// with SQL_CALC_FOUND_ROWS the rows there would have been without LIMIT.
+/// `default_limit` is sql_select_limit for a client's SELECT without LIMIT.
+pub fn execute_counted(
+    p: &SelectPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    sink: &mut dyn ResultSink,
+    default_limit: Option<u64>,
+) -> Result<(u64, u64)> {
+    sink.columns(&p.columns)?;
+    let limit = match count_of(&p.limit, env)? {
+        None => default_limit,
+        l => l,
+    };
+    let offset = count_of(&p.offset, env)?.unwrap_or(0);
+    let calc = p.calc_found_rows;
+    if limit == Some(0) && !calc {
+        return Ok((0, 0));
+    }
+    let mut total = 0u64;
+    let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
+    let mut sent = 0u64;
+    let mut skipped = 0u64;
+    // Everything a non-streaming query holds is bounded by tmp_table_size and
+    // spills to disk past it: groups, DISTINCT, ORDER BY (tail.rs).
+    let budget = env
+        .sys_var("tmp_table_size", false)
+        .and_then(|v| v.to_i128())
+        .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize);
+    let keep = limit.map(|l| (l.saturating_add(offset)).min(usize::MAX as u64) as usize);
+    let mut tail = (!streaming).then(|| {
+        Tail::new(
+            p.distinct,
+            p.order.iter().map(|(_, d)| *d).collect(),
+            budget,
+            // With SQL_CALC_FOUND_ROWS every row is counted, so none is dropped early.
+            if calc { None } else { keep },
+        )
+    });
+    let mut grouper = p
+        .agg
+        .as_ref()
+        .map(|(gexprs, aggs)| Grouper::new(gexprs, aggs, budget));
+    let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
+    {
+        let mut visit = |row: &[Value]| -> Result<bool> {
+            if let Some(f) = &p.filter {
+                if !accepts(&f.eval(row, env)?) {
+                    return Ok(true);
+                }
+            }
+            if let Some(g) = grouper.as_mut() {
+                g.push(row, env)?;
+                return Ok(true);
+            }
+            outbuf.clear();
+            for e in &p.out {
+                outbuf.push(e.eval(row, env)?);
+            }
+            if streaming {
+                total += 1;
+                if skipped < offset {
+                    skipped += 1;
+                    return Ok(true);
+                }
+                if limit.is_some_and(|l| sent >= l) {
+                    return Ok(calc);
+                }
+                sink.row(&outbuf)?;
+                sent += 1;
+                return Ok(calc || limit.is_none_or(|l| sent < l));
+            }
+            let keys = p
+                .order
+                .iter()
+                .map(|(e, _)| e.eval(row, env))
+                .collect::<Result<Vec<_>>>()?;
+            if let Some(t) = tail.as_mut() {
+                t.push(outbuf.clone(), keys)?;
+            }
+            Ok(true)
+        };
+        match (&p.table, &p.access) {
+            (Some(t), Some(acc)) => {
+                let want = if p.want.iter().all(|w| *w) {
+                    None
+                } else {
+                    Some(&p.want[..])
+                };
+                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |_txn, r| {
+                    visit(&r.values)
+                })?;
+            }
+            _ if !p.join.is_empty() => {
+                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
+            }
+            _ => {
+                visit(&[])?;
+            }
+        }
+    }
+    let Some(mut tail) = tail else {
+        return Ok((sent, if calc { total } else { sent }));
+    };
+    if let (Some(g), Some((gexprs, _))) = (grouper, &p.agg) {
+        g.finish(env, gexprs.is_empty(), &mut |grow| {
+            if let Some(h) = &p.having {
+                if !accepts(&h.eval(&grow, env)?) {
+                    return Ok(());
+                }
+            }
+            let out = p
+                .out
+                .iter()
+                .map(|e| e.eval(&grow, env))
+                .collect::<Result<Vec<_>>>()?;
+            let keys = p
+                .order
+                .iter()
+                .map(|(e, _)| e.eval(&grow, env))
+                .collect::<Result<Vec<_>>>()?;
+            tail.push(out, keys)
+        })?;
+    }
+    let (sent, total) = tail.finish(sink, offset, limit)?;
+    Ok((sent, if calc { total } else { sent }))
+}

@@ -1,0 +1,49 @@
+//! SELECT: `plan` binds a query into a `SelectPlan`; `exec` runs it,
+//! streaming rows to a sink when no sort, grouping or DISTINCT needs them
+//! all first; aggregation is in `crate::agg`, sorting and grouping spills
+//! in `crate::tail` and `crate::sort`.
+mod exec;
+mod plan;
+
+pub use crate::agg::hash_image;
+pub use exec::{execute, execute_counted};
+pub use plan::{plan, resolve_table, table_scope};
+
+use crate::access::Access;
+use crate::bind::AggSpec;
+use crate::expr::Expr;
+use crate::join::JoinTable;
+use crate::result::ColumnInfo;
+use rel::catalog::Table;
+use sqlparser::ast;
+use std::sync::Arc;
+use txn::LockMode;
+
+/// A planned SELECT.
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    pub table: Option<Arc<Table>>,
+    pub access: Option<Access>,
+    /// Two or more tables: nested-loop join (then `table` is None).
+    pub join: Vec<JoinTable>,
+    /// Columns decoded from rows.
+    pub want: Vec<bool>,
+    pub filter: Option<Expr>,
+    pub agg: Option<(Vec<Expr>, Vec<AggSpec>)>,
+    pub having: Option<Expr>,
+    pub out: Vec<Expr>,
+    pub order: Vec<(Expr, bool)>,
+    /// The access path already yields rows in ORDER BY order.
+    pub presorted: bool,
+    pub distinct: bool,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub columns: Vec<ColumnInfo>,
+    pub lock: Option<LockMode>,
+    /// SELECT ... INTO @a, @b: user variables receiving the single row.
+    pub into: Option<Vec<String>>,
+    /// SQL_CALC_FOUND_ROWS: count the rows LIMIT leaves out.
+    pub calc_found_rows: bool,
+    /// NOWAIT / SKIP LOCKED of the locking clause.
+    pub nonblock: Option<ast::NonBlock>,
+}

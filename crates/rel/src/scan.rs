@@ -9,12 +9,7 @@ use lsm::{Db, ReadOptions, Snapshot};
 pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
 
 /// Calls `f(key, value)` for every entry of index `id` at `snap`.
-pub(crate) fn scan(
-    db: &Db,
-    snap: &Snapshot,
-    id: u32,
-    f: &mut Visit<'_>,
-) -> Result<()> {
+pub(crate) fn scan(db: &Db, snap: &Snapshot, id: u32, f: &mut Visit<'_>) -> Result<()> {
     let lo = keycodec::index_prefix(id).to_vec();
     let hi = keycodec::index_prefix(id + 1).to_vec();
     let mut it = db.iter(ReadOptions {

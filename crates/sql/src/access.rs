@@ -84,8 +84,22 @@ fn const_side(e: &Expr) -> bool {
     e.is_row_independent()
 }
 
+/// False when `v` is a constant that cannot probe column `col` through its
+/// key: a number, date or time against a string column compares as a number
+/// or a date, not in the key's byte order.
+fn probes(def: &TableDef, col: usize, v: &Expr) -> bool {
+    let string_col = def.columns.get(col).is_some_and(|c| c.ty.is_string());
+    !string_col
+        || match v {
+            Expr::Const(c) => matches!(c, Value::Bytes(_) | Value::Null),
+            Expr::Neg(_) => false,
+            _ => true,
+        }
+}
+
 /// Conditions per column from the WHERE conjuncts.
-fn analyze(filter: Option<&Expr>, ncols: usize) -> Vec<ColCond> {
+fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
+    let ncols = def.columns.len();
     let mut conds = vec![ColCond::default(); ncols];
     let Some(f) = filter else { return conds };
     for c in f.conjuncts() {
@@ -96,12 +110,12 @@ fn analyze(filter: Option<&Expr>, ncols: usize) -> Vec<ColCond> {
                     (v, Expr::Col(i)) if const_side(v) => (*i, v, flip(*op)),
                     _ => {
                         if *op == BinOp::Or {
-                            or_ranges(c, &mut conds);
+                            or_ranges(def, c, &mut conds);
                         }
                         continue;
                     }
                 };
-                if col >= ncols {
+                if col >= ncols || !probes(def, col, v) {
                     continue;
                 }
                 let cc = &mut conds[col];
@@ -116,14 +130,22 @@ fn analyze(filter: Option<&Expr>, ncols: usize) -> Vec<ColCond> {
             }
             Expr::In(a, list, false) => {
                 if let Expr::Col(i) = &**a {
-                    if *i < ncols && list.iter().all(const_side) && conds[*i].eq.is_none() {
+                    if *i < ncols
+                        && list.iter().all(|v| const_side(v) && probes(def, *i, v))
+                        && conds[*i].eq.is_none()
+                    {
                         conds[*i].eq = Some(list.clone());
                     }
                 }
             }
             Expr::Between(a, lo, hi, false) => {
                 if let Expr::Col(i) = &**a {
-                    if *i < ncols && const_side(lo) && const_side(hi) {
+                    if *i < ncols
+                        && const_side(lo)
+                        && const_side(hi)
+                        && probes(def, *i, lo)
+                        && probes(def, *i, hi)
+                    {
                         conds[*i].lo = Some(((**lo).clone(), true));
                         conds[*i].hi = Some(((**hi).clone(), true));
                     }
@@ -137,7 +159,7 @@ fn analyze(filter: Option<&Expr>, ncols: usize) -> Vec<ColCond> {
 
 /// `a OR b OR ...` where each term is `col = v`, `col BETWEEN x AND y` or
 /// `col IN (...)` on the same column.
-fn or_ranges(e: &Expr, conds: &mut [ColCond]) {
+fn or_ranges(def: &TableDef, e: &Expr, conds: &mut [ColCond]) {
     let mut terms = Vec::new();
     fn flatten<'a>(e: &'a Expr, v: &mut Vec<&'a Expr>) {
         if let Expr::Bin(BinOp::Or, a, b) = e {
@@ -175,7 +197,11 @@ fn or_ranges(e: &Expr, conds: &mut [ColCond]) {
             },
             _ => return,
         };
-        if col.is_some_and(|x| x != c) {
+        if col.is_some_and(|x| x != c)
+            || !r
+                .iter()
+                .all(|(a, b)| a.iter().chain(b.iter()).all(|v| probes(def, c, v)))
+        {
             return;
         }
         col = Some(c);
@@ -209,7 +235,7 @@ pub fn choose(
     locking: bool,
     hint: Option<&crate::accept::IndexHint>,
 ) -> Access {
-    let conds = analyze(filter, def.columns.len());
+    let conds = analyze(def, filter);
     let mut best: Option<(i64, Access)> = None;
     let n_ix = 1 + def.secondary.len();
     for i in 0..n_ix {
@@ -353,9 +379,18 @@ pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) ->
     }
     let eq_cols = acc.ranges.first().map_or(0, |r| r.eq.len());
     let same_eq = acc.ranges.iter().all(|r| r.eq.len() == eq_cols);
+    // An equality on a string column fixes the key only when its value is a
+    // string: a number (a parameter bound as one) spans the column
+    // (KeyProbe::Unordered) and the rows come in (col, next) order.
+    let fixed = acc.ranges.iter().all(|r| {
+        r.eq.iter().enumerate().all(|(k, e)| {
+            !def.columns[ix.columns[k]].ty.is_string() || matches!(e, Expr::Const(Value::Bytes(_)))
+        })
+    });
     // With several ranges the order holds only when ranges are scanned in
     // key order, which `scan` does (sorted, merged).
     same_eq
+        && fixed
         && order.iter().all(|(_, d)| *d == acc.reverse)
         && order.iter().enumerate().all(|(k, (c, _))| {
             // Equality columns may also appear in ORDER BY; skip them.
@@ -364,33 +399,45 @@ pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) ->
         })
 }
 
+/// A byte range [lo, hi) of index keys (hi None = to the end).
+type KeyRange = (Vec<u8>, Option<Vec<u8>>);
+
 /// Byte ranges [lo, hi) of an access path for this execution, sorted and
-/// merged.
+/// merged, and whether they are point keys (`acc.point` unless a probe
+/// turned out unordered and a range had to span a key column).
 fn byte_ranges(
     def: &TableDef,
     acc: &Access,
     outer: &[Value],
     env: &dyn Env,
-) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>> {
+) -> Result<(Vec<KeyRange>, bool)> {
     let ix = index_of(def, acc.index);
     let base = keycodec::index_prefix(ix.id).to_vec();
     if acc.ranges.is_empty() {
-        return Ok(vec![(base.clone(), prefix_successor(&base))]);
+        return Ok((vec![(base.clone(), prefix_successor(&base))], false));
     }
-    let mut out: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(acc.ranges.len());
+    let mut point = acc.point;
+    let mut out: Vec<KeyRange> = Vec::with_capacity(acc.ranges.len());
     'ranges: for r in &acc.ranges {
         let mut prefix = base.clone();
+        let mut spans = false;
         for (k, e) in r.eq.iter().enumerate() {
             let col = &def.columns[ix.columns[k]];
             match for_key(&e.eval(outer, env)?, &col.ty) {
                 KeyProbe::Exact(v) => keycodec::encode(&mut prefix, &col.ty, col.nullable, &v)?,
+                KeyProbe::Unordered => {
+                    // Every key under the prefix so far; the WHERE decides.
+                    spans = true;
+                    point = false;
+                    break;
+                }
                 _ => continue 'ranges,
             }
         }
-        let next = r.eq.len();
         let (mut lo, mut hi) = (prefix.clone(), prefix_successor(&prefix));
-        if r.lo.is_some() || r.hi.is_some() {
-            let col = &def.columns[ix.columns[next]];
+        if !spans && (r.lo.is_some() || r.hi.is_some()) {
+            let col = &def.columns[ix.columns[r.eq.len()]];
+            let mut lo_set = false;
             if let Some((e, incl)) = &r.lo {
                 let mut k = prefix.clone();
                 match for_key(&e.eval(outer, env)?, &col.ty) {
@@ -401,15 +448,19 @@ fn byte_ranges(
                         } else {
                             prefix_successor(&k).unwrap_or(k)
                         };
+                        lo_set = true;
                     }
                     KeyProbe::Inexact(v) => {
                         keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
                         lo = k;
+                        lo_set = true;
                     }
+                    KeyProbe::Unordered => {}
                     KeyProbe::Impossible => continue 'ranges,
                 }
-            } else if col.nullable {
-                // Bounded above only: NULLs never match a comparison.
+            }
+            if !lo_set && col.nullable {
+                // Not bounded below: NULLs never match a comparison.
                 lo.push(1);
             }
             if let Some((e, incl)) = &r.hi {
@@ -423,6 +474,7 @@ fn byte_ranges(
                         keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
                         hi = prefix_successor(&k);
                     }
+                    KeyProbe::Unordered => {}
                     KeyProbe::Impossible => continue 'ranges,
                 }
             }
@@ -433,7 +485,7 @@ fn byte_ranges(
         out.push((lo, hi));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    if acc.point {
+    if point {
         // Point gets read only each range's start key: drop exact
         // duplicates, never merge neighbours (key 4's range ends where
         // key 5's starts).
@@ -441,9 +493,9 @@ fn byte_ranges(
         if acc.reverse {
             out.reverse();
         }
-        return Ok(out);
+        return Ok((out, true));
     }
-    let mut merged: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(out.len());
+    let mut merged: Vec<KeyRange> = Vec::with_capacity(out.len());
     for (lo, hi) in out {
         if let Some(last) = merged.last_mut() {
             let overlaps = match &last.1 {
@@ -463,7 +515,7 @@ fn byte_ranges(
     if acc.reverse {
         merged.reverse();
     }
-    Ok(merged)
+    Ok((merged, false))
 }
 
 /// Reads the rows an access path yields, calling `f` until it returns
@@ -480,8 +532,8 @@ pub fn for_each_row(
     f: &mut dyn FnMut(&mut Txn, Row) -> Result<bool>,
 ) -> Result<()> {
     let def = &t.def;
-    let ranges = byte_ranges(def, acc, outer, env)?;
-    if acc.point {
+    let (ranges, point) = byte_ranges(def, acc, outer, env)?;
+    if point {
         for (key, _) in &ranges {
             env.check_interrupt()?;
             if let Some(row) = get_row(txn, def, key, lock, want, env)? {

@@ -248,6 +248,10 @@ pub enum KeyProbe {
     Inexact(Value),
     /// Cannot be represented (NULL, unparsable): matches nothing.
     Impossible,
+    /// The comparison does not follow the key's order (a number against a
+    /// string column compares as doubles: '01', '1.0' and '1e0' all equal
+    /// 1): the probe bounds nothing, the range must span this column.
+    Unordered,
 }
 
 /// Converts a lookup value for a key column.
@@ -286,7 +290,7 @@ pub fn for_key(v: &Value, ty: &ColumnType) -> KeyProbe {
         },
         _ if ty.is_string() => match v {
             Value::Bytes(b) => Value::Bytes(b.clone()),
-            other => Value::Bytes(other.text()),
+            _ => return KeyProbe::Unordered,
         },
         TypeKind::Date => match to_date_time(v) {
             Some(p) => {
@@ -354,5 +358,13 @@ mod tests {
             KeyProbe::Exact(Value::Int(5))
         ));
         assert!(matches!(for_key(&Value::Null, &int), KeyProbe::Impossible));
+        let text = ColumnType::new(TypeKind::VarChar);
+        assert!(matches!(
+            for_key(&Value::Bytes(b"01".to_vec()), &text),
+            KeyProbe::Exact(_)
+        ));
+        for v in [Value::Int(1), Value::Double(1.0), Value::Decimal(10, 1)] {
+            assert!(matches!(for_key(&v, &text), KeyProbe::Unordered));
+        }
     }
 }

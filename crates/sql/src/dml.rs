@@ -578,9 +578,11 @@ fn finish_modify(
             }
         })
         .collect();
+    let types: Vec<_> = t.def.columns.iter().map(|c| c.ty).collect();
+    let implied = crate::equality::with_implied(filter.as_ref(), &types);
     let access = access::choose(
         &t.def,
-        filter.as_ref(),
+        implied.as_ref().or(filter.as_ref()),
         &[],
         plain.as_deref(),
         true,

@@ -34,7 +34,7 @@ pub enum BinOp {
 }
 
 /// A bound expression.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     Const(Value),
     /// The i-th `?` of a prepared statement.

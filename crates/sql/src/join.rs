@@ -91,10 +91,31 @@ fn and_all(v: Vec<Expr>) -> Option<Expr> {
 /// joined row; it guides only tables not on the inner side of a LEFT JOIN
 /// (their WHERE applies after NULL extension).
 pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
-    let where_conj: Vec<Expr> = where_
+    let mut where_conj: Vec<Expr> = where_
         .map(|w| w.conjuncts().into_iter().cloned().collect())
         .unwrap_or_default();
     let n = tables.len();
+    // Equalities carried across the join conditions (`c.w = w.id AND w.id = ?`
+    // gives `c.w = ?`). With a LEFT JOIN, ON and WHERE hold at different
+    // moments: only WHERE's own conjuncts are combined then.
+    let types: Vec<rel::value::ColumnType> = tables
+        .iter()
+        .flat_map(|t| t.table.def.columns.iter().map(|c| c.ty))
+        .collect();
+    let any_left = tables.iter().any(|t| t.left);
+    let mut all: Vec<&Expr> = where_conj.iter().collect();
+    let on_inner: Vec<Expr> = if any_left {
+        Vec::new()
+    } else {
+        tables
+            .iter()
+            .filter_map(|t| t.on.as_ref())
+            .flat_map(|o| o.conjuncts().into_iter().cloned())
+            .collect()
+    };
+    all.extend(on_inner.iter());
+    let extra = crate::equality::implied(&all, &types);
+    where_conj.extend(extra);
     for i in 0..n {
         let (base, width) = (tables[i].base, tables[i].table.def.columns.len());
         let mut local = Vec::new();

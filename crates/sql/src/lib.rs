@@ -28,6 +28,7 @@ pub mod dialect;
 pub mod dispatch;
 pub mod dml;
 pub mod env;
+pub mod equality;
 pub mod error;
 pub mod exec;
 pub mod explain;

@@ -8,23 +8,8 @@ fn tmpdir(name: &str) -> std::path::PathBuf {
     testkit::unique_temp_path(&format!("sql-{name}"))
 }
 
-fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
-    let mut c = Collect::default();
-    s.query(sql, &mut c)
-        .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    c.rows
-}
-
-fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
-    rows.into_iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect()
-}
+mod common;
+use common::{q, texts};
 
 fn err(s: &mut Session, sql: &str) -> u16 {
     let mut c = Collect::default();

@@ -3,23 +3,13 @@
 //! LIMIT/OFFSET, mixed key kinds that once made the sort panic).
 #![allow(clippy::unwrap_used)]
 
-use sql::result::Collect;
 use sql::{Instance, InstanceOptions, Session};
 use std::sync::atomic::Ordering;
 
+mod common;
+
 fn q(s: &mut Session, sql: &str) -> Vec<String> {
-    let mut c = Collect::default();
-    s.query(sql, &mut c)
-        .unwrap_or_else(|e| panic!("{sql}: {e}"));
-    c.rows
-        .into_iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect()
+    common::texts(common::q(s, sql))
 }
 
 #[test]

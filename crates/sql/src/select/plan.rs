@@ -206,9 +206,11 @@ pub fn plan(
     };
     let (access, want, presorted) = match &table {
         Some(t) => {
+            let types: Vec<_> = t.def.columns.iter().map(|c| c.ty).collect();
+            let implied = crate::equality::with_implied(filter.as_ref(), &types);
             let acc = access::choose(
                 &t.def,
-                filter.as_ref(),
+                implied.as_ref().or(filter.as_ref()),
                 &used,
                 plain_order.as_deref(),
                 lock.is_some(),

@@ -1,0 +1,25 @@
+//! Helpers shared by the sql crate's integration tests: run a statement on a
+//! Session and render its rows as text.
+#![allow(dead_code)]
+use sql::result::Collect;
+use sql::{Session, Value};
+
+/// Runs one statement, panicking with the statement on error; its rows.
+pub fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
+    let mut c = Collect::default();
+    s.query(sql, &mut c)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    c.rows
+}
+
+/// Rows as `a|b|c` text, as the text protocol would send each value.
+pub fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
+    rows.into_iter()
+        .map(|r| {
+            r.iter()
+                .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}

@@ -22,6 +22,22 @@ pub struct Column {
     pub comment: String,
 }
 
+impl Column {
+    /// A nullable column with no default, options or comment.
+    pub fn plain(name: impl Into<String>, ty: ColumnType) -> Column {
+        Column {
+            name: name.into(),
+            ty,
+            nullable: true,
+            default: None,
+            default_now: false,
+            on_update_now: false,
+            auto_increment: false,
+            comment: String::new(),
+        }
+    }
+}
+
 /// An index (the primary key is index 0 of a table).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Index {

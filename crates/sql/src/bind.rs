@@ -5,8 +5,22 @@
 use crate::error::{Result, SqlError};
 use crate::expr::{BinOp, Expr};
 use crate::func::Func;
+use crate::result::OutType;
+use crate::subquery::SubKind;
 use rel::value::{self as val, Value};
 use sqlparser::ast;
+
+/// Plans the subqueries met while binding (implemented by the SELECT
+/// planner, so that binding does not depend on planning).
+pub trait SubPlanner {
+    /// Plans `q`, used as `kind` inside a query whose columns are `scope`;
+    /// returns its index among the statement's subqueries and the type of
+    /// its first column.
+    fn plan(&self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<(usize, OutType)>;
+    /// True if a query around this one has the column (a correlated
+    /// reference, which is not supported yet).
+    fn outer_has(&self, table: Option<&str>, name: &str) -> bool;
+}
 
 /// Names visible to an expression: position i of the row is `cols[i]`.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +103,8 @@ pub struct Binder<'a> {
     /// For INSERT ... ON DUPLICATE KEY UPDATE: VALUES(col) reads position
     /// `values_base + col`.
     pub values_base: Option<usize>,
+    /// Where subqueries are planned; None where they cannot run (1235).
+    pub sub: Option<&'a dyn SubPlanner>,
 }
 
 impl<'a> Binder<'a> {
@@ -99,6 +115,7 @@ impl<'a> Binder<'a> {
             agg: None,
             place: "field list",
             values_base: None,
+            sub: None,
         }
     }
 
@@ -323,8 +340,43 @@ impl<'a> Binder<'a> {
                 }
             }
             A::Function(f) => self.function(f, scope)?,
+            A::Subquery(q) => {
+                let (k, ty) = self.subquery(q, SubKind::Scalar, scope)?;
+                Expr::Subquery(k, ty)
+            }
+            A::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => {
+                let x = self.expr(expr, scope)?;
+                if matches!(&**expr, A::Tuple(_)) {
+                    return Err(SqlError::unsupported("row subqueries"));
+                }
+                let (k, _) = self.subquery(subquery, SubKind::In, scope)?;
+                Expr::InSubquery(Box::new(x), k, *negated)
+            }
+            A::Exists { subquery, negated } => {
+                let (k, _) = self.subquery(subquery, SubKind::Exists, scope)?;
+                Expr::Exists(k, *negated)
+            }
             other => return Err(SqlError::unsupported(format!("expression {other}"))),
         })
+    }
+
+    fn subquery(
+        &mut self,
+        q: &ast::Query,
+        kind: SubKind,
+        scope: &Scope,
+    ) -> Result<(usize, OutType)> {
+        match self.sub {
+            Some(p) => p.plan(q, kind, scope),
+            None => Err(SqlError::unsupported(format!(
+                "subqueries in the {}",
+                self.place
+            ))),
+        }
     }
 
     fn ident(&mut self, table: Option<&str>, id: &ast::Ident, scope: &Scope) -> Result<Expr> {
@@ -369,6 +421,11 @@ impl<'a> Binder<'a> {
                     Some(t) => format!("{t}.{name}"),
                     None => name.clone(),
                 };
+                if self.sub.is_some_and(|p| p.outer_has(table, name)) {
+                    return Err(SqlError::unsupported(format!(
+                        "correlated subqueries (reference to {full} of an outer query)"
+                    )));
+                }
                 Err(SqlError::unknown_column(&full, self.place))
             }
         }

@@ -68,6 +68,9 @@ mysql_errors! {
     ER_WRONG_ARGUMENTS = 1210, "HY000", fn wrong_arguments(to) => "Incorrect arguments to {to}";
     ER_WRONG_VALUE = 1525, "HY000", fn wrong_value(kind) => "Incorrect {kind} value";
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = 1222, "21000", fn union_column_count() => "The used SELECT statements have a different number of columns";
+    ER_OPERAND_COLUMNS = 1241, "21000", fn operand_columns(n) => "Operand should contain {n} column(s)";
+    ER_SUBQUERY_NO_1_ROW = 1242, "21000", fn subquery_rows() => "Subquery returns more than 1 row";
+    ER_DERIVED_MUST_HAVE_ALIAS = 1248, "42000", fn derived_alias() => "Every derived table must have its own alias";
     ER_UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", fn unknown_variable(name) => "Unknown system variable '{name}'";
     ER_GLOBAL_VARIABLE = 1229, "HY000", fn global_variable(name) => "Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL";
     ER_WRONG_VALUE_FOR_VAR = 1231, "42000", fn wrong_value_for_var(name, value) => "Variable '{name}' can't be set to the value of '{value}'";
@@ -92,6 +95,7 @@ mysql_errors! {
     ER_DATA_OUT_OF_RANGE = 1690, "22003", fn out_of_range(kind, expr) => "{kind} value is out of range in '{expr}'";
     WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", fn packet_overflowed(function, max) => "Result of {function}() was larger than max_allowed_packet ({max}) - truncated";
     ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", fn group_concat_cut(row) => "Row {row} was cut by GROUP_CONCAT()";
+    ER_RECORD_FILE_FULL = 1114, "HY000", fn table_full(table) => "The table '{table}' is full";
     ER_TOO_MANY_ROWS = 1172, "42000", fn too_many_rows() => "Result consisted of more than one row";
     ER_SP_FETCH_NO_DATA = 1329, "02000", fn no_data() => "No data - zero rows fetched, selected, or processed";
 

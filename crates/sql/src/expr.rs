@@ -4,6 +4,8 @@
 //! logic), numeric types (integer, decimal, double) and comparisons.
 use crate::error::{Result, SqlError};
 use crate::func::{self, Func};
+use crate::result::OutType;
+use crate::subquery::SubResult;
 use rel::value::{compare, Value};
 use std::cmp::Ordering;
 
@@ -63,6 +65,13 @@ pub enum Expr {
     /// Session or global variable, read at evaluation time.
     SysVar(String, bool),
     UserVar(String),
+    /// Uncorrelated subquery `k` of the statement's plan as a value (the
+    /// type of its one column); computed once per execution.
+    Subquery(usize, OutType),
+    /// `x [NOT] IN (subquery k)`.
+    InSubquery(Box<Expr>, usize, bool),
+    /// `[NOT] EXISTS (subquery k)`.
+    Exists(usize, bool),
 }
 
 /// What evaluation may need from the session.
@@ -91,6 +100,14 @@ pub trait Env {
     /// Fails once the statement must stop (max_execution_time).
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
+    }
+    /// The value of subquery `k` of the plan being executed.
+    fn subquery(&self, _k: usize) -> Option<&SubResult> {
+        None
+    }
+    /// The rows of derived table `k` of the plan being executed.
+    fn derived(&self, _k: usize) -> Option<&[Vec<Value>]> {
+        None
     }
 }
 
@@ -157,6 +174,24 @@ impl Expr {
             Expr::IsBool(e, want, negated) => {
                 let t = e.eval(row, env)?.truth();
                 Value::Int(((t == Some(*want)) != *negated) as i64)
+            }
+            Expr::Subquery(k, _) => match env.subquery(*k) {
+                Some(SubResult::Scalar(v)) => v.clone(),
+                _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
+            },
+            Expr::Exists(k, negated) => match env.subquery(*k) {
+                Some(SubResult::Exists(b)) => Value::Int((*b != *negated) as i64),
+                _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
+            },
+            Expr::InSubquery(e, k, negated) => {
+                let v = e.eval(row, env)?;
+                match env.subquery(*k) {
+                    Some(SubResult::Set(s)) => match s.contains(&v) {
+                        None => Value::Null,
+                        Some(b) => Value::Int((b != *negated) as i64),
+                    },
+                    _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
+                }
             }
             Expr::In(e, list, negated) => {
                 let v = e.eval(row, env)?;
@@ -257,7 +292,8 @@ impl Expr {
             | Expr::Not(e)
             | Expr::BitNot(e)
             | Expr::IsNull(e, _)
-            | Expr::IsBool(e, _, _) => e.walk(f),
+            | Expr::IsBool(e, _, _)
+            | Expr::InSubquery(e, _, _) => e.walk(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);

@@ -5,7 +5,7 @@
 //! keys evaluated against the current outer row, so `a.id = b.a_id` turns
 //! into an index lookup on `b` per row of `a`.
 use crate::access::{self, Access};
-use crate::error::Result;
+use crate::error::{Result, SqlError};
 use crate::expr::{accepts, BinOp, Env, Expr};
 use rel::catalog::Table;
 use rel::value::Value;
@@ -26,6 +26,12 @@ pub struct JoinTable {
     pub left: bool,
     /// USE/FORCE/IGNORE INDEX.
     pub hint: Option<crate::accept::IndexHint>,
+    /// A derived table: rows come from the plan's derived table k (and
+    /// `table` is a stand-in describing its columns).
+    pub derived: Option<usize>,
+    /// For a derived table, the WHERE conjuncts over the tables up to it,
+    /// applied to the joined row as soon as it has this table's columns.
+    pub filter: Option<Expr>,
 }
 
 /// Rewrites `e` for the table at `base` with `width` columns: its columns
@@ -63,6 +69,7 @@ fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
         Expr::IsNull(x, n) => Expr::IsNull(m(x), *n),
         Expr::IsBool(x, a, b) => Expr::IsBool(m(x), *a, *b),
         Expr::In(x, l, n) => Expr::In(m(x), l.iter().map(|y| map_cols(y, f)).collect(), *n),
+        Expr::InSubquery(x, k, n) => Expr::InSubquery(m(x), *k, *n),
         Expr::Between(a, b, c, n) => Expr::Between(m(a), m(b), m(c), *n),
         Expr::Like(a, b, n, esc) => Expr::Like(m(a), m(b), *n, *esc),
         Expr::Case {
@@ -98,9 +105,18 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
     // Equalities carried across the join conditions (`c.w = w.id AND w.id = ?`
     // gives `c.w = ?`). With a LEFT JOIN, ON and WHERE hold at different
     // moments: only WHERE's own conjuncts are combined then.
+    // A derived table's column types are what its expressions infer, not
+    // what its values must be: its columns stay out of propagation.
+    let opaque = rel::value::ColumnType::new(rel::value::TypeKind::Double);
     let types: Vec<rel::value::ColumnType> = tables
         .iter()
-        .flat_map(|t| t.table.def.columns.iter().map(|c| c.ty))
+        .flat_map(|t| {
+            t.table
+                .def
+                .columns
+                .iter()
+                .map(move |c| if t.derived.is_some() { opaque } else { c.ty })
+        })
         .collect();
     let any_left = tables.iter().any(|t| t.left);
     let mut all: Vec<&Expr> = where_conj.iter().collect();
@@ -134,6 +150,19 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
             if let Some(l) = localize(c, base, width) {
                 local.push(l);
             }
+        }
+        if tables[i].derived.is_some() {
+            tables[i].filter = if after_left {
+                None
+            } else {
+                and_all(
+                    where_conj
+                        .iter()
+                        .filter(|c| localize(c, base, width).is_some())
+                        .cloned()
+                        .collect(),
+                )
+            };
         }
         let filter = and_all(local);
         let used: Vec<usize> = (0..width).collect();
@@ -177,27 +206,46 @@ fn level(
     let outer: Vec<Value> = row[..jt.base].to_vec();
     let mut matched = false;
     let mut cont = true;
-    access::for_each_row(
-        txn,
-        &jt.table,
-        &jt.access,
-        lock,
-        None,
-        &outer,
-        env,
-        &mut |txn, r| {
-            row.truncate(jt.base);
-            row.extend(r.values);
-            if let Some(on) = &jt.on {
-                if !accepts(&on.eval(row, env)?) {
-                    return Ok(true);
+    let mut each = |txn: &mut Txn, values: &mut dyn Iterator<Item = Value>| -> Result<bool> {
+        row.truncate(jt.base);
+        row.extend(values);
+        if let Some(on) = &jt.on {
+            if !accepts(&on.eval(row, env)?) {
+                return Ok(true);
+            }
+        }
+        matched = true;
+        if let Some(f) = &jt.filter {
+            if !accepts(&f.eval(row, env)?) {
+                return Ok(true);
+            }
+        }
+        cont = level(txn, tables, i + 1, lock, env, row, visit)?;
+        Ok(cont)
+    };
+    match jt.derived {
+        Some(k) => {
+            let rows = env
+                .derived(k)
+                .ok_or_else(|| SqlError::internal(format!("derived table {k} not computed")))?;
+            for r in rows {
+                env.check_interrupt()?;
+                if !each(txn, &mut r.iter().cloned())? {
+                    break;
                 }
             }
-            matched = true;
-            cont = level(txn, tables, i + 1, lock, env, row, visit)?;
-            Ok(cont)
-        },
-    )?;
+        }
+        None => access::for_each_row(
+            txn,
+            &jt.table,
+            &jt.access,
+            lock,
+            None,
+            &outer,
+            env,
+            &mut |txn, r| each(txn, &mut r.values.into_iter()),
+        )?,
+    }
     if !matched && jt.left && cont {
         row.truncate(jt.base);
         row.extend(std::iter::repeat_n(Value::Null, jt.table.def.columns.len()));

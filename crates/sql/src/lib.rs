@@ -45,6 +45,7 @@ pub mod show;
 pub mod sort;
 pub mod stmt;
 pub mod stmt_cache;
+pub mod subquery;
 pub mod tail;
 pub mod text;
 pub mod txnctl;

@@ -5,7 +5,7 @@ use crate::expr::{BinOp, Expr};
 use crate::func::Func;
 use crate::result::OutType;
 use rel::schema::Column;
-use rel::value::{TypeKind, Value};
+use rel::value::{ColumnType, TypeKind, Value};
 
 /// The declared type of `e`, evaluated over a table row, or over the
 /// grouped row (group exprs then aggregates) when `agg` is set.
@@ -14,6 +14,8 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
         Expr::Const(v) => of_value(v),
         Expr::Param(_) => OutType::Text { len: 255 },
         Expr::Outer(_) => OutType::Null,
+        Expr::Subquery(_, ty) => *ty,
+        Expr::InSubquery(..) | Expr::Exists(..) => OutType::Int { unsigned: false },
         Expr::Col(i) => match agg {
             Some((groups, aggs)) => {
                 if *i < groups.len() {
@@ -233,4 +235,25 @@ fn unify(types: impl Iterator<Item = OutType>) -> OutType {
         };
     }
     OutType::Text { len: 255 }
+}
+
+/// The column type a derived table declares for a result column of type `o`.
+pub fn column_type(o: OutType) -> ColumnType {
+    let with = |kind, unsigned, len, scale| ColumnType {
+        kind,
+        unsigned,
+        len,
+        scale,
+    };
+    match o {
+        OutType::Column(t) => t,
+        OutType::Int { unsigned } => with(TypeKind::BigInt, unsigned, 20, 0),
+        OutType::Decimal { scale } => with(TypeKind::Decimal, false, 65, scale),
+        OutType::Double => ColumnType::new(TypeKind::Double),
+        OutType::Text { len } => with(TypeKind::VarChar, false, len, 0),
+        OutType::Date => ColumnType::new(TypeKind::Date),
+        OutType::DateTime => with(TypeKind::DateTime, false, 0, 6),
+        OutType::Time => with(TypeKind::Time, false, 0, 6),
+        OutType::Null => with(TypeKind::VarBinary, false, 0, 0),
+    }
 }

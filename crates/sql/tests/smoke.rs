@@ -9,12 +9,7 @@ fn tmpdir(name: &str) -> std::path::PathBuf {
 }
 
 mod common;
-use common::{q, texts};
-
-fn err(s: &mut Session, sql: &str) -> u16 {
-    let mut c = Collect::default();
-    s.query(sql, &mut c).expect_err(sql).code
-}
+use common::{err, q, texts};
 
 fn open(name: &str) -> (Arc<Instance>, std::path::PathBuf) {
     let d = tmpdir(name);

@@ -213,16 +213,7 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
     let mut secondary: Vec<Index> = Vec::new();
     for (i, cd) in ct.columns.iter().enumerate() {
         let ty = column_type(&cd.data_type)?;
-        let mut c = Column {
-            name: cd.name.value.clone(),
-            ty,
-            nullable: true,
-            default: None,
-            default_now: false,
-            on_update_now: false,
-            auto_increment: false,
-            comment: String::new(),
-        };
+        let mut c = Column::plain(&cd.name.value, ty);
         let mut explicit_null = false;
         let mut default_ast = None;
         for o in &cd.options {

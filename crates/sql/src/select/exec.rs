@@ -45,6 +45,13 @@ pub fn execute_counted(
     sink: &mut dyn ResultSink,
     default_limit: Option<u64>,
 ) -> Result<(u64, u64)> {
+    let qenv;
+    let env: &dyn Env = if p.subqueries.is_empty() && p.derived.is_empty() {
+        env
+    } else {
+        qenv = super::sub::QueryEnv::prepare(p, txn, env)?;
+        &qenv
+    };
     sink.columns(&p.columns)?;
     let limit = match count_of(&p.limit, env)? {
         None => default_limit,

@@ -4,6 +4,7 @@
 //! in `crate::tail` and `crate::sort`.
 mod exec;
 mod plan;
+mod sub;
 
 pub use crate::agg::hash_image;
 pub use exec::{execute, execute_counted};
@@ -14,6 +15,7 @@ use crate::bind::AggSpec;
 use crate::expr::Expr;
 use crate::join::JoinTable;
 use crate::result::ColumnInfo;
+use crate::subquery::SubKind;
 use rel::catalog::Table;
 use sqlparser::ast;
 use std::sync::Arc;
@@ -46,4 +48,10 @@ pub struct SelectPlan {
     pub calc_found_rows: bool,
     /// NOWAIT / SKIP LOCKED of the locking clause.
     pub nonblock: Option<ast::NonBlock>,
+    /// Uncorrelated subqueries its expressions read (`Expr::Subquery(k)`
+    /// etc.), computed before the first row.
+    pub subqueries: Vec<(SelectPlan, SubKind)>,
+    /// Derived tables of its FROM (`JoinTable::derived`), materialized
+    /// before the first row.
+    pub derived: Vec<SelectPlan>,
 }

@@ -3,15 +3,17 @@
 //! projection, DISTINCT, ORDER BY, LIMIT, locking).
 use super::SelectPlan;
 use crate::access;
-use crate::bind::{AggCtx, Binder, Scope};
+use crate::bind::{AggCtx, Binder, Scope, SubPlanner};
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
 use crate::join::JoinTable;
 use crate::result::{ColumnInfo, OutType};
+use crate::subquery::SubKind;
 use crate::types::infer;
 use rel::catalog::{CatalogState, Table};
 use rel::schema::Column;
 use sqlparser::ast;
+use std::cell::RefCell;
 use std::sync::Arc;
 use txn::LockMode;
 
@@ -61,6 +63,48 @@ pub fn plan(
     cur_db: Option<&str>,
     params: &[(u64, u64)],
 ) -> Result<SelectPlan> {
+    plan_in(q, st, cur_db, params, &[])
+}
+
+/// The subqueries of one query level, planned as the binder meets them.
+struct SubPlans<'s> {
+    st: &'s CatalogState,
+    cur_db: Option<&'s str>,
+    params: &'s [(u64, u64)],
+    /// The scopes of the queries around this one, innermost last.
+    outer: &'s [Scope],
+    plans: RefCell<Vec<(SelectPlan, SubKind)>>,
+}
+
+impl SubPlanner for SubPlans<'_> {
+    fn plan(&self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<(usize, OutType)> {
+        let mut outer = self.outer.to_vec();
+        outer.push(scope.clone());
+        let p = plan_in(q, self.st, self.cur_db, self.params, &outer)?;
+        if kind != SubKind::Exists && p.columns.len() != 1 {
+            return Err(SqlError::operand_columns(1));
+        }
+        let ty = p.columns.first().map_or(OutType::Null, |c| c.ty);
+        let mut plans = self.plans.borrow_mut();
+        plans.push((p, kind));
+        Ok((plans.len() - 1, ty))
+    }
+
+    fn outer_has(&self, table: Option<&str>, name: &str) -> bool {
+        self.outer
+            .iter()
+            .any(|s| !matches!(s.find(table, name), Ok(None)))
+    }
+}
+
+/// Plans a query inside queries whose columns are `outer` (innermost last).
+fn plan_in(
+    q: &ast::Query,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+    outer: &[Scope],
+) -> Result<SelectPlan> {
     if q.with.is_some() {
         return Err(SqlError::unsupported("WITH"));
     }
@@ -68,11 +112,18 @@ pub fn plan(
     let sel = match &*q.body {
         ast::SetExpr::Select(s) => s,
         ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
-            return plan(inner, st, cur_db, params)
+            return plan_in(inner, st, cur_db, params, outer)
         }
         _ => return Err(SqlError::unsupported("UNION and other set operations")),
     };
-    let from = from_tables(&sel.from, st, cur_db, params)?;
+    let subs = SubPlans {
+        st,
+        cur_db,
+        params,
+        outer,
+        plans: RefCell::new(Vec::new()),
+    };
+    let (from, derived) = from_tables(&sel.from, &subs)?;
     let scope = Scope {
         cols: from
             .iter()
@@ -94,14 +145,15 @@ pub fn plan(
         .flat_map(|(t, a, ..)| (0..t.def.columns.len()).map(move |i| (t.clone(), a.clone(), i)))
         .collect();
     let (table, alias) = match from.as_slice() {
-        [(t, a, ..)] => (Some(t.clone()), a.clone()),
+        [(t, a, _, _, _, None)] => (Some(t.clone()), a.clone()),
         _ => (None, String::new()),
     };
     let single_hint = match from.as_slice() {
-        [(.., h)] => h.clone(),
+        [(.., h, _)] => h.clone(),
         _ => None,
     };
     let mut b = Binder::new(params);
+    b.sub = Some(&subs);
     b.place = "where clause";
     let filter = match &sel.selection {
         Some(w) => Some(b.expr(w, &scope)?),
@@ -114,9 +166,13 @@ pub fn plan(
     // Try without aggregation first; an aggregate call fails with 1111.
     let mut use_agg = !group_ast.is_empty() || sel.having.is_some();
     let mut attempt = 0;
+    let mark = subs.plans.borrow().len();
     let (out, names, order, having, agg) = loop {
         attempt += 1;
+        // A retry binds the output again: drop the first attempt's subqueries.
+        subs.plans.borrow_mut().truncate(mark);
         let mut b = Binder::new(params);
+        b.sub = Some(&subs);
         if use_agg {
             let mut ctx = AggCtx::default();
             for g in &group_ast {
@@ -228,9 +284,9 @@ pub fn plan(
         None => (None, vec![], order.is_empty()),
     };
     let mut join = Vec::new();
-    if from.len() > 1 {
+    if table.is_none() && !from.is_empty() {
         let mut base = 0;
-        for (t, a, left, on, hint) in &from {
+        for (t, a, left, on, hint, d) in &from {
             join.push(JoinTable {
                 table: t.clone(),
                 alias: a.clone(),
@@ -239,6 +295,8 @@ pub fn plan(
                 on: on.clone(),
                 left: *left,
                 hint: hint.clone(),
+                derived: *d,
+                filter: None,
             });
             base += t.def.columns.len();
         }
@@ -295,6 +353,8 @@ pub fn plan(
             .select_modifiers
             .as_ref()
             .is_some_and(|m| m.sql_calc_found_rows),
+        subqueries: subs.plans.into_inner(),
+        derived,
     })
 }
 
@@ -469,32 +529,60 @@ type FromTable = (
     bool,
     Option<Expr>,
     Option<crate::accept::IndexHint>,
+    Option<usize>,
 );
 
 /// The FROM clause as tables in join order, each with its alias, whether
-/// it is the inner side of a LEFT JOIN, and its ON condition bound over
-/// the columns of the tables up to it.
+/// it is the inner side of a LEFT JOIN, its ON condition bound over the
+/// columns of the tables up to it, its index hint and, for a derived table,
+/// its position among the returned derived tables' plans.
 fn from_tables(
     from: &[ast::TableWithJoins],
-    st: &CatalogState,
-    cur_db: Option<&str>,
-    params: &[(u64, u64)],
-) -> Result<Vec<FromTable>> {
+    subs: &SubPlans,
+) -> Result<(Vec<FromTable>, Vec<SelectPlan>)> {
     let mut out: Vec<FromTable> = Vec::new();
+    let mut derived: Vec<SelectPlan> = Vec::new();
     let mut scope = Scope::default();
     let mut add = |rel: &ast::TableFactor,
                    left: bool,
                    on: Option<&ast::Expr>,
                    out: &mut Vec<FromTable>|
      -> Result<()> {
-        let ast::TableFactor::Table { name, alias, .. } = rel else {
-            return Err(SqlError::unsupported("derived tables"));
+        let (t, a, hint, d) = match rel {
+            ast::TableFactor::Derived {
+                lateral,
+                subquery,
+                alias,
+                sample,
+            } => {
+                if sample.is_some() {
+                    return Err(SqlError::unsupported("TABLESAMPLE"));
+                }
+                if *lateral {
+                    return Err(SqlError::unsupported("LATERAL derived tables"));
+                }
+                let Some(alias) = alias else {
+                    return Err(SqlError::derived_alias());
+                };
+                if !alias.columns.is_empty() {
+                    return Err(SqlError::unsupported("derived table column lists"));
+                }
+                // A derived table sees the queries around this one, not its siblings.
+                let p = plan_in(subquery, subs.st, subs.cur_db, subs.params, subs.outer)?;
+                let t = derived_table(&alias.name.value, &p)?;
+                derived.push(p);
+                (t, alias.name.value.clone(), None, Some(derived.len() - 1))
+            }
+            ast::TableFactor::Table { name, alias, .. } => {
+                let t = resolve_table(subs.st, subs.cur_db, name)?;
+                let hint = crate::accept::check_table(rel, &t.def)?;
+                let a = alias
+                    .as_ref()
+                    .map_or(t.def.name.clone(), |a| a.name.value.clone());
+                (t, a, hint, None)
+            }
+            _ => return Err(SqlError::unsupported("this kind of table reference")),
         };
-        let t = resolve_table(st, cur_db, name)?;
-        let hint = crate::accept::check_table(rel, &t.def)?;
-        let a = alias
-            .as_ref()
-            .map_or(t.def.name.clone(), |a| a.name.value.clone());
         if out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
             return Err(SqlError::duplicate_alias(a));
         }
@@ -503,13 +591,14 @@ fn from_tables(
             .extend(t.def.columns.iter().map(|c| (a.clone(), c.name.clone())));
         let on = match on {
             Some(e) => {
-                let mut b = Binder::new(params);
+                let mut b = Binder::new(subs.params);
+                b.sub = Some(subs);
                 b.place = "on clause";
                 Some(b.expr(e, &scope)?)
             }
             None => None,
         };
-        out.push((t, a, left, on, hint));
+        out.push((t, a, left, on, hint, d));
         Ok(())
     };
     for twj in from {
@@ -537,7 +626,41 @@ fn from_tables(
             add(&j.relation, left, on, &mut out)?;
         }
     }
-    Ok(out)
+    Ok((out, derived))
+}
+
+/// A stand-in table describing a derived table's columns (no keys: it is
+/// read in full from its materialized rows).
+fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
+    let mut columns: Vec<Column> = Vec::with_capacity(p.columns.len());
+    for c in &p.columns {
+        if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {
+            return Err(SqlError::duplicate_column(&c.name));
+        }
+        columns.push(Column::plain(&c.name, crate::types::column_type(c.ty)));
+    }
+    let pk = rel::schema::Index {
+        id: 0,
+        name: "PRIMARY".into(),
+        columns: vec![],
+        unique: true,
+        primary: true,
+    };
+    let def = rel::schema::TableDef::new(
+        String::new(),
+        alias.to_string(),
+        columns,
+        pk,
+        true,
+        vec![],
+        String::new(),
+        String::new(),
+    );
+    Ok(Arc::new(Table {
+        def,
+        auto_inc: Default::default(),
+        hidden_next: Default::default(),
+    }))
 }
 
 /// The user variables of `SELECT ... INTO @a, @b` (lower-cased names, without `@`).

@@ -23,3 +23,9 @@ pub fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
         })
         .collect()
 }
+
+/// The error code a statement fails with (panics if it succeeds).
+pub fn err(s: &mut Session, sql: &str) -> u16 {
+    let mut c = Collect::default();
+    s.query(sql, &mut c).expect_err(sql).code
+}

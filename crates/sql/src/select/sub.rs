@@ -1,0 +1,180 @@
+//! Before a plan reads its first row: its uncorrelated subqueries are run
+//! once and its derived tables materialized, and the results are offered to
+//! its expressions and joins through a `QueryEnv` wrapped around the
+//! statement's environment. Nested plans do the same with their own.
+use super::{exec, SelectPlan};
+use crate::error::{Result, SqlError};
+use crate::expr::Env;
+use crate::result::{ColumnInfo, ResultSink};
+use crate::subquery::{SubKind, SubResult, SubSet};
+use rel::value::Value;
+use txn::Txn;
+
+/// A statement's environment plus one plan's subquery results and derived
+/// tables.
+pub struct QueryEnv<'e> {
+    inner: &'e dyn Env,
+    subs: Vec<SubResult>,
+    derived: Vec<Vec<Vec<Value>>>,
+}
+
+/// Rows held in memory, at most `max` bytes of them (estimated).
+struct Held {
+    rows: Vec<Vec<Value>>,
+    bytes: usize,
+    max: usize,
+    /// For an error message: the derived table or "subquery".
+    what: String,
+    /// Scalar and EXISTS subqueries need only their first two rows.
+    stop_after: Option<usize>,
+}
+
+impl ResultSink for Held {
+    fn columns(&mut self, _: &[ColumnInfo]) -> Result<()> {
+        Ok(())
+    }
+    fn row(&mut self, row: &[Value]) -> Result<()> {
+        if self.stop_after.is_some_and(|n| self.rows.len() >= n) {
+            return Ok(());
+        }
+        self.bytes += 32
+            + row
+                .iter()
+                .map(|v| 24 + if let Value::Bytes(b) = v { b.len() } else { 0 })
+                .sum::<usize>();
+        if self.bytes > self.max {
+            return Err(SqlError::table_full(&self.what));
+        }
+        self.rows.push(row.to_vec());
+        Ok(())
+    }
+}
+
+impl<'e> QueryEnv<'e> {
+    /// Runs `p`'s subqueries and derived tables in `txn`.
+    pub fn prepare(p: &SelectPlan, txn: &mut Txn, env: &'e dyn Env) -> Result<QueryEnv<'e>> {
+        // What the statement may hold in memory for them: four times
+        // tmp_table_size, at least 64 MiB (they do not spill to disk yet).
+        let max = env
+            .sys_var("tmp_table_size", false)
+            .and_then(|v| v.to_i128())
+            .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize)
+            .saturating_mul(4)
+            .max(64 << 20);
+        let mut q = QueryEnv {
+            inner: env,
+            subs: Vec::with_capacity(p.subqueries.len()),
+            derived: Vec::with_capacity(p.derived.len()),
+        };
+        for (i, d) in p.derived.iter().enumerate() {
+            let what = p
+                .join
+                .iter()
+                .find(|j| j.derived == Some(i))
+                .map_or_else(|| "derived table".to_string(), |j| j.alias.clone());
+            let rows = q.run(d, txn, max, what, None)?;
+            q.derived.push(rows);
+        }
+        for (sp, kind) in &p.subqueries {
+            let stop = match kind {
+                SubKind::Scalar => Some(2),
+                SubKind::Exists => Some(1),
+                SubKind::In => None,
+            };
+            let rows = q.run(sp, txn, max, "subquery".into(), stop)?;
+            let r = match kind {
+                SubKind::Scalar => {
+                    if rows.len() > 1 {
+                        return Err(SqlError::subquery_rows());
+                    }
+                    SubResult::Scalar(
+                        rows.into_iter()
+                            .next()
+                            .and_then(|r| r.into_iter().next())
+                            .unwrap_or(Value::Null),
+                    )
+                }
+                SubKind::Exists => SubResult::Exists(!rows.is_empty()),
+                SubKind::In => SubResult::Set(SubSet::new(
+                    rows.into_iter()
+                        .filter_map(|r| r.into_iter().next())
+                        .collect(),
+                )),
+            };
+            q.subs.push(r);
+        }
+        Ok(q)
+    }
+
+    /// Runs one inner plan (its own subqueries see this environment's
+    /// statement, not this plan's results).
+    fn run(
+        &self,
+        p: &SelectPlan,
+        txn: &mut Txn,
+        max: usize,
+        what: String,
+        stop_after: Option<usize>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let mut held = Held {
+            rows: Vec::new(),
+            bytes: 0,
+            max,
+            what,
+            stop_after,
+        };
+        exec::execute_counted(p, txn, self.inner, &mut held, None)?;
+        Ok(held.rows)
+    }
+}
+
+impl Env for QueryEnv<'_> {
+    fn param(&self, i: usize) -> Option<&Value> {
+        self.inner.param(i)
+    }
+    fn sys_var(&self, name: &str, global: bool) -> Option<Value> {
+        self.inner.sys_var(name, global)
+    }
+    fn user_var(&self, name: &str) -> Value {
+        self.inner.user_var(name)
+    }
+    fn current_db(&self) -> Option<&str> {
+        self.inner.current_db()
+    }
+    fn user(&self) -> &str {
+        self.inner.user()
+    }
+    fn connection_id(&self) -> u64 {
+        self.inner.connection_id()
+    }
+    fn last_insert_id(&self) -> u64 {
+        self.inner.last_insert_id()
+    }
+    fn row_count(&self) -> i64 {
+        self.inner.row_count()
+    }
+    fn found_rows(&self) -> u64 {
+        self.inner.found_rows()
+    }
+    fn now_micros(&self) -> i64 {
+        self.inner.now_micros()
+    }
+    fn warn(&self, w: SqlError) {
+        self.inner.warn(w)
+    }
+    fn autocommit_statement(&self) -> bool {
+        self.inner.autocommit_statement()
+    }
+    fn skip_locked(&self) -> bool {
+        self.inner.skip_locked()
+    }
+    fn check_interrupt(&self) -> Result<()> {
+        self.inner.check_interrupt()
+    }
+    fn subquery(&self, k: usize) -> Option<&SubResult> {
+        self.subs.get(k)
+    }
+    fn derived(&self, k: usize) -> Option<&[Vec<Value>]> {
+        self.derived.get(k).map(|v| &v[..])
+    }
+}

@@ -11,7 +11,7 @@ use crate::expr::{BinOp, Expr};
 use rel::value::{ColumnType, TypeKind};
 
 /// How `=` compares values of a column type; None: never propagated.
-fn family(t: &ColumnType) -> Option<u8> {
+pub fn family(t: &ColumnType) -> Option<u8> {
     use TypeKind as K;
     Some(match t.kind {
         K::TinyInt | K::SmallInt | K::MediumInt | K::Int | K::BigInt | K::Decimal => 0,

@@ -109,6 +109,10 @@ pub trait Env {
     fn derived(&self, _k: usize) -> Option<&[Vec<Value>]> {
         None
     }
+    /// The hash index on derived table `k`'s join columns, if it has one.
+    fn derived_index(&self, _k: usize) -> Option<&crate::hashjoin::HashIndex> {
+        None
+    }
 }
 
 /// An environment with nothing in it, for constant folding.

@@ -7,6 +7,7 @@
 use crate::access::{self, Access};
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, BinOp, Env, Expr};
+use crate::hashjoin::Probe;
 use rel::catalog::Table;
 use rel::value::Value;
 use std::sync::Arc;
@@ -32,6 +33,9 @@ pub struct JoinTable {
     /// For a derived table, the WHERE conjuncts over the tables up to it,
     /// applied to the joined row as soon as it has this table's columns.
     pub filter: Option<Expr>,
+    /// For a derived table, equalities `column = expression over the earlier
+    /// tables (Outer)`: its rows are hash-indexed on those columns.
+    pub hash: Vec<(usize, Expr)>,
 }
 
 /// Rewrites `e` for the table at `base` with `width` columns: its columns
@@ -164,6 +168,9 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
                 )
             };
         }
+        if tables[i].derived.is_some() {
+            tables[i].hash = hash_keys(&local);
+        }
         let filter = and_all(local);
         let used: Vec<usize> = (0..width).collect();
         tables[i].access = access::choose(
@@ -175,6 +182,23 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
             tables[i].hint.as_ref(),
         );
     }
+}
+
+/// `col = e` conjuncts (localized) where `e` reads no column of this table.
+fn hash_keys(local: &[Expr]) -> Vec<(usize, Expr)> {
+    let mut out: Vec<(usize, Expr)> = Vec::new();
+    for c in local {
+        if let Expr::Bin(BinOp::Eq, a, b) = c {
+            let pair = match (&**a, &**b) {
+                (Expr::Col(j), e) | (e, Expr::Col(j)) if e.is_row_independent() => (*j, e),
+                _ => continue,
+            };
+            if !out.iter().any(|(j, _)| *j == pair.0) {
+                out.push((pair.0, pair.1.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// Calls `visit` with every joined row (before the WHERE clause) until it
@@ -228,10 +252,37 @@ fn level(
             let rows = env
                 .derived(k)
                 .ok_or_else(|| SqlError::internal(format!("derived table {k} not computed")))?;
-            for r in rows {
-                env.check_interrupt()?;
-                if !each(txn, &mut r.iter().cloned())? {
-                    break;
+            let probe = match env.derived_index(k) {
+                Some(ix) if !jt.hash.is_empty() => {
+                    let key = jt
+                        .hash
+                        .iter()
+                        .map(|(_, e)| e.eval(&outer, env))
+                        .collect::<Result<Vec<_>>>()?;
+                    match ix.probe(&key) {
+                        Probe::Rows(r) => Some(r.to_vec()),
+                        Probe::None => Some(Vec::new()),
+                        Probe::All => None,
+                    }
+                }
+                _ => None,
+            };
+            match probe {
+                Some(hits) => {
+                    for i in hits {
+                        env.check_interrupt()?;
+                        if !each(txn, &mut rows[i as usize].iter().cloned())? {
+                            break;
+                        }
+                    }
+                }
+                None => {
+                    for r in rows {
+                        env.check_interrupt()?;
+                        if !each(txn, &mut r.iter().cloned())? {
+                            break;
+                        }
+                    }
                 }
             }
         }

@@ -34,6 +34,7 @@ pub mod exec;
 pub mod explain;
 pub mod expr;
 pub mod func;
+pub mod hashjoin;
 pub mod join;
 pub mod maint;
 pub mod parse;

@@ -116,6 +116,14 @@ fn plan_in(
         }
         _ => return Err(SqlError::unsupported("UNION and other set operations")),
     };
+    let rewritten;
+    let sel = match super::decorrelate::rewrite(sel, st, cur_db)? {
+        Some(s) => {
+            rewritten = s;
+            &rewritten
+        }
+        None => &**sel,
+    };
     let subs = SubPlans {
         st,
         cur_db,
@@ -297,6 +305,7 @@ fn plan_in(
                 hint: hint.clone(),
                 derived: *d,
                 filter: None,
+                hash: Vec::new(),
             });
             base += t.def.columns.len();
         }

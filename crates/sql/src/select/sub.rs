@@ -5,6 +5,7 @@
 use super::{exec, SelectPlan};
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
+use crate::hashjoin::HashIndex;
 use crate::result::{ColumnInfo, ResultSink};
 use crate::subquery::{SubKind, SubResult, SubSet};
 use rel::value::Value;
@@ -16,6 +17,8 @@ pub struct QueryEnv<'e> {
     inner: &'e dyn Env,
     subs: Vec<SubResult>,
     derived: Vec<Vec<Vec<Value>>>,
+    /// Per derived table: a hash index on its join columns.
+    indexes: Vec<Option<HashIndex>>,
 }
 
 /// Rows held in memory, at most `max` bytes of them (estimated).
@@ -65,6 +68,7 @@ impl<'e> QueryEnv<'e> {
             inner: env,
             subs: Vec::with_capacity(p.subqueries.len()),
             derived: Vec::with_capacity(p.derived.len()),
+            indexes: Vec::with_capacity(p.derived.len()),
         };
         for (i, d) in p.derived.iter().enumerate() {
             let what = p
@@ -73,6 +77,14 @@ impl<'e> QueryEnv<'e> {
                 .find(|j| j.derived == Some(i))
                 .map_or_else(|| "derived table".to_string(), |j| j.alias.clone());
             let rows = q.run(d, txn, max, what, None)?;
+            let cols: Vec<usize> = p
+                .join
+                .iter()
+                .find(|j| j.derived == Some(i))
+                .map(|j| j.hash.iter().map(|(c, _)| *c).collect())
+                .unwrap_or_default();
+            q.indexes
+                .push((!cols.is_empty()).then(|| HashIndex::build(&rows, cols)));
             q.derived.push(rows);
         }
         for (sp, kind) in &p.subqueries {
@@ -176,5 +188,8 @@ impl Env for QueryEnv<'_> {
     }
     fn derived(&self, k: usize) -> Option<&[Vec<Value>]> {
         self.derived.get(k).map(|v| &v[..])
+    }
+    fn derived_index(&self, k: usize) -> Option<&HashIndex> {
+        self.indexes.get(k).and_then(|i| i.as_ref())
     }
 }

@@ -84,3 +84,5 @@ SELECT id, (SELECT AVG(v) FROM t2 WHERE t2.t1id = t1.id) FROM t1 WHERE id = 7
 SELECT id, (SELECT COUNT(*) FROM t2 WHERE t2.w = t1.b), (SELECT MIN(w) FROM t2 WHERE t2.t1id = t1.id) FROM t1 ORDER BY id
 SELECT b, COUNT(*), (SELECT COUNT(*) FROM t2 WHERE t2.w = t1.b) FROM t1 GROUP BY b ORDER BY b
 SELECT id, (SELECT COUNT(*) FROM t2 WHERE t2.w = t1.a) FROM t1 ORDER BY id
+SELECT * FROM t2, (SELECT t1id k, COUNT(*) n FROM t2 GROUP BY t1id HAVING COUNT(*) > 1) x WHERE x.k = t2.t1id ORDER BY t2.id
+SELECT t1.*, x.* FROM t1, (SELECT t1id, MAX(v) mv FROM t2 GROUP BY t1id) x WHERE t1.id = x.t1id AND x.mv > 20 ORDER BY t1.id

@@ -132,7 +132,7 @@ fn plan_in(
         plans: RefCell::new(Vec::new()),
     };
     let (from, derived) = from_tables(&sel.from, &subs)?;
-    let scope = Scope {
+    let scope_of = |from: &[FromTable]| Scope {
         cols: from
             .iter()
             .flat_map(|(t, a, ..)| {
@@ -142,6 +142,36 @@ fn plan_in(
                     .map(move |c| (a.clone(), c.name.clone()))
             })
             .collect(),
+    };
+    let mut from = from;
+    let mut order: Vec<usize> = (0..from.len()).collect();
+    // Comma joins with a derived table: read it before a table that can then
+    // be probed on its key by the derived table's column (bound once in FROM
+    // order to see the conditions; everything is bound again below).
+    if let Some(w) = &sel.selection {
+        if from.iter().any(|f| f.5.is_some()) && from.iter().all(|f| !f.2 && f.3.is_none()) {
+            let mark = subs.plans.borrow().len();
+            let mut b = Binder::new(params);
+            b.sub = Some(&subs);
+            if let Ok(f) = b.expr(w, &scope_of(&from)) {
+                order = derived_first(&mut from, &f);
+            }
+            subs.plans.borrow_mut().truncate(mark);
+        }
+    }
+    let scope = scope_of(&from);
+    // `*` lists columns in FROM order, whatever the join order.
+    let star: Vec<usize> = {
+        let mut bases = Vec::with_capacity(from.len());
+        let mut b = 0;
+        for f in &from {
+            bases.push(b);
+            b += f.0.def.columns.len();
+        }
+        (0..from.len())
+            .filter_map(|orig| order.iter().position(|&o| o == orig))
+            .flat_map(|k| bases[k]..bases[k] + from[k].0.def.columns.len())
+            .collect()
     };
     let all_cols: Vec<Column> = from
         .iter()
@@ -193,7 +223,7 @@ fn plan_in(
             b.agg = Some(ctx);
         }
         b.place = "field list";
-        let r = bind_output(&mut b, sel, q, &scope);
+        let r = bind_output(&mut b, sel, q, &scope, &star);
         match r {
             Err(e)
                 if e.code == crate::error::ER_INVALID_GROUP_FUNC_USE
@@ -400,7 +430,13 @@ fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::
     }
 }
 
-fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope) -> Result<Bound> {
+fn bind_output(
+    b: &mut Binder,
+    sel: &ast::Select,
+    q: &ast::Query,
+    scope: &Scope,
+    star: &[usize],
+) -> Result<Bound> {
     let mut out = Vec::new();
     let mut names: Vec<(String, Option<usize>)> = Vec::new();
     for item in &sel.projection {
@@ -437,7 +473,8 @@ fn bind_output(b: &mut Binder, sel: &ast::Select, q: &ast::Query, scope: &Scope)
                     _ => None,
                 };
                 let mut any = false;
-                for (i, (t, c)) in scope.cols.iter().enumerate() {
+                for &i in star {
+                    let (t, c) = &scope.cols[i];
                     if qual.as_ref().is_some_and(|q| !q.eq_ignore_ascii_case(t)) {
                         continue;
                     }
@@ -636,6 +673,83 @@ fn from_tables(
         }
     }
     Ok((out, derived))
+}
+
+/// Moves each derived table before the first base table that has no key
+/// condition of its own but whose key starts with a column `where_` equates
+/// to one of the derived table's columns.
+fn derived_first(from: &mut Vec<FromTable>, where_: &Expr) -> Vec<usize> {
+    let mut bases = Vec::with_capacity(from.len());
+    let mut b = 0;
+    for f in from.iter() {
+        bases.push(b);
+        b += f.0.def.columns.len();
+    }
+    // Which table (and its column) a joined-row position belongs to.
+    let owner = |c: usize| {
+        let t = bases.iter().rposition(|&b| b <= c)?;
+        Some((t, c - bases[t]))
+    };
+    let conj = where_.conjuncts();
+    let keyed = |t: usize| {
+        let (base, width) = (bases[t], from[t].0.def.columns.len());
+        let own: Vec<Expr> = conj
+            .iter()
+            .filter_map(|c| crate::join::localize(c, base, width))
+            .filter(|c| {
+                let mut outer = false;
+                c.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
+                !outer
+            })
+            .collect();
+        let f = own
+            .into_iter()
+            .reduce(|a, b| Expr::Bin(crate::expr::BinOp::And, Box::new(a), Box::new(b)));
+        !access::choose(&from[t].0.def, f.as_ref(), &[], None, false, None)
+            .ranges
+            .is_empty()
+    };
+    let mut moves: Vec<(usize, usize)> = Vec::new();
+    for c in &conj {
+        let Expr::Bin(crate::expr::BinOp::Eq, l, r) = c else {
+            continue;
+        };
+        let (Expr::Col(x), Expr::Col(y)) = (&**l, &**r) else {
+            continue;
+        };
+        let (Some((tx, cx)), Some((ty, cy))) = (owner(*x), owner(*y)) else {
+            continue;
+        };
+        for ((d, _), (t, tc)) in [((tx, cx), (ty, cy)), ((ty, cy), (tx, cx))] {
+            let def = &from[t].0.def;
+            let leads = (!def.hidden_pk && def.pk.columns.first() == Some(&tc))
+                || def.secondary.iter().any(|i| i.columns.first() == Some(&tc));
+            if from[d].5.is_some() && from[t].5.is_none() && d > t && leads && !keyed(t) {
+                moves.push((d, t));
+            }
+        }
+    }
+    // Apply from the last derived table back, each before its table.
+    moves.sort_by(|a, b| b.0.cmp(&a.0));
+    moves.dedup_by_key(|m| m.0);
+    let mut order: Vec<usize> = (0..from.len()).collect();
+    for (d, t) in moves {
+        let (pd, pt) = (
+            order.iter().position(|&i| i == d).unwrap_or(0),
+            order.iter().position(|&i| i == t).unwrap_or(0),
+        );
+        if pd > pt {
+            let x = order.remove(pd);
+            order.insert(pt, x);
+        }
+    }
+    let mut old: Vec<Option<FromTable>> = std::mem::take(from).into_iter().map(Some).collect();
+    for &i in &order {
+        if let Some(f) = old[i].take() {
+            from.push(f);
+        }
+    }
+    order
 }
 
 /// A stand-in table describing a derived table's columns (no keys: it is

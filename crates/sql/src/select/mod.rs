@@ -4,12 +4,14 @@
 //! in `crate::tail` and `crate::sort`.
 mod decorrelate;
 mod exec;
+mod from;
 mod plan;
 mod sub;
 
 pub use crate::agg::hash_image;
 pub use exec::{execute, execute_counted};
-pub use plan::{plan, resolve_table, table_scope};
+pub use from::{resolve_table, table_scope};
+pub use plan::plan;
 
 use crate::access::Access;
 use crate::bind::AggSpec;

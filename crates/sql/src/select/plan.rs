@@ -1,6 +1,7 @@
 //! Planning a SELECT: binding the query over its tables into a
 //! `SelectPlan` (access path or join, filter, grouping and aggregates,
 //! projection, DISTINCT, ORDER BY, LIMIT, locking).
+use super::from::{derived_first, from_tables, FromCtx, FromTable};
 use super::SelectPlan;
 use crate::access;
 use crate::bind::{AggCtx, Binder, Scope, SubPlanner};
@@ -16,45 +17,6 @@ use sqlparser::ast;
 use std::cell::RefCell;
 use std::sync::Arc;
 use txn::LockMode;
-
-/// Resolves a table name against the catalog and current database.
-pub fn resolve_table(
-    st: &CatalogState,
-    cur_db: Option<&str>,
-    name: &ast::ObjectName,
-) -> Result<Arc<Table>> {
-    let parts: Vec<String> = name
-        .0
-        .iter()
-        .map(|p| match p {
-            ast::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
-            _ => Err(SqlError::unsupported("computed table names")),
-        })
-        .collect::<Result<_>>()?;
-    let (db, t) = match parts.as_slice() {
-        [t] => (cur_db.ok_or_else(SqlError::no_db)?.to_string(), t.clone()),
-        [d, t] => (d.clone(), t.clone()),
-        _ => return Err(SqlError::parse("bad table name")),
-    };
-    if let Some(why) = st.unreadable.get(&(db.clone(), t.clone())) {
-        return Err(rel::Error::Unreadable(format!("{db}.{t}"), why.clone()).into());
-    }
-    st.table(&db, &t)
-        .cloned()
-        .ok_or_else(|| SqlError::no_table(format!("{db}.{t}")))
-}
-
-/// The scope of a table's columns under `alias`.
-pub fn table_scope(t: &Table, alias: &str) -> Scope {
-    Scope {
-        cols: t
-            .def
-            .columns
-            .iter()
-            .map(|c| (alias.to_string(), c.name.clone()))
-            .collect(),
-    }
-}
 
 /// Plans a query.
 pub fn plan(
@@ -131,7 +93,15 @@ fn plan_in(
         outer,
         plans: RefCell::new(Vec::new()),
     };
-    let (from, derived) = from_tables(&sel.from, &subs)?;
+    let plan_derived = |q: &ast::Query| plan_in(q, st, cur_db, params, outer);
+    let fctx = FromCtx {
+        st,
+        cur_db,
+        params,
+        sub: &subs,
+        plan_derived: &plan_derived,
+    };
+    let (from, derived) = from_tables(&sel.from, &fctx)?;
     let scope_of = |from: &[FromTable]| Scope {
         cols: from
             .iter()
@@ -567,223 +537,6 @@ fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
         }
         _ => None,
     }
-}
-
-type FromTable = (
-    Arc<Table>,
-    String,
-    bool,
-    Option<Expr>,
-    Option<crate::accept::IndexHint>,
-    Option<usize>,
-);
-
-/// The FROM clause as tables in join order, each with its alias, whether
-/// it is the inner side of a LEFT JOIN, its ON condition bound over the
-/// columns of the tables up to it, its index hint and, for a derived table,
-/// its position among the returned derived tables' plans.
-fn from_tables(
-    from: &[ast::TableWithJoins],
-    subs: &SubPlans,
-) -> Result<(Vec<FromTable>, Vec<SelectPlan>)> {
-    let mut out: Vec<FromTable> = Vec::new();
-    let mut derived: Vec<SelectPlan> = Vec::new();
-    let mut scope = Scope::default();
-    let mut add = |rel: &ast::TableFactor,
-                   left: bool,
-                   on: Option<&ast::Expr>,
-                   out: &mut Vec<FromTable>|
-     -> Result<()> {
-        let (t, a, hint, d) = match rel {
-            ast::TableFactor::Derived {
-                lateral,
-                subquery,
-                alias,
-                sample,
-            } => {
-                if sample.is_some() {
-                    return Err(SqlError::unsupported("TABLESAMPLE"));
-                }
-                if *lateral {
-                    return Err(SqlError::unsupported("LATERAL derived tables"));
-                }
-                let Some(alias) = alias else {
-                    return Err(SqlError::derived_alias());
-                };
-                if !alias.columns.is_empty() {
-                    return Err(SqlError::unsupported("derived table column lists"));
-                }
-                // A derived table sees the queries around this one, not its siblings.
-                let p = plan_in(subquery, subs.st, subs.cur_db, subs.params, subs.outer)?;
-                let t = derived_table(&alias.name.value, &p)?;
-                derived.push(p);
-                (t, alias.name.value.clone(), None, Some(derived.len() - 1))
-            }
-            ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(subs.st, subs.cur_db, name)?;
-                let hint = crate::accept::check_table(rel, &t.def)?;
-                let a = alias
-                    .as_ref()
-                    .map_or(t.def.name.clone(), |a| a.name.value.clone());
-                (t, a, hint, None)
-            }
-            _ => return Err(SqlError::unsupported("this kind of table reference")),
-        };
-        if out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
-            return Err(SqlError::duplicate_alias(a));
-        }
-        scope
-            .cols
-            .extend(t.def.columns.iter().map(|c| (a.clone(), c.name.clone())));
-        let on = match on {
-            Some(e) => {
-                let mut b = Binder::new(subs.params);
-                b.sub = Some(subs);
-                b.place = "on clause";
-                Some(b.expr(e, &scope)?)
-            }
-            None => None,
-        };
-        out.push((t, a, left, on, hint, d));
-        Ok(())
-    };
-    for twj in from {
-        if let ast::TableFactor::Table { name, .. } = &twj.relation {
-            if twj.joins.is_empty()
-                && name.0.len() == 1
-                && name.to_string().eq_ignore_ascii_case("dual")
-            {
-                continue;
-            }
-        }
-        add(&twj.relation, false, None, &mut out)?;
-        for j in &twj.joins {
-            use ast::JoinOperator as J;
-            let (left, c) = match &j.join_operator {
-                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, c),
-                J::Left(c) | J::LeftOuter(c) => (true, c),
-                _ => return Err(SqlError::unsupported("this join type")),
-            };
-            let on = match c {
-                ast::JoinConstraint::On(e) => Some(e),
-                ast::JoinConstraint::None => None,
-                _ => return Err(SqlError::unsupported("JOIN ... USING / NATURAL JOIN")),
-            };
-            add(&j.relation, left, on, &mut out)?;
-        }
-    }
-    Ok((out, derived))
-}
-
-/// Moves each derived table before the first base table that has no key
-/// condition of its own but whose key starts with a column `where_` equates
-/// to one of the derived table's columns.
-fn derived_first(from: &mut Vec<FromTable>, where_: &Expr) -> Vec<usize> {
-    let mut bases = Vec::with_capacity(from.len());
-    let mut b = 0;
-    for f in from.iter() {
-        bases.push(b);
-        b += f.0.def.columns.len();
-    }
-    // Which table (and its column) a joined-row position belongs to.
-    let owner = |c: usize| {
-        let t = bases.iter().rposition(|&b| b <= c)?;
-        Some((t, c - bases[t]))
-    };
-    let conj = where_.conjuncts();
-    let keyed = |t: usize| {
-        let (base, width) = (bases[t], from[t].0.def.columns.len());
-        let own: Vec<Expr> = conj
-            .iter()
-            .filter_map(|c| crate::join::localize(c, base, width))
-            .filter(|c| {
-                let mut outer = false;
-                c.walk(&mut |x| outer |= matches!(x, Expr::Outer(_)));
-                !outer
-            })
-            .collect();
-        let f = own
-            .into_iter()
-            .reduce(|a, b| Expr::Bin(crate::expr::BinOp::And, Box::new(a), Box::new(b)));
-        !access::choose(&from[t].0.def, f.as_ref(), &[], None, false, None)
-            .ranges
-            .is_empty()
-    };
-    let mut moves: Vec<(usize, usize)> = Vec::new();
-    for c in &conj {
-        let Expr::Bin(crate::expr::BinOp::Eq, l, r) = c else {
-            continue;
-        };
-        let (Expr::Col(x), Expr::Col(y)) = (&**l, &**r) else {
-            continue;
-        };
-        let (Some((tx, cx)), Some((ty, cy))) = (owner(*x), owner(*y)) else {
-            continue;
-        };
-        for ((d, _), (t, tc)) in [((tx, cx), (ty, cy)), ((ty, cy), (tx, cx))] {
-            let def = &from[t].0.def;
-            let leads = (!def.hidden_pk && def.pk.columns.first() == Some(&tc))
-                || def.secondary.iter().any(|i| i.columns.first() == Some(&tc));
-            if from[d].5.is_some() && from[t].5.is_none() && d > t && leads && !keyed(t) {
-                moves.push((d, t));
-            }
-        }
-    }
-    // Apply from the last derived table back, each before its table.
-    moves.sort_by(|a, b| b.0.cmp(&a.0));
-    moves.dedup_by_key(|m| m.0);
-    let mut order: Vec<usize> = (0..from.len()).collect();
-    for (d, t) in moves {
-        let (pd, pt) = (
-            order.iter().position(|&i| i == d).unwrap_or(0),
-            order.iter().position(|&i| i == t).unwrap_or(0),
-        );
-        if pd > pt {
-            let x = order.remove(pd);
-            order.insert(pt, x);
-        }
-    }
-    let mut old: Vec<Option<FromTable>> = std::mem::take(from).into_iter().map(Some).collect();
-    for &i in &order {
-        if let Some(f) = old[i].take() {
-            from.push(f);
-        }
-    }
-    order
-}
-
-/// A stand-in table describing a derived table's columns (no keys: it is
-/// read in full from its materialized rows).
-fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
-    let mut columns: Vec<Column> = Vec::with_capacity(p.columns.len());
-    for c in &p.columns {
-        if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {
-            return Err(SqlError::duplicate_column(&c.name));
-        }
-        columns.push(Column::plain(&c.name, crate::types::column_type(c.ty)));
-    }
-    let pk = rel::schema::Index {
-        id: 0,
-        name: "PRIMARY".into(),
-        columns: vec![],
-        unique: true,
-        primary: true,
-    };
-    let def = rel::schema::TableDef::new(
-        String::new(),
-        alias.to_string(),
-        columns,
-        pk,
-        true,
-        vec![],
-        String::new(),
-        String::new(),
-    );
-    Ok(Arc::new(Table {
-        def,
-        auto_inc: Default::default(),
-        hidden_next: Default::default(),
-    }))
 }
 
 /// The user variables of `SELECT ... INTO @a, @b` (lower-cased names, without `@`).

@@ -174,6 +174,31 @@ fn subqueries_and_derived_tables() {
         "{plan:?}"
     );
     assert_eq!(t(&mut s, purge), vec!["1|1|10|1|2", "2|1|20|2|2"]);
+    // UNION and WITH (their results are compared with MariaDB's in diff_mariadb).
+    assert_eq!(
+        t(&mut s, "SELECT g FROM t UNION SELECT tid FROM u ORDER BY g"),
+        vec!["NULL", "1", "2", "3"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT 1 UNION ALL SELECT 1 UNION SELECT 2 UNION ALL SELECT 2"
+        ),
+        vec!["1", "2", "2"]
+    );
+    assert_eq!(
+        err(&mut s, "SELECT g, v FROM t UNION SELECT tid FROM u"),
+        1222
+    );
+    assert_eq!(
+        err(&mut s, "SELECT g FROM t INTERSECT SELECT tid FROM u"),
+        1235
+    );
+    assert_eq!(
+        t(&mut s, "WITH a AS (SELECT g, COUNT(*) n FROM t GROUP BY g), b AS (SELECT * FROM a WHERE n > 1) SELECT g FROM b ORDER BY g"),
+        vec!["1", "2"]
+    );
+    assert_eq!(err(&mut s, "WITH RECURSIVE r AS (SELECT 1 n UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r"), 1235);
     // Parameters inside subqueries, and a prepared statement run twice sees new data.
     let (id, n, _) = s
         .prepare("SELECT COUNT(*) FROM t WHERE id IN (SELECT tid FROM u WHERE x > ?) AND v > (SELECT ? + 0)")

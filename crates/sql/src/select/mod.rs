@@ -6,6 +6,7 @@ mod decorrelate;
 mod exec;
 mod from;
 mod plan;
+mod setop;
 mod sub;
 
 pub use crate::agg::hash_image;
@@ -57,4 +58,7 @@ pub struct SelectPlan {
     /// Derived tables of its FROM (`JoinTable::derived`), materialized
     /// before the first row.
     pub derived: Vec<SelectPlan>,
+    /// A UNION (only as a derived table): the branches after this one, each
+    /// with whether the rows so far are deduplicated after adding it.
+    pub union: Vec<(bool, SelectPlan)>,
 }

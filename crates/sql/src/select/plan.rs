@@ -68,10 +68,13 @@ fn plan_in(
     outer: &[Scope],
 ) -> Result<SelectPlan> {
     if q.with.is_some() {
-        return Err(SqlError::unsupported("WITH"));
+        return plan_in(&super::setop::inline_ctes(q)?, st, cur_db, params, outer);
     }
     crate::accept::check_query(q)?;
     let sel = match &*q.body {
+        ast::SetExpr::SetOperation { .. } => {
+            return plan_in(&super::setop::wrap_union(q), st, cur_db, params, outer)
+        }
         ast::SetExpr::Select(s) => s,
         ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => {
             return plan_in(inner, st, cur_db, params, outer)
@@ -93,7 +96,12 @@ fn plan_in(
         outer,
         plans: RefCell::new(Vec::new()),
     };
-    let plan_derived = |q: &ast::Query| plan_in(q, st, cur_db, params, outer);
+    let plan_derived = |q: &ast::Query| match &*q.body {
+        ast::SetExpr::SetOperation { .. } if q.order_by.is_none() && q.limit_clause.is_none() => {
+            plan_union(q, st, cur_db, params, outer)
+        }
+        _ => plan_in(q, st, cur_db, params, outer),
+    };
     let fctx = FromCtx {
         st,
         cur_db,
@@ -364,7 +372,32 @@ fn plan_in(
             .is_some_and(|m| m.sql_calc_found_rows),
         subqueries: subs.plans.into_inner(),
         derived,
+        union: Vec::new(),
     })
+}
+
+/// A UNION body as one plan: its first branch, the others in `union`.
+fn plan_union(
+    q: &ast::Query,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+    outer: &[Scope],
+) -> Result<SelectPlan> {
+    let mut parts = Vec::new();
+    let mut distinct = Vec::new();
+    for (d, b) in super::setop::union_branches(q)? {
+        parts.push(plan_in(&b, st, cur_db, params, outer)?);
+        distinct.push(d);
+    }
+    let columns = super::setop::union_columns(&parts)?;
+    let mut rest = parts.split_off(1).into_iter();
+    let Some(mut first) = parts.pop() else {
+        return Err(SqlError::internal("empty UNION"));
+    };
+    first.columns = columns;
+    first.union = distinct[1..].iter().copied().zip(rest.by_ref()).collect();
+    Ok(first)
 }
 
 type Bound = (

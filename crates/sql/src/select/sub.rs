@@ -136,6 +136,19 @@ impl<'e> QueryEnv<'e> {
             stop_after,
         };
         exec::execute_counted(p, txn, self.inner, &mut held, None)?;
+        for (distinct, b) in &p.union {
+            exec::execute_counted(b, txn, self.inner, &mut held, None)?;
+            if *distinct {
+                let mut seen = std::collections::HashSet::new();
+                held.rows.retain(|r| {
+                    let mut k = Vec::new();
+                    for v in r {
+                        crate::agg::hash_image(v, &mut k);
+                    }
+                    seen.insert(k)
+                });
+            }
+        }
         Ok(held.rows)
     }
 }

@@ -91,7 +91,7 @@ pub(super) fn wrap_union(q: &ast::Query) -> ast::Query {
         if let Some(ast::TableFactor::Derived { subquery, .. }) =
             s.from.first_mut().map(|t| &mut t.relation)
         {
-            *subquery = Box::new(inner);
+            **subquery = inner;
         }
     }
     outer.order_by = q.order_by.clone();

@@ -283,6 +283,14 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
         ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => {
             Some(Stmt::Set(SetStmt::Names(unquote(cs).to_ascii_lowercase())))
         }
+        // sqlparser's LOCK TABLES takes no `db.table`; mysqldump and MySQL do.
+        ["LOCK", "TABLE" | "TABLES", _, rest @ ..]
+            if rest
+                .iter()
+                .any(|w| w.starts_with("READ") || w.starts_with("WRITE")) =>
+        {
+            Some(Stmt::Maint(MaintStmt::LockTables))
+        }
         ["SHOW", "WARNINGS", ..] => Some(Stmt::Show(ShowStmt::Warnings)),
         ["SHOW", "ERRORS", ..] => Some(Stmt::Show(ShowStmt::Errors)),
         ["SHOW", "GLOBAL" | "SESSION", "STATUS", ..] => Some(Stmt::Show(ShowStmt::Status {

@@ -206,6 +206,11 @@ fn isolation_levels_and_read_only_transactions() {
     q(&mut s, "LOCK TABLES t WRITE");
     assert_eq!(warnings(&mut s), vec![1235]);
     q(&mut s, "UNLOCK TABLES");
+    // Qualified names and several tables, as mysqldump and MySQL write them.
+    q(&mut s, "LOCK TABLES d.t READ, `t` AS x WRITE");
+    assert_eq!(warnings(&mut s), vec![1235]);
+    q(&mut s, "UNLOCK TABLES");
+    assert_eq!(err(&mut s, "LOCK TABLES"), 1064);
 }
 
 #[test]

@@ -179,6 +179,19 @@ impl<'a> Binder<'a> {
                     other => return Err(SqlError::unsupported(format!("operator {other}"))),
                 }
             }
+            A::BinaryOp {
+                left,
+                op: op @ (ast::BinaryOperator::Plus | ast::BinaryOperator::Minus),
+                right,
+            } if matches!(&**right, A::Interval(_))
+                || (matches!(&**left, A::Interval(_)) && *op == ast::BinaryOperator::Plus) =>
+            {
+                if matches!(&**right, A::Interval(_)) {
+                    self.interval_add(left, right, *op == ast::BinaryOperator::Minus, scope)?
+                } else {
+                    self.interval_add(right, left, false, scope)?
+                }
+            }
             A::BinaryOp { left, op, right } => {
                 let o = binop(op)?;
                 let l = self.expr(left, scope)?;
@@ -364,6 +377,32 @@ impl<'a> Binder<'a> {
         })
     }
 
+    /// `when ± INTERVAL n unit` (a bare number is days, as ADDDATE takes it).
+    fn interval_add(
+        &mut self,
+        when: &ast::Expr,
+        iv: &ast::Expr,
+        negate: bool,
+        scope: &Scope,
+    ) -> Result<Expr> {
+        let (n, unit) = match iv {
+            ast::Expr::Interval(i) => {
+                if i.last_field.is_some() || i.leading_precision.is_some() {
+                    return Err(SqlError::unsupported("compound INTERVAL units"));
+                }
+                let unit = match &i.leading_field {
+                    Some(f) => crate::func::time::Unit::from_field(f)?,
+                    None => return Err(SqlError::parse("INTERVAL needs a unit")),
+                };
+                (self.expr(&i.value, scope)?, unit)
+            }
+            other => (self.expr(other, scope)?, crate::func::time::Unit::Day),
+        };
+        let w = self.expr(when, scope)?;
+        let n = if negate { Expr::Neg(Box::new(n)) } else { n };
+        Ok(Expr::Func(Func::DateAdd(unit), vec![w, n]))
+    }
+
     fn subquery(
         &mut self,
         q: &ast::Query,
@@ -483,6 +522,15 @@ impl<'a> Binder<'a> {
                 (out, distinct, star)
             }
         };
+        if matches!(
+            name.as_str(),
+            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE"
+        ) {
+            let [d, iv] = args.as_slice() else {
+                return Err(SqlError::wrong_param_count());
+            };
+            return self.interval_add(d, iv, name.ends_with("SUB") || name == "SUBDATE", scope);
+        }
         let agg_func = match name.as_str() {
             "COUNT" if star => Some(AggFunc::CountStar),
             "COUNT" => Some(AggFunc::Count),

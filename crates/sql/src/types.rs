@@ -161,7 +161,19 @@ fn func_type(
         | Func::Month
         | Func::Day
         | Func::CastSigned
-        | Func::Sleep => OutType::Int {
+        | Func::Sleep
+        | Func::Instr
+        | Func::Ascii
+        | Func::Strcmp
+        | Func::Field
+        | Func::Hour
+        | Func::Minute
+        | Func::Second
+        | Func::Microsecond
+        | Func::DayOfWeek
+        | Func::Weekday
+        | Func::DayOfYear
+        | Func::DateDiff => OutType::Int {
             unsigned: matches!(f, Func::ConnectionId | Func::LastInsertId | Func::FoundRows),
         },
         Func::CastUnsigned => OutType::Int { unsigned: true },
@@ -186,6 +198,21 @@ fn func_type(
         Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
         Func::CurTime => OutType::Time,
+        Func::LastDay => OutType::Date,
+        Func::DateAdd(u) => match first() {
+            OutType::Date if u.whole_days() => OutType::Date,
+            OutType::Column(c) if c.kind == TypeKind::Date && u.whole_days() => OutType::Date,
+            OutType::Date | OutType::DateTime => OutType::DateTime,
+            OutType::Column(c)
+                if matches!(
+                    c.kind,
+                    TypeKind::Date | TypeKind::DateTime | TypeKind::Timestamp
+                ) =>
+            {
+                OutType::DateTime
+            }
+            _ => OutType::Text { len: 29 },
+        },
         _ => OutType::Text { len: 255 },
     }
 }

@@ -1,6 +1,10 @@
 //! Scalar functions that clients and applications use (string, numeric,
-//! date/time, control flow, session information). Aggregates live in
-//! `select.rs`.
+//! date/time, control flow, session information): the `Func` list, lookup
+//! by name and evaluation; more string functions in `text.rs`, more date
+//! and time functions in `time.rs`. Aggregates live in `agg.rs`.
+mod text;
+pub mod time;
+
 use crate::error::{Result, SqlError};
 use crate::expr::{Env, Expr};
 use rel::value::{self as val, compare, Value};
@@ -66,6 +70,34 @@ pub enum Func {
     CastDate,
     CastDateTime,
     Sleep,
+    // text.rs
+    Lpad,
+    Rpad,
+    Instr,
+    SubstringIndex,
+    Ascii,
+    Space,
+    Strcmp,
+    Field,
+    Elt,
+    Md5,
+    Sha1,
+    Sha2,
+    // time.rs
+    Hour,
+    Minute,
+    Second,
+    Microsecond,
+    DayOfWeek,
+    Weekday,
+    DayOfYear,
+    DayName,
+    MonthName,
+    LastDay,
+    DateDiff,
+    DateFormat,
+    /// DATE_ADD(d, INTERVAL n unit); DATE_SUB negates n when binding.
+    DateAdd(time::Unit),
 }
 
 impl Func {
@@ -122,19 +154,48 @@ impl Func {
             "ROW_COUNT" => Func::RowCount,
             "FOUND_ROWS" => Func::FoundRows,
             "SLEEP" => Func::Sleep,
+            "LPAD" => Func::Lpad,
+            "RPAD" => Func::Rpad,
+            "INSTR" => Func::Instr,
+            "SUBSTRING_INDEX" => Func::SubstringIndex,
+            "ASCII" => Func::Ascii,
+            "SPACE" => Func::Space,
+            "STRCMP" => Func::Strcmp,
+            "FIELD" => Func::Field,
+            "ELT" => Func::Elt,
+            "MD5" => Func::Md5,
+            "SHA1" | "SHA" => Func::Sha1,
+            "SHA2" => Func::Sha2,
+            "HOUR" => Func::Hour,
+            "MINUTE" => Func::Minute,
+            "SECOND" => Func::Second,
+            "MICROSECOND" => Func::Microsecond,
+            "DAYOFWEEK" => Func::DayOfWeek,
+            "WEEKDAY" => Func::Weekday,
+            "DAYOFYEAR" => Func::DayOfYear,
+            "DAYNAME" => Func::DayName,
+            "MONTHNAME" => Func::MonthName,
+            "LAST_DAY" => Func::LastDay,
+            "DATEDIFF" => Func::DateDiff,
+            "DATE_FORMAT" => Func::DateFormat,
             _ => return None,
         })
     }
 }
 
-fn arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Value> {
+pub(super) fn arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Value> {
     match args.get(i) {
         Some(e) => e.eval(row, env),
         None => Err(SqlError::wrong_param_count()),
     }
 }
 
-fn int_arg(args: &[Expr], i: usize, row: &[Value], env: &dyn Env) -> Result<Option<i64>> {
+pub(super) fn int_arg(
+    args: &[Expr],
+    i: usize,
+    row: &[Value],
+    env: &dyn Env,
+) -> Result<Option<i64>> {
     Ok(arg(args, i, row, env)?
         .to_i128()
         .map(|v| v.clamp(i64::MIN as i128, i64::MAX as i128) as i64))
@@ -169,7 +230,7 @@ fn warn_truncated(v: &Value, kind: &str, env: &dyn Env) {
 }
 
 /// The longest string a function may build: max_allowed_packet, as MySQL.
-fn max_string(env: &dyn Env) -> usize {
+pub(super) fn max_string(env: &dyn Env) -> usize {
     env.sys_var("max_allowed_packet", false)
         .and_then(|v| v.to_i128())
         .unwrap_or(64 << 20)
@@ -177,7 +238,7 @@ fn max_string(env: &dyn Env) -> usize {
 }
 
 /// A result over max_allowed_packet: NULL and warning 1301, as MySQL.
-fn too_large(f: Func, env: &dyn Env) -> Value {
+pub(super) fn too_large(f: Func, env: &dyn Env) -> Value {
     env.warn(SqlError::packet_overflowed(
         format!("{f:?}").to_ascii_lowercase(),
         max_string(env),
@@ -188,6 +249,31 @@ fn too_large(f: Func, env: &dyn Env) -> Value {
 fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
     let a = |i: usize| arg(args, i, row, env);
     Ok(match f {
+        Func::Lpad
+        | Func::Rpad
+        | Func::Instr
+        | Func::SubstringIndex
+        | Func::Ascii
+        | Func::Space
+        | Func::Strcmp
+        | Func::Field
+        | Func::Elt
+        | Func::Md5
+        | Func::Sha1
+        | Func::Sha2 => text::call(f, args, row, env)?,
+        Func::Hour
+        | Func::Minute
+        | Func::Second
+        | Func::Microsecond
+        | Func::DayOfWeek
+        | Func::Weekday
+        | Func::DayOfYear
+        | Func::DayName
+        | Func::MonthName
+        | Func::LastDay
+        | Func::DateDiff
+        | Func::DateFormat
+        | Func::DateAdd(_) => time::call(f, args, row, env)?,
         Func::Concat => {
             let max = max_string(env);
             let mut out = Vec::new();
@@ -618,7 +704,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
     })
 }
 
-fn to_datetime(v: &Value) -> Option<i64> {
+pub(super) fn to_datetime(v: &Value) -> Option<i64> {
     match v {
         Value::DateTime(p) => Some(*p),
         Value::Date(d) => {

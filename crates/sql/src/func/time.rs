@@ -1,0 +1,301 @@
+//! Date and time functions beyond the basics in `mod.rs`: fields (HOUR,
+//! DAYOFWEEK, MONTHNAME, ...), LAST_DAY, DATEDIFF, DATE_FORMAT, and
+//! DATE_ADD / DATE_SUB / `+ INTERVAL` with single units (MySQL's calendar
+//! rules: adding months clamps the day to the month's last, a result
+//! outside years 1..9999 is NULL).
+use super::{arg, to_datetime, Func};
+use crate::error::{Result, SqlError};
+use crate::expr::{Env, Expr};
+use rel::value::{self as val, Value};
+
+/// An INTERVAL unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    Microsecond,
+    Second,
+    Minute,
+    Hour,
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+impl Unit {
+    /// The unit of `INTERVAL n <unit>` (single units only).
+    pub fn from_field(f: &sqlparser::ast::DateTimeField) -> Result<Unit> {
+        use sqlparser::ast::DateTimeField as F;
+        Ok(match f {
+            // The result would be DATETIME(6), which expression types cannot declare yet.
+            F::Microsecond | F::Microseconds => {
+                return Err(SqlError::unsupported("INTERVAL ... MICROSECOND"))
+            }
+            F::Second | F::Seconds => Unit::Second,
+            F::Minute | F::Minutes => Unit::Minute,
+            F::Hour | F::Hours => Unit::Hour,
+            F::Day | F::Days => Unit::Day,
+            F::Week(_) | F::Weeks => Unit::Week,
+            F::Month | F::Months => Unit::Month,
+            F::Quarter => Unit::Quarter,
+            F::Year | F::Years => Unit::Year,
+            other => return Err(SqlError::unsupported(format!("INTERVAL unit {other}"))),
+        })
+    }
+
+    /// Units of a day or more keep a DATE a DATE.
+    pub fn whole_days(self) -> bool {
+        matches!(
+            self,
+            Unit::Day | Unit::Week | Unit::Month | Unit::Quarter | Unit::Year
+        )
+    }
+}
+
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+fn days_in_month(y: i64, m: u32) -> u32 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// (hours, minutes, seconds, microseconds) of a TIME or the time of day of a
+/// DATETIME; None for NULL or text that is neither.
+fn clock(v: &Value) -> Option<(u64, u32, u32, u32)> {
+    let t = match v {
+        Value::Time(t) => *t,
+        Value::Bytes(b) if val::parse_datetime(b).is_none() || b.len() <= 8 => val::parse_time(b)?,
+        other => {
+            let (_, _, _, h, mi, s, us) = val::datetime_unpack(to_datetime(other)?);
+            return Some((h as u64, mi, s, us));
+        }
+    };
+    let t = t.unsigned_abs();
+    let secs = t / 1_000_000;
+    Some((
+        secs / 3600,
+        (secs / 60 % 60) as u32,
+        (secs % 60) as u32,
+        (t % 1_000_000) as u32,
+    ))
+}
+
+/// Days since 1970-01-01 and the calendar fields of a date or datetime.
+fn day_of(v: &Value) -> Option<(i64, (u32, u32, u32))> {
+    let (y, m, d, ..) = val::datetime_unpack(to_datetime(v)?);
+    if m == 0 || d == 0 {
+        return None;
+    }
+    Some((val::days_from_civil(y as i64, m, d), (y, m, d)))
+}
+
+fn weekday(days: i64) -> usize {
+    // 1970-01-01 was a Thursday (index 3 from Monday).
+    (days + 3).rem_euclid(7) as usize
+}
+
+/// `when + n units`, or None out of range.
+pub fn add(when: &Value, n: i64, unit: Unit) -> Option<Value> {
+    let date_only = matches!(when, Value::Date(_))
+        || matches!(when, Value::Bytes(b) if val::parse_date(b).is_some() && b.len() <= 10);
+    let (y, mo, d, h, mi, s, us) = val::datetime_unpack(to_datetime(when)?);
+    if mo == 0 || d == 0 {
+        return None;
+    }
+    let (mut y, mut mo, mut d) = (y as i64, mo, d);
+    let mut micros: i128 =
+        ((h as i128 * 60 + mi as i128) * 60 + s as i128) * 1_000_000 + us as i128;
+    let mut days = val::days_from_civil(y, mo, d) as i128;
+    let n = n as i128;
+    match unit {
+        Unit::Microsecond => micros += n,
+        Unit::Second => micros += n * 1_000_000,
+        Unit::Minute => micros += n * 60_000_000,
+        Unit::Hour => micros += n * 3_600_000_000,
+        Unit::Day => days += n,
+        Unit::Week => days += n * 7,
+        Unit::Month | Unit::Quarter | Unit::Year => {
+            let months = n * match unit {
+                Unit::Month => 1,
+                Unit::Quarter => 3,
+                _ => 12,
+            };
+            let total = y as i128 * 12 + (mo as i128 - 1) + months;
+            if !(12..=9999 * 12 + 11).contains(&total) {
+                return None;
+            }
+            y = (total / 12) as i64;
+            mo = (total % 12) as u32 + 1;
+            d = d.min(days_in_month(y, mo));
+            days = val::days_from_civil(y, mo, d) as i128;
+        }
+    }
+    days += micros.div_euclid(86_400_000_000);
+    let tod = micros.rem_euclid(86_400_000_000) as i64;
+    let (y, mo, d) = val::civil_from_days(i64::try_from(days).ok()?);
+    if !(1..=9999).contains(&y) {
+        return None;
+    }
+    let (y, secs) = (y as u32, tod / 1_000_000);
+    Some(if date_only && unit.whole_days() {
+        Value::Date(val::date_pack(y, mo, d))
+    } else {
+        Value::DateTime(val::datetime_pack(
+            y,
+            mo,
+            d,
+            (secs / 3600) as u32,
+            (secs / 60 % 60) as u32,
+            (secs % 60) as u32,
+            (tod % 1_000_000) as u32,
+        ))
+    })
+}
+
+/// DATE_FORMAT's text for one datetime.
+fn format(p: i64, fmt: &[u8]) -> Vec<u8> {
+    let (y, mo, d, h, mi, s, us) = val::datetime_unpack(p);
+    let days = val::days_from_civil(y as i64, mo.max(1), d.max(1));
+    let wd = weekday(days);
+    let h12 = if h % 12 == 0 { 12 } else { h % 12 };
+    let mut out = String::new();
+    let mut it = fmt.iter();
+    while let Some(&c) = it.next() {
+        if c != b'%' {
+            out.push(c as char);
+            continue;
+        }
+        let Some(&k) = it.next() else { break };
+        fn name(v: &[&'static str], i: usize) -> &'static str {
+            v.get(i).copied().unwrap_or("")
+        }
+        match k {
+            b'Y' => out += &format!("{y:04}"),
+            b'y' => out += &format!("{:02}", y % 100),
+            b'm' => out += &format!("{mo:02}"),
+            b'c' => out += &mo.to_string(),
+            b'd' => out += &format!("{d:02}"),
+            b'e' => out += &d.to_string(),
+            b'H' => out += &format!("{h:02}"),
+            b'k' => out += &h.to_string(),
+            b'h' | b'I' => out += &format!("{h12:02}"),
+            b'l' => out += &h12.to_string(),
+            b'i' => out += &format!("{mi:02}"),
+            b's' | b'S' => out += &format!("{s:02}"),
+            b'f' => out += &format!("{us:06}"),
+            b'p' => out += if h < 12 { "AM" } else { "PM" },
+            b'T' => out += &format!("{h:02}:{mi:02}:{s:02}"),
+            b'r' => {
+                out += &format!(
+                    "{h12:02}:{mi:02}:{s:02} {}",
+                    if h < 12 { "AM" } else { "PM" }
+                )
+            }
+            b'W' => out += name(&DAYS, wd),
+            b'a' => out += &name(&DAYS, wd)[..3],
+            b'M' => out += name(&MONTHS, (mo as usize).wrapping_sub(1)),
+            b'b' => {
+                out += name(&MONTHS, (mo as usize).wrapping_sub(1))
+                    .get(..3)
+                    .unwrap_or("")
+            }
+            b'j' => {
+                let doy = days - val::days_from_civil(y as i64, 1, 1) + 1;
+                out += &format!("{doy:03}")
+            }
+            b'w' => out += &((wd + 1) % 7).to_string(),
+            b'D' => {
+                let suffix = match (d % 10, d % 100) {
+                    (_, 11..=13) => "th",
+                    (1, _) => "st",
+                    (2, _) => "nd",
+                    (3, _) => "rd",
+                    _ => "th",
+                };
+                out += &format!("{d}{suffix}")
+            }
+            other => out.push(other as char),
+        }
+    }
+    out.into_bytes()
+}
+
+pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
+    let a = |i: usize| arg(args, i, row, env);
+    Ok(match f {
+        Func::Hour | Func::Minute | Func::Second | Func::Microsecond => match clock(&a(0)?) {
+            None => Value::Null,
+            Some((h, mi, s, us)) => Value::Int(match f {
+                Func::Hour => h as i64,
+                Func::Minute => mi as i64,
+                Func::Second => s as i64,
+                _ => us as i64,
+            }),
+        },
+        Func::DayOfWeek | Func::Weekday | Func::DayOfYear | Func::DayName | Func::MonthName => {
+            match day_of(&a(0)?) {
+                None => Value::Null,
+                Some((days, (y, m, _))) => match f {
+                    Func::DayOfWeek => Value::Int((weekday(days) as i64 + 1) % 7 + 1),
+                    Func::Weekday => Value::Int(weekday(days) as i64),
+                    Func::DayOfYear => Value::Int(days - val::days_from_civil(y as i64, 1, 1) + 1),
+                    Func::DayName => Value::Bytes(DAYS[weekday(days)].as_bytes().to_vec()),
+                    _ => Value::Bytes(MONTHS[(m as usize - 1) % 12].as_bytes().to_vec()),
+                },
+            }
+        }
+        Func::LastDay => match day_of(&a(0)?) {
+            None => Value::Null,
+            Some((_, (y, m, _))) => Value::Date(val::date_pack(y, m, days_in_month(y as i64, m))),
+        },
+        Func::DateDiff => match (day_of(&a(0)?), day_of(&a(1)?)) {
+            (Some((x, _)), Some((y, _))) => Value::Int(x - y),
+            _ => Value::Null,
+        },
+        Func::DateFormat => {
+            let (v, fmt) = (a(0)?, a(1)?);
+            match (to_datetime(&v), fmt.is_null()) {
+                (Some(p), false) => Value::Bytes(format(p, &fmt.text())),
+                _ => Value::Null,
+            }
+        }
+        Func::DateAdd(unit) => {
+            let (v, n) = (a(0)?, a(1)?);
+            match n.to_i128() {
+                Some(n) if !v.is_null() => {
+                    let n = n.clamp(i64::MIN as i128 / 2, i64::MAX as i128 / 2) as i64;
+                    add(&v, n, unit).unwrap_or(Value::Null)
+                }
+                _ => Value::Null,
+            }
+        }
+        _ => return Err(SqlError::internal(format!("{f:?} is not a time function"))),
+    })
+}

@@ -269,7 +269,13 @@ fn expr(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(13) {
+    match rng.below(14) {
+        13 => match rng.below(4) {
+            0 => format!("({} IN (SELECT y FROM t2))", expr(rng, d)),
+            1 => format!("EXISTS (SELECT 1 FROM t2 WHERE y = {})", expr(rng, d)),
+            2 => "(SELECT MAX(y) FROM t2)".to_string(),
+            _ => format!("(SELECT COUNT(*) FROM t2 WHERE t2.y = {})", expr(rng, d)),
+        },
         0..=3 => format!("({} {} {})", expr(rng, d), pick(rng, BINOPS), expr(rng, d)),
         4 => format!("(NOT {})", expr(rng, d)),
         5 => format!("(-{})", expr(rng, d)),
@@ -328,7 +334,13 @@ fn table(rng: &mut Rng) -> &'static str {
         ("t1 JOIN t2 ON t1.a = t2.y", COLS),
         ("t1 LEFT JOIN t2 ON t1.a = t2.x", COLS),
         ("t1 AS t1", T1_COLS),
-    ][rng.below(6) as usize];
+        ("(SELECT * FROM t1 WHERE a > 0) AS t1", T1_COLS),
+        ("(SELECT * FROM t2 UNION ALL SELECT * FROM t2) AS t2", T2_COLS),
+        (
+            "t1, (SELECT y, COUNT(*) AS x, MAX(z) AS z, MIN(w) AS w, SUM(v) AS v FROM t2 GROUP BY y) AS t2",
+            COLS,
+        ),
+    ][rng.below(9) as usize];
     SCOPE.with(|c| c.set(cols));
     t
 }

@@ -55,6 +55,8 @@ pub struct ModifyPlan {
     pub set: Vec<(usize, Expr)>,
     pub order: Vec<(Expr, bool)>,
     pub limit: Option<Expr>,
+    /// Uncorrelated subqueries of SET and WHERE, run before the first row.
+    pub subqueries: Vec<(crate::select::SelectPlan, crate::subquery::SubKind)>,
 }
 
 fn column_list(t: &Table, cols: &[ast::ObjectName]) -> Result<Vec<usize>> {
@@ -474,12 +476,14 @@ pub fn plan_update(
     crate::accept::check_update(u)?;
     let (t, alias, hint) = single_table(&u.table, st, cur_db)?;
     let scope = table_scope(&t, &alias);
+    let subs = crate::select::SubPlans::new(st, cur_db, params);
     let mut b = Binder::new(params);
+    b.sub = Some(&subs);
     let mut set = Vec::new();
     for a in &u.assignments {
         set.push(assignment(&t, a, &mut b, &scope)?);
     }
-    finish_modify(
+    let p = finish_modify(
         t,
         scope,
         b,
@@ -488,7 +492,33 @@ pub fn plan_update(
         u.limit.as_ref(),
         set,
         hint,
-    )
+    )?;
+    with_subqueries(p, subs.into_plans(), "UPDATE")
+}
+
+/// A modification's subqueries; MySQL refuses one that reads the modified
+/// table other than through a derived table (1093).
+fn with_subqueries(
+    mut p: ModifyPlan,
+    subs: Vec<(crate::select::SelectPlan, crate::subquery::SubKind)>,
+    verb: &str,
+) -> Result<ModifyPlan> {
+    fn reads(s: &crate::select::SelectPlan, t: &Table) -> bool {
+        let same = |x: &Table| x.def.db == t.def.db && x.def.name == t.def.name;
+        s.table.as_deref().is_some_and(same)
+            || s.join.iter().any(|j| j.derived.is_none() && same(&j.table))
+            || s.subqueries.iter().any(|(q, _)| reads(q, t))
+            || s.union.iter().any(|(_, q)| reads(q, t))
+    }
+    if subs.iter().any(|(q, _)| reads(q, &p.table)) {
+        let e = SqlError::update_table_used(&p.table.def.name);
+        return Err(SqlError {
+            msg: e.msg.replace("'UPDATE'", &format!("'{verb}'")),
+            ..e
+        });
+    }
+    p.subqueries = subs;
+    Ok(p)
 }
 
 /// Plans a DELETE.
@@ -510,8 +540,10 @@ pub fn plan_delete(
     }
     let (t, alias, hint) = single_table(&from[0], st, cur_db)?;
     let scope = table_scope(&t, &alias);
-    let b = Binder::new(params);
-    finish_modify(
+    let subs = crate::select::SubPlans::new(st, cur_db, params);
+    let mut b = Binder::new(params);
+    b.sub = Some(&subs);
+    let p = finish_modify(
         t,
         scope,
         b,
@@ -520,7 +552,8 @@ pub fn plan_delete(
         d.limit.as_ref(),
         vec![],
         hint,
-    )
+    )?;
+    with_subqueries(p, subs.into_plans(), "DELETE")
 }
 
 fn single_table(
@@ -595,11 +628,19 @@ fn finish_modify(
         set,
         order,
         limit,
+        subqueries: Vec::new(),
     })
 }
 
 /// Runs an UPDATE or DELETE. Returns (rows matched, rows changed).
 pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)> {
+    let qenv;
+    let env: &dyn Env = if p.subqueries.is_empty() {
+        env
+    } else {
+        qenv = crate::select::QueryEnv::for_subqueries(&p.subqueries, txn, env)?;
+        &qenv
+    };
     let t = &p.table;
     let limit = match &p.limit {
         Some(e) => Some(e.eval(&[], env)?.to_i128().unwrap_or(0).max(0) as u64),

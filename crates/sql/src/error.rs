@@ -70,6 +70,7 @@ mysql_errors! {
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = 1222, "21000", fn union_column_count() => "The used SELECT statements have a different number of columns";
     ER_OPERAND_COLUMNS = 1241, "21000", fn operand_columns(n) => "Operand should contain {n} column(s)";
     ER_SUBQUERY_NO_1_ROW = 1242, "21000", fn subquery_rows() => "Subquery returns more than 1 row";
+    ER_UPDATE_TABLE_USED = 1093, "HY000", fn update_table_used(table) => "Table '{table}' is specified twice, both as a target for 'UPDATE' and as a separate source for data";
     ER_DERIVED_MUST_HAVE_ALIAS = 1248, "42000", fn derived_alias() => "Every derived table must have its own alias";
     ER_UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", fn unknown_variable(name) => "Unknown system variable '{name}'";
     ER_GLOBAL_VARIABLE = 1229, "HY000", fn global_variable(name) => "Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL";

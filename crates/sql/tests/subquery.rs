@@ -106,9 +106,43 @@ fn subqueries_and_derived_tables() {
         ),
         1235
     );
-    // Statements that cannot run subqueries yet say so.
+    // UPDATE and DELETE with subqueries (in a transaction rolled back: the
+    // data stays as the rest of the test expects).
+    q(&mut s, "BEGIN");
+    q(&mut s, "UPDATE t SET v = 0 WHERE id IN (SELECT tid FROM u)");
+    q(
+        &mut s,
+        "UPDATE t SET v = (SELECT MAX(x) FROM u) WHERE id = 5",
+    );
     assert_eq!(
-        err(&mut s, "UPDATE t SET v = 0 WHERE id IN (SELECT tid FROM u)"),
+        t(&mut s, "SELECT id, v FROM t ORDER BY id"),
+        vec!["1|0", "2|20", "3|0", "4|NULL", "5|9"]
+    );
+    q(
+        &mut s,
+        "DELETE FROM t WHERE EXISTS (SELECT 1 FROM u WHERE x > 8) AND id > 3",
+    );
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t"), vec!["3"]);
+    // Reading the modified table in a subquery is MySQL's 1093, unless through
+    // a derived table (materialized first).
+    assert_eq!(
+        err(&mut s, "DELETE FROM t WHERE id IN (SELECT id FROM t)"),
+        1093
+    );
+    assert_eq!(err(&mut s, "UPDATE t SET v = (SELECT MAX(v) FROM t)"), 1093);
+    q(
+        &mut s,
+        "DELETE FROM t WHERE id IN (SELECT m FROM (SELECT MAX(id) m FROM t) d)",
+    );
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t"), vec!["2"]);
+    q(&mut s, "ROLLBACK");
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t"), vec!["5"]);
+    // Correlated subqueries in UPDATE/DELETE are refused.
+    assert_eq!(
+        err(
+            &mut s,
+            "UPDATE t SET v = 0 WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)"
+        ),
         1235
     );
     assert_eq!(

@@ -12,7 +12,8 @@ mod sub;
 pub use crate::agg::hash_image;
 pub use exec::{execute, execute_counted};
 pub use from::{resolve_table, table_scope};
-pub use plan::plan;
+pub use plan::{plan, SubPlans};
+pub use sub::QueryEnv;
 
 use crate::access::Access;
 use crate::bind::AggSpec;

@@ -29,13 +29,31 @@ pub fn plan(
 }
 
 /// The subqueries of one query level, planned as the binder meets them.
-struct SubPlans<'s> {
+pub struct SubPlans<'s> {
     st: &'s CatalogState,
     cur_db: Option<&'s str>,
     params: &'s [(u64, u64)],
     /// The scopes of the queries around this one, innermost last.
     outer: &'s [Scope],
     plans: RefCell<Vec<(SelectPlan, SubKind)>>,
+}
+
+impl<'s> SubPlans<'s> {
+    /// A planner for the subqueries of a statement outside any query.
+    pub fn new(st: &'s CatalogState, cur_db: Option<&'s str>, params: &'s [(u64, u64)]) -> Self {
+        SubPlans {
+            st,
+            cur_db,
+            params,
+            outer: &[],
+            plans: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The subqueries planned, in the order expressions number them.
+    pub fn into_plans(self) -> Vec<(SelectPlan, SubKind)> {
+        self.plans.into_inner()
+    }
 }
 
 impl SubPlanner for SubPlans<'_> {

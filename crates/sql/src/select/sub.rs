@@ -6,6 +6,7 @@ use super::{exec, SelectPlan};
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
 use crate::hashjoin::HashIndex;
+use crate::join::JoinTable;
 use crate::result::{ColumnInfo, ResultSink};
 use crate::subquery::{SubKind, SubResult, SubSet};
 use rel::value::Value;
@@ -56,6 +57,16 @@ impl ResultSink for Held {
 impl<'e> QueryEnv<'e> {
     /// Runs `p`'s subqueries and derived tables in `txn`.
     pub fn prepare(p: &SelectPlan, txn: &mut Txn, env: &'e dyn Env) -> Result<QueryEnv<'e>> {
+        QueryEnv::build(&p.subqueries, &p.derived, &p.join, txn, env)
+    }
+
+    fn build(
+        subqueries: &[(SelectPlan, SubKind)],
+        derived: &[SelectPlan],
+        join: &[JoinTable],
+        txn: &mut Txn,
+        env: &'e dyn Env,
+    ) -> Result<QueryEnv<'e>> {
         // What the statement may hold in memory for them: four times
         // tmp_table_size, at least 64 MiB (they do not spill to disk yet).
         let max = env
@@ -66,19 +77,17 @@ impl<'e> QueryEnv<'e> {
             .max(64 << 20);
         let mut q = QueryEnv {
             inner: env,
-            subs: Vec::with_capacity(p.subqueries.len()),
-            derived: Vec::with_capacity(p.derived.len()),
-            indexes: Vec::with_capacity(p.derived.len()),
+            subs: Vec::with_capacity(subqueries.len()),
+            derived: Vec::with_capacity(derived.len()),
+            indexes: Vec::with_capacity(derived.len()),
         };
-        for (i, d) in p.derived.iter().enumerate() {
-            let what = p
-                .join
+        for (i, d) in derived.iter().enumerate() {
+            let what = join
                 .iter()
                 .find(|j| j.derived == Some(i))
                 .map_or_else(|| "derived table".to_string(), |j| j.alias.clone());
             let rows = q.run(d, txn, max, what, None)?;
-            let cols: Vec<usize> = p
-                .join
+            let cols: Vec<usize> = join
                 .iter()
                 .find(|j| j.derived == Some(i))
                 .map(|j| j.hash.iter().map(|(c, _)| *c).collect())
@@ -87,7 +96,7 @@ impl<'e> QueryEnv<'e> {
                 .push((!cols.is_empty()).then(|| HashIndex::build(&rows, cols)));
             q.derived.push(rows);
         }
-        for (sp, kind) in &p.subqueries {
+        for (sp, kind) in subqueries {
             let stop = match kind {
                 SubKind::Scalar => Some(2),
                 SubKind::Exists => Some(1),
@@ -116,6 +125,16 @@ impl<'e> QueryEnv<'e> {
             q.subs.push(r);
         }
         Ok(q)
+    }
+
+    /// Runs the subqueries of a statement that is not a SELECT (UPDATE,
+    /// DELETE).
+    pub fn for_subqueries(
+        subqueries: &[(SelectPlan, SubKind)],
+        txn: &mut Txn,
+        env: &'e dyn Env,
+    ) -> Result<QueryEnv<'e>> {
+        QueryEnv::build(subqueries, &[], &[], txn, env)
     }
 
     /// Runs one inner plan (its own subqueries see this environment's

@@ -8,12 +8,14 @@
 //! - chains of AND, OR or XOR (associative also in three-valued logic) are rebuilt as
 //!   balanced trees, so thousands of terms nest only as deep as their logarithm;
 //! - any other chain longer than [`MAX_CHAIN`] is refused with error 1436 (thread stack
-//!   overrun), as MySQL refuses a statement its stack cannot hold.
+//!   overrun), as MySQL refuses a statement its stack cannot hold;
+//! - so is a chain of set operations (`SELECT 1 UNION SELECT 1 UNION ...`, also left-deep),
+//!   taken apart iteratively so that not even dropping it recurses.
 //!
 //! The walk itself is sqlparser's visitor, which descends only after the pre-visit hook has
 //! balanced or refused the node, so it never goes deeper than the bound.
 use crate::error::{Result, SqlError};
-use sqlparser::ast::{BinaryOperator as Op, Expr, Statement, VisitMut, VisitorMut};
+use sqlparser::ast::{BinaryOperator as Op, Expr, Query, SetExpr, Statement, VisitMut, VisitorMut};
 use std::ops::ControlFlow;
 
 /// Longest operator chain accepted (each link is a level of recursion in later passes;
@@ -32,6 +34,20 @@ struct Bounder;
 
 impl VisitorMut for Bounder {
     type Break = SqlError;
+
+    fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<SqlError> {
+        let mut n = 0;
+        let mut e = &*q.body;
+        while let SetExpr::SetOperation { left, .. } = e {
+            n += 1;
+            e = left;
+        }
+        if n > MAX_CHAIN {
+            dismantle(&mut q.body);
+            return ControlFlow::Break(SqlError::too_deep(n, MAX_CHAIN));
+        }
+        ControlFlow::Continue(())
+    }
 
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<SqlError> {
         if let Expr::BinaryOp { op, .. } = expr {
@@ -76,6 +92,22 @@ fn chain_next(e: &Expr) -> Option<&Expr> {
         Expr::UnaryOp { expr, .. } => expr,
         _ => return None,
     })
+}
+
+/// Unlinks a left-deep chain of set operations one link at a time, so that dropping
+/// it never recurses deeper than one link.
+fn dismantle(body: &mut SetExpr) {
+    let empty = || {
+        SetExpr::Values(sqlparser::ast::Values {
+            explicit_row: false,
+            value_keyword: false,
+            rows: vec![],
+        })
+    };
+    let mut cur = std::mem::replace(body, empty());
+    while let SetExpr::SetOperation { mut left, .. } = cur {
+        cur = std::mem::replace(&mut *left, empty());
+    }
 }
 
 /// Length of the chain starting at `e` (iterative).
@@ -146,6 +178,15 @@ mod tests {
             panic!()
         };
         sel.selection.as_ref().unwrap()
+    }
+
+    #[test]
+    fn long_union_chains_are_refused() {
+        let ok = vec!["SELECT 1"; 100].join(" UNION ALL ");
+        assert!(bound(&mut parse(&ok)).is_ok());
+        let long = vec!["SELECT 1"; MAX_CHAIN + 2].join(" UNION ALL ");
+        let e = bound(&mut parse(&long)).unwrap_err();
+        assert_eq!(e.code, 1436);
     }
 
     #[test]

@@ -230,7 +230,7 @@ fn level(
     let outer: Vec<Value> = row[..jt.base].to_vec();
     let mut matched = false;
     let mut cont = true;
-    let mut each = |txn: &mut Txn, values: &mut dyn Iterator<Item = Value>| -> Result<bool> {
+    let mut each = |txn: &mut Txn, values: Vec<Value>| -> Result<bool> {
         row.truncate(jt.base);
         row.extend(values);
         if let Some(on) = &jt.on {
@@ -260,8 +260,8 @@ fn level(
                         .map(|(_, e)| e.eval(&outer, env))
                         .collect::<Result<Vec<_>>>()?;
                     match ix.probe(&key) {
-                        Probe::Rows(r) => Some(r.to_vec()),
-                        Probe::None => Some(Vec::new()),
+                        Probe::Rows(r) => Some(r),
+                        Probe::None => Some(&[][..]),
                         Probe::All => None,
                     }
                 }
@@ -269,9 +269,9 @@ fn level(
             };
             match probe {
                 Some(hits) => {
-                    for i in hits {
+                    for &i in hits {
                         env.check_interrupt()?;
-                        if !each(txn, &mut rows[i as usize].iter().cloned())? {
+                        if !each(txn, rows[i as usize].clone())? {
                             break;
                         }
                     }
@@ -279,7 +279,7 @@ fn level(
                 None => {
                     for r in rows {
                         env.check_interrupt()?;
-                        if !each(txn, &mut r.iter().cloned())? {
+                        if !each(txn, r.clone())? {
                             break;
                         }
                     }
@@ -294,7 +294,7 @@ fn level(
             None,
             &outer,
             env,
-            &mut |txn, r| each(txn, &mut r.values.into_iter()),
+            &mut |txn, r| each(txn, r.values),
         )?,
     }
     if !matched && jt.left && cont {

@@ -47,6 +47,10 @@ impl Table {
     }
 }
 
+/// A foreign key as its parent sees it: the child table and the key's
+/// position in its `foreign_keys`.
+pub type ChildKey = (Arc<Table>, usize);
+
 /// One immutable view of the catalog.
 #[derive(Debug, Default)]
 pub struct CatalogState {
@@ -57,9 +61,42 @@ pub struct CatalogState {
     /// Tables whose stored definition could not be read at open, with why:
     /// the others open; these give an error when used.
     pub unreadable: BTreeMap<(String, String), String>,
+    /// For each table that foreign keys name as their parent: the tables
+    /// declaring them and the key's position in their `foreign_keys`.
+    pub referenced_by: HashMap<(String, String), Vec<ChildKey>>,
 }
 
 impl CatalogState {
+    /// The foreign keys naming `db.name` as their parent.
+    pub fn children(&self, db: &str, name: &str) -> &[ChildKey] {
+        self.referenced_by
+            .get(&(db.to_string(), name.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// True when some foreign key names `db.name` as its parent.
+    pub fn is_referenced(&self, db: &str, name: &str) -> bool {
+        !self.referenced_by.is_empty() && !self.children(db, name).is_empty()
+    }
+
+    /// Rebuilds `referenced_by` from the tables.
+    fn index_references(&mut self) {
+        let mut m: HashMap<(String, String), Vec<ChildKey>> = HashMap::new();
+        for t in self.tables.values() {
+            for (k, fk) in t.def.foreign_keys.iter().enumerate() {
+                m.entry((fk.parent_db.clone(), fk.parent_table.clone()))
+                    .or_default()
+                    .push((t.clone(), k));
+            }
+        }
+        for v in m.values_mut() {
+            v.sort_by(|a, b| {
+                (&a.0.def.db, &a.0.def.name, a.1).cmp(&(&b.0.def.db, &b.0.def.name, b.1))
+            });
+        }
+        self.referenced_by = m;
+    }
+
     /// Looks a table up.
     pub fn table(&self, db: &str, name: &str) -> Option<&Arc<Table>> {
         self.tables.get(&(db.to_string(), name.to_string()))
@@ -167,6 +204,7 @@ impl Catalog {
                 Err(e) => return Err(e),
             }
         }
+        st.index_references();
         let cat = Catalog {
             db,
             state: RwLock::new(Arc::new(st)),
@@ -198,8 +236,10 @@ impl Catalog {
             databases: g.databases.clone(),
             tables: g.tables.clone(),
             unreadable: g.unreadable.clone(),
+            referenced_by: HashMap::new(),
         };
         f(&mut st);
+        st.index_references();
         self.version.store(st.version, Ordering::Release);
         *g = Arc::new(st);
     }

@@ -20,6 +20,7 @@
 pub mod build;
 pub mod catalog;
 pub mod check;
+pub mod fk;
 pub mod keycodec;
 pub mod rowcodec;
 mod scan;
@@ -52,6 +53,12 @@ pub enum Error {
     Limit(schema::Limit),
     /// A table whose stored definition cannot be read: (db.table, why).
     Unreadable(String, String),
+    /// A child row without its parent (the constraint, as `fk::describe_in_table`).
+    NoParent(String),
+    /// A parent row that children still reference (the constraint).
+    RowReferenced(String),
+    /// Cascades nested deeper than the limit.
+    FkDepth(u32),
 }
 
 impl std::fmt::Display for Error {
@@ -70,6 +77,18 @@ impl std::fmt::Display for Error {
             Error::Unreadable(t, why) => {
                 write!(f, "the definition of table {t} cannot be read: {why}")
             }
+            Error::NoParent(c) => write!(
+                f,
+                "Cannot add or update a child row: a foreign key constraint fails ({c})"
+            ),
+            Error::RowReferenced(c) => write!(
+                f,
+                "Cannot delete or update a parent row: a foreign key constraint fails ({c})"
+            ),
+            Error::FkDepth(n) => write!(
+                f,
+                "Foreign key cascade delete/update exceeds max depth of {n}."
+            ),
         }
     }
 }

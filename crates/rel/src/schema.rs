@@ -4,8 +4,10 @@ use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
 use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
 
-/// Version of the serialized table definition.
+/// Version of the serialized table definition without foreign keys.
 pub const TABLE_DEF_V1: u8 = 1;
+/// Version 2 appends the foreign keys (written only by tables that have some).
+pub const TABLE_DEF_V2: u8 = 2;
 
 /// A column.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +52,63 @@ pub struct Index {
     pub primary: bool,
 }
 
+/// What a foreign key does to referencing rows when the referenced row is
+/// deleted or its key updated (InnoDB's semantics; NO ACTION = RESTRICT).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FkAction {
+    Restrict,
+    NoAction,
+    Cascade,
+    SetNull,
+}
+
+impl FkAction {
+    fn code(self) -> u8 {
+        match self {
+            FkAction::Restrict => 0,
+            FkAction::NoAction => 1,
+            FkAction::Cascade => 2,
+            FkAction::SetNull => 3,
+        }
+    }
+
+    fn from_code(c: u8) -> Option<FkAction> {
+        Some(match c {
+            0 => FkAction::Restrict,
+            1 => FkAction::NoAction,
+            2 => FkAction::Cascade,
+            3 => FkAction::SetNull,
+            _ => return None,
+        })
+    }
+
+    /// The SQL words (`RESTRICT`, `NO ACTION`, `CASCADE`, `SET NULL`).
+    pub fn sql(self) -> &'static str {
+        match self {
+            FkAction::Restrict => "RESTRICT",
+            FkAction::NoAction => "NO ACTION",
+            FkAction::Cascade => "CASCADE",
+            FkAction::SetNull => "SET NULL",
+        }
+    }
+}
+
+/// A foreign key of the table that declares it (the child). The parent is
+/// named, not linked: it may be dropped and created again while
+/// foreign_key_checks is off, and is looked up when the key is enforced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForeignKey {
+    pub name: String,
+    /// Child column positions, in key order.
+    pub columns: Vec<usize>,
+    pub parent_db: String,
+    pub parent_table: String,
+    /// Referenced column names, one per child column.
+    pub parent_columns: Vec<String>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
 /// A table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableDef {
@@ -62,6 +121,8 @@ pub struct TableDef {
     pub secondary: Vec<Index>,
     pub engine: String,
     pub comment: String,
+    /// FOREIGN KEY constraints this table declares.
+    pub foreign_keys: Vec<ForeignKey>,
     /// Cached: positions of the columns stored in the row value (those
     /// not in the primary key), in table order.
     pub value_cols: Vec<usize>,
@@ -89,6 +150,7 @@ impl TableDef {
             secondary,
             engine,
             comment,
+            foreign_keys: Vec::new(),
             value_cols: Vec::new(),
         };
         t.derive();
@@ -156,12 +218,33 @@ impl TableDef {
                 return Err(Limit::KeyParts);
             }
         }
+        if self.foreign_keys.len() > MAX_INDEXES {
+            return Err(Limit::Indexes);
+        }
+        for fk in &self.foreign_keys {
+            for n in [&fk.name, &fk.parent_db, &fk.parent_table]
+                .into_iter()
+                .chain(&fk.parent_columns)
+            {
+                if long(n) {
+                    return Err(Limit::Identifier(n.clone()));
+                }
+            }
+            if fk.columns.len() > MAX_KEY_PARTS {
+                return Err(Limit::KeyParts);
+            }
+        }
         Ok(())
     }
 
     /// Serializes the definition.
     pub fn encode(&self) -> Vec<u8> {
-        let mut o = vec![TABLE_DEF_V1];
+        let version = if self.foreign_keys.is_empty() {
+            TABLE_DEF_V1
+        } else {
+            TABLE_DEF_V2
+        };
+        let mut o = vec![version];
         put_length_prefixed(&mut o, self.db.as_bytes());
         put_length_prefixed(&mut o, self.name.as_bytes());
         put_length_prefixed(&mut o, self.engine.as_bytes());
@@ -195,6 +278,23 @@ impl TableDef {
                 put_varint64(&mut o, c as u64);
             }
         }
+        if version == TABLE_DEF_V2 {
+            put_varint64(&mut o, self.foreign_keys.len() as u64);
+            for fk in &self.foreign_keys {
+                put_length_prefixed(&mut o, fk.name.as_bytes());
+                put_varint64(&mut o, fk.columns.len() as u64);
+                for &c in &fk.columns {
+                    put_varint64(&mut o, c as u64);
+                }
+                put_length_prefixed(&mut o, fk.parent_db.as_bytes());
+                put_length_prefixed(&mut o, fk.parent_table.as_bytes());
+                for n in &fk.parent_columns {
+                    put_length_prefixed(&mut o, n.as_bytes());
+                }
+                o.push(fk.on_delete.code());
+                o.push(fk.on_update.code());
+            }
+        }
         o
     }
 
@@ -202,10 +302,10 @@ impl TableDef {
     pub fn decode(buf: &[u8]) -> Result<TableDef> {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
-        match d.u8() {
-            Some(TABLE_DEF_V1) => {}
+        let version = match d.u8() {
+            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2)) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
-        }
+        };
         let s = |d: &mut Decoder| -> Result<String> {
             let b = d.length_prefixed().ok_or_else(|| bad("string"))?;
             String::from_utf8(b.to_vec()).map_err(|_| bad("utf8"))
@@ -279,10 +379,57 @@ impl TableDef {
                 primary: f & 2 != 0,
             });
         }
+        let mut foreign_keys = Vec::new();
+        if version == TABLE_DEF_V2 {
+            let n = d.varint64().ok_or_else(|| bad("foreign keys"))? as usize;
+            if n == 0 || n > 1024 {
+                return Err(bad("foreign key count"));
+            }
+            for _ in 0..n {
+                let fname = s(&mut d)?;
+                let k = d.varint64().ok_or_else(|| bad("foreign key columns"))? as usize;
+                if k == 0 || k > 64 {
+                    return Err(bad("foreign key columns"));
+                }
+                let mut cols = Vec::with_capacity(k);
+                for _ in 0..k {
+                    let c = d.varint64().ok_or_else(|| bad("foreign key column"))? as usize;
+                    if c >= ncols {
+                        return Err(bad("foreign key column out of range"));
+                    }
+                    cols.push(c);
+                }
+                let parent_db = s(&mut d)?;
+                let parent_table = s(&mut d)?;
+                let mut parent_columns = Vec::with_capacity(k);
+                for _ in 0..k {
+                    parent_columns.push(s(&mut d)?);
+                }
+                let mut action = || {
+                    d.u8()
+                        .and_then(FkAction::from_code)
+                        .ok_or_else(|| bad("foreign key action"))
+                };
+                let on_delete = action()?;
+                let on_update = action()?;
+                foreign_keys.push(ForeignKey {
+                    name: fname,
+                    columns: cols,
+                    parent_db,
+                    parent_table,
+                    parent_columns,
+                    on_delete,
+                    on_update,
+                });
+            }
+        }
+        if !d.is_empty() {
+            return Err(bad("trailing bytes"));
+        }
         let pk = idx.remove(0);
-        Ok(TableDef::new(
-            db, name, columns, pk, hidden_pk, idx, engine, comment,
-        ))
+        let mut def = TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment);
+        def.foreign_keys = foreign_keys;
+        Ok(def)
     }
 }
 
@@ -475,5 +622,36 @@ mod tests {
         let mut bad = enc.clone();
         bad[0] = 9;
         assert!(TableDef::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn foreign_keys_round_trip_in_version_2_and_garbage_is_refused() {
+        let mut t = sample();
+        assert_eq!(t.encode()[0], TABLE_DEF_V1, "no foreign keys: version 1");
+        t.foreign_keys.push(ForeignKey {
+            name: "t_ibfk_1".into(),
+            columns: vec![1, 0],
+            parent_db: "db".into(),
+            parent_table: "p".into(),
+            parent_columns: vec!["a".into(), "b".into()],
+            on_delete: FkAction::Cascade,
+            on_update: FkAction::SetNull,
+        });
+        let enc = t.encode();
+        assert_eq!(enc[0], TABLE_DEF_V2);
+        assert_eq!(TableDef::decode(&enc).unwrap(), t);
+        for cut in 0..enc.len() {
+            assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut extra = enc.clone();
+        extra.push(0);
+        assert!(TableDef::decode(&extra).is_err(), "trailing byte");
+        // An action code past SET NULL, and a child column out of range.
+        let mut bad = enc.clone();
+        let n = bad.len();
+        bad[n - 1] = 7;
+        assert!(TableDef::decode(&bad).is_err());
+        t.foreign_keys[0].columns = vec![1, 9];
+        assert!(TableDef::decode(&t.encode()).is_err());
     }
 }

@@ -203,7 +203,7 @@ fn compare(s: &mut Conn, m: &mut Conn, sql: &str, ordered: bool, t: &mut Tally, 
                 ));
             }
         }
-        (Err(_), Err(_)) => t.both_failed += 1,
+        (Err((x, _)), Err((y, _))) if x == y => t.both_failed += 1,
         (Err((1235, msg)), Ok(_)) => t.unsupported.push(format!("{sql}\n    {msg}")),
         _ => t
             .different

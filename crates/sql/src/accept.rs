@@ -427,6 +427,27 @@ pub fn check_index_options(opts: &[ast::IndexOption]) -> Result<()> {
     Ok(())
 }
 
+/// FOREIGN KEY clauses Strata enforces as InnoDB does; MATCH FULL/PARTIAL,
+/// DEFERRABLE and SET DEFAULT (which InnoDB parses and ignores) are refused.
+pub fn check_foreign_key(fk: &ast::ForeignKeyConstraint) -> Result<()> {
+    if fk
+        .match_kind
+        .as_ref()
+        .is_some_and(|m| !matches!(m, ast::ConstraintReferenceMatchKind::Simple))
+    {
+        return Err(no("MATCH FULL / MATCH PARTIAL foreign keys"));
+    }
+    if fk.characteristics.is_some() {
+        return Err(no("deferrable foreign keys"));
+    }
+    for a in [&fk.on_delete, &fk.on_update].into_iter().flatten() {
+        if matches!(a, ast::ReferentialAction::SetDefault) {
+            return Err(no("ON DELETE/UPDATE SET DEFAULT"));
+        }
+    }
+    Ok(())
+}
+
 /// Checks CREATE TABLE's clauses and options; returns warnings for options accepted
 /// without effect where MySQL's own engines may ignore them too. (The MySQL dialect
 /// sets only the fields named here; the rest belong to other databases.)
@@ -486,13 +507,11 @@ pub fn check_create_table(ct: &ast::CreateTable) -> Result<Vec<String>> {
     Ok(warnings)
 }
 
-/// Table constraints: keys are honoured; FOREIGN KEY and CHECK are not enforced by
-/// Strata, so they are refused (as MyRocks refuses foreign keys).
+/// Table constraints: keys and foreign keys are honoured; CHECK is not enforced by
+/// Strata, so it is refused.
 pub fn check_constraint(con: &ast::TableConstraint) -> Result<()> {
     match con {
-        ast::TableConstraint::ForeignKey(_) => Err(no(
-            "FOREIGN KEY constraints (not enforced by Strata; sysbench-tpcc: --use_fk=0)",
-        )),
+        ast::TableConstraint::ForeignKey(fk) => check_foreign_key(fk),
         ast::TableConstraint::Check(_) => Err(no("CHECK constraints")),
         ast::TableConstraint::Unique(u) => check_index_options(&u.index_options),
         ast::TableConstraint::Index(ix) => check_index_options(&ix.index_options),

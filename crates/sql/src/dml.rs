@@ -12,6 +12,7 @@ use crate::result::ResultSink;
 use crate::select::{self, resolve_table, table_scope, SelectPlan};
 use crate::sort::Sorter;
 use rel::catalog::{CatalogState, Table};
+use rel::fk::Writer;
 use rel::table::{self as rt, Row};
 use rel::value::{self as val, Value};
 use sqlparser::ast;
@@ -226,11 +227,11 @@ pub struct InsertResult {
 }
 
 /// Runs an INSERT.
-pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env) -> Result<InsertResult> {
+pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<InsertResult> {
     let mut res = InsertResult::default();
     let mut limits = TxnLimits::of(env);
     let mut insert_one = |txn: &mut Txn, rn: usize, given: Vec<Option<Value>>| -> Result<()> {
-        insert_row(p, txn, env, rn, given, &mut res)?;
+        insert_row(p, txn, env, w, rn, given, &mut res)?;
         limits.after_write(txn)
     };
     match &p.source {
@@ -264,6 +265,7 @@ fn insert_row(
     p: &InsertPlan,
     txn: &mut Txn,
     env: &dyn Env,
+    w: Writer,
     rn: usize,
     given: Vec<Option<Value>>,
     res: &mut InsertResult,
@@ -305,10 +307,10 @@ fn insert_row(
         }
         match &p.on_dup {
             OnDup::Error => {
-                rt::insert(txn, t, &row)?;
+                w.insert(txn, t, &row)?;
                 res.affected += 1;
             }
-            OnDup::Ignore => match rt::insert(txn, t, &row) {
+            OnDup::Ignore => match w.insert(txn, t, &row) {
                 Ok(_) => res.affected += 1,
                 Err(e @ rel::Error::DupKey(..)) => {
                     res.duplicates += 1;
@@ -319,7 +321,7 @@ fn insert_row(
             OnDup::Replace => {
                 let mut guard = 0;
                 while let Some((old, _)) = rt::find_conflict(txn, t, &row)? {
-                    rt::delete(txn, t, &old)?;
+                    w.delete(txn, t, &old)?;
                     res.affected += 1;
                     res.duplicates += 1;
                     guard += 1;
@@ -327,12 +329,12 @@ fn insert_row(
                         return Err(SqlError::internal("REPLACE did not converge"));
                     }
                 }
-                rt::insert(txn, t, &row)?;
+                w.insert(txn, t, &row)?;
                 res.affected += 1;
             }
             OnDup::Update(assigns) => match rt::find_conflict(txn, t, &row)? {
                 None => {
-                    rt::insert(txn, t, &row)?;
+                    w.insert(txn, t, &row)?;
                     res.affected += 1;
                 }
                 Some((old, _)) => {
@@ -347,7 +349,7 @@ fn insert_row(
                     }
                     if new != old.values {
                         touch_on_update(t, &old, &mut new, assigns.iter().map(|(c, _)| *c), env);
-                        rt::update(txn, t, &old, &new)?;
+                        w.update(txn, t, &old, &new)?;
                         res.affected += 2;
                     }
                 }
@@ -633,7 +635,7 @@ fn finish_modify(
 }
 
 /// Runs an UPDATE or DELETE. Returns (rows matched, rows changed).
-pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)> {
+pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u64, u64)> {
     let qenv;
     let env: &dyn Env = if p.subqueries.is_empty() {
         env
@@ -733,7 +735,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
         }
         matched += 1;
         if p.set.is_empty() {
-            rt::delete(txn, t, &old)?;
+            w.delete(txn, t, &old)?;
             changed += 1;
             limits.after_write(txn)?;
             return Ok(true);
@@ -752,7 +754,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env) -> Result<(u64, u64)
                     }
                 }
             }
-            rt::update(txn, t, &old, &new)?;
+            w.update(txn, t, &old, &new)?;
             changed += 1;
             limits.after_write(txn)?;
         }

@@ -99,6 +99,12 @@ mysql_errors! {
     ER_RECORD_FILE_FULL = 1114, "HY000", fn table_full(table) => "The table '{table}' is full";
     ER_TOO_MANY_ROWS = 1172, "42000", fn too_many_rows() => "Result consisted of more than one row";
     ER_SP_FETCH_NO_DATA = 1329, "02000", fn no_data() => "No data - zero rows fetched, selected, or processed";
+    /// `constraint`: `db`.`child`, CONSTRAINT ... (rel::fk::describe_in_table).
+    ER_NO_REFERENCED_ROW_2 = 1452, "23000", fn no_referenced_row(constraint) => "Cannot add or update a child row: a foreign key constraint fails ({constraint})";
+    ER_ROW_IS_REFERENCED_2 = 1451, "23000", fn row_is_referenced(constraint) => "Cannot delete or update a parent row: a foreign key constraint fails ({constraint})";
+    /// DROP TABLE of a table other tables' foreign keys reference (MariaDB's text).
+    ER_ROW_IS_REFERENCED = 1451, "23000", fn table_is_referenced() => "Cannot delete or update a parent row: a foreign key constraint fails";
+    ER_FK_DEPTH_EXCEEDED = 3008, "HY000", fn fk_depth(max) => "Foreign key cascade delete/update exceeds max depth of {max}.";
 
     // Definitions.
     ER_KEY_COLUMN_DOES_NOT_EXITS = 1072, "42000", fn no_key_column(column) => "Key column '{column}' doesn't exist in table";
@@ -116,10 +122,15 @@ mysql_errors! {
     ER_WRONG_AUTO_KEY = 1075, "42000", fn wrong_auto_key() => "Incorrect table definition; there can be only one auto column and it must be defined as a key";
     ER_DUP_KEYNAME = 1061, "42000", fn duplicate_key_name(name) => "Duplicate key name '{name}'";
     ER_CANT_DROP_FIELD_OR_KEY = 1091, "42000", fn cant_drop(name) => "Can't DROP '{name}'; check that column/key exists";
+    ER_CANT_DROP_FOREIGN_KEY = 1091, "42000", fn cant_drop_foreign_key(name) => "Can't DROP FOREIGN KEY `{name}`; check that it exists";
     ER_TOO_MANY_FIELDS = 1117, "HY000", fn too_many_columns(detail) => "{detail}";
     ER_TOO_MANY_KEYS = 1069, "42000", fn too_many_keys(detail) => "{detail}";
     ER_TOO_MANY_KEY_PARTS = 1070, "42000", fn too_many_key_parts(detail) => "{detail}";
     ER_TOO_LONG_IDENT = 1059, "42000", fn identifier_too_long(detail) => "{detail}";
+    /// `errno` 150: the foreign key is incorrectly formed; 121: its name is taken.
+    ER_CANT_CREATE_TABLE = 1005, "HY000", fn cant_create_table(db, table, errno, why) => "Can't create table `{db}`.`{table}` (errno: {errno} \"{why}\")";
+    ER_DROP_INDEX_FK = 1553, "HY000", fn drop_index_fk(index) => "Cannot drop index '{index}': needed in a foreign key constraint";
+    ER_TRUNCATE_ILLEGAL_FK = 1701, "42000", fn truncate_referenced(constraint) => "Cannot truncate a table referenced in a foreign key constraint ({constraint})";
 
     // Transactions, sessions, limits.
     ER_LOCK_WAIT_TIMEOUT = 1205, "HY000", fn lock_wait_timeout() => "Lock wait timeout exceeded; try restarting transaction";
@@ -224,6 +235,9 @@ impl From<rel::Error> for SqlError {
             )),
             E::Corruption(m) => SqlError::engine(format!("corruption: {m}")),
             E::Internal(m) => SqlError::internal(m),
+            E::NoParent(c) => SqlError::no_referenced_row(c),
+            E::RowReferenced(c) => SqlError::row_is_referenced(c),
+            E::FkDepth(n) => SqlError::fk_depth(n),
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::select::{self, SelectPlan};
 use crate::session::Session;
 use crate::stmt::RowStmt;
 pub use crate::stmt_cache::Plan;
+use rel::fk::Writer;
 use rel::value::Value;
 use sqlparser::ast;
 use std::time::Duration;
@@ -140,7 +141,8 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
             ))
         }
         Plan::Insert(p) => {
-            let r = dml::insert(p, txn, env)?;
+            let st = env.s.inst.catalog.state();
+            let r = dml::insert(p, txn, env, Writer::new(&st, env.s.fk_checks()))?;
             let info = if r.records > 1 || r.duplicates > 0 {
                 format!(
                     "Records: {}  Duplicates: {}  Warnings: {}",
@@ -162,7 +164,8 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
             Ok(((out, r.first_auto_id), r.affected as i64, 0))
         }
         Plan::Modify(p) => {
-            let (matched, changed) = dml::modify(p, txn, env)?;
+            let st = env.s.inst.catalog.state();
+            let (matched, changed) = dml::modify(p, txn, env, Writer::new(&st, env.s.fk_checks()))?;
             let info = if p.set.is_empty() {
                 String::new()
             } else {

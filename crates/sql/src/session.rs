@@ -117,6 +117,13 @@ impl Session {
         self.lock_timeout = Duration::from_secs(secs as u64);
     }
 
+    /// foreign_key_checks: whether row writes and DDL enforce foreign keys.
+    pub fn fk_checks(&self) -> bool {
+        self.get_var("foreign_key_checks", false)
+            .and_then(|v| v.to_i128())
+            .is_none_or(|v| v != 0)
+    }
+
     /// A variable's value (session first unless `global`).
     pub fn get_var(&self, name: &str, global: bool) -> Option<Value> {
         let n = crate::vars::canonical(name);

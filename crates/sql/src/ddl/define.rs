@@ -203,8 +203,14 @@ fn is_now(n: &str) -> bool {
     )
 }
 
-/// Builds a table definition from CREATE TABLE.
-pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef> {
+/// Builds a table definition from CREATE TABLE, and returns its FOREIGN KEY
+/// clauses (table and column level) for `fkey::add`.
+pub fn table_def(
+    ct: &ast::CreateTable,
+    db: &str,
+    name: &str,
+) -> Result<(TableDef, Vec<ast::ForeignKeyConstraint>)> {
+    let mut fks = Vec::new();
     if ct.query.is_some() || ct.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT / LIKE"));
     }
@@ -251,6 +257,11 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
                     }
                 }
                 ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
+                ast::ColumnOption::ForeignKey(fk) => {
+                    let mut fk = fk.clone();
+                    fk.columns = vec![cd.name.clone()];
+                    fks.push(fk);
+                }
                 other => return Err(SqlError::unsupported(format!("column option {other}"))),
             }
         }
@@ -322,9 +333,11 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
                     primary: false,
                 });
             }
-            ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
+            ast::TableConstraint::ForeignKey(fk) => {
                 crate::accept::check_constraint(con)?;
+                fks.push(fk.clone());
             }
+            ast::TableConstraint::Check(_) => crate::accept::check_constraint(con)?,
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),
         }
     }
@@ -353,15 +366,18 @@ pub fn table_def(ct: &ast::CreateTable, db: &str, name: &str) -> Result<TableDef
         Some(ast::CommentDef::WithEq(s)) | Some(ast::CommentDef::WithoutEq(s)) => s.clone(),
         _ => String::new(),
     };
-    Ok(TableDef::new(
-        db.into(),
-        name.into(),
-        cols,
-        pk,
-        hidden,
-        secondary,
-        engine,
-        comment,
+    Ok((
+        TableDef::new(
+            db.into(),
+            name.into(),
+            cols,
+            pk,
+            hidden,
+            secondary,
+            engine,
+            comment,
+        ),
+        fks,
     ))
 }
 

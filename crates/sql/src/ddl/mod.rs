@@ -4,6 +4,7 @@
 //! maintain it). Each runs outside any transaction (`dispatch` commits
 //! first, as MySQL does). Table definitions are translated in `define`.
 mod define;
+mod fkey;
 
 pub use define::{column_type, const_eval, index_columns, table_def};
 
@@ -39,7 +40,14 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
         DdlStmt::CreateTable(ct) => {
             let (db, name) = split_name(s, &ct.name)?;
             let warnings = crate::accept::check_create_table(ct)?;
-            let def = table_def(ct, &db, &name)?;
+            let (mut def, fks) = table_def(ct, &db, &name)?;
+            let st = s.inst.catalog.state();
+            if !(ct.if_not_exists && st.table(&db, &name).is_some()) {
+                let checks = s.fk_checks();
+                for fk in &fks {
+                    fkey::add(&mut def, fk, &st, checks)?;
+                }
+            }
             s.inst.catalog.create_table(def, ct.if_not_exists)?;
             for w in warnings {
                 s.warn("Warning", SqlError::not_honoured(w));
@@ -73,6 +81,21 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
         }
         DdlStmt::DropTables { names, if_exists } => {
             let mut missing = Vec::new();
+            let listed = names
+                .iter()
+                .map(|n| split_name(s, n))
+                .collect::<Result<Vec<_>>>()?;
+            if s.fk_checks() {
+                // Refused before any is dropped: a table other tables' keys reference.
+                let st = s.inst.catalog.state();
+                for (db, t) in &listed {
+                    if let Some(t) = st.table(db, t) {
+                        if fkey::referenced_from_outside(&t.def, &st, &listed).is_some() {
+                            return Err(SqlError::table_is_referenced());
+                        }
+                    }
+                }
+            }
             for n in names {
                 let (db, t) = split_name(s, n)?;
                 if !s.inst.catalog.drop_table(&db, &t, true)? {
@@ -119,7 +142,13 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
         }
         DdlStmt::Truncate(names) => {
             for n in names {
-                let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), n)?;
+                let st = s.inst.catalog.state();
+                let t = resolve_table(&st, s.db.as_deref(), n)?;
+                if s.fk_checks() {
+                    if let Some(c) = fkey::referenced_from_outside(&t.def, &st, &[]) {
+                        return Err(SqlError::truncate_referenced(c));
+                    }
+                }
                 truncate(&s.inst.catalog, &t)?;
             }
             ok()
@@ -138,6 +167,16 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                 crate::accept::check_constraint(constraint)?
             }
             ast::AlterTableOperation::DropIndex { .. } => {}
+            ast::AlterTableOperation::DropForeignKey { name, .. } => {
+                if !t
+                    .def
+                    .foreign_keys
+                    .iter()
+                    .any(|f| f.name.eq_ignore_ascii_case(&name.value))
+                {
+                    return Err(SqlError::cant_drop_foreign_key(&name.value));
+                }
+            }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
     }
@@ -167,14 +206,19 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                             .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
                         create_index(&s.inst.catalog, &t, &name, cols, true, false, &ddl_wait(s))?;
                     }
-                    ast::TableConstraint::ForeignKey(_) | ast::TableConstraint::Check(_) => {
-                        crate::accept::check_constraint(constraint)?;
-                    }
+                    ast::TableConstraint::ForeignKey(fk) => add_foreign_key(s, &t, fk)?,
+                    ast::TableConstraint::Check(_) => crate::accept::check_constraint(constraint)?,
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
                 }
             }
             ast::AlterTableOperation::DropIndex { name } => {
                 drop_index(&s.inst.catalog, &t, &name.value)?
+            }
+            ast::AlterTableOperation::DropForeignKey { name, .. } => {
+                let mut def = t.def.clone();
+                def.foreign_keys
+                    .retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
+                s.inst.catalog.replace_table(def, false, false)?;
             }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
@@ -244,6 +288,9 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
     if def.secondary.len() == before {
         return Err(SqlError::cant_drop(name));
     }
+    if fkey::index_needed(&t.def, name, &cat.state()) {
+        return Err(SqlError::drop_index_fk(name));
+    }
     if let Some(a) = def.auto_inc_column() {
         if def.pk.columns.first() != Some(&a)
             && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
@@ -258,6 +305,57 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
 /// TRUNCATE: new index ids, old data reclaimed by range deletion.
 pub fn truncate(cat: &Catalog, t: &Arc<Table>) -> Result<()> {
     cat.replace_table(t.def.clone(), true, true)?;
+    Ok(())
+}
+
+/// ALTER TABLE ADD FOREIGN KEY: builds the child index first if one is
+/// needed (online, as CREATE INDEX), publishes the key, then (with
+/// foreign_key_checks on) waits for older writers and checks every
+/// existing row, undoing the key and its index on an orphan (1452).
+fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) -> Result<()> {
+    let cat = &s.inst.catalog;
+    let checks = s.fk_checks();
+    let mut def = t.def.clone();
+    let added = fkey::add(&mut def, fk, &cat.state(), checks)?;
+    let key = def
+        .foreign_keys
+        .last()
+        .cloned()
+        .ok_or_else(|| SqlError::internal("foreign key vanished"))?;
+    if let Some(ix) = &added {
+        let cols = key.columns.clone();
+        create_index(cat, t, ix, cols, false, false, &ddl_wait(s))?;
+    }
+    let current = |cat: &Catalog| {
+        cat.state()
+            .table(&t.def.db, &t.def.name)
+            .cloned()
+            .ok_or_else(|| SqlError::no_table(format!("{}.{}", t.def.db, t.def.name)))
+    };
+    let mut def = current(cat)?.def.clone();
+    def.foreign_keys.push(key.clone());
+    let nt = cat.replace_table(def, false, false)?;
+    if !checks {
+        return Ok(());
+    }
+    let k = nt.def.foreign_keys.len() - 1;
+    let checked = if ddl_wait(s)(cat.version()) {
+        let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
+        let r = rel::fk::validate(&mut txn, &cat.state(), &nt.def, k);
+        txn.rollback();
+        r.map_err(SqlError::from)
+    } else {
+        Err(SqlError::lock_wait_timeout())
+    };
+    if let Err(e) = checked {
+        let mut def = current(cat)?.def.clone();
+        def.foreign_keys.retain(|f| f.name != key.name);
+        if let Some(ix) = &added {
+            def.secondary.retain(|i| &i.name != ix);
+        }
+        cat.replace_table(def, false, false)?;
+        return Err(e);
+    }
     Ok(())
 }
 

@@ -183,6 +183,9 @@ pub fn create_table(def: &TableDef) -> String {
         let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
         lines.push(format!("  {kind} {} ({})", quote(&ix.name), cols(ix)));
     }
+    for k in 0..def.foreign_keys.len() {
+        lines.push(format!("  {}", rel::fk::describe(def, k, false)));
+    }
     format!(
         "CREATE TABLE {} (\n{}\n) ENGINE={} DEFAULT CHARSET=utf8mb4{}",
         quote(&def.name),

@@ -7,16 +7,14 @@
 #![allow(clippy::unwrap_used)]
 
 use sql::result::Collect;
-use sql::{Instance, InstanceOptions, Session};
+use sql::Session;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-fn open(name: &str) -> Arc<Instance> {
-    let o = InstanceOptions {
-        sync_on_commit: false,
-        ..Default::default()
-    };
-    Instance::open(&testkit::unique_temp_path(name), &o).unwrap()
+mod common;
+use common::TestDb;
+
+fn open(name: &str) -> TestDb {
+    TestDb::open(name)
 }
 
 fn q(s: &mut Session, sql: &str) -> Vec<Vec<sql::Value>> {
@@ -46,7 +44,7 @@ fn warnings(s: &mut Session) -> Vec<String> {
         .collect()
 }
 
-fn setup(name: &str, rows: usize) -> (Arc<Instance>, Session) {
+fn setup(name: &str, rows: usize) -> (TestDb, Session) {
     let inst = open(name);
     let mut s = inst.session(1, "root", None);
     q(&mut s, "CREATE DATABASE d");

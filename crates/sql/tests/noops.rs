@@ -4,16 +4,14 @@
 #![allow(clippy::unwrap_used)]
 
 use sql::result::Collect;
-use sql::{Instance, InstanceOptions, Session, Value};
-use std::sync::Arc;
+use sql::{Session, Value};
 use std::time::{Duration, Instant};
 
-fn open(name: &str) -> Arc<Instance> {
-    let o = InstanceOptions {
-        sync_on_commit: false,
-        ..Default::default()
-    };
-    Instance::open(&testkit::unique_temp_path(name), &o).unwrap()
+mod common;
+use common::TestDb;
+
+fn open(name: &str) -> TestDb {
+    TestDb::open(name)
 }
 
 fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
@@ -52,7 +50,7 @@ fn warnings(s: &mut Session) -> Vec<u16> {
         .collect()
 }
 
-fn setup(name: &str) -> (Arc<Instance>, Session) {
+fn setup(name: &str) -> (TestDb, Session) {
     let inst = open(name);
     let mut s = inst.session(1, "root", None);
     q(&mut s, "CREATE DATABASE d");

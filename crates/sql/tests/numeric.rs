@@ -3,15 +3,13 @@
 #![allow(clippy::unwrap_used)]
 
 use sql::result::Collect;
-use sql::{Instance, InstanceOptions, Session};
-use std::sync::Arc;
+use sql::Session;
 
-fn open() -> Arc<Instance> {
-    let o = InstanceOptions {
-        sync_on_commit: false,
-        ..Default::default()
-    };
-    Instance::open(&testkit::unique_temp_path("sql-numeric"), &o).unwrap()
+mod common;
+use common::TestDb;
+
+fn open() -> TestDb {
+    TestDb::open("sql-numeric")
 }
 
 fn cell(s: &mut Session, sql: &str) -> String {

@@ -29,3 +29,30 @@ pub fn err(s: &mut Session, sql: &str) -> u16 {
     let mut c = Collect::default();
     s.query(sql, &mut c).expect_err(sql).code
 }
+
+/// An instance on a temporary directory that is removed when this is dropped (after
+/// the instance, also when the test panics).
+pub struct TestDb {
+    pub inst: std::sync::Arc<sql::Instance>,
+    _dir: testkit::TempDir,
+}
+
+impl TestDb {
+    /// Opens an instance with `sync_on_commit` off on a fresh directory.
+    pub fn open(name: &str) -> TestDb {
+        let dir = testkit::TempDir::new(name);
+        let o = sql::InstanceOptions {
+            sync_on_commit: false,
+            ..Default::default()
+        };
+        let inst = sql::Instance::open(&dir.0, &o).unwrap_or_else(|e| panic!("open: {e}"));
+        TestDb { inst, _dir: dir }
+    }
+}
+
+impl std::ops::Deref for TestDb {
+    type Target = std::sync::Arc<sql::Instance>;
+    fn deref(&self) -> &Self::Target {
+        &self.inst
+    }
+}

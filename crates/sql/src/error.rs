@@ -57,6 +57,7 @@ mysql_errors! {
     /// `name` is `db.table`.
     ER_NO_SUCH_TABLE = 1146, "42S02", fn no_table(name) => "Table '{name}' doesn't exist";
     ER_TABLE_EXISTS_ERROR = 1050, "42S01", fn table_exists(name) => "Table '{name}' already exists";
+    ER_UNKNOWN_TABLE = 1109, "42S02", fn unknown_schema_table(name) => "Unknown table '{name}' in information_schema";
     ER_BAD_TABLE_ERROR = 1051, "42S02", fn unknown_table(name) => "Unknown table '{name}'";
     ER_BAD_FIELD_ERROR = 1054, "42S22", fn unknown_column(name, place) => "Unknown column '{name}' in '{place}'";
     ER_NON_UNIQ_ERROR = 1052, "23000", fn ambiguous_column(name, place) => "Column '{name}' in {place} is ambiguous";

@@ -113,6 +113,13 @@ pub trait Env {
     fn derived_index(&self, _k: usize) -> Option<&crate::hashjoin::HashIndex> {
         None
     }
+    /// The rows of an information_schema view as the session sees them now.
+    fn view_rows(&self, v: crate::infoschema::View) -> Result<Vec<Vec<Value>>> {
+        Err(SqlError::unsupported(format!(
+            "information_schema.{} here",
+            v.name()
+        )))
+    }
 }
 
 /// An environment with nothing in it, for constant folding.

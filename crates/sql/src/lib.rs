@@ -35,6 +35,7 @@ pub mod explain;
 pub mod expr;
 pub mod func;
 pub mod hashjoin;
+pub mod infoschema;
 pub mod join;
 pub mod maint;
 pub mod parse;

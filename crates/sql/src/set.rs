@@ -17,6 +17,10 @@ pub fn run(s: &mut Session, stmt: &SetStmt) -> Result<Outcome> {
         SetStmt::Names(cs) => set_names(s, cs),
         SetStmt::Vars(set) => set_stmt(s, set),
         SetStmt::Use(name) => {
+            if crate::infoschema::is_schema(name) {
+                s.db = Some(crate::infoschema::DB.to_string());
+                return ok();
+            }
             if !s.inst.catalog.state().databases.contains_key(name) {
                 return Err(SqlError::bad_db(name));
             }

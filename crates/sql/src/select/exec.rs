@@ -139,6 +139,15 @@ pub fn execute_counted(
             _ if !p.join.is_empty() => {
                 crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
             }
+            (None, None) if p.sysview.is_some() => {
+                if let Some(v) = p.sysview {
+                    for r in env.view_rows(v)? {
+                        if !visit(&r)? {
+                            break;
+                        }
+                    }
+                }
+            }
             _ => {
                 visit(&[])?;
             }

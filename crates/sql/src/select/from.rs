@@ -112,6 +112,18 @@ pub(super) fn from_tables(
                 derived.push(p);
                 (t, alias.name.value.clone(), None, Some(derived.len() - 1))
             }
+            ast::TableFactor::Table { name, alias, .. }
+                if view_of(subs.cur_db, name)?.is_some() =>
+            {
+                let Some((v, typed)) = view_of(subs.cur_db, name)? else {
+                    return Err(SqlError::internal("information_schema view vanished"));
+                };
+                let p = view_plan(v);
+                let a = alias.as_ref().map_or(typed, |a| a.name.value.clone());
+                let t = derived_table(&a, &p)?;
+                derived.push(p);
+                (t, a, None, Some(derived.len() - 1))
+            }
             ast::TableFactor::Table { name, alias, .. } => {
                 let t = resolve_table(subs.st, subs.cur_db, name)?;
                 let hint = crate::accept::check_table(rel, &t.def)?;
@@ -243,6 +255,71 @@ pub(super) fn derived_first(from: &mut Vec<FromTable>, where_: &Expr) -> Vec<usi
         }
     }
     order
+}
+
+/// The information_schema view a table name names (with the name as typed),
+/// None for other names; 1109 for a name information_schema does not have.
+fn view_of(
+    cur_db: Option<&str>,
+    name: &ast::ObjectName,
+) -> Result<Option<(crate::infoschema::View, String)>> {
+    use crate::infoschema::{is_schema, View};
+    let parts: Vec<&str> = name
+        .0
+        .iter()
+        .filter_map(|p| match p {
+            ast::ObjectNamePart::Identifier(i) => Some(i.value.as_str()),
+            _ => None,
+        })
+        .collect();
+    let t = match parts.as_slice() {
+        [d, t] if is_schema(d) => *t,
+        [t] if cur_db.is_some_and(is_schema) => *t,
+        _ => return Ok(None),
+    };
+    match View::lookup(t) {
+        Some(v) => Ok(Some((v, t.to_string()))),
+        None => Err(SqlError::unknown_schema_table(t)),
+    }
+}
+
+/// The plan of an information_schema view read as a derived table.
+fn view_plan(v: crate::infoschema::View) -> SelectPlan {
+    let cols = v.columns();
+    SelectPlan {
+        table: None,
+        access: None,
+        join: Vec::new(),
+        want: Vec::new(),
+        filter: None,
+        agg: None,
+        having: None,
+        out: (0..cols.len()).map(Expr::Col).collect(),
+        order: Vec::new(),
+        presorted: false,
+        distinct: false,
+        limit: None,
+        offset: None,
+        columns: cols
+            .into_iter()
+            .map(|(n, ty)| {
+                let mut c = crate::result::ColumnInfo::expr(n, ty);
+                c.org_name = n.to_string();
+                c.table = v.name().to_string();
+                c.org_table = v.name().to_string();
+                c.db = crate::infoschema::DB.to_string();
+                c
+            })
+            .collect(),
+        lock: None,
+        into: None,
+        calc_found_rows: false,
+        nonblock: None,
+        subqueries: Vec::new(),
+        derived: Vec::new(),
+        union: Vec::new(),
+        sysview: Some(v),
+    }
 }
 
 /// A stand-in table describing a derived table's columns (no keys: it is

@@ -62,4 +62,7 @@ pub struct SelectPlan {
     /// A UNION (only as a derived table): the branches after this one, each
     /// with whether the rows so far are deduplicated after adding it.
     pub union: Vec<(bool, SelectPlan)>,
+    /// An information_schema view: the rows come from it (`Env::view_rows`),
+    /// not from a table (only as a derived table).
+    pub sysview: Option<crate::infoschema::View>,
 }

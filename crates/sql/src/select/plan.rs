@@ -391,6 +391,7 @@ fn plan_in(
         subqueries: subs.plans.into_inner(),
         derived,
         union: Vec::new(),
+        sysview: None,
     })
 }
 

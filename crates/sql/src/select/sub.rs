@@ -215,6 +215,9 @@ impl Env for QueryEnv<'_> {
     fn check_interrupt(&self) -> Result<()> {
         self.inner.check_interrupt()
     }
+    fn view_rows(&self, v: crate::infoschema::View) -> Result<Vec<Vec<Value>>> {
+        self.inner.view_rows(v)
+    }
     fn subquery(&self, k: usize) -> Option<&SubResult> {
         self.subs.get(k)
     }

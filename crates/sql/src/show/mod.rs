@@ -1,7 +1,7 @@
 //! SHOW and DESCRIBE: one function per form, from the catalog, the
 //! session and the server's counters. Table descriptions live in `table`,
 //! status counters in `status`.
-mod status;
+pub mod status;
 mod table;
 
 pub use status::status;
@@ -249,14 +249,23 @@ fn tables(
         None => s.db.clone().ok_or_else(SqlError::no_db)?,
     };
     let st = s.inst.catalog.state();
-    if !st.databases.contains_key(&db) {
+    let system = crate::infoschema::is_schema(&db);
+    if !system && !st.databases.contains_key(&db) {
         return Err(SqlError::bad_db(db));
     }
-    let names: Vec<String> = st
-        .table_names(&db)
+    let all = if system {
+        crate::infoschema::View::ALL
+            .iter()
+            .map(|v| v.name().to_string())
+            .collect()
+    } else {
+        st.table_names(&db)
+    };
+    let names: Vec<String> = all
         .into_iter()
         .filter(|t| like.is_none_or(|p| vars::like_ci(t, p)))
         .collect();
+    let kind = if system { "SYSTEM VIEW" } else { "BASE TABLE" };
     let col = format!("Tables_in_{db}");
     if full {
         rows(
@@ -264,7 +273,7 @@ fn tables(
             &[&col, "Table_type"],
             names
                 .into_iter()
-                .map(|t| vec![text(t), text("BASE TABLE")])
+                .map(|t| vec![text(t), text(kind)])
                 .collect(),
         )
     } else {

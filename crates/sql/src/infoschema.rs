@@ -1,0 +1,722 @@
+//! information_schema: its views, each a fixed list of columns and rows
+//! computed when a statement reads it (from the catalog snapshot, the
+//! session's variables and status). A query names one like a table
+//! (`information_schema.TABLES`, any case); the planner reads it as a
+//! derived table (select/from.rs), so WHERE, joins, ORDER BY and the rest
+//! work on it as on any table. Views of objects Strata does not have
+//! (VIEWS, ROUTINES, TRIGGERS, EVENTS, PARTITIONS) are empty.
+use crate::error::Result;
+use crate::result::OutType;
+use crate::session::Session;
+use rel::catalog::{default_sql, CatalogState};
+use rel::fk::{index_led_by, resolve_columns};
+use rel::schema::{Column, TableDef};
+use rel::value::{TypeKind, Value};
+
+/// The name information_schema answers to.
+pub const DB: &str = "information_schema";
+
+/// True for `information_schema` in any case.
+pub fn is_schema(db: &str) -> bool {
+    db.eq_ignore_ascii_case(DB)
+}
+
+/// One view of information_schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Schemata,
+    Tables,
+    Columns,
+    Statistics,
+    TableConstraints,
+    KeyColumnUsage,
+    ReferentialConstraints,
+    Views,
+    Routines,
+    Triggers,
+    Events,
+    Partitions,
+    Engines,
+    CharacterSets,
+    Collations,
+    Processlist,
+    SessionVariables,
+    GlobalVariables,
+    SessionStatus,
+    GlobalStatus,
+}
+
+const S: OutType = OutType::Text { len: 64 };
+const L: OutType = OutType::Text { len: 2048 };
+const N: OutType = OutType::Int { unsigned: true };
+
+impl View {
+    /// Every view, in SHOW TABLES order.
+    pub const ALL: [View; 20] = [
+        View::CharacterSets,
+        View::Collations,
+        View::Columns,
+        View::Engines,
+        View::Events,
+        View::GlobalStatus,
+        View::GlobalVariables,
+        View::KeyColumnUsage,
+        View::Partitions,
+        View::Processlist,
+        View::ReferentialConstraints,
+        View::Routines,
+        View::Schemata,
+        View::SessionStatus,
+        View::SessionVariables,
+        View::Statistics,
+        View::TableConstraints,
+        View::Tables,
+        View::Triggers,
+        View::Views,
+    ];
+
+    /// The view's name as information_schema lists it.
+    pub fn name(self) -> &'static str {
+        match self {
+            View::Schemata => "SCHEMATA",
+            View::Tables => "TABLES",
+            View::Columns => "COLUMNS",
+            View::Statistics => "STATISTICS",
+            View::TableConstraints => "TABLE_CONSTRAINTS",
+            View::KeyColumnUsage => "KEY_COLUMN_USAGE",
+            View::ReferentialConstraints => "REFERENTIAL_CONSTRAINTS",
+            View::Views => "VIEWS",
+            View::Routines => "ROUTINES",
+            View::Triggers => "TRIGGERS",
+            View::Events => "EVENTS",
+            View::Partitions => "PARTITIONS",
+            View::Engines => "ENGINES",
+            View::CharacterSets => "CHARACTER_SETS",
+            View::Collations => "COLLATIONS",
+            View::Processlist => "PROCESSLIST",
+            View::SessionVariables => "SESSION_VARIABLES",
+            View::GlobalVariables => "GLOBAL_VARIABLES",
+            View::SessionStatus => "SESSION_STATUS",
+            View::GlobalStatus => "GLOBAL_STATUS",
+        }
+    }
+
+    /// The view named `name` (any case).
+    pub fn lookup(name: &str) -> Option<View> {
+        View::ALL
+            .into_iter()
+            .find(|v| v.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Column names and types.
+    pub fn columns(self) -> Vec<(&'static str, OutType)> {
+        let cols: &[(&str, OutType)] = match self {
+            View::Schemata => &[
+                ("CATALOG_NAME", S),
+                ("SCHEMA_NAME", S),
+                ("DEFAULT_CHARACTER_SET_NAME", S),
+                ("DEFAULT_COLLATION_NAME", S),
+                ("SQL_PATH", S),
+                ("SCHEMA_COMMENT", S),
+            ],
+            View::Tables => &[
+                ("TABLE_CATALOG", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("TABLE_TYPE", S),
+                ("ENGINE", S),
+                ("VERSION", N),
+                ("ROW_FORMAT", S),
+                ("TABLE_ROWS", N),
+                ("AVG_ROW_LENGTH", N),
+                ("DATA_LENGTH", N),
+                ("MAX_DATA_LENGTH", N),
+                ("INDEX_LENGTH", N),
+                ("DATA_FREE", N),
+                ("AUTO_INCREMENT", N),
+                ("CREATE_TIME", OutType::DateTime),
+                ("UPDATE_TIME", OutType::DateTime),
+                ("CHECK_TIME", OutType::DateTime),
+                ("TABLE_COLLATION", S),
+                ("CHECKSUM", N),
+                ("CREATE_OPTIONS", L),
+                ("TABLE_COMMENT", L),
+            ],
+            View::Columns => &[
+                ("TABLE_CATALOG", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("COLUMN_NAME", S),
+                ("ORDINAL_POSITION", N),
+                ("COLUMN_DEFAULT", L),
+                ("IS_NULLABLE", S),
+                ("DATA_TYPE", S),
+                ("CHARACTER_MAXIMUM_LENGTH", N),
+                ("CHARACTER_OCTET_LENGTH", N),
+                ("NUMERIC_PRECISION", N),
+                ("NUMERIC_SCALE", N),
+                ("DATETIME_PRECISION", N),
+                ("CHARACTER_SET_NAME", S),
+                ("COLLATION_NAME", S),
+                ("COLUMN_TYPE", L),
+                ("COLUMN_KEY", S),
+                ("EXTRA", S),
+                ("PRIVILEGES", S),
+                ("COLUMN_COMMENT", L),
+                ("GENERATION_EXPRESSION", L),
+            ],
+            View::Statistics => &[
+                ("TABLE_CATALOG", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("NON_UNIQUE", N),
+                ("INDEX_SCHEMA", S),
+                ("INDEX_NAME", S),
+                ("SEQ_IN_INDEX", N),
+                ("COLUMN_NAME", S),
+                ("COLLATION", S),
+                ("CARDINALITY", N),
+                ("SUB_PART", N),
+                ("PACKED", S),
+                ("NULLABLE", S),
+                ("INDEX_TYPE", S),
+                ("COMMENT", S),
+                ("INDEX_COMMENT", L),
+                ("IS_VISIBLE", S),
+                ("EXPRESSION", L),
+            ],
+            View::TableConstraints => &[
+                ("CONSTRAINT_CATALOG", S),
+                ("CONSTRAINT_SCHEMA", S),
+                ("CONSTRAINT_NAME", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("CONSTRAINT_TYPE", S),
+                ("ENFORCED", S),
+            ],
+            View::KeyColumnUsage => &[
+                ("CONSTRAINT_CATALOG", S),
+                ("CONSTRAINT_SCHEMA", S),
+                ("CONSTRAINT_NAME", S),
+                ("TABLE_CATALOG", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("COLUMN_NAME", S),
+                ("ORDINAL_POSITION", N),
+                ("POSITION_IN_UNIQUE_CONSTRAINT", N),
+                ("REFERENCED_TABLE_SCHEMA", S),
+                ("REFERENCED_TABLE_NAME", S),
+                ("REFERENCED_COLUMN_NAME", S),
+            ],
+            View::ReferentialConstraints => &[
+                ("CONSTRAINT_CATALOG", S),
+                ("CONSTRAINT_SCHEMA", S),
+                ("CONSTRAINT_NAME", S),
+                ("UNIQUE_CONSTRAINT_CATALOG", S),
+                ("UNIQUE_CONSTRAINT_SCHEMA", S),
+                ("UNIQUE_CONSTRAINT_NAME", S),
+                ("MATCH_OPTION", S),
+                ("UPDATE_RULE", S),
+                ("DELETE_RULE", S),
+                ("TABLE_NAME", S),
+                ("REFERENCED_TABLE_NAME", S),
+            ],
+            View::Views => &[
+                ("TABLE_CATALOG", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("VIEW_DEFINITION", L),
+                ("CHECK_OPTION", S),
+                ("IS_UPDATABLE", S),
+                ("DEFINER", S),
+                ("SECURITY_TYPE", S),
+                ("CHARACTER_SET_CLIENT", S),
+                ("COLLATION_CONNECTION", S),
+            ],
+            View::Routines => &[
+                ("SPECIFIC_NAME", S),
+                ("ROUTINE_CATALOG", S),
+                ("ROUTINE_SCHEMA", S),
+                ("ROUTINE_NAME", S),
+                ("ROUTINE_TYPE", S),
+                ("DATA_TYPE", S),
+                ("ROUTINE_DEFINITION", L),
+                ("DEFINER", S),
+            ],
+            View::Triggers => &[
+                ("TRIGGER_CATALOG", S),
+                ("TRIGGER_SCHEMA", S),
+                ("TRIGGER_NAME", S),
+                ("EVENT_MANIPULATION", S),
+                ("EVENT_OBJECT_SCHEMA", S),
+                ("EVENT_OBJECT_TABLE", S),
+                ("ACTION_STATEMENT", L),
+                ("ACTION_TIMING", S),
+                ("DEFINER", S),
+            ],
+            View::Events => &[
+                ("EVENT_CATALOG", S),
+                ("EVENT_SCHEMA", S),
+                ("EVENT_NAME", S),
+                ("DEFINER", S),
+                ("EVENT_DEFINITION", L),
+                ("STATUS", S),
+            ],
+            View::Partitions => &[
+                ("TABLE_CATALOG", S),
+                ("TABLE_SCHEMA", S),
+                ("TABLE_NAME", S),
+                ("PARTITION_NAME", S),
+                ("PARTITION_METHOD", S),
+                ("PARTITION_EXPRESSION", L),
+                ("TABLE_ROWS", N),
+            ],
+            View::Engines => &[
+                ("ENGINE", S),
+                ("SUPPORT", S),
+                ("COMMENT", L),
+                ("TRANSACTIONS", S),
+                ("XA", S),
+                ("SAVEPOINTS", S),
+            ],
+            View::CharacterSets => &[
+                ("CHARACTER_SET_NAME", S),
+                ("DEFAULT_COLLATE_NAME", S),
+                ("DESCRIPTION", S),
+                ("MAXLEN", N),
+            ],
+            View::Collations => &[
+                ("COLLATION_NAME", S),
+                ("CHARACTER_SET_NAME", S),
+                ("ID", N),
+                ("IS_DEFAULT", S),
+                ("IS_COMPILED", S),
+                ("SORTLEN", N),
+                ("PAD_ATTRIBUTE", S),
+            ],
+            View::Processlist => &[
+                ("ID", N),
+                ("USER", S),
+                ("HOST", S),
+                ("DB", S),
+                ("COMMAND", S),
+                ("TIME", N),
+                ("STATE", S),
+                ("INFO", L),
+            ],
+            View::SessionVariables
+            | View::GlobalVariables
+            | View::SessionStatus
+            | View::GlobalStatus => &[("VARIABLE_NAME", S), ("VARIABLE_VALUE", L)],
+        };
+        cols.to_vec()
+    }
+
+    /// The view's rows now, as `s` sees them.
+    pub fn rows(self, s: &Session) -> Result<Vec<Vec<Value>>> {
+        let st = s.inst.catalog.state();
+        Ok(match self {
+            View::Schemata => {
+                let mut dbs: Vec<&str> = st.databases.keys().map(String::as_str).collect();
+                dbs.push(DB);
+                dbs.sort_unstable();
+                dbs.into_iter()
+                    .map(|d| {
+                        vec![
+                            t("def"),
+                            t(d),
+                            t("utf8mb4"),
+                            t("utf8mb4_bin"),
+                            Value::Null,
+                            t(""),
+                        ]
+                    })
+                    .collect()
+            }
+            View::Tables => tables(&st),
+            View::Columns => each_table(&st, columns),
+            View::Statistics => each_table(&st, statistics),
+            View::TableConstraints => each_table(&st, table_constraints),
+            View::KeyColumnUsage => each_table(&st, key_column_usage),
+            View::ReferentialConstraints => {
+                each_table(&st, |def| referential_constraints(def, &st))
+            }
+            View::Views | View::Routines | View::Triggers | View::Events | View::Partitions => {
+                Vec::new()
+            }
+            View::Engines => vec![vec![
+                t("STRATA"),
+                t("DEFAULT"),
+                t("LSM-tree storage engine"),
+                t("YES"),
+                t("NO"),
+                t("NO"),
+            ]],
+            View::CharacterSets => vec![
+                vec![
+                    t("binary"),
+                    t("binary"),
+                    t("Binary pseudo charset"),
+                    Value::UInt(1),
+                ],
+                vec![
+                    t("utf8mb4"),
+                    t("utf8mb4_bin"),
+                    t("UTF-8 Unicode"),
+                    Value::UInt(4),
+                ],
+            ],
+            View::Collations => vec![
+                vec![
+                    t("binary"),
+                    t("binary"),
+                    Value::UInt(63),
+                    t("Yes"),
+                    t("Yes"),
+                    Value::UInt(1),
+                    t("NO PAD"),
+                ],
+                vec![
+                    t("utf8mb4_bin"),
+                    t("utf8mb4"),
+                    Value::UInt(46),
+                    t("Yes"),
+                    t("Yes"),
+                    Value::UInt(1),
+                    t("PAD SPACE"),
+                ],
+            ],
+            View::Processlist => vec![vec![
+                Value::UInt(s.conn_id),
+                t(&s.user),
+                t("localhost"),
+                s.db.as_deref().map_or(Value::Null, t),
+                t("Query"),
+                Value::UInt(0),
+                t("executing"),
+                Value::Null,
+            ]],
+            View::SessionVariables | View::GlobalVariables => {
+                let global = self == View::GlobalVariables;
+                s.inst
+                    .all_vars()
+                    .into_iter()
+                    .map(|(k, _)| {
+                        let v = s.get_var(&k, global).unwrap_or(Value::Null);
+                        vec![t(&k.to_ascii_uppercase()), Value::Bytes(v.text())]
+                    })
+                    .collect()
+            }
+            View::SessionStatus | View::GlobalStatus => crate::show::status::status(s)
+                .into_iter()
+                .map(|(k, v)| vec![t(&k.to_ascii_uppercase()), Value::Bytes(v.text())])
+                .collect(),
+        })
+    }
+}
+
+fn t(s: &str) -> Value {
+    Value::Bytes(s.as_bytes().to_vec())
+}
+
+fn opt(s: Option<&str>) -> Value {
+    s.map_or(Value::Null, t)
+}
+
+/// The rows `f` gives for every table, in (database, name) order.
+fn each_table(st: &CatalogState, f: impl Fn(&TableDef) -> Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    let mut names: Vec<&(String, String)> = st.tables.keys().collect();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .filter_map(|k| st.tables.get(k))
+        .flat_map(|tb| f(&tb.def))
+        .collect()
+}
+
+fn tables(st: &CatalogState) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    let mut names: Vec<&(String, String)> = st.tables.keys().collect();
+    names.sort_unstable();
+    for k in names {
+        let Some(tb) = st.tables.get(k) else {
+            continue;
+        };
+        let def = &tb.def;
+        let auto = def.auto_inc_column().map_or(Value::Null, |_| {
+            Value::UInt(tb.auto_inc.load(std::sync::atomic::Ordering::Relaxed))
+        });
+        out.push(vec![
+            t("def"),
+            t(&def.db),
+            t(&def.name),
+            t("BASE TABLE"),
+            t(&def.engine),
+            Value::UInt(10),
+            t("Dynamic"),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            auto,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            t("utf8mb4_bin"),
+            Value::Null,
+            t(""),
+            t(&def.comment),
+        ]);
+    }
+    for v in View::ALL {
+        let mut r = vec![t("def"), t(DB), t(v.name()), t("SYSTEM VIEW"), t("MEMORY")];
+        r.push(Value::UInt(10));
+        r.push(t("Fixed"));
+        r.extend(std::iter::repeat_n(Value::Null, 10));
+        r.extend([t("utf8mb4_bin"), Value::Null, t(""), t("")]);
+        out.push(r);
+    }
+    out
+}
+
+/// COLUMN_KEY as SHOW COLUMNS gives it.
+pub fn column_key(def: &TableDef, i: usize) -> &'static str {
+    if !def.hidden_pk && def.pk.columns.first() == Some(&i) {
+        "PRI"
+    } else if def
+        .secondary
+        .iter()
+        .any(|ix| ix.unique && ix.columns.first() == Some(&i))
+    {
+        "UNI"
+    } else if def
+        .secondary
+        .iter()
+        .any(|ix| ix.columns.first() == Some(&i))
+    {
+        "MUL"
+    } else {
+        ""
+    }
+}
+
+/// (NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION) of a column.
+fn precision(c: &Column) -> (Value, Value, Value) {
+    let ty = &c.ty;
+    let u = Value::UInt;
+    let int = |signed: u64, unsigned: u64| {
+        (
+            u(if ty.unsigned { unsigned } else { signed }),
+            u(0),
+            Value::Null,
+        )
+    };
+    match ty.kind {
+        TypeKind::TinyInt => int(3, 3),
+        TypeKind::SmallInt => int(5, 5),
+        TypeKind::MediumInt => int(7, 8),
+        TypeKind::Int => int(10, 10),
+        TypeKind::BigInt => int(19, 20),
+        TypeKind::Float => (u(12), Value::Null, Value::Null),
+        TypeKind::Double => (u(22), Value::Null, Value::Null),
+        TypeKind::Decimal => (u(ty.len as u64), u(ty.scale as u64), Value::Null),
+        TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time => {
+            (Value::Null, Value::Null, u(ty.scale as u64))
+        }
+        TypeKind::Date => (Value::Null, Value::Null, u(0)),
+        _ => (Value::Null, Value::Null, Value::Null),
+    }
+}
+
+fn columns(def: &TableDef) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for (i, c) in def.columns.iter().enumerate() {
+        let ty = &c.ty;
+        let (chars, octets) = if ty.is_string() {
+            let n = ty.len as u64;
+            (
+                Value::UInt(n),
+                Value::UInt(if ty.is_binary() || ty.kind == TypeKind::Text {
+                    n
+                } else {
+                    n * 4
+                }),
+            )
+        } else {
+            (Value::Null, Value::Null)
+        };
+        let (np, ns, dp) = precision(c);
+        let text_col = ty.is_string() && !ty.is_binary();
+        let default = if c.default_now {
+            t("current_timestamp()")
+        } else {
+            match &c.default {
+                None | Some(Value::Null) => Value::Null,
+                Some(v) => t(&default_sql(v)),
+            }
+        };
+        let sql_name = ty.sql_name();
+        let data_type = sql_name
+            .split(['(', ' '])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let extra = if c.auto_increment {
+            "auto_increment"
+        } else if c.on_update_now {
+            "on update current_timestamp()"
+        } else {
+            ""
+        };
+        out.push(vec![
+            t("def"),
+            t(&def.db),
+            t(&def.name),
+            t(&c.name),
+            Value::UInt(i as u64 + 1),
+            default,
+            t(if c.nullable { "YES" } else { "NO" }),
+            t(&data_type),
+            chars,
+            octets,
+            np,
+            ns,
+            dp,
+            opt(text_col.then_some("utf8mb4")),
+            opt(text_col.then_some("utf8mb4_bin")),
+            t(&sql_name.to_ascii_lowercase()),
+            t(column_key(def, i)),
+            t(extra),
+            t("select,insert,update,references"),
+            t(&c.comment),
+            Value::Null,
+        ]);
+    }
+    out
+}
+
+fn statistics(def: &TableDef) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for ix in def.indexes() {
+        if ix.primary && def.hidden_pk {
+            continue;
+        }
+        for (seq, &c) in ix.columns.iter().enumerate() {
+            let col = &def.columns[c];
+            out.push(vec![
+                t("def"),
+                t(&def.db),
+                t(&def.name),
+                Value::UInt(!ix.unique as u64),
+                t(&def.db),
+                t(&ix.name),
+                Value::UInt(seq as u64 + 1),
+                t(&col.name),
+                t("A"),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                t(if col.nullable { "YES" } else { "" }),
+                t("BTREE"),
+                t(""),
+                t(""),
+                t("YES"),
+                Value::Null,
+            ]);
+        }
+    }
+    out
+}
+
+fn table_constraints(def: &TableDef) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    let row = |name: &str, kind: &str| {
+        vec![
+            t("def"),
+            t(&def.db),
+            t(name),
+            t(&def.db),
+            t(&def.name),
+            t(kind),
+            t("YES"),
+        ]
+    };
+    if !def.hidden_pk {
+        out.push(row("PRIMARY", "PRIMARY KEY"));
+    }
+    for ix in def.secondary.iter().filter(|i| i.unique) {
+        out.push(row(&ix.name, "UNIQUE"));
+    }
+    for fk in &def.foreign_keys {
+        out.push(row(&fk.name, "FOREIGN KEY"));
+    }
+    out
+}
+
+fn key_column_usage(def: &TableDef) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    let base = |name: &str, col: &str, pos: usize| {
+        vec![
+            t("def"),
+            t(&def.db),
+            t(name),
+            t("def"),
+            t(&def.db),
+            t(&def.name),
+            t(col),
+            Value::UInt(pos as u64 + 1),
+        ]
+    };
+    for ix in def
+        .indexes()
+        .filter(|i| i.unique && !(i.primary && def.hidden_pk))
+    {
+        for (p, &c) in ix.columns.iter().enumerate() {
+            let mut r = base(&ix.name, &def.columns[c].name, p);
+            r.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
+            out.push(r);
+        }
+    }
+    for fk in &def.foreign_keys {
+        for (p, (&c, pc)) in fk.columns.iter().zip(&fk.parent_columns).enumerate() {
+            let mut r = base(&fk.name, &def.columns[c].name, p);
+            r.extend([
+                Value::UInt(p as u64 + 1),
+                t(&fk.parent_db),
+                t(&fk.parent_table),
+                t(pc),
+            ]);
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn referential_constraints(def: &TableDef, st: &CatalogState) -> Vec<Vec<Value>> {
+    def.foreign_keys
+        .iter()
+        .map(|fk| {
+            // The parent's unique index the key refers to, if it is one.
+            let unique = st.table(&fk.parent_db, &fk.parent_table).and_then(|p| {
+                let cols = resolve_columns(&p.def, &fk.parent_columns)?;
+                let ix = index_led_by(&p.def, &cols)?;
+                (ix.unique && ix.columns.len() == cols.len()).then(|| ix.name.clone())
+            });
+            vec![
+                t("def"),
+                t(&def.db),
+                t(&fk.name),
+                t("def"),
+                t(&fk.parent_db),
+                opt(unique.as_deref()),
+                t("NONE"),
+                t(fk.on_update.sql()),
+                t(fk.on_delete.sql()),
+                t(&def.name),
+                t(&fk.parent_table),
+            ]
+        })
+        .collect()
+}

@@ -198,5 +198,6 @@ fn run(
         }
         Stmt::Maint(m) => maint::run(s, m, sink),
         Stmt::Empty => Err(SqlError::empty_query()),
+        Stmt::CommentOnly => crate::result::ok(),
     }
 }

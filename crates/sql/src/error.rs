@@ -153,6 +153,7 @@ mysql_errors! {
     CR_SERVER_LOST = 2013, "HY000", fn connection_lost(why) => "lost connection: {why}";
 
     // The engine.
+    ER_ILLEGAL_HA = 1031, "HY000", fn illegal_ha(db, table) => "Storage engine STRATA of the table `{db}`.`{table}` doesn't have this option";
     ER_GET_ERRNO = 1030, "HY000", fn engine(what) => "Got error from storage engine: {what}";
     ER_DISK_FULL = 1021, "HY000", fn disk_full(what) => "Disk full: {what}";
     ER_OPEN_AS_READONLY = 1036, "HY000", fn engine_read_only(what) => "Storage engine is read only after a write error: {what}";

@@ -102,6 +102,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
                 .to_string();
             SqlError::parse(format!("{m} (near '{}')", snippet(trimmed)))
         })?;
+    if stmts.is_empty() {
+        return Ok(Parsed {
+            stmt: Stmt::CommentOnly,
+            params,
+        });
+    }
     if stmts.len() != 1 {
         return Err(SqlError::parse(
             "exactly one statement per query is supported",
@@ -119,9 +125,14 @@ fn snippet(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
-/// Opens `/*! ... */` and `/*!NNNNN ... */` comments, drops other
-/// comments' markers only where sqlparser would choke, and rewrites
-/// `LOCK IN SHARE MODE`.
+/// The server version `/*!NNNNN ... */` comments are compared with: their
+/// text runs when NNNNN is at most this (MySQL 8.0.35).
+pub const COMMENT_VERSION: u64 = 80035;
+
+/// Opens `/*! ... */` and `/*!NNNNN ... */` comments (those for a later
+/// version stay comments; MariaDB's `/*M!...*/` are comments, as in MySQL),
+/// drops other comments' markers only where sqlparser would choke, and
+/// rewrites `LOCK IN SHARE MODE`.
 pub fn preprocess(sql: &str) -> String {
     let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
@@ -138,6 +149,9 @@ pub fn preprocess(sql: &str) -> String {
                 while j < b.len() && b[j].is_ascii_digit() {
                     j += 1;
                 }
+                let later = sql[i + 3..j]
+                    .parse::<u64>()
+                    .is_ok_and(|v| v > COMMENT_VERSION);
                 // Find the closing */ (not inside quotes).
                 let mut k = j;
                 let mut end = b.len();
@@ -155,7 +169,9 @@ pub fn preprocess(sql: &str) -> String {
                     }
                 }
                 out.push(' ');
-                out.push_str(&sql[j..end]);
+                if !later {
+                    out.push_str(&sql[j..end]);
+                }
                 out.push(' ');
                 i = (end + 2).min(b.len());
                 last = i;
@@ -316,6 +332,10 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
         {
             Some(Stmt::Maint(MaintStmt::LockTables))
         }
+        ["ALTER", "TABLE", _, "DISABLE" | "ENABLE", "KEYS"] => {
+            let (db, table) = table_name(&ws[2]);
+            Some(Stmt::Maint(MaintStmt::Keys { db, table }))
+        }
         ["SHOW", "WARNINGS", ..] => Some(Stmt::Show(ShowStmt::Warnings)),
         ["SHOW", "ERRORS", ..] => Some(Stmt::Show(ShowStmt::Errors)),
         ["SHOW", "GLOBAL" | "SESSION", "STATUS", ..] => Some(Stmt::Show(ShowStmt::Status {
@@ -409,6 +429,12 @@ mod tests {
         );
         assert!(preprocess("select '/*!x*/' ").contains("'/*!x*/'"));
         assert!(preprocess("SELECT 1 /*!50100 , 2 */").contains(", 2"));
+        assert!(!preprocess("SELECT 1 /*!90000 , 2 */").contains(", 2"));
+        assert!(!preprocess("SELECT 1 /*!100616 , 2 */").contains(", 2"));
+        assert!(matches!(
+            parse("/*M!100616 SET @OLD_NOTE_VERBOSITY=@@NOTE_VERBOSITY */").map(|p| p.stmt),
+            Ok(Stmt::CommentOnly)
+        ));
         assert!(preprocess("select c from t where id=1 lock in share mode").ends_with("FOR SHARE"));
     }
 

@@ -2,7 +2,6 @@
 //! (with MySQL's aliases, ON/OFF/DEFAULT spellings and scope rules), user
 //! variables, SET NAMES, SET time_zone, and USE. (SET TRANSACTION is
 //! transaction control: `txnctl`.)
-use crate::ddl;
 use crate::error::{Result, SqlError};
 use crate::result::{ok, text, Outcome};
 use crate::session::Session;
@@ -64,7 +63,7 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
         ast::Set::SetNames { charset_name, .. } => set_names(s, &charset_name.value),
         ast::Set::SetNamesDefault {} => ok(),
         ast::Set::SetTimeZone { value, .. } => {
-            let v = vars::normalize("time_zone", ddl::const_eval(value)?)?;
+            let v = vars::normalize("time_zone", eval_expr(s, value)?)?;
             s.set_var("time_zone".into(), v);
             ok()
         }
@@ -103,7 +102,7 @@ fn assign(
         return Err(SqlError::unknown_variable(name));
     }
     let v = match e {
-        ast::Expr::Identifier(id) if id.quote_style.is_none() => {
+        ast::Expr::Identifier(id) if id.quote_style.is_none() && !id.value.starts_with('@') => {
             let up = id.value.to_ascii_uppercase();
             match up.as_str() {
                 "DEFAULT" => s.inst.global_var(&name).unwrap_or(Value::Null),

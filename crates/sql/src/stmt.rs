@@ -23,6 +23,8 @@ pub enum Stmt {
     Maint(MaintStmt),
     /// Only comments or whitespace.
     Empty,
+    /// Only comments (e.g. MariaDB's `/*M!... */` in dump files): nothing to do.
+    CommentOnly,
 }
 
 /// SELECT, INSERT/REPLACE, UPDATE, DELETE.
@@ -142,6 +144,11 @@ pub enum MaintStmt {
     Flush(String),
     LockTables,
     UnlockTables,
+    /// ALTER TABLE t DISABLE/ENABLE KEYS (MyISAM's; a note, as InnoDB gives).
+    Keys {
+        db: Option<String>,
+        table: String,
+    },
 }
 
 /// The parts of a possibly qualified name.

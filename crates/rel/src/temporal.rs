@@ -73,6 +73,22 @@ pub fn format_datetime(p: i64, fsp: u8, out: &mut Vec<u8>) {
     }
 }
 
+/// Formats TIME microseconds with exactly `fsp` fraction digits (a TIME(fsp)
+/// column's values).
+pub fn format_time_fsp(t: i64, fsp: u8, out: &mut Vec<u8>) {
+    let start = out.len();
+    format_time(t - t % 1_000_000, out);
+    if fsp > 0 {
+        let digits = format!("{:06}", (t % 1_000_000).unsigned_abs());
+        out.push(b'.');
+        out.extend_from_slice(&digits.as_bytes()[..(fsp as usize).min(6)]);
+    }
+    // A negative time above -1 s keeps its sign.
+    if t < 0 && t > -1_000_000 && out.get(start) != Some(&b'-') {
+        out.insert(start, b'-');
+    }
+}
+
 /// Formats TIME microseconds as [-]HH:MM:SS[.ffffff].
 pub fn format_time(t: i64, out: &mut Vec<u8>) {
     if t < 0 {

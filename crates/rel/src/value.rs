@@ -173,7 +173,8 @@ impl ColumnType {
         {
             let _ = write!(s, "({})", self.scale);
         }
-        if self.unsigned {
+        // YEAR is stored unsigned but has no UNSIGNED attribute in SQL.
+        if self.unsigned && self.kind != TypeKind::Year {
             s.push_str(" unsigned");
         }
         s

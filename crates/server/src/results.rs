@@ -90,6 +90,9 @@ pub(crate) struct Sink<'a, S: Read + Write> {
     latin1: bool,
     /// Per column: holds text (not binary) strings.
     textual: Vec<bool>,
+    /// Per column: the fraction digits of a stored DATETIME/TIMESTAMP/TIME
+    /// column (its values print with exactly that many, as in MySQL).
+    fsp: Vec<Option<u8>>,
 }
 
 impl<'a, S: Read + Write> Sink<'a, S> {
@@ -106,6 +109,7 @@ impl<'a, S: Read + Write> Sink<'a, S> {
             started: false,
             latin1,
             textual: vec![],
+            fsp: vec![],
         }
     }
 }
@@ -123,6 +127,20 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
                 d.charset = 8; // latin1_swedish_ci
             }
         }
+        self.fsp = cols
+            .iter()
+            .map(|c| match c.ty {
+                sql::result::OutType::Column(ct)
+                    if matches!(
+                        ct.kind,
+                        TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time
+                    ) =>
+                {
+                    Some(ct.scale)
+                }
+                _ => None,
+            })
+            .collect();
         self.started = true;
         self.conn.send_columns(&defs).map_err(io_err)
     }
@@ -155,7 +173,8 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
             r.finish().map_err(io_err)
         } else {
             let mut r = self.conn.text_row();
-            for v in row {
+            for (i, v) in row.iter().enumerate() {
+                let fsp = self.fsp.get(i).copied().flatten();
                 match v {
                     Value::Null => {
                         r.push_null();
@@ -168,6 +187,16 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
                     }
                     Value::UInt(u) => {
                         r.push_u64(*u);
+                    }
+                    Value::DateTime(p) if fsp.is_some() => {
+                        self.text.clear();
+                        rel::temporal::format_datetime(*p, fsp.unwrap_or(0), &mut self.text);
+                        r.push_bytes(&self.text);
+                    }
+                    Value::Time(t) if fsp.is_some() => {
+                        self.text.clear();
+                        rel::temporal::format_time_fsp(*t, fsp.unwrap_or(0), &mut self.text);
+                        r.push_bytes(&self.text);
                     }
                     other => {
                         self.text.clear();

@@ -120,6 +120,10 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
             if measured > limit {
                 return Err(SqlError::data_too_long(&col.name, row));
             }
+            // BINARY(n) holds exactly n bytes: shorter values are padded with 0x00.
+            if t.kind == TypeKind::Binary && b.len() < limit {
+                b.resize(limit, 0);
+            }
             Ok(Value::Bytes(b))
         }
         TypeKind::Date => match to_date_time(&v) {

@@ -34,6 +34,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("foreign_key_checks", i(1)),
         ("group_concat_max_len", i(1 << 20)),
         ("sql_notes", i(1)),
+        ("sql_quote_show_create", i(1)),
         ("sql_warnings", i(0)),
         ("have_ssl", s("DISABLED")),
         ("hostname", s("localhost")),
@@ -189,6 +190,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "sql_log_bin"
         | "sql_notes"
         | "sql_warnings"
+        | "sql_quote_show_create"
         | "rocksdb_commit_in_the_middle"
         | "strata_sync_on_commit" => {
             let b = match v {
@@ -204,6 +206,11 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             };
             if name == "sql_auto_is_null" && b == Value::Int(1) {
                 return Err(SqlError::unsupported("sql_auto_is_null=1"));
+            }
+            if name == "sql_quote_show_create" && b == Value::Int(0) {
+                return Err(SqlError::unsupported(
+                    "sql_quote_show_create=0 (SHOW CREATE TABLE always quotes names)",
+                ));
             }
             Ok(b)
         }

@@ -15,6 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 pub use testkit::{Rng, TempDir};
 
+pub mod maria;
+
 /// A running `strata` server owned by one test.
 pub struct Server {
     child: Option<Child>,

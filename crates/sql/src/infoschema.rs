@@ -525,7 +525,6 @@ fn precision(c: &Column) -> (Value, Value, Value) {
         TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time => {
             (Value::Null, Value::Null, u(ty.scale as u64))
         }
-        TypeKind::Date => (Value::Null, Value::Null, u(0)),
         _ => (Value::Null, Value::Null, Value::Null),
     }
 }
@@ -698,11 +697,10 @@ fn referential_constraints(def: &TableDef, st: &CatalogState) -> Vec<Vec<Value>>
     def.foreign_keys
         .iter()
         .map(|fk| {
-            // The parent's unique index the key refers to, if it is one.
+            // The parent index the key uses (unique or not, as MariaDB reports it).
             let unique = st.table(&fk.parent_db, &fk.parent_table).and_then(|p| {
                 let cols = resolve_columns(&p.def, &fk.parent_columns)?;
-                let ix = index_led_by(&p.def, &cols)?;
-                (ix.unique && ix.columns.len() == cols.len()).then(|| ix.name.clone())
+                Some(index_led_by(&p.def, &cols)?.name.clone())
             });
             vec![
                 t("def"),

@@ -48,7 +48,7 @@ fn views_describe_the_catalog() {
             "id|1|NULL|NO|int|NULL|10|0|NULL|int|PRI|auto_increment",
             "email|2|NULL|NO|varchar|80|NULL|NULL|NULL|varchar(80)|UNI|",
             "balance|3|'0.00'|YES|decimal|NULL|10|2|NULL|decimal(10,2)||",
-            "born|4|NULL|YES|date|NULL|NULL|NULL|0|date||",
+            "born|4|NULL|YES|date|NULL|NULL|NULL|NULL|date||",
             "id|1|NULL|NO|bigint|NULL|20|0|NULL|bigint unsigned|PRI|",
             "cust|2|NULL|YES|int|NULL|10|0|NULL|int|MUL|",
             "placed|3|NULL|YES|datetime|NULL|NULL|NULL|3|datetime(3)||",

@@ -7,6 +7,12 @@ mod conn;
 mod results;
 
 use config::Config;
+
+/// mimalloc instead of glibc's malloc: under sysbench-tpcc glibc's allocator took
+/// 15-20% of the server's CPU (malloc_consolidate, _int_malloc, _int_free on the
+/// per-statement parse and plan allocations; docs/BENCHMARKS.md, TPC-C).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::collections::HashMap;
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};

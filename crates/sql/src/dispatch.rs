@@ -29,6 +29,13 @@ impl Session {
 
     pub fn query(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
         self.inst.count_question();
+        if let Some((c, params)) = self.auto_compiled(sql) {
+            self.warnings.clear();
+            self.announce();
+            let r = run(self, &c.parsed, &params, c.plan.as_ref(), sink);
+            self.statement_done();
+            return r;
+        }
         let parsed = parse::parse(sql)?;
         if !matches!(
             parsed.stmt,
@@ -107,6 +114,61 @@ impl Session {
                 db: self.db.clone(),
             },
         ))
+    }
+
+    /// The shared compiled form of a text statement whose literals were taken
+    /// out (see `autoparam`), with their values; None when the statement has
+    /// none to take out, or its literal-free form cannot stand for it.
+    fn auto_compiled(&self, sql: &str) -> Option<(Arc<Compiled>, Vec<Value>)> {
+        let on = self
+            .get_var("strata_auto_parameterize", false)
+            .and_then(|v| v.to_i128())
+            .is_none_or(|v| v != 0);
+        if !on {
+            return None;
+        }
+        let n = crate::autoparam::normalize(sql)?;
+        // A key space of its own: the entry of a client's prepared statement with
+        // the same text is not checked for eligibility.
+        let key = format!("\u{1}{}", n.text);
+        let version = self.inst.catalog.version();
+        let c = match self.inst.stmt_cache.get(&key, &self.db, version) {
+            Some(c) => c,
+            None => {
+                let compiled = parse::parse(&n.text).ok().and_then(|parsed| {
+                    let Stmt::Rows(r) = &parsed.stmt else {
+                        return None;
+                    };
+                    if parsed.params.len() != n.params.len() || !crate::autoparam::eligible(r) {
+                        return None;
+                    }
+                    let plan = exec::plan(self, r, &parsed.params).ok()?;
+                    Some((parsed, plan))
+                });
+                // Not eligible: remembered as an entry without a plan.
+                let (parsed, plan) = match compiled {
+                    Some((p, plan)) => (p, Some(plan)),
+                    None => (
+                        Parsed {
+                            stmt: Stmt::Empty,
+                            params: vec![],
+                        },
+                        None,
+                    ),
+                };
+                self.inst.stmt_cache.put(
+                    &key,
+                    Compiled {
+                        parsed,
+                        columns: vec![],
+                        plan,
+                        version,
+                        db: self.db.clone(),
+                    },
+                )
+            }
+        };
+        c.plan.is_some().then_some((c, n.params))
     }
 
     /// Runs a prepared statement with bound parameters.

@@ -20,6 +20,7 @@
 pub mod accept;
 pub mod access;
 pub mod agg;
+pub mod autoparam;
 pub mod bind;
 pub mod convert;
 pub mod ddl;

@@ -35,6 +35,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("group_concat_max_len", i(1 << 20)),
         ("sql_notes", i(1)),
         ("sql_quote_show_create", i(1)),
+        ("strata_auto_parameterize", i(1)),
         ("sql_warnings", i(0)),
         ("have_ssl", s("DISABLED")),
         ("hostname", s("localhost")),
@@ -191,6 +192,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "sql_notes"
         | "sql_warnings"
         | "sql_quote_show_create"
+        | "strata_auto_parameterize"
         | "rocksdb_commit_in_the_middle"
         | "strata_sync_on_commit" => {
             let b = match v {

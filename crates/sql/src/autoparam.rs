@@ -1,0 +1,332 @@
+//! Text statements that differ only in their literals share one compiled form
+//! (parse tree and plan): `UPDATE district1 SET d_next_o_id = 3002 WHERE
+//! d_id = 5` becomes `... = ? WHERE d_id = ?` with the values (3002, 5), and
+//! runs as a prepared statement would. sysbench-tpcc sends every statement
+//! as text with its values spelled out; parsing each one again took a quarter
+//! of the server's CPU (docs/BENCHMARKS.md, TPC-C).
+//!
+//! Only literals whose meaning cannot change by becoming parameters are
+//! replaced: plain numbers and single-quoted strings without escapes, after
+//! `=`, `<`, `>`, `(`, `,`, `+`, `*`, `/`, `%` or one of a few keywords
+//! (AND, OR, IN, LIKE, BETWEEN, VALUES, WHEN, THEN, ELSE, NOT). So `SELECT 1`
+//! (whose value names its column), `ORDER BY 2` (an ordinal), `LIMIT 10`,
+//! `INTERVAL 1 DAY`, `DATE '...'`, `X'..'` and `_utf8'..'` keep their text.
+//! The compiled statement is then checked (`eligible`): a parameter in a
+//! select list, ORDER BY or GROUP BY (reached through `a, 5` lists) makes
+//! it ineligible, as does any error while parsing or planning it; the
+//! statement then runs the ordinary way, and the cache remembers that.
+//! Statements with comments, `?`, double quotes or over 16 KB are left alone.
+use crate::bind::literal;
+use rel::value::Value;
+use sqlparser::ast;
+use std::ops::ControlFlow;
+
+/// A statement with its literals taken out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Normalized {
+    /// The text with `?` in place of each literal taken out.
+    pub text: String,
+    /// The literals' values, in text order.
+    pub params: Vec<Value>,
+}
+
+/// Longest statement considered (longer ones are not shared in the cache).
+const MAX_TEXT: usize = 16 << 10;
+
+const AFTER_WORDS: &[&str] = &[
+    "AND", "OR", "IN", "LIKE", "BETWEEN", "VALUES", "WHEN", "THEN", "ELSE", "NOT", "XOR",
+];
+
+fn word_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+/// The statement with its replaceable literals taken out, or None when it
+/// has none or must not be touched (see the module comment).
+pub fn normalize(sql: &str) -> Option<Normalized> {
+    let b = sql.as_bytes();
+    if b.len() > MAX_TEXT {
+        return None;
+    }
+    let start = b.iter().position(|c| !c.is_ascii_whitespace())?;
+    let first: String = b[start..]
+        .iter()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .map(|c| c.to_ascii_uppercase() as char)
+        .collect();
+    if !matches!(
+        first.as_str(),
+        "SELECT" | "INSERT" | "UPDATE" | "DELETE" | "REPLACE"
+    ) {
+        return None;
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut params = Vec::new();
+    // What precedes the current position: the last significant byte and,
+    // if it ended a word, that word.
+    let mut prev_byte = 0u8;
+    let mut prev_word = String::new();
+    let mut i = 0;
+    let mut last = 0;
+    let allowed = |prev_byte: u8, prev_word: &str| {
+        if prev_word.is_empty() {
+            // Not after '-': -9223372036854775808 is a literal of its own.
+            matches!(
+                prev_byte,
+                b'=' | b'<' | b'>' | b'(' | b',' | b'+' | b'*' | b'/' | b'%'
+            )
+        } else {
+            AFTER_WORDS
+                .iter()
+                .any(|w| w.eq_ignore_ascii_case(prev_word))
+        }
+    };
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'?' | b'"' | b'#' | b'\\' => return None,
+            b'/' if b.get(i + 1) == Some(&b'*') => return None,
+            b'-' if b.get(i + 1) == Some(&b'-') => return None,
+            b'`' => {
+                let end = i + 1 + b[i + 1..].iter().position(|&x| x == b'`')?;
+                i = end + 1;
+                prev_byte = b'`';
+                prev_word.clear();
+            }
+            b'\'' => {
+                let end = i + 1 + b[i + 1..].iter().position(|&x| x == b'\'')?;
+                if b.get(end + 1) == Some(&b'\'') {
+                    return None; // '' inside the string
+                }
+                // Adjacent strings concatenate ('a' 'b'): leave those alone.
+                let next = b[end + 1..].iter().find(|x| !x.is_ascii_whitespace());
+                if allowed(prev_byte, &prev_word) && next != Some(&b'\'') {
+                    out.push_str(&sql[last..i]);
+                    out.push('?');
+                    params.push(Value::Bytes(b[i + 1..end].to_vec()));
+                    last = end + 1;
+                }
+                i = end + 1;
+                prev_byte = b'\'';
+                prev_word.clear();
+            }
+            b'@' => {
+                // @var / @@var: a name, not a literal.
+                while i < b.len() && (b[i] == b'@' || word_char(b[i]) || b[i] == b'.') {
+                    i += 1;
+                }
+                prev_byte = b'a';
+                prev_word = "@".into();
+            }
+            _ if c.is_ascii_digit() => {
+                let mut j = i;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                if j < b.len() && b[j] == b'.' {
+                    j += 1;
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                }
+                if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+                    let mut k = j + 1;
+                    if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+                        k += 1;
+                    }
+                    if k < b.len() && b[k].is_ascii_digit() {
+                        while k < b.len() && b[k].is_ascii_digit() {
+                            k += 1;
+                        }
+                        j = k;
+                    }
+                }
+                // 0x1F, 1abc, 12.5.3: not a plain number.
+                if j < b.len() && (word_char(b[j]) || b[j] == b'.') {
+                    while j < b.len() && word_char(b[j]) {
+                        j += 1;
+                    }
+                    i = j;
+                    prev_byte = b'a';
+                    prev_word = "#".into();
+                    continue;
+                }
+                if allowed(prev_byte, &prev_word) {
+                    let v = literal(&ast::Value::Number(sql[i..j].to_string(), false)).ok()?;
+                    out.push_str(&sql[last..i]);
+                    out.push('?');
+                    params.push(v);
+                    last = j;
+                }
+                i = j;
+                prev_byte = b'0';
+                prev_word.clear();
+            }
+            _ if word_char(c) => {
+                let mut j = i;
+                while j < b.len() && word_char(b[j]) {
+                    j += 1;
+                }
+                prev_word = sql[i..j].to_string();
+                prev_byte = b'a';
+                i = j;
+            }
+            _ if c.is_ascii_whitespace() => i += 1,
+            _ => {
+                prev_byte = c;
+                prev_word.clear();
+                i += 1;
+            }
+        }
+    }
+    if params.is_empty() {
+        return None;
+    }
+    out.push_str(&sql[last..]);
+    Some(Normalized { text: out, params })
+}
+
+/// True when no parameter of the (normalized) statement sits where a
+/// literal and a parameter differ: a select list (the value names its
+/// column), ORDER BY or GROUP BY (a number is an ordinal).
+pub fn eligible(stmt: &crate::stmt::RowStmt) -> bool {
+    use crate::stmt::RowStmt;
+    use sqlparser::ast::Visit;
+    struct V(bool);
+    impl ast::Visitor for V {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+            if let Some(ob) = &q.order_by {
+                if let ast::OrderByKind::Expressions(es) = &ob.kind {
+                    if es.iter().any(|e| has_param(&e.expr)) {
+                        self.0 = false;
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            if !set_expr_ok(&q.body) {
+                self.0 = false;
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut v = V(true);
+    let _ = match stmt {
+        RowStmt::Select(q) => q.visit(&mut v),
+        RowStmt::Insert(i) => i.visit(&mut v),
+        RowStmt::Update(u) => u.visit(&mut v),
+        RowStmt::Delete(d) => d.visit(&mut v),
+    };
+    v.0
+}
+
+fn set_expr_ok(s: &ast::SetExpr) -> bool {
+    match s {
+        ast::SetExpr::Select(sel) => {
+            let proj = sel.projection.iter().all(|p| match p {
+                ast::SelectItem::UnnamedExpr(e)
+                | ast::SelectItem::ExprWithAlias { expr: e, .. } => !has_param(e),
+                _ => true,
+            });
+            let group = match &sel.group_by {
+                ast::GroupByExpr::Expressions(es, _) => !es.iter().any(has_param),
+                ast::GroupByExpr::All(_) => true,
+            };
+            proj && group
+        }
+        ast::SetExpr::SetOperation { left, right, .. } => set_expr_ok(left) && set_expr_ok(right),
+        ast::SetExpr::Query(q) => set_expr_ok(&q.body),
+        _ => true,
+    }
+}
+
+fn has_param(e: &ast::Expr) -> bool {
+    ast::visit_expressions(e, |x| match x {
+        ast::Expr::Value(v) if matches!(v.value, ast::Value::Placeholder(_)) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Option<(String, Vec<String>)> {
+        normalize(s).map(|x| {
+            (
+                x.text,
+                x.params
+                    .iter()
+                    .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+                    .collect(),
+            )
+        })
+    }
+
+    #[test]
+    fn literals_in_value_positions_become_parameters() {
+        assert_eq!(
+            n("UPDATE district1 SET d_next_o_id = 3002 WHERE d_id = 5 AND d_w_id= 1"),
+            Some((
+                "UPDATE district1 SET d_next_o_id = ? WHERE d_id = ? AND d_w_id= ?".into(),
+                vec!["3002".into(), "5".into(), "1".into()]
+            ))
+        );
+        assert_eq!(
+            n("INSERT INTO t VALUES (1, 'a b', -2.50, 1e3)"),
+            Some((
+                "INSERT INTO t VALUES (?, ?, -2.50, ?)".into(),
+                vec!["1".into(), "a b".into(), "1000".into()]
+            ))
+        );
+        assert_eq!(
+            n("SELECT c FROM t1 WHERE k IN (3, 4) AND c LIKE 'x%' LIMIT 10"),
+            Some((
+                "SELECT c FROM t1 WHERE k IN (?, ?) AND c LIKE ? LIMIT 10".into(),
+                vec!["3".into(), "4".into(), "x%".into()]
+            ))
+        );
+    }
+
+    #[test]
+    fn literals_whose_meaning_would_change_stay() {
+        for s in [
+            "SELECT 1",
+            "SELECT a FROM t ORDER BY 2",
+            "SELECT a FROM t GROUP BY 1 LIMIT 5",
+            "SELECT a FROM t WHERE d > DATE '2024-01-01'",
+            "SELECT a FROM t WHERE d > NOW() - INTERVAL 1 DAY",
+            "SELECT a FROM t WHERE b = X'00'",
+            "SELECT a FROM t WHERE b = _utf8mb4'x'",
+            "SELECT a FROM t1 WHERE b = 0x1F",
+            "SHOW TABLES",
+            "SET @a = 1",
+        ] {
+            assert_eq!(n(s), None, "{s}");
+        }
+        // Strings with escapes, comments, quotes and placeholders: the statement is left alone.
+        for s in [
+            "SELECT a FROM t WHERE b = 'it''s'",
+            "SELECT a FROM t WHERE b = 'a\\'b'",
+            "SELECT a FROM t WHERE b = \"x\"",
+            "SELECT a FROM t WHERE b = 1 /* c */",
+            "SELECT a FROM t WHERE b = 1 -- c",
+            "SELECT a FROM t WHERE b = ?",
+            "SELECT a FROM t WHERE b = 'a' 'b'",
+        ] {
+            assert_eq!(n(s), None, "{s}");
+        }
+        // Names with digits and backquoted names are not literals.
+        assert_eq!(
+            n("SELECT `1` FROM order_line1 WHERE s_dist_05 = 7"),
+            Some((
+                "SELECT `1` FROM order_line1 WHERE s_dist_05 = ?".into(),
+                vec!["7".into()]
+            ))
+        );
+    }
+}

@@ -16,8 +16,8 @@ fn key(i: u32) -> Vec<u8> {
 }
 
 /// A database with two flushed tables and some data only in the WAL.
-fn make_db(name: &str) -> PathBuf {
-    let dir = common::temp_dir(name);
+fn make_db(name: &str) -> testkit::TempDir {
+    let dir = testkit::TempDir::new(name);
     let db = Db::open(&dir, Options::default()).unwrap();
     for i in 0..300 {
         db.put(&key(i), b"v").unwrap();
@@ -163,7 +163,7 @@ fn a_missing_table_file_refuses_to_open() {
 
 #[test]
 fn an_empty_directory_or_one_with_an_empty_wal_is_a_new_database() {
-    let dir = common::temp_dir("rec-new");
+    let dir = testkit::TempDir::new("rec-new");
     std::fs::write(dir.join("000007.log"), b"").unwrap();
     let db = Db::open(&dir, Options::default()).unwrap();
     db.put(b"k", b"v").unwrap();

@@ -534,4 +534,8 @@ fn the_datadir_is_private_and_a_second_server_is_refused() {
     )
     .unwrap();
     assert_eq!(q_i64(&mut u, "SELECT COUNT(*) FROM d.t"), 0);
+    drop(u);
+    drop(srv);
+    let _ = std::fs::remove_dir_all(&other);
+    let _ = std::fs::remove_file(&sock);
 }

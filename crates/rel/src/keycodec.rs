@@ -9,8 +9,10 @@
 //!   all bits flipped for negatives (8 bytes)
 //! - DECIMAL: mantissa at the column's scale as a sign-flipped big-endian
 //!   i64 (precision <= 18) or i128
-//! - strings: bytes (CHAR/VARCHAR/TEXT without trailing spaces: PAD SPACE)
-//!   with 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x01
+//! - strings: bytes (BINARY/VARBINARY/BLOB as they are; CHAR/VARCHAR/TEXT
+//!   under a `_bin` collation without trailing spaces: PAD SPACE; under
+//!   another collation its weights, see `collation`) with 0x00 escaped as
+//!   0x00 0xFF, terminated by 0x00 0x01
 //! - DATE: 4-byte packed; DATETIME/TIMESTAMP/TIME: 8-byte sign-flipped
 use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
@@ -68,10 +70,14 @@ pub fn encode(out: &mut Vec<u8>, ty: &ColumnType, nullable: bool, v: &Value) -> 
                 Value::Bytes(b) => b,
                 _ => return Err(Error::Internal("non-string value in a string key".into())),
             };
+            let mut weights = Vec::new();
             let b = if ty.is_binary() {
                 b
-            } else {
+            } else if ty.coll.is_bytewise() {
                 trim_trailing_spaces(b)
+            } else {
+                ty.coll.weights(b, &mut weights);
+                &weights
             };
             for &c in b {
                 out.push(c);
@@ -152,6 +158,12 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
         }
         TypeKind::Time => Value::Time((be_u64(take(src, 8)?) ^ (1 << 63)) as i64),
         _ if ty.is_string() => {
+            if is_lossy(ty) {
+                return Err(Error::Internal(format!(
+                    "the key image of a {} column holds weights, not the value",
+                    ty.coll.name()
+                )));
+            }
             let mut out = Vec::new();
             loop {
                 let c = take(src, 1)?[0];
@@ -187,8 +199,35 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
     })
 }
 
+/// True when a column's key image cannot be decoded into its value (a
+/// string column under a collation with weights other than its bytes):
+/// its value is kept in the row value instead, and an index holding it
+/// does not cover it.
+pub fn is_lossy(ty: &ColumnType) -> bool {
+    ty.is_text() && ty.coll.is_lossy()
+}
+
 /// Skips one key image at the front of `src`.
 pub fn skip(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<()> {
+    if ty.is_string() {
+        if nullable {
+            match take(src, 1)?[0] {
+                0 => return Ok(()),
+                1 => {}
+                _ => return Err(Error::Corruption("bad NULL marker in key".into())),
+            }
+        }
+        loop {
+            if take(src, 1)?[0] != 0 {
+                continue;
+            }
+            match take(src, 1)?[0] {
+                0xFF => {}
+                1 => return Ok(()),
+                _ => return Err(Error::Corruption("bad string escape in key".into())),
+            }
+        }
+    }
     decode(src, ty, nullable).map(|_| ())
 }
 
@@ -221,6 +260,7 @@ mod tests {
             unsigned,
             len,
             scale,
+            coll: crate::collation::Collation::Utf8mb4Bin,
         }
     }
 

@@ -2,6 +2,7 @@
 //!
 //! The relational layer between SQL and the transactional engine. It owns:
 //! - [`value`]: SQL values and column types, comparison and formatting;
+//! - [`collation`]: how strings compare, sort and group (weights per character);
 //! - [`keycodec`]: order-preserving key images of values (MyRocks' layout:
 //!   4-byte index id + memcomparable key columns);
 //! - [`rowcodec`]: the compact, versioned row value (non-key columns);
@@ -20,6 +21,7 @@
 pub mod build;
 pub mod catalog;
 pub mod check;
+pub mod collation;
 pub mod fk;
 pub mod keycodec;
 pub mod rowcodec;

@@ -1,5 +1,6 @@
 //! Table definitions (columns, primary key, secondary indexes) and their
 //! serialized form in the catalog. Byte layout in docs/formats/catalog.md.
+use crate::collation::Collation;
 use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
 use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
@@ -8,6 +9,20 @@ use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
 pub const TABLE_DEF_V1: u8 = 1;
 /// Version 2 appends the foreign keys (written only by tables that have some).
 pub const TABLE_DEF_V2: u8 = 2;
+/// Version 3 appends the foreign keys (possibly none), then the table's
+/// default collation and each column's collation (written by tables whose
+/// collations are not those of versions 1 and 2: `utf8mb4_bin` for
+/// character columns, `binary` for the others).
+pub const TABLE_DEF_V3: u8 = 3;
+
+/// The collation a column had in definitions before version 3.
+fn legacy_coll(ty: &ColumnType) -> Collation {
+    if ty.is_text() {
+        Collation::Utf8mb4Bin
+    } else {
+        Collation::Binary
+    }
+}
 
 /// A column.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,8 +138,11 @@ pub struct TableDef {
     pub comment: String,
     /// FOREIGN KEY constraints this table declares.
     pub foreign_keys: Vec<ForeignKey>,
+    /// The table's default collation (DEFAULT CHARSET / COLLATE).
+    pub collation: Collation,
     /// Cached: positions of the columns stored in the row value (those
-    /// not in the primary key), in table order.
+    /// not in the primary key, and primary key columns whose key image
+    /// does not give the value back: `keycodec::is_lossy`), in table order.
     pub value_cols: Vec<usize>,
 }
 
@@ -151,6 +169,7 @@ impl TableDef {
             engine,
             comment,
             foreign_keys: Vec::new(),
+            collation: Collation::DEFAULT,
             value_cols: Vec::new(),
         };
         t.derive();
@@ -164,8 +183,14 @@ impl TableDef {
             &self.pk.columns[..]
         };
         self.value_cols = (0..self.columns.len())
-            .filter(|c| !pkc.contains(c))
+            .filter(|&c| !pkc.contains(&c) || crate::keycodec::is_lossy(&self.columns[c].ty))
             .collect();
+    }
+
+    /// True when primary key column `c`'s value is read from the key (not
+    /// from the row value).
+    pub fn pk_in_key(&self, c: usize) -> bool {
+        !crate::keycodec::is_lossy(&self.columns[c].ty)
     }
 
     /// The table's id (its primary index id).
@@ -239,7 +264,11 @@ impl TableDef {
 
     /// Serializes the definition.
     pub fn encode(&self) -> Vec<u8> {
-        let version = if self.foreign_keys.is_empty() {
+        let legacy = self.collation == Collation::Utf8mb4Bin
+            && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
+        let version = if !legacy {
+            TABLE_DEF_V3
+        } else if self.foreign_keys.is_empty() {
             TABLE_DEF_V1
         } else {
             TABLE_DEF_V2
@@ -278,7 +307,7 @@ impl TableDef {
                 put_varint64(&mut o, c as u64);
             }
         }
-        if version == TABLE_DEF_V2 {
+        if version >= TABLE_DEF_V2 {
             put_varint64(&mut o, self.foreign_keys.len() as u64);
             for fk in &self.foreign_keys {
                 put_length_prefixed(&mut o, fk.name.as_bytes());
@@ -295,6 +324,12 @@ impl TableDef {
                 o.push(fk.on_update.code());
             }
         }
+        if version == TABLE_DEF_V3 {
+            put_varint64(&mut o, self.collation.id() as u64);
+            for c in &self.columns {
+                put_varint64(&mut o, c.ty.coll.id() as u64);
+            }
+        }
         o
     }
 
@@ -303,7 +338,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2)) => v,
+            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2 | TABLE_DEF_V3)) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -336,11 +371,16 @@ impl TableDef {
             let ccomment = s(&mut d)?;
             columns.push(Column {
                 name: cname,
-                ty: ColumnType {
-                    kind,
-                    unsigned,
-                    len,
-                    scale,
+                ty: {
+                    let mut t = ColumnType {
+                        kind,
+                        unsigned,
+                        len,
+                        scale,
+                        coll: Collation::Binary,
+                    };
+                    t.coll = legacy_coll(&t);
+                    t
                 },
                 nullable: flags & 1 != 0,
                 default_now: flags & 2 != 0,
@@ -380,9 +420,9 @@ impl TableDef {
             });
         }
         let mut foreign_keys = Vec::new();
-        if version == TABLE_DEF_V2 {
+        if version >= TABLE_DEF_V2 {
             let n = d.varint64().ok_or_else(|| bad("foreign keys"))? as usize;
-            if n == 0 || n > 1024 {
+            if (n == 0 && version == TABLE_DEF_V2) || n > 1024 {
                 return Err(bad("foreign key count"));
             }
             for _ in 0..n {
@@ -423,12 +463,26 @@ impl TableDef {
                 });
             }
         }
+        let mut collation = Collation::Utf8mb4Bin;
+        if version == TABLE_DEF_V3 {
+            let coll = |d: &mut Decoder| {
+                d.varint64()
+                    .and_then(|id| u16::try_from(id).ok())
+                    .and_then(Collation::from_id)
+                    .ok_or_else(|| bad("collation"))
+            };
+            collation = coll(&mut d)?;
+            for c in columns.iter_mut() {
+                c.ty.coll = coll(&mut d)?;
+            }
+        }
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }
         let pk = idx.remove(0);
         let mut def = TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment);
         def.foreign_keys = foreign_keys;
+        def.collation = collation;
         Ok(def)
     }
 }
@@ -611,6 +665,44 @@ mod tests {
     }
 
     #[test]
+    fn collations_round_trip_in_version_3_and_lossy_key_columns_live_in_the_value() {
+        let mut t = sample();
+        t.collation = Collation::Latin1SwedishCi;
+        t.columns[2].ty.coll = Collation::Utf8mb4GeneralCi;
+        let mut t = TableDef::new(
+            t.db.clone(),
+            t.name.clone(),
+            t.columns.clone(),
+            Index {
+                columns: vec![2, 0],
+                ..t.pk.clone()
+            },
+            false,
+            t.secondary.clone(),
+            t.engine.clone(),
+            t.comment.clone(),
+        );
+        t.collation = Collation::Latin1SwedishCi;
+        assert_eq!(
+            t.value_cols,
+            vec![1, 2],
+            "the ci key column is also in the value"
+        );
+        assert!(!t.pk_in_key(2) && t.pk_in_key(0));
+        let enc = t.encode();
+        assert_eq!(enc[0], TABLE_DEF_V3);
+        let back = TableDef::decode(&enc).unwrap();
+        assert_eq!(back, t);
+        assert_eq!(back.columns[2].ty.coll, Collation::Utf8mb4GeneralCi);
+        for cut in 0..enc.len() {
+            assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut bad = enc.clone();
+        *bad.last_mut().unwrap() = 250; // no collation has id 250
+        assert!(TableDef::decode(&bad).is_err());
+    }
+
+    #[test]
     fn table_def_round_trips_and_rejects_garbage() {
         let t = sample();
         let enc = t.encode();
@@ -627,6 +719,9 @@ mod tests {
     #[test]
     fn foreign_keys_round_trip_in_version_2_and_garbage_is_refused() {
         let mut t = sample();
+        assert_eq!(t.encode()[0], TABLE_DEF_V3, "general_ci: version 3");
+        t.collation = Collation::Utf8mb4Bin;
+        t.columns[2].ty.coll = Collation::Utf8mb4Bin;
         assert_eq!(t.encode()[0], TABLE_DEF_V1, "no foreign keys: version 1");
         t.foreign_keys.push(ForeignKey {
             name: "t_ibfk_1".into(),

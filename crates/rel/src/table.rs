@@ -99,7 +99,11 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
         let mut s = body;
         for &c in &def.pk.columns {
             let col = &def.columns[c];
-            values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+            if def.pk_in_key(c) {
+                values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+            } else {
+                keycodec::skip(&mut s, &col.ty, col.nullable)?;
+            }
         }
     }
     let mut r = RowReader::new(value)?;
@@ -118,15 +122,25 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
 }
 
 /// Decodes the columns a secondary entry's key holds (index columns and
-/// primary key columns); others are NULL. Returns the row and the hidden id.
+/// primary key columns); others are NULL, and so are the columns whose key
+/// image holds weights (`keycodec::is_lossy`: an index never covers them).
+/// Returns the row and the hidden id.
 pub fn decode_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Row> {
     let mut values = vec![Value::Null; def.columns.len()];
     let mut s = key
         .get(4..)
         .ok_or_else(|| Error::Corruption("short index key".into()))?;
-    for &c in &ix.columns {
+    let mut one = |s: &mut &[u8], c: usize| -> Result<()> {
         let col = &def.columns[c];
-        values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+        if keycodec::is_lossy(&col.ty) {
+            keycodec::skip(s, &col.ty, col.nullable)
+        } else {
+            values[c] = keycodec::decode(s, &col.ty, col.nullable)?;
+            Ok(())
+        }
+    };
+    for &c in &ix.columns {
+        one(&mut s, c)?;
     }
     let mut hidden = None;
     if def.hidden_pk {
@@ -137,18 +151,59 @@ pub fn decode_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Row> {
     } else {
         for &c in &def.pk.columns {
             if !ix.columns.contains(&c) {
-                let col = &def.columns[c];
-                values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+                one(&mut s, c)?;
             }
         }
     }
     Ok(Row { values, hidden })
 }
 
-/// The primary key for the row a secondary entry points to.
+/// The primary key for the row a secondary entry points to: the key images
+/// of the primary key columns, taken from the entry as they are (so that
+/// columns keyed by weights need no decoding).
 pub fn pk_of_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Vec<u8>> {
-    let r = decode_sk(def, ix, key)?;
-    pk_key(def, &r.values, r.hidden)
+    let mut s = key
+        .get(4..)
+        .ok_or_else(|| Error::Corruption("short index key".into()))?;
+    let mut out = Vec::with_capacity(key.len());
+    out.extend_from_slice(&keycodec::index_prefix(def.pk.id));
+    if def.hidden_pk {
+        for &c in &ix.columns {
+            let col = &def.columns[c];
+            keycodec::skip(&mut s, &col.ty, col.nullable)?;
+        }
+        if s.len() != 8 {
+            return Err(Error::Corruption("bad hidden key in index".into()));
+        }
+        out.extend_from_slice(s);
+        return Ok(out);
+    }
+    // Spans of the index columns, then of the primary key columns appended.
+    let mut spans: Vec<(usize, &[u8])> = Vec::with_capacity(ix.columns.len() + 2);
+    let cols = ix
+        .columns
+        .iter()
+        .chain(def.pk.columns.iter().filter(|c| !ix.columns.contains(c)));
+    for &c in cols {
+        let col = &def.columns[c];
+        let before = s;
+        keycodec::skip(&mut s, &col.ty, col.nullable)?;
+        spans.push((c, &before[..before.len() - s.len()]));
+    }
+    if !s.is_empty() {
+        return Err(Error::Corruption("trailing bytes in index key".into()));
+    }
+    for &c in &def.pk.columns {
+        match spans.iter().find(|(x, _)| *x == c) {
+            Some((_, b)) => out.extend_from_slice(b),
+            None => {
+                return Err(Error::Corruption(
+                    "primary key column missing from index".into(),
+                ))
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn txn_err(e: txn::Error) -> Error {

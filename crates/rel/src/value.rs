@@ -6,6 +6,7 @@
 //! DATE is packed as `year*512 + month*32 + day`, DATETIME/TIMESTAMP as
 //! microseconds in a packed calendar form (`datetime_pack`), both ordered
 //! like the dates they encode.
+pub use crate::collation::Collation;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
@@ -66,17 +67,34 @@ pub struct ColumnType {
     pub len: u32,
     /// DECIMAL scale, or fractional seconds digits.
     pub scale: u8,
+    /// How values compare (string kinds; `Binary` for the others).
+    pub coll: Collation,
 }
 
 impl ColumnType {
-    /// A type with no length or scale.
+    /// A type with no length or scale (character kinds get the default
+    /// collation, binary ones `binary`).
     pub fn new(kind: TypeKind) -> ColumnType {
-        ColumnType {
+        let mut t = ColumnType {
             kind,
             unsigned: false,
             len: 0,
             scale: 0,
-        }
+            coll: Collation::Binary,
+        };
+        t.coll = Collation::default_for(&t);
+        t
+    }
+
+    /// True for CHAR, VARCHAR and TEXT (strings with a character set).
+    pub fn is_text(&self) -> bool {
+        self.is_string() && !self.is_binary()
+    }
+
+    /// The collation string comparisons on this column follow when they
+    /// are not bytewise (None: numbers, temporal, binary, `_bin`).
+    pub fn text_coll(&self) -> Option<Collation> {
+        (self.is_text() && !self.coll.is_bytewise()).then_some(self.coll)
     }
 
     /// True for the integer kinds (and YEAR).

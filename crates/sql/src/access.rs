@@ -97,12 +97,38 @@ fn probes(def: &TableDef, col: usize, v: &Expr) -> bool {
         }
 }
 
+/// A comparison under a collation (`collate::annotate`) seen as the plain
+/// comparison when its collation is that of the column it tests: the
+/// column's index keys hold that collation's weights, so its probes find
+/// exactly the rows the comparison accepts (and the full WHERE still runs).
+fn uncollated<'a>(def: &TableDef, e: &'a Expr) -> &'a Expr {
+    let Expr::Collated(c, inner) = e else {
+        return e;
+    };
+    let col = match &**inner {
+        Expr::Bin(_, a, b) => match (&**a, &**b) {
+            (Expr::Col(i), _) | (_, Expr::Col(i)) => Some(*i),
+            _ => None,
+        },
+        Expr::In(a, ..) | Expr::Between(a, ..) => match &**a {
+            Expr::Col(i) => Some(*i),
+            _ => None,
+        },
+        _ => None,
+    };
+    match col.and_then(|i| def.columns.get(i)) {
+        Some(column) if column.ty.is_text() && column.ty.coll == *c => inner,
+        _ => e,
+    }
+}
+
 /// Conditions per column from the WHERE conjuncts.
 fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
     let ncols = def.columns.len();
     let mut conds = vec![ColCond::default(); ncols];
     let Some(f) = filter else { return conds };
     for c in f.conjuncts() {
+        let c = uncollated(def, c);
         match c {
             Expr::Bin(op, a, b) => {
                 let (col, v, op) = match (&**a, &**b) {
@@ -173,7 +199,7 @@ fn or_ranges(def: &TableDef, e: &Expr, conds: &mut [ColCond]) {
     let mut col = None;
     let mut ranges = Vec::new();
     for t in terms {
-        let (c, r) = match t {
+        let (c, r) = match uncollated(def, t) {
             Expr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
                 (Expr::Col(i), v) | (v, Expr::Col(i)) if const_side(v) => {
                     (*i, vec![(Some(v.clone()), Some(v.clone()))])
@@ -303,9 +329,10 @@ pub fn choose(
         let point = i == 0 && full_unique;
         let covering = i > 0
             && !locking
-            && used
-                .iter()
-                .all(|c| ix.columns.contains(c) || def.pk.columns.contains(c))
+            && used.iter().all(|c| {
+                (ix.columns.contains(c) || def.pk.columns.contains(c))
+                    && !rel::keycodec::is_lossy(&def.columns[*c].ty)
+            })
             && !def.hidden_pk;
         // Order satisfied by this index after the equality prefix?
         let ordered = order.is_some_and(|o| {

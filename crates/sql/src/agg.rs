@@ -5,7 +5,7 @@ use crate::bind::{AggFunc, AggSpec};
 use crate::error::Result;
 use crate::error::SqlError;
 use crate::expr::{Env, Expr};
-use rel::value::{compare, Value};
+use rel::value::Value;
 
 /// A hashable image of a value consistent with `compare` equality.
 pub fn hash_image(v: &Value, out: &mut Vec<u8>) {
@@ -118,7 +118,7 @@ pub(crate) fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env
         }
         if a.distinct {
             let mut img = Vec::new();
-            hash_image(&v, &mut img);
+            crate::collate::image(&v, a.coll, &mut img);
             let set = g.seen[i].get_or_insert_with(Default::default);
             if !set.insert(img) {
                 continue;
@@ -135,7 +135,7 @@ pub(crate) fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env
                 let better = match m {
                     None => true,
                     Some(cur) => {
-                        let o = compare(&v, cur);
+                        let o = crate::collate::cmp(&v, cur, a.coll);
                         if a.func == AggFunc::Min {
                             o.is_lt()
                         } else {

@@ -69,6 +69,9 @@ pub struct AggSpec {
     /// GROUP_CONCAT's ORDER BY (over the base row; true = descending) and SEPARATOR.
     pub order: Vec<(Expr, bool)>,
     pub sep: Vec<u8>,
+    /// The collation MIN/MAX compare and DISTINCT deduplicates strings by
+    /// (None: as values).
+    pub coll: Option<rel::collation::Collation>,
 }
 
 impl AggSpec {
@@ -80,6 +83,7 @@ impl AggSpec {
             distinct,
             order: vec![],
             sep: b",".to_vec(),
+            coll: None,
         }
     }
 }
@@ -294,14 +298,26 @@ impl<'a> Binder<'a> {
                 ..
             } => {
                 let x = self.expr(expr, scope)?;
-                Expr::Func(cast_func(data_type)?, vec![x])
+                let cast = Expr::Func(cast_func(data_type)?, vec![x]);
+                // CAST(.. AS BINARY) is a binary string: compared bytewise.
+                if matches!(data_type, ast::DataType::Binary(_)) {
+                    Expr::Collate(Box::new(cast), rel::collation::Collation::Binary)
+                } else {
+                    cast
+                }
             }
             A::Convert {
                 expr,
                 data_type: None,
                 ..
             } => self.expr(expr, scope)?,
-            A::Collate { expr, .. } => self.expr(expr, scope)?,
+            A::Collate { expr, collation } => {
+                let name = collation.to_string();
+                let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
+                let c =
+                    crate::collate::resolve(None, Some(name), rel::collation::Collation::DEFAULT)?;
+                Expr::Collate(Box::new(self.expr(expr, scope)?), c)
+            }
             A::Substring {
                 expr,
                 substring_from,

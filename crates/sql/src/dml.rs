@@ -5,6 +5,7 @@
 //! written through `rel::table`.
 use crate::access::{self, Access};
 use crate::bind::{Binder, Scope};
+use crate::collate::{annotate, Ctx};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
@@ -112,7 +113,7 @@ pub fn plan_insert(
             row.push(if is_default_kw(&a.value) {
                 None
             } else {
-                Some(b.expr(&a.value, &empty)?)
+                Some(annotate(b.expr(&a.value, &empty)?, Ctx::new(&[]))?)
             });
         }
         InsertSource::Values(vec![row])
@@ -134,7 +135,7 @@ pub fn plan_insert(
                         row.push(if is_default_kw(e) {
                             None
                         } else {
-                            Some(b.expr(e, &empty)?)
+                            Some(annotate(b.expr(e, &empty)?, Ctx::new(&[]))?)
                         });
                     }
                     if r.is_empty() {
@@ -195,7 +196,7 @@ fn assignment(
     let e = if is_default_kw(&a.value) {
         Expr::Const(t.def.columns[c].default.clone().unwrap_or(Value::Null))
     } else {
-        b.expr(&a.value, scope)?
+        annotate(b.expr(&a.value, scope)?, Ctx::new(&t.def.columns))?
     };
     Ok((c, e))
 }
@@ -587,15 +588,16 @@ fn finish_modify(
     hint: Option<crate::accept::IndexHint>,
 ) -> Result<ModifyPlan> {
     b.place = "where clause";
+    let cx = Ctx::new(&t.def.columns);
     let filter = match selection {
-        Some(w) => Some(b.expr(w, &scope)?),
+        Some(w) => Some(annotate(b.expr(w, &scope)?, cx)?),
         None => None,
     };
     b.place = "order clause";
     let mut order = Vec::new();
     for o in order_by {
         order.push((
-            b.expr(&o.expr, &scope)?,
+            annotate(b.expr(&o.expr, &scope)?, cx)?,
             matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
         ));
     }
@@ -623,6 +625,10 @@ fn finish_modify(
         true,
         hint.as_ref(),
     );
+    let order = order
+        .into_iter()
+        .map(|(e, d)| Ok((crate::collate::sort_key(e, cx)?, d)))
+        .collect::<Result<Vec<_>>>()?;
     Ok(ModifyPlan {
         table: t,
         access,

@@ -49,6 +49,10 @@ mysql_errors! {
     WARN_NOT_HONOURED = 1235, "42000", fn not_honoured(what) => "{what}";
     /// An internal problem, reported instead of a panic.
     ER_UNKNOWN_ERROR = 1105, "HY000", fn internal(msg) => "{msg}";
+    ER_UNKNOWN_CHARACTER_SET = 1115, "42000", fn unknown_charset(cs) => "Unknown character set: '{cs}'";
+    ER_UNKNOWN_COLLATION = 1273, "HY000", fn unknown_collation(c) => "Unknown collation: '{c}'";
+    ER_COLLATION_CHARSET_MISMATCH = 1253, "42000", fn collation_charset_mismatch(c, cs) => "COLLATION '{c}' is not valid for CHARACTER SET '{cs}'";
+    ER_CANT_AGGREGATE_2COLLATIONS = 1267, "HY000", fn illegal_mix(a, ca, b, cb, op) => "Illegal mix of collations ({a},{ca}) and ({b},{cb}) for operation '{op}'";
     ER_EMPTY_QUERY = 1065, "42000", fn empty_query() => "Query was empty";
     ER_NO_DB_ERROR = 1046, "3D000", fn no_db() => "No database selected";
     ER_BAD_DB_ERROR = 1049, "42000", fn bad_db(db) => "Unknown database '{db}'";

@@ -2,10 +2,12 @@
 //! sqlparser's AST into this tree, resolving column names to row
 //! positions; evaluation follows MySQL's rules for NULL (three-valued
 //! logic), numeric types (integer, decimal, double) and comparisons.
+use crate::collate;
 use crate::error::{Result, SqlError};
 use crate::func::{self, Func};
 use crate::result::OutType;
 use crate::subquery::SubResult;
+use rel::collation::Collation;
 use rel::value::{compare, Value};
 use std::cmp::Ordering;
 
@@ -72,6 +74,13 @@ pub enum Expr {
     InSubquery(Box<Expr>, usize, bool),
     /// `[NOT] EXISTS (subquery k)`.
     Exists(usize, bool),
+    /// `x COLLATE c`: the value of `x`, compared under `c` (explicit).
+    Collate(Box<Expr>, Collation),
+    /// A comparison (=, <, IN, BETWEEN, LIKE, CASE x WHEN, STRCMP, ...)
+    /// evaluated under collation `c` (see `collate::annotate`).
+    Collated(Collation, Box<Expr>),
+    /// The sort key of a string under collation `c` (ORDER BY).
+    SortKey(Collation, Box<Expr>),
 }
 
 /// What evaluation may need from the session.
@@ -195,87 +204,33 @@ impl Expr {
                 _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
             },
             Expr::InSubquery(e, k, negated) => {
-                let v = e.eval(row, env)?;
-                match env.subquery(*k) {
-                    Some(SubResult::Set(s)) => match s.contains(&v) {
-                        None => Value::Null,
-                        Some(b) => Value::Int((b != *negated) as i64),
-                    },
-                    _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
-                }
+                collate::eval_in_subquery(e, *k, *negated, None, row, env)?
             }
-            Expr::In(e, list, negated) => {
-                let v = e.eval(row, env)?;
-                if v.is_null() {
-                    return Ok(Value::Null);
-                }
-                let mut saw_null = false;
-                for x in list {
-                    let xv = x.eval(row, env)?;
-                    if xv.is_null() {
-                        saw_null = true;
-                    } else if compare(&v, &xv) == Ordering::Equal {
-                        return Ok(Value::Int(!*negated as i64));
-                    }
-                }
-                if saw_null {
-                    Value::Null
-                } else {
-                    Value::Int(*negated as i64)
-                }
-            }
+            Expr::In(e, list, negated) => collate::eval_in(e, list, *negated, None, row, env)?,
             Expr::Between(e, lo, hi, negated) => {
-                // x BETWEEN lo AND hi is (x >= lo AND x <= hi) in three-valued logic:
-                // a NULL bound makes it NULL only when the other test does not fail.
-                let v = e.eval(row, env)?;
-                if v.is_null() {
-                    return Ok(Value::Null);
-                }
-                let l = lo.eval(row, env)?;
-                let h = hi.eval(row, env)?;
-                let ge = (!l.is_null()).then(|| compare(&v, &l) != Ordering::Less);
-                let le = (!h.is_null()).then(|| compare(&v, &h) != Ordering::Greater);
-                match (ge, le) {
-                    (Some(false), _) | (_, Some(false)) => Value::Int(*negated as i64),
-                    (Some(true), Some(true)) => Value::Int(!*negated as i64),
-                    _ => Value::Null,
-                }
+                collate::eval_between(e, lo, hi, *negated, None, row, env)?
             }
             Expr::Like(e, pat, negated, esc) => {
-                let v = e.eval(row, env)?;
-                let p = pat.eval(row, env)?;
-                if v.is_null() || p.is_null() {
-                    return Ok(Value::Null);
-                }
-                let m = like(&v.text(), &p.text(), *esc);
-                Value::Int((m != *negated) as i64)
+                collate::eval_like(e, pat, *negated, *esc, None, row, env)?
             }
             Expr::Case {
                 operand,
                 whens,
                 otherwise,
-            } => {
-                let op = match operand {
-                    Some(o) => Some(o.eval(row, env)?),
-                    None => None,
-                };
-                for (w, t) in whens {
-                    let wv = w.eval(row, env)?;
-                    let hit = match &op {
-                        Some(o) => {
-                            !o.is_null() && !wv.is_null() && compare(o, &wv) == Ordering::Equal
-                        }
-                        None => wv.truth() == Some(true),
-                    };
-                    if hit {
-                        return t.eval(row, env);
-                    }
-                }
-                match otherwise {
-                    Some(e) => e.eval(row, env)?,
-                    None => Value::Null,
-                }
-            }
+            } => collate::eval_case(
+                operand.as_deref(),
+                whens,
+                otherwise.as_deref(),
+                None,
+                row,
+                env,
+            )?,
+            Expr::Collate(e, _) => e.eval(row, env)?,
+            Expr::Collated(c, e) => collate::eval_collated(*c, e, row, env)?,
+            Expr::SortKey(c, e) => match e.eval(row, env)? {
+                Value::Bytes(b) => Value::Bytes(c.sort_key(&b)),
+                v => v,
+            },
             Expr::Func(f, args) => func::call(*f, args, row, env)?,
             Expr::SysVar(n, g) => env
                 .sys_var(n, *g)
@@ -304,7 +259,10 @@ impl Expr {
             | Expr::BitNot(e)
             | Expr::IsNull(e, _)
             | Expr::IsBool(e, _, _)
-            | Expr::InSubquery(e, _, _) => e.walk(f),
+            | Expr::InSubquery(e, _, _)
+            | Expr::Collate(e, _)
+            | Expr::Collated(_, e)
+            | Expr::SortKey(_, e) => e.walk(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::result::OutType;
 use crate::session::Session;
 use rel::catalog::{default_sql, CatalogState};
+use rel::collation::Collation;
 use rel::fk::{index_led_by, resolve_columns};
 use rel::schema::{Column, TableDef};
 use rel::value::{TypeKind, Value};
@@ -325,8 +326,8 @@ impl View {
                         vec![
                             t("def"),
                             t(d),
-                            t("utf8mb4"),
-                            t("utf8mb4_bin"),
+                            t(Collation::DEFAULT.charset()),
+                            t(Collation::DEFAULT.name()),
                             Value::Null,
                             t(""),
                         ]
@@ -352,40 +353,32 @@ impl View {
                 t("NO"),
                 t("NO"),
             ]],
-            View::CharacterSets => vec![
-                vec![
-                    t("binary"),
-                    t("binary"),
-                    t("Binary pseudo charset"),
-                    Value::UInt(1),
-                ],
-                vec![
-                    t("utf8mb4"),
-                    t("utf8mb4_bin"),
-                    t("UTF-8 Unicode"),
-                    Value::UInt(4),
-                ],
-            ],
-            View::Collations => vec![
-                vec![
-                    t("binary"),
-                    t("binary"),
-                    Value::UInt(63),
-                    t("Yes"),
-                    t("Yes"),
-                    Value::UInt(1),
-                    t("NO PAD"),
-                ],
-                vec![
-                    t("utf8mb4_bin"),
-                    t("utf8mb4"),
-                    Value::UInt(46),
-                    t("Yes"),
-                    t("Yes"),
-                    Value::UInt(1),
-                    t("PAD SPACE"),
-                ],
-            ],
+            View::CharacterSets => charsets()
+                .into_iter()
+                .map(|(cs, dflt, desc)| {
+                    vec![
+                        t(cs),
+                        t(dflt.name()),
+                        t(desc),
+                        Value::UInt(dflt.max_len() as u64),
+                    ]
+                })
+                .collect(),
+            View::Collations => rel::collation::ALL
+                .iter()
+                .map(|c| {
+                    let dflt = Collation::default_of_charset(c.charset()) == Some(*c);
+                    vec![
+                        t(c.name()),
+                        t(c.charset()),
+                        Value::UInt(c.id() as u64),
+                        t(if dflt { "Yes" } else { "" }),
+                        t("Yes"),
+                        Value::UInt(1),
+                        t(if c.pad_space() { "PAD SPACE" } else { "NO PAD" }),
+                    ]
+                })
+                .collect(),
             View::Processlist => vec![vec![
                 Value::UInt(s.conn_id),
                 t(&s.user),
@@ -464,7 +457,7 @@ fn tables(st: &CatalogState) -> Vec<Vec<Value>> {
             Value::Null,
             Value::Null,
             Value::Null,
-            t("utf8mb4_bin"),
+            t(def.collation.name()),
             Value::Null,
             t(""),
             t(&def.comment),
@@ -529,6 +522,16 @@ fn precision(c: &Column) -> (Value, Value, Value) {
     }
 }
 
+/// The character sets Strata stores: (name, default collation, description).
+pub fn charsets() -> Vec<(&'static str, Collation, &'static str)> {
+    vec![
+        ("binary", Collation::Binary, "Binary pseudo charset"),
+        ("latin1", Collation::Latin1SwedishCi, "cp1252 West European"),
+        ("utf8mb3", Collation::Utf8mb3GeneralCi, "UTF-8 Unicode"),
+        ("utf8mb4", Collation::Utf8mb4GeneralCi, "UTF-8 Unicode"),
+    ]
+}
+
 fn columns(def: &TableDef) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for (i, c) in def.columns.iter().enumerate() {
@@ -540,7 +543,7 @@ fn columns(def: &TableDef) -> Vec<Vec<Value>> {
                 Value::UInt(if ty.is_binary() || ty.kind == TypeKind::Text {
                     n
                 } else {
-                    n * 4
+                    n * ty.coll.max_len() as u64
                 }),
             )
         } else {
@@ -583,8 +586,8 @@ fn columns(def: &TableDef) -> Vec<Vec<Value>> {
             np,
             ns,
             dp,
-            opt(text_col.then_some("utf8mb4")),
-            opt(text_col.then_some("utf8mb4_bin")),
+            opt(text_col.then_some(c.ty.coll.charset())),
+            opt(text_col.then_some(c.ty.coll.name())),
             t(&sql_name.to_ascii_lowercase()),
             t(column_key(def, i)),
             t(extra),

@@ -89,6 +89,9 @@ fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
             otherwise: otherwise.as_ref().map(|o| m(o)),
         },
         Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| map_cols(a, f)).collect()),
+        Expr::Collate(x, c) => Expr::Collate(m(x), *c),
+        Expr::Collated(c, x) => Expr::Collated(*c, m(x)),
+        Expr::SortKey(c, x) => Expr::SortKey(*c, m(x)),
         other => other.clone(),
     }
 }

@@ -22,6 +22,7 @@ pub mod access;
 pub mod agg;
 pub mod autoparam;
 pub mod bind;
+pub mod collate;
 pub mod convert;
 pub mod ddl;
 pub mod depth;

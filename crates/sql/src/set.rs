@@ -134,7 +134,10 @@ fn assign(
 
 fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
     let mut b = crate::bind::Binder::new(&s.stmt_params.0);
-    let x = b.expr(e, &crate::bind::Scope::default())?;
+    let x = crate::collate::annotate(
+        b.expr(e, &crate::bind::Scope::default())?,
+        crate::collate::Ctx::new(&[]),
+    )?;
     let env = crate::env::StmtEnv::new(s, &s.stmt_params.1);
     x.eval(&[], &env)
 }

@@ -2,7 +2,7 @@
 //! statement: a scalar, the set an IN tests against, or whether EXISTS
 //! found a row. `select::exec` computes them before the statement reads its
 //! first row and hands them to expressions through `Env::subquery`.
-use rel::value::{compare, Value};
+use rel::value::Value;
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
@@ -53,6 +53,15 @@ impl SubSet {
     /// `v IN (set)` in three-valued logic: None is NULL. An empty set holds
     /// nothing, not even NULL.
     pub fn contains(&self, v: &Value) -> Option<bool> {
+        self.contains_coll(v, None)
+    }
+
+    /// `contains` with strings compared under `coll` when given.
+    pub fn contains_coll(
+        &self,
+        v: &Value,
+        coll: Option<rel::collation::Collation>,
+    ) -> Option<bool> {
         if self.values.is_empty() && !self.has_null {
             return Some(false);
         }
@@ -63,7 +72,10 @@ impl SubSet {
             (Some(set), Value::Int(_) | Value::UInt(_)) => {
                 v.to_i128().is_some_and(|i| set.contains(&i))
             }
-            _ => self.values.iter().any(|x| compare(v, x) == Ordering::Equal),
+            _ => self
+                .values
+                .iter()
+                .any(|x| crate::collate::cmp(v, x, coll) == Ordering::Equal),
         };
         if found {
             Some(true)

@@ -3,12 +3,14 @@
 //! rows of new groups spilled to disk sorted by group key and aggregated group by
 //! group), DISTINCT (`Tail`'s hash set of row images, then rows spilled sorted by
 //! image and deduplicated), and ORDER BY / OFFSET / LIMIT (a `Sorter`).
-use crate::agg::{feed, finish, hash_image, new_state, Group};
+use crate::agg::{feed, finish, new_state, Group};
 use crate::bind::AggSpec;
+use crate::collate::image;
 use crate::error::Result;
 use crate::expr::{Env, Expr};
 use crate::result::ResultSink;
 use crate::sort::Sorter;
+use rel::collation::Collation;
 use rel::value::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -25,6 +27,8 @@ fn value_bytes(v: &Value) -> usize {
 /// A group is either wholly in the table or wholly spilled.
 pub struct Grouper<'a> {
     gexprs: &'a [Expr],
+    /// Per group expression: the collation strings group by.
+    colls: &'a [Option<Collation>],
     aggs: &'a [AggSpec],
     index: HashMap<Vec<u8>, usize>,
     groups: Vec<Group>,
@@ -34,9 +38,15 @@ pub struct Grouper<'a> {
 }
 
 impl<'a> Grouper<'a> {
-    pub fn new(gexprs: &'a [Expr], aggs: &'a [AggSpec], budget: usize) -> Grouper<'a> {
+    pub fn new(
+        gexprs: &'a [Expr],
+        colls: &'a [Option<Collation>],
+        aggs: &'a [AggSpec],
+        budget: usize,
+    ) -> Grouper<'a> {
         Grouper {
             gexprs,
+            colls,
             aggs,
             index: HashMap::new(),
             groups: Vec::new(),
@@ -49,9 +59,9 @@ impl<'a> Grouper<'a> {
     fn key(&self, row: &[Value], env: &dyn Env) -> Result<(Vec<Value>, Vec<u8>)> {
         let mut key = Vec::with_capacity(self.gexprs.len());
         let mut img = Vec::new();
-        for g in self.gexprs {
+        for (i, g) in self.gexprs.iter().enumerate() {
             let v = g.eval(row, env)?;
-            hash_image(&v, &mut img);
+            image(&v, self.colls.get(i).copied().flatten(), &mut img);
             key.push(v);
         }
         Ok((key, img))
@@ -140,6 +150,8 @@ impl<'a> Grouper<'a> {
 /// DISTINCT, then ORDER BY (or arrival order) with OFFSET and LIMIT.
 pub struct Tail {
     dedup: Option<Dedup>,
+    /// Per output column: the collation DISTINCT compares strings by.
+    colls: Vec<Option<Collation>>,
     sorter: Sorter,
     /// Rows past DISTINCT (FOUND_ROWS with SQL_CALC_FOUND_ROWS).
     pub total: u64,
@@ -152,17 +164,26 @@ struct Dedup {
     spill: Option<Sorter>,
 }
 
-fn image(out: &[Value]) -> Vec<u8> {
+fn row_image(out: &[Value], colls: &[Option<Collation>]) -> Vec<u8> {
     let mut img = Vec::new();
-    out.iter().for_each(|v| hash_image(v, &mut img));
+    for (i, v) in out.iter().enumerate() {
+        image(v, colls.get(i).copied().flatten(), &mut img);
+    }
     img
 }
 
 impl Tail {
     /// `dirs`: ORDER BY directions (empty: arrival order); `keep`: OFFSET + LIMIT rows.
-    pub fn new(distinct: bool, dirs: Vec<bool>, budget: usize, keep: Option<usize>) -> Tail {
+    pub fn new(
+        distinct: bool,
+        colls: Vec<Option<Collation>>,
+        dirs: Vec<bool>,
+        budget: usize,
+        keep: Option<usize>,
+    ) -> Tail {
         let budget = budget.max(64 << 10);
         Tail {
+            colls,
             dedup: distinct.then(|| Dedup {
                 seen: HashSet::new(),
                 bytes: 0,
@@ -177,7 +198,7 @@ impl Tail {
     /// Adds an output row with its ORDER BY keys.
     pub fn push(&mut self, out: Vec<Value>, keys: Vec<Value>) -> Result<()> {
         if let Some(d) = &mut self.dedup {
-            let img = image(&out);
+            let img = row_image(&out, &self.colls);
             if d.seen.contains(&img) {
                 return Ok(());
             }
@@ -210,6 +231,7 @@ impl Tail {
             if let Some(s) = d.spill.take() {
                 let mut last: Option<Vec<u8>> = None;
                 let sorter = &mut self.sorter;
+                let colls = &self.colls;
                 let total = &mut self.total;
                 s.finish(&mut |mut row| {
                     let width = match row.pop() {
@@ -217,7 +239,7 @@ impl Tail {
                         _ => row.len(),
                     };
                     let keys = row.split_off(width.min(row.len()));
-                    let img = image(&row);
+                    let img = row_image(&row, colls);
                     if last.as_ref() != Some(&img) {
                         last = Some(img);
                         *total += 1;

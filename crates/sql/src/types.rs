@@ -32,7 +32,9 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
                 None => OutType::Null,
             },
         },
-        Expr::Neg(x) => infer(x, t, agg),
+        Expr::Neg(x) | Expr::Collate(x, _) => infer(x, t, agg),
+        Expr::Collated(..) => OutType::Int { unsigned: false },
+        Expr::SortKey(..) => OutType::Text { len: 65535 },
         Expr::Not(_)
         | Expr::IsNull(..)
         | Expr::IsBool(..)
@@ -267,10 +269,10 @@ fn unify(types: impl Iterator<Item = OutType>) -> OutType {
 /// The column type a derived table declares for a result column of type `o`.
 pub fn column_type(o: OutType) -> ColumnType {
     let with = |kind, unsigned, len, scale| ColumnType {
-        kind,
         unsigned,
         len,
         scale,
+        ..ColumnType::new(kind)
     };
     match o {
         OutType::Column(t) => t,

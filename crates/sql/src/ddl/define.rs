@@ -4,8 +4,9 @@
 use crate::bind::{literal, Binder, Scope};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
-use crate::expr::{Expr, NoEnv};
+use crate::expr::NoEnv;
 use rel::catalog::Table;
+use rel::collation::Collation;
 use rel::schema::{Column, Index, TableDef};
 use rel::value::{ColumnType, TypeKind, Value};
 use sqlparser::ast;
@@ -37,6 +38,7 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         // lengths are constants within u32.
         len: len.unwrap_or(0).min(u32::MAX as u64) as u32,
         scale: 0,
+        coll: rel::collation::Collation::Binary,
     };
     // A length over the type's maximum is an error, never a wrapped or
     // clamped length (MySQL: 1074, or 1439 for integer display widths).
@@ -111,6 +113,7 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
                 unsigned: matches!(dt, D::DecimalUnsigned(_) | D::DecUnsigned(_)),
                 len: p as u32,
                 scale: s as u8,
+                coll: rel::collation::Collation::Binary,
             }
         }
         D::Char(l) | D::Character(l) => t(
@@ -217,8 +220,12 @@ pub fn table_def(
     let mut cols = Vec::new();
     let mut pk_cols: Option<Vec<usize>> = None;
     let mut secondary: Vec<Index> = Vec::new();
+    let table_coll = table_collation(ct)?;
     for (i, cd) in ct.columns.iter().enumerate() {
-        let ty = column_type(&cd.data_type)?;
+        let mut ty = column_type(&cd.data_type)?;
+        if ty.is_text() {
+            ty.coll = column_collation(&cd.options, table_coll)?;
+        }
         let mut c = Column::plain(&cd.name.value, ty);
         let mut explicit_null = false;
         let mut default_ast = None;
@@ -366,19 +373,63 @@ pub fn table_def(
         Some(ast::CommentDef::WithEq(s)) | Some(ast::CommentDef::WithoutEq(s)) => s.clone(),
         _ => String::new(),
     };
-    Ok((
-        TableDef::new(
-            db.into(),
-            name.into(),
-            cols,
-            pk,
-            hidden,
-            secondary,
-            engine,
-            comment,
-        ),
-        fks,
-    ))
+    let mut def = TableDef::new(
+        db.into(),
+        name.into(),
+        cols,
+        pk,
+        hidden,
+        secondary,
+        engine,
+        comment,
+    );
+    def.collation = table_coll;
+    Ok((def, fks))
+}
+
+fn unquoted(n: &str) -> String {
+    n.trim_matches(|c| c == '\'' || c == '"' || c == '`')
+        .to_string()
+}
+
+/// A table's default collation from DEFAULT CHARSET= / COLLATE= (the
+/// server default when absent).
+fn table_collation(ct: &ast::CreateTable) -> Result<Collation> {
+    let opts = match &ct.table_options {
+        ast::CreateTableOptions::None => &[][..],
+        ast::CreateTableOptions::Plain(v)
+        | ast::CreateTableOptions::Options(v)
+        | ast::CreateTableOptions::With(v)
+        | ast::CreateTableOptions::TableProperties(v) => v,
+    };
+    let (mut cs, mut co) = (None, None);
+    for o in opts {
+        if let ast::SqlOption::KeyValue { key, value } = o {
+            let k = key.value.to_ascii_uppercase().replace('_', " ");
+            match k.as_str() {
+                "CHARSET" | "DEFAULT CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
+                    cs = Some(unquoted(&value.to_string()))
+                }
+                "COLLATE" | "DEFAULT COLLATE" => co = Some(unquoted(&value.to_string())),
+                _ => {}
+            }
+        }
+    }
+    crate::collate::resolve(cs.as_deref(), co.as_deref(), Collation::DEFAULT)
+}
+
+/// A character column's collation from its CHARACTER SET / COLLATE
+/// options, else the table's.
+pub fn column_collation(opts: &[ast::ColumnOptionDef], table: Collation) -> Result<Collation> {
+    let (mut cs, mut co) = (None, None);
+    for o in opts {
+        match &o.option {
+            ast::ColumnOption::CharacterSet(n) => cs = Some(unquoted(&n.to_string())),
+            ast::ColumnOption::Collation(n) => co = Some(unquoted(&n.to_string())),
+            _ => {}
+        }
+    }
+    crate::collate::resolve(cs.as_deref(), co.as_deref(), table)
 }
 
 fn dedupe_index_names(ix: &mut [Index]) {
@@ -417,6 +468,6 @@ pub fn index_columns(t: &Table, cols: &[ast::IndexColumn]) -> Result<Vec<usize>>
 /// Evaluates a constant expression (used by SET and friends).
 pub fn const_eval(e: &ast::Expr) -> Result<Value> {
     let mut b = Binder::new(&[]);
-    let x: Expr = b.expr(e, &Scope::default())?;
+    let x = crate::collate::annotate(b.expr(e, &Scope::default())?, crate::collate::Ctx::new(&[]))?;
     x.eval(&[], &NoEnv)
 }

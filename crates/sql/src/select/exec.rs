@@ -76,6 +76,7 @@ pub fn execute_counted(
     let mut tail = (!streaming).then(|| {
         Tail::new(
             p.distinct,
+            p.out_colls.clone(),
             p.order.iter().map(|(_, d)| *d).collect(),
             budget,
             // With SQL_CALC_FOUND_ROWS every row is counted, so none is dropped early.
@@ -85,7 +86,7 @@ pub fn execute_counted(
     let mut grouper = p
         .agg
         .as_ref()
-        .map(|(gexprs, aggs)| Grouper::new(gexprs, aggs, budget));
+        .map(|(gexprs, aggs)| Grouper::new(gexprs, &p.group_colls, aggs, budget));
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
     {
         let mut visit = |row: &[Value]| -> Result<bool> {

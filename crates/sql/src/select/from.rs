@@ -298,6 +298,8 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         order: Vec::new(),
         presorted: false,
         distinct: false,
+        group_colls: Vec::new(),
+        out_colls: Vec::new(),
         limit: None,
         offset: None,
         columns: cols

@@ -43,6 +43,10 @@ pub struct SelectPlan {
     /// The access path already yields rows in ORDER BY order.
     pub presorted: bool,
     pub distinct: bool,
+    /// The collation GROUP BY groups each group expression by, and DISTINCT
+    /// each output column by (None: as values; see `collate::group_colls`).
+    pub group_colls: Vec<Option<rel::collation::Collation>>,
+    pub out_colls: Vec<Option<rel::collation::Collation>>,
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub columns: Vec<ColumnInfo>,

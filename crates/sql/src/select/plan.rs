@@ -4,7 +4,8 @@
 use super::from::{derived_first, from_tables, FromCtx, FromTable};
 use super::SelectPlan;
 use crate::access;
-use crate::bind::{AggCtx, Binder, Scope, SubPlanner};
+use crate::bind::{AggCtx, AggSpec, Binder, Scope, SubPlanner};
+use crate::collate::{self, annotate, Ctx};
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
 use crate::join::JoinTable;
@@ -237,6 +238,44 @@ fn plan_in(
         }
     };
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
+    // Collations (collate.rs): string comparisons under their collation,
+    // MIN/MAX and DISTINCT aggregates, then (below) GROUP BY, DISTINCT and
+    // ORDER BY keys.
+    let cx = Ctx::new(&all_cols);
+    let filter = filter.map(|f| annotate(f, cx)).transpose()?;
+    let agg = match agg {
+        Some((g, aggs)) => Some((
+            g.into_iter()
+                .map(|e| annotate(e, cx))
+                .collect::<Result<Vec<_>>>()?,
+            aggs.into_iter()
+                .map(|a| collate_agg(a, cx))
+                .collect::<Result<Vec<_>>>()?,
+        )),
+        None => None,
+    };
+    let acx = Ctx {
+        cols: &all_cols,
+        agg: agg.as_ref(),
+    };
+    let out = out
+        .into_iter()
+        .map(|e| annotate(e, acx))
+        .collect::<Result<Vec<_>>>()?;
+    let having = having.map(|h| annotate(h, acx)).transpose()?;
+    let order: Vec<(Expr, bool)> = order
+        .into_iter()
+        .map(|(e, d)| Ok((annotate(e, acx)?, d)))
+        .collect::<Result<_>>()?;
+    let group_colls = match &agg {
+        Some((g, _)) => collate::group_colls(g, cx)?,
+        None => Vec::new(),
+    };
+    let out_colls = collate::group_colls(&out, acx)?;
+    let order_keys: Vec<(Expr, bool)> = order
+        .iter()
+        .map(|(e, d)| Ok((collate::sort_key(e.clone(), acx)?, *d)))
+        .collect::<Result<_>>()?;
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
         Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
@@ -326,7 +365,7 @@ fn plan_in(
                 alias: a.clone(),
                 base,
                 access: access::choose(&t.def, None, &[], None, false, hint.as_ref()),
-                on: on.clone(),
+                on: on.clone().map(|e| annotate(e, cx)).transpose()?,
                 left: *left,
                 hint: hint.clone(),
                 derived: *d,
@@ -375,9 +414,11 @@ fn plan_in(
         agg,
         having,
         out,
-        order,
+        order: order_keys,
         presorted,
         distinct,
+        group_colls,
+        out_colls,
         limit,
         offset,
         columns,
@@ -393,6 +434,21 @@ fn plan_in(
         union: Vec::new(),
         sysview: None,
     })
+}
+
+/// An aggregate's argument under collations, and the collation its
+/// MIN/MAX or DISTINCT compares strings by.
+fn collate_agg(mut a: AggSpec, cx: Ctx) -> Result<AggSpec> {
+    a.arg = a.arg.map(|e| annotate(e, cx)).transpose()?;
+    if let Some(x) = &a.arg {
+        a.coll = collate::group_colls(std::slice::from_ref(x), cx)?[0];
+    }
+    a.order = a
+        .order
+        .into_iter()
+        .map(|(e, d)| Ok((collate::sort_key(annotate(e, cx)?, cx)?, d)))
+        .collect::<Result<_>>()?;
+    Ok(a)
 }
 
 /// A UNION body as one plan: its first branch, the others in `union`.

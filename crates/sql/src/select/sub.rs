@@ -155,14 +155,23 @@ impl<'e> QueryEnv<'e> {
             stop_after,
         };
         exec::execute_counted(p, txn, self.inner, &mut held, None)?;
+        // A UNION deduplicates each column under the collation of the first
+        // branch that compares it as a string under one.
+        let colls: Vec<_> = (0..p.out.len())
+            .map(|i| {
+                std::iter::once(p)
+                    .chain(p.union.iter().map(|(_, b)| b))
+                    .find_map(|b| b.out_colls.get(i).copied().flatten())
+            })
+            .collect();
         for (distinct, b) in &p.union {
             exec::execute_counted(b, txn, self.inner, &mut held, None)?;
             if *distinct {
                 let mut seen = std::collections::HashSet::new();
                 held.rows.retain(|r| {
                     let mut k = Vec::new();
-                    for v in r {
-                        crate::agg::hash_image(v, &mut k);
+                    for (i, v) in r.iter().enumerate() {
+                        crate::collate::image(v, colls.get(i).copied().flatten(), &mut k);
                     }
                     seen.insert(k)
                 });

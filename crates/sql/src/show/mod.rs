@@ -111,50 +111,36 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 "Compiled",
                 "Sortlen",
             ],
-            vec![
-                vec![
-                    text("utf8mb4_general_ci"),
-                    text("utf8mb4"),
-                    Value::Int(45),
-                    text("Yes"),
-                    text("Yes"),
-                    Value::Int(1),
-                ],
-                vec![
-                    text("utf8mb4_bin"),
-                    text("utf8mb4"),
-                    Value::Int(46),
-                    text(""),
-                    text("Yes"),
-                    Value::Int(1),
-                ],
-                vec![
-                    text("binary"),
-                    text("binary"),
-                    Value::Int(63),
-                    text("Yes"),
-                    text("Yes"),
-                    Value::Int(1),
-                ],
-            ],
+            rel::collation::ALL
+                .iter()
+                .map(|c| {
+                    let dflt =
+                        rel::collation::Collation::default_of_charset(c.charset()) == Some(*c);
+                    vec![
+                        text(c.name()),
+                        text(c.charset()),
+                        Value::Int(c.id() as i64),
+                        text(if dflt { "Yes" } else { "" }),
+                        text("Yes"),
+                        Value::Int(1),
+                    ]
+                })
+                .collect(),
         ),
         ShowStmt::Charset => rows(
             sink,
             &["Charset", "Description", "Default collation", "Maxlen"],
-            vec![
-                vec![
-                    text("utf8mb4"),
-                    text("UTF-8 Unicode"),
-                    text("utf8mb4_general_ci"),
-                    Value::Int(4),
-                ],
-                vec![
-                    text("binary"),
-                    text("Binary pseudo charset"),
-                    text("binary"),
-                    Value::Int(1),
-                ],
-            ],
+            crate::infoschema::charsets()
+                .into_iter()
+                .map(|(cs, dflt, desc)| {
+                    vec![
+                        text(cs),
+                        text(desc),
+                        text(dflt.name()),
+                        Value::Int(dflt.max_len() as i64),
+                    ]
+                })
+                .collect(),
         ),
         ShowStmt::ProcessList => rows(
             sink,

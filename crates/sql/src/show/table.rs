@@ -47,8 +47,8 @@ pub fn columns(t: &Table, full: bool, sink: &mut dyn ResultSink) -> Result<Outco
         };
         let mut r = vec![text(&c.name), text(c.ty.sql_name())];
         if full {
-            r.push(if c.ty.is_string() && !c.ty.is_binary() {
-                text("utf8mb4_bin")
+            r.push(if c.ty.is_text() {
+                text(c.ty.coll.name())
             } else {
                 Value::Null
             });
@@ -149,6 +149,14 @@ pub fn create_table(def: &TableDef) -> String {
     let mut lines = Vec::new();
     for c in &def.columns {
         let mut l = format!("  {} {}", quote(&c.name), c.ty.sql_name());
+        // As MariaDB: the character set when it is not the table's, the
+        // collation when it is not the table's.
+        if c.ty.is_text() && c.ty.coll != def.collation {
+            if c.ty.coll.charset() != def.collation.charset() {
+                l.push_str(&format!(" CHARACTER SET {}", c.ty.coll.charset()));
+            }
+            l.push_str(&format!(" COLLATE {}", c.ty.coll.name()));
+        }
         if !c.nullable {
             l.push_str(" NOT NULL");
         }
@@ -187,10 +195,12 @@ pub fn create_table(def: &TableDef) -> String {
         lines.push(format!("  {}", rel::fk::describe(def, k, false)));
     }
     format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE={} DEFAULT CHARSET=utf8mb4{}",
+        "CREATE TABLE {} (\n{}\n) ENGINE={} DEFAULT CHARSET={} COLLATE={}{}",
         quote(&def.name),
         lines.join(",\n"),
         def.engine,
+        def.collation.charset(),
+        def.collation.name(),
         if def.comment.is_empty() {
             String::new()
         } else {
@@ -226,7 +236,7 @@ pub fn table_status(s: &Session, like: Option<&str>, sink: &mut dyn ResultSink) 
             Value::Null,
             Value::Null,
             Value::Null,
-            text("utf8mb4_general_ci"),
+            text(t.def.collation.name()),
             Value::Null,
             text(""),
             text(&t.def.comment),

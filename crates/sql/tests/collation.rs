@@ -1,0 +1,277 @@
+//! Collations through a Session: case- and accent-insensitive comparison
+//! under utf8mb4_general_ci (the default), `_bin` and binary columns,
+//! collation-aware UNIQUE keys, index probes, ranges, ORDER BY, GROUP BY,
+//! DISTINCT, MIN/MAX, LIKE, COLLATE, and the errors. Results on the same
+//! data are also compared with MariaDB's in the server's diff_mariadb corpus.
+mod common;
+use common::{err, q, texts, TestDb};
+
+fn setup(db: &TestDb) -> sql::Session {
+    let mut s = db.session(1, "root", None);
+    for st in [
+        "CREATE DATABASE db",
+        "USE db",
+        "CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20), b VARCHAR(20) COLLATE utf8mb4_bin, \
+         bin VARBINARY(20), KEY kn (name))",
+        "INSERT INTO t VALUES (1, 'alice', 'alice', 'alice'), (2, 'Bob', 'Bob', 'Bob'), \
+         (3, 'ALICE', 'ALICE', 'ALICE'), (4, 'émile', 'émile', 'émile'), (5, 'Zoé', 'Zoé', 'Zoé'), \
+         (6, 'bob ', 'bob ', 'bob '), (7, '_x', '_x', '_x'), (8, NULL, NULL, NULL)",
+    ] {
+        q(&mut s, st);
+    }
+    s
+}
+
+#[test]
+fn comparisons_follow_the_column_collation() {
+    let db = TestDb::open("sql-coll-cmp");
+    let mut s = setup(&db);
+    let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT 'a' = 'A', 'abc' LIKE 'A%', 'b' > 'A', 'é' = 'E', 'a ' = 'a'"
+        ),
+        vec!["1|1|1|1|1"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE name = 'ALICE' ORDER BY id"),
+        vec!["1", "3"]
+    );
+    assert_eq!(t(&mut s, "SELECT id FROM t WHERE b = 'ALICE'"), vec!["3"]);
+    assert_eq!(t(&mut s, "SELECT id FROM t WHERE bin = 'ALICE'"), vec!["3"]);
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE name = 'EMILE'"),
+        vec!["4"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE name = 'bob' ORDER BY id"),
+        vec!["2", "6"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT id FROM t WHERE name IN ('BOB', 'zoe') ORDER BY id"
+        ),
+        vec!["2", "5", "6"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT id FROM t WHERE name BETWEEN 'B' AND 'C' ORDER BY id"
+        ),
+        vec!["2", "6"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE name LIKE 'É%'"),
+        vec!["4"]
+    );
+    assert_eq!(t(&mut s, "SELECT id FROM t WHERE b LIKE 'a%'"), vec!["1"]);
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT id FROM t WHERE name COLLATE utf8mb4_bin = 'alice'"
+        ),
+        vec!["1"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT CASE name WHEN 'BOB' THEN 'y' ELSE 'n' END FROM t WHERE id = 2"
+        ),
+        vec!["y"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT STRCMP(name, 'ALICE'), NULLIF(name, 'ALICE'), FIELD('ALICE', 'x', name), \
+                   LOCATE('LI', name), INSTR(name, 'CE') FROM t WHERE id = 1"
+        ),
+        vec!["0|NULL|2|2|4"]
+    );
+    // A column with a `_bin` collation beats a literal; two columns of
+    // different collations cannot be compared (1267).
+    assert_eq!(err(&mut s, "SELECT id FROM t WHERE name = b"), 1267);
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT COUNT(*) FROM t WHERE name = b COLLATE utf8mb4_general_ci"
+        ),
+        vec!["7"]
+    );
+}
+
+#[test]
+fn index_probes_and_ranges_use_weights() {
+    let db = TestDb::open("sql-coll-index");
+    let mut s = setup(&db);
+    let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
+    // The probe goes through index kn (EXPLAIN) and finds both spellings.
+    let plan = t(&mut s, "EXPLAIN SELECT id FROM t WHERE name = 'ALICE'");
+    assert!(plan[0].contains("kn"), "{plan:?}");
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT id FROM t FORCE INDEX (kn) WHERE name = 'alice' ORDER BY id"
+        ),
+        vec!["1", "3"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT name FROM t FORCE INDEX (kn) WHERE name >= 'b' AND name < 'E' ORDER BY name, id"),
+        vec!["Bob", "bob "]
+    );
+    // Index order is collation order.
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT id FROM t FORCE INDEX (kn) WHERE name > '' ORDER BY name, id"
+        ),
+        vec!["1", "3", "2", "6", "4", "5", "7"]
+    );
+}
+
+#[test]
+fn unique_keys_and_primary_keys_follow_the_collation() {
+    let db = TestDb::open("sql-coll-unique");
+    let mut s = db.session(1, "root", None);
+    for st in [
+        "CREATE DATABASE db",
+        "USE db",
+        "CREATE TABLE u (id INT PRIMARY KEY, name VARCHAR(10), UNIQUE KEY un (name))",
+        "INSERT INTO u VALUES (1, 'abc')",
+        "CREATE TABLE p (k VARCHAR(10) PRIMARY KEY, v INT)",
+        "INSERT INTO p VALUES ('Key', 1)",
+        "CREATE TABLE ub (id INT PRIMARY KEY, name VARCHAR(10) COLLATE utf8mb4_bin UNIQUE)",
+        "INSERT INTO ub VALUES (1, 'abc'), (2, 'ABC')",
+    ] {
+        q(&mut s, st);
+    }
+    assert_eq!(err(&mut s, "INSERT INTO u VALUES (2, 'ABC')"), 1062);
+    assert_eq!(err(&mut s, "INSERT INTO u VALUES (2, 'abc  ')"), 1062);
+    assert_eq!(err(&mut s, "INSERT INTO p VALUES ('KEY', 2)"), 1062);
+    // The stored value keeps its spelling; a ci primary key is found by
+    // any spelling, through point gets and secondary lookups.
+    let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
+    assert_eq!(
+        t(&mut s, "SELECT k, v FROM p WHERE k = 'kEy'"),
+        vec!["Key|1"]
+    );
+    q(&mut s, "CREATE INDEX kv ON p (v)");
+    assert_eq!(
+        t(&mut s, "SELECT k FROM p FORCE INDEX (kv) WHERE v = 1"),
+        vec!["Key"]
+    );
+    q(&mut s, "UPDATE p SET v = 5 WHERE k = 'KEY'");
+    assert_eq!(t(&mut s, "SELECT k, v FROM p"), vec!["Key|5"]);
+    assert_eq!(
+        t(&mut s, "SELECT name FROM u WHERE name = 'ABC'"),
+        vec!["abc"]
+    );
+    q(
+        &mut s,
+        "INSERT INTO u VALUES (3, 'Abd') ON DUPLICATE KEY UPDATE id = id",
+    );
+    q(&mut s, "REPLACE INTO u VALUES (4, 'ABD')");
+    assert_eq!(
+        t(&mut s, "SELECT id, name FROM u ORDER BY id"),
+        vec!["1|abc", "4|ABD"]
+    );
+    assert_eq!(t(&mut s, "CHECK TABLE u"), vec!["db.u|check|status|OK"]);
+    assert_eq!(t(&mut s, "CHECK TABLE p"), vec!["db.p|check|status|OK"]);
+    q(&mut s, "DELETE FROM p WHERE k = 'key'");
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM p"), vec!["0"]);
+}
+
+#[test]
+fn order_group_distinct_and_aggregates_follow_the_collation() {
+    let db = TestDb::open("sql-coll-group");
+    let mut s = setup(&db);
+    let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE id < 8 ORDER BY name, id"),
+        vec!["1", "3", "2", "6", "4", "5", "7"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE id < 8 ORDER BY b, id"),
+        vec!["3", "2", "5", "7", "1", "6", "4"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT COUNT(*) FROM t WHERE id < 8 GROUP BY name ORDER BY name"
+        ),
+        vec!["2", "2", "1", "1", "1"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT COUNT(DISTINCT name), COUNT(DISTINCT b) FROM t"
+        ),
+        vec!["5|7"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT COUNT(*) FROM (SELECT DISTINCT name FROM t) d"
+        ),
+        vec!["6"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT MIN(name), MAX(name), MIN(b), MAX(b) FROM t"),
+        vec!["alice|_x|ALICE|émile"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT COUNT(*) FROM (SELECT name FROM t WHERE id < 3 UNION SELECT 'ALICE' UNION SELECT 'bob') u"),
+        vec!["2"]
+    );
+}
+
+#[test]
+fn declared_collations_and_their_errors() {
+    let db = TestDb::open("sql-coll-ddl");
+    let mut s = db.session(1, "root", None);
+    q(&mut s, "CREATE DATABASE db");
+    q(&mut s, "USE db");
+    q(
+        &mut s,
+        "CREATE TABLE c (a VARCHAR(5), b VARCHAR(5) CHARACTER SET latin1, c TEXT COLLATE utf8mb4_bin) \
+         DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+    );
+    let show = texts(q(&mut s, "SHOW CREATE TABLE c"));
+    assert!(
+        show[0].contains("CHARACTER SET latin1 COLLATE latin1_swedish_ci"),
+        "{show:?}"
+    );
+    assert!(show[0].contains("COLLATE utf8mb4_bin"), "{show:?}");
+    assert!(
+        show[0].contains("DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"),
+        "{show:?}"
+    );
+    assert_eq!(
+        texts(q(&mut s, "SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'c' ORDER BY ORDINAL_POSITION")),
+        vec!["a|utf8mb4_general_ci", "b|latin1_swedish_ci", "c|utf8mb4_bin"]
+    );
+    assert_eq!(
+        err(&mut s, "CREATE TABLE e1 (a VARCHAR(5) COLLATE nope_ci)"),
+        1273
+    );
+    assert_eq!(
+        err(&mut s, "CREATE TABLE e2 (a VARCHAR(5) CHARACTER SET nope)"),
+        1115
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "CREATE TABLE e3 (a VARCHAR(5) CHARACTER SET latin1 COLLATE utf8mb4_bin)"
+        ),
+        1253
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "CREATE TABLE e4 (a VARCHAR(5) COLLATE utf8mb4_unicode_ci)"
+        ),
+        1235
+    );
+    assert_eq!(err(&mut s, "SELECT 'a' COLLATE nope"), 1273);
+}

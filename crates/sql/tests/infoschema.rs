@@ -65,9 +65,10 @@ fn views_describe_the_catalog() {
         vec![
             "customer|PRIMARY|1|id|0",
             "customer|u_email|1|email|0",
-            "orders|PRIMARY|1|id|0",
+            // Names compare case-insensitively (utf8mb4_general_ci), as in MariaDB.
             "orders|k_cust_placed|1|cust|1",
             "orders|k_cust_placed|2|placed|1",
+            "orders|PRIMARY|1|id|0",
         ]
     );
     assert_eq!(
@@ -84,8 +85,8 @@ fn views_describe_the_catalog() {
         vec![
             "customer|PRIMARY|PRIMARY KEY|id|NULL|NULL",
             "customer|u_email|UNIQUE|email|NULL|NULL",
-            "orders|PRIMARY|PRIMARY KEY|id|NULL|NULL",
             "orders|fk_cust|FOREIGN KEY|cust|customer|id",
+            "orders|PRIMARY|PRIMARY KEY|id|NULL|NULL",
         ]
     );
     assert_eq!(

@@ -30,7 +30,8 @@ impl MariaDb {
             format!(
                 "[mariadbd]\nuser=root\ndatadir={d}/data\nsocket={s}\npid-file={d}/mysqld.pid\n\
                  skip-networking\ntmpdir={d}\nlog-error={d}/error.log\ninnodb_buffer_pool_size=32M\n\
-                 innodb_log_file_size=16M\nskip-log-bin\nperformance_schema=OFF\n",
+                 innodb_log_file_size=16M\nskip-log-bin\nperformance_schema=OFF\n\
+                 character-set-server=utf8mb4\ncollation-server=utf8mb4_general_ci\n",
                 d = dir.display(),
                 s = sock.display()
             ),

@@ -168,3 +168,46 @@ DELETE FROM fp WHERE id = 1
 ALTER TABLE fr DROP FOREIGN KEY fr2
 INSERT INTO fr VALUES (5, NULL)
 DROP TABLE fg, fc, fr, fp
+-- Collations (utf8mb4_general_ci is the default on both; MariaDB runs with it)
+CREATE TABLE cc (id INT PRIMARY KEY, s VARCHAR(10), sb VARCHAR(10) COLLATE utf8mb4_bin, UNIQUE KEY us (s), KEY ksb (sb))
+INSERT INTO cc VALUES (1, 'abc', 'abc'), (2, 'ABD', 'ABD'), (3, 'émile', 'émile'), (4, 'Zoe', 'Zoe'), (5, '_x', '_x'), (6, 'b ', 'b '), (7, 'Straße', 'Straße')
+INSERT INTO cc VALUES (8, 'ABC', 'x')
+INSERT INTO cc VALUES (8, 'abc  ', 'x')
+SELECT id FROM cc WHERE s = 'ABC'
+SELECT id FROM cc WHERE s = 'B'
+SELECT id FROM cc WHERE s > 'abd' ORDER BY s, id
+SELECT id, s FROM cc ORDER BY s, id
+SELECT id, sb FROM cc ORDER BY sb, id
+SELECT id FROM cc ORDER BY s DESC, id
+SELECT id FROM cc WHERE s LIKE 'AB%' ORDER BY id
+SELECT id FROM cc WHERE sb LIKE 'ab%' ORDER BY id
+SELECT id FROM cc WHERE s LIKE '_mile' ORDER BY id
+SELECT id FROM cc WHERE s IN ('EMILE', 'zoe', 'strasse') ORDER BY id
+SELECT id FROM cc WHERE s BETWEEN 'A' AND 'B' ORDER BY id
+SELECT id FROM cc WHERE s >= 'b' AND s < 'T' ORDER BY id
+SELECT UPPER(s), COUNT(*) FROM cc GROUP BY UPPER(s) ORDER BY 1
+SELECT MIN(s), MAX(s), MIN(sb), MAX(sb) FROM cc
+SELECT COUNT(DISTINCT s), COUNT(DISTINCT UPPER(sb)), COUNT(DISTINCT LOWER(s)) FROM cc
+SELECT s = sb FROM cc
+SELECT id FROM cc WHERE s = sb COLLATE utf8mb4_general_ci ORDER BY id
+SELECT id FROM cc WHERE sb = 'ABD'
+SELECT id FROM cc WHERE sb = 'abd'
+SELECT id FROM cc WHERE s COLLATE utf8mb4_bin = 'abc'
+SELECT 'a' = 'A', 'a' = 'á', 'ß' = 's', 'abc' < 'ABD', STRCMP('a', 'B'), 'Ab' LIKE 'aB', 'é' LIKE '_', 'a ' = 'A'
+SELECT 'a' COLLATE utf8mb4_bin = 'A', CAST('a' AS BINARY) = 'A', 'a' = 'A' COLLATE utf8mb4_bin
+SELECT GREATEST('a', 'B'), LEAST('a', 'B'), FIELD('B', 'a', 'b'), LOCATE('B', 'abc'), INSTR('ABC', 'b'), NULLIF('a', 'A')
+SELECT CASE 'a' WHEN 'A' THEN 1 ELSE 0 END, 'X' IN ('x', 'y'), 'b' BETWEEN 'A' AND 'C'
+SELECT id FROM cc WHERE s IN (SELECT UPPER(s) FROM cc WHERE id < 3) ORDER BY id
+SELECT DISTINCT UPPER(s) FROM cc ORDER BY 1
+SELECT x FROM (SELECT 'abc' AS x UNION SELECT 'ABC' UNION SELECT 'abd') u ORDER BY x
+SELECT a.id, b.id FROM cc a JOIN cc b ON a.s = UPPER(b.s) ORDER BY a.id, b.id
+SELECT COLUMN_NAME, CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'cc' ORDER BY ORDINAL_POSITION
+DROP TABLE cc
+CREATE TABLE cl (id INT PRIMARY KEY, s VARCHAR(10) CHARACTER SET latin1, KEY ks (s))
+INSERT INTO cl VALUES (1, 'abc'), (2, 'ÅSA'), (3, 'Ö'), (4, 'z'), (5, 'Y'), (6, 'ü')
+SELECT id FROM cl ORDER BY s, id
+SELECT id FROM cl WHERE s = 'åsa'
+SELECT id FROM cl WHERE s > 'Y' ORDER BY id
+DROP TABLE cl
+SELECT 'a' COLLATE utf8mb4_general_ci = 'A' COLLATE utf8mb4_bin
+SELECT UPPER('Straße'), LOWER('ÀÉÎ'), UPPER('ǆ')

@@ -141,6 +141,10 @@ const SCHEMA: &[&str] = &[
 fn lit_str(r: &mut Rng) -> String {
     const WORDS: &[&str] = &[
         "", "a", "ab", "abc", "b", "ba", "bcd", "x", "xy", "zz", "a b", "q1",
+        // Case and accents: no two words equal under utf8mb4_general_ci (a
+        // group's value would be either spelling), but their order is not
+        // their bytes' order.
+        "Zed", "Q", "Éa", "B_",
     ];
     format!("'{}'", WORDS[r.below(WORDS.len() as u64) as usize])
 }

@@ -226,6 +226,14 @@ pub fn merge(a: Derived, b: Derived, op: &str) -> Result<Derived> {
     if ca == Collation::Binary || cb == Collation::Binary {
         return Ok(Some((Collation::Binary, pa)));
     }
+    // One character set, one side `_bin`: the `_bin` collation (MySQL's rule
+    // for equal coercibility).
+    if ca.charset() == cb.charset()
+        && pa != Coerce::Explicit
+        && (ca.is_bytewise() || cb.is_bytewise())
+    {
+        return Ok(Some(if ca.is_bytewise() { (ca, pa) } else { (cb, pb) }));
+    }
     if ca.charset() != cb.charset() && pa != Coerce::Explicit {
         return Ok(Some(if rank(ca) >= rank(cb) {
             (ca, pa)

@@ -89,9 +89,23 @@ fn comparisons_follow_the_column_collation() {
         ),
         vec!["0|NULL|2|2|4"]
     );
-    // A column with a `_bin` collation beats a literal; two columns of
-    // different collations cannot be compared (1267).
-    assert_eq!(err(&mut s, "SELECT id FROM t WHERE name = b"), 1267);
+    // A column beats a literal; of two columns of one character set, the
+    // `_bin` one wins; two explicit collations cannot be mixed (1267).
+    assert_eq!(
+        t(&mut s, "SELECT COUNT(*) FROM t WHERE name = b"),
+        vec!["7"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM t WHERE name = UPPER(b)"),
+        vec!["3"]
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "SELECT 'a' COLLATE utf8mb4_general_ci = 'A' COLLATE utf8mb4_bin"
+        ),
+        1267
+    );
     assert_eq!(
         t(
             &mut s,

@@ -324,15 +324,25 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         Func::Upper | Func::Lower => match a(0)? {
             Value::Null => Value::Null,
             v => {
+                // One character for one, as MySQL maps case ('ß' stays 'ß';
+                // Unicode's full mapping would give "SS").
                 let s = String::from_utf8_lossy(&v.text()).into_owned();
-                bytes(
-                    if f == Func::Upper {
-                        s.to_uppercase()
-                    } else {
-                        s.to_lowercase()
-                    }
-                    .into_bytes(),
-                )
+                let mapped: String = s
+                    .chars()
+                    .map(|c| {
+                        let mut m: Vec<char> = if f == Func::Upper {
+                            c.to_uppercase().collect()
+                        } else {
+                            c.to_lowercase().collect()
+                        };
+                        if m.len() == 1 {
+                            m.pop().unwrap_or(c)
+                        } else {
+                            c
+                        }
+                    })
+                    .collect();
+                bytes(mapped.into_bytes())
             }
         },
         Func::Substring => {

@@ -775,15 +775,24 @@ mod tests {
     }
 
     #[test]
-    fn coercibility_decides_and_two_columns_clash() {
+    fn coercibility_decides_and_explicit_collations_clash() {
         let col = |c| Some((c, Coerce::Implicit));
         let lit = Some((Collation::Utf8mb4GeneralCi, Coerce::Coercible));
         let bin = Collation::Utf8mb4Bin;
         assert_eq!(merge(col(bin), lit, "=").unwrap(), col(bin));
         assert_eq!(merge(lit, col(bin), "=").unwrap(), col(bin));
-        assert!(merge(col(bin), col(Collation::Utf8mb4GeneralCi), "=").is_err());
+        assert_eq!(
+            merge(col(Collation::Utf8mb4GeneralCi), col(bin), "=").unwrap(),
+            col(bin),
+            "of one character set, the _bin collation"
+        );
         let expl = Some((Collation::Utf8mb4GeneralCi, Coerce::Explicit));
         assert_eq!(merge(col(bin), expl, "=").unwrap(), expl);
+        let expl_bin = Some((bin, Coerce::Explicit));
+        assert!(
+            merge(expl, expl_bin, "=").is_err(),
+            "two explicit collations clash"
+        );
         assert_eq!(
             merge(
                 col(Collation::Latin1SwedishCi),

@@ -204,7 +204,7 @@ impl Collation {
     }
 
     /// The string without its trailing spaces when the collation pads.
-    pub fn trim<'a>(self, s: &'a [u8]) -> &'a [u8] {
+    pub fn trim(self, s: &[u8]) -> &[u8] {
         if !self.pad_space() {
             return s;
         }

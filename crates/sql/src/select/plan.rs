@@ -332,6 +332,7 @@ fn plan_in(
                 derived: *d,
                 filter: None,
                 hash: Vec::new(),
+                shared: false,
             });
             base += t.def.columns.len();
         }

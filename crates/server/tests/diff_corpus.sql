@@ -334,6 +334,28 @@ SELECT STR_TO_DATE('2024-13-01', '%Y-%m-%d'), STR_TO_DATE('abc', '%Y'), STR_TO_D
 SELECT STR_TO_DATE('01:02:03 PM', '%r'), STR_TO_DATE('12:00 AM', '%h:%i %p'), STR_TO_DATE('2024 060', '%Y %j'), STR_TO_DATE('  2024-03-05', '%Y-%m-%d'), STR_TO_DATE('2024-3-5', '%Y-%c-%e'), STR_TO_DATE('Tuesday 5th March 2024', '%W %D %M %Y')
 SELECT STR_TO_DATE('24-03-05', '%y-%m-%d'), STR_TO_DATE('75-03-05', '%y-%m-%d'), STR_TO_DATE('20240305', '%Y%m%d'), STR_TO_DATE('10:11:12', '%T'), STR_TO_DATE('100%2024', '100%%%Y')
 SELECT id, d, STR_TO_DATE(DATE_FORMAT(d, '%d.%m.%Y'), '%d.%m.%Y') = d FROM t1 WHERE id < 8 ORDER BY id
+-- TIME_FORMAT and UUID_SHORT.
+SELECT TIME_FORMAT('10:05:03', '%H %k %h %I %l %i %s %p %r %T %f'), TIME_FORMAT('25:00:00', '%H %k %h'), TIME_FORMAT('10:05:03', '%Y %d'), TIME_FORMAT(NULL, '%H'), TIME_FORMAT('-01:02:03', '%T')
+SELECT TIME_FORMAT('2024-01-01 13:14:15', '%h:%i %p'), TIME_FORMAT('12:00:00', '%l %p'), TIME_FORMAT('00:30:00', '%h %l %p %% x'), TIME_FORMAT('10:05', '%i:%s')
+SELECT UUID_SHORT() < UUID_SHORT(), UUID_SHORT() > 0
+-- Multi-table UPDATE/DELETE joined with a derived table (which cannot itself be changed: 1288).
+CREATE TABLE ma (id INT PRIMARY KEY, x INT, y INT)
+CREATE TABLE mb (id INT PRIMARY KEY, aid INT, y INT)
+INSERT INTO ma VALUES (1, 1, 0), (2, 2, 0), (3, 3, 0)
+INSERT INTO mb VALUES (10, 1, 100), (11, 1, 101), (12, 2, 102)
+UPDATE ma JOIN (SELECT aid, COUNT(*) n, SUM(y) s FROM mb GROUP BY aid) x ON x.aid = ma.id SET ma.x = x.n, ma.y = x.s
+SELECT * FROM ma ORDER BY id
+UPDATE ma JOIN (SELECT 1 k) x ON x.k = ma.id SET x.k = 5
+DELETE x FROM ma JOIN (SELECT 1 k) x ON x.k = ma.id
+DELETE ma FROM ma JOIN (SELECT aid FROM mb WHERE y > 101) x ON x.aid = ma.id
+SELECT * FROM ma ORDER BY id
+UPDATE ma JOIN (SELECT id FROM ma WHERE x = 3) z ON z.id = ma.id SET ma.y = 9
+SELECT * FROM ma ORDER BY id
+UPDATE t1 JOIN (SELECT t1id, COUNT(*) n FROM t2 GROUP BY t1id) c ON c.t1id = t1.id JOIN ma ON ma.id = c.n SET ma.y = ma.y + 1
+SELECT * FROM ma ORDER BY id
+DROP TABLE ma, mb
+SELECT 'Abc' REGEXP BINARY 'a', BINARY 'Abc' REGEXP 'a', 'Abc' REGEXP BINARY 'A', 'Abc' NOT REGEXP BINARY 'a'
+SELECT BINARY 'a' = 'A', BINARY 'a' = 'a', BINARY 'x' < 'y', HEX(BINARY 'ab')
 -- ALTER TABLE column changes: rows and error codes after each change (MariaDB's 1265 for NULL into NOT NULL).
 CREATE TABLE al (id INT PRIMARY KEY, a INT, b VARCHAR(20), KEY ka (a))
 INSERT INTO al VALUES (1, 10, 'one'), (2, 300, 'two'), (3, NULL, 'three')

@@ -235,10 +235,14 @@ impl<'a> Binder<'a> {
                 pattern,
                 ..
             } => {
-                let m = Expr::Func(
-                    Func::Regexp,
-                    vec![self.expr(expr, scope)?, self.expr(pattern, scope)?],
-                );
+                let mut args = vec![self.expr(expr, scope)?, self.expr(pattern, scope)?];
+                // A binary operand (`BINARY x`, `COLLATE ..._bin`) matches case-sensitively.
+                let m = if binary_operand(expr) || binary_operand(pattern) {
+                    args.push(Expr::Const(Value::Bytes(b"c".to_vec())));
+                    Expr::Func(Func::RegexpLike, args)
+                } else {
+                    Expr::Func(Func::Regexp, args)
+                };
                 if *negated {
                     Expr::Not(Box::new(m))
                 } else {
@@ -746,6 +750,24 @@ impl Binder<'_> {
             }
         }
         Ok(spec)
+    }
+}
+
+/// True for `BINARY x`, `CAST(x AS BINARY)` and `x COLLATE ..._bin`: text compared
+/// byte for byte.
+fn binary_operand(e: &ast::Expr) -> bool {
+    use ast::DataType as D;
+    match e {
+        ast::Expr::Cast { data_type, .. } => matches!(
+            data_type,
+            D::Binary(_) | D::Varbinary(_) | D::Blob(_) | D::Bytea
+        ),
+        ast::Expr::Collate { collation, .. } => {
+            let c = collation.to_string().to_ascii_lowercase();
+            c.ends_with("_bin") || c.trim_matches('`') == "binary" || c.ends_with("_bin`")
+        }
+        ast::Expr::Nested(x) => binary_operand(x),
+        _ => false,
     }
 }
 

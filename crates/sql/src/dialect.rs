@@ -5,9 +5,11 @@
 //! variable inside an expression) ranks lowest and groups to the right, as in
 //! MySQL (sqlparser ranks `:=` with `=`). `x [NOT] REGEXP y` is parsed here:
 //! sqlparser's own reading takes `REGEXP NULL` for `NOT NULL` and fails on
-//! `'a' REGEXP NULL`. Everything else is delegated, and
+//! `'a' REGEXP NULL`. `BINARY x` binds as tightly as MySQL's (sqlparser casts
+//! the whole expression after it: `BINARY 'a' = 'A'` was `BINARY ('a' = 'A')`).
+//! Everything else is delegated, and
 //! `dialect()` answers MySQL's type id so MySQL-only syntax keeps parsing.
-use sqlparser::ast::{BinaryOperator, Expr, Statement};
+use sqlparser::ast::{BinaryOperator, CastKind, DataType, Expr, Statement};
 use sqlparser::dialect::{Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -118,6 +120,24 @@ impl Dialect for StrataDialect {
             return Some(Ok(ASSIGN_PREC));
         }
         self.0.get_next_precedence(parser)
+    }
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let binary = matches!(&parser.peek_token().token,
+            Token::Word(w) if w.keyword == Keyword::BINARY && w.quote_style.is_none());
+        if binary {
+            parser.next_token();
+            return Some(
+                parser
+                    .parse_subexpr(self.prec_value(Precedence::MulDivModOp))
+                    .map(|e| Expr::Cast {
+                        kind: CastKind::Cast,
+                        expr: Box::new(e),
+                        data_type: DataType::Binary(None),
+                        format: None,
+                    }),
+            );
+        }
+        self.0.parse_prefix(parser)
     }
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
         self.0.parse_statement(parser)
@@ -271,5 +291,25 @@ mod tests {
             first_item("SELECT NOT 'a' REGEXP 'b'"),
             Expr::UnaryOp { .. }
         ));
+    }
+
+    #[test]
+    fn binary_binds_tightly() {
+        for sql in ["SELECT BINARY 'a' = 'A'", "SELECT BINARY 'Abc' REGEXP 'a'"] {
+            match first_item(sql) {
+                Expr::BinaryOp { left, .. } | Expr::RLike { expr: left, .. } => {
+                    assert!(matches!(*left, Expr::Cast { .. }), "{sql}: {left:?}")
+                }
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            first_item("SELECT BINARY('x')"),
+            Expr::Cast { .. }
+        ));
+        assert_eq!(
+            parse("SELECT CAST(a AS BINARY) FROM t"),
+            "SELECT CAST(a AS BINARY) FROM t"
+        );
     }
 }

@@ -59,6 +59,7 @@ mysql_errors! {
     ER_TABLE_EXISTS_ERROR = 1050, "42S01", fn table_exists(name) => "Table '{name}' already exists";
     ER_UNKNOWN_TABLE = 1109, "42S02", fn unknown_schema_table(name) => "Unknown table '{name}' in information_schema";
     ER_UNKNOWN_TABLE_MULTI = 1109, "42S02", fn unknown_table_in(name, place) => "Unknown table '{name}' in {place}";
+    ER_NON_UPDATABLE_TABLE = 1288, "HY000", fn not_updatable(name, verb) => "The target table {name} of the {verb} is not updatable";
     ER_WRONG_USAGE = 1221, "HY000", fn wrong_usage(a, b) => "Incorrect usage of {a} and {b}";
     ER_BAD_TABLE_ERROR = 1051, "42S02", fn unknown_table(name) => "Unknown table '{name}'";
     ER_BAD_FIELD_ERROR = 1054, "42S22", fn unknown_column(name, place) => "Unknown column '{name}' in '{place}'";

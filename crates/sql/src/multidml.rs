@@ -8,7 +8,8 @@
 //! that matched it: it is read again at its latest version (a cascade may have
 //! changed or deleted it) and written through `rel::fk::Writer`. SET assignments
 //! are evaluated in order over the joined row, each seeing the ones before it.
-//! ORDER BY and LIMIT are MySQL's error 1221; FROM items must be base tables.
+//! ORDER BY and LIMIT are MySQL's error 1221; a derived table may be joined but
+//! not changed (1288).
 use crate::bind::{Binder, Scope};
 use crate::convert::for_store;
 use crate::dml::{reads_table, subquery_env, tmp_table_size, write_update, Spool, TxnLimits};
@@ -64,18 +65,21 @@ pub fn is_multi_delete(d: &ast::Delete) -> bool {
     !d.tables.is_empty() || d.using.is_some() || from.len() != 1 || !from[0].joins.is_empty()
 }
 
-/// A FROM table: its definition and the name it goes by.
+/// A FROM item: a table (None for a derived table), the name it goes by and its
+/// columns' names.
 struct FromTable {
-    table: Arc<Table>,
+    table: Option<Arc<Table>>,
     alias: String,
     /// Position of its first column in the joined row.
     base: usize,
+    scope: Scope,
 }
 
 fn from_tables(
     from: &[ast::TableWithJoins],
     st: &CatalogState,
     cur_db: Option<&str>,
+    params: &[(u64, u64)],
 ) -> Result<Vec<FromTable>> {
     let mut out: Vec<FromTable> = Vec::new();
     let mut base = 0;
@@ -83,20 +87,52 @@ fn from_tables(
         std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
     });
     for r in relations {
-        let ast::TableFactor::Table { name, alias, .. } = r else {
-            return Err(SqlError::unsupported(
-                "derived tables in a multi-table UPDATE or DELETE",
-            ));
+        let (table, alias, scope) = match r {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let table = resolve_table(st, cur_db, name)?;
+                let alias = alias
+                    .as_ref()
+                    .map_or(table.def.name.clone(), |a| a.name.value.clone());
+                let scope = table_scope(&table, &alias);
+                (Some(table), alias, scope)
+            }
+            ast::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                ..
+            } => {
+                let alias = alias
+                    .as_ref()
+                    .map(|a| a.name.value.clone())
+                    .ok_or_else(SqlError::derived_alias)?;
+                // Planned here for its column names only; the join plans it again.
+                let p = select::plan(subquery, st, cur_db, params)?;
+                let cols = p.columns.iter().map(|c| (alias.clone(), c.name.clone()));
+                (
+                    None,
+                    alias.clone(),
+                    Scope {
+                        cols: cols.collect(),
+                    },
+                )
+            }
+            _ => {
+                return Err(SqlError::unsupported(
+                    "this table reference in a multi-table UPDATE or DELETE",
+                ))
+            }
         };
-        let table = resolve_table(st, cur_db, name)?;
-        let alias = alias
-            .as_ref()
-            .map_or(table.def.name.clone(), |a| a.name.value.clone());
         if out.iter().any(|f| f.alias.eq_ignore_ascii_case(&alias)) {
             return Err(SqlError::duplicate_alias(&alias));
         }
-        let width = table.def.columns.len();
-        out.push(FromTable { table, alias, base });
+        let width = scope.cols.len();
+        out.push(FromTable {
+            table,
+            alias,
+            base,
+            scope,
+        });
         base += width;
     }
     Ok(out)
@@ -138,21 +174,24 @@ fn plan_join(
     targets: &[String],
     verb: &str,
 ) -> Result<(SelectPlan, Vec<Target>)> {
-    let tables = from_tables(from, st, cur_db)?;
+    let tables = from_tables(from, st, cur_db, params)?;
     let mut chosen: Vec<Target> = Vec::new();
     for name in targets {
         let f = tables
             .iter()
             .find(|f| f.alias.eq_ignore_ascii_case(name))
             .ok_or_else(|| SqlError::unknown_table_in(name, format!("MULTI {verb}")))?;
-        if f.table.def.hidden_pk {
+        let Some(table) = &f.table else {
+            return Err(SqlError::not_updatable(&f.alias, verb));
+        };
+        if table.def.hidden_pk {
             return Err(SqlError::unsupported(format!(
                 "multi-table {verb} of a table without a primary key ({})",
                 f.alias
             )));
         }
         if !chosen.iter().any(|(_, b)| *b == f.base) {
-            chosen.push((f.table.clone(), f.base));
+            chosen.push((table.clone(), f.base));
         }
     }
     let q = join_query(from.to_vec(), selection.cloned(), &tables)?;
@@ -171,7 +210,7 @@ fn plan_join(
 fn scope_of(tables: &[FromTable]) -> Scope {
     let mut scope = Scope::default();
     for f in tables {
-        scope.cols.extend(table_scope(&f.table, &f.alias).cols);
+        scope.cols.extend(f.scope.cols.iter().cloned());
     }
     scope
 }
@@ -215,7 +254,7 @@ pub fn plan_update(
     }
     refuse_order_limit(order_by, limit.as_ref(), "UPDATE")?;
     let from = std::slice::from_ref(table);
-    let tables = from_tables(from, st, cur_db)?;
+    let tables = from_tables(from, st, cur_db, params)?;
     let scope = scope_of(&tables);
     // Each assignment's column decides its table.
     let mut cols = Vec::new();

@@ -184,10 +184,15 @@ fn func_type(
         | Func::Regexp
         | Func::RegexpLike
         | Func::RegexpInstr
-        | Func::InetAton => OutType::Int {
+        | Func::InetAton
+        | Func::UuidShort => OutType::Int {
             unsigned: matches!(
                 f,
-                Func::ConnectionId | Func::LastInsertId | Func::FoundRows | Func::InetAton
+                Func::ConnectionId
+                    | Func::LastInsertId
+                    | Func::FoundRows
+                    | Func::InetAton
+                    | Func::UuidShort
             ),
         },
         Func::CastUnsigned => OutType::Int { unsigned: true },

@@ -3,7 +3,8 @@
 //! the first joined row reaching it; "Rows matched" counts distinct target rows; SET
 //! assignments in order; LEFT JOIN's missing side untouched; DELETE of several
 //! targets, through aliases (1109 for a name not in FROM), and the USING form;
-//! ORDER BY / LIMIT are 1221; secondary indexes follow (CHECK TABLE). Rows of the
+//! ORDER BY / LIMIT are 1221; joins with derived tables (not changeable: 1288);
+//! secondary indexes follow (CHECK TABLE). Rows of the
 //! target tables are locked exclusively, rows of the tables only read shared.
 #![allow(clippy::unwrap_used)]
 
@@ -208,6 +209,53 @@ fn delete_join_forms() {
     q(&mut s, "COMMIT");
     assert_eq!(rows(&mut s, "SELECT v FROM mc ORDER BY id"), ["1", "2"]);
     assert_eq!(rows(&mut s, "SELECT id FROM mb ORDER BY id"), ["13", "20"]);
+}
+
+#[test]
+fn joins_with_derived_tables() {
+    let db = TestDb::open("multi-derived");
+    let mut s = session_in_d(&db);
+    setup(&mut s);
+    let (_, i) = info(
+        &mut s,
+        "UPDATE ma JOIN (SELECT aid, COUNT(*) n, SUM(y) s FROM mb GROUP BY aid) x \
+         ON x.aid = ma.id SET ma.x = x.n, ma.y = x.s",
+    );
+    assert_eq!(i, "Rows matched: 2  Changed: 2  Warnings: 0");
+    assert_eq!(
+        rows(&mut s, "SELECT * FROM ma ORDER BY id"),
+        ["1|2|201", "2|1|102", "3|3|0"]
+    );
+    // The derived table may read the table changed (it is materialized first).
+    q(
+        &mut s,
+        "UPDATE ma JOIN (SELECT id FROM ma WHERE x = 3) z ON z.id = ma.id SET ma.y = 9",
+    );
+    assert_eq!(rows(&mut s, "SELECT y FROM ma WHERE id = 3"), ["9"]);
+    assert_eq!(
+        err(
+            &mut s,
+            "UPDATE ma JOIN (SELECT 1 k) x ON x.k = ma.id SET x.k = 5"
+        ),
+        1288
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "DELETE x FROM ma JOIN (SELECT 1 k) x ON x.k = ma.id"
+        ),
+        1288
+    );
+    assert_eq!(
+        err(&mut s, "DELETE ma FROM ma JOIN (SELECT 1 k) ON 1 = ma.id"),
+        1248
+    );
+    let (n, _) = info(
+        &mut s,
+        "DELETE ma FROM ma JOIN (SELECT aid FROM mb WHERE y > 101) x ON x.aid = ma.id",
+    );
+    assert_eq!(n, 1);
+    assert_eq!(rows(&mut s, "SELECT id FROM ma ORDER BY id"), ["1", "3"]);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Number bases, addresses, number formatting and identifiers: CONV, BIN,
-//! OCT, UNHEX, INET_ATON, INET_NTOA, FORMAT and UUID, with MySQL's NULL and
+//! OCT, UNHEX, INET_ATON, INET_NTOA, FORMAT, UUID and UUID_SHORT, with MySQL's NULL and
 //! overflow rules (CONV works on 64-bit unsigned values; a negative target
 //! base prints a signed value).
 use super::{arg, int_arg, Func};
@@ -12,7 +12,7 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
     let arity = match f {
         Func::Conv => 3..=3,
         Func::Format => 2..=3,
-        Func::Uuid => 0..=0,
+        Func::Uuid | Func::UuidShort => 0..=0,
         _ => 1..=1,
     };
     if !arity.contains(&args.len()) {
@@ -74,6 +74,7 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
             Value::Bytes(format_number(&x, d.clamp(0, 30) as usize).into_bytes())
         }
         Func::Uuid => Value::Bytes(uuid_v1(env.now_micros()).into_bytes()),
+        Func::UuidShort => Value::UInt(uuid_short(env)),
         _ => return Err(SqlError::internal(format!("{f:?} is not in func::misc"))),
     })
 }
@@ -260,6 +261,22 @@ fn round_decimal_text(s: &str, d: usize) -> String {
     } else {
         format!("{sign}{int}.{}", txt(&digits[split..]))
     }
+}
+
+/// UUID_SHORT(): `(server_id & 255) << 56 | startup seconds << 24`, plus one per call
+/// (as MySQL).
+fn uuid_short(env: &dyn Env) -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: std::sync::OnceLock<AtomicU64> = std::sync::OnceLock::new();
+    let next = NEXT.get_or_init(|| {
+        let server = env
+            .sys_var("server_id", false)
+            .and_then(|v| v.to_i128())
+            .unwrap_or(0) as u64;
+        let secs = (env.now_micros().max(0) / 1_000_000) as u64;
+        AtomicU64::new((server & 255) << 56 | (secs & 0xff_ffff_ffff) << 24)
+    });
+    next.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A version 1 UUID (time-based, as MySQL's UUID()): 100 ns intervals since

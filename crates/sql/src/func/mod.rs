@@ -2,9 +2,8 @@
 //! date/time, control flow, session information): the `Func` list, lookup
 //! by name and evaluation; more string functions in `text.rs`, more date
 //! and time functions in `time.rs`, regular expressions in `regexp.rs`,
-//! number bases, addresses, FORMAT and UUID in `misc.rs`, STR_TO_DATE in
-//! `strdate.rs`. Aggregates live
-//! in `agg.rs`.
+//! number bases, addresses, FORMAT and UUID in `misc.rs`, STR_TO_DATE and
+//! TIME_FORMAT in `strdate.rs`. Aggregates live in `agg.rs`.
 mod misc;
 mod regexp;
 pub mod strdate;
@@ -110,6 +109,8 @@ pub enum Func {
     IntervalCount(time::Compound),
     MakeDate,
     StrToDate,
+    TimeFormat,
+    UuidShort,
     PeriodAdd,
     PeriodDiff,
     // regexp.rs
@@ -210,6 +211,8 @@ impl Func {
             "DATE_FORMAT" => Func::DateFormat,
             "MAKEDATE" => Func::MakeDate,
             "STR_TO_DATE" => Func::StrToDate,
+            "TIME_FORMAT" => Func::TimeFormat,
+            "UUID_SHORT" => Func::UuidShort,
             "PERIOD_ADD" => Func::PeriodAdd,
             "PERIOD_DIFF" => Func::PeriodDiff,
             "REGEXP_LIKE" => Func::RegexpLike,
@@ -337,7 +340,28 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::InetAton
         | Func::InetNtoa
         | Func::Format
-        | Func::Uuid => misc::call(f, args, row, env)?,
+        | Func::Uuid
+        | Func::UuidShort => misc::call(f, args, row, env)?,
+        Func::TimeFormat => {
+            if args.len() != 2 {
+                return Err(SqlError::wrong_param_count());
+            }
+            let (t, fmt) = (a(0)?, a(1)?);
+            if t.is_null() || fmt.is_null() {
+                return Ok(Value::Null);
+            }
+            let neg = match &t {
+                Value::Time(x) => *x < 0,
+                Value::Bytes(b) => b.trim_ascii_start().starts_with(b"-"),
+                _ => false,
+            };
+            match time::clock(&t) {
+                Some(c) => {
+                    strdate::time_format(neg, c, &fmt.text()).map_or(Value::Null, Value::Bytes)
+                }
+                None => Value::Null,
+            }
+        }
         Func::StrToDate => {
             if args.len() != 2 {
                 return Err(SqlError::wrong_param_count());

@@ -1,4 +1,6 @@
-//! STR_TO_DATE(text, format): the inverse of DATE_FORMAT for MySQL's
+//! TIME_FORMAT(time, format): DATE_FORMAT's time specifiers (a date
+//! specifier makes it NULL; %H and %k show hours past 23, the 12-hour ones
+//! wrap). STR_TO_DATE(text, format): the inverse of DATE_FORMAT for MySQL's
 //! specifiers (`%Y %y %m %c %d %e %D %j %M %b %W %a %H %k %h %I %l %i %s %S
 //! %f %p %T %r %%`). The result is a DATE when the format names only date
 //! parts, a TIME when only time parts, else a DATETIME. Text that does not
@@ -257,6 +259,48 @@ pub fn str_to_date(s: &[u8], format: &[u8]) -> Option<Value> {
     })
 }
 
+/// TIME_FORMAT of (negative, hours, minutes, seconds, microseconds); None for a
+/// specifier that is not a time one.
+pub fn time_format(
+    neg: bool,
+    (h, mi, s, us): (u64, u32, u32, u32),
+    format: &[u8],
+) -> Option<Vec<u8>> {
+    let h12 = if h % 12 == 0 { 12 } else { h % 12 };
+    let ampm = if h % 24 < 12 { "AM" } else { "PM" };
+    let mut out = String::new();
+    if neg {
+        out.push('-');
+    }
+    let mut it = format.iter();
+    while let Some(&c) = it.next() {
+        if c != b'%' {
+            out.push(c as char);
+            continue;
+        }
+        let Some(&spec) = it.next() else {
+            out.push('%');
+            break;
+        };
+        match spec {
+            b'H' => out += &format!("{h:02}"),
+            b'k' => out += &h.to_string(),
+            b'h' | b'I' => out += &format!("{h12:02}"),
+            b'l' => out += &h12.to_string(),
+            b'i' => out += &format!("{mi:02}"),
+            b's' | b'S' => out += &format!("{s:02}"),
+            b'f' => out += &format!("{us:06}"),
+            b'p' => out += ampm,
+            b'r' => out += &format!("{h12:02}:{mi:02}:{s:02} {ampm}"),
+            b'T' => out += &format!("{h:02}:{mi:02}:{s:02}"),
+            b'%' => out.push('%'),
+            c if c.is_ascii_alphabetic() => return None,
+            other => out.push(other as char),
+        }
+    }
+    Some(out.into_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,5 +336,22 @@ mod tests {
         assert_eq!(t("2024-03", "%Y-%m"), "NULL");
         assert_eq!(t("x", "%Q"), "NULL");
         assert_eq!(t("2024", "%"), "NULL");
+    }
+
+    #[test]
+    fn time_format_as_mysql() {
+        let f = |neg, t, fmt: &str| {
+            time_format(neg, t, fmt.as_bytes()).map(|v| String::from_utf8(v).unwrap())
+        };
+        assert_eq!(
+            f(false, (10, 5, 3, 0), "%H %k %h %I %l %i %s %p %r %T %f").as_deref(),
+            Some("10 10 10 10 10 05 03 AM 10:05:03 AM 10:05:03 000000")
+        );
+        assert_eq!(
+            f(false, (25, 0, 0, 0), "%H %k %h").as_deref(),
+            Some("25 25 01")
+        );
+        assert_eq!(f(true, (1, 2, 3, 0), "%T").as_deref(), Some("-01:02:03"));
+        assert_eq!(f(false, (10, 5, 3, 0), "%Y %d"), None);
     }
 }

@@ -186,7 +186,7 @@ fn days_in_month(y: i64, m: u32) -> u32 {
 
 /// (hours, minutes, seconds, microseconds) of a TIME or the time of day of a
 /// DATETIME; None for NULL or text that is neither.
-fn clock(v: &Value) -> Option<(u64, u32, u32, u32)> {
+pub(super) fn clock(v: &Value) -> Option<(u64, u32, u32, u32)> {
     let t = match v {
         Value::Time(t) => *t,
         Value::Bytes(b) if val::parse_datetime(b).is_none() || b.len() <= 8 => val::parse_time(b)?,

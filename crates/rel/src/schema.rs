@@ -9,13 +9,16 @@ use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
 pub const TABLE_DEF_V1: u8 = 1;
 /// Version 2 appends the foreign keys (written only by tables that have some).
 pub const TABLE_DEF_V2: u8 = 2;
-/// Version 3 appends the foreign keys (possibly none), then the table's
-/// default collation and each column's collation (written by tables whose
-/// collations are not those of versions 1 and 2: `utf8mb4_bin` for
-/// character columns, `binary` for the others).
+/// Version 3 appends the instant defaults after the foreign keys (written
+/// only by tables with columns added by an instant ADD COLUMN).
 pub const TABLE_DEF_V3: u8 = 3;
+/// Version 4 appends the foreign keys (possibly none), the instant defaults
+/// (possibly none), then the table's default collation and each column's
+/// collation (written by tables whose collations are not those of versions
+/// 1 to 3: `utf8mb4_bin` for character columns, `binary` for the others).
+pub const TABLE_DEF_V4: u8 = 4;
 
-/// The collation a column had in definitions before version 3.
+/// The collation a column had in definitions before version 4.
 fn legacy_coll(ty: &ColumnType) -> Collation {
     if ty.is_text() {
         Collation::Utf8mb4Bin
@@ -140,6 +143,14 @@ pub struct TableDef {
     pub foreign_keys: Vec<ForeignKey>,
     /// The table's default collation (DEFAULT CHARSET / COLLATE).
     pub collation: Collation,
+    /// Values of columns added by an instant ADD COLUMN for rows stored
+    /// before them: a row value holding fewer columns than `value_cols`
+    /// reads value column `j` (>= `instant_from`) as `instant[j -
+    /// instant_from]`. Empty when every row holds every column (a table
+    /// rebuild writes full rows and clears it).
+    pub instant: Vec<Value>,
+    /// Position in `value_cols` of the first instantly added column.
+    pub instant_from: usize,
     /// Cached: positions of the columns stored in the row value (those
     /// not in the primary key, and primary key columns whose key image
     /// does not give the value back: `keycodec::is_lossy`), in table order.
@@ -170,13 +181,16 @@ impl TableDef {
             comment,
             foreign_keys: Vec::new(),
             collation: Collation::DEFAULT,
+            instant: Vec::new(),
+            instant_from: 0,
             value_cols: Vec::new(),
         };
         t.derive();
         t
     }
 
-    fn derive(&mut self) {
+    /// Recomputes the cached fields after a change to columns or keys.
+    pub fn derive(&mut self) {
         let pkc = if self.hidden_pk {
             &[][..]
         } else {
@@ -191,6 +205,21 @@ impl TableDef {
     /// from the row value).
     pub fn pk_in_key(&self, c: usize) -> bool {
         !crate::keycodec::is_lossy(&self.columns[c].ty)
+    }
+
+    /// The value a row stored before value column `j` existed reads for
+    /// it (see `instant`), falling back to the column's default.
+    pub fn missing_value(&self, j: usize) -> Value {
+        if let Some(v) = j
+            .checked_sub(self.instant_from)
+            .and_then(|k| self.instant.get(k))
+        {
+            return v.clone();
+        }
+        self.value_cols
+            .get(j)
+            .and_then(|&c| self.columns[c].default.clone())
+            .unwrap_or(Value::Null)
     }
 
     /// The table's id (its primary index id).
@@ -267,6 +296,8 @@ impl TableDef {
         let legacy = self.collation == Collation::Utf8mb4Bin
             && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
         let version = if !legacy {
+            TABLE_DEF_V4
+        } else if !self.instant.is_empty() {
             TABLE_DEF_V3
         } else if self.foreign_keys.is_empty() {
             TABLE_DEF_V1
@@ -324,7 +355,14 @@ impl TableDef {
                 o.push(fk.on_update.code());
             }
         }
-        if version == TABLE_DEF_V3 {
+        if version >= TABLE_DEF_V3 {
+            put_varint64(&mut o, self.instant_from as u64);
+            put_varint64(&mut o, self.instant.len() as u64);
+            for v in &self.instant {
+                encode_value(&mut o, v);
+            }
+        }
+        if version == TABLE_DEF_V4 {
             put_varint64(&mut o, self.collation.id() as u64);
             for c in &self.columns {
                 put_varint64(&mut o, c.ty.coll.id() as u64);
@@ -338,7 +376,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2 | TABLE_DEF_V3)) => v,
+            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2 | TABLE_DEF_V3 | TABLE_DEF_V4)) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -463,8 +501,19 @@ impl TableDef {
                 });
             }
         }
+        let (mut instant_from, mut instant) = (0, Vec::new());
+        if version >= TABLE_DEF_V3 {
+            instant_from = d.varint64().ok_or_else(|| bad("instant position"))? as usize;
+            let n = d.varint64().ok_or_else(|| bad("instant count"))? as usize;
+            if (n == 0 && version == TABLE_DEF_V3) || instant_from.saturating_add(n) > ncols {
+                return Err(bad("instant count"));
+            }
+            for _ in 0..n {
+                instant.push(decode_value(&mut d).ok_or_else(|| bad("instant value"))?);
+            }
+        }
         let mut collation = Collation::Utf8mb4Bin;
-        if version == TABLE_DEF_V3 {
+        if version == TABLE_DEF_V4 {
             let coll = |d: &mut Decoder| {
                 d.varint64()
                     .and_then(|id| u16::try_from(id).ok())
@@ -483,6 +532,8 @@ impl TableDef {
         let mut def = TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment);
         def.foreign_keys = foreign_keys;
         def.collation = collation;
+        def.instant = instant;
+        def.instant_from = instant_from;
         Ok(def)
     }
 }
@@ -690,7 +741,7 @@ mod tests {
         );
         assert!(!t.pk_in_key(2) && t.pk_in_key(0));
         let enc = t.encode();
-        assert_eq!(enc[0], TABLE_DEF_V3);
+        assert_eq!(enc[0], TABLE_DEF_V4);
         let back = TableDef::decode(&enc).unwrap();
         assert_eq!(back, t);
         assert_eq!(back.columns[2].ty.coll, Collation::Utf8mb4GeneralCi);
@@ -719,7 +770,7 @@ mod tests {
     #[test]
     fn foreign_keys_round_trip_in_version_2_and_garbage_is_refused() {
         let mut t = sample();
-        assert_eq!(t.encode()[0], TABLE_DEF_V3, "general_ci: version 3");
+        assert_eq!(t.encode()[0], TABLE_DEF_V4, "general_ci: version 4");
         t.collation = Collation::Utf8mb4Bin;
         t.columns[2].ty.coll = Collation::Utf8mb4Bin;
         assert_eq!(t.encode()[0], TABLE_DEF_V1, "no foreign keys: version 1");

@@ -67,6 +67,8 @@ pub enum Expr {
     /// Session or global variable, read at evaluation time.
     SysVar(String, bool),
     UserVar(String),
+    /// `@name := expr`: assigns the user variable and yields the value.
+    Assign(String, Box<Expr>),
     /// Uncorrelated subquery `k` of the statement's plan as a value (the
     /// type of its one column); computed once per execution.
     Subquery(usize, OutType),
@@ -88,6 +90,10 @@ pub trait Env {
     fn param(&self, i: usize) -> Option<&Value>;
     fn sys_var(&self, name: &str, global: bool) -> Option<Value>;
     fn user_var(&self, name: &str) -> Value;
+    /// `@name := value` inside an expression (seen by later reads in the statement).
+    fn set_user_var(&self, _name: &str, _v: Value) -> Result<()> {
+        Err(SqlError::unsupported("assigning a user variable here"))
+    }
     fn current_db(&self) -> Option<&str>;
     fn user(&self) -> &str;
     fn connection_id(&self) -> u64;
@@ -236,6 +242,11 @@ impl Expr {
                 .sys_var(n, *g)
                 .ok_or_else(|| SqlError::unknown_variable(n))?,
             Expr::UserVar(n) => env.user_var(n),
+            Expr::Assign(n, e) => {
+                let v = e.eval(row, env)?;
+                env.set_user_var(n, v.clone())?;
+                v
+            }
         })
     }
 
@@ -243,7 +254,8 @@ impl Expr {
     pub fn is_row_independent(&self) -> bool {
         let mut indep = true;
         self.walk(&mut |e| {
-            if matches!(e, Expr::Col(_)) {
+            // An assignment changes a variable at each evaluation.
+            if matches!(e, Expr::Col(_) | Expr::Assign(..)) {
                 indep = false;
             }
         });
@@ -262,7 +274,8 @@ impl Expr {
             | Expr::InSubquery(e, _, _)
             | Expr::Collate(e, _)
             | Expr::Collated(_, e)
-            | Expr::SortKey(_, e) => e.walk(f),
+            | Expr::SortKey(_, e)
+            | Expr::Assign(_, e) => e.walk(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);

@@ -79,6 +79,7 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
         }
         Expr::Func(f, args) => func_type(*f, args, t, agg),
         Expr::SysVar(..) | Expr::UserVar(_) => OutType::Text { len: 255 },
+        Expr::Assign(_, e) => infer(e, t, agg),
     }
 }
 
@@ -135,6 +136,8 @@ fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
         },
         AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => arg,
         AggFunc::GroupConcat => OutType::Text { len: 1024 },
+        AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => OutType::Double,
+        AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => OutType::Int { unsigned: true },
     }
 }
 
@@ -175,8 +178,30 @@ fn func_type(
         | Func::DayOfWeek
         | Func::Weekday
         | Func::DayOfYear
-        | Func::DateDiff => OutType::Int {
-            unsigned: matches!(f, Func::ConnectionId | Func::LastInsertId | Func::FoundRows),
+        | Func::DateDiff
+        | Func::TimestampDiff(_)
+        | Func::IntervalCount(_)
+        | Func::PeriodAdd
+        | Func::PeriodDiff
+        | Func::Regexp
+        | Func::RegexpLike
+        | Func::RegexpInstr
+        | Func::InetAton
+        | Func::UuidShort
+        | Func::Quarter
+        | Func::ToDays
+        | Func::TimeToSec
+        | Func::Crc32
+        | Func::BitCount => OutType::Int {
+            unsigned: matches!(
+                f,
+                Func::ConnectionId
+                    | Func::LastInsertId
+                    | Func::FoundRows
+                    | Func::InetAton
+                    | Func::UuidShort
+                    | Func::Crc32
+            ),
         },
         Func::CastUnsigned => OutType::Int { unsigned: true },
         Func::Abs
@@ -195,12 +220,39 @@ fn func_type(
         Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => {
             unify(args.iter().map(|a| infer(a, t, agg)))
         }
-        Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
+        Func::Sqrt
+        | Func::Pow
+        | Func::Rand
+        | Func::CastDouble
+        | Func::Ln
+        | Func::Log
+        | Func::Log2
+        | Func::Log10
+        | Func::Exp
+        | Func::Sin
+        | Func::Cos
+        | Func::Tan
+        | Func::Asin
+        | Func::Acos
+        | Func::Atan
+        | Func::Atan2
+        | Func::Cot
+        | Func::Degrees
+        | Func::Radians => OutType::Double,
+        Func::SecToTime => OutType::Time,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
         Func::CurTime => OutType::Time,
-        Func::LastDay => OutType::Date,
+        Func::LastDay | Func::MakeDate => OutType::Date,
+        Func::StrToDate => match args.get(1) {
+            Some(Expr::Const(Value::Bytes(f))) => match crate::func::strdate::kind(f) {
+                crate::func::strdate::Kind::Date => OutType::Date,
+                crate::func::strdate::Kind::Time => OutType::Time,
+                crate::func::strdate::Kind::DateTime => OutType::DateTime,
+            },
+            _ => OutType::DateTime,
+        },
         Func::DateAdd(u) => match first() {
             OutType::Date if u.whole_days() => OutType::Date,
             OutType::Column(c) if c.kind == TypeKind::Date && u.whole_days() => OutType::Date,

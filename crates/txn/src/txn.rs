@@ -28,6 +28,8 @@ pub struct Txn {
     /// Keys this transaction holds a lock on, to release at the end.
     locks: Vec<(u32, Vec<u8>)>,
     finished: bool,
+    /// An opaque number the layer above attaches (see [`Txn::set_tag`]).
+    tag: u64,
 }
 
 impl std::fmt::Debug for Txn {
@@ -55,7 +57,20 @@ impl Txn {
             stmt: Savepoint::default(),
             locks: Vec::new(),
             finished: false,
+            tag: u64::MAX - 1,
         }
+    }
+
+    /// Attaches a number for the layer above (the SQL layer: the catalog
+    /// version the transaction began under, which ALTER TABLE compares with
+    /// the version it froze a table at). `u64::MAX - 1` until set.
+    pub fn set_tag(&mut self, tag: u64) {
+        self.tag = tag;
+    }
+
+    /// The number attached with [`Txn::set_tag`].
+    pub fn tag(&self) -> u64 {
+        self.tag
     }
 
     /// The transaction's id (unique within this `TxnDb`, increasing).
@@ -133,7 +148,8 @@ impl Txn {
 
     /// Undoes the writes buffered after `sp` (`ROLLBACK TO SAVEPOINT`);
     /// locks stay held. Returns false, changing nothing, when `sp` was
-    /// discarded by rolling back to an earlier position.
+    /// discarded by rolling back to an earlier position or by
+    /// [`Txn::commit_and_continue`].
     pub fn rollback_to_savepoint(&mut self, sp: &Savepoint) -> Result<bool> {
         let ok = self.buf.rollback_to(sp)?;
         if ok && !self.buf.is_valid(&self.stmt) {
@@ -331,7 +347,7 @@ impl Txn {
     /// what was buffered after this point.
     pub fn commit_and_continue(&mut self) -> Result<()> {
         let res = self.write_buffered();
-        self.buf = WriteBuffer::default();
+        self.buf = self.buf.next_generation();
         self.stmt = self.buf.savepoint();
         self.release_locks();
         match res {

@@ -1,7 +1,14 @@
 //! Scalar functions that clients and applications use (string, numeric,
 //! date/time, control flow, session information): the `Func` list, lookup
 //! by name and evaluation; more string functions in `text.rs`, more date
-//! and time functions in `time.rs`. Aggregates live in `agg.rs`.
+//! and time functions in `time.rs`, regular expressions in `regexp.rs`,
+//! number bases, addresses, FORMAT and UUID in `misc.rs`, STR_TO_DATE and
+//! TIME_FORMAT in `strdate.rs`, logarithms, trigonometry, CRC32 and BIT_COUNT
+//! in `math.rs`. Aggregates live in `agg.rs`.
+mod math;
+mod misc;
+mod regexp;
+pub mod strdate;
 mod text;
 pub mod time;
 
@@ -98,6 +105,54 @@ pub enum Func {
     DateFormat,
     /// DATE_ADD(d, INTERVAL n unit); DATE_SUB negates n when binding.
     DateAdd(time::Unit),
+    /// TIMESTAMPDIFF(unit, a, b), bound with the unit taken out: args (a, b).
+    TimestampDiff(time::Unit),
+    /// A compound INTERVAL's text (`'1 2'` DAY_HOUR) as a count of its smallest unit.
+    IntervalCount(time::Compound),
+    MakeDate,
+    StrToDate,
+    TimeFormat,
+    UuidShort,
+    Quarter,
+    ToDays,
+    TimeToSec,
+    SecToTime,
+    // math.rs
+    Ln,
+    Log,
+    Log2,
+    Log10,
+    Exp,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Cot,
+    Degrees,
+    Radians,
+    Crc32,
+    BitCount,
+    PeriodAdd,
+    PeriodDiff,
+    // regexp.rs
+    /// `s REGEXP p` / `s RLIKE p`.
+    Regexp,
+    RegexpLike,
+    RegexpReplace,
+    RegexpSubstr,
+    RegexpInstr,
+    // misc.rs
+    Conv,
+    Bin,
+    Oct,
+    Unhex,
+    InetAton,
+    InetNtoa,
+    Format,
+    Uuid,
 }
 
 impl Func {
@@ -178,6 +233,45 @@ impl Func {
             "LAST_DAY" => Func::LastDay,
             "DATEDIFF" => Func::DateDiff,
             "DATE_FORMAT" => Func::DateFormat,
+            "MAKEDATE" => Func::MakeDate,
+            "STR_TO_DATE" => Func::StrToDate,
+            "TIME_FORMAT" => Func::TimeFormat,
+            "UUID_SHORT" => Func::UuidShort,
+            "QUARTER" => Func::Quarter,
+            "TO_DAYS" => Func::ToDays,
+            "TIME_TO_SEC" => Func::TimeToSec,
+            "SEC_TO_TIME" => Func::SecToTime,
+            "LN" => Func::Ln,
+            "LOG" => Func::Log,
+            "LOG2" => Func::Log2,
+            "LOG10" => Func::Log10,
+            "EXP" => Func::Exp,
+            "SIN" => Func::Sin,
+            "COS" => Func::Cos,
+            "TAN" => Func::Tan,
+            "ASIN" => Func::Asin,
+            "ACOS" => Func::Acos,
+            "ATAN" => Func::Atan,
+            "ATAN2" => Func::Atan2,
+            "COT" => Func::Cot,
+            "DEGREES" => Func::Degrees,
+            "RADIANS" => Func::Radians,
+            "CRC32" => Func::Crc32,
+            "BIT_COUNT" => Func::BitCount,
+            "PERIOD_ADD" => Func::PeriodAdd,
+            "PERIOD_DIFF" => Func::PeriodDiff,
+            "REGEXP_LIKE" => Func::RegexpLike,
+            "REGEXP_REPLACE" => Func::RegexpReplace,
+            "REGEXP_SUBSTR" => Func::RegexpSubstr,
+            "REGEXP_INSTR" => Func::RegexpInstr,
+            "CONV" => Func::Conv,
+            "BIN" => Func::Bin,
+            "OCT" => Func::Oct,
+            "UNHEX" => Func::Unhex,
+            "INET_ATON" => Func::InetAton,
+            "INET_NTOA" => Func::InetNtoa,
+            "FORMAT" => Func::Format,
+            "UUID" => Func::Uuid,
             _ => return None,
         })
     }
@@ -273,7 +367,77 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::LastDay
         | Func::DateDiff
         | Func::DateFormat
-        | Func::DateAdd(_) => time::call(f, args, row, env)?,
+        | Func::DateAdd(_)
+        | Func::TimestampDiff(_)
+        | Func::IntervalCount(_)
+        | Func::MakeDate
+        | Func::PeriodAdd
+        | Func::PeriodDiff
+        | Func::Quarter
+        | Func::ToDays
+        | Func::TimeToSec
+        | Func::SecToTime => time::call(f, args, row, env)?,
+        Func::Ln
+        | Func::Log
+        | Func::Log2
+        | Func::Log10
+        | Func::Exp
+        | Func::Sin
+        | Func::Cos
+        | Func::Tan
+        | Func::Asin
+        | Func::Acos
+        | Func::Atan
+        | Func::Atan2
+        | Func::Cot
+        | Func::Degrees
+        | Func::Radians
+        | Func::Crc32
+        | Func::BitCount => math::call(f, args, row, env)?,
+        Func::Regexp
+        | Func::RegexpLike
+        | Func::RegexpReplace
+        | Func::RegexpSubstr
+        | Func::RegexpInstr => regexp::call(f, args, row, env)?,
+        Func::Conv
+        | Func::Bin
+        | Func::Oct
+        | Func::Unhex
+        | Func::InetAton
+        | Func::InetNtoa
+        | Func::Format
+        | Func::Uuid
+        | Func::UuidShort => misc::call(f, args, row, env)?,
+        Func::TimeFormat => {
+            if args.len() != 2 {
+                return Err(SqlError::wrong_param_count());
+            }
+            let (t, fmt) = (a(0)?, a(1)?);
+            if t.is_null() || fmt.is_null() {
+                return Ok(Value::Null);
+            }
+            let neg = match &t {
+                Value::Time(x) => *x < 0,
+                Value::Bytes(b) => b.trim_ascii_start().starts_with(b"-"),
+                _ => false,
+            };
+            match time::clock(&t) {
+                Some(c) => {
+                    strdate::time_format(neg, c, &fmt.text()).map_or(Value::Null, Value::Bytes)
+                }
+                None => Value::Null,
+            }
+        }
+        Func::StrToDate => {
+            if args.len() != 2 {
+                return Err(SqlError::wrong_param_count());
+            }
+            let (s, fmt) = (a(0)?, a(1)?);
+            if s.is_null() || fmt.is_null() {
+                return Ok(Value::Null);
+            }
+            strdate::str_to_date(&s.text(), &fmt.text()).unwrap_or(Value::Null)
+        }
         Func::Concat => {
             let max = max_string(env);
             let mut out = Vec::new();

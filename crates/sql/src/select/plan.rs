@@ -371,6 +371,7 @@ fn plan_in(
                 derived: *d,
                 filter: None,
                 hash: Vec::new(),
+                shared: false,
             });
             base += t.def.columns.len();
         }

@@ -141,10 +141,10 @@ const SCHEMA: &[&str] = &[
 fn lit_str(r: &mut Rng) -> String {
     const WORDS: &[&str] = &[
         "", "a", "ab", "abc", "b", "ba", "bcd", "x", "xy", "zz", "a b", "q1",
-        // Case and accents: no two words equal under utf8mb4_general_ci (a
-        // group's value would be either spelling), but their order is not
-        // their bytes' order.
-        "Zed", "Q", "Éa", "B_",
+        // Case and accents: letters no other word has in any case or accent
+        // (under utf8mb4_general_ci a group of 'b' and 'B', even of their
+        // substrings, could show either spelling), ordered unlike their bytes.
+        "Gh", "M_", "Éf", "Ñ",
     ];
     format!("'{}'", WORDS[r.below(WORDS.len() as u64) as usize])
 }

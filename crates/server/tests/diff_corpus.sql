@@ -168,3 +168,13 @@ DELETE FROM fp WHERE id = 1
 ALTER TABLE fr DROP FOREIGN KEY fr2
 INSERT INTO fr VALUES (5, NULL)
 DROP TABLE fg, fc, fr, fp
+SELECT t1.id, x.id, y.id FROM t1 LEFT JOIN (t2 AS x JOIN t2 AS y ON y.v = x.v AND y.id <> x.id) ON x.t1id = t1.id ORDER BY t1.id, x.id, y.id
+SELECT t1.id, x.id, y.id FROM t1 LEFT JOIN (t2 AS x LEFT JOIN t2 AS y ON y.v = x.v + 1) ON x.t1id = t1.id AND (y.id IS NULL OR y.w > 'b') ORDER BY t1.id, x.id, y.id
+SELECT t1.id, x.id, y.id FROM t1 JOIN (t2 AS x JOIN t1 AS y ON y.id = x.v) ON x.t1id = t1.id WHERE t1.a > 2 ORDER BY t1.id, x.id, y.id
+SELECT COUNT(*), COUNT(x.id), COUNT(y.id) FROM t1 LEFT JOIN (t2 AS x JOIN t1 AS y ON y.a = x.v) ON x.t1id = t1.id
+SELECT id FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.t1id = t1.id) ORDER BY id
+SELECT id FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t2 WHERE t2.t1id = t1.id) ORDER BY id
+SELECT id FROM t1 WHERE EXISTS (SELECT * FROM t2 WHERE t1.a = t2.v AND t2.w LIKE 'a%') ORDER BY id
+SELECT id FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t2 WHERE t1.a = t2.t1id AND t2.v > 10) ORDER BY id
+SELECT id FROM t1 WHERE a > 5 OR EXISTS (SELECT 1 FROM t2 WHERE t2.t1id = t1.id AND t2.v < 10 LIMIT 1) ORDER BY id
+SELECT id FROM t1 WHERE NOT (EXISTS (SELECT 1 FROM t2 JOIN t1 AS z ON z.id = t2.v WHERE t2.t1id = t1.a) AND id > 3) ORDER BY id

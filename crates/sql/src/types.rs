@@ -195,7 +195,7 @@ fn func_type(
         }
         Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
-        Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,
+        Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
         Func::CurTime => OutType::Time,
         Func::LastDay => OutType::Date,

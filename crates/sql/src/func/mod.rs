@@ -96,6 +96,7 @@ pub enum Func {
     LastDay,
     DateDiff,
     DateFormat,
+    ConvertTz,
     /// DATE_ADD(d, INTERVAL n unit); DATE_SUB negates n when binding.
     DateAdd(time::Unit),
 }
@@ -178,6 +179,7 @@ impl Func {
             "LAST_DAY" => Func::LastDay,
             "DATEDIFF" => Func::DateDiff,
             "DATE_FORMAT" => Func::DateFormat,
+            "CONVERT_TZ" => Func::ConvertTz,
             _ => return None,
         })
     }
@@ -273,6 +275,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::LastDay
         | Func::DateDiff
         | Func::DateFormat
+        | Func::ConvertTz
         | Func::DateAdd(_) => time::call(f, args, row, env)?,
         Func::Concat => {
             let max = max_string(env);

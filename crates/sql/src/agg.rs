@@ -1,4 +1,5 @@
 //! Aggregation: the per-group state of COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT/ANY_VALUE,
+//! the standard deviations and variances (Welford's recurrence, as MySQL), BIT_AND/OR/XOR,
 //! DISTINCT aggregates, GROUP_CONCAT's ORDER BY, SEPARATOR and group_concat_max_len
 //! cut (warning 1260), and the hashable image used for group and DISTINCT keys.
 use crate::bind::{AggFunc, AggSpec};
@@ -60,6 +61,9 @@ pub(crate) enum AggState {
     MinMax(Option<Value>),
     Concat(Concat),
     Any(Option<Value>),
+    /// Count, running mean and sum of squared deviations.
+    Var(i64, f64, f64),
+    Bits(u64),
 }
 
 /// GROUP_CONCAT's state: pieces in arrival order (or with their ORDER BY keys).
@@ -79,6 +83,11 @@ pub(crate) fn new_state(a: &AggSpec) -> AggState {
         AggFunc::Min | AggFunc::Max => AggState::MinMax(None),
         AggFunc::GroupConcat => AggState::Concat(Concat::default()),
         AggFunc::AnyValue => AggState::Any(None),
+        AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+            AggState::Var(0, 0.0, 0.0)
+        }
+        AggFunc::BitAnd => AggState::Bits(u64::MAX),
+        AggFunc::BitOr | AggFunc::BitXor => AggState::Bits(0),
     }
 }
 
@@ -171,9 +180,38 @@ pub(crate) fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env
                     *x = Some(v);
                 }
             }
+            AggState::Var(n, mean, m2) => {
+                let x = v.to_f64().unwrap_or(0.0);
+                *n += 1;
+                let d = x - *mean;
+                *mean += d / *n as f64;
+                *m2 += d * (x - *mean);
+            }
+            AggState::Bits(b) => {
+                let x = bits_of(&v);
+                *b = match a.func {
+                    AggFunc::BitAnd => *b & x,
+                    AggFunc::BitOr => *b | x,
+                    _ => *b ^ x,
+                };
+            }
         }
     }
     Ok(())
+}
+
+/// A BIT_AND/OR/XOR operand as 64 bits (a negative integer as its two's complement;
+/// other values rounded to an integer, as MySQL converts them).
+fn bits_of(v: &Value) -> u64 {
+    match v {
+        Value::Int(i) => *i as u64,
+        Value::UInt(u) => *u,
+        other => match other.to_f64() {
+            Some(d) if d < 0.0 => d.round().max(i64::MIN as f64) as i64 as u64,
+            Some(d) => d.round().min(u64::MAX as f64) as u64,
+            None => 0,
+        },
+    }
 }
 
 /// `group_concat_max_len`: the longest GROUP_CONCAT result, in bytes.
@@ -188,6 +226,19 @@ pub(crate) fn finish(s: AggState, a: &AggSpec, env: &dyn Env, row: usize) -> Res
     Ok(match s {
         AggState::Count(n) => Value::Int(n),
         AggState::Sum(v) | AggState::MinMax(v) | AggState::Any(v) => v.unwrap_or(Value::Null),
+        AggState::Var(n, _, m2) => {
+            let samp = matches!(a.func, AggFunc::StdSamp | AggFunc::VarSamp);
+            let div = if samp { n - 1 } else { n };
+            if div <= 0 {
+                return Ok(Value::Null);
+            }
+            let var = (m2 / div as f64).max(0.0);
+            Value::Double(match a.func {
+                AggFunc::StdPop | AggFunc::StdSamp => var.sqrt(),
+                _ => var,
+            })
+        }
+        AggState::Bits(b) => Value::UInt(b),
         AggState::Avg(None, _) => Value::Null,
         AggState::Avg(Some(sum), n) => match sum {
             Value::Decimal(m, s) => {

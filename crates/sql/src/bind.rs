@@ -58,6 +58,14 @@ pub enum AggFunc {
     /// A non-grouped column read in a grouped query (MySQL returns the
     /// value of some row of the group).
     AnyValue,
+    /// STD / STDDEV / STDDEV_POP, STDDEV_SAMP, VARIANCE / VAR_POP, VAR_SAMP.
+    StdPop,
+    StdSamp,
+    VarPop,
+    VarSamp,
+    BitAnd,
+    BitOr,
+    BitXor,
 }
 
 /// One aggregate of a grouped query.
@@ -192,6 +200,21 @@ impl<'a> Binder<'a> {
                     self.interval_add(right, left, false, scope)?
                 }
             }
+            A::BinaryOp {
+                left,
+                op: ast::BinaryOperator::Assignment,
+                right,
+            } => match &**left {
+                A::Identifier(id) if id.quote_style.is_none() && !id.value.starts_with("@@") => {
+                    let name = id
+                        .value
+                        .strip_prefix('@')
+                        .ok_or_else(|| SqlError::parse(format!("near '{} :='", id.value)))?;
+                    let x = self.expr(right, scope)?;
+                    Expr::Assign(name.to_ascii_lowercase(), Box::new(x))
+                }
+                other => return Err(SqlError::parse(format!("near '{other} :='"))),
+            },
             A::BinaryOp { left, op, right } => {
                 let o = binop(op)?;
                 let l = self.expr(left, scope)?;
@@ -204,6 +227,28 @@ impl<'a> Binder<'a> {
             A::IsNotTrue(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), true, true),
             A::IsFalse(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), false, false),
             A::IsNotFalse(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), false, true),
+            A::IsUnknown(x) => Expr::IsNull(Box::new(self.expr(x, scope)?), false),
+            A::IsNotUnknown(x) => Expr::IsNull(Box::new(self.expr(x, scope)?), true),
+            A::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                let mut args = vec![self.expr(expr, scope)?, self.expr(pattern, scope)?];
+                // A binary operand (`BINARY x`, `COLLATE ..._bin`) matches case-sensitively.
+                let m = if binary_operand(expr) || binary_operand(pattern) {
+                    args.push(Expr::Const(Value::Bytes(b"c".to_vec())));
+                    Expr::Func(Func::RegexpLike, args)
+                } else {
+                    Expr::Func(Func::Regexp, args)
+                };
+                if *negated {
+                    Expr::Not(Box::new(m))
+                } else {
+                    m
+                }
+            }
             A::IsDistinctFrom(a, b) => Expr::Not(Box::new(Expr::Bin(
                 BinOp::NullSafeEq,
                 Box::new(self.expr(a, scope)?),
@@ -387,14 +432,35 @@ impl<'a> Binder<'a> {
     ) -> Result<Expr> {
         let (n, unit) = match iv {
             ast::Expr::Interval(i) => {
-                if i.last_field.is_some() || i.leading_precision.is_some() {
-                    return Err(SqlError::unsupported("compound INTERVAL units"));
+                if i.leading_precision.is_some() {
+                    return Err(SqlError::unsupported("INTERVAL precision"));
                 }
-                let unit = match &i.leading_field {
-                    Some(f) => crate::func::time::Unit::from_field(f)?,
-                    None => return Err(SqlError::parse("INTERVAL needs a unit")),
+                // `DAY_HOUR` reaches here as `DAY TO HOUR` (see `parse`).
+                let compound = match (&i.leading_field, &i.last_field) {
+                    (Some(f), Some(l)) => {
+                        let name = format!("{f}_{l}");
+                        match crate::func::time::Compound::from_name(&name)? {
+                            Some(c) => Some(c),
+                            None => {
+                                return Err(SqlError::unsupported(format!("INTERVAL ... {name}")))
+                            }
+                        }
+                    }
+                    (_, Some(_)) => return Err(SqlError::parse("INTERVAL needs a unit")),
+                    _ => None,
                 };
-                (self.expr(&i.value, scope)?, unit)
+                match (compound, &i.leading_field) {
+                    // `'1 2' DAY_HOUR`: the text counted in hours.
+                    (Some(c), _) => (
+                        Expr::Func(Func::IntervalCount(c), vec![self.expr(&i.value, scope)?]),
+                        c.unit(),
+                    ),
+                    (None, Some(f)) => (
+                        self.expr(&i.value, scope)?,
+                        crate::func::time::Unit::from_field(f)?,
+                    ),
+                    (None, None) => return Err(SqlError::parse("INTERVAL needs a unit")),
+                }
             }
             other => (self.expr(other, scope)?, crate::func::time::Unit::Day),
         };
@@ -531,6 +597,23 @@ impl<'a> Binder<'a> {
             };
             return self.interval_add(d, iv, name.ends_with("SUB") || name == "SUBDATE", scope);
         }
+        if matches!(name.as_str(), "TIMESTAMPDIFF" | "TIMESTAMPADD") {
+            let [u, a, b] = args.as_slice() else {
+                return Err(SqlError::wrong_param_count());
+            };
+            let unit = match u {
+                ast::Expr::Identifier(i) if i.quote_style.is_none() => {
+                    crate::func::time::Unit::from_name(&i.value, name == "TIMESTAMPADD")?
+                }
+                other => return Err(SqlError::parse(format!("near '{other}' in {name}"))),
+            };
+            let (a, b) = (self.expr(a, scope)?, self.expr(b, scope)?);
+            return Ok(if name == "TIMESTAMPADD" {
+                Expr::Func(Func::DateAdd(unit), vec![b, a])
+            } else {
+                Expr::Func(Func::TimestampDiff(unit), vec![a, b])
+            });
+        }
         let agg_func = match name.as_str() {
             "COUNT" if star => Some(AggFunc::CountStar),
             "COUNT" => Some(AggFunc::Count),
@@ -540,6 +623,13 @@ impl<'a> Binder<'a> {
             "MAX" => Some(AggFunc::Max),
             "GROUP_CONCAT" => Some(AggFunc::GroupConcat),
             "ANY_VALUE" => Some(AggFunc::AnyValue),
+            "STD" | "STDDEV" | "STDDEV_POP" => Some(AggFunc::StdPop),
+            "STDDEV_SAMP" => Some(AggFunc::StdSamp),
+            "VARIANCE" | "VAR_POP" => Some(AggFunc::VarPop),
+            "VAR_SAMP" => Some(AggFunc::VarSamp),
+            "BIT_AND" => Some(AggFunc::BitAnd),
+            "BIT_OR" => Some(AggFunc::BitOr),
+            "BIT_XOR" => Some(AggFunc::BitXor),
             _ => None,
         };
         if let Some(func) = agg_func {
@@ -591,6 +681,20 @@ impl Binder<'_> {
         let name = f.name.to_string().to_ascii_uppercase();
         if func != AggFunc::CountStar && args.is_empty() {
             return Err(SqlError::parse(format!("{name}() needs an argument")));
+        }
+        if distinct
+            && matches!(
+                func,
+                AggFunc::StdPop
+                    | AggFunc::StdSamp
+                    | AggFunc::VarPop
+                    | AggFunc::VarSamp
+                    | AggFunc::BitAnd
+                    | AggFunc::BitOr
+                    | AggFunc::BitXor
+            )
+        {
+            return Err(SqlError::parse(format!("near 'DISTINCT' in {name}")));
         }
         let mut bound = Vec::with_capacity(args.len());
         if func != AggFunc::CountStar {
@@ -646,6 +750,24 @@ impl Binder<'_> {
             }
         }
         Ok(spec)
+    }
+}
+
+/// True for `BINARY x`, `CAST(x AS BINARY)` and `x COLLATE ..._bin`: text compared
+/// byte for byte.
+fn binary_operand(e: &ast::Expr) -> bool {
+    use ast::DataType as D;
+    match e {
+        ast::Expr::Cast { data_type, .. } => matches!(
+            data_type,
+            D::Binary(_) | D::Varbinary(_) | D::Blob(_) | D::Bytea
+        ),
+        ast::Expr::Collate { collation, .. } => {
+            let c = collation.to_string().to_ascii_lowercase();
+            c.ends_with("_bin") || c.trim_matches('`') == "binary" || c.ends_with("_bin`")
+        }
+        ast::Expr::Nested(x) => binary_operand(x),
+        _ => false,
     }
 }
 

@@ -1,13 +1,23 @@
 //! The SQL dialect Strata parses: sqlparser's MySQL dialect with MySQL's operator
 //! precedence where sqlparser's differs. sqlparser ranks XOR above comparisons and
 //! LIKE (with `^`), so `a IS NULL XOR b LIKE 'x%'` parsed as `(a IS NULL XOR b) LIKE
-//! 'x%'`; MySQL ranks it between AND and OR. Everything else is delegated, and
+//! 'x%'`; MySQL ranks it between AND and OR. `@v := expr` (assignment to a user
+//! variable inside an expression) ranks lowest and groups to the right, as in
+//! MySQL (sqlparser ranks `:=` with `=`). `x [NOT] REGEXP y` is parsed here:
+//! sqlparser's own reading takes `REGEXP NULL` for `NOT NULL` and fails on
+//! `'a' REGEXP NULL`. `BINARY x` binds as tightly as MySQL's (sqlparser casts
+//! the whole expression after it: `BINARY 'a' = 'A'` was `BINARY ('a' = 'A')`).
+//! Everything else is delegated, and
 //! `dialect()` answers MySQL's type id so MySQL-only syntax keeps parsing.
-use sqlparser::ast::{Expr, Statement};
+use sqlparser::ast::{BinaryOperator, CastKind, DataType, Expr, Statement};
 use sqlparser::dialect::{Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::Token;
 use std::any::TypeId;
+
+/// The precedence of `:=`: below OR (5).
+const ASSIGN_PREC: u8 = 2;
 
 #[derive(Debug, Default)]
 pub struct StrataDialect(MySqlDialect);
@@ -59,7 +69,75 @@ impl Dialect for StrataDialect {
         expr: &Expr,
         precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        let kw = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k);
+        let re = |t: &Token| kw(t, Keyword::REGEXP) || kw(t, Keyword::RLIKE);
+        let (t0, t1) = (
+            parser.peek_nth_token(0).token,
+            parser.peek_nth_token(1).token,
+        );
+        let negated = kw(&t0, Keyword::NOT) && re(&t1);
+        if negated || re(&t0) {
+            let regexp = kw(if negated { &t1 } else { &t0 }, Keyword::REGEXP);
+            if negated {
+                parser.next_token();
+            }
+            parser.next_token();
+            return Some(
+                parser
+                    .parse_subexpr(self.prec_value(Precedence::Like))
+                    .map(|pattern| Expr::RLike {
+                        negated,
+                        expr: Box::new(expr.clone()),
+                        pattern: Box::new(pattern),
+                        regexp,
+                    }),
+            );
+        }
+        if parser.peek_token().token == Token::Assignment {
+            let is_user_var = matches!(expr, Expr::Identifier(i)
+                if i.quote_style.is_none() && i.value.starts_with('@') && !i.value.starts_with("@@"));
+            if !is_user_var {
+                return Some(Err(ParserError::ParserError(format!(
+                    "only a user variable can be assigned with := (near '{expr} :=')"
+                ))));
+            }
+            parser.next_token();
+            // Right-associative: `@a := @b := 1` assigns both.
+            return Some(
+                parser
+                    .parse_subexpr(ASSIGN_PREC - 1)
+                    .map(|right| Expr::BinaryOp {
+                        left: Box::new(expr.clone()),
+                        op: BinaryOperator::Assignment,
+                        right: Box::new(right),
+                    }),
+            );
+        }
         self.0.parse_infix(parser, expr, precedence)
+    }
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        if parser.peek_token().token == Token::Assignment {
+            return Some(Ok(ASSIGN_PREC));
+        }
+        self.0.get_next_precedence(parser)
+    }
+    fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let binary = matches!(&parser.peek_token().token,
+            Token::Word(w) if w.keyword == Keyword::BINARY && w.quote_style.is_none());
+        if binary {
+            parser.next_token();
+            return Some(
+                parser
+                    .parse_subexpr(self.prec_value(Precedence::MulDivModOp))
+                    .map(|e| Expr::Cast {
+                        kind: CastKind::Cast,
+                        expr: Box::new(e),
+                        data_type: DataType::Binary(None),
+                        format: None,
+                    }),
+            );
+        }
+        self.0.parse_prefix(parser)
     }
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
         self.0.parse_statement(parser)
@@ -140,10 +218,9 @@ mod tests {
         Parser::parse_sql(&StrataDialect::default(), sql).unwrap()[0].to_string()
     }
 
-    #[test]
-    fn xor_ranks_between_and_and_or() {
-        // The printed form shows the grouping through the parse tree's nesting.
-        let p = Parser::parse_sql(&StrataDialect::default(), "SELECT 0 XOR 'x' LIKE 'x%'").unwrap();
+    /// The first select-list expression of `sql`.
+    fn first_item(sql: &str) -> Expr {
+        let p = Parser::parse_sql(&StrataDialect::default(), sql).unwrap();
         let sqlparser::ast::Statement::Query(q) = &p[0] else {
             panic!()
         };
@@ -153,13 +230,86 @@ mod tests {
         let sqlparser::ast::SelectItem::UnnamedExpr(e) = &s.projection[0] else {
             panic!()
         };
-        match e {
+        e.clone()
+    }
+
+    #[test]
+    fn xor_ranks_between_and_and_or() {
+        // The printed form shows the grouping through the parse tree's nesting.
+        match first_item("SELECT 0 XOR 'x' LIKE 'x%'") {
             Expr::BinaryOp { op, right, .. } => {
-                assert_eq!(*op, sqlparser::ast::BinaryOperator::Xor);
-                assert!(matches!(**right, Expr::Like { .. }), "{e:?}");
+                assert_eq!(op, sqlparser::ast::BinaryOperator::Xor);
+                assert!(matches!(*right, Expr::Like { .. }), "{right:?}");
             }
             other => panic!("{other:?}"),
         }
         assert_eq!(parse("SELECT 1 XOR 2"), "SELECT 1 XOR 2");
+    }
+
+    #[test]
+    fn assignment_ranks_lowest_and_groups_right() {
+        let e = first_item("SELECT @a := @b := 1 OR 2 = 3");
+        let Expr::BinaryOp { op, right, .. } = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(op, BinaryOperator::Assignment);
+        let Expr::BinaryOp { op, right, .. } = *right else {
+            panic!("{right:?}")
+        };
+        assert_eq!(op, BinaryOperator::Assignment);
+        assert!(
+            matches!(
+                &*right,
+                Expr::BinaryOp {
+                    op: BinaryOperator::Or,
+                    ..
+                }
+            ),
+            "{right:?}"
+        );
+        assert!(Parser::parse_sql(&StrataDialect::default(), "SELECT 1 := 1").is_err());
+        assert!(Parser::parse_sql(&StrataDialect::default(), "SELECT @@x := 1").is_err());
+    }
+
+    #[test]
+    fn regexp_takes_null_as_its_pattern() {
+        for (sql, neg) in [
+            ("SELECT 'a' REGEXP NULL", false),
+            ("SELECT 'a' NOT RLIKE NULL", true),
+        ] {
+            match first_item(sql) {
+                Expr::RLike {
+                    negated, pattern, ..
+                } => {
+                    assert_eq!(negated, neg);
+                    assert_eq!(pattern.to_string(), "NULL");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(matches!(
+            first_item("SELECT NOT 'a' REGEXP 'b'"),
+            Expr::UnaryOp { .. }
+        ));
+    }
+
+    #[test]
+    fn binary_binds_tightly() {
+        for sql in ["SELECT BINARY 'a' = 'A'", "SELECT BINARY 'Abc' REGEXP 'a'"] {
+            match first_item(sql) {
+                Expr::BinaryOp { left, .. } | Expr::RLike { expr: left, .. } => {
+                    assert!(matches!(*left, Expr::Cast { .. }), "{sql}: {left:?}")
+                }
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            first_item("SELECT BINARY('x')"),
+            Expr::Cast { .. }
+        ));
+        assert_eq!(
+            parse("SELECT CAST(a AS BINARY) FROM t"),
+            "SELECT CAST(a AS BINARY) FROM t"
+        );
     }
 }

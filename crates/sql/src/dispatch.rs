@@ -63,6 +63,10 @@ impl Session {
             return Err(SqlError::too_many_prepared(max));
         }
         let compiled = match self.compile(sql) {
+            Ok(c) if matches!(c.parsed.stmt, Stmt::Prep(_)) => {
+                self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+                return Err(SqlError::unsupported_ps());
+            }
             Ok(c) => c,
             Err(e) => {
                 self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
@@ -186,7 +190,7 @@ impl Session {
         r
     }
 
-    fn execute_prepared_inner(
+    pub(crate) fn execute_prepared_inner(
         &mut self,
         id: u32,
         params: &[Value],
@@ -219,6 +223,9 @@ impl Session {
     pub fn close_prepared(&mut self, id: u32) {
         if self.stmts.remove(&id).is_some() {
             self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
+            if !self.named_stmts.is_empty() {
+                self.named_stmts.retain(|_, v| *v != id);
+            }
         }
     }
 
@@ -259,6 +266,10 @@ fn run(
             ddl::run(s, d)
         }
         Stmt::Maint(m) => maint::run(s, m, sink),
+        Stmt::Prep(p) => {
+            s.stmt_params = (parsed.params.clone(), params.to_vec());
+            crate::sqlprep::run(s, p, sink)
+        }
         Stmt::Empty => Err(SqlError::empty_query()),
         Stmt::CommentOnly => crate::result::ok(),
     }

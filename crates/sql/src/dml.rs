@@ -360,14 +360,14 @@ fn insert_row(
 }
 
 /// tmp_table_size: memory for rows a statement holds before spilling them to disk.
-fn tmp_table_size(env: &dyn Env) -> usize {
+pub(crate) fn tmp_table_size(env: &dyn Env) -> usize {
     env.sys_var("tmp_table_size", false)
         .and_then(|v| v.to_i128())
         .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize)
 }
 
 /// Rows held for a statement in bounded memory (a `Sorter`, with or without keys).
-struct Spool(Sorter);
+pub(crate) struct Spool(pub(crate) Sorter);
 
 impl ResultSink for Spool {
     fn columns(&mut self, _: &[crate::result::ColumnInfo]) -> Result<()> {
@@ -382,7 +382,7 @@ impl ResultSink for Spool {
 /// `rocksdb_max_row_locks` (rows locked), `rocksdb_write_batch_max_bytes` (0 = no
 /// limit) and, for an autocommit statement, `rocksdb_commit_in_the_middle` (commit
 /// every `rocksdb_bulk_load_size` rows; a failure leaves the rows before it).
-struct TxnLimits {
+pub(crate) struct TxnLimits {
     max_locks: usize,
     max_bytes: usize,
     /// strata_max_txn_memory: the transaction's estimated memory (its write batch, the
@@ -393,7 +393,7 @@ struct TxnLimits {
 }
 
 impl TxnLimits {
-    fn of(env: &dyn Env) -> TxnLimits {
+    pub(crate) fn of(env: &dyn Env) -> TxnLimits {
         let int = |name: &str, default: i128| {
             env.sys_var(name, false)
                 .and_then(|v| v.to_i128())
@@ -411,7 +411,7 @@ impl TxnLimits {
     }
 
     /// Called after each row written.
-    fn after_write(&mut self, txn: &mut Txn) -> Result<()> {
+    pub(crate) fn after_write(&mut self, txn: &mut Txn) -> Result<()> {
         self.written += 1;
         if let Some(n) = self.commit_every {
             if self.written.is_multiple_of(n) {
@@ -505,14 +505,7 @@ fn with_subqueries(
     subs: Vec<(crate::select::SelectPlan, crate::subquery::SubKind)>,
     verb: &str,
 ) -> Result<ModifyPlan> {
-    fn reads(s: &crate::select::SelectPlan, t: &Table) -> bool {
-        let same = |x: &Table| x.def.db == t.def.db && x.def.name == t.def.name;
-        s.table.as_deref().is_some_and(same)
-            || s.join.iter().any(|j| j.derived.is_none() && same(&j.table))
-            || s.subqueries.iter().any(|(q, _)| reads(q, t))
-            || s.union.iter().any(|(_, q)| reads(q, t))
-    }
-    if subs.iter().any(|(q, _)| reads(q, &p.table)) {
+    if subs.iter().any(|(q, _)| reads_table(q, &p.table)) {
         let e = SqlError::update_table_used(&p.table.def.name);
         return Err(SqlError {
             msg: e.msg.replace("'UPDATE'", &format!("'{verb}'")),
@@ -521,6 +514,15 @@ fn with_subqueries(
     }
     p.subqueries = subs;
     Ok(p)
+}
+
+/// True when a subquery reads table `t` (other than through a derived table).
+pub(crate) fn reads_table(s: &crate::select::SelectPlan, t: &Table) -> bool {
+    let same = |x: &Table| x.def.db == t.def.db && x.def.name == t.def.name;
+    s.table.as_deref().is_some_and(same)
+        || s.join.iter().any(|j| j.derived.is_none() && same(&j.table))
+        || s.subqueries.iter().any(|(q, _)| reads_table(q, t))
+        || s.union.iter().any(|(_, q)| reads_table(q, t))
 }
 
 /// Plans a DELETE.
@@ -634,15 +636,50 @@ fn finish_modify(
     })
 }
 
+/// Writes an updated row when it changed (columns with ON UPDATE CURRENT_TIMESTAMP
+/// that were not assigned are touched; AUTO_INCREMENT notes a larger value); true
+/// when written.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_update(
+    txn: &mut Txn,
+    t: &Table,
+    w: Writer,
+    old: &Row,
+    mut new: Vec<Value>,
+    assigned: &[usize],
+    env: &dyn Env,
+    limits: &mut TxnLimits,
+) -> Result<bool> {
+    if new == old.values {
+        return Ok(false);
+    }
+    touch_on_update(t, old, &mut new, assigned.iter().copied(), env);
+    if let Some(a) = t.def.auto_inc_column() {
+        if let Some(v) = new.get(a).and_then(|v| v.to_i128()).filter(|v| *v > 0) {
+            t.note_auto_inc(v as u64);
+        }
+    }
+    w.update(txn, t, old, &new)?;
+    limits.after_write(txn)?;
+    Ok(true)
+}
+
+/// The environment a statement's uncorrelated subqueries run in (None without any).
+pub(crate) fn subquery_env<'e>(
+    subqueries: &[(SelectPlan, crate::subquery::SubKind)],
+    txn: &mut Txn,
+    env: &'e dyn Env,
+) -> Result<Option<crate::select::QueryEnv<'e>>> {
+    if subqueries.is_empty() {
+        return Ok(None);
+    }
+    crate::select::QueryEnv::for_subqueries(subqueries, txn, env).map(Some)
+}
+
 /// Runs an UPDATE or DELETE. Returns (rows matched, rows changed).
 pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u64, u64)> {
-    let qenv;
-    let env: &dyn Env = if p.subqueries.is_empty() {
-        env
-    } else {
-        qenv = crate::select::QueryEnv::for_subqueries(&p.subqueries, txn, env)?;
-        &qenv
-    };
+    let qenv = subquery_env(&p.subqueries, txn, env)?;
+    let env: &dyn Env = qenv.as_ref().map_or(env, |q| q);
     let t = &p.table;
     let limit = match &p.limit {
         Some(e) => Some(e.eval(&[], env)?.to_i128().unwrap_or(0).max(0) as u64),
@@ -745,18 +782,9 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             let v = e.eval(&new, env)?;
             new[*c] = for_store(v, &t.def.columns[*c], matched as usize)?;
         }
-        if new != old.values {
-            touch_on_update(t, &old, &mut new, p.set.iter().map(|(c, _)| *c), env);
-            if let Some(a) = t.def.auto_inc_column() {
-                if let Some(v) = new[a].to_i128() {
-                    if v > 0 {
-                        t.note_auto_inc(v as u64);
-                    }
-                }
-            }
-            w.update(txn, t, &old, &new)?;
+        let assigned: Vec<usize> = p.set.iter().map(|(c, _)| *c).collect();
+        if write_update(txn, t, w, &old, new, &assigned, env, &mut limits)? {
             changed += 1;
-            limits.after_write(txn)?;
         }
         Ok(true)
     })?;

@@ -1,6 +1,7 @@
 //! The evaluation environment of one statement (`Env` for expressions): its parameters,
 //! start time, session variables, warnings raised while evaluating, the
-//! max_execution_time deadline, SKIP LOCKED, and user variables set by SELECT ... INTO.
+//! max_execution_time deadline, SKIP LOCKED, and user variables set by SELECT ... INTO
+//! or `@v := expr` (seen by the statement's later reads, kept by the session after it).
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
 use crate::session::Session;
@@ -17,8 +18,9 @@ pub struct StmtEnv<'a> {
     pub deadline: Option<std::time::Instant>,
     ticks: std::cell::Cell<u32>,
     pub skip_locked: bool,
-    /// User variables assigned by SELECT ... INTO (applied after the statement).
-    pub assign: std::cell::RefCell<Vec<(String, Value)>>,
+    /// User variables assigned by SELECT ... INTO or `:=` (applied to the session
+    /// after the statement, also when it fails, as MySQL keeps them).
+    pub assign: std::cell::RefCell<std::collections::HashMap<String, Value>>,
 }
 
 impl<'a> StmtEnv<'a> {
@@ -45,7 +47,14 @@ impl Env for StmtEnv<'_> {
         self.s.get_var(name, global)
     }
     fn user_var(&self, name: &str) -> Value {
+        if let Some(v) = self.assign.borrow().get(name) {
+            return v.clone();
+        }
         self.s.user_vars.get(name).cloned().unwrap_or(Value::Null)
+    }
+    fn set_user_var(&self, name: &str, v: Value) -> Result<()> {
+        self.assign.borrow_mut().insert(name.to_string(), v);
+        Ok(())
     }
     fn current_db(&self) -> Option<&str> {
         self.s.db.as_deref()

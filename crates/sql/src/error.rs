@@ -58,6 +58,9 @@ mysql_errors! {
     ER_NO_SUCH_TABLE = 1146, "42S02", fn no_table(name) => "Table '{name}' doesn't exist";
     ER_TABLE_EXISTS_ERROR = 1050, "42S01", fn table_exists(name) => "Table '{name}' already exists";
     ER_UNKNOWN_TABLE = 1109, "42S02", fn unknown_schema_table(name) => "Unknown table '{name}' in information_schema";
+    ER_UNKNOWN_TABLE_MULTI = 1109, "42S02", fn unknown_table_in(name, place) => "Unknown table '{name}' in {place}";
+    ER_NON_UPDATABLE_TABLE = 1288, "HY000", fn not_updatable(name, verb) => "The target table {name} of the {verb} is not updatable";
+    ER_WRONG_USAGE = 1221, "HY000", fn wrong_usage(a, b) => "Incorrect usage of {a} and {b}";
     ER_BAD_TABLE_ERROR = 1051, "42S02", fn unknown_table(name) => "Unknown table '{name}'";
     ER_BAD_FIELD_ERROR = 1054, "42S22", fn unknown_column(name, place) => "Unknown column '{name}' in '{place}'";
     ER_NON_UNIQ_ERROR = 1052, "23000", fn ambiguous_column(name, place) => "Column '{name}' in {place} is ambiguous";
@@ -67,6 +70,8 @@ mysql_errors! {
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", fn wrong_param_count() => "Incorrect parameter count in the call to native function";
     ER_INVALID_GROUP_FUNC_USE = 1111, "HY000", fn invalid_group_function() => "Invalid use of group function";
     ER_WRONG_ARGUMENTS = 1210, "HY000", fn wrong_arguments(to) => "Incorrect arguments to {to}";
+    /// A bad regular expression (MariaDB's code and text).
+    ER_REGEXP_ERROR = 1139, "42000", fn regexp(what) => "Got error '{what}' from regexp";
     ER_WRONG_VALUE = 1525, "HY000", fn wrong_value(kind) => "Incorrect {kind} value";
     ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT = 1222, "21000", fn union_column_count() => "The used SELECT statements have a different number of columns";
     ER_OPERAND_COLUMNS = 1241, "21000", fn operand_columns(n) => "Operand should contain {n} column(s)";
@@ -136,6 +141,7 @@ mysql_errors! {
     // Transactions, sessions, limits.
     ER_LOCK_WAIT_TIMEOUT = 1205, "HY000", fn lock_wait_timeout() => "Lock wait timeout exceeded; try restarting transaction";
     ER_LOCK_DEADLOCK = 1213, "40001", fn deadlock() => "Deadlock found when trying to get lock; try restarting transaction";
+    ER_SP_DOES_NOT_EXIST_SAVEPOINT = 1305, "42000", fn unknown_savepoint(name) => "SAVEPOINT {name} does not exist";
     ER_LOCK_NOWAIT = 3572, "HY000", fn lock_nowait() => "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.";
     /// A transaction over one of its limits (`what`: which, and how big).
     ER_LOCK_TABLE_FULL = 1206, "HY000", fn txn_too_big(what) => "{what}: commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON";
@@ -144,6 +150,7 @@ mysql_errors! {
     ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", fn in_transaction() => "Transaction characteristics can't be changed while a transaction is in progress";
     ER_QUERY_TIMEOUT = 3024, "HY000", fn execution_time_exceeded() => "Query execution was interrupted, maximum statement execution time exceeded";
     ER_MAX_PREPARED_STMT_COUNT_REACHED = 1461, "42000", fn too_many_prepared(max) => "Can't create more than max_prepared_stmt_count statements (current value: {max})";
+    ER_UNSUPPORTED_PS = 1295, "HY000", fn unsupported_ps() => "This command is not supported in the prepared statement protocol yet";
     ER_UNKNOWN_STMT_HANDLER = 1243, "HY000", fn unknown_statement(id, by) => "Unknown prepared statement handler ({id}) given to {by}";
     ER_CON_COUNT_ERROR = 1040, "08004", fn too_many_connections() => "Too many connections";
     ER_MALFORMED_PACKET = 1835, "08S01", fn malformed_packet(what) => "Malformed communication packet: {what}";

@@ -25,6 +25,12 @@ pub fn plan(s: &Session, stmt: &RowStmt, params: &[(u64, u64)]) -> Result<Plan> 
     Ok(match stmt {
         RowStmt::Select(q) => Plan::Select(Box::new(select::plan(q, &st, db, params)?)),
         RowStmt::Insert(i) => Plan::Insert(Box::new(dml::plan_insert(i, &st, db, params)?)),
+        RowStmt::Update(u) if crate::multidml::is_multi_update(u) => {
+            Plan::MultiModify(Box::new(crate::multidml::plan_update(u, &st, db, params)?))
+        }
+        RowStmt::Delete(d) if crate::multidml::is_multi_delete(d) => {
+            Plan::MultiModify(Box::new(crate::multidml::plan_delete(d, &st, db, params)?))
+        }
         RowStmt::Update(u) => Plan::Modify(Box::new(dml::plan_update(u, &st, db, params)?)),
         RowStmt::Delete(d) => Plan::Modify(Box::new(dml::plan_delete(d, &st, db, params)?)),
     })
@@ -71,11 +77,9 @@ pub fn run(
     for w in warnings {
         s.warn("Warning", w);
     }
+    s.user_vars.extend(assign);
     match result {
         Ok((mut out, row_count, found)) => {
-            for (k, v) in assign {
-                s.user_vars.insert(k, v);
-            }
             for w in std::mem::take(&mut out.0.warnings) {
                 s.warn("Warning", w);
             }
@@ -109,7 +113,7 @@ fn select_into(p: &SelectPlan, vars: &[String], txn: &mut Txn, env: &StmtEnv) ->
         Some(row) => {
             let mut a = env.assign.borrow_mut();
             for (v, x) in vars.iter().zip(row) {
-                a.push((v.clone(), x));
+                a.insert(v.clone(), x);
             }
         }
     }
@@ -166,26 +170,31 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
         Plan::Modify(p) => {
             let st = env.s.inst.catalog.state();
             let (matched, changed) = dml::modify(p, txn, env, Writer::new(&st, env.s.fk_checks()))?;
-            let info = if p.set.is_empty() {
-                String::new()
-            } else {
-                format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
-            };
-            Ok((
-                (
-                    Outcome {
-                        result_set: false,
-                        affected_rows: changed,
-                        found_rows: (!p.set.is_empty()).then_some(matched),
-                        last_insert_id: 0,
-                        info,
-                        warnings: Vec::new(),
-                    },
-                    None,
-                ),
-                changed as i64,
-                0,
-            ))
+            Ok(modified(!p.set.is_empty(), matched, changed))
+        }
+        Plan::MultiModify(p) => {
+            let st = env.s.inst.catalog.state();
+            let w = Writer::new(&st, env.s.fk_checks());
+            let (matched, changed) = crate::multidml::run(p, txn, env, w)?;
+            Ok(modified(p.is_update(), matched, changed))
         }
     }
+}
+
+/// The outcome of an UPDATE (`update`: with its "Rows matched" info) or DELETE.
+fn modified(update: bool, matched: u64, changed: u64) -> Exec {
+    let info = if update {
+        format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
+    } else {
+        String::new()
+    };
+    let out = Outcome {
+        result_set: false,
+        affected_rows: changed,
+        found_rows: update.then_some(matched),
+        last_insert_id: 0,
+        info,
+        warnings: Vec::new(),
+    };
+    ((out, None), changed as i64, 0)
 }

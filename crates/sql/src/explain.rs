@@ -18,7 +18,11 @@ pub fn explain(
     if matches!(stmt, RowStmt::Insert(_)) {
         return Err(SqlError::unsupported("EXPLAIN of this statement"));
     }
-    let plan = exec::plan(s, stmt, params)?;
+    let plan = match exec::plan(s, stmt, params)? {
+        // A multi-table UPDATE or DELETE reads as its join.
+        Plan::MultiModify(m) => Plan::Select(Box::new(m.select)),
+        p => p,
+    };
     let (table, acc, extra) = match &plan {
         Plan::Select(p) => {
             let mut extra = Vec::new();
@@ -38,7 +42,7 @@ pub fn explain(
             Some(p.access.clone()),
             "Using where".to_string(),
         ),
-        Plan::Insert(_) => (None, None, String::new()),
+        Plan::Insert(_) | Plan::MultiModify(_) => (None, None, String::new()),
     };
     let cols = [
         "id",

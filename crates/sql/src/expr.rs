@@ -65,6 +65,8 @@ pub enum Expr {
     /// Session or global variable, read at evaluation time.
     SysVar(String, bool),
     UserVar(String),
+    /// `@name := expr`: assigns the user variable and yields the value.
+    Assign(String, Box<Expr>),
     /// Uncorrelated subquery `k` of the statement's plan as a value (the
     /// type of its one column); computed once per execution.
     Subquery(usize, OutType),
@@ -79,6 +81,10 @@ pub trait Env {
     fn param(&self, i: usize) -> Option<&Value>;
     fn sys_var(&self, name: &str, global: bool) -> Option<Value>;
     fn user_var(&self, name: &str) -> Value;
+    /// `@name := value` inside an expression (seen by later reads in the statement).
+    fn set_user_var(&self, _name: &str, _v: Value) -> Result<()> {
+        Err(SqlError::unsupported("assigning a user variable here"))
+    }
     fn current_db(&self) -> Option<&str>;
     fn user(&self) -> &str;
     fn connection_id(&self) -> u64;
@@ -281,6 +287,11 @@ impl Expr {
                 .sys_var(n, *g)
                 .ok_or_else(|| SqlError::unknown_variable(n))?,
             Expr::UserVar(n) => env.user_var(n),
+            Expr::Assign(n, e) => {
+                let v = e.eval(row, env)?;
+                env.set_user_var(n, v.clone())?;
+                v
+            }
         })
     }
 
@@ -288,7 +299,8 @@ impl Expr {
     pub fn is_row_independent(&self) -> bool {
         let mut indep = true;
         self.walk(&mut |e| {
-            if matches!(e, Expr::Col(_)) {
+            // An assignment changes a variable at each evaluation.
+            if matches!(e, Expr::Col(_) | Expr::Assign(..)) {
                 indep = false;
             }
         });
@@ -304,7 +316,8 @@ impl Expr {
             | Expr::BitNot(e)
             | Expr::IsNull(e, _)
             | Expr::IsBool(e, _, _)
-            | Expr::InSubquery(e, _, _) => e.walk(f),
+            | Expr::InSubquery(e, _, _)
+            | Expr::Assign(_, e) => e.walk(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);

@@ -41,6 +41,9 @@ pub struct JoinTable {
     /// For a derived table, equalities `column = expression over the earlier
     /// tables (Outer)`: its rows are hash-indexed on those columns.
     pub hash: Vec<(usize, Expr)>,
+    /// Read under a shared lock when the statement locks (a table a
+    /// multi-table UPDATE or DELETE only reads).
+    pub shared: bool,
     /// On the first table of a parenthesized join: the group it starts
     /// (`left` then says whether the whole group is LEFT-joined).
     pub group: Option<JoinGroup>,
@@ -91,6 +94,7 @@ fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
         Expr::IsBool(x, a, b) => Expr::IsBool(m(x), *a, *b),
         Expr::In(x, l, n) => Expr::In(m(x), l.iter().map(|y| map_cols(y, f)).collect(), *n),
         Expr::InSubquery(x, k, n) => Expr::InSubquery(m(x), *k, *n),
+        Expr::Assign(v, x) => Expr::Assign(v.clone(), m(x)),
         Expr::Between(a, b, c, n) => Expr::Between(m(a), m(b), m(c), *n),
         Expr::Like(a, b, n, esc) => Expr::Like(m(a), m(b), *n, *esc),
         Expr::Case {
@@ -397,7 +401,11 @@ fn level(
             txn,
             &jt.table,
             &jt.access,
-            lock,
+            if jt.shared {
+                lock.map(|_| LockMode::Shared)
+            } else {
+                lock
+            },
             None,
             &outer,
             env,

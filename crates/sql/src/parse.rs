@@ -1,7 +1,9 @@
 //! From SQL text to a statement: MySQL's executable comments (`/*! ... */`)
 //! are opened, `LOCK IN SHARE MODE` becomes `FOR SHARE`, a few
 //! administrative statements sqlparser does not know are recognized
-//! directly, and everything else goes to sqlparser's MySQL dialect. The
+//! directly (PREPARE/EXECUTE/DEALLOCATE in `sqlprep`), `SET @v := x` and
+//! `UPDATE t1, t2 SET` are rewritten to forms sqlparser reads, and everything
+//! else goes to sqlparser's MySQL dialect. The
 //! positions of `?` placeholders are recorded so the binder can number
 //! them in text order.
 use crate::error::{Result, SqlError};
@@ -23,6 +25,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if trimmed.is_empty() {
         return Ok(Parsed {
             stmt: Stmt::Empty,
+            params: vec![],
+        });
+    }
+    if let Some(s) = crate::sqlprep::parse(trimmed) {
+        return Ok(Parsed {
+            stmt: s?,
             params: vec![],
         });
     }
@@ -84,6 +92,11 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             }
         }
     }
+    // Rewrites to forms sqlparser reads, before `?` positions are taken.
+    let units = interval_units(trimmed);
+    let trimmed = units.as_deref().unwrap_or(trimmed);
+    let rewritten = set_colon_eq(trimmed).or_else(|| update_commas(trimmed));
+    let trimmed = rewritten.as_deref().unwrap_or(trimmed);
     let params = placeholders(trimmed);
     // sqlparser's tree of a SELECT is about a thousand times its text: a 38 MB chain of
     // `SELECT 1 UNION ALL ...` took 24 GB. Bound the SELECTs before parsing.
@@ -119,6 +132,142 @@ pub fn parse(sql: &str) -> Result<Parsed> {
         stmt: stmt::classify(s)?,
         params,
     })
+}
+
+/// The statement's tokens with the byte offset each starts at.
+fn tokens_at(sql: &str) -> Option<Vec<(sqlparser::tokenizer::Token, usize)>> {
+    let dialect = crate::dialect::StrataDialect::default();
+    let toks = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .ok()?;
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(sql.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    toks.into_iter()
+        .map(|t| {
+            let loc = t.span.start;
+            let start = *line_starts.get((loc.line as usize).checked_sub(1)?)?;
+            let (off, _) = sql[start..]
+                .char_indices()
+                .chain(std::iter::once((sql.len() - start, ' ')))
+                .nth((loc.column as usize).checked_sub(1)?)?;
+            Some((t.token, start + off))
+        })
+        .collect()
+}
+
+/// `SET @v := expr` is MySQL's other spelling of `SET @v = expr`: the `:=`
+/// right after each SET target becomes ` =` (the same length, so `?` positions
+/// hold). None when the statement is not a SET or needs no change.
+fn set_colon_eq(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::Token;
+    let head = sql.get(..3)?;
+    if !head.eq_ignore_ascii_case("SET") || !sql.contains(":=") {
+        return None;
+    }
+    let mut out = sql.to_string();
+    let (mut depth, mut target, mut changed) = (0i32, false, false);
+    for (i, (t, at)) in tokens_at(sql)?.into_iter().enumerate() {
+        match t {
+            Token::Whitespace(_) => {}
+            Token::Word(w) if i == 0 && w.value.eq_ignore_ascii_case("SET") => target = true,
+            Token::Word(_) | Token::Period if target => {}
+            Token::Assignment if target && depth == 0 => {
+                if out.get(at..at + 2) != Some(":=") {
+                    return None;
+                }
+                out.replace_range(at..at + 2, " =");
+                changed = true;
+                target = false;
+            }
+            Token::LParen => {
+                depth += 1;
+                target = false;
+            }
+            Token::RParen => depth -= 1,
+            Token::Comma if depth == 0 => target = true,
+            _ => target = false,
+        }
+    }
+    changed.then_some(out)
+}
+
+/// MySQL's compound INTERVAL units (`'1 2' DAY_HOUR`) become the standard's
+/// `DAY TO HOUR`, which sqlparser reads (the binder maps it back).
+fn interval_units(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::Token;
+    const UNITS: [&str; 11] = [
+        "YEAR_MONTH",
+        "DAY_HOUR",
+        "DAY_MINUTE",
+        "DAY_SECOND",
+        "DAY_MICROSECOND",
+        "HOUR_MINUTE",
+        "HOUR_SECOND",
+        "HOUR_MICROSECOND",
+        "MINUTE_SECOND",
+        "MINUTE_MICROSECOND",
+        "SECOND_MICROSECOND",
+    ];
+    let up = sql.to_ascii_uppercase();
+    if !UNITS.iter().any(|u| up.contains(u)) {
+        return None;
+    }
+    let mut hits = Vec::new();
+    for (t, at) in tokens_at(sql)? {
+        if let Token::Word(w) = t {
+            let u = w.value.to_ascii_uppercase();
+            if w.quote_style.is_none() && UNITS.contains(&u.as_str()) {
+                hits.push((at, w.value.len(), u.replacen('_', " TO ", 1)));
+            }
+        }
+    }
+    if hits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (at, len, with) in hits.into_iter().rev() {
+        out.replace_range(at..at + len, &with);
+    }
+    Some(out)
+}
+
+/// `UPDATE t1, t2 SET ...` (MySQL's multi-table UPDATE with a comma join):
+/// the commas before SET become CROSS JOIN, which sqlparser reads. None when
+/// the statement is not such an UPDATE.
+fn update_commas(sql: &str) -> Option<String> {
+    use sqlparser::keywords::Keyword;
+    use sqlparser::tokenizer::Token;
+    let head = sql.get(..6)?;
+    if !head.eq_ignore_ascii_case("UPDATE") || !sql.contains(',') {
+        return None;
+    }
+    let mut commas = Vec::new();
+    let mut depth = 0i32;
+    for (t, at) in tokens_at(sql)? {
+        match t {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Word(w)
+                if depth == 0 && w.quote_style.is_none() && w.keyword == Keyword::SET =>
+            {
+                break
+            }
+            Token::Comma if depth == 0 => commas.push(at),
+            _ => {}
+        }
+    }
+    if commas.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for at in commas.into_iter().rev() {
+        if out.get(at..at + 1) != Some(",") {
+            return None;
+        }
+        out.replace_range(at..at + 1, " CROSS JOIN ");
+    }
+    Some(out)
 }
 
 fn snippet(s: &str) -> String {

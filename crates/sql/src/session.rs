@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use txn::{Isolation, Txn};
+use txn::{Isolation, Savepoint, Txn};
 
 /// A prepared statement: its text and the shared compiled form.
 pub struct Prepared {
@@ -46,6 +46,8 @@ pub struct Session {
     pub warnings: Vec<Warning>,
     pub(crate) stmts: HashMap<u32, Prepared>,
     pub(crate) next_stmt: u32,
+    /// PREPARE's names (lower case) → statement ids in `stmts`.
+    pub(crate) named_stmts: HashMap<String, u32>,
     /// `?` positions and values of the statement being run (for SET).
     pub(crate) stmt_params: (Vec<(u64, u64)>, Vec<Value>),
     /// Hot settings, refreshed whenever a session variable is set.
@@ -57,6 +59,9 @@ pub struct Session {
     pub(crate) next_txn: (Option<Isolation>, Option<bool>),
     /// The open transaction was started READ ONLY.
     txn_read_only: bool,
+    /// SAVEPOINTs of the open transaction, oldest first (names compared
+    /// case-insensitively; a name set again moves to the end).
+    savepoints: Vec<(String, Savepoint)>,
     /// The catalog version this session's open transaction (or running
     /// statement) started under; `u64::MAX` when idle. DDL that changes
     /// how rows are written waits until every slot has caught up.
@@ -82,12 +87,14 @@ impl Session {
             warnings: Vec::new(),
             stmts: HashMap::new(),
             next_stmt: 1,
+            named_stmts: HashMap::new(),
             stmt_params: (Vec::new(), Vec::new()),
             autocommit: true,
             iso: Isolation::RepeatableRead,
             lock_timeout: Duration::from_secs(50),
             next_txn: (None, None),
             txn_read_only: false,
+            savepoints: Vec::new(),
             slot: slot_owner.register_session_slot(),
         };
         s.refresh();
@@ -202,6 +209,7 @@ impl Session {
     /// Commits the open transaction, if any.
     pub fn commit(&mut self) -> Result<()> {
         self.explicit = false;
+        self.savepoints.clear();
         let r = match self.txn.take() {
             Some(t) => t.commit(),
             None => Ok(()),
@@ -228,6 +236,7 @@ impl Session {
     /// Rolls back the open transaction, if any.
     pub fn rollback(&mut self) {
         self.explicit = false;
+        self.savepoints.clear();
         if let Some(t) = self.txn.take() {
             t.rollback();
         }
@@ -281,6 +290,7 @@ impl Session {
             Some(e) if e.rolls_back_transaction() => {
                 txn.rollback();
                 self.explicit = false;
+                self.savepoints.clear();
             }
             Some(_) if lone => txn.rollback(),
             Some(_) => {
@@ -312,6 +322,66 @@ impl Session {
         Ok(())
     }
 
+    /// The isolation level and access mode COMMIT/ROLLBACK AND CHAIN give the
+    /// next transaction: the open one's, else the session's.
+    pub(crate) fn chain_modes(&self) -> (Isolation, bool) {
+        match &self.txn {
+            Some(t) => (t.isolation(), self.txn_read_only),
+            None if self.explicit => (self.iso, self.txn_read_only),
+            None => (self.iso, self.var_int("transaction_read_only") != 0),
+        }
+    }
+
+    /// SAVEPOINT name: marks the open transaction's write position (with
+    /// autocommit and no transaction open, nothing to mark: MySQL accepts it
+    /// and forgets it at once). A savepoint of the same name is replaced.
+    pub(crate) fn set_savepoint(&mut self, name: &str) {
+        if self.txn.is_none() {
+            if self.autocommit && !self.explicit {
+                return;
+            }
+            let t = self.begin();
+            self.txn = Some(t);
+        }
+        let Some(t) = &self.txn else { return };
+        let sp = t.savepoint();
+        self.savepoints.retain(|(n, _)| !same_name(n, name));
+        self.savepoints.push((name.to_string(), sp));
+    }
+
+    fn savepoint_index(&self, name: &str) -> Result<usize> {
+        self.savepoints
+            .iter()
+            .position(|(n, _)| same_name(n, name))
+            .ok_or_else(|| SqlError::unknown_savepoint(name))
+    }
+
+    /// ROLLBACK TO SAVEPOINT name: undoes the writes made after it and forgets
+    /// the savepoints set after it. Row locks taken since stay held, as InnoDB
+    /// keeps them.
+    pub(crate) fn rollback_to_savepoint(&mut self, name: &str) -> Result<()> {
+        let i = self.savepoint_index(name)?;
+        let sp = self.savepoints[i].1;
+        let ok = match self.txn.as_mut() {
+            Some(t) => t.rollback_to_savepoint(&sp)?,
+            None => false,
+        };
+        if !ok {
+            // Invalidated underneath (a commit in the middle of a huge statement).
+            self.savepoints.truncate(i);
+            return Err(SqlError::unknown_savepoint(name));
+        }
+        self.savepoints.truncate(i + 1);
+        Ok(())
+    }
+
+    /// RELEASE SAVEPOINT name: forgets it and every savepoint set after it.
+    pub(crate) fn release_savepoint(&mut self, name: &str) -> Result<()> {
+        let i = self.savepoint_index(name)?;
+        self.savepoints.truncate(i);
+        Ok(())
+    }
+
     /// Marks that autocommit=0 keeps later statements in one transaction.
     pub fn set_autocommit(&mut self, on: bool) -> Result<()> {
         if on {
@@ -334,6 +404,11 @@ impl Session {
     pub fn close(&mut self) {
         self.rollback();
     }
+}
+
+/// Savepoint names compare case-insensitively.
+fn same_name(a: &str, b: &str) -> bool {
+    a.to_lowercase() == b.to_lowercase()
 }
 
 impl Drop for Session {

@@ -132,9 +132,16 @@ fn assign(
     Ok(())
 }
 
-fn eval_expr(s: &Session, e: &ast::Expr) -> Result<Value> {
+/// Evaluates a SET value (or a PREPARE text, an EXECUTE argument): no columns,
+/// `?` from `stmt_params`; `@v := ...` inside it assigns as it goes.
+pub(crate) fn eval_expr(s: &mut Session, e: &ast::Expr) -> Result<Value> {
     let mut b = crate::bind::Binder::new(&s.stmt_params.0);
     let x = b.expr(e, &crate::bind::Scope::default())?;
-    let env = crate::env::StmtEnv::new(s, &s.stmt_params.1);
-    x.eval(&[], &env)
+    let (v, assigned) = {
+        let env = crate::env::StmtEnv::new(s, &s.stmt_params.1);
+        let v = x.eval(&[], &env);
+        (v, env.assign.into_inner())
+    };
+    s.user_vars.extend(assigned);
+    v
 }

@@ -3,7 +3,8 @@
 //! `parse` recognizes itself) into the kinds below, each of which has one
 //! home that runs it (`dispatch` routes them: rows to `exec`, transaction
 //! control to `txnctl`, SET and USE to `set`, SHOW and DESCRIBE to `show`,
-//! DDL to `ddl`, table maintenance to `maint`, EXPLAIN to `explain`).
+//! DDL to `ddl`, table maintenance to `maint`, EXPLAIN to `explain`, SQL-level
+//! PREPARE/EXECUTE to `sqlprep`).
 //! A statement kind Strata does not run is refused here with 1235.
 use crate::error::{Result, SqlError};
 use sqlparser::ast;
@@ -21,6 +22,8 @@ pub enum Stmt {
     /// Commits the open transaction first, as in MySQL.
     Ddl(DdlStmt),
     Maint(MaintStmt),
+    /// SQL-level prepared statements (`sqlprep`).
+    Prep(PrepStmt),
     /// Only comments or whitespace.
     Empty,
     /// Only comments (e.g. MariaDB's `/*M!... */` in dump files): nothing to do.
@@ -44,8 +47,20 @@ pub enum TxnStmt {
         snapshot: bool,
         modes: Vec<ast::TransactionMode>,
     },
-    Commit,
-    Rollback,
+    /// COMMIT / ROLLBACK; `chain`: AND CHAIN (a new transaction starts at once,
+    /// with the same isolation level and access mode).
+    Commit {
+        chain: bool,
+    },
+    Rollback {
+        chain: bool,
+    },
+    /// SAVEPOINT name.
+    Savepoint(String),
+    /// ROLLBACK [WORK] TO [SAVEPOINT] name.
+    RollbackTo(String),
+    /// RELEASE SAVEPOINT name.
+    Release(String),
     /// SET [GLOBAL | SESSION] TRANSACTION: `scope` None is the next
     /// transaction only, Some(true) the global default, Some(false) the session's.
     Characteristics {
@@ -53,6 +68,17 @@ pub enum TxnStmt {
         modes: Vec<ast::TransactionMode>,
         snapshot: bool,
     },
+}
+
+/// PREPARE / EXECUTE / DEALLOCATE PREPARE.
+#[derive(Debug, Clone)]
+pub enum PrepStmt {
+    /// PREPARE name FROM 'text' | @var.
+    Prepare { name: String, from: Box<ast::Expr> },
+    /// EXECUTE name [USING expr, ...].
+    Execute { name: String, using: Vec<ast::Expr> },
+    /// DEALLOCATE PREPARE name / DROP PREPARE name.
+    Deallocate(String),
 }
 
 /// Session state: variables, character set, current database.
@@ -203,15 +229,21 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
                 modes: modes.clone(),
             })
         }
-        S::Commit { .. } => Stmt::Txn(TxnStmt::Commit),
+        S::Commit {
+            chain,
+            end: false,
+            modifier: None,
+        } => Stmt::Txn(TxnStmt::Commit { chain }),
         S::Rollback {
-            savepoint: None, ..
-        } => Stmt::Txn(TxnStmt::Rollback),
+            chain,
+            savepoint: None,
+        } => Stmt::Txn(TxnStmt::Rollback { chain }),
         S::Rollback {
-            savepoint: Some(_), ..
-        }
-        | S::Savepoint { .. }
-        | S::ReleaseSavepoint { .. } => return Err(SqlError::unsupported("SAVEPOINT")),
+            chain: false,
+            savepoint: Some(name),
+        } => Stmt::Txn(TxnStmt::RollbackTo(name.value)),
+        S::Savepoint { name } => Stmt::Txn(TxnStmt::Savepoint(name.value)),
+        S::ReleaseSavepoint { name } => Stmt::Txn(TxnStmt::Release(name.value)),
         S::Set(ast::Set::SetTransaction {
             modes, snapshot, ..
         }) => Stmt::Txn(TxnStmt::Characteristics {

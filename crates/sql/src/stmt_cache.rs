@@ -34,6 +34,8 @@ pub enum Plan {
     Select(Box<SelectPlan>),
     Insert(Box<InsertPlan>),
     Modify(Box<ModifyPlan>),
+    /// Multi-table UPDATE / DELETE.
+    MultiModify(Box<crate::multidml::MultiPlan>),
 }
 
 /// A statement compiled for one (text, database, catalog version).

@@ -1,5 +1,6 @@
 //! Transaction control: BEGIN / START TRANSACTION (isolation, access
-//! mode, WITH CONSISTENT SNAPSHOT), COMMIT, ROLLBACK, and SET [GLOBAL |
+//! mode, WITH CONSISTENT SNAPSHOT), COMMIT / ROLLBACK [AND CHAIN],
+//! SAVEPOINT / ROLLBACK TO SAVEPOINT / RELEASE SAVEPOINT, and SET [GLOBAL |
 //! SESSION] TRANSACTION.
 use crate::error::{Result, SqlError};
 use crate::result::{ok, text, Outcome};
@@ -17,12 +18,32 @@ pub fn run(s: &mut Session, stmt: &TxnStmt) -> Result<Outcome> {
             s.start_transaction(*snapshot, iso, ro)?;
             ok()
         }
-        TxnStmt::Commit => {
+        TxnStmt::Commit { chain } => {
+            let modes = s.chain_modes();
             s.commit()?;
+            if *chain {
+                s.start_transaction(false, Some(modes.0), Some(modes.1))?;
+            }
             ok()
         }
-        TxnStmt::Rollback => {
+        TxnStmt::Rollback { chain } => {
+            let modes = s.chain_modes();
             s.rollback();
+            if *chain {
+                s.start_transaction(false, Some(modes.0), Some(modes.1))?;
+            }
+            ok()
+        }
+        TxnStmt::Savepoint(name) => {
+            s.set_savepoint(name);
+            ok()
+        }
+        TxnStmt::RollbackTo(name) => {
+            s.rollback_to_savepoint(name)?;
+            ok()
+        }
+        TxnStmt::Release(name) => {
+            s.release_savepoint(name)?;
             ok()
         }
         TxnStmt::Characteristics {

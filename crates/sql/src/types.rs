@@ -77,6 +77,7 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
         }
         Expr::Func(f, args) => func_type(*f, args, t, agg),
         Expr::SysVar(..) | Expr::UserVar(_) => OutType::Text { len: 255 },
+        Expr::Assign(_, e) => infer(e, t, agg),
     }
 }
 
@@ -133,6 +134,8 @@ fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
         },
         AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => arg,
         AggFunc::GroupConcat => OutType::Text { len: 1024 },
+        AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => OutType::Double,
+        AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => OutType::Int { unsigned: true },
     }
 }
 
@@ -173,8 +176,24 @@ fn func_type(
         | Func::DayOfWeek
         | Func::Weekday
         | Func::DayOfYear
-        | Func::DateDiff => OutType::Int {
-            unsigned: matches!(f, Func::ConnectionId | Func::LastInsertId | Func::FoundRows),
+        | Func::DateDiff
+        | Func::TimestampDiff(_)
+        | Func::IntervalCount(_)
+        | Func::PeriodAdd
+        | Func::PeriodDiff
+        | Func::Regexp
+        | Func::RegexpLike
+        | Func::RegexpInstr
+        | Func::InetAton
+        | Func::UuidShort => OutType::Int {
+            unsigned: matches!(
+                f,
+                Func::ConnectionId
+                    | Func::LastInsertId
+                    | Func::FoundRows
+                    | Func::InetAton
+                    | Func::UuidShort
+            ),
         },
         Func::CastUnsigned => OutType::Int { unsigned: true },
         Func::Abs
@@ -198,7 +217,15 @@ fn func_type(
         Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
         Func::CurTime => OutType::Time,
-        Func::LastDay => OutType::Date,
+        Func::LastDay | Func::MakeDate => OutType::Date,
+        Func::StrToDate => match args.get(1) {
+            Some(Expr::Const(Value::Bytes(f))) => match crate::func::strdate::kind(f) {
+                crate::func::strdate::Kind::Date => OutType::Date,
+                crate::func::strdate::Kind::Time => OutType::Time,
+                crate::func::strdate::Kind::DateTime => OutType::DateTime,
+            },
+            _ => OutType::DateTime,
+        },
         Func::DateAdd(u) => match first() {
             OutType::Date if u.whole_days() => OutType::Date,
             OutType::Column(c) if c.kind == TypeKind::Date && u.whole_days() => OutType::Date,

@@ -40,6 +40,8 @@ struct Undo {
 /// A position in the write buffer to roll back to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Savepoint {
+    /// The buffer generation (see `WriteBuffer::generation`).
+    generation: u64,
     undo: usize,
     serial: u64,
     bytes: usize,
@@ -58,6 +60,9 @@ pub(crate) struct WriteBuffer {
     index: Vec<(u32, BTreeMap<Vec<u8>, Buffered>)>,
     undo: Vec<Undo>,
     next_serial: u64,
+    /// Bumped when the buffer is emptied by a commit that keeps the
+    /// transaction going: savepoints of earlier generations are invalid.
+    generation: u64,
 }
 
 impl WriteBuffer {
@@ -162,6 +167,7 @@ impl WriteBuffer {
     /// The current position.
     pub fn savepoint(&self) -> Savepoint {
         Savepoint {
+            generation: self.generation,
             undo: self.undo.len(),
             serial: self.undo.last().map_or(0, |u| u.serial + 1),
             bytes: self.batch.as_ref().map_or(0, |b| b.size()),
@@ -172,7 +178,8 @@ impl WriteBuffer {
     /// True when `sp` marks a position of the current write history (not
     /// one discarded by an earlier rollback).
     pub fn is_valid(&self, sp: &Savepoint) -> bool {
-        sp.undo <= self.undo.len()
+        sp.generation == self.generation
+            && sp.undo <= self.undo.len()
             && match sp.undo.checked_sub(1) {
                 None => true,
                 Some(i) => self.undo[i].serial + 1 == sp.serial,
@@ -230,6 +237,15 @@ impl WriteBuffer {
         }
         self.batch = Some(b);
         Ok(true)
+    }
+
+    /// An empty buffer of the next generation: every savepoint of this one
+    /// becomes invalid (a commit in the middle of a transaction).
+    pub fn next_generation(&self) -> WriteBuffer {
+        WriteBuffer {
+            generation: self.generation + 1,
+            ..WriteBuffer::default()
+        }
     }
 
     /// Takes the batch to commit, leaving the buffer empty.
@@ -353,6 +369,23 @@ mod tests {
         assert!(b.is_empty());
         assert_eq!(b.get(0, b"a"), None);
         assert!(b.take_batch().is_none());
+    }
+
+    #[test]
+    fn a_new_generation_invalidates_savepoints() {
+        let mut b = WriteBuffer::default();
+        let sp0 = b.savepoint();
+        b.put(0, b"a", b"1");
+        let sp1 = b.savepoint();
+        let mut b = b.next_generation();
+        // The same undo positions exist again, but belong to other writes.
+        b.put(0, b"x", b"1");
+        b.put(0, b"y", b"2");
+        assert!(!b.is_valid(&sp0));
+        assert!(!b.is_valid(&sp1));
+        assert!(!b.rollback_to(&sp1).unwrap());
+        assert_eq!(b.count(), 2);
+        assert!(b.is_valid(&b.savepoint()));
     }
 
     #[test]

@@ -133,7 +133,8 @@ impl Txn {
 
     /// Undoes the writes buffered after `sp` (`ROLLBACK TO SAVEPOINT`);
     /// locks stay held. Returns false, changing nothing, when `sp` was
-    /// discarded by rolling back to an earlier position.
+    /// discarded by rolling back to an earlier position or by
+    /// [`Txn::commit_and_continue`].
     pub fn rollback_to_savepoint(&mut self, sp: &Savepoint) -> Result<bool> {
         let ok = self.buf.rollback_to(sp)?;
         if ok && !self.buf.is_valid(&self.stmt) {
@@ -331,7 +332,7 @@ impl Txn {
     /// what was buffered after this point.
     pub fn commit_and_continue(&mut self) -> Result<()> {
         let res = self.write_buffered();
-        self.buf = WriteBuffer::default();
+        self.buf = self.buf.next_generation();
         self.stmt = self.buf.savepoint();
         self.release_locks();
         match res {

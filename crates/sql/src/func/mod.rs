@@ -1,7 +1,12 @@
 //! Scalar functions that clients and applications use (string, numeric,
 //! date/time, control flow, session information): the `Func` list, lookup
 //! by name and evaluation; more string functions in `text.rs`, more date
-//! and time functions in `time.rs`. Aggregates live in `agg.rs`.
+//! and time functions in `time.rs`, regular expressions in `regexp.rs`,
+//! number bases, addresses, FORMAT and UUID in `misc.rs`, STR_TO_DATE and
+//! TIME_FORMAT in `strdate.rs`. Aggregates live in `agg.rs`.
+mod misc;
+mod regexp;
+pub mod strdate;
 mod text;
 pub mod time;
 
@@ -99,6 +104,32 @@ pub enum Func {
     ConvertTz,
     /// DATE_ADD(d, INTERVAL n unit); DATE_SUB negates n when binding.
     DateAdd(time::Unit),
+    /// TIMESTAMPDIFF(unit, a, b), bound with the unit taken out: args (a, b).
+    TimestampDiff(time::Unit),
+    /// A compound INTERVAL's text (`'1 2'` DAY_HOUR) as a count of its smallest unit.
+    IntervalCount(time::Compound),
+    MakeDate,
+    StrToDate,
+    TimeFormat,
+    UuidShort,
+    PeriodAdd,
+    PeriodDiff,
+    // regexp.rs
+    /// `s REGEXP p` / `s RLIKE p`.
+    Regexp,
+    RegexpLike,
+    RegexpReplace,
+    RegexpSubstr,
+    RegexpInstr,
+    // misc.rs
+    Conv,
+    Bin,
+    Oct,
+    Unhex,
+    InetAton,
+    InetNtoa,
+    Format,
+    Uuid,
 }
 
 impl Func {
@@ -180,6 +211,24 @@ impl Func {
             "DATEDIFF" => Func::DateDiff,
             "DATE_FORMAT" => Func::DateFormat,
             "CONVERT_TZ" => Func::ConvertTz,
+            "MAKEDATE" => Func::MakeDate,
+            "STR_TO_DATE" => Func::StrToDate,
+            "TIME_FORMAT" => Func::TimeFormat,
+            "UUID_SHORT" => Func::UuidShort,
+            "PERIOD_ADD" => Func::PeriodAdd,
+            "PERIOD_DIFF" => Func::PeriodDiff,
+            "REGEXP_LIKE" => Func::RegexpLike,
+            "REGEXP_REPLACE" => Func::RegexpReplace,
+            "REGEXP_SUBSTR" => Func::RegexpSubstr,
+            "REGEXP_INSTR" => Func::RegexpInstr,
+            "CONV" => Func::Conv,
+            "BIN" => Func::Bin,
+            "OCT" => Func::Oct,
+            "UNHEX" => Func::Unhex,
+            "INET_ATON" => Func::InetAton,
+            "INET_NTOA" => Func::InetNtoa,
+            "FORMAT" => Func::Format,
+            "UUID" => Func::Uuid,
             _ => return None,
         })
     }
@@ -276,7 +325,56 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::DateDiff
         | Func::DateFormat
         | Func::ConvertTz
-        | Func::DateAdd(_) => time::call(f, args, row, env)?,
+        | Func::DateAdd(_)
+        | Func::TimestampDiff(_)
+        | Func::IntervalCount(_)
+        | Func::MakeDate
+        | Func::PeriodAdd
+        | Func::PeriodDiff => time::call(f, args, row, env)?,
+        Func::Regexp
+        | Func::RegexpLike
+        | Func::RegexpReplace
+        | Func::RegexpSubstr
+        | Func::RegexpInstr => regexp::call(f, args, row, env)?,
+        Func::Conv
+        | Func::Bin
+        | Func::Oct
+        | Func::Unhex
+        | Func::InetAton
+        | Func::InetNtoa
+        | Func::Format
+        | Func::Uuid
+        | Func::UuidShort => misc::call(f, args, row, env)?,
+        Func::TimeFormat => {
+            if args.len() != 2 {
+                return Err(SqlError::wrong_param_count());
+            }
+            let (t, fmt) = (a(0)?, a(1)?);
+            if t.is_null() || fmt.is_null() {
+                return Ok(Value::Null);
+            }
+            let neg = match &t {
+                Value::Time(x) => *x < 0,
+                Value::Bytes(b) => b.trim_ascii_start().starts_with(b"-"),
+                _ => false,
+            };
+            match time::clock(&t) {
+                Some(c) => {
+                    strdate::time_format(neg, c, &fmt.text()).map_or(Value::Null, Value::Bytes)
+                }
+                None => Value::Null,
+            }
+        }
+        Func::StrToDate => {
+            if args.len() != 2 {
+                return Err(SqlError::wrong_param_count());
+            }
+            let (s, fmt) = (a(0)?, a(1)?);
+            if s.is_null() || fmt.is_null() {
+                return Ok(Value::Null);
+            }
+            strdate::str_to_date(&s.text(), &fmt.text()).unwrap_or(Value::Null)
+        }
         Func::Concat => {
             let max = max_string(env);
             let mut out = Vec::new();

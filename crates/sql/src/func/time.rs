@@ -1,6 +1,6 @@
 //! Date and time functions beyond the basics in `mod.rs`: fields (HOUR,
-//! DAYOFWEEK, MONTHNAME, ...), LAST_DAY, DATEDIFF, DATE_FORMAT, CONVERT_TZ and
-//! DATE_ADD / DATE_SUB / `+ INTERVAL` with single units (MySQL's calendar
+//! DAYOFWEEK, MONTHNAME, ...), LAST_DAY, DATEDIFF, DATE_FORMAT, CONVERT_TZ, and
+//! DATE_ADD / DATE_SUB / `+ INTERVAL` with single units, TIMESTAMPDIFF (MySQL's calendar
 //! rules: adding months clamps the day to the month's last, a result
 //! outside years 1..9999 is NULL).
 use super::{arg, to_datetime, Func};
@@ -43,12 +43,110 @@ impl Unit {
         })
     }
 
+    /// The unit named in TIMESTAMPDIFF / TIMESTAMPADD (`MONTH`, `SQL_TSI_MONTH`);
+    /// `adding`: MICROSECOND is refused for TIMESTAMPADD as for DATE_ADD.
+    pub fn from_name(name: &str, adding: bool) -> Result<Unit> {
+        let up = name.to_ascii_uppercase();
+        Ok(match up.strip_prefix("SQL_TSI_").unwrap_or(&up) {
+            "MICROSECOND" | "FRAC_SECOND" if adding => {
+                return Err(SqlError::unsupported("TIMESTAMPADD(MICROSECOND, ...)"))
+            }
+            "MICROSECOND" | "FRAC_SECOND" => Unit::Microsecond,
+            "SECOND" => Unit::Second,
+            "MINUTE" => Unit::Minute,
+            "HOUR" => Unit::Hour,
+            "DAY" => Unit::Day,
+            "WEEK" => Unit::Week,
+            "MONTH" => Unit::Month,
+            "QUARTER" => Unit::Quarter,
+            "YEAR" => Unit::Year,
+            _ => return Err(SqlError::parse(format!("unknown unit {name}"))),
+        })
+    }
+
     /// Units of a day or more keep a DATE a DATE.
     pub fn whole_days(self) -> bool {
         matches!(
             self,
             Unit::Day | Unit::Week | Unit::Month | Unit::Quarter | Unit::Year
         )
+    }
+}
+
+/// A compound INTERVAL unit (`DAY_HOUR`, ...), counted in its smallest part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compound {
+    YearMonth,
+    DayHour,
+    DayMinute,
+    DaySecond,
+    HourMinute,
+    HourSecond,
+    MinuteSecond,
+}
+
+impl Compound {
+    /// The compound unit named `name`; the ones with microseconds are refused
+    /// (their result would be DATETIME(6)).
+    pub fn from_name(name: &str) -> Result<Option<Compound>> {
+        Ok(Some(match name.to_ascii_uppercase().as_str() {
+            "YEAR_MONTH" => Compound::YearMonth,
+            "DAY_HOUR" => Compound::DayHour,
+            "DAY_MINUTE" => Compound::DayMinute,
+            "DAY_SECOND" => Compound::DaySecond,
+            "HOUR_MINUTE" => Compound::HourMinute,
+            "HOUR_SECOND" => Compound::HourSecond,
+            "MINUTE_SECOND" => Compound::MinuteSecond,
+            n @ ("DAY_MICROSECOND" | "HOUR_MICROSECOND" | "MINUTE_MICROSECOND"
+            | "SECOND_MICROSECOND") => {
+                return Err(SqlError::unsupported(format!("INTERVAL ... {n}")))
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The single unit the interval is counted in.
+    pub fn unit(self) -> Unit {
+        match self {
+            Compound::YearMonth => Unit::Month,
+            Compound::DayHour => Unit::Hour,
+            Compound::DayMinute | Compound::HourMinute => Unit::Minute,
+            _ => Unit::Second,
+        }
+    }
+
+    /// The size of each part of the interval's text, in `unit()`.
+    fn parts(self) -> &'static [i64] {
+        match self {
+            Compound::YearMonth => &[12, 1],
+            Compound::DayHour => &[24, 1],
+            Compound::DayMinute => &[1440, 60, 1],
+            Compound::DaySecond => &[86400, 3600, 60, 1],
+            Compound::HourMinute | Compound::MinuteSecond => &[60, 1],
+            Compound::HourSecond => &[3600, 60, 1],
+        }
+    }
+
+    /// The interval `'1 2'` etc. in `unit()`: digit groups fill the parts from the
+    /// right (MySQL takes missing leading parts as 0); a leading `-` negates;
+    /// None with more groups than parts.
+    pub fn count(self, text: &[u8]) -> Option<i64> {
+        let s = String::from_utf8_lossy(text);
+        let s = s.trim();
+        let neg = s.starts_with('-');
+        let groups: Vec<&str> = s
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|g| !g.is_empty())
+            .collect();
+        let parts = self.parts();
+        if groups.len() > parts.len() {
+            return None;
+        }
+        let mut n: i64 = 0;
+        for (g, m) in groups.iter().rev().zip(parts.iter().rev()) {
+            n = n.checked_add(g.parse::<i64>().ok()?.checked_mul(*m)?)?;
+        }
+        Some(if neg { -n } else { n })
     }
 }
 
@@ -88,7 +186,7 @@ fn days_in_month(y: i64, m: u32) -> u32 {
 
 /// (hours, minutes, seconds, microseconds) of a TIME or the time of day of a
 /// DATETIME; None for NULL or text that is neither.
-fn clock(v: &Value) -> Option<(u64, u32, u32, u32)> {
+pub(super) fn clock(v: &Value) -> Option<(u64, u32, u32, u32)> {
     let t = match v {
         Value::Time(t) => *t,
         Value::Bytes(b) if val::parse_datetime(b).is_none() || b.len() <= 8 => val::parse_time(b)?,
@@ -306,6 +404,56 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
                 _ => Value::Null,
             }
         }
+        Func::IntervalCount(c) => match a(0)? {
+            Value::Null => Value::Null,
+            v => c.count(&v.text()).map_or(Value::Null, Value::Int),
+        },
+        Func::MakeDate => match (
+            super::int_arg(args, 0, row, env)?,
+            super::int_arg(args, 1, row, env)?,
+        ) {
+            (Some(y), Some(doy)) if (0..=9999).contains(&y) && doy > 0 => {
+                let y = match y {
+                    0..=69 => y + 2000,
+                    70..=99 => y + 1900,
+                    y => y,
+                };
+                let days = val::days_from_civil(y, 1, 1) + doy - 1;
+                let (yy, m, d) = val::civil_from_days(days);
+                if (1..=9999).contains(&yy) {
+                    Value::Date(val::date_pack(yy as u32, m, d))
+                } else {
+                    Value::Null
+                }
+            }
+            _ => Value::Null,
+        },
+        Func::PeriodAdd | Func::PeriodDiff => {
+            match (
+                super::int_arg(args, 0, row, env)?,
+                super::int_arg(args, 1, row, env)?,
+            ) {
+                (Some(p), Some(n)) if f == Func::PeriodAdd => match period_months(p) {
+                    Some(m) if p != 0 => {
+                        let t = m + n;
+                        Value::Int(t.div_euclid(12) * 100 + t.rem_euclid(12) + 1)
+                    }
+                    _ => Value::Int(0),
+                },
+                (Some(p), Some(q)) => match (period_months(p), period_months(q)) {
+                    (Some(x), Some(y)) => Value::Int(x - y),
+                    _ => return Err(SqlError::wrong_arguments("period_diff")),
+                },
+                _ => Value::Null,
+            }
+        }
+        Func::TimestampDiff(unit) => match (a(0)?, a(1)?) {
+            (x, y) if x.is_null() || y.is_null() => Value::Null,
+            (x, y) => match (to_datetime(&x), to_datetime(&y)) {
+                (Some(x), Some(y)) => timestamp_diff(x, y, unit).map_or(Value::Null, Value::Int),
+                _ => Value::Null,
+            },
+        },
         _ => return Err(SqlError::internal(format!("{f:?} is not a time function"))),
     })
 }
@@ -346,4 +494,70 @@ fn convert_tz(p: i64, from: i64, to: i64) -> Option<Value> {
     // Within 14 hours of that range: always a year between 1969 and 3001.
     let local = (utc + to) * 1_000_000 + us as i64;
     Some(Value::DateTime(val::datetime_from_unix_micros(local)))
+}
+
+/// Months since year 0 of a period YYMM or YYYYMM (YY < 70 is 20YY, else 19YY).
+/// Period 0 is month 0 (as MySQL).
+fn period_months(p: i64) -> Option<i64> {
+    if p < 0 {
+        return None;
+    }
+    if p == 0 {
+        return Some(0);
+    }
+    let (y, m) = (p / 100, p % 100);
+    let y = match y {
+        0..=69 => y + 2000,
+        70..=99 => y + 1900,
+        y => y,
+    };
+    Some(y * 12 + m - 1)
+}
+
+/// TIMESTAMPDIFF(unit, a, b): whole units from `a` to `b`, truncated toward zero;
+/// months count only when the day and time of day are reached.
+fn timestamp_diff(a: i64, b: i64, unit: Unit) -> Option<i64> {
+    let fields = |p: i64| {
+        let (y, mo, d, h, mi, s, us) = val::datetime_unpack(p);
+        let tod = ((h as i64 * 60 + mi as i64) * 60 + s as i64) * 1_000_000 + us as i64;
+        (y as i64, mo, d, tod)
+    };
+    let (ya, ma, da, ta) = fields(a);
+    let (yb, mb, db, tb) = fields(b);
+    if ma == 0 || da == 0 || mb == 0 || db == 0 {
+        return None;
+    }
+    let micros = |y: i64, m: u32, d: u32, t: i64| {
+        val::days_from_civil(y, m, d) as i128 * 86_400_000_000 + t as i128
+    };
+    let diff = micros(yb, mb, db, tb) - micros(ya, ma, da, ta);
+    let per: i128 = match unit {
+        Unit::Microsecond => 1,
+        Unit::Second => 1_000_000,
+        Unit::Minute => 60_000_000,
+        Unit::Hour => 3_600_000_000,
+        Unit::Day => 86_400_000_000,
+        Unit::Week => 7 * 86_400_000_000,
+        Unit::Month | Unit::Quarter | Unit::Year => {
+            let months = |from: (i64, u32, u32, i64), to: (i64, u32, u32, i64)| {
+                let mut m = (to.0 * 12 + to.1 as i64) - (from.0 * 12 + from.1 as i64);
+                if (to.2, to.3) < (from.2, from.3) {
+                    m -= 1;
+                }
+                m
+            };
+            let (fa, fb) = ((ya, ma, da, ta), (yb, mb, db, tb));
+            let m = if diff >= 0 {
+                months(fa, fb)
+            } else {
+                -months(fb, fa)
+            };
+            return Some(match unit {
+                Unit::Month => m,
+                Unit::Quarter => m / 3,
+                _ => m / 12,
+            });
+        }
+    };
+    i64::try_from(diff / per).ok()
 }

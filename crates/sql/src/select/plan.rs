@@ -343,6 +343,7 @@ fn plan_in(
                 filter: None,
                 hash: Vec::new(),
                 group: group.clone(),
+                shared: false,
             });
             base += t.def.columns.len();
         }

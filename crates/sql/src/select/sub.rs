@@ -182,6 +182,9 @@ impl Env for QueryEnv<'_> {
     fn user_var(&self, name: &str) -> Value {
         self.inner.user_var(name)
     }
+    fn set_user_var(&self, name: &str, v: Value) -> crate::error::Result<()> {
+        self.inner.set_user_var(name, v)
+    }
     fn current_db(&self) -> Option<&str> {
         self.inner.current_db()
     }

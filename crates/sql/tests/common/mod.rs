@@ -24,6 +24,19 @@ pub fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
         .collect()
 }
 
+/// Rows of a statement as `a|b|c` text (see `texts`).
+pub fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    texts(q(s, sql))
+}
+
+/// A root session on `db` using database `d` (created if missing).
+pub fn session_in_d(db: &TestDb) -> Session {
+    let mut s = Session::new(db.inst.clone(), 1, "root", None);
+    q(&mut s, "CREATE DATABASE IF NOT EXISTS d");
+    q(&mut s, "USE d");
+    s
+}
+
 /// The error code a statement fails with (panics if it succeeds).
 pub fn err(s: &mut Session, sql: &str) -> u16 {
     let mut c = Collect::default();

@@ -1,0 +1,454 @@
+//! Multi-table UPDATE (`UPDATE t1 JOIN t2 ON ... SET t1.a = t2.b`, `UPDATE t1, t2
+//! SET ...`) and DELETE (`DELETE t1 FROM t1 JOIN t2 ...`, `DELETE t1, t2 FROM ...`,
+//! `DELETE FROM t1 USING t1, t2 ...`). The join is planned as a locking SELECT of
+//! every table's columns (`SELECT a.*, b.* FROM <join> WHERE ... FOR UPDATE`): the
+//! rows of the tables changed are read under exclusive locks and those of the
+//! tables only read under shared locks, as InnoDB does. The joined rows are spooled
+//! (bounded memory), then each target row is changed once, at the first joined row
+//! that matched it: it is read again at its latest version (a cascade may have
+//! changed or deleted it) and written through `rel::fk::Writer`. SET assignments
+//! are evaluated in order over the joined row, each seeing the ones before it.
+//! ORDER BY and LIMIT are MySQL's error 1221; a derived table may be joined but
+//! not changed (1288).
+use crate::bind::{Binder, Scope};
+use crate::convert::for_store;
+use crate::dml::{reads_table, subquery_env, tmp_table_size, write_update, Spool, TxnLimits};
+use crate::error::{Result, SqlError};
+use crate::expr::Env;
+use crate::select::{self, resolve_table, table_scope, SelectPlan};
+use crate::sort::Sorter;
+use crate::subquery::SubKind;
+use rel::catalog::{CatalogState, Table};
+use rel::fk::Writer;
+use rel::table as rt;
+use rel::value::Value;
+use sqlparser::ast;
+use std::collections::HashSet;
+use std::sync::Arc;
+use txn::{LockMode, Txn};
+
+/// A table changed: its definition and the position of its first column in the
+/// joined row.
+pub type Target = (Arc<Table>, usize);
+
+/// A planned multi-table UPDATE or DELETE.
+#[derive(Debug, Clone)]
+pub struct MultiPlan {
+    /// The join, selecting every column of every FROM table in FROM order.
+    pub select: SelectPlan,
+    /// The tables changed: (table, position of its first column in the joined row).
+    pub targets: Vec<Target>,
+    /// UPDATE: (target, column, value over the joined row), in SET order. Empty
+    /// for DELETE.
+    pub set: Vec<(usize, usize, crate::expr::Expr)>,
+    /// Uncorrelated subqueries of SET, run before the first row.
+    pub subqueries: Vec<(SelectPlan, SubKind)>,
+}
+
+impl MultiPlan {
+    /// True for an UPDATE.
+    pub fn is_update(&self) -> bool {
+        !self.set.is_empty()
+    }
+}
+
+/// True when an UPDATE names more than one table (or a join).
+pub fn is_multi_update(u: &ast::Update) -> bool {
+    !u.table.joins.is_empty()
+}
+
+/// True when a DELETE has the multi-table form.
+pub fn is_multi_delete(d: &ast::Delete) -> bool {
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+    };
+    !d.tables.is_empty() || d.using.is_some() || from.len() != 1 || !from[0].joins.is_empty()
+}
+
+/// A FROM item: a table (None for a derived table), the name it goes by and its
+/// columns' names.
+struct FromTable {
+    table: Option<Arc<Table>>,
+    alias: String,
+    /// Position of its first column in the joined row.
+    base: usize,
+    scope: Scope,
+}
+
+fn from_tables(
+    from: &[ast::TableWithJoins],
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<Vec<FromTable>> {
+    let mut out: Vec<FromTable> = Vec::new();
+    let mut base = 0;
+    let relations = from.iter().flat_map(|twj| {
+        std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
+    });
+    for r in relations {
+        let (table, alias, scope) = match r {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let table = resolve_table(st, cur_db, name)?;
+                let alias = alias
+                    .as_ref()
+                    .map_or(table.def.name.clone(), |a| a.name.value.clone());
+                let scope = table_scope(&table, &alias);
+                (Some(table), alias, scope)
+            }
+            ast::TableFactor::Derived {
+                lateral: false,
+                subquery,
+                alias,
+                ..
+            } => {
+                let alias = alias
+                    .as_ref()
+                    .map(|a| a.name.value.clone())
+                    .ok_or_else(SqlError::derived_alias)?;
+                // Planned here for its column names only; the join plans it again.
+                let p = select::plan(subquery, st, cur_db, params)?;
+                let cols = p.columns.iter().map(|c| (alias.clone(), c.name.clone()));
+                (
+                    None,
+                    alias.clone(),
+                    Scope {
+                        cols: cols.collect(),
+                    },
+                )
+            }
+            _ => {
+                return Err(SqlError::unsupported(
+                    "this table reference in a multi-table UPDATE or DELETE",
+                ))
+            }
+        };
+        if out.iter().any(|f| f.alias.eq_ignore_ascii_case(&alias)) {
+            return Err(SqlError::duplicate_alias(&alias));
+        }
+        let width = scope.cols.len();
+        out.push(FromTable {
+            table,
+            alias,
+            base,
+            scope,
+        });
+        base += width;
+    }
+    Ok(out)
+}
+
+/// `SELECT a.*, b.* ... FROM <from> WHERE <selection> FOR UPDATE`, keeping the
+/// clauses' own nodes (their `?` positions bind to the statement's parameters).
+fn join_query(
+    from: Vec<ast::TableWithJoins>,
+    selection: Option<ast::Expr>,
+    tables: &[FromTable],
+) -> Result<ast::Query> {
+    let cols: Vec<String> = tables
+        .iter()
+        .map(|t| format!("`{}`.*", t.alias.replace('`', "``")))
+        .collect();
+    let text = format!("SELECT {} FROM dual FOR UPDATE", cols.join(", "));
+    let dialect = crate::dialect::StrataDialect::default();
+    let mut stmts = sqlparser::parser::Parser::parse_sql(&dialect, &text)
+        .map_err(|e| SqlError::internal(format!("multi-table statement: {e}")))?;
+    let Some(ast::Statement::Query(mut q)) = stmts.pop() else {
+        return Err(SqlError::internal("multi-table statement: no query"));
+    };
+    let ast::SetExpr::Select(s) = &mut *q.body else {
+        return Err(SqlError::internal("multi-table statement: no select"));
+    };
+    s.from = from;
+    s.selection = selection;
+    Ok(*q)
+}
+
+/// Plans the join and checks the targets; `targets` are FROM names.
+fn plan_join(
+    from: &[ast::TableWithJoins],
+    selection: Option<&ast::Expr>,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+    targets: &[String],
+    verb: &str,
+) -> Result<(SelectPlan, Vec<Target>)> {
+    let tables = from_tables(from, st, cur_db, params)?;
+    let mut chosen: Vec<Target> = Vec::new();
+    for name in targets {
+        let f = tables
+            .iter()
+            .find(|f| f.alias.eq_ignore_ascii_case(name))
+            .ok_or_else(|| SqlError::unknown_table_in(name, format!("MULTI {verb}")))?;
+        let Some(table) = &f.table else {
+            return Err(SqlError::not_updatable(&f.alias, verb));
+        };
+        if table.def.hidden_pk {
+            return Err(SqlError::unsupported(format!(
+                "multi-table {verb} of a table without a primary key ({})",
+                f.alias
+            )));
+        }
+        if !chosen.iter().any(|(_, b)| *b == f.base) {
+            chosen.push((table.clone(), f.base));
+        }
+    }
+    let q = join_query(from.to_vec(), selection.cloned(), &tables)?;
+    let mut select = select::plan(&q, st, cur_db, params)?;
+    // Tables only read are read under shared locks.
+    for j in &mut select.join {
+        j.shared = !targets.iter().any(|n| n.eq_ignore_ascii_case(&j.alias));
+    }
+    let changed = |s: &SelectPlan| chosen.iter().find(|(t, _)| reads_table(s, t));
+    if let Some((t, _)) = select.subqueries.iter().find_map(|(s, _)| changed(s)) {
+        return Err(SqlError::update_table_used(&t.def.name));
+    }
+    Ok((select, chosen))
+}
+
+fn scope_of(tables: &[FromTable]) -> Scope {
+    let mut scope = Scope::default();
+    for f in tables {
+        scope.cols.extend(f.scope.cols.iter().cloned());
+    }
+    scope
+}
+
+fn refuse_order_limit(
+    order_by: &[ast::OrderByExpr],
+    limit: Option<&ast::Expr>,
+    verb: &str,
+) -> Result<()> {
+    if !order_by.is_empty() {
+        return Err(SqlError::wrong_usage(verb, "ORDER BY"));
+    }
+    if limit.is_some() {
+        return Err(SqlError::wrong_usage(verb, "LIMIT"));
+    }
+    Ok(())
+}
+
+/// Plans a multi-table UPDATE.
+pub fn plan_update(
+    u: &ast::Update,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<MultiPlan> {
+    let ast::Update {
+        update_token: _,
+        optimizer_hints: _,
+        table,
+        assignments,
+        from,
+        selection,
+        returning,
+        output,
+        or,
+        order_by,
+        limit,
+    } = u;
+    if from.is_some() || returning.is_some() || output.is_some() || or.is_some() {
+        return Err(SqlError::unsupported("this UPDATE form"));
+    }
+    refuse_order_limit(order_by, limit.as_ref(), "UPDATE")?;
+    let from = std::slice::from_ref(table);
+    let tables = from_tables(from, st, cur_db, params)?;
+    let scope = scope_of(&tables);
+    // Each assignment's column decides its table.
+    let mut cols = Vec::new();
+    for a in assignments {
+        let ast::AssignmentTarget::ColumnName(n) = &a.target else {
+            return Err(SqlError::unsupported("tuple assignment"));
+        };
+        let parts = crate::stmt::name_parts(n);
+        let (qual, col) = match parts.as_slice() {
+            [c] => (None, c.as_str()),
+            [.., t, c] => (Some(t.as_str()), c.as_str()),
+            [] => return Err(SqlError::parse("empty column name")),
+        };
+        let pos = scope
+            .find(qual, col)?
+            .ok_or_else(|| SqlError::unknown_column(parts.join("."), "field list"))?;
+        let f = tables
+            .iter()
+            .rev()
+            .find(|f| f.base <= pos)
+            .ok_or_else(|| SqlError::internal("column outside the join"))?;
+        cols.push((f.alias.clone(), f.base, pos - f.base));
+    }
+    let names: Vec<String> = cols.iter().map(|(a, ..)| a.clone()).collect();
+    let (select, targets) = plan_join(
+        from,
+        selection.as_ref(),
+        st,
+        cur_db,
+        params,
+        &names,
+        "UPDATE",
+    )?;
+    let subs = crate::select::SubPlans::new(st, cur_db, params);
+    let mut b = Binder::new(params);
+    b.sub = Some(&subs);
+    b.place = "field list";
+    let mut set = Vec::new();
+    for (a, (_, base, c)) in assignments.iter().zip(cols) {
+        let Some(ti) = targets.iter().position(|(_, b)| *b == base) else {
+            return Err(SqlError::internal("assignment outside the targets"));
+        };
+        let t = &targets[ti].0;
+        let e = if matches!(&a.value, ast::Expr::Identifier(id)
+            if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+        {
+            crate::expr::Expr::Const(t.def.columns[c].default.clone().unwrap_or(Value::Null))
+        } else {
+            b.expr(&a.value, &scope)?
+        };
+        set.push((ti, c, e));
+    }
+    let subqueries = subs.into_plans();
+    if let Some((t, _)) = targets
+        .iter()
+        .find(|(t, _)| subqueries.iter().any(|(s, _)| reads_table(s, t)))
+    {
+        return Err(SqlError::update_table_used(&t.def.name));
+    }
+    Ok(MultiPlan {
+        select,
+        targets,
+        set,
+        subqueries,
+    })
+}
+
+/// Plans a multi-table DELETE.
+pub fn plan_delete(
+    d: &ast::Delete,
+    st: &CatalogState,
+    cur_db: Option<&str>,
+    params: &[(u64, u64)],
+) -> Result<MultiPlan> {
+    let ast::Delete {
+        delete_token: _,
+        optimizer_hints: _,
+        tables,
+        from,
+        using,
+        selection,
+        returning,
+        output,
+        order_by,
+        limit,
+    } = d;
+    if returning.is_some() || output.is_some() {
+        return Err(SqlError::unsupported("RETURNING"));
+    }
+    refuse_order_limit(order_by, limit.as_ref(), "DELETE")?;
+    let from = match from {
+        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+    };
+    // DELETE t1, t2 FROM <join> | DELETE FROM t1, t2 USING <join>.
+    let (names, join): (Vec<&ast::ObjectName>, &[ast::TableWithJoins]) = match using {
+        Some(u) if tables.is_empty() => {
+            let mut names = Vec::new();
+            for f in from {
+                match &f.relation {
+                    ast::TableFactor::Table { name, .. } if f.joins.is_empty() => names.push(name),
+                    _ => {
+                        return Err(SqlError::parse(
+                            "DELETE FROM takes table names before USING",
+                        ))
+                    }
+                }
+            }
+            (names, u)
+        }
+        None => (tables.iter().collect(), from),
+        Some(_) => return Err(SqlError::parse("DELETE with both a table list and USING")),
+    };
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| crate::stmt::name_parts(n).pop().unwrap_or_default())
+        .collect();
+    let (select, targets) = plan_join(
+        join,
+        selection.as_ref(),
+        st,
+        cur_db,
+        params,
+        &names,
+        "DELETE",
+    )?;
+    Ok(MultiPlan {
+        select,
+        targets,
+        set: Vec::new(),
+        subqueries: Vec::new(),
+    })
+}
+
+/// Runs a multi-table UPDATE or DELETE. Returns (rows matched, rows changed).
+pub fn run(p: &MultiPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u64, u64)> {
+    let qenv = subquery_env(&p.subqueries, txn, env)?;
+    let env: &dyn Env = qenv.as_ref().map_or(env, |q| q);
+    let mut spool = Spool(Sorter::new(vec![], tmp_table_size(env), None));
+    select::execute(&p.select, txn, env, &mut spool)?;
+    let mut limits = TxnLimits::of(env);
+    let mut seen: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); p.targets.len()];
+    let (mut matched, mut changed) = (0u64, 0u64);
+    spool.0.finish(&mut |mut row| {
+        // The targets this joined row is the first to reach (a LEFT JOIN's
+        // missing side reaches nothing).
+        let mut fresh = Vec::new();
+        for (i, (t, base)) in p.targets.iter().enumerate() {
+            let Some(part) = row.get(*base..*base + t.def.columns.len()) else {
+                return Err(SqlError::internal("joined row shorter than its tables"));
+            };
+            if t.def.pk.columns.iter().any(|&c| part[c].is_null()) {
+                continue;
+            }
+            let key = rt::pk_key(&t.def, part, None)?;
+            if seen[i].insert(key.clone()) {
+                fresh.push((i, key));
+            }
+        }
+        // SET in order over the joined row, each assignment seeing the earlier ones.
+        for (ti, c, e) in &p.set {
+            if !fresh.iter().any(|(i, _)| i == ti) {
+                continue;
+            }
+            let (t, base) = &p.targets[*ti];
+            let v = e.eval(&row, env)?;
+            let v = for_store(v, &t.def.columns[*c], matched as usize + 1)?;
+            if let Some(slot) = row.get_mut(base + c) {
+                *slot = v;
+            }
+        }
+        for (i, key) in fresh {
+            let (t, base) = &p.targets[i];
+            let Some(old) = rt::get(txn, &t.def, &key, Some(LockMode::Exclusive), None)? else {
+                continue;
+            };
+            matched += 1;
+            if p.set.is_empty() {
+                w.delete(txn, t, &old)?;
+                changed += 1;
+                limits.after_write(txn)?;
+                continue;
+            }
+            let assigned: Vec<usize> = p.set.iter().filter(|s| s.0 == i).map(|s| s.1).collect();
+            let mut new = old.values.clone();
+            for &c in &assigned {
+                if let (Some(n), Some(v)) = (new.get_mut(c), row.get(base + c)) {
+                    *n = v.clone();
+                }
+            }
+            if write_update(txn, t, w, &old, new, &assigned, env, &mut limits)? {
+                changed += 1;
+            }
+        }
+        Ok(true)
+    })?;
+    Ok((matched, changed))
+}

@@ -185,7 +185,12 @@ fn func_type(
         | Func::RegexpLike
         | Func::RegexpInstr
         | Func::InetAton
-        | Func::UuidShort => OutType::Int {
+        | Func::UuidShort
+        | Func::Quarter
+        | Func::ToDays
+        | Func::TimeToSec
+        | Func::Crc32
+        | Func::BitCount => OutType::Int {
             unsigned: matches!(
                 f,
                 Func::ConnectionId
@@ -193,6 +198,7 @@ fn func_type(
                     | Func::FoundRows
                     | Func::InetAton
                     | Func::UuidShort
+                    | Func::Crc32
             ),
         },
         Func::CastUnsigned => OutType::Int { unsigned: true },
@@ -212,7 +218,26 @@ fn func_type(
         Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => {
             unify(args.iter().map(|a| infer(a, t, agg)))
         }
-        Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
+        Func::Sqrt
+        | Func::Pow
+        | Func::Rand
+        | Func::CastDouble
+        | Func::Ln
+        | Func::Log
+        | Func::Log2
+        | Func::Log10
+        | Func::Exp
+        | Func::Sin
+        | Func::Cos
+        | Func::Tan
+        | Func::Asin
+        | Func::Acos
+        | Func::Atan
+        | Func::Atan2
+        | Func::Cot
+        | Func::Degrees
+        | Func::Radians => OutType::Double,
+        Func::SecToTime => OutType::Time,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,

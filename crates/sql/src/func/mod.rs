@@ -3,7 +3,9 @@
 //! by name and evaluation; more string functions in `text.rs`, more date
 //! and time functions in `time.rs`, regular expressions in `regexp.rs`,
 //! number bases, addresses, FORMAT and UUID in `misc.rs`, STR_TO_DATE and
-//! TIME_FORMAT in `strdate.rs`. Aggregates live in `agg.rs`.
+//! TIME_FORMAT in `strdate.rs`, logarithms, trigonometry, CRC32 and BIT_COUNT
+//! in `math.rs`. Aggregates live in `agg.rs`.
+mod math;
 mod misc;
 mod regexp;
 pub mod strdate;
@@ -112,6 +114,28 @@ pub enum Func {
     StrToDate,
     TimeFormat,
     UuidShort,
+    Quarter,
+    ToDays,
+    TimeToSec,
+    SecToTime,
+    // math.rs
+    Ln,
+    Log,
+    Log2,
+    Log10,
+    Exp,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    Cot,
+    Degrees,
+    Radians,
+    Crc32,
+    BitCount,
     PeriodAdd,
     PeriodDiff,
     // regexp.rs
@@ -215,6 +239,27 @@ impl Func {
             "STR_TO_DATE" => Func::StrToDate,
             "TIME_FORMAT" => Func::TimeFormat,
             "UUID_SHORT" => Func::UuidShort,
+            "QUARTER" => Func::Quarter,
+            "TO_DAYS" => Func::ToDays,
+            "TIME_TO_SEC" => Func::TimeToSec,
+            "SEC_TO_TIME" => Func::SecToTime,
+            "LN" => Func::Ln,
+            "LOG" => Func::Log,
+            "LOG2" => Func::Log2,
+            "LOG10" => Func::Log10,
+            "EXP" => Func::Exp,
+            "SIN" => Func::Sin,
+            "COS" => Func::Cos,
+            "TAN" => Func::Tan,
+            "ASIN" => Func::Asin,
+            "ACOS" => Func::Acos,
+            "ATAN" => Func::Atan,
+            "ATAN2" => Func::Atan2,
+            "COT" => Func::Cot,
+            "DEGREES" => Func::Degrees,
+            "RADIANS" => Func::Radians,
+            "CRC32" => Func::Crc32,
+            "BIT_COUNT" => Func::BitCount,
             "PERIOD_ADD" => Func::PeriodAdd,
             "PERIOD_DIFF" => Func::PeriodDiff,
             "REGEXP_LIKE" => Func::RegexpLike,
@@ -330,7 +375,28 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::IntervalCount(_)
         | Func::MakeDate
         | Func::PeriodAdd
-        | Func::PeriodDiff => time::call(f, args, row, env)?,
+        | Func::PeriodDiff
+        | Func::Quarter
+        | Func::ToDays
+        | Func::TimeToSec
+        | Func::SecToTime => time::call(f, args, row, env)?,
+        Func::Ln
+        | Func::Log
+        | Func::Log2
+        | Func::Log10
+        | Func::Exp
+        | Func::Sin
+        | Func::Cos
+        | Func::Tan
+        | Func::Asin
+        | Func::Acos
+        | Func::Atan
+        | Func::Atan2
+        | Func::Cot
+        | Func::Degrees
+        | Func::Radians
+        | Func::Crc32
+        | Func::BitCount => math::call(f, args, row, env)?,
         Func::Regexp
         | Func::RegexpLike
         | Func::RegexpReplace

@@ -394,6 +394,39 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
                 _ => Value::Null,
             }
         }
+        Func::Quarter | Func::ToDays => match day_of(&a(0)?) {
+            None => Value::Null,
+            // TO_DAYS counts from year 0 (1970-01-01 is day 719528).
+            Some((days, (_, m, _))) => Value::Int(if f == Func::Quarter {
+                (m as i64 + 2) / 3
+            } else {
+                days + 719_528
+            }),
+        },
+        Func::TimeToSec => {
+            let v = a(0)?;
+            let neg = match &v {
+                Value::Time(t) => *t < 0,
+                Value::Bytes(b) => b.trim_ascii_start().starts_with(b"-"),
+                _ => false,
+            };
+            match clock(&v) {
+                None => Value::Null,
+                Some((h, mi, s, _)) => {
+                    let secs = h as i64 * 3600 + mi as i64 * 60 + s as i64;
+                    Value::Int(if neg { -secs } else { secs })
+                }
+            }
+        }
+        Func::SecToTime => match a(0)?.to_f64() {
+            None => Value::Null,
+            Some(x) => {
+                // TIME's range: +-838:59:59.
+                let max = 838.0 * 3600.0 + 59.0 * 60.0 + 59.0;
+                let x = x.clamp(-max, max);
+                Value::Time((x * 1_000_000.0).round() as i64)
+            }
+        },
         Func::ConvertTz => {
             if args.len() != 3 {
                 return Err(SqlError::wrong_param_count());

@@ -9,6 +9,7 @@
 //! 00000001 'D' <db name>                 -> [1]              a database
 //! 00000001 'T' <db name> 00 <table name> -> TableDef bytes   a table
 //! 00000001 'N'                           -> u32 LE           next index id
+//! 00000001 'P' <first id u32 BE>          -> end id u32 LE    ids a rebuild fills
 //! ```
 use crate::keycodec::{self, prefix_successor};
 use crate::schema::TableDef;
@@ -32,9 +33,24 @@ pub struct Table {
     pub auto_inc: AtomicU64,
     /// Next hidden primary key (tables without a primary key).
     pub hidden_next: AtomicU64,
+    /// Writes by transactions tagged (`Txn::tag`) with a catalog version at
+    /// least this are refused with `Error::TableChanged` (`u64::MAX`: none
+    /// are): set by ALTER TABLE while it replaces the table (`bump_with`),
+    /// and 0 once it has been replaced.
+    pub frozen: AtomicU64,
 }
 
 impl Table {
+    /// A table with its counters' next values.
+    pub fn new(def: TableDef, auto_inc: u64, hidden_next: u64) -> Table {
+        Table {
+            def,
+            auto_inc: AtomicU64::new(auto_inc),
+            hidden_next: AtomicU64::new(hidden_next),
+            frozen: AtomicU64::new(u64::MAX),
+        }
+    }
+
     /// Reserves `n` consecutive AUTO_INCREMENT values, returning the first.
     pub fn reserve_auto_inc(&self, n: u64) -> u64 {
         self.auto_inc.fetch_add(n, Ordering::SeqCst)
@@ -158,6 +174,7 @@ impl Catalog {
         })?;
         it.seek(&lo);
         let mut defs = Vec::new();
+        let mut pending = Vec::new();
         while it.valid() {
             let k = &it.key()[4..];
             match k.first() {
@@ -185,12 +202,28 @@ impl Catalog {
                     }
                     next_id = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
                 }
+                Some(b'P') => {
+                    let (k, v) = (&k[1..], it.value());
+                    if k.len() != 4 || v.len() != 4 {
+                        return Err(Error::Corruption("catalog rebuild record".into()));
+                    }
+                    let first = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
+                    pending.push((first, u32::from_le_bytes([v[0], v[1], v[2], v[3]])));
+                }
                 _ => return Err(Error::Corruption("unknown catalog record".into())),
             }
             it.next();
         }
         it.status()?;
         drop(it);
+        // A rebuild that did not finish (a crash): its table kept the old
+        // definition; the entries it wrote under its new ids go.
+        for (first, end) in pending {
+            reclaim_ids(&db, first, end)?;
+            let mut b = WriteBatch::new();
+            b.delete(&key(b'P', &[&first.to_be_bytes()]));
+            db.write(sync(), b)?;
+        }
         for def in defs {
             let (d, n) = (def.db.clone(), def.name.clone());
             match load_table(&db, def) {
@@ -341,11 +374,7 @@ impl Catalog {
         }
         self.store_def(&def, id)?;
         *next = id;
-        let t = Table {
-            def,
-            auto_inc: AtomicU64::new(1),
-            hidden_next: AtomicU64::new(1),
-        };
+        let t = Table::new(def, 1, 1);
         self.publish(|st| {
             st.tables
                 .insert((t.def.db.clone(), t.def.name.clone()), Arc::new(t));
@@ -423,11 +452,7 @@ impl Catalog {
                 old.hidden_next.load(Ordering::SeqCst),
             )
         };
-        let t = Arc::new(Table {
-            def,
-            auto_inc: AtomicU64::new(ai),
-            hidden_next: AtomicU64::new(hn),
-        });
+        let t = Arc::new(Table::new(def, ai, hn));
         let t2 = t.clone();
         self.publish(|st| {
             st.tables
@@ -449,6 +474,176 @@ impl Catalog {
     pub fn db(&self) -> &Db {
         &self.db
     }
+
+    /// Publishes an unchanged catalog under a new version (so that
+    /// statements plan again and DDL can wait for older ones); returns it.
+    pub fn bump(&self) -> u64 {
+        self.bump_with(|_| {})
+    }
+
+    /// As `bump`, calling `f` with the new version before anyone can see
+    /// it (ALTER TABLE freezes tables at it).
+    pub fn bump_with(&self, f: impl FnOnce(u64)) -> u64 {
+        let _g = self.lock_ddl();
+        f(self.version() + 1);
+        self.publish(|_| {});
+        self.version()
+    }
+
+    /// Gives `def` (a table about to be rebuilt) fresh ids for all its
+    /// indexes and records them as pending (a `P` record), so that the
+    /// entries written under them are removed at the next open if the
+    /// rebuild never commits.
+    pub fn reserve_ids(&self, def: &mut TableDef) -> Result<()> {
+        let mut next = self.lock_ddl();
+        let first = *next;
+        let mut id = first;
+        def.pk.id = id;
+        id += 1;
+        for ix in &mut def.secondary {
+            ix.id = id;
+            id += 1;
+        }
+        let mut b = WriteBatch::new();
+        b.put(&key(b'N', &[]), &id.to_le_bytes());
+        b.put(&key(b'P', &[&first.to_be_bytes()]), &id.to_le_bytes());
+        self.db.write(sync(), b)?;
+        *next = id;
+        Ok(())
+    }
+
+    /// Drops the entries of a rebuild that did not commit (ids from
+    /// `reserve_ids`) and its pending record.
+    pub fn release_ids(&self, def: &TableDef) -> Result<()> {
+        let _g = self.lock_ddl();
+        let (first, end) = id_span(def);
+        reclaim_ids(&self.db, first, end)?;
+        let mut b = WriteBatch::new();
+        b.delete(&key(b'P', &[&first.to_be_bytes()]));
+        self.db.write(sync(), b)?;
+        Ok(())
+    }
+
+    /// Replaces tables' definitions at once, in one synced write (ALTER
+    /// TABLE, RENAME TABLE): each change's `from` table (if any) goes, its
+    /// `def` comes in under its own name, with `from`'s counters. Fails,
+    /// changing nothing, if a `from` is no longer the current table of its
+    /// name, or a new name is taken by a table not going away. `pending`
+    /// changes had their ids from `reserve_ids` (their record goes too).
+    /// Index ids no new definition uses are reclaimed.
+    pub fn commit_defs(&self, changes: Vec<DefChange>) -> Result<Vec<Arc<Table>>> {
+        let next = self.lock_ddl();
+        let st = self.state();
+        let name_of = |d: &TableDef| (d.db.clone(), d.name.clone());
+        let leaving: Vec<(String, String)> = changes
+            .iter()
+            .filter_map(|c| c.from.as_ref().map(|t| name_of(&t.def)))
+            .collect();
+        for c in &changes {
+            if let Some(t) = &c.from {
+                let cur = st.table(&t.def.db, &t.def.name);
+                if !cur.is_some_and(|cur| Arc::ptr_eq(cur, t)) {
+                    return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
+                }
+            }
+            if !st.databases.contains_key(&c.def.db) {
+                return Err(Error::NoSuchDb(c.def.db.clone()));
+            }
+            let n = name_of(&c.def);
+            let taken = (st.tables.contains_key(&n) || st.unreadable.contains_key(&n))
+                && !leaving.contains(&n);
+            let twice = changes.iter().filter(|o| name_of(&o.def) == n).count() > 1;
+            if taken || twice {
+                return Err(Error::TableExists(c.def.name.clone()));
+            }
+            c.def.check_limits().map_err(Error::Limit)?;
+        }
+        let mut b = WriteBatch::new();
+        for n in &leaving {
+            b.delete(&key(b'T', &[n.0.as_bytes(), n.1.as_bytes()]));
+        }
+        for c in &changes {
+            b.put(
+                &key(b'T', &[c.def.db.as_bytes(), c.def.name.as_bytes()]),
+                &c.def.encode(),
+            );
+            if c.pending {
+                b.delete(&key(b'P', &[&id_span(&c.def).0.to_be_bytes()]));
+            }
+        }
+        b.put(&key(b'N', &[]), &next.to_le_bytes());
+        self.db.write(sync(), b)?;
+        let tables: Vec<Arc<Table>> = changes
+            .iter()
+            .map(|c| {
+                let (ai, hn) = c.from.as_ref().map_or((1, 1), |t| {
+                    (
+                        t.auto_inc.load(Ordering::SeqCst),
+                        t.hidden_next.load(Ordering::SeqCst),
+                    )
+                });
+                Arc::new(Table::new(
+                    c.def.clone(),
+                    ai.max(c.auto_inc),
+                    hn.max(c.hidden_next),
+                ))
+            })
+            .collect();
+        self.publish(|st| {
+            for n in &leaving {
+                st.tables.remove(n);
+            }
+            for t in &tables {
+                st.tables.insert(name_of(&t.def), t.clone());
+            }
+        });
+        drop(next);
+        // Writers still holding a replaced table retry on the new one.
+        let live: Vec<u32> = tables
+            .iter()
+            .flat_map(|t| t.def.indexes().map(|i| i.id))
+            .collect();
+        for c in &changes {
+            if let Some(t) = &c.from {
+                t.frozen.store(0, Ordering::SeqCst);
+                for ix in t.def.indexes().filter(|i| !live.contains(&i.id)) {
+                    reclaim_ids(&self.db, ix.id, ix.id + 1)?;
+                }
+            }
+        }
+        Ok(tables)
+    }
+}
+
+/// One table definition `Catalog::commit_defs` installs.
+pub struct DefChange {
+    /// The table it replaces (None: a new table).
+    pub from: Option<Arc<Table>>,
+    pub def: TableDef,
+    /// Its ids came from `Catalog::reserve_ids`.
+    pub pending: bool,
+    /// Lower bounds for the counters (a rebuild that numbered rows).
+    pub auto_inc: u64,
+    pub hidden_next: u64,
+}
+
+/// The first and one past the last index id of `def` (ids from
+/// `reserve_ids` are consecutive).
+fn id_span(def: &TableDef) -> (u32, u32) {
+    let first = def.indexes().map(|i| i.id).min().unwrap_or(0);
+    let last = def.indexes().map(|i| i.id).max().unwrap_or(0);
+    (first, last + 1)
+}
+
+/// Range-deletes the entries of index ids `first..end`.
+fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
+    if first < FIRST_USER_INDEX_ID || end <= first {
+        return Ok(());
+    }
+    let lo = keycodec::index_prefix(first);
+    let hi = keycodec::index_prefix(end);
+    db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
+    Ok(())
 }
 
 /// Builds the in-memory table, recovering its counters from the data: the
@@ -478,11 +673,7 @@ fn load_table(db: &Db, def: TableDef) -> Result<Table> {
             }
         }
     }
-    Ok(Table {
-        def,
-        auto_inc: AtomicU64::new(auto),
-        hidden_next: AtomicU64::new(hidden),
-    })
+    Ok(Table::new(def, auto, hidden))
 }
 
 fn last_key(db: &Db, index_id: u32) -> Result<Option<Vec<u8>>> {

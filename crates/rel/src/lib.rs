@@ -12,7 +12,9 @@
 //!   row locks and uniqueness checks, through a `txn::Txn`;
 //! - [`check`]: CHECK TABLE (every index entry against its row);
 //! - [`build`]: filling a new secondary index from the table's rows
-//!   (both read through `scan`).
+//!   (both read through `scan`);
+//! - [`rebuild`]: copying a table's rows into a new definition (ALTER
+//!   TABLE), its indexes written alongside.
 //!
 //! It knows nothing of SQL text or the wire protocol. Byte layouts are in
 //! docs/formats/rows.md and docs/formats/catalog.md.
@@ -22,6 +24,7 @@ pub mod catalog;
 pub mod check;
 pub mod fk;
 pub mod keycodec;
+pub mod rebuild;
 pub mod rowcodec;
 mod scan;
 pub mod schema;
@@ -59,6 +62,9 @@ pub enum Error {
     RowReferenced(String),
     /// Cascades nested deeper than the limit.
     FkDepth(u32),
+    /// A write to a table that ALTER TABLE is rebuilding or has replaced
+    /// (db.table): run the statement again once the rebuild is over.
+    TableChanged(String),
 }
 
 impl std::fmt::Display for Error {
@@ -89,6 +95,7 @@ impl std::fmt::Display for Error {
                 f,
                 "Foreign key cascade delete/update exceeds max depth of {n}."
             ),
+            Error::TableChanged(t) => write!(f, "table {t} is being rebuilt by ALTER TABLE"),
         }
     }
 }

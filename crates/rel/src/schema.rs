@@ -8,6 +8,9 @@ use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
 pub const TABLE_DEF_V1: u8 = 1;
 /// Version 2 appends the foreign keys (written only by tables that have some).
 pub const TABLE_DEF_V2: u8 = 2;
+/// Version 3 appends the instant defaults after the foreign keys (written
+/// only by tables with columns added by an instant ADD COLUMN).
+pub const TABLE_DEF_V3: u8 = 3;
 
 /// A column.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +126,14 @@ pub struct TableDef {
     pub comment: String,
     /// FOREIGN KEY constraints this table declares.
     pub foreign_keys: Vec<ForeignKey>,
+    /// Values of columns added by an instant ADD COLUMN for rows stored
+    /// before them: a row value holding fewer columns than `value_cols`
+    /// reads value column `j` (>= `instant_from`) as `instant[j -
+    /// instant_from]`. Empty when every row holds every column (a table
+    /// rebuild writes full rows and clears it).
+    pub instant: Vec<Value>,
+    /// Position in `value_cols` of the first instantly added column.
+    pub instant_from: usize,
     /// Cached: positions of the columns stored in the row value (those
     /// not in the primary key), in table order.
     pub value_cols: Vec<usize>,
@@ -151,13 +162,16 @@ impl TableDef {
             engine,
             comment,
             foreign_keys: Vec::new(),
+            instant: Vec::new(),
+            instant_from: 0,
             value_cols: Vec::new(),
         };
         t.derive();
         t
     }
 
-    fn derive(&mut self) {
+    /// Recomputes the cached fields after a change to columns or keys.
+    pub fn derive(&mut self) {
         let pkc = if self.hidden_pk {
             &[][..]
         } else {
@@ -166,6 +180,21 @@ impl TableDef {
         self.value_cols = (0..self.columns.len())
             .filter(|c| !pkc.contains(c))
             .collect();
+    }
+
+    /// The value a row stored before value column `j` existed reads for
+    /// it (see `instant`), falling back to the column's default.
+    pub fn missing_value(&self, j: usize) -> Value {
+        if let Some(v) = j
+            .checked_sub(self.instant_from)
+            .and_then(|k| self.instant.get(k))
+        {
+            return v.clone();
+        }
+        self.value_cols
+            .get(j)
+            .and_then(|&c| self.columns[c].default.clone())
+            .unwrap_or(Value::Null)
     }
 
     /// The table's id (its primary index id).
@@ -239,7 +268,9 @@ impl TableDef {
 
     /// Serializes the definition.
     pub fn encode(&self) -> Vec<u8> {
-        let version = if self.foreign_keys.is_empty() {
+        let version = if !self.instant.is_empty() {
+            TABLE_DEF_V3
+        } else if self.foreign_keys.is_empty() {
             TABLE_DEF_V1
         } else {
             TABLE_DEF_V2
@@ -278,7 +309,7 @@ impl TableDef {
                 put_varint64(&mut o, c as u64);
             }
         }
-        if version == TABLE_DEF_V2 {
+        if version >= TABLE_DEF_V2 {
             put_varint64(&mut o, self.foreign_keys.len() as u64);
             for fk in &self.foreign_keys {
                 put_length_prefixed(&mut o, fk.name.as_bytes());
@@ -295,6 +326,13 @@ impl TableDef {
                 o.push(fk.on_update.code());
             }
         }
+        if version == TABLE_DEF_V3 {
+            put_varint64(&mut o, self.instant_from as u64);
+            put_varint64(&mut o, self.instant.len() as u64);
+            for v in &self.instant {
+                encode_value(&mut o, v);
+            }
+        }
         o
     }
 
@@ -303,7 +341,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2)) => v,
+            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2 | TABLE_DEF_V3)) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -380,9 +418,9 @@ impl TableDef {
             });
         }
         let mut foreign_keys = Vec::new();
-        if version == TABLE_DEF_V2 {
+        if version >= TABLE_DEF_V2 {
             let n = d.varint64().ok_or_else(|| bad("foreign keys"))? as usize;
-            if n == 0 || n > 1024 {
+            if (n == 0 && version == TABLE_DEF_V2) || n > 1024 {
                 return Err(bad("foreign key count"));
             }
             for _ in 0..n {
@@ -423,12 +461,25 @@ impl TableDef {
                 });
             }
         }
+        let (mut instant_from, mut instant) = (0, Vec::new());
+        if version == TABLE_DEF_V3 {
+            instant_from = d.varint64().ok_or_else(|| bad("instant position"))? as usize;
+            let n = d.varint64().ok_or_else(|| bad("instant count"))? as usize;
+            if n == 0 || instant_from.saturating_add(n) > ncols {
+                return Err(bad("instant count"));
+            }
+            for _ in 0..n {
+                instant.push(decode_value(&mut d).ok_or_else(|| bad("instant value"))?);
+            }
+        }
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }
         let pk = idx.remove(0);
         let mut def = TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment);
         def.foreign_keys = foreign_keys;
+        def.instant = instant;
+        def.instant_from = instant_from;
         Ok(def)
     }
 }

@@ -103,15 +103,13 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
         }
     }
     let mut r = RowReader::new(value)?;
-    for &c in &def.value_cols {
+    for (j, &c) in def.value_cols.iter().enumerate() {
         let col = &def.columns[c];
         let w = want.is_none_or(|w| w[c]);
         match r.next(&col.ty, w)? {
             Some(v) => values[c] = v,
-            None => {
-                // Stored before the column was added: its default.
-                values[c] = col.default.clone().unwrap_or(Value::Null);
-            }
+            // Stored before the column was added (instant ADD COLUMN).
+            None => values[c] = def.missing_value(j),
         }
     }
     Ok(Row { values, hidden })
@@ -153,6 +151,17 @@ pub fn pk_of_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Vec<u8>> {
 
 fn txn_err(e: txn::Error) -> Error {
     Error::Txn(e)
+}
+
+/// Refuses a write to a table an ALTER TABLE is replacing (or has
+/// replaced) by a transaction the ALTER does not wait for (its tag, the
+/// catalog version it began under, is not older than the freeze): the
+/// caller waits for the ALTER and runs the statement again on the new table.
+fn writable(txn: &Txn, t: &Table) -> Result<()> {
+    if txn.tag() >= t.frozen.load(Ordering::SeqCst) {
+        return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
+    }
+    Ok(())
 }
 
 /// Reads the row stored under `key` (a primary key entry's key); with
@@ -234,6 +243,7 @@ fn unique_holder(
 /// Inserts a new row; fails with `DupKey` on a primary or unique conflict.
 /// Hidden-PK tables get their hidden id here. Returns the row's key.
 pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
+    writable(txn, t)?;
     let def = &t.def;
     let hidden = def
         .hidden_pk
@@ -267,6 +277,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
 
 /// Replaces `old` (as read under an exclusive lock) with `new`.
 pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> {
+    writable(txn, t)?;
     let def = &t.def;
     let old_key = pk_key(def, &old.values, old.hidden)?;
     let new_key = pk_key(def, new, old.hidden)?;
@@ -306,6 +317,7 @@ fn same(a: &Value, b: &Value) -> bool {
 
 /// Deletes a row (as read under an exclusive lock).
 pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
+    writable(txn, t)?;
     let def = &t.def;
     let key = pk_key(def, &row.values, row.hidden)?;
     txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)

@@ -235,6 +235,16 @@ impl Session {
     }
 }
 
+/// How long a statement waits for DDL (MySQL's lock_wait_timeout).
+fn ddl_lock_wait(s: &Session) -> std::time::Duration {
+    let secs = s
+        .get_var("lock_wait_timeout", false)
+        .and_then(|v| v.to_i128())
+        .unwrap_or(50)
+        .clamp(1, 3600) as u64;
+    std::time::Duration::from_secs(secs)
+}
+
 /// Runs a parsed statement; `cached` is a prepared statement's plan.
 fn run(
     s: &mut Session,
@@ -244,13 +254,36 @@ fn run(
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
     match &parsed.stmt {
-        Stmt::Rows(r) => match cached {
-            Some(p) => exec::run(s, p, params, sink),
-            None => {
+        Stmt::Rows(r) => {
+            let mut res = match cached {
+                Some(p) => exec::run(s, p, params, sink),
+                None => {
+                    let p = exec::plan(s, r, &parsed.params)?;
+                    exec::run(s, &p, params, sink)
+                }
+            };
+            // A write into a table ALTER TABLE is replacing: wait for the
+            // ALTER to end, then run the statement again on the new table.
+            let mut deadline = None;
+            while matches!(&res, Err(e) if e.code == crate::error::ER_TABLE_DEF_CHANGED) {
+                let seen = s.inst.catalog.version();
+                let end =
+                    *deadline.get_or_insert_with(|| std::time::Instant::now() + ddl_lock_wait(s));
+                let paused = s.pause_for_ddl();
+                while s.inst.catalog.version() == seen {
+                    if std::time::Instant::now() >= end {
+                        return Err(SqlError::lock_wait_timeout());
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                if paused {
+                    s.announce();
+                }
                 let p = exec::plan(s, r, &parsed.params)?;
-                exec::run(s, &p, params, sink)
+                res = exec::run(s, &p, params, sink);
             }
-        },
+            res
+        }
         Stmt::Explain(r) => explain::explain(s, r, &parsed.params, sink),
         Stmt::Txn(t) => txnctl::run(s, t),
         Stmt::Set(x) => {

@@ -92,6 +92,8 @@ mysql_errors! {
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", fn no_default(column) => "Field '{column}' doesn't have a default value";
     ER_WRONG_VALUE_COUNT_ON_ROW = 1136, "21S01", fn value_count(row) => "Column count doesn't match value count at row {row}";
     ER_WARN_DATA_OUT_OF_RANGE = 1264, "22003", fn column_out_of_range(column, row) => "Out of range value for column '{column}' at row {row}";
+    /// ALTER TABLE's conversion of a stored value that does not fit (also NULL into NOT NULL).
+    WARN_DATA_TRUNCATED = 1265, "01000", fn data_truncated(column, row) => "Data truncated for column '{column}' at row {row}";
     ER_DATA_TOO_LONG = 1406, "22001", fn data_too_long(column, row) => "Data too long for column '{column}' at row {row}";
     /// A bad string or number for a column.
     ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366, "HY000", fn incorrect_value(kind, value, column, row) => "Incorrect {kind} value: '{value}' for column '{column}' at row {row}";
@@ -136,6 +138,16 @@ mysql_errors! {
     /// `errno` 150: the foreign key is incorrectly formed; 121: its name is taken.
     ER_CANT_CREATE_TABLE = 1005, "HY000", fn cant_create_table(db, table, errno, why) => "Can't create table `{db}`.`{table}` (errno: {errno} \"{why}\")";
     ER_DROP_INDEX_FK = 1553, "HY000", fn drop_index_fk(index) => "Cannot drop index '{index}': needed in a foreign key constraint";
+    ER_CANT_REMOVE_ALL_FIELDS = 1090, "42000", fn cant_remove_all_columns() => "You can't delete all columns with ALTER TABLE; use DROP TABLE instead";
+    /// A column another table's foreign key references (`table`: `db`.`t`).
+    ER_FK_COLUMN_CANNOT_DROP_CHILD = 1829, "HY000", fn fk_column_drop_child(column, constraint, table) => "Cannot drop column '{column}': needed in a foreign key constraint '{constraint}' of table {table}";
+    ER_FK_COLUMN_CANNOT_CHANGE = 1832, "HY000", fn fk_column_change(column, constraint) => "Cannot change column '{column}': used in a foreign key constraint '{constraint}'";
+    ER_FK_COLUMN_CANNOT_CHANGE_CHILD = 1833, "HY000", fn fk_column_change_child(column, constraint, table) => "Cannot change column '{column}': used in a foreign key constraint '{constraint}' of table '{table}'";
+    /// A table ALTER TABLE replaced while the statement or transaction used it.
+    ER_TABLE_DEF_CHANGED = 1412, "HY000", fn table_def_changed() => "Table definition has changed, please retry transaction";
+    ER_ALTER_OPERATION_NOT_SUPPORTED_REASON = 1846, "0A000", fn alter_not_supported(op, reason, alt) => "{op} is not supported. Reason: {reason}. Try {alt}.";
+    /// RENAME TABLE into a database that does not exist.
+    ER_ERROR_ON_RENAME = 1025, "HY000", fn error_on_rename(from, to) => "Error on rename of '{from}' to '{to}' (errno: 168 \"Unknown (generic) error from engine\")";
     ER_TRUNCATE_ILLEGAL_FK = 1701, "42000", fn truncate_referenced(constraint) => "Cannot truncate a table referenced in a foreign key constraint ({constraint})";
 
     // Transactions, sessions, limits.
@@ -247,6 +259,7 @@ impl From<rel::Error> for SqlError {
             E::NoParent(c) => SqlError::no_referenced_row(c),
             E::RowReferenced(c) => SqlError::row_is_referenced(c),
             E::FkDepth(n) => SqlError::fk_depth(n),
+            E::TableChanged(_) => SqlError::table_def_changed(),
         }
     }
 }

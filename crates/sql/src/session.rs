@@ -64,7 +64,11 @@ pub struct Session {
     savepoints: Vec<(String, Savepoint)>,
     /// The catalog version this session's open transaction (or running
     /// statement) started under; `u64::MAX` when idle. DDL that changes
-    /// how rows are written waits until every slot has caught up.
+    /// how rows are written waits until every slot has caught up. It is
+    /// stored before the transaction begins and kept until it ends; the
+    /// transaction carries it as its tag (`Txn::tag`), and ALTER TABLE
+    /// refuses writes to the table it replaces from transactions tagged
+    /// with its version or later, and waits for the others.
     slot: Arc<AtomicU64>,
 }
 
@@ -203,6 +207,10 @@ impl Session {
     fn begin_with(&self, iso: Isolation) -> Txn {
         let mut t = self.inst.txdb.begin(iso);
         t.set_lock_wait_timeout(self.lock_timeout);
+        // The version announced for this transaction (see `slot`): ALTER
+        // TABLE refuses its writes to a table frozen at or before it.
+        self.announce();
+        t.set_tag(self.slot.load(Ordering::Acquire));
         t
     }
 
@@ -224,6 +232,20 @@ impl Session {
             self.slot
                 .store(self.inst.catalog.version(), Ordering::Release);
         }
+    }
+
+    /// While a statement waits for an ALTER TABLE to finish (its write was
+    /// refused and rolled back): stops announcing a catalog version if no
+    /// transaction stays open, so the ALTER does not wait for the statement
+    /// waiting for it. Returns whether it did; `announce` takes the current
+    /// version again. (An open transaction keeps the version it was tagged
+    /// with until it ends.)
+    pub(crate) fn pause_for_ddl(&self) -> bool {
+        let idle = self.txn.is_none();
+        if idle {
+            self.slot.store(u64::MAX, Ordering::Release);
+        }
+        idle
     }
 
     /// Marks the end of a statement: idle unless a transaction is open.

@@ -28,6 +28,8 @@ pub struct Txn {
     /// Keys this transaction holds a lock on, to release at the end.
     locks: Vec<(u32, Vec<u8>)>,
     finished: bool,
+    /// An opaque number the layer above attaches (see [`Txn::set_tag`]).
+    tag: u64,
 }
 
 impl std::fmt::Debug for Txn {
@@ -55,7 +57,20 @@ impl Txn {
             stmt: Savepoint::default(),
             locks: Vec::new(),
             finished: false,
+            tag: u64::MAX - 1,
         }
+    }
+
+    /// Attaches a number for the layer above (the SQL layer: the catalog
+    /// version the transaction began under, which ALTER TABLE compares with
+    /// the version it froze a table at). `u64::MAX - 1` until set.
+    pub fn set_tag(&mut self, tag: u64) {
+        self.tag = tag;
+    }
+
+    /// The number attached with [`Txn::set_tag`].
+    pub fn tag(&self) -> u64 {
+        self.tag
     }
 
     /// The transaction's id (unique within this `TxnDb`, increasing).

@@ -172,7 +172,8 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
     })
 }
 
-fn default_expr(e: &ast::Expr) -> Result<(Option<Value>, bool)> {
+/// A DEFAULT expression: its value, or true for CURRENT_TIMESTAMP.
+pub(super) fn default_expr(e: &ast::Expr) -> Result<(Option<Value>, bool)> {
     match e {
         ast::Expr::Value(v) => Ok((Some(literal(&v.value)?), false)),
         ast::Expr::UnaryOp {
@@ -203,6 +204,95 @@ fn is_now(n: &str) -> bool {
     )
 }
 
+/// One column as CREATE TABLE or ALTER TABLE ADD/MODIFY/CHANGE gives it:
+/// the column, and the keys its options declare.
+pub struct ColumnSpec {
+    pub col: Column,
+    /// PRIMARY KEY (the column is made NOT NULL).
+    pub primary: bool,
+    /// UNIQUE.
+    pub unique: bool,
+    /// REFERENCES (a foreign key on this column alone).
+    pub fk: Option<ast::ForeignKeyConstraint>,
+}
+
+/// Builds a column from its name, type and options.
+pub fn column_spec<'a>(
+    name: &str,
+    data_type: &ast::DataType,
+    options: impl Iterator<Item = &'a ast::ColumnOption>,
+) -> Result<ColumnSpec> {
+    let ty = column_type(data_type)?;
+    let mut c = Column::plain(name, ty);
+    let (mut primary, mut unique, mut fk_out) = (false, false, None);
+    let mut explicit_null = false;
+    let mut default_ast = None;
+    for o in options {
+        match o {
+            ast::ColumnOption::Null => explicit_null = true,
+            ast::ColumnOption::NotNull => c.nullable = false,
+            ast::ColumnOption::Default(e) => default_ast = Some(e.clone()),
+            ast::ColumnOption::PrimaryKey(_) => {
+                c.nullable = false;
+                primary = true;
+            }
+            ast::ColumnOption::Unique(_) => unique = true,
+            ast::ColumnOption::Comment(s) => c.comment = s.clone(),
+            ast::ColumnOption::OnUpdate(e) => {
+                if default_expr(e)?.1 {
+                    c.on_update_now = true;
+                }
+            }
+            ast::ColumnOption::DialectSpecific(toks) => {
+                let s: String = toks
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if s.eq_ignore_ascii_case("AUTO_INCREMENT") {
+                    c.auto_increment = true;
+                } else {
+                    return Err(SqlError::unsupported(format!("column option {s}")));
+                }
+            }
+            ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
+            ast::ColumnOption::ForeignKey(fk) => {
+                let mut fk = fk.clone();
+                fk.columns = vec![ast::Ident::new(name)];
+                fk_out = Some(fk);
+            }
+            other => return Err(SqlError::unsupported(format!("column option {other}"))),
+        }
+    }
+    if c.auto_increment {
+        c.nullable = c.nullable && explicit_null;
+        if !c.ty.is_integer() && c.ty.kind != TypeKind::Float && c.ty.kind != TypeKind::Double {
+            return Err(SqlError::column_specifier(&c.name));
+        }
+    }
+    if let Some(e) = default_ast {
+        let (v, now) = default_expr(&e)?;
+        c.default_now = now;
+        if let Some(v) = v {
+            let stored = if v.is_null() {
+                Value::Null
+            } else {
+                for_store(v, &c, 0).map_err(|_| SqlError::invalid_default(&c.name))?
+            };
+            if stored.is_null() && !c.nullable {
+                return Err(SqlError::invalid_default(&c.name));
+            }
+            c.default = Some(stored);
+        }
+    }
+    Ok(ColumnSpec {
+        col: c,
+        primary,
+        unique,
+        fk: fk_out,
+    })
+}
+
 /// Builds a table definition from CREATE TABLE, and returns its FOREIGN KEY
 /// clauses (table and column level) for `fkey::add`.
 pub fn table_def(
@@ -218,75 +308,25 @@ pub fn table_def(
     let mut pk_cols: Option<Vec<usize>> = None;
     let mut secondary: Vec<Index> = Vec::new();
     for (i, cd) in ct.columns.iter().enumerate() {
-        let ty = column_type(&cd.data_type)?;
-        let mut c = Column::plain(&cd.name.value, ty);
-        let mut explicit_null = false;
-        let mut default_ast = None;
-        for o in &cd.options {
-            match &o.option {
-                ast::ColumnOption::Null => explicit_null = true,
-                ast::ColumnOption::NotNull => c.nullable = false,
-                ast::ColumnOption::Default(e) => default_ast = Some(e.clone()),
-                ast::ColumnOption::PrimaryKey(_) => {
-                    c.nullable = false;
-                    pk_cols = Some(vec![i]);
-                }
-                ast::ColumnOption::Unique(_) => secondary.push(Index {
-                    id: 0,
-                    name: c.name.clone(),
-                    columns: vec![i],
-                    unique: true,
-                    primary: false,
-                }),
-                ast::ColumnOption::Comment(s) => c.comment = s.clone(),
-                ast::ColumnOption::OnUpdate(e) => {
-                    if default_expr(e)?.1 {
-                        c.on_update_now = true;
-                    }
-                }
-                ast::ColumnOption::DialectSpecific(toks) => {
-                    let s: String = toks
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    if s.eq_ignore_ascii_case("AUTO_INCREMENT") {
-                        c.auto_increment = true;
-                    } else {
-                        return Err(SqlError::unsupported(format!("column option {s}")));
-                    }
-                }
-                ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
-                ast::ColumnOption::ForeignKey(fk) => {
-                    let mut fk = fk.clone();
-                    fk.columns = vec![cd.name.clone()];
-                    fks.push(fk);
-                }
-                other => return Err(SqlError::unsupported(format!("column option {other}"))),
-            }
+        let spec = column_spec(
+            &cd.name.value,
+            &cd.data_type,
+            cd.options.iter().map(|o| &o.option),
+        )?;
+        if spec.primary {
+            pk_cols = Some(vec![i]);
         }
-        if c.auto_increment {
-            c.nullable = c.nullable && explicit_null;
-            if !c.ty.is_integer() && c.ty.kind != TypeKind::Float && c.ty.kind != TypeKind::Double {
-                return Err(SqlError::column_specifier(&c.name));
-            }
+        if spec.unique {
+            secondary.push(Index {
+                id: 0,
+                name: spec.col.name.clone(),
+                columns: vec![i],
+                unique: true,
+                primary: false,
+            });
         }
-        if let Some(e) = default_ast {
-            let (v, now) = default_expr(&e)?;
-            c.default_now = now;
-            if let Some(v) = v {
-                let stored = if v.is_null() {
-                    Value::Null
-                } else {
-                    for_store(v, &c, 0).map_err(|_| SqlError::invalid_default(&c.name))?
-                };
-                if stored.is_null() && !c.nullable {
-                    return Err(SqlError::invalid_default(&c.name));
-                }
-                c.default = Some(stored);
-            }
-        }
-        cols.push(c);
+        fks.extend(spec.fk);
+        cols.push(spec.col);
     }
     if cols.is_empty() {
         return Err(SqlError::no_columns());

@@ -35,7 +35,7 @@ fn action(a: &Option<ast::ReferentialAction>) -> Result<FkAction> {
 /// Whether a child column of type `a` may reference a parent column of
 /// type `b`: the same key image for equal values (InnoDB: same integer
 /// size and sign, same DECIMAL, strings of one kind whatever their length).
-fn compatible(a: &ColumnType, b: &ColumnType) -> bool {
+pub(super) fn compatible(a: &ColumnType, b: &ColumnType) -> bool {
     use TypeKind as K;
     let text = |k: K| matches!(k, K::Char | K::VarChar | K::Text);
     let bin = |k: K| matches!(k, K::Binary | K::VarBinary | K::Blob);

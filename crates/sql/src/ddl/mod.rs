@@ -3,8 +3,10 @@
 //! published, then filled from a snapshot by `rel::build` while writers
 //! maintain it). Each runs outside any transaction (`dispatch` commits
 //! first, as MySQL does). Table definitions are translated in `define`.
+mod alter;
 mod define;
 mod fkey;
+mod install;
 
 pub use define::{column_type, const_eval, index_columns, table_def};
 
@@ -157,8 +159,27 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
     }
 }
 
-/// ALTER TABLE: ADD/DROP INDEX (several at once; all are checked before any runs).
+/// ALTER TABLE: index and foreign key changes alone run online here
+/// (several at once; all are checked before any runs); anything else goes
+/// to `alter`.
 fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
+    use ast::AlterTableOperation as Op;
+    let online = !at.operations.is_empty()
+        && at.operations.iter().all(|op| match op {
+            Op::AddConstraint { constraint, .. } => matches!(
+                constraint,
+                ast::TableConstraint::Index(_)
+                    | ast::TableConstraint::Unique(_)
+                    | ast::TableConstraint::ForeignKey(_)
+                    | ast::TableConstraint::Check(_)
+            ),
+            Op::DropIndex { name } => !name.value.eq_ignore_ascii_case("PRIMARY"),
+            Op::DropForeignKey { .. } => true,
+            _ => false,
+        });
+    if !online {
+        return alter::alter(s, at);
+    }
     let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)?;
     // Every operation is checked before any runs: no half-applied ALTER.
     for op in &at.operations {
@@ -361,7 +382,7 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
 
 /// Waits for transactions older than a catalog version, up to the
 /// session's lock wait timeout.
-fn ddl_wait(s: &Session) -> impl Fn(u64) -> bool + '_ {
+pub(super) fn ddl_wait(s: &Session) -> impl Fn(u64) -> bool + '_ {
     let secs = s
         .get_var("lock_wait_timeout", false)
         .and_then(|v| v.to_i128())

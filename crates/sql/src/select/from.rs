@@ -349,9 +349,5 @@ fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
         String::new(),
         String::new(),
     );
-    Ok(Arc::new(Table {
-        def,
-        auto_inc: Default::default(),
-        hidden_next: Default::default(),
-    }))
+    Ok(Arc::new(Table::new(def, 0, 0)))
 }

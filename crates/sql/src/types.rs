@@ -190,7 +190,8 @@ fn func_type(
         | Func::ToDays
         | Func::TimeToSec
         | Func::Crc32
-        | Func::BitCount => OutType::Int {
+        | Func::BitCount
+        | Func::Ord => OutType::Int {
             unsigned: matches!(
                 f,
                 Func::ConnectionId

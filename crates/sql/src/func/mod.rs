@@ -116,6 +116,9 @@ pub enum Func {
     UuidShort,
     Quarter,
     ToDays,
+    ToBase64,
+    FromBase64,
+    Ord,
     TimeToSec,
     SecToTime,
     // math.rs
@@ -240,6 +243,9 @@ impl Func {
             "TIME_FORMAT" => Func::TimeFormat,
             "UUID_SHORT" => Func::UuidShort,
             "QUARTER" => Func::Quarter,
+            "TO_BASE64" => Func::ToBase64,
+            "FROM_BASE64" => Func::FromBase64,
+            "ORD" => Func::Ord,
             "TO_DAYS" => Func::ToDays,
             "TIME_TO_SEC" => Func::TimeToSec,
             "SEC_TO_TIME" => Func::SecToTime,
@@ -410,7 +416,10 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::InetNtoa
         | Func::Format
         | Func::Uuid
-        | Func::UuidShort => misc::call(f, args, row, env)?,
+        | Func::UuidShort
+        | Func::ToBase64
+        | Func::FromBase64
+        | Func::Ord => misc::call(f, args, row, env)?,
         Func::TimeFormat => {
             if args.len() != 2 {
                 return Err(SqlError::wrong_param_count());

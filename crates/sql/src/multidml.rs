@@ -292,6 +292,12 @@ pub fn plan_update(
     let mut b = Binder::new(params);
     b.sub = Some(&subs);
     b.place = "field list";
+    // The joined row's column types, for the collations of SET expressions.
+    let row_cols: Vec<rel::schema::Column> = select
+        .columns
+        .iter()
+        .map(|ci| rel::schema::Column::plain(&ci.name, crate::types::column_type(ci.ty)))
+        .collect();
     let mut set = Vec::new();
     for (a, (_, base, c)) in assignments.iter().zip(cols) {
         let Some(ti) = targets.iter().position(|(_, b)| *b == base) else {
@@ -303,7 +309,10 @@ pub fn plan_update(
         {
             crate::expr::Expr::Const(t.def.columns[c].default.clone().unwrap_or(Value::Null))
         } else {
-            b.expr(&a.value, &scope)?
+            crate::collate::annotate(
+                b.expr(&a.value, &scope)?,
+                crate::collate::Ctx::new(&row_cols),
+            )?
         };
         set.push((ti, c, e));
     }

@@ -104,7 +104,7 @@ fn add_column_instant_and_positioned() {
     );
     assert_eq!(
         show(&mut s, "t"),
-        "CREATE TABLE `t` (\n  `f` int DEFAULT '5',\n  `id` int NOT NULL,\n  `a` int DEFAULT NULL,\n  `g` char(2) DEFAULT 'g',\n  `b` varchar(20) DEFAULT NULL,\n  `c` int NOT NULL DEFAULT '9',\n  `d` varchar(5) NOT NULL,\n  `e` date DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `ka` (`a`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4"
+        "CREATE TABLE `t` (\n  `f` int DEFAULT '5',\n  `id` int NOT NULL,\n  `a` int DEFAULT NULL,\n  `g` char(2) DEFAULT 'g',\n  `b` varchar(20) DEFAULT NULL,\n  `c` int NOT NULL DEFAULT '9',\n  `d` varchar(5) NOT NULL,\n  `e` date DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `ka` (`a`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
     );
     // The index still answers after the rebuild.
     assert_eq!(t(&mut s, "SELECT id FROM t WHERE a = 20"), ["2"]);
@@ -157,7 +157,7 @@ fn drop_modify_change_rename_column() {
     assert_eq!(affected(&mut s, "ALTER TABLE t DROP COLUMN a"), 3);
     assert_eq!(
         show(&mut s, "t"),
-        "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `b` varchar(20) DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4"
+        "CREATE TABLE `t` (\n  `id` int NOT NULL,\n  `b` varchar(20) DEFAULT NULL,\n  PRIMARY KEY (`id`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
     );
     assert_eq!(
         t(&mut s, "SELECT * FROM t ORDER BY id"),
@@ -213,7 +213,7 @@ fn drop_modify_change_rename_column() {
     );
     assert_eq!(
         show(&mut s, "t"),
-        "CREATE TABLE `t` (\n  `num` bigint unsigned DEFAULT NULL,\n  `id` int NOT NULL,\n  `title` varchar(30) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `kn` (`num`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4"
+        "CREATE TABLE `t` (\n  `num` bigint unsigned DEFAULT NULL,\n  `id` int NOT NULL,\n  `title` varchar(30) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  KEY `kn` (`num`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
     );
     assert_eq!(t(&mut s, "SELECT id FROM t WHERE num = 300"), ["3"]);
     assert_eq!(fails(&mut s, "ALTER TABLE t MODIFY nope INT").0, 1054);

@@ -381,7 +381,15 @@ fn plan_in(
                 derived: *d,
                 filter: None,
                 hash: Vec::new(),
-                group: group.clone(),
+                group: group
+                    .clone()
+                    .map(|g| -> Result<crate::join::JoinGroup> {
+                        Ok(crate::join::JoinGroup {
+                            on: g.on.map(|e| annotate(e, cx)).transpose()?,
+                            ..g
+                        })
+                    })
+                    .transpose()?,
                 shared: false,
             });
             base += t.def.columns.len();

@@ -227,6 +227,21 @@ impl<'a> Binder<'a> {
             A::IsNotTrue(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), true, true),
             A::IsFalse(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), false, false),
             A::IsNotFalse(x) => Expr::IsBool(Box::new(self.expr(x, scope)?), false, true),
+            A::Extract { field, expr, .. } => {
+                use ast::DateTimeField as F;
+                let f = match field {
+                    F::Year => Func::Year,
+                    F::Quarter => Func::Quarter,
+                    F::Month => Func::Month,
+                    F::Day => Func::Day,
+                    F::Hour => Func::Hour,
+                    F::Minute => Func::Minute,
+                    F::Second => Func::Second,
+                    F::Microsecond => Func::Microsecond,
+                    other => return Err(SqlError::unsupported(format!("EXTRACT({other} ...)"))),
+                };
+                Expr::Func(f, vec![self.expr(expr, scope)?])
+            }
             A::IsUnknown(x) => Expr::IsNull(Box::new(self.expr(x, scope)?), false),
             A::IsNotUnknown(x) => Expr::IsNull(Box::new(self.expr(x, scope)?), true),
             A::RLike {

@@ -4,6 +4,11 @@
 //! tables before it; those earlier columns become `Expr::Outer` lookup
 //! keys evaluated against the current outer row, so `a.id = b.a_id` turns
 //! into an index lookup on `b` per row of `a`.
+//!
+//! A parenthesized join `t LEFT JOIN (a JOIN b ON x) ON y` is a group: its
+//! tables stay consecutive in the loop, the group's ON condition is checked
+//! once all of them have a row, and when no row of the group matches, all
+//! of its tables are NULL-extended together.
 use crate::access::{self, Access};
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, BinOp, Env, Expr};
@@ -39,6 +44,18 @@ pub struct JoinTable {
     /// Read under a shared lock when the statement locks (a table a
     /// multi-table UPDATE or DELETE only reads).
     pub shared: bool,
+    /// On the first table of a parenthesized join: the group it starts
+    /// (`left` then says whether the whole group is LEFT-joined).
+    pub group: Option<JoinGroup>,
+}
+
+/// A parenthesized join in FROM: `len` consecutive tables joined to the
+/// tables before them as one, under `on` (bound over the joined row up to
+/// the group's last table).
+#[derive(Debug, Clone)]
+pub struct JoinGroup {
+    pub len: usize,
+    pub on: Option<Expr>,
 }
 
 /// Rewrites `e` for the table at `base` with `width` columns: its columns
@@ -133,7 +150,8 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
     } else {
         tables
             .iter()
-            .filter_map(|t| t.on.as_ref())
+            .flat_map(|t| [t.on.as_ref(), t.group.as_ref().and_then(|g| g.on.as_ref())])
+            .flatten()
             .flat_map(|o| o.conjuncts().into_iter().cloned())
             .collect()
     };
@@ -154,6 +172,15 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
             .map(|o| o.conjuncts().into_iter().cloned().collect())
             .unwrap_or_default();
         sources.extend(on_conj.iter());
+        // The ON conditions of the groups holding this table, unless a LEFT
+        // JOIN inside the group comes first (its NULL rows must be seen).
+        let group_conj: Vec<Expr> = (0..=i)
+            .filter_map(|s| Some((s, tables[s].group.as_ref()?)))
+            .filter(|(s, g)| s + g.len > i && !tables[s + 1..=i].iter().any(|t| t.left))
+            .filter_map(|(_, g)| g.on.as_ref())
+            .flat_map(|o| o.conjuncts().into_iter().cloned())
+            .collect();
+        sources.extend(group_conj.iter());
         for c in sources {
             if let Some(l) = localize(c, base, width) {
                 local.push(l);
@@ -215,22 +242,102 @@ pub fn for_each(
     visit: &mut dyn FnMut(&[Value]) -> Result<bool>,
 ) -> Result<()> {
     let mut row = Vec::new();
-    level(txn, tables, 0, lock, env, &mut row, visit)?;
+    let mut visit = |_: &mut Txn, row: &mut Vec<Value>| visit(row);
+    let at = Level {
+        i: 0,
+        stop: tables.len(),
+        entered: false,
+    };
+    level(txn, tables, at, lock, env, &mut row, &mut visit)?;
     Ok(())
+}
+
+/// Where the nested loop is: table `i`, ending before table `stop`;
+/// `entered` when table `i` starts a group whose loop is running (it is then
+/// an ordinary inner table of the group).
+#[derive(Clone, Copy)]
+struct Level {
+    i: usize,
+    stop: usize,
+    entered: bool,
+}
+
+type Visit<'v> = dyn FnMut(&mut Txn, &mut Vec<Value>) -> Result<bool> + 'v;
+
+/// The loop over a group starting at `at.i`: each row of its tables that
+/// passes its ON condition goes on to the tables after it; without one, a
+/// LEFT-joined group goes on once with all of its columns NULL.
+#[allow(clippy::too_many_arguments)]
+fn group_level(
+    txn: &mut Txn,
+    tables: &[JoinTable],
+    at: Level,
+    g: &JoinGroup,
+    lock: Option<LockMode>,
+    env: &dyn Env,
+    row: &mut Vec<Value>,
+    visit: &mut Visit,
+) -> Result<bool> {
+    let jt = &tables[at.i];
+    let end = at.i + g.len;
+    let after = Level {
+        i: end,
+        stop: at.stop,
+        entered: false,
+    };
+    let mut matched = false;
+    let inner = Level {
+        i: at.i,
+        stop: end,
+        entered: true,
+    };
+    let mut cont = level(txn, tables, inner, lock, env, row, &mut |txn, row| {
+        if let Some(on) = &g.on {
+            if !accepts(&on.eval(row, env)?) {
+                return Ok(true);
+            }
+        }
+        matched = true;
+        level(txn, tables, after, lock, env, row, visit)
+    })?;
+    if !matched && jt.left && cont {
+        let width: usize = tables[at.i..end]
+            .iter()
+            .map(|t| t.table.def.columns.len())
+            .sum();
+        row.truncate(jt.base);
+        row.extend(std::iter::repeat_n(Value::Null, width));
+        cont = level(txn, tables, after, lock, env, row, visit)?;
+    }
+    Ok(cont)
 }
 
 fn level(
     txn: &mut Txn,
     tables: &[JoinTable],
-    i: usize,
+    at: Level,
     lock: Option<LockMode>,
     env: &dyn Env,
     row: &mut Vec<Value>,
-    visit: &mut dyn FnMut(&[Value]) -> Result<bool>,
+    visit: &mut Visit,
 ) -> Result<bool> {
+    let i = at.i;
+    if i >= at.stop {
+        return visit(txn, row);
+    }
     let Some(jt) = tables.get(i) else {
-        return visit(row);
+        return visit(txn, row);
     };
+    if let (Some(g), false) = (&jt.group, at.entered) {
+        return group_level(txn, tables, at, g, lock, env, row, visit);
+    }
+    let next = Level {
+        i: i + 1,
+        stop: at.stop,
+        entered: false,
+    };
+    // The first table of a group is an inner table of its group's loop.
+    let left = jt.left && jt.group.is_none();
     let outer: Vec<Value> = row[..jt.base].to_vec();
     let mut matched = false;
     let mut cont = true;
@@ -248,7 +355,7 @@ fn level(
                 return Ok(true);
             }
         }
-        cont = level(txn, tables, i + 1, lock, env, row, visit)?;
+        cont = level(txn, tables, next, lock, env, row, visit)?;
         Ok(cont)
     };
     match jt.derived {
@@ -305,10 +412,10 @@ fn level(
             &mut |txn, r| each(txn, r.values),
         )?,
     }
-    if !matched && jt.left && cont {
+    if !matched && left && cont {
         row.truncate(jt.base);
         row.extend(std::iter::repeat_n(Value::Null, jt.table.def.columns.len()));
-        cont = level(txn, tables, i + 1, lock, env, row, visit)?;
+        cont = level(txn, tables, next, lock, env, row, visit)?;
     }
     Ok(cont)
 }

@@ -190,7 +190,8 @@ fn func_type(
         | Func::ToDays
         | Func::TimeToSec
         | Func::Crc32
-        | Func::BitCount => OutType::Int {
+        | Func::BitCount
+        | Func::Ord => OutType::Int {
             unsigned: matches!(
                 f,
                 Func::ConnectionId
@@ -239,7 +240,7 @@ fn func_type(
         | Func::Radians => OutType::Double,
         Func::SecToTime => OutType::Time,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
-        Func::Now | Func::FromUnixtime | Func::CastDateTime => OutType::DateTime,
+        Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
         Func::CurTime => OutType::Time,
         Func::LastDay | Func::MakeDate => OutType::Date,

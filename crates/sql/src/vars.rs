@@ -155,7 +155,7 @@ fn bad_value(name: &str, v: &str) -> SqlError {
 }
 
 /// `+HH:MM` / `-HH:MM` within MySQL's range (-13:59 to +14:00).
-fn is_offset(t: &str) -> bool {
+pub(crate) fn is_offset(t: &str) -> bool {
     let b = t.as_bytes();
     if b.len() < 5 || !(b[0] == b'+' || b[0] == b'-') {
         return false;

@@ -1,5 +1,6 @@
 //! Number bases, addresses, number formatting and identifiers: CONV, BIN,
-//! OCT, UNHEX, INET_ATON, INET_NTOA, FORMAT, UUID and UUID_SHORT, with MySQL's NULL and
+//! OCT, UNHEX, INET_ATON, INET_NTOA, FORMAT, UUID, UUID_SHORT, TO_BASE64 (a
+//! newline every 76 characters), FROM_BASE64 and ORD, with MySQL's NULL and
 //! overflow rules (CONV works on 64-bit unsigned values; a negative target
 //! base prints a signed value).
 use super::{arg, int_arg, Func};
@@ -75,6 +76,17 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
         }
         Func::Uuid => Value::Bytes(uuid_v1(env.now_micros()).into_bytes()),
         Func::UuidShort => Value::UInt(uuid_short(env)),
+        Func::ToBase64 | Func::FromBase64 | Func::Ord => match a(0)? {
+            Value::Null => Value::Null,
+            v => {
+                let t = v.text();
+                match f {
+                    Func::ToBase64 => Value::Bytes(to_base64(&t)),
+                    Func::FromBase64 => from_base64(&t).map_or(Value::Null, Value::Bytes),
+                    _ => Value::Int(ord(&t)),
+                }
+            }
+        },
         _ => return Err(SqlError::internal(format!("{f:?} is not in func::misc"))),
     })
 }
@@ -263,6 +275,70 @@ fn round_decimal_text(s: &str, d: usize) -> String {
     }
 }
 
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Base64 with `=` padding and a newline after every 76 characters (as MySQL).
+fn to_base64(d: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(d.len() * 4 / 3 + d.len() / 57 + 4);
+    let mut line = 0;
+    for chunk in d.chunks(3) {
+        if line == 76 {
+            out.push(b'\n');
+            line = 0;
+        }
+        let n = chunk.iter().fold(0u32, |n, &b| n << 8 | b as u32) << (8 * (3 - chunk.len()));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                B64[(n >> (18 - 6 * i) & 63) as usize]
+            } else {
+                b'='
+            });
+        }
+        line += 4;
+    }
+    out
+}
+
+/// FROM_BASE64: whitespace is skipped; None for another character, a group cut short
+/// or misplaced padding.
+fn from_base64(s: &[u8]) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = s
+        .iter()
+        .copied()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    if !digits.len().is_multiple_of(4) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(digits.len() / 4 * 3);
+    let groups = digits.len() / 4;
+    for (g, quad) in digits.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|c| **c == b'=').count();
+        if pad > 2 || (pad > 0 && g + 1 != groups) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            n = n << 6 | B64.iter().position(|b| *b == c)? as u32;
+        }
+        n <<= 6 * pad as u32;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
+}
+
+/// ORD: the leftmost character's bytes as a big-endian number.
+fn ord(s: &[u8]) -> i64 {
+    let Some(&first) = s.first() else { return 0 };
+    let len = match first {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => 1,
+    };
+    s.iter().take(len).fold(0i64, |n, &b| n << 8 | b as i64)
+}
+
 /// UUID_SHORT(): `(server_id & 255) << 56 | startup seconds << 24`, plus one per call
 /// (as MySQL).
 fn uuid_short(env: &dyn Env) -> u64 {
@@ -356,6 +432,24 @@ mod tests {
             format_number(&Value::Double(1e20), 2),
             "100,000,000,000,000,000,000.00"
         );
+    }
+
+    #[test]
+    fn base64_and_ord() {
+        assert_eq!(to_base64(b"abc"), b"YWJj".to_vec());
+        assert_eq!(to_base64(b"ab"), b"YWI=".to_vec());
+        assert_eq!(to_base64(b""), b"".to_vec());
+        assert_eq!(to_base64(&[b'x'; 100]).len(), 137);
+        assert_eq!(from_base64(b"YWJj").as_deref(), Some(&b"abc"[..]));
+        assert_eq!(from_base64(b"YW Jj").as_deref(), Some(&b"abc"[..]));
+        assert_eq!(from_base64(b"YWI=").as_deref(), Some(&b"ab"[..]));
+        assert_eq!(from_base64(b"YWJ"), None);
+        assert_eq!(from_base64(b"!!!!"), None);
+        assert_eq!(from_base64(&to_base64(&[7u8; 200])), Some(vec![7u8; 200]));
+        assert_eq!(ord(b"a"), 97);
+        assert_eq!(ord("é".as_bytes()), 50089);
+        assert_eq!(ord("€x".as_bytes()), 14844588);
+        assert_eq!(ord(b""), 0);
     }
 
     #[test]

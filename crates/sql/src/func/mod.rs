@@ -103,6 +103,7 @@ pub enum Func {
     LastDay,
     DateDiff,
     DateFormat,
+    ConvertTz,
     /// DATE_ADD(d, INTERVAL n unit); DATE_SUB negates n when binding.
     DateAdd(time::Unit),
     /// TIMESTAMPDIFF(unit, a, b), bound with the unit taken out: args (a, b).
@@ -115,6 +116,9 @@ pub enum Func {
     UuidShort,
     Quarter,
     ToDays,
+    ToBase64,
+    FromBase64,
+    Ord,
     TimeToSec,
     SecToTime,
     // math.rs
@@ -233,11 +237,15 @@ impl Func {
             "LAST_DAY" => Func::LastDay,
             "DATEDIFF" => Func::DateDiff,
             "DATE_FORMAT" => Func::DateFormat,
+            "CONVERT_TZ" => Func::ConvertTz,
             "MAKEDATE" => Func::MakeDate,
             "STR_TO_DATE" => Func::StrToDate,
             "TIME_FORMAT" => Func::TimeFormat,
             "UUID_SHORT" => Func::UuidShort,
             "QUARTER" => Func::Quarter,
+            "TO_BASE64" => Func::ToBase64,
+            "FROM_BASE64" => Func::FromBase64,
+            "ORD" => Func::Ord,
             "TO_DAYS" => Func::ToDays,
             "TIME_TO_SEC" => Func::TimeToSec,
             "SEC_TO_TIME" => Func::SecToTime,
@@ -367,6 +375,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::LastDay
         | Func::DateDiff
         | Func::DateFormat
+        | Func::ConvertTz
         | Func::DateAdd(_)
         | Func::TimestampDiff(_)
         | Func::IntervalCount(_)
@@ -407,7 +416,10 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::InetNtoa
         | Func::Format
         | Func::Uuid
-        | Func::UuidShort => misc::call(f, args, row, env)?,
+        | Func::UuidShort
+        | Func::ToBase64
+        | Func::FromBase64
+        | Func::Ord => misc::call(f, args, row, env)?,
         Func::TimeFormat => {
             if args.len() != 2 {
                 return Err(SqlError::wrong_param_count());

@@ -1,5 +1,5 @@
 //! Date and time functions beyond the basics in `mod.rs`: fields (HOUR,
-//! DAYOFWEEK, MONTHNAME, ...), LAST_DAY, DATEDIFF, DATE_FORMAT, and
+//! DAYOFWEEK, MONTHNAME, ...), LAST_DAY, DATEDIFF, DATE_FORMAT, CONVERT_TZ, and
 //! DATE_ADD / DATE_SUB / `+ INTERVAL` with single units, TIMESTAMPDIFF (MySQL's calendar
 //! rules: adding months clamps the day to the month's last, a result
 //! outside years 1..9999 is NULL).
@@ -427,6 +427,16 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
                 Value::Time((x * 1_000_000.0).round() as i64)
             }
         },
+        Func::ConvertTz => {
+            if args.len() != 3 {
+                return Err(SqlError::wrong_param_count());
+            }
+            let (v, from, to) = (a(0)?, a(1)?, a(2)?);
+            match (to_datetime(&v), zone_offset(&from), zone_offset(&to)) {
+                (Some(p), Some(f), Some(t)) => convert_tz(p, f, t).unwrap_or(Value::Null),
+                _ => Value::Null,
+            }
+        }
         Func::IntervalCount(c) => match a(0)? {
             Value::Null => Value::Null,
             v => c.count(&v.text()).map_or(Value::Null, Value::Int),
@@ -479,6 +489,44 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
         },
         _ => return Err(SqlError::internal(format!("{f:?} is not a time function"))),
     })
+}
+
+/// The offset from UTC in seconds of a time zone CONVERT_TZ knows: the names
+/// `SET time_zone` accepts (SYSTEM is UTC, the system time zone) and
+/// `+HH:MM` offsets; None (a NULL result, as MySQL's for an unknown zone)
+/// for anything else.
+fn zone_offset(z: &Value) -> Option<i64> {
+    if z.is_null() {
+        return None;
+    }
+    let t = String::from_utf8_lossy(&z.text()).to_ascii_uppercase();
+    match t.as_str() {
+        "SYSTEM" | "UTC" | "GMT" => Some(0),
+        _ if crate::vars::is_offset(&t) => {
+            let (h, m) = t[1..].split_once(':')?;
+            let secs = h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60;
+            Some(if t.starts_with('-') { -secs } else { secs })
+        }
+        _ => None,
+    }
+}
+
+/// CONVERT_TZ of packed datetime `p` from offset `from` to `to` (seconds):
+/// a zero date is NULL (None); a value whose UTC time is outside MySQL's
+/// TIMESTAMP range (after the epoch, up to 3001-01-18 23:59:59) is returned
+/// unchanged; fractional seconds are kept.
+fn convert_tz(p: i64, from: i64, to: i64) -> Option<Value> {
+    let (_, mo, d, .., us) = val::datetime_unpack(p);
+    if mo == 0 || d == 0 {
+        return None;
+    }
+    let utc = val::datetime_to_unix_secs(p) - from;
+    if !(1..=32_536_771_199).contains(&utc) {
+        return Some(Value::DateTime(p));
+    }
+    // Within 14 hours of that range: always a year between 1969 and 3001.
+    let local = (utc + to) * 1_000_000 + us as i64;
+    Some(Value::DateTime(val::datetime_from_unix_micros(local)))
 }
 
 /// Months since year 0 of a period YYMM or YYYYMM (YY < 70 is 20YY, else 19YY).

@@ -26,11 +26,11 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// Tables of one query level: (alias, table).
-type Tables = Vec<(String, Arc<Table>)>;
+pub(super) type Tables = Vec<(String, Arc<Table>)>;
 
 /// Base tables of a FROM clause with their aliases; None if it has
 /// anything else or a table does not resolve.
-fn tables_of(
+pub(super) fn tables_of(
     from: &[ast::TableWithJoins],
     st: &CatalogState,
     cur_db: Option<&str>,
@@ -90,7 +90,7 @@ fn column_ref(e: &ast::Expr) -> Option<(Option<&str>, &str)> {
 
 /// Where a column reference of the subquery resolves.
 #[derive(Clone, Copy, PartialEq)]
-enum Side {
+pub(super) enum Side {
     Inner(usize, usize),
     Outer(usize, usize),
 }
@@ -110,7 +110,7 @@ fn side(inner: &Tables, outer: &Tables, qual: Option<&str>, name: &str) -> Optio
 
 /// The sides of every column reference in `e`; None if one does not
 /// resolve, or `e` holds a subquery.
-fn sides(e: &ast::Expr, inner: &Tables, outer: &Tables) -> Option<Vec<Side>> {
+pub(super) fn sides(e: &ast::Expr, inner: &Tables, outer: &Tables) -> Option<Vec<Side>> {
     let mut out = Vec::new();
     let flow = e.visit(&mut ExprVisitor(|x: &ast::Expr| {
         match x {
@@ -142,7 +142,7 @@ impl<F: FnMut(&ast::Expr) -> ControlFlow<()>> ast::Visitor for ExprVisitor<F> {
     }
 }
 
-fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
+pub(super) fn conjuncts(e: &ast::Expr, out: &mut Vec<ast::Expr>) {
     match e {
         ast::Expr::BinaryOp {
             left,
@@ -168,6 +168,49 @@ fn parse_select(sql: &str) -> Option<ast::Select> {
     }
 }
 
+/// The SELECT of `q` when it has no GROUP BY, HAVING or DISTINCT.
+pub(super) fn ungrouped(q: &ast::Query) -> Option<&ast::Select> {
+    let ast::SetExpr::Select(s) = &*q.body else {
+        return None;
+    };
+    let grouped = match &s.group_by {
+        ast::GroupByExpr::Expressions(v, m) => !v.is_empty() || !m.is_empty(),
+        ast::GroupByExpr::All(_) => true,
+    };
+    (!grouped && s.distinct.is_none() && s.having.is_none()).then_some(s)
+}
+
+/// A conjunct `inner column = outer column` (either way round) whose columns
+/// compare in one comparison family: (inner column, outer column, the outer
+/// side, the family); None for anything else.
+pub(super) fn correlation<'e>(
+    c: &'e ast::Expr,
+    inner: &Tables,
+    outer: &Tables,
+) -> Option<(&'e ast::Expr, &'e ast::Expr, Side, u8)> {
+    let ast::Expr::BinaryOp {
+        left,
+        op: ast::BinaryOperator::Eq,
+        right,
+    } = c
+    else {
+        return None;
+    };
+    let l = column_ref(left).and_then(|(q, n)| side(inner, outer, q, n))?;
+    let r = column_ref(right).and_then(|(q, n)| side(inner, outer, q, n))?;
+    let (i, o, itxt, otxt) = match (l, r) {
+        (Side::Inner(..), Side::Outer(..)) => (l, r, left, right),
+        (Side::Outer(..), Side::Inner(..)) => (r, l, right, left),
+        _ => return None,
+    };
+    let (Side::Inner(it, ic), Side::Outer(ot, oc)) = (i, o) else {
+        return None;
+    };
+    let fam = crate::equality::family(&inner[it].1.def.columns[ic].ty)?;
+    (Some(fam) == crate::equality::family(&outer[ot].1.def.columns[oc].ty))
+        .then_some((&**itxt, &**otxt, o, fam))
+}
+
 /// One rewritten subquery: the join to add and the expression replacing it.
 struct Rewrite {
     join: ast::Join,
@@ -191,14 +234,8 @@ fn rewrite_one(
     {
         return None;
     }
-    let ast::SetExpr::Select(s) = &*q.body else {
-        return None;
-    };
-    let grouped = match &s.group_by {
-        ast::GroupByExpr::Expressions(v, m) => !v.is_empty() || !m.is_empty(),
-        ast::GroupByExpr::All(_) => true,
-    };
-    if s.distinct.is_some() || grouped || s.having.is_some() || s.projection.len() != 1 {
+    let s = ungrouped(q)?;
+    if s.projection.len() != 1 {
         return None;
     }
     let agg = match &s.projection[0] {
@@ -258,30 +295,7 @@ fn rewrite_one(
             rest.push(c.to_string());
             continue;
         }
-        let ast::Expr::BinaryOp {
-            left,
-            op: ast::BinaryOperator::Eq,
-            right,
-        } = c
-        else {
-            return None;
-        };
-        let l = column_ref(left).and_then(|(q, n)| side(&inner, outer, q, n))?;
-        let r = column_ref(right).and_then(|(q, n)| side(&inner, outer, q, n))?;
-        let (i, o, itxt, otxt) = match (l, r) {
-            (Side::Inner(..), Side::Outer(..)) => (l, r, left, right),
-            (Side::Outer(..), Side::Inner(..)) => (r, l, right, left),
-            _ => return None,
-        };
-        let (Side::Inner(it, ic), Side::Outer(ot, oc)) = (i, o) else {
-            return None;
-        };
-        let ity = inner[it].1.def.columns[ic].ty;
-        let oty = outer[ot].1.def.columns[oc].ty;
-        let fam = crate::equality::family(&ity);
-        if fam.is_none() || fam != crate::equality::family(&oty) {
-            return None;
-        }
+        let (itxt, otxt, o, _) = correlation(c, &inner, outer)?;
         pairs.push((itxt.to_string(), otxt.to_string(), o));
     }
     if pairs.is_empty() {

@@ -69,24 +69,97 @@ pub(super) type FromTable = (
     Option<Expr>,
     Option<crate::accept::IndexHint>,
     Option<usize>,
+    Option<crate::join::JoinGroup>,
 );
 
 /// The FROM clause as tables in join order, each with its alias, whether
 /// it is the inner side of a LEFT JOIN, its ON condition bound over the
-/// columns of the tables up to it, its index hint and, for a derived table,
-/// its position among the returned derived tables' plans.
+/// columns of the tables up to it, its index hint, for a derived table its
+/// position among the returned derived tables' plans and, for the first
+/// table of a parenthesized join `t LEFT JOIN (a JOIN b ON ..) ON ..`, the
+/// group the parentheses make (its tables and its ON condition).
 pub(super) fn from_tables(
     from: &[ast::TableWithJoins],
     subs: &FromCtx,
 ) -> Result<(Vec<FromTable>, Vec<SelectPlan>)> {
-    let mut out: Vec<FromTable> = Vec::new();
-    let mut derived: Vec<SelectPlan> = Vec::new();
-    let mut scope = Scope::default();
-    let mut add = |rel: &ast::TableFactor,
-                   left: bool,
-                   on: Option<&ast::Expr>,
-                   out: &mut Vec<FromTable>|
-     -> Result<()> {
+    let mut b = FromBuilder {
+        subs,
+        out: Vec::new(),
+        derived: Vec::new(),
+        scope: Scope::default(),
+    };
+    for twj in from {
+        if let ast::TableFactor::Table { name, .. } = &twj.relation {
+            if twj.joins.is_empty()
+                && name.0.len() == 1
+                && name.to_string().eq_ignore_ascii_case("dual")
+            {
+                continue;
+            }
+        }
+        b.joins(twj)?;
+    }
+    Ok((b.out, b.derived))
+}
+
+/// Builds the table list of a FROM clause in order.
+struct FromBuilder<'c, 'a> {
+    subs: &'c FromCtx<'a>,
+    out: Vec<FromTable>,
+    derived: Vec<SelectPlan>,
+    /// The columns of the tables so far (ON conditions see these).
+    scope: Scope,
+}
+
+impl FromBuilder<'_, '_> {
+    /// A table with its joins, in order.
+    fn joins(&mut self, twj: &ast::TableWithJoins) -> Result<()> {
+        self.factor(&twj.relation, false, None)?;
+        for j in &twj.joins {
+            use ast::JoinOperator as J;
+            let (left, c) = match &j.join_operator {
+                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, c),
+                J::Left(c) | J::LeftOuter(c) => (true, c),
+                _ => return Err(SqlError::unsupported("this join type")),
+            };
+            let on = match c {
+                ast::JoinConstraint::On(e) => Some(e),
+                ast::JoinConstraint::None => None,
+                _ => return Err(SqlError::unsupported("JOIN ... USING / NATURAL JOIN")),
+            };
+            self.factor(&j.relation, left, on)?;
+        }
+        Ok(())
+    }
+
+    /// One table reference joined to the tables before it (`left`: as the
+    /// inner side of a LEFT JOIN, `on`: its ON condition).
+    fn factor(&mut self, rel: &ast::TableFactor, left: bool, on: Option<&ast::Expr>) -> Result<()> {
+        if let ast::TableFactor::NestedJoin {
+            table_with_joins,
+            alias,
+        } = rel
+        {
+            if alias.is_some() {
+                return Err(SqlError::unsupported("an alias on a parenthesized join"));
+            }
+            let first = self.out.len();
+            self.joins(table_with_joins)?;
+            // Tables inner-joined without a condition need no group: the
+            // parentheses change nothing.
+            if !left && on.is_none() {
+                return Ok(());
+            }
+            let on = self.bind_on(on)?;
+            let len = self.out.len() - first;
+            let Some(f) = self.out.get_mut(first) else {
+                return Err(SqlError::internal("empty parenthesized join"));
+            };
+            f.2 = left;
+            f.6 = Some(crate::join::JoinGroup { len, on });
+            return Ok(());
+        }
+        let subs = self.subs;
         let (t, a, hint, d) = match rel {
             ast::TableFactor::Derived {
                 lateral,
@@ -109,8 +182,13 @@ pub(super) fn from_tables(
                 // A derived table sees the queries around this one, not its siblings.
                 let p = (subs.plan_derived)(subquery)?;
                 let t = derived_table(&alias.name.value, &p)?;
-                derived.push(p);
-                (t, alias.name.value.clone(), None, Some(derived.len() - 1))
+                self.derived.push(p);
+                (
+                    t,
+                    alias.name.value.clone(),
+                    None,
+                    Some(self.derived.len() - 1),
+                )
             }
             ast::TableFactor::Table { name, alias, .. }
                 if view_of(subs.cur_db, name)?.is_some() =>
@@ -121,8 +199,8 @@ pub(super) fn from_tables(
                 let p = view_plan(v);
                 let a = alias.as_ref().map_or(typed, |a| a.name.value.clone());
                 let t = derived_table(&a, &p)?;
-                derived.push(p);
-                (t, a, None, Some(derived.len() - 1))
+                self.derived.push(p);
+                (t, a, None, Some(self.derived.len() - 1))
             }
             ast::TableFactor::Table { name, alias, .. } => {
                 let t = resolve_table(subs.st, subs.cur_db, name)?;
@@ -134,50 +212,27 @@ pub(super) fn from_tables(
             }
             _ => return Err(SqlError::unsupported("this kind of table reference")),
         };
-        if out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
+        if self.out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
             return Err(SqlError::duplicate_alias(a));
         }
-        scope
+        self.scope
             .cols
             .extend(t.def.columns.iter().map(|c| (a.clone(), c.name.clone())));
-        let on = match on {
-            Some(e) => {
-                let mut b = Binder::new(subs.params);
-                b.sub = Some(subs.sub);
-                b.place = "on clause";
-                Some(b.expr(e, &scope)?)
-            }
-            None => None,
-        };
-        out.push((t, a, left, on, hint, d));
+        let on = self.bind_on(on)?;
+        self.out.push((t, a, left, on, hint, d, None));
         Ok(())
-    };
-    for twj in from {
-        if let ast::TableFactor::Table { name, .. } = &twj.relation {
-            if twj.joins.is_empty()
-                && name.0.len() == 1
-                && name.to_string().eq_ignore_ascii_case("dual")
-            {
-                continue;
-            }
-        }
-        add(&twj.relation, false, None, &mut out)?;
-        for j in &twj.joins {
-            use ast::JoinOperator as J;
-            let (left, c) = match &j.join_operator {
-                J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, c),
-                J::Left(c) | J::LeftOuter(c) => (true, c),
-                _ => return Err(SqlError::unsupported("this join type")),
-            };
-            let on = match c {
-                ast::JoinConstraint::On(e) => Some(e),
-                ast::JoinConstraint::None => None,
-                _ => return Err(SqlError::unsupported("JOIN ... USING / NATURAL JOIN")),
-            };
-            add(&j.relation, left, on, &mut out)?;
-        }
     }
-    Ok((out, derived))
+
+    /// An ON condition bound over the tables so far.
+    fn bind_on(&self, on: Option<&ast::Expr>) -> Result<Option<Expr>> {
+        let Some(e) = on else {
+            return Ok(None);
+        };
+        let mut b = Binder::new(self.subs.params);
+        b.sub = Some(self.subs.sub);
+        b.place = "on clause";
+        Ok(Some(b.expr(e, &self.scope)?))
+    }
 }
 
 /// Moves each derived table before the first base table that has no key

@@ -6,6 +6,7 @@ mod decorrelate;
 mod exec;
 mod from;
 mod plan;
+mod semijoin;
 mod setop;
 mod sub;
 

@@ -107,6 +107,14 @@ fn plan_in(
         }
         None => &**sel,
     };
+    let semi;
+    let sel = match super::semijoin::rewrite(sel, st, cur_db) {
+        Some(s) => {
+            semi = s;
+            &semi
+        }
+        None => sel,
+    };
     let subs = SubPlans {
         st,
         cur_db,
@@ -145,7 +153,9 @@ fn plan_in(
     // be probed on its key by the derived table's column (bound once in FROM
     // order to see the conditions; everything is bound again below).
     if let Some(w) = &sel.selection {
-        if from.iter().any(|f| f.5.is_some()) && from.iter().all(|f| !f.2 && f.3.is_none()) {
+        if from.iter().any(|f| f.5.is_some())
+            && from.iter().all(|f| !f.2 && f.3.is_none() && f.6.is_none())
+        {
             let mark = subs.plans.borrow().len();
             let mut b = Binder::new(params);
             b.sub = Some(&subs);
@@ -179,11 +189,11 @@ fn plan_in(
         .flat_map(|(t, a, ..)| (0..t.def.columns.len()).map(move |i| (t.clone(), a.clone(), i)))
         .collect();
     let (table, alias) = match from.as_slice() {
-        [(t, a, _, _, _, None)] => (Some(t.clone()), a.clone()),
+        [(t, a, _, _, _, None, _)] => (Some(t.clone()), a.clone()),
         _ => (None, String::new()),
     };
     let single_hint = match from.as_slice() {
-        [(.., h, _)] => h.clone(),
+        [(.., h, _, _)] => h.clone(),
         _ => None,
     };
     let mut b = Binder::new(params);
@@ -320,7 +330,7 @@ fn plan_in(
     let mut join = Vec::new();
     if table.is_none() && !from.is_empty() {
         let mut base = 0;
-        for (t, a, left, on, hint, d) in &from {
+        for (t, a, left, on, hint, d, group) in &from {
             join.push(JoinTable {
                 table: t.clone(),
                 alias: a.clone(),
@@ -332,6 +342,7 @@ fn plan_in(
                 derived: *d,
                 filter: None,
                 hash: Vec::new(),
+                group: group.clone(),
                 shared: false,
             });
             base += t.def.columns.len();

@@ -156,8 +156,8 @@ fn sqlalchemy_orm_runs_unchanged() {
 /// ORM queries over users, groups and permissions, sessions and the admin log, and
 /// admin migrated back to zero and forward again.
 #[test]
-#[ignore = "Django's migrate needs CHECK constraints (PositiveSmallIntegerField) and \
-            ALTER TABLE MODIFY / DROP COLUMN, which Strata refuses with 1235"]
+#[ignore = "Django's migrate needs CHECK constraints (PositiveSmallIntegerField's \
+            `CHECK (col >= 0)`), which Strata refuses with 1235"]
 fn django_migrate_and_orm() {
     let Some(py) = python_or_skip("django") else {
         return;

@@ -4,7 +4,8 @@
 //! (`information_schema.TABLES`, any case); the planner reads it as a
 //! derived table (select/from.rs), so WHERE, joins, ORDER BY and the rest
 //! work on it as on any table. Views of objects Strata does not have
-//! (VIEWS, ROUTINES, TRIGGERS, EVENTS, PARTITIONS) are empty.
+//! (VIEWS, ROUTINES, TRIGGERS, EVENTS, PARTITIONS, CHECK_CONSTRAINTS: CHECK is
+//! refused with 1235) are empty.
 use crate::error::Result;
 use crate::result::OutType;
 use crate::session::Session;
@@ -35,6 +36,7 @@ pub enum View {
     Views,
     Routines,
     Triggers,
+    CheckConstraints,
     Events,
     Partitions,
     Engines,
@@ -53,8 +55,9 @@ const N: OutType = OutType::Int { unsigned: true };
 
 impl View {
     /// Every view, in SHOW TABLES order.
-    pub const ALL: [View; 20] = [
+    pub const ALL: [View; 21] = [
         View::CharacterSets,
+        View::CheckConstraints,
         View::Collations,
         View::Columns,
         View::Engines,
@@ -89,6 +92,7 @@ impl View {
             View::Views => "VIEWS",
             View::Routines => "ROUTINES",
             View::Triggers => "TRIGGERS",
+            View::CheckConstraints => "CHECK_CONSTRAINTS",
             View::Events => "EVENTS",
             View::Partitions => "PARTITIONS",
             View::Engines => "ENGINES",
@@ -244,6 +248,12 @@ impl View {
                 ("ROUTINE_DEFINITION", L),
                 ("DEFINER", S),
             ],
+            View::CheckConstraints => &[
+                ("CONSTRAINT_CATALOG", S),
+                ("CONSTRAINT_SCHEMA", S),
+                ("CONSTRAINT_NAME", S),
+                ("CHECK_CLAUSE", L),
+            ],
             View::Triggers => &[
                 ("TRIGGER_CATALOG", S),
                 ("TRIGGER_SCHEMA", S),
@@ -342,9 +352,12 @@ impl View {
             View::ReferentialConstraints => {
                 each_table(&st, |def| referential_constraints(def, &st))
             }
-            View::Views | View::Routines | View::Triggers | View::Events | View::Partitions => {
-                Vec::new()
-            }
+            View::Views
+            | View::Routines
+            | View::Triggers
+            | View::CheckConstraints
+            | View::Events
+            | View::Partitions => Vec::new(),
             View::Engines => vec![vec![
                 t("STRATA"),
                 t("DEFAULT"),

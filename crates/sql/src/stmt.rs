@@ -143,6 +143,8 @@ pub enum DdlStmt {
     CreateTable(Box<ast::CreateTable>),
     CreateIndex(Box<ast::CreateIndex>),
     AlterTable(Box<ast::AlterTable>),
+    /// RENAME TABLE a TO b [, c TO d ...] (old, new).
+    RenameTables(Vec<(ast::ObjectName, ast::ObjectName)>),
     DropTables {
         names: Vec<ast::ObjectName>,
         if_exists: bool,
@@ -309,6 +311,9 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
         S::CreateTable(ct) => Stmt::Ddl(DdlStmt::CreateTable(Box::new(ct))),
         S::CreateIndex(ci) => Stmt::Ddl(DdlStmt::CreateIndex(Box::new(ci))),
         S::AlterTable(at) => Stmt::Ddl(DdlStmt::AlterTable(Box::new(at))),
+        S::RenameTable(r) => Stmt::Ddl(DdlStmt::RenameTables(
+            r.into_iter().map(|r| (r.old_name, r.new_name)).collect(),
+        )),
         S::Truncate(tr) => Stmt::Ddl(DdlStmt::Truncate(
             tr.table_names.into_iter().map(|t| t.name).collect(),
         )),

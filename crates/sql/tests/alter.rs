@@ -379,3 +379,113 @@ fn a_rebuild_cut_short_leaves_the_old_table() {
     q(&mut s, "ALTER TABLE t MODIFY a BIGINT NOT NULL");
     assert_eq!(t(&mut s, "SELECT SUM(a) FROM t WHERE a > 0"), ["60"]);
 }
+
+#[test]
+fn rename_table_moves_and_foreign_keys_follow() {
+    let db = TestDb::open("sql-alter-rename");
+    let mut s = db.session(1, "root", None);
+    run(
+        &mut s,
+        &[
+            "CREATE DATABASE d",
+            "CREATE DATABASE e",
+            "USE d",
+            "CREATE TABLE p (id INT PRIMARY KEY)",
+            "CREATE TABLE c (id INT PRIMARY KEY, pid INT, CONSTRAINT fk1 FOREIGN KEY (pid) REFERENCES p(id))",
+            "CREATE TABLE x (id INT PRIMARY KEY)",
+            "INSERT INTO p VALUES (1)",
+            "INSERT INTO c VALUES (1, 1)",
+        ],
+    );
+    // A swap through a temporary name, in one statement.
+    q(&mut s, "RENAME TABLE p TO tmp, x TO p, tmp TO x");
+    assert!(
+        show(&mut s, "c").contains("REFERENCES `x` (`id`)"),
+        "{}",
+        show(&mut s, "c")
+    );
+    assert_eq!(fails(&mut s, "INSERT INTO c VALUES (2, 2)").0, 1452);
+    assert_eq!(fails(&mut s, "DELETE FROM x").0, 1451);
+    // Across databases; the key keeps naming its parent where it is.
+    q(&mut s, "RENAME TABLE c TO e.c2, x TO e.px");
+    assert_eq!(t(&mut s, "SELECT * FROM e.c2"), ["1|1"]);
+    assert!(
+        show(&mut s, "e.c2").contains("REFERENCES `px` (`id`)"),
+        "{}",
+        show(&mut s, "e.c2")
+    );
+    assert_eq!(fails(&mut s, "DELETE FROM e.px").0, 1451);
+    assert_eq!(err(&mut s, "RENAME TABLE nosuch TO y"), 1146);
+    assert_eq!(err(&mut s, "RENAME TABLE p TO e.c2"), 1050);
+    assert_eq!(err(&mut s, "RENAME TABLE p TO nodb.p"), 1025);
+    // Nothing of a failed list was applied.
+    assert_eq!(err(&mut s, "RENAME TABLE p TO q, nosuch TO z"), 1146);
+    assert_eq!(t(&mut s, "SHOW TABLES"), ["p"]);
+    // ALTER TABLE ... RENAME TO, with other changes.
+    q(
+        &mut s,
+        "ALTER TABLE e.px RENAME TO e.parent, ADD COLUMN v INT DEFAULT 4",
+    );
+    assert!(show(&mut s, "e.c2").contains("REFERENCES `parent` (`id`)"));
+    assert_eq!(t(&mut s, "SELECT * FROM e.parent"), ["1|4"]);
+    // Renaming a referenced column: the child's key follows.
+    q(&mut s, "ALTER TABLE e.parent RENAME COLUMN id TO pk");
+    assert!(show(&mut s, "e.c2").contains("REFERENCES `parent` (`pk`)"));
+    assert_eq!(fails(&mut s, "INSERT INTO e.c2 VALUES (3, 3)").0, 1452);
+    q(&mut s, "INSERT INTO e.parent VALUES (3, 0)");
+    q(&mut s, "INSERT INTO e.c2 VALUES (3, 3)");
+}
+
+#[test]
+fn create_table_like_and_as_select() {
+    let db = TestDb::open("sql-alter-ctas");
+    let mut s = setup(&db);
+    run(
+        &mut s,
+        &[
+            "CREATE TABLE p (id INT PRIMARY KEY)",
+            "CREATE TABLE c (id INT PRIMARY KEY AUTO_INCREMENT, pid INT NOT NULL DEFAULT 0, u VARCHAR(5), UNIQUE KEY ku (u), FOREIGN KEY (pid) REFERENCES p(id))",
+            "CREATE TABLE c2 LIKE c",
+        ],
+    );
+    // Columns and keys, not the foreign key.
+    assert_eq!(
+        show(&mut s, "c2"),
+        "CREATE TABLE `c2` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `pid` int NOT NULL DEFAULT '0',\n  `u` varchar(5) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `ku` (`u`),\n  KEY `pid` (`pid`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4"
+    );
+    q(&mut s, "INSERT INTO c2 (pid, u) VALUES (9, 'a')");
+    assert_eq!(err(&mut s, "INSERT INTO c2 (pid, u) VALUES (9, 'a')"), 1062);
+    assert_eq!(err(&mut s, "CREATE TABLE c2 LIKE c"), 1050);
+    assert_eq!(err(&mut s, "CREATE TABLE c3 LIKE nosuch"), 1146);
+    // AS SELECT: types from the select, rows copied.
+    assert_eq!(
+        affected(
+            &mut s,
+            "CREATE TABLE s1 AS SELECT id, b, a * 2 AS a2, 'x' AS lit FROM t WHERE id < 3"
+        ),
+        2
+    );
+    assert_eq!(
+        t(&mut s, "SELECT * FROM s1 ORDER BY id"),
+        ["1|one|20|x", "2|two|40|x"]
+    );
+    assert!(
+        show(&mut s, "s1").contains("  `b` varchar(20) DEFAULT NULL,\n"),
+        "{}",
+        show(&mut s, "s1")
+    );
+    // Columns named in the statement come first and keep their definition.
+    q(&mut s, "CREATE TABLE s2 (k INT PRIMARY KEY AUTO_INCREMENT, b VARCHAR(50) NOT NULL) SELECT b FROM t");
+    assert_eq!(
+        t(&mut s, "SELECT * FROM s2 ORDER BY k"),
+        ["1|one", "2|two", "3|three"]
+    );
+    assert!(show(&mut s, "s2").contains("`b` varchar(50) NOT NULL"));
+    // A row the new table refuses: no table is left behind.
+    assert_eq!(
+        err(&mut s, "CREATE TABLE s3 (a INT NOT NULL) SELECT a FROM t"),
+        1048
+    );
+    assert_eq!(err(&mut s, "SELECT * FROM s3"), 1146);
+    assert_eq!(err(&mut s, "CREATE TABLE s1 SELECT 1 AS z"), 1050);
+}

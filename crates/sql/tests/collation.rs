@@ -289,3 +289,27 @@ fn declared_collations_and_their_errors() {
     );
     assert_eq!(err(&mut s, "SELECT 'a' COLLATE nope"), 1273);
 }
+
+#[test]
+fn alter_table_changes_collations_by_rebuilding_keys() {
+    let db = TestDb::open("sql-coll-alter");
+    let mut s = db.session(1, "root", None);
+    for st in [
+        "CREATE DATABASE db",
+        "USE db",
+        "CREATE TABLE a (id INT PRIMARY KEY, name VARCHAR(10) COLLATE utf8mb4_bin, UNIQUE KEY un (name))",
+        "INSERT INTO a VALUES (1, 'abc'), (2, 'ABD')",
+    ] {
+        q(&mut s, st);
+    }
+    let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
+    assert_eq!(t(&mut s, "SELECT id FROM a WHERE name = 'ABC'"), Vec::<String>::new());
+    q(&mut s, "ALTER TABLE a MODIFY name VARCHAR(10) COLLATE utf8mb4_general_ci");
+    assert_eq!(t(&mut s, "SELECT id FROM a WHERE name = 'ABC'"), vec!["1"]);
+    assert_eq!(err(&mut s, "INSERT INTO a VALUES (3, 'ABC')"), 1062);
+    // A column added without a collation takes the table's.
+    q(&mut s, "ALTER TABLE a ADD COLUMN extra VARCHAR(5)");
+    q(&mut s, "UPDATE a SET extra = 'x' WHERE id = 1");
+    assert_eq!(t(&mut s, "SELECT id FROM a WHERE extra = 'X'"), vec!["1"]);
+    assert_eq!(t(&mut s, "CHECK TABLE a"), vec!["db.a|check|status|OK"]);
+}

@@ -26,7 +26,9 @@ pub(super) enum Change {
 /// Whether values of type `a` are stored (row value and key image) exactly
 /// as values of type `b` and every `a` value fits `b`.
 fn same_storage(a: &ColumnType, b: &ColumnType) -> bool {
-    if a.kind != b.kind || a.unsigned != b.unsigned || a.scale != b.scale {
+    // A collation change changes the key images (weights) and whether a
+    // primary key column is also stored in the row value.
+    if a.kind != b.kind || a.unsigned != b.unsigned || a.scale != b.scale || a.coll != b.coll {
         return false;
     }
     if a.is_integer() || a.kind == TypeKind::Year {
@@ -167,23 +169,7 @@ pub(super) fn install(
     let frozen: Vec<Arc<Table>> = std::iter::once(old.clone())
         .chain(children.iter().map(|c| c.0.clone()))
         .collect();
-    // Transactions that begin from now on are refused writes to these
-    // tables (and wait); older ones may write and are waited for.
-    let v = cat.bump_with(|v| {
-        for t in &frozen {
-            t.frozen.store(v, Ordering::SeqCst);
-        }
-    });
-    let thaw = || {
-        for t in &frozen {
-            t.frozen.store(u64::MAX, Ordering::SeqCst);
-        }
-        cat.bump();
-    };
-    if !ddl_wait(s)(v) {
-        thaw();
-        return Err(SqlError::lock_wait_timeout());
-    }
+    let thaw = hold_writers(s, &frozen)?;
     let now = crate::env::now_micros();
     let mut copied = rel::rebuild::Copied {
         rows: 0,
@@ -273,6 +259,31 @@ pub(super) fn install(
         return Err(e.into());
     }
     Ok(if pending { copied.rows } else { 0 })
+}
+
+/// Freezes `tables` at a new catalog version: transactions that begin
+/// from now on are refused writes to them (and wait, see `dispatch`);
+/// older ones may write and are waited for here (1205 after
+/// lock_wait_timeout). Returns what undoes the freeze if the change is
+/// abandoned (a committed change retires the old tables instead).
+pub(super) fn hold_writers<'a>(s: &'a Session, tables: &'a [Arc<Table>]) -> Result<impl Fn() + 'a> {
+    let cat = &s.inst.catalog;
+    let v = cat.bump_with(|v| {
+        for t in tables {
+            t.frozen.store(v, Ordering::SeqCst);
+        }
+    });
+    let thaw = move || {
+        for t in tables {
+            t.frozen.store(u64::MAX, Ordering::SeqCst);
+        }
+        cat.bump();
+    };
+    if !ddl_wait(s)(v) {
+        thaw();
+        return Err(SqlError::lock_wait_timeout());
+    }
+    Ok(thaw)
 }
 
 /// With foreign_key_checks on, the rows of a rebuilt table must satisfy

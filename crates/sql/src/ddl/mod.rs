@@ -4,9 +4,11 @@
 //! maintain it). Each runs outside any transaction (`dispatch` commits
 //! first, as MySQL does). Table definitions are translated in `define`.
 mod alter;
+mod create;
 mod define;
 mod fkey;
 mod install;
+mod rename;
 
 pub use define::{column_type, const_eval, index_columns, table_def};
 
@@ -40,6 +42,28 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             Ok(Outcome::affected(created as u64))
         }
         DdlStmt::CreateTable(ct) => {
+            if let Some(like) = &ct.like {
+                let n = match like {
+                    ast::CreateTableLikeKind::Parenthesized(l)
+                    | ast::CreateTableLikeKind::Plain(l) => {
+                        if l.defaults.is_some() {
+                            return Err(SqlError::unsupported(
+                                "CREATE TABLE ... LIKE ... INCLUDING/EXCLUDING DEFAULTS",
+                            ));
+                        }
+                        &l.name
+                    }
+                };
+                if ct.query.is_some() || !ct.columns.is_empty() {
+                    return Err(SqlError::parse(
+                        "CREATE TABLE ... LIKE takes no columns or SELECT",
+                    ));
+                }
+                return create::create_like(s, ct, n);
+            }
+            if let Some(q) = &ct.query {
+                return create::create_as_select(s, ct, q);
+            }
             let (db, name) = split_name(s, &ct.name)?;
             let warnings = crate::accept::check_create_table(ct)?;
             let (mut def, fks) = table_def(ct, &db, &name)?;
@@ -156,6 +180,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             ok()
         }
         DdlStmt::AlterTable(at) => alter_table(s, at),
+        DdlStmt::RenameTables(pairs) => rename::rename_tables(s, pairs),
     }
 }
 

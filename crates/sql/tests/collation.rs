@@ -303,8 +303,14 @@ fn alter_table_changes_collations_by_rebuilding_keys() {
         q(&mut s, st);
     }
     let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
-    assert_eq!(t(&mut s, "SELECT id FROM a WHERE name = 'ABC'"), Vec::<String>::new());
-    q(&mut s, "ALTER TABLE a MODIFY name VARCHAR(10) COLLATE utf8mb4_general_ci");
+    assert_eq!(
+        t(&mut s, "SELECT id FROM a WHERE name = 'ABC'"),
+        Vec::<String>::new()
+    );
+    q(
+        &mut s,
+        "ALTER TABLE a MODIFY name VARCHAR(10) COLLATE utf8mb4_general_ci",
+    );
     assert_eq!(t(&mut s, "SELECT id FROM a WHERE name = 'ABC'"), vec!["1"]);
     assert_eq!(err(&mut s, "INSERT INTO a VALUES (3, 'ABC')"), 1062);
     // A column added without a collation takes the table's.

@@ -36,10 +36,8 @@ pub fn create_like(
 /// The column type a select result column gets.
 fn column_of(ty: &OutType) -> ColumnType {
     let t = |kind: TypeKind, len: u32| ColumnType {
-        kind,
-        unsigned: false,
         len,
-        scale: 0,
+        ..ColumnType::new(kind)
     };
     match ty {
         OutType::Column(c) => *c,

@@ -451,7 +451,7 @@ fn create_table_like_and_as_select() {
     // Columns and keys, not the foreign key.
     assert_eq!(
         show(&mut s, "c2"),
-        "CREATE TABLE `c2` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `pid` int NOT NULL DEFAULT '0',\n  `u` varchar(5) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `ku` (`u`),\n  KEY `pid` (`pid`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4"
+        "CREATE TABLE `c2` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `pid` int NOT NULL DEFAULT '0',\n  `u` varchar(5) DEFAULT NULL,\n  PRIMARY KEY (`id`),\n  UNIQUE KEY `ku` (`u`),\n  KEY `pid` (`pid`)\n) ENGINE=STRATA DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci"
     );
     q(&mut s, "INSERT INTO c2 (pid, u) VALUES (9, 'a')");
     assert_eq!(err(&mut s, "INSERT INTO c2 (pid, u) VALUES (9, 'a')"), 1062);

@@ -11,6 +11,7 @@
 //! 00000001 'N'                           -> u32 LE           next index id
 //! 00000001 'P' <first id u32 BE>          -> end id u32 LE    ids a rebuild fills
 //! ```
+use crate::collation::Collation;
 use crate::keycodec::{self, prefix_successor};
 use crate::schema::TableDef;
 use crate::value::Value;
@@ -72,7 +73,9 @@ pub type ChildKey = (Arc<Table>, usize);
 pub struct CatalogState {
     /// Bumped by every DDL; prepared statements re-plan when it changes.
     pub version: u64,
-    pub databases: BTreeMap<String, ()>,
+    /// Each database with its default collation (for tables created in it
+    /// without one).
+    pub databases: BTreeMap<String, Collation>,
     pub tables: HashMap<(String, String), Arc<Table>>,
     /// Tables whose stored definition could not be read at open, with why:
     /// the others open; these give an error when used.
@@ -180,7 +183,10 @@ impl Catalog {
             match k.first() {
                 Some(b'D') => {
                     let name = String::from_utf8_lossy(&k[1..]).into_owned();
-                    st.databases.insert(name, ());
+                    let coll = decode_database(it.value()).ok_or_else(|| {
+                        Error::Corruption(format!("catalog record of database {name}"))
+                    })?;
+                    st.databases.insert(name, coll);
                 }
                 Some(b'T') => match TableDef::decode(it.value()) {
                     Ok(d) => defs.push(d),
@@ -246,7 +252,7 @@ impl Catalog {
         };
         for name in ["test"] {
             if !cat.state().databases.contains_key(name) {
-                cat.create_database(name, true)?;
+                cat.create_database(name, true, Collation::DEFAULT)?;
             }
         }
         Ok(cat)
@@ -281,8 +287,13 @@ impl Catalog {
         self.ddl.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// CREATE DATABASE.
-    pub fn create_database(&self, name: &str, if_not_exists: bool) -> Result<bool> {
+    /// CREATE DATABASE with its default collation.
+    pub fn create_database(
+        &self,
+        name: &str,
+        if_not_exists: bool,
+        coll: Collation,
+    ) -> Result<bool> {
         let _g = self.lock_ddl();
         if self.state().databases.contains_key(name) {
             return if if_not_exists {
@@ -291,15 +302,29 @@ impl Catalog {
                 Err(Error::DbExists(name.into()))
             };
         }
+        self.write_database(name, coll)?;
+        Ok(true)
+    }
+
+    /// ALTER DATABASE: a new default collation (for tables created later).
+    pub fn alter_database(&self, name: &str, coll: Collation) -> Result<()> {
+        let _g = self.lock_ddl();
+        if !self.state().databases.contains_key(name) {
+            return Err(Error::NoSuchDb(name.into()));
+        }
+        self.write_database(name, coll)
+    }
+
+    fn write_database(&self, name: &str, coll: Collation) -> Result<()> {
         self.db.write(sync(), {
             let mut b = WriteBatch::new();
-            b.put(&key(b'D', &[name.as_bytes()]), &[1]);
+            b.put(&key(b'D', &[name.as_bytes()]), &encode_database(coll));
             b
         })?;
         self.publish(|st| {
-            st.databases.insert(name.to_string(), ());
+            st.databases.insert(name.to_string(), coll);
         });
-        Ok(true)
+        Ok(())
     }
 
     /// DROP DATABASE: drops its tables too. Returns the number of tables.
@@ -702,5 +727,42 @@ pub fn default_sql(v: &Value) -> String {
             let t = String::from_utf8_lossy(&other.text()).replace('\'', "''");
             format!("'{t}'")
         }
+    }
+}
+
+/// A database record's value (docs/formats/catalog.md): `0x01` for the
+/// server default collation (what every release wrote before collations),
+/// else `0x02` and the collation's id (u16 LE).
+fn encode_database(coll: Collation) -> Vec<u8> {
+    if coll == Collation::DEFAULT {
+        return vec![1];
+    }
+    let id = coll.id().to_le_bytes();
+    vec![2, id[0], id[1]]
+}
+
+fn decode_database(v: &[u8]) -> Option<Collation> {
+    match v {
+        [1] => Some(Collation::DEFAULT),
+        [2, a, b] => Collation::from_id(u16::from_le_bytes([*a, *b])),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod database_record_tests {
+    use super::*;
+
+    #[test]
+    fn database_records_round_trip_and_reject_bad_bytes() {
+        for c in crate::collation::ALL {
+            assert_eq!(decode_database(&encode_database(c)), Some(c));
+        }
+        assert_eq!(encode_database(Collation::DEFAULT), vec![1]);
+        assert_eq!(decode_database(&[]), None);
+        assert_eq!(decode_database(&[2, 45]), None);
+        assert_eq!(decode_database(&[2, 0xff, 0xff]), None);
+        assert_eq!(decode_database(&[3, 45, 0]), None);
+        assert_eq!(decode_database(&[1, 0]), None);
     }
 }

@@ -468,21 +468,13 @@ pub fn check_create_table(ct: &ast::CreateTable) -> Result<Vec<String>> {
     for con in &ct.constraints {
         check_constraint(con)?;
     }
-    let opts = match &ct.table_options {
-        ast::CreateTableOptions::None => &[][..],
-        ast::CreateTableOptions::Plain(v)
-        | ast::CreateTableOptions::Options(v)
-        | ast::CreateTableOptions::With(v)
-        | ast::CreateTableOptions::TableProperties(v) => v,
-    };
-    for o in opts {
+    for o in table_options(ct) {
         match o {
             ast::SqlOption::Comment(ast::CommentDef::WithEq(c) | ast::CommentDef::WithoutEq(c)) => {
                 check_comment(c)?
             }
             ast::SqlOption::KeyValue { key, value } => {
-                let k = key.value.to_ascii_uppercase().replace('_', " ");
-                match k.as_str() {
+                match option_key(key).as_str() {
                     "ENGINE" | "CHARSET" | "DEFAULT CHARSET" | "CHARACTER SET"
                     | "DEFAULT CHARACTER SET" | "COLLATE" | "DEFAULT COLLATE" | "COMMENT" => {}
                     // Storage layout hints InnoDB-specific or advisory in MySQL too.
@@ -505,6 +497,23 @@ pub fn check_create_table(ct: &ast::CreateTable) -> Result<Vec<String>> {
         }
     }
     Ok(warnings)
+}
+
+/// The options of a CREATE TABLE, whichever syntax carried them.
+pub fn table_options(ct: &ast::CreateTable) -> &[ast::SqlOption] {
+    match &ct.table_options {
+        ast::CreateTableOptions::None => &[],
+        ast::CreateTableOptions::Plain(v)
+        | ast::CreateTableOptions::Options(v)
+        | ast::CreateTableOptions::With(v)
+        | ast::CreateTableOptions::TableProperties(v) => v,
+    }
+}
+
+/// A `KEY = value` table option's key as this module matches it: upper case, `_` as a
+/// space (`DEFAULT_CHARSET` and `DEFAULT CHARSET` are one option).
+pub fn option_key(key: &ast::Ident) -> String {
+    key.value.to_ascii_uppercase().replace('_', " ")
 }
 
 /// Table constraints: keys and foreign keys are honoured; CHECK is not enforced by

@@ -715,42 +715,7 @@ pub fn like_chars(s: &[u8], p: &[u8], esc: u8, c: Collation) -> bool {
         (Some(x), Some(y)) => c.char_eq(x, y),
         _ => a == b,
     };
-    let (mut si, mut pi) = (0usize, 0usize);
-    let mut star: Option<(usize, usize)> = None;
-    while si < s.len() {
-        if pi < p.len() {
-            let ch = p[pi];
-            if ch == '%' as u32 {
-                star = Some((pi, si));
-                pi += 1;
-                continue;
-            }
-            let (lit, adv) = if ch == esc && pi + 1 < p.len() {
-                (Some(p[pi + 1]), 2)
-            } else if ch == '_' as u32 {
-                (None, 1)
-            } else {
-                (Some(ch), 1)
-            };
-            if lit.is_none_or(|l| eq(l, s[si])) {
-                si += 1;
-                pi += adv;
-                continue;
-            }
-        }
-        match star {
-            Some((sp, ss)) => {
-                pi = sp + 1;
-                si = ss + 1;
-                star = Some((sp, ss + 1));
-            }
-            None => return false,
-        }
-    }
-    while pi < p.len() && p[pi] == '%' as u32 {
-        pi += 1;
-    }
-    pi == p.len()
+    crate::expr::like_units(&s, &p, '%' as u32, '_' as u32, esc, eq)
 }
 
 #[cfg(test)]

@@ -640,25 +640,39 @@ fn binary(op: BinOp, a: &Expr, b: &Expr, row: &[Value], env: &dyn Env) -> Result
 
 /// SQL LIKE with `%`, `_` and an escape byte; bytewise (binary collation).
 pub fn like(s: &[u8], p: &[u8], esc: u8) -> bool {
-    // Iterative matcher with backtracking on the last '%'.
+    like_units(s, p, b'%', b'_', esc, |a, b| a == b)
+}
+
+/// LIKE over any unit (bytes, or characters for a collation's per-character LIKE):
+/// `any` matches any run of units, `one` one unit, `esc` quotes the next pattern unit,
+/// and `eq(pattern unit, subject unit)` decides a literal match. Iterative, backtracking
+/// only to the last `any`: linear memory, no recursion on hostile patterns.
+pub fn like_units<U: Copy + PartialEq>(
+    s: &[U],
+    p: &[U],
+    any: U,
+    one: U,
+    esc: U,
+    eq: impl Fn(U, U) -> bool,
+) -> bool {
     let (mut si, mut pi) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while si < s.len() {
         if pi < p.len() {
             let c = p[pi];
-            if c == b'%' {
+            if c == any {
                 star = Some((pi, si));
                 pi += 1;
                 continue;
             }
             let (lit, adv) = if c == esc && pi + 1 < p.len() {
                 (Some(p[pi + 1]), 2)
-            } else if c == b'_' {
+            } else if c == one {
                 (None, 1)
             } else {
                 (Some(c), 1)
             };
-            if lit.is_none_or(|l| l == s[si]) {
+            if lit.is_none_or(|l| eq(l, s[si])) {
                 si += 1;
                 pi += adv;
                 continue;
@@ -673,7 +687,7 @@ pub fn like(s: &[u8], p: &[u8], esc: u8) -> bool {
             None => return false,
         }
     }
-    while pi < p.len() && p[pi] == b'%' {
+    while pi < p.len() && p[pi] == any {
         pi += 1;
     }
     pi == p.len()

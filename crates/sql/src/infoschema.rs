@@ -328,16 +328,17 @@ impl View {
         let st = s.inst.catalog.state();
         Ok(match self {
             View::Schemata => {
-                let mut dbs: Vec<&str> = st.databases.keys().map(String::as_str).collect();
-                dbs.push(DB);
-                dbs.sort_unstable();
+                let mut dbs: Vec<(&str, Collation)> =
+                    st.databases.iter().map(|(d, c)| (d.as_str(), *c)).collect();
+                dbs.push((DB, Collation::Utf8mb3GeneralCi));
+                dbs.sort_unstable_by_key(|d| d.0);
                 dbs.into_iter()
-                    .map(|d| {
+                    .map(|(d, c)| {
                         vec![
                             t("def"),
                             t(d),
-                            t(Collation::DEFAULT.charset()),
-                            t(Collation::DEFAULT.name()),
+                            t(c.charset()),
+                            t(c.name()),
                             Value::Null,
                             t(""),
                         ]

@@ -7,7 +7,7 @@
 //! positions of `?` placeholders are recorded so the binder can number
 //! them in text order.
 use crate::error::{Result, SqlError};
-use crate::stmt::{self, MaintStmt, SetStmt, ShowStmt, Stmt, TxnStmt};
+use crate::stmt::{self, DdlStmt, MaintStmt, SetStmt, ShowStmt, Stmt, TxnStmt};
 use sqlparser::ast;
 use sqlparser::parser::Parser;
 
@@ -461,6 +461,60 @@ fn like_arg(ws: &[String], at: usize) -> Option<String> {
     }
 }
 
+/// `ALTER {DATABASE | SCHEMA} [name] {[DEFAULT] {CHARACTER SET | CHARSET | COLLATE} [=] x}...`
+/// (`ws`: the words after DATABASE; sqlparser lacks MySQL's form).
+fn alter_database(ws: &[String]) -> Result<Stmt> {
+    let ws: Vec<&str> = ws
+        .iter()
+        .flat_map(|w| w.split('='))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_kw = |w: &str| {
+        ["DEFAULT", "CHARACTER", "CHARSET", "COLLATE"]
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(w))
+    };
+    let mut i = 0;
+    let name = match ws.first() {
+        Some(w) if !is_kw(w) => {
+            i = 1;
+            Some(unquote(w))
+        }
+        _ => None,
+    };
+    let (mut charset, mut collate) = (None, None);
+    while i < ws.len() {
+        if ws[i].eq_ignore_ascii_case("DEFAULT") {
+            i += 1;
+        }
+        let kw = ws.get(i).map(|w| w.to_ascii_uppercase());
+        let (slot, skip) = match kw.as_deref() {
+            Some("CHARACTER") if ws.get(i + 1).is_some_and(|w| w.eq_ignore_ascii_case("SET")) => {
+                (&mut charset, 2)
+            }
+            Some("CHARSET") => (&mut charset, 1),
+            Some("COLLATE") => (&mut collate, 1),
+            Some(w) => return Err(SqlError::unsupported(format!("ALTER DATABASE ... {w}"))),
+            None => return Err(SqlError::parse("ALTER DATABASE: option expected")),
+        };
+        let Some(v) = ws.get(i + skip) else {
+            return Err(SqlError::parse("ALTER DATABASE: value expected"));
+        };
+        *slot = Some(unquote(v));
+        i += skip + 1;
+    }
+    if charset.is_none() && collate.is_none() {
+        return Err(SqlError::parse(
+            "ALTER DATABASE: CHARACTER SET or COLLATE expected",
+        ));
+    }
+    Ok(Stmt::Ddl(DdlStmt::AlterDatabase {
+        name,
+        charset,
+        collate,
+    }))
+}
+
 /// Statements recognized without sqlparser.
 fn admin(s: &str) -> Result<Option<Stmt>> {
     let ws = words(s);
@@ -520,6 +574,7 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
             Some(Stmt::Show(ShowStmt::ProcessList))
         }
         ["SHOW", "GRANTS", ..] => Some(Stmt::Show(ShowStmt::Grants)),
+        ["ALTER", "DATABASE" | "SCHEMA", ..] => Some(alter_database(&ws[2..])?),
         ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => rest
             .last()
             .map(|_| Stmt::Show(ShowStmt::CreateDatabase(unquote(&ws[ws.len() - 1])))),

@@ -144,6 +144,18 @@ impl Session {
         if n == "last_insert_id" || n == "identity" {
             return Some(Value::UInt(self.last_insert_id));
         }
+        if !global && (n == "character_set_database" || n == "collation_database") {
+            // The current database's default (MySQL: follows USE).
+            let st = self.inst.catalog.state();
+            if let Some(c) = self.db.as_ref().and_then(|d| st.databases.get(d)) {
+                let v = if n == "collation_database" {
+                    c.name()
+                } else {
+                    c.charset()
+                };
+                return Some(Value::Bytes(v.as_bytes().to_vec()));
+            }
+        }
         if !global {
             if let Some(v) = self.vars.get(&n) {
                 return Some(v.clone());

@@ -139,6 +139,17 @@ pub enum DdlStmt {
     CreateDatabase {
         name: String,
         if_not_exists: bool,
+        /// MariaDB's CREATE OR REPLACE DATABASE: drops it first.
+        or_replace: bool,
+        charset: Option<String>,
+        collate: Option<String>,
+    },
+    /// ALTER {DATABASE | SCHEMA} [name] [DEFAULT] CHARACTER SET / COLLATE
+    /// (parse.rs; `None`: the current database).
+    AlterDatabase {
+        name: Option<String>,
+        charset: Option<String>,
+        collate: Option<String>,
     },
     CreateTable(Box<ast::CreateTable>),
     CreateIndex(Box<ast::CreateIndex>),
@@ -303,11 +314,36 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
         S::CreateDatabase {
             db_name,
             if_not_exists,
+            or_replace,
+            default_charset,
+            default_collation,
+            location,
+            managed_location,
+            transient,
+            clone,
+            comment,
+            default_ddl_collation,
             ..
-        } => Stmt::Ddl(DdlStmt::CreateDatabase {
-            name: joined(&db_name),
-            if_not_exists,
-        }),
+        } => {
+            // Other dialects' options (LOCATION, CLONE, ...) and MariaDB's
+            // database COMMENT are not kept: refused rather than dropped.
+            if location.is_some()
+                || managed_location.is_some()
+                || transient
+                || clone.is_some()
+                || comment.is_some()
+                || default_ddl_collation.is_some()
+            {
+                return Err(SqlError::unsupported("this CREATE DATABASE option"));
+            }
+            Stmt::Ddl(DdlStmt::CreateDatabase {
+                name: joined(&db_name),
+                if_not_exists,
+                or_replace,
+                charset: default_charset,
+                collate: default_collation,
+            })
+        }
         S::CreateTable(ct) => Stmt::Ddl(DdlStmt::CreateTable(Box::new(ct))),
         S::CreateIndex(ci) => Stmt::Ddl(DdlStmt::CreateIndex(Box::new(ci))),
         S::AlterTable(at) => Stmt::Ddl(DdlStmt::AlterTable(Box::new(at))),

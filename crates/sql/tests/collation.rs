@@ -319,3 +319,100 @@ fn alter_table_changes_collations_by_rebuilding_keys() {
     assert_eq!(t(&mut s, "SELECT id FROM a WHERE extra = 'X'"), vec!["1"]);
     assert_eq!(t(&mut s, "CHECK TABLE a"), vec!["db.a|check|status|OK"]);
 }
+
+/// CREATE/ALTER DATABASE CHARACTER SET / COLLATE: the database's default
+/// collation is stored, reported, given to tables created in it without their
+/// own, and survives a restart.
+#[test]
+fn database_default_collation() {
+    let dir = testkit::TempDir::new("sql-coll-db");
+    let o = sql::InstanceOptions {
+        sync_on_commit: false,
+        ..Default::default()
+    };
+    let t = |s: &mut sql::Session, sql: &str| texts(q(s, sql));
+    {
+        let inst = sql::Instance::open(&dir.0, &o).unwrap();
+        let mut s = inst.session(1, "root", None);
+        q(&mut s, "CREATE DATABASE l CHARACTER SET latin1");
+        q(&mut s, "CREATE DATABASE b DEFAULT COLLATE = utf8mb4_bin");
+        q(&mut s, "CREATE DATABASE d");
+        assert_eq!(
+            t(&mut s, "SHOW CREATE DATABASE l"),
+            vec!["l|CREATE DATABASE `l` /*!40100 DEFAULT CHARACTER SET latin1 COLLATE latin1_swedish_ci */"]
+        );
+        assert_eq!(
+            t(&mut s, "SHOW CREATE DATABASE d"),
+            vec!["d|CREATE DATABASE `d` /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci */"]
+        );
+        assert_eq!(
+            t(
+                &mut s,
+                "SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME \
+                 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('l', 'b', 'd') ORDER BY 1"
+            ),
+            vec![
+                "b|utf8mb4|utf8mb4_bin",
+                "d|utf8mb4|utf8mb4_general_ci",
+                "l|latin1|latin1_swedish_ci"
+            ]
+        );
+        q(&mut s, "USE b");
+        assert_eq!(
+            t(
+                &mut s,
+                "SELECT @@character_set_database, @@collation_database"
+            ),
+            vec!["utf8mb4|utf8mb4_bin"]
+        );
+        // A table without its own collation takes the database's: bytewise here.
+        q(&mut s, "CREATE TABLE u (a VARCHAR(5) UNIQUE)");
+        q(&mut s, "INSERT INTO u VALUES ('a'), ('A')");
+        // Its own DEFAULT CHARSET wins over the database's.
+        q(
+            &mut s,
+            "CREATE TABLE w (a VARCHAR(5) UNIQUE) DEFAULT CHARSET = utf8mb4",
+        );
+        q(&mut s, "INSERT INTO w VALUES ('a')");
+        assert_eq!(err(&mut s, "INSERT INTO w VALUES ('A')"), 1062);
+        // ALTER DATABASE changes the default for tables created later only.
+        q(&mut s, "ALTER DATABASE b CHARACTER SET utf8mb4");
+        q(&mut s, "CREATE TABLE v (a VARCHAR(5) UNIQUE)");
+        q(&mut s, "INSERT INTO v VALUES ('a')");
+        assert_eq!(err(&mut s, "INSERT INTO v VALUES ('A')"), 1062);
+        q(&mut s, "INSERT INTO u VALUES ('B'), ('b')");
+        // Without a name: the current database.
+        q(&mut s, "ALTER DATABASE DEFAULT COLLATE latin1_bin");
+        assert_eq!(t(&mut s, "SELECT @@collation_database"), vec!["latin1_bin"]);
+        q(&mut s, "USE l");
+        q(&mut s, "CREATE TABLE t (a VARCHAR(5))");
+        let ddl = t(&mut s, "SHOW CREATE TABLE t").join("\n");
+        assert!(ddl.contains("CHARSET=latin1"), "{ddl}");
+        // Errors: none is accepted and ignored.
+        assert_eq!(
+            err(
+                &mut s,
+                "CREATE DATABASE x CHARACTER SET latin1 COLLATE utf8mb4_bin"
+            ),
+            1253
+        );
+        assert_eq!(err(&mut s, "CREATE DATABASE x CHARACTER SET nosuch"), 1115);
+        assert_eq!(err(&mut s, "CREATE DATABASE x COLLATE nosuch"), 1273);
+        assert_eq!(
+            err(&mut s, "ALTER DATABASE nosuch CHARACTER SET latin1"),
+            1049
+        );
+        assert_eq!(err(&mut s, "ALTER DATABASE l COMMENT = 'x'"), 1235);
+        assert_eq!(t(&mut s, "SHOW DATABASES LIKE 'x'"), Vec::<String>::new());
+    }
+    let inst = sql::Instance::open(&dir.0, &o).unwrap();
+    let mut s = inst.session(1, "root", None);
+    assert_eq!(
+        t(&mut s, "SHOW CREATE DATABASE b"),
+        vec!["b|CREATE DATABASE `b` /*!40100 DEFAULT CHARACTER SET latin1 COLLATE latin1_bin */"]
+    );
+    assert_eq!(
+        t(&mut s, "SHOW CREATE DATABASE l"),
+        vec!["l|CREATE DATABASE `l` /*!40100 DEFAULT CHARACTER SET latin1 COLLATE latin1_swedish_ci */"]
+    );
+}

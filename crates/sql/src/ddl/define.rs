@@ -303,10 +303,12 @@ pub fn column_spec<'a>(
 
 /// Builds a table definition from CREATE TABLE, and returns its FOREIGN KEY
 /// clauses (table and column level) for `fkey::add`.
+/// `db_coll`: the database's default collation (the table's when it names none).
 pub fn table_def(
     ct: &ast::CreateTable,
     db: &str,
     name: &str,
+    db_coll: Collation,
 ) -> Result<(TableDef, Vec<ast::ForeignKeyConstraint>)> {
     let mut fks = Vec::new();
     if ct.query.is_some() || ct.like.is_some() {
@@ -315,7 +317,7 @@ pub fn table_def(
     let mut cols = Vec::new();
     let mut pk_cols: Option<Vec<usize>> = None;
     let mut secondary: Vec<Index> = Vec::new();
-    let table_coll = table_collation(ct)?;
+    let table_coll = table_collation(ct, db_coll)?;
     for (i, cd) in ct.columns.iter().enumerate() {
         let spec = column_spec(
             &cd.name.value,
@@ -436,20 +438,12 @@ fn unquoted(n: &str) -> String {
 }
 
 /// A table's default collation from DEFAULT CHARSET= / COLLATE= (the
-/// server default when absent).
-fn table_collation(ct: &ast::CreateTable) -> Result<Collation> {
-    let opts = match &ct.table_options {
-        ast::CreateTableOptions::None => &[][..],
-        ast::CreateTableOptions::Plain(v)
-        | ast::CreateTableOptions::Options(v)
-        | ast::CreateTableOptions::With(v)
-        | ast::CreateTableOptions::TableProperties(v) => v,
-    };
+/// database's, `dflt`, when absent).
+fn table_collation(ct: &ast::CreateTable, dflt: Collation) -> Result<Collation> {
     let (mut cs, mut co) = (None, None);
-    for o in opts {
+    for o in crate::accept::table_options(ct) {
         if let ast::SqlOption::KeyValue { key, value } = o {
-            let k = key.value.to_ascii_uppercase().replace('_', " ");
-            match k.as_str() {
+            match crate::accept::option_key(key).as_str() {
                 "CHARSET" | "DEFAULT CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
                     cs = Some(unquoted(&value.to_string()))
                 }
@@ -458,7 +452,7 @@ fn table_collation(ct: &ast::CreateTable) -> Result<Collation> {
             }
         }
     }
-    crate::collate::resolve(cs.as_deref(), co.as_deref(), Collation::DEFAULT)
+    crate::collate::resolve(cs.as_deref(), co.as_deref(), dflt)
 }
 
 /// A character column's collation from its CHARACTER SET / COLLATE

@@ -18,6 +18,7 @@ use crate::select::resolve_table;
 use crate::session::Session;
 use crate::stmt::{name_parts, DdlStmt};
 use rel::catalog::{Catalog, Table};
+use rel::collation::Collation;
 use rel::schema::Index;
 use sqlparser::ast;
 use std::sync::Arc;
@@ -31,15 +32,57 @@ fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
     }
 }
 
+/// The default collation of database `db` (the server's when it does not
+/// exist: creating a table in it fails later with 1049).
+pub fn db_collation(s: &Session, db: &str) -> Collation {
+    s.inst
+        .catalog
+        .state()
+        .databases
+        .get(db)
+        .copied()
+        .unwrap_or(Collation::DEFAULT)
+}
+
 /// Runs a DDL statement.
 pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
     match stmt {
         DdlStmt::CreateDatabase {
             name,
             if_not_exists,
+            or_replace,
+            charset,
+            collate,
         } => {
-            let created = s.inst.catalog.create_database(name, *if_not_exists)?;
+            let coll = crate::collate::resolve(
+                charset.as_deref(),
+                collate.as_deref(),
+                Collation::DEFAULT,
+            )?;
+            if *or_replace {
+                return Err(SqlError::unsupported("CREATE OR REPLACE DATABASE"));
+            }
+            let created = s.inst.catalog.create_database(name, *if_not_exists, coll)?;
             Ok(Outcome::affected(created as u64))
+        }
+        DdlStmt::AlterDatabase {
+            name,
+            charset,
+            collate,
+        } => {
+            let name = match name.as_ref().or(s.db.as_ref()) {
+                Some(n) => n.clone(),
+                None => return Err(SqlError::no_db()),
+            };
+            let cur = s.inst.catalog.state().databases.get(&name).copied();
+            let Some(cur) = cur else {
+                return Err(SqlError::bad_db(&name));
+            };
+            // The pair resolves as in CREATE DATABASE (CHARACTER SET alone
+            // gives that charset's default collation).
+            let coll = crate::collate::resolve(charset.as_deref(), collate.as_deref(), cur)?;
+            s.inst.catalog.alter_database(&name, coll)?;
+            Ok(Outcome::affected(1))
         }
         DdlStmt::CreateTable(ct) => {
             if let Some(like) = &ct.like {
@@ -66,7 +109,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             }
             let (db, name) = split_name(s, &ct.name)?;
             let warnings = crate::accept::check_create_table(ct)?;
-            let (mut def, fks) = table_def(ct, &db, &name)?;
+            let (mut def, fks) = table_def(ct, &db, &name, db_collation(s, &db))?;
             let st = s.inst.catalog.state();
             if !(ct.if_not_exists && st.table(&db, &name).is_some()) {
                 let checks = s.fk_checks();

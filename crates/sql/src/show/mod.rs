@@ -167,16 +167,19 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
             ))]],
         ),
         ShowStmt::CreateDatabase(name) => {
-            if !s.inst.catalog.state().databases.contains_key(name) {
+            let Some(c) = s.inst.catalog.state().databases.get(name).copied() else {
                 return Err(SqlError::bad_db(name));
-            }
+            };
             rows(
                 sink,
                 &["Database", "Create Database"],
                 vec![vec![
                     text(name),
                     text(format!(
-                        "CREATE DATABASE `{name}` /*!40100 DEFAULT CHARACTER SET utf8mb4 */"
+                        "CREATE DATABASE `{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */",
+                        name.replace('`', "``"),
+                        c.charset(),
+                        c.name()
                     )),
                 ]],
             )

@@ -20,8 +20,9 @@ fn access(s: &mut Session, sql: &str) -> Vec<(String, String)> {
 
 #[test]
 fn constants_are_carried_across_join_conditions() {
-    let d = testkit::unique_temp_path("sql-planner");
-    let inst = Instance::open(&d, &InstanceOptions::default()).unwrap();
+    // Removed on drop, also when an assertion fails.
+    let d = testkit::TempDir::new("sql-planner");
+    let inst = Instance::open(&d.0, &InstanceOptions::default()).unwrap();
     let mut s = inst.session(1, "root", None);
     q(&mut s, "CREATE DATABASE tpcc");
     q(&mut s, "USE tpcc");
@@ -153,5 +154,4 @@ fn constants_are_carried_across_join_conditions() {
     assert!(plan.iter().all(|(_, t)| t != "ALL"), "{plan:?}");
     drop(s);
     drop(inst);
-    let _ = std::fs::remove_dir_all(&d);
 }

@@ -10,8 +10,9 @@ use common::{err, q, texts};
 
 #[test]
 fn subqueries_and_derived_tables() {
-    let d = testkit::unique_temp_path("sql-subquery");
-    let inst = Instance::open(&d, &InstanceOptions::default()).unwrap();
+    // Removed on drop, also when an assertion fails.
+    let d = testkit::TempDir::new("sql-subquery");
+    let inst = Instance::open(&d.0, &InstanceOptions::default()).unwrap();
     let mut s = inst.session(1, "root", None);
     for st in [
         "CREATE DATABASE db",
@@ -260,5 +261,4 @@ fn subqueries_and_derived_tables() {
     assert_eq!(run(&mut s, 6, 25), vec!["1"]);
     drop(s);
     drop(inst);
-    let _ = std::fs::remove_dir_all(&d);
 }

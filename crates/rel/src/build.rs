@@ -1,55 +1,206 @@
-//! Building a new secondary index from the table's rows: a full scan at
-//! one snapshot, written in batches of index entries, checking uniqueness
-//! for a UNIQUE index. The caller (DDL) publishes the index definition
-//! first, so that writers maintain the new index while it is built, and
-//! waits for writers that planned without it before calling this.
-use crate::catalog::Table;
+//! Building a new secondary index from the table's rows online: the rows
+//! are listed from one snapshot and their entries written in batches, each
+//! row locked and read at its latest version, checking uniqueness for a
+//! UNIQUE index. The caller (DDL) publishes the index to writers first, so
+//! that they maintain it while it is built, and waits for writers that
+//! planned without it before calling this.
+//!
+//! The catalog side of an online build (`Catalog::begin_index`,
+//! `finish_index`, `abort_index`) lives here too: the index is published
+//! to writers only (`Table::building`) and stored with the definition once
+//! filled, under a pending (`P`) record until then, so that neither a
+//! reader nor a restart ever sees a half-built index.
+use crate::catalog::{key, reclaim_ids, sync as synced, Catalog, Table};
 use crate::keycodec;
 use crate::scan::scan;
-use crate::schema::Index;
+use crate::schema::{Index, TableDef};
 use crate::table as rt;
 use crate::{Error, Result};
-use lsm::{Db, WriteBatch, WriteOptions};
-use std::collections::HashSet;
+use lsm::{WriteBatch, DEFAULT_CF};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use txn::{Isolation, LockMode, TxnDb};
 
-/// Batch size of index entries written at once.
-const BATCH_BYTES: usize = 4 << 20;
+/// Rows whose entries one transaction of the build writes (their shared
+/// locks are held until it commits).
+const BATCH_ROWS: usize = 256;
 
-/// Writes the entries of index `ix` for every row of `t` as of now.
-/// Fails with `Error::DupKey` when `ix` is unique and two rows share a
-/// non-NULL key (the entries written so far stay: the caller drops the
-/// index, which reclaims them).
-pub fn build_index(db: &Db, t: &Table, ix: &Index) -> Result<()> {
+/// Fills index `ix` of `t` (published to writers: `Table::building`) for
+/// every row of the table: the rows are listed from a snapshot and written
+/// as they are when their batch runs (`fill`). Fails with `Error::DupKey`
+/// when `ix` is unique and two rows share a non-NULL key, and with a lock
+/// wait timeout or deadlock (waiting `lock_wait` at most per row); the
+/// entries written so far stay: the caller abandons the index, which
+/// reclaims them.
+pub fn build_index(txdb: &TxnDb, t: &Table, ix: &Index, lock_wait: Duration) -> Result<()> {
+    let db = txdb.db();
     let snap = db.snapshot();
-    let mut batch = WriteBatch::new();
-    let mut seen: HashSet<Vec<u8>> = HashSet::new();
-    let sync = WriteOptions {
-        sync: true,
-        disable_wal: false,
-    };
-    scan(db, &snap, t.def.pk.id, &mut |k, v| {
-        let row = rt::decode_row(&t.def, k, v, None)?;
+    let mut keys: Vec<Vec<u8>> = Vec::with_capacity(BATCH_ROWS);
+    scan(db, &snap, t.def.pk.id, &mut |k, _| {
+        keys.push(k.to_vec());
+        if keys.len() >= BATCH_ROWS {
+            fill(txdb, t, ix, &keys, lock_wait)?;
+            keys.clear();
+        }
+        Ok(())
+    })?;
+    fill(txdb, t, ix, &keys, lock_wait)
+}
+
+/// Writes the entries of the rows with primary keys `keys` as the rows are
+/// now. Each row is locked (shared), so no writer changes it meanwhile, and
+/// read at its latest committed version: a row deleted since the snapshot
+/// gets no entry, an updated one the entry of its new values. An entry a
+/// writer that maintains the index already wrote is not written again (a
+/// second Put under one key would outlive the SingleDelete a later change
+/// of the row writes). Not fsynced: the catalog write that installs the
+/// index is.
+fn fill(txdb: &TxnDb, t: &Table, ix: &Index, keys: &[Vec<u8>], lock_wait: Duration) -> Result<()> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    let te = |e: txn::Error| Error::Txn(e);
+    let mut txn = txdb.begin(Isolation::ReadCommitted);
+    txn.set_lock_wait_timeout(lock_wait);
+    txn.set_no_sync();
+    for k in keys {
+        let Some(v) = txn
+            .get_locked(DEFAULT_CF, k, LockMode::Shared)
+            .map_err(te)?
+        else {
+            continue;
+        };
+        let row = rt::decode_row(&t.def, k, &v, None)?;
         let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
         if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
             let mut prefix = keycodec::index_prefix(ix.id).to_vec();
             rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
-            if !seen.insert(prefix) {
-                let txt: Vec<String> = ix
-                    .columns
-                    .iter()
-                    .map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned())
-                    .collect();
-                return Err(Error::DupKey(txt.join("-"), ix.name.clone()));
+            let upper = keycodec::prefix_successor(&prefix);
+            let held = {
+                let mut it = txn
+                    .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+                    .map_err(te)?;
+                it.next().map_err(te)?.map(|(k, _)| k.to_vec())
+            };
+            match held {
+                Some(h) if h == key => continue,
+                Some(_) => {
+                    let txt: Vec<String> = ix
+                        .columns
+                        .iter()
+                        .map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned())
+                        .collect();
+                    return Err(Error::DupKey(txt.join("-"), ix.name.clone()));
+                }
+                None => {}
+            }
+        } else if txn.get_latest(DEFAULT_CF, &key).map_err(te)?.is_some() {
+            continue;
+        }
+        txn.put(DEFAULT_CF, &key, &[]);
+    }
+    txn.commit().map_err(te)
+}
+
+impl Catalog {
+    /// Starts an online index build of `ix` on `t` (the current table of
+    /// its name): gives `ix` a fresh id, records the id as pending (a `P`
+    /// record: the entries written under it are removed at the next open
+    /// if the build never finishes) and publishes the table with `ix` among
+    /// the indexes writers maintain (`Table::building`). The stored
+    /// definition is unchanged until `finish_index`.
+    pub fn begin_index(&self, t: &Arc<Table>, mut ix: Index) -> Result<(Arc<Table>, Index)> {
+        let mut next = self.lock_ddl();
+        let st = self.state();
+        let Some(cur) = st
+            .table(&t.def.db, &t.def.name)
+            .filter(|c| Arc::ptr_eq(c, t))
+        else {
+            return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
+        };
+        ix.id = *next;
+        let end = ix.id + 1;
+        let mut b = WriteBatch::new();
+        b.put(&key(b'N', &[]), &end.to_le_bytes());
+        b.put(&key(b'P', &[&ix.id.to_be_bytes()]), &end.to_le_bytes());
+        self.db().write(synced(), b)?;
+        *next = end;
+        let mut n = self.successor(cur, cur.def.clone());
+        n.building.push(ix.clone());
+        let n = Arc::new(n);
+        let n2 = n.clone();
+        self.publish(|st| {
+            st.tables
+                .insert((n2.def.db.clone(), n2.def.name.clone()), n2);
+        });
+        Ok((n, ix))
+    }
+
+    /// Commits the online build of index `id` of `db.name`: the definition
+    /// with the index is stored and the pending record dropped in one
+    /// synced write; from then on the planner may use it (read views older
+    /// than that write may not: `since`).
+    pub fn finish_index(&self, db: &str, name: &str, id: u32) -> Result<Arc<Table>> {
+        let next = self.lock_ddl();
+        let st = self.state();
+        let cur = st
+            .table(db, name)
+            .cloned()
+            .ok_or_else(|| Error::NoSuchTable(format!("{db}.{name}")))?;
+        let Some(pos) = cur.building.iter().position(|i| i.id == id) else {
+            return Err(Error::TableChanged(format!("{db}.{name}")));
+        };
+        let mut def = cur.def.clone();
+        def.secondary.push(cur.building[pos].clone());
+        def.check_limits().map_err(Error::Limit)?;
+        let mut b = WriteBatch::new();
+        b.put(&key(b'T', &[db.as_bytes(), name.as_bytes()]), &def.encode());
+        b.put(&key(b'N', &[]), &next.to_le_bytes());
+        b.delete(&key(b'P', &[&id.to_be_bytes()]));
+        self.db().write(synced(), b)?;
+        let mut n = self.successor(&cur, def);
+        n.building.remove(pos);
+        n.since.push((id, self.db().latest_sequence()));
+        let n = Arc::new(n);
+        let n2 = n.clone();
+        self.publish(|st| {
+            st.tables.insert((db.to_string(), name.to_string()), n2);
+        });
+        Ok(n)
+    }
+
+    /// Abandons the online build of index `id` of `db.name`: writers stop
+    /// maintaining it, and its entries and pending record go.
+    pub fn abort_index(&self, db: &str, name: &str, id: u32) -> Result<()> {
+        let _g = self.lock_ddl();
+        if let Some(cur) = self.state().table(db, name).cloned() {
+            if let Some(pos) = cur.building.iter().position(|i| i.id == id) {
+                let mut n = self.successor(&cur, cur.def.clone());
+                n.building.remove(pos);
+                let n = Arc::new(n);
+                self.publish(|st| {
+                    st.tables.insert((db.to_string(), name.to_string()), n);
+                });
             }
         }
-        batch.put(&key, &[]);
-        if batch.size() > BATCH_BYTES {
-            db.write(sync, std::mem::take(&mut batch))?;
-        }
+        reclaim_ids(self.db(), id, id + 1)?;
+        let mut b = WriteBatch::new();
+        b.delete(&key(b'P', &[&id.to_be_bytes()]));
+        self.db().write(synced(), b)?;
         Ok(())
-    })?;
-    if !batch.is_empty() {
-        db.write(sync, batch)?;
     }
-    Ok(())
+
+    /// The table replacing `cur` with definition `def` (same index ids):
+    /// counters, indexes being built and `since` carried over.
+    pub(crate) fn successor(&self, cur: &Table, def: TableDef) -> Table {
+        let mut n = Table::new(
+            def,
+            cur.auto_inc.load(Ordering::SeqCst),
+            cur.hidden_next.load(Ordering::SeqCst),
+        );
+        n.building = cur.building.clone();
+        n.since = cur.since.clone();
+        n
+    }
 }

@@ -13,7 +13,7 @@
 //! ```
 use crate::collation::Collation;
 use crate::keycodec::{self, prefix_successor};
-use crate::schema::TableDef;
+use crate::schema::{Index, TableDef};
 use crate::value::Value;
 use crate::{Error, Result};
 use lsm::{Db, ReadOptions, WriteBatch, WriteOptions};
@@ -39,6 +39,16 @@ pub struct Table {
     /// are): set by ALTER TABLE while it replaces the table (`bump_with`),
     /// and 0 once it has been replaced.
     pub frozen: AtomicU64,
+    /// Secondary indexes being built online (CREATE INDEX): writers
+    /// maintain them (`write_indexes`), but they are not in `def`, so the
+    /// planner and readers do not use them, and they are not stored until
+    /// the build commits (`finish_index`).
+    pub building: Vec<Index>,
+    /// Index ids whose entries are complete only for read views at or
+    /// after an engine sequence (created, rebuilt, truncated or filled
+    /// since the instance opened): an older read view must not read them
+    /// (MySQL's 1412). Ids not listed are complete for every read view.
+    pub since: Vec<(u32, u64)>,
 }
 
 impl Table {
@@ -49,7 +59,35 @@ impl Table {
             auto_inc: AtomicU64::new(auto_inc),
             hidden_next: AtomicU64::new(hidden_next),
             frozen: AtomicU64::new(u64::MAX),
+            building: Vec::new(),
+            since: Vec::new(),
         }
+    }
+
+    /// The engine sequence from which index `id`'s entries are complete
+    /// (0: for every read view).
+    pub fn readable_since(&self, id: u32) -> u64 {
+        self.since.iter().find(|(i, _)| *i == id).map_or(0, |e| e.1)
+    }
+
+    /// Every secondary index writers maintain: `def`'s and those being built.
+    pub fn write_indexes(&self) -> impl Iterator<Item = &Index> {
+        self.def.secondary.iter().chain(&self.building)
+    }
+
+    /// `since` for a table with definition `def` succeeding `old` (if
+    /// any), written at engine sequence `seq`: ids `old` had keep their
+    /// sequence, new ids get `seq`.
+    fn since_after(def: &TableDef, old: Option<&Table>, seq: u64) -> Vec<(u32, u64)> {
+        def.indexes()
+            .filter_map(|ix| match old {
+                Some(o) if o.def.indexes().any(|i| i.id == ix.id) => {
+                    let s = o.readable_since(ix.id);
+                    (s > 0).then_some((ix.id, s))
+                }
+                _ => Some((ix.id, seq)),
+            })
+            .collect()
     }
 
     /// Reserves `n` consecutive AUTO_INCREMENT values, returning the first.
@@ -143,7 +181,7 @@ pub struct Catalog {
     ddl: Mutex<u32>, // next index id, guarded with DDL
 }
 
-fn key(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
+pub(crate) fn key(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
     let mut k = keycodec::index_prefix(CATALOG_INDEX_ID).to_vec();
     k.push(tag);
     for (i, p) in parts.iter().enumerate() {
@@ -155,7 +193,7 @@ fn key(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
     k
 }
 
-fn sync() -> WriteOptions {
+pub(crate) fn sync() -> WriteOptions {
     WriteOptions {
         sync: true,
         disable_wal: false,
@@ -268,7 +306,7 @@ impl Catalog {
         self.version.load(Ordering::Acquire)
     }
 
-    fn publish(&self, f: impl FnOnce(&mut CatalogState)) {
+    pub(crate) fn publish(&self, f: impl FnOnce(&mut CatalogState)) {
         let mut g = self.state.write().unwrap_or_else(|p| p.into_inner());
         let mut st = CatalogState {
             version: g.version + 1,
@@ -283,7 +321,7 @@ impl Catalog {
         *g = Arc::new(st);
     }
 
-    fn lock_ddl(&self) -> std::sync::MutexGuard<'_, u32> {
+    pub(crate) fn lock_ddl(&self) -> std::sync::MutexGuard<'_, u32> {
         self.ddl.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -399,7 +437,8 @@ impl Catalog {
         }
         self.store_def(&def, id)?;
         *next = id;
-        let t = Table::new(def, 1, 1);
+        let mut t = Table::new(def, 1, 1);
+        t.since = Table::since_after(&t.def, None, self.db.latest_sequence());
         self.publish(|st| {
             st.tables
                 .insert((t.def.db.clone(), t.def.name.clone()), Arc::new(t));
@@ -456,6 +495,10 @@ impl Catalog {
         let Some(old) = st.table(&def.db, &def.name).cloned() else {
             return Err(Error::NoSuchTable(format!("{}.{}", def.db, def.name)));
         };
+        if fresh_pk && !old.building.is_empty() {
+            // TRUNCATE during CREATE INDEX: the build reads the old ids.
+            return Err(Error::TableChanged(format!("{}.{}", def.db, def.name)));
+        }
         let mut id = *next;
         if fresh_pk {
             def.pk.id = id;
@@ -477,7 +520,10 @@ impl Catalog {
                 old.hidden_next.load(Ordering::SeqCst),
             )
         };
-        let t = Arc::new(Table::new(def, ai, hn));
+        let mut t = Table::new(def, ai, hn);
+        t.since = Table::since_after(&t.def, Some(&old), self.db.latest_sequence());
+        t.building = old.building.clone();
+        let t = Arc::new(t);
         let t2 = t.clone();
         self.publish(|st| {
             st.tables
@@ -567,7 +613,7 @@ impl Catalog {
         for c in &changes {
             if let Some(t) = &c.from {
                 let cur = st.table(&t.def.db, &t.def.name);
-                if !cur.is_some_and(|cur| Arc::ptr_eq(cur, t)) {
+                if !cur.is_some_and(|cur| Arc::ptr_eq(cur, t)) || !t.building.is_empty() {
                     return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
                 }
             }
@@ -598,6 +644,7 @@ impl Catalog {
         }
         b.put(&key(b'N', &[]), &next.to_le_bytes());
         self.db.write(sync(), b)?;
+        let seq = self.db.latest_sequence();
         let tables: Vec<Arc<Table>> = changes
             .iter()
             .map(|c| {
@@ -607,11 +654,9 @@ impl Catalog {
                         t.hidden_next.load(Ordering::SeqCst),
                     )
                 });
-                Arc::new(Table::new(
-                    c.def.clone(),
-                    ai.max(c.auto_inc),
-                    hn.max(c.hidden_next),
-                ))
+                let mut t = Table::new(c.def.clone(), ai.max(c.auto_inc), hn.max(c.hidden_next));
+                t.since = Table::since_after(&t.def, c.from.as_deref(), seq);
+                Arc::new(t)
             })
             .collect();
         self.publish(|st| {
@@ -661,7 +706,7 @@ fn id_span(def: &TableDef) -> (u32, u32) {
 }
 
 /// Range-deletes the entries of index ids `first..end`.
-fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
+pub(crate) fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
     if first < FIRST_USER_INDEX_ID || end <= first {
         return Ok(());
     }

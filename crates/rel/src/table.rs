@@ -259,7 +259,7 @@ pub fn find_conflict(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Option<(
             return Ok(Some((r, def.pk.name.clone())));
         }
     }
-    for ix in def.secondary.iter().filter(|i| i.unique) {
+    for ix in t.write_indexes().filter(|i| i.unique) {
         if let Some(pk) = unique_holder(txn, def, ix, row)? {
             if let Some(r) = get(txn, def, &pk, Some(LockMode::Exclusive), None)? {
                 return Ok(Some((r, ix.name.clone())));
@@ -318,13 +318,13 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
             .map_err(txn_err)?;
     }
-    for ix in def.secondary.iter().filter(|i| i.unique) {
+    for ix in t.write_indexes().filter(|i| i.unique) {
         if unique_holder(txn, def, ix, row)?.is_some() {
             return Err(Error::DupKey(dup_text(def, ix, row), ix.name.clone()));
         }
     }
     txn.put(DEFAULT_CF, &key, &row_value(def, row));
-    for ix in &def.secondary {
+    for ix in t.write_indexes() {
         txn.put(DEFAULT_CF, &sk_key(def, ix, row, hidden)?, &[]);
     }
     Ok(key)
@@ -346,7 +346,7 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
     }
     txn.lock(DEFAULT_CF, &old_key, LockMode::Exclusive)
         .map_err(txn_err)?;
-    for ix in &def.secondary {
+    for ix in t.write_indexes() {
         let changed = ix.columns.iter().any(|&c| !same(&old.values[c], &new[c]));
         if !changed {
             continue;
@@ -380,7 +380,7 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     txn.delete(DEFAULT_CF, &key);
     // Each secondary key is Put once per row version and deleted once, so
     // SingleDelete applies (it and its Put vanish together in compaction).
-    for ix in &def.secondary {
+    for ix in t.write_indexes() {
         txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
     }
     Ok(())

@@ -559,6 +559,17 @@ pub fn for_each_row(
     f: &mut dyn FnMut(&mut Txn, Row) -> Result<bool>,
 ) -> Result<()> {
     let def = &t.def;
+    if lock.is_none() {
+        // A consistent read must not read index ids newer than its read view
+        // (a table created, rebuilt or truncated, or an index filled, after
+        // it) as if they were empty: MySQL's 1412.
+        if let Some(seq) = txn.snapshot_seq() {
+            let ix = index_of(def, acc.index).id;
+            if seq < t.readable_since(def.pk.id).max(t.readable_since(ix)) {
+                return Err(SqlError::table_def_changed());
+            }
+        }
+    }
     let (ranges, point) = byte_ranges(def, acc, outer, env)?;
     if point {
         for (key, _) in &ranges {

@@ -30,6 +30,8 @@ pub struct Txn {
     finished: bool,
     /// An opaque number the layer above attaches (see [`Txn::set_tag`]).
     tag: u64,
+    /// Whether the commit fsyncs (default: the `TxnDb`'s `sync` option).
+    sync: bool,
 }
 
 impl std::fmt::Debug for Txn {
@@ -47,6 +49,7 @@ impl std::fmt::Debug for Txn {
 impl Txn {
     pub(crate) fn new(shared: Arc<Shared>, id: TxnId, iso: Isolation) -> Txn {
         let lock_wait_timeout = shared.opts.lock_wait_timeout;
+        let sync = shared.opts.sync;
         Txn {
             shared,
             id,
@@ -58,7 +61,15 @@ impl Txn {
             locks: Vec::new(),
             finished: false,
             tag: u64::MAX - 1,
+            sync,
         }
+    }
+
+    /// Commits without an fsync, whatever the `TxnDb`'s option: for writes
+    /// a later synced write makes durable anyway (an index build's entries,
+    /// made durable by the synced catalog write that installs the index).
+    pub fn set_no_sync(&mut self) {
+        self.sync = false;
     }
 
     /// Attaches a number for the layer above (the SQL layer: the catalog
@@ -117,6 +128,12 @@ impl Txn {
     /// True when a read view is currently pinned.
     pub fn has_snapshot(&self) -> bool {
         self.read.snapshot.is_some()
+    }
+
+    /// The engine sequence the pinned read view reads at, if one is pinned
+    /// (the next consistent read pins one at the latest sequence).
+    pub fn snapshot_seq(&self) -> Option<u64> {
+        self.read.snapshot.as_ref().map(|s| s.seq())
     }
 
     // ---- statements and savepoints ----
@@ -364,7 +381,7 @@ impl Txn {
         match self.buf.take_batch() {
             Some(batch) if !batch.is_empty() => {
                 let wo = WriteOptions {
-                    sync: self.shared.opts.sync,
+                    sync: self.sync,
                     disable_wal: false,
                 };
                 self.shared.db.write(wo, batch).map_err(Error::from)

@@ -137,15 +137,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                 .as_ref()
                 .map(|n| name_parts(n).join("."))
                 .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-            create_index(
-                &s.inst.catalog,
-                &t,
-                &name,
-                cols,
-                ci.unique,
-                ci.if_not_exists,
-                &ddl_wait(s),
-            )?;
+            create_index(s, &t, &name, cols, ci.unique, ci.if_not_exists)?;
             ok()
         }
         DdlStmt::DropTables { names, if_exists } => {
@@ -283,7 +275,7 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                             .as_ref()
                             .map(|n| n.value.clone())
                             .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                        create_index(&s.inst.catalog, &t, &name, cols, false, false, &ddl_wait(s))?;
+                        create_index(s, &t, &name, cols, false, false)?;
                     }
                     ast::TableConstraint::Unique(u) => {
                         let cols = index_columns(&t, &u.columns)?;
@@ -293,7 +285,7 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                             .or(u.index_name.as_ref())
                             .map(|n| n.value.clone())
                             .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                        create_index(&s.inst.catalog, &t, &name, cols, true, false, &ddl_wait(s))?;
+                        create_index(s, &t, &name, cols, true, false)?;
                     }
                     ast::TableConstraint::ForeignKey(fk) => add_foreign_key(s, &t, fk)?,
                     ast::TableConstraint::Check(_) => crate::accept::check_constraint(constraint)?,
@@ -315,40 +307,42 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     ok()
 }
 
-/// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the new definition,
-/// then fills the index from a snapshot of the table in batches.
-/// `wait(v)` must return once no transaction that started before catalog
-/// version `v` is still open (false = timed out: the index is dropped).
+/// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the index to writers
+/// only, fills it from a snapshot of the table in batches, then stores the
+/// definition with it (a crash before leaves the old definition, and the
+/// entries written so far are dropped at the next open).
+/// Before filling it, waits (lock_wait_timeout) for transactions that
+/// started before the index was published to end: they do not maintain it.
 pub fn create_index(
-    cat: &Catalog,
+    s: &Session,
     t: &Arc<Table>,
     name: &str,
     cols: Vec<usize>,
     unique: bool,
     if_not_exists: bool,
-    wait: &dyn Fn(u64) -> bool,
 ) -> Result<()> {
-    if t.def.indexes().any(|ix| ix.name.eq_ignore_ascii_case(name)) {
+    let cat = &s.inst.catalog;
+    let wait = ddl_wait(s);
+    if t.def
+        .indexes()
+        .chain(&t.building)
+        .any(|ix| ix.name.eq_ignore_ascii_case(name))
+    {
         if if_not_exists {
             return Ok(());
         }
         return Err(SqlError::duplicate_key_name(name));
     }
-    let mut def = t.def.clone();
-    def.secondary.push(Index {
-        id: 0,
-        name: name.to_string(),
-        columns: cols,
-        unique,
-        primary: false,
-    });
-    let nt = cat.replace_table(def, false, false)?;
-    let ix = nt
-        .def
-        .secondary
-        .last()
-        .cloned()
-        .ok_or_else(|| SqlError::internal("index vanished"))?;
+    let (nt, ix) = cat.begin_index(
+        t,
+        Index {
+            id: 0,
+            name: name.to_string(),
+            columns: cols,
+            unique,
+            primary: false,
+        },
+    )?;
     // Writers that planned with the old definition do not maintain the new
     // index: wait for them before taking the snapshot to fill it from.
     let ready = if wait(cat.version()) {
@@ -356,11 +350,19 @@ pub fn create_index(
     } else {
         Err(SqlError::lock_wait_timeout())
     };
-    if let Err(e) = ready.and_then(|_| Ok(rel::build::build_index(cat.db(), &nt, &ix)?)) {
-        // Undo: drop the half-built index.
-        let mut def = nt.def.clone();
-        def.secondary.retain(|i| i.id != ix.id);
-        cat.replace_table(def, false, false)?;
+    let built = ready
+        .and_then(|_| {
+            Ok(rel::build::build_index(
+                &s.inst.txdb,
+                &nt,
+                &ix,
+                s.lock_timeout(),
+            )?)
+        })
+        .and_then(|_| Ok(cat.finish_index(&nt.def.db, &nt.def.name, ix.id)?));
+    if let Err(e) = built {
+        // Undo: writers stop maintaining it, its entries go.
+        cat.abort_index(&nt.def.db, &nt.def.name, ix.id)?;
         return Err(e);
     }
     Ok(())
@@ -413,7 +415,7 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
         .ok_or_else(|| SqlError::internal("foreign key vanished"))?;
     if let Some(ix) = &added {
         let cols = key.columns.clone();
-        create_index(cat, t, ix, cols, false, false, &ddl_wait(s))?;
+        create_index(s, t, ix, cols, false, false)?;
     }
     let current = |cat: &Catalog| {
         cat.state()

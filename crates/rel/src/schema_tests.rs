@@ -132,7 +132,10 @@ fn foreign_keys_round_trip_in_version_2_and_garbage_is_refused() {
 fn checks_round_trip_in_version_5_and_garbage_is_refused() {
     let mut t = sample();
     let v4 = t.encode();
-    assert_eq!(v4[0], TABLE_DEF_V4, "no checks: the older version, unchanged");
+    assert_eq!(
+        v4[0], TABLE_DEF_V4,
+        "no checks: the older version, unchanged"
+    );
     t.checks = vec![
         Check {
             name: "k".into(),
@@ -147,7 +150,11 @@ fn checks_round_trip_in_version_5_and_garbage_is_refused() {
     ];
     let enc = t.encode();
     assert_eq!(enc[0], TABLE_DEF_V5);
-    assert_eq!(&enc[1..v4.len()], &v4[1..], "version 4 then the checks section");
+    assert_eq!(
+        &enc[1..v4.len()],
+        &v4[1..],
+        "version 4 then the checks section"
+    );
     assert_eq!(TableDef::decode(&enc).unwrap(), t);
     for cut in 0..enc.len() {
         assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");

@@ -180,7 +180,9 @@ pub fn check_function(f: &ast::Function, name: &str) -> Result<()> {
     if let ast::FunctionArguments::List(l) = args {
         for c in &l.clauses {
             match c {
-                ast::FunctionArgumentClause::OrderBy(v) if name == "GROUP_CONCAT" => {
+                ast::FunctionArgumentClause::OrderBy(v)
+                    if name == "GROUP_CONCAT" || name == "JSON_ARRAYAGG" =>
+                {
                     for e in v {
                         check_order_expr(e)?;
                     }
@@ -516,12 +518,12 @@ pub fn option_key(key: &ast::Ident) -> String {
     key.value.to_ascii_uppercase().replace('_', " ")
 }
 
-/// Table constraints: keys and foreign keys are honoured; CHECK is not enforced by
-/// Strata, so it is refused.
+/// Table constraints: keys, foreign keys and CHECK are honoured (CHECK ... NOT
+/// ENFORCED is refused).
 pub fn check_constraint(con: &ast::TableConstraint) -> Result<()> {
     match con {
         ast::TableConstraint::ForeignKey(fk) => check_foreign_key(fk),
-        ast::TableConstraint::Check(_) => Err(no("CHECK constraints")),
+        ast::TableConstraint::Check(c) => crate::check::refuse_unenforced(c),
         ast::TableConstraint::Unique(u) => check_index_options(&u.index_options),
         ast::TableConstraint::Index(ix) => check_index_options(&ix.index_options),
         ast::TableConstraint::PrimaryKey(pk) => check_index_options(&pk.index_options),

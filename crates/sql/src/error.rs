@@ -72,6 +72,7 @@ mysql_errors! {
     ER_NO_TABLES_USED = 1096, "HY000", fn no_tables_used() => "No tables used";
     ER_SP_DOES_NOT_EXIST = 1305, "42000", fn unknown_function(name) => "FUNCTION {name} does not exist";
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", fn wrong_param_count() => "Incorrect parameter count in the call to native function";
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT_NAMED = 1582, "42000", fn wrong_param_count_to(f) => "Incorrect parameter count in the call to native function '{f}'";
     ER_INVALID_GROUP_FUNC_USE = 1111, "HY000", fn invalid_group_function() => "Invalid use of group function";
     ER_WRONG_ARGUMENTS = 1210, "HY000", fn wrong_arguments(to) => "Incorrect arguments to {to}";
     /// A bad regular expression (MariaDB's code and text).
@@ -92,6 +93,8 @@ mysql_errors! {
 
     // Data.
     ER_DUP_ENTRY = 1062, "23000", fn dup_entry(key, index) => "Duplicate entry '{key}' for key '{index}'";
+    /// MariaDB's ER_CONSTRAINT_FAILED: a CHECK constraint is FALSE for a row.
+    ER_CONSTRAINT_FAILED = 4025, "23000", fn constraint_failed(name, db, table) => "CONSTRAINT `{name}` failed for `{db}`.`{table}`";
     ER_BAD_NULL_ERROR = 1048, "23000", fn not_null(column) => "Column '{column}' cannot be null";
     ER_NO_DEFAULT_FOR_FIELD = 1364, "HY000", fn no_default(column) => "Field '{column}' doesn't have a default value";
     ER_WRONG_VALUE_COUNT_ON_ROW = 1136, "21S01", fn value_count(row) => "Column count doesn't match value count at row {row}";
@@ -107,6 +110,17 @@ mysql_errors! {
     WARN_TRUNCATED_WRONG_VALUE = 1292, "22007", fn truncated_value(kind, value) => "Truncated incorrect {kind} value: '{value}'";
     ER_DATA_OUT_OF_RANGE = 1690, "22003", fn out_of_range(kind, expr) => "{kind} value is out of range in '{expr}'";
     WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", fn packet_overflowed(function, max) => "Result of {function}() was larger than max_allowed_packet ({max}) - truncated";
+    // JSON functions (MariaDB's warnings; the function answers NULL).
+    ER_JSON_BAD_CHR = 4036, "HY000", fn json_bad_char(n, f, pos) => "Character disallowed in JSON in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_EOS = 4037, "HY000", fn json_eos(n, f) => "Unexpected end of JSON text in argument {n} to function '{f}'";
+    ER_JSON_SYNTAX = 4038, "HY000", fn json_syntax(n, f, pos) => "Syntax error in JSON text in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_DEPTH = 4040, "HY000", fn json_depth(n, f, pos) => "Limit of 32 on JSON nested structures depth is reached in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_PATH_EOS = 4041, "HY000", fn json_path_eos(n, f) => "Unexpected end of JSON path in argument {n} to function '{f}'";
+    ER_JSON_PATH_SYNTAX = 4042, "HY000", fn json_path_syntax(n, f, pos) => "Syntax error in JSON path in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_PATH_DEPTH = 4043, "HY000", fn json_path_depth(n, f, pos) => "Limit of 32 on JSON path depth is reached in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_PATH_NO_WILDCARD = 4044, "HY000", fn json_path_wildcard(n, f) => "Wildcards or range in JSON path not allowed in argument {n} to function '{f}'";
+    ER_JSON_ONE_OR_ALL = 4046, "HY000", fn json_one_or_all(f) => "Argument 2 to function '{f}' must be \"one\" or \"all\".";
+    ER_JSON_PATH_DOLLAR = 4051, "HY000", fn json_path_dollar(n, f) => "Path expression '$' is not allowed in argument {n} to function '{f}'.";
     ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", fn group_concat_cut(row) => "Row {row} was cut by GROUP_CONCAT()";
     ER_RECORD_FILE_FULL = 1114, "HY000", fn table_full(table) => "The table '{table}' is full";
     ER_TOO_MANY_ROWS = 1172, "42000", fn too_many_rows() => "Result consisted of more than one row";
@@ -135,6 +149,11 @@ mysql_errors! {
     ER_DUP_KEYNAME = 1061, "42000", fn duplicate_key_name(name) => "Duplicate key name '{name}'";
     ER_CANT_DROP_FIELD_OR_KEY = 1091, "42000", fn cant_drop(name) => "Can't DROP '{name}'; check that column/key exists";
     ER_CANT_DROP_FOREIGN_KEY = 1091, "42000", fn cant_drop_foreign_key(name) => "Can't DROP FOREIGN KEY `{name}`; check that it exists";
+    ER_CANT_DROP_CONSTRAINT = 1091, "42000", fn cant_drop_constraint(name) => "Can't DROP CONSTRAINT `{name}`; check that it exists";
+    ER_DUP_CONSTRAINT_NAME = 1826, "HY000", fn dup_constraint_name(kind, name) => "Duplicate {kind} constraint name '{name}'";
+    /// MariaDB's ER_GENERATED_COLUMN_FUNCTION_IS_NOT_ALLOWED, as CHECK uses it.
+    ER_CHECK_FUNCTION_NOT_ALLOWED = 1901, "HY000", fn check_function(what, name) => "Function or expression '{what}' cannot be used in the CHECK clause of `{name}`";
+    ER_SUBQUERIES_NOT_SUPPORTED = 1970, "42000", fn check_subquery() => "CHECK does not support subqueries or stored functions";
     ER_TOO_MANY_FIELDS = 1117, "HY000", fn too_many_columns(detail) => "{detail}";
     ER_TOO_MANY_KEYS = 1069, "42000", fn too_many_keys(detail) => "{detail}";
     ER_TOO_MANY_KEY_PARTS = 1070, "42000", fn too_many_key_parts(detail) => "{detail}";
@@ -252,6 +271,7 @@ impl From<rel::Error> for SqlError {
                     L::Columns => SqlError::too_many_columns(&l),
                     L::Indexes => SqlError::too_many_keys(&l),
                     L::KeyParts => SqlError::too_many_key_parts(&l),
+                    L::Checks => SqlError::too_many_keys(&l),
                     L::Identifier(_) => SqlError::identifier_too_long(&l),
                 }
             }
@@ -278,7 +298,8 @@ mod tests {
         for (code, state, name, msg) in ERRORS {
             assert!(names.insert(name), "{name} twice");
             assert_eq!(state.len(), 5, "{name}: SQLSTATE {state}");
-            assert!((1000..4000).contains(code), "{name}: {code}");
+            // MySQL's codes, and MariaDB's own from 4000 (4025 ER_CONSTRAINT_FAILED).
+            assert!((1000..5000).contains(code), "{name}: {code}");
             assert!(!msg.is_empty());
         }
         let e = SqlError::dup_entry("7", "PRIMARY");

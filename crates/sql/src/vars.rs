@@ -32,6 +32,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("collation_server", s("utf8mb4_general_ci")),
         ("default_storage_engine", s("STRATA")),
         ("foreign_key_checks", i(1)),
+        ("check_constraint_checks", i(1)),
         ("group_concat_max_len", i(1 << 20)),
         ("sql_notes", i(1)),
         ("sql_quote_show_create", i(1)),
@@ -183,6 +184,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
     match name {
         "autocommit"
         | "foreign_key_checks"
+        | "check_constraint_checks"
         | "unique_checks"
         | "sql_auto_is_null"
         | "sql_safe_updates"

@@ -196,6 +196,8 @@ fn misplaced_windows_and_bad_frames_fail_as_in_mariadb() {
         ("SELECT SUM(id) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM e", 1235),
         ("SELECT SUM(id) OVER (ORDER BY hired RANGE INTERVAL 1 DAY PRECEDING) FROM e", 1235),
         ("SELECT LAG(id, id) OVER (ORDER BY id) FROM e", 1235),
+        // Not an aggregate subquery to decorrelate: a window SUM is one value per row.
+        ("SELECT id, (SELECT SUM(sal) OVER () FROM e e2 WHERE e2.id = e.id) FROM e", 1235),
     ] {
         assert_eq!(err(&mut s, sql), code, "{sql}");
     }

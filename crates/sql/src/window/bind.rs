@@ -211,7 +211,12 @@ fn bind_in(
     let kind = match (kind_of(name), agg_of(name, star)) {
         (Some(k), _) => k,
         (None, Some(_)) => WinKind::Agg,
-        (None, None) if matches!(name, "GROUP_CONCAT" | "ANY_VALUE") => {
+        (None, None)
+            if matches!(
+                name,
+                "GROUP_CONCAT" | "ANY_VALUE" | "JSON_ARRAYAGG" | "JSON_OBJECTAGG"
+            ) =>
+        {
             return Err(SqlError::unsupported(format!(
                 "{name}() aggregate as window function"
             )))

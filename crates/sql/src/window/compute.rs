@@ -419,7 +419,10 @@ impl<'v> Slide<'v> {
                 }
                 AggState::Bits(b)
             }
-            AggFunc::GroupConcat | AggFunc::AnyValue => {
+            AggFunc::GroupConcat
+            | AggFunc::AnyValue
+            | AggFunc::JsonArrayAgg
+            | AggFunc::JsonObjectAgg => {
                 return Err(SqlError::unsupported("this aggregate as window function"))
             }
         };

@@ -397,6 +397,20 @@ fn arrow_operators_and_aggregates_over_a_table() {
         ),
         ["bob", "ann"]
     );
+    // Escapes in a literal of an INSERT reach the row unescaped (the text once
+    // became a parameter with its raw bytes: '\\' stored two backslashes).
+    q(
+        &mut s,
+        "INSERT INTO docs VALUES (5, '{\"q\": \"a\\\\\"b\\\\tc\"}', 'w')",
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT doc, doc->>'$.q', JSON_VALID(doc) FROM docs WHERE id = 5"
+        ),
+        ["{\"q\": \"a\\\"b\\tc\"}|a\"b\tc|1"]
+    );
+    q(&mut s, "DELETE FROM docs WHERE id = 5");
     // The operators bind tighter than arithmetic, as in MySQL.
     assert_eq!(
         one(

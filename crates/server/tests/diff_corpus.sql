@@ -517,3 +517,7 @@ ALTER TABLE ck CHANGE a a2 INT
 SELECT CONSTRAINT_NAME, LEVEL, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE() ORDER BY CONSTRAINT_NAME
 INSERT INTO ck VALUES (0, 1, 2, 'x')
 DROP TABLE ck
+SELECT 7 MOD 2, 7 MOD 2 * 3, !0, !1 + 1, NOT 0 + 1, !(1 > 2), 2 - !0
+CREATE TABLE cp (a INT, b INT, s VARCHAR(5), CHECK (not (a > 1 or b > 2)), CHECK (not (a + 1)), CHECK (not a), CHECK (not a between 1 and 2), CHECK (a not regexp 'x'), CHECK (s like 'x' escape '!'), CHECK (a - (b - 1) > 0 and a - b - 1 > 0), CHECK ((a > 1) = (b > 1)), CHECK (s not like 'x%'), CHECK (a in (1,2) is not null), CHECK (a <=> b or ~a or a & 3 | 1 = 1), CHECK (concat(s,'x') != 'y'), CHECK (1.50 < a and a > -1e3), CHECK (case a when 1 then 2 end), CHECK (if(a, b, 0) and abs(a) > 0), CHECK (a xor b), CHECK (a % 2 = 0 and a div 2 = 1), CHECK ('it''s' = s), CHECK ((a + 1) * 2 <> -3))
+SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'cp' AND CONSTRAINT_SCHEMA = DATABASE() ORDER BY CONSTRAINT_NAME
+DROP TABLE cp

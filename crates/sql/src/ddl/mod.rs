@@ -74,6 +74,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                     fkey::add(&mut def, fk, &st, checks)?;
                 }
             }
+            crate::check::refuse_cascaded(&def)?;
             s.inst.catalog.create_table(def, ct.if_not_exists)?;
             for w in warnings {
                 s.warn("Warning", SqlError::not_honoured(w));
@@ -361,6 +362,7 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
     let checks = s.fk_checks();
     let mut def = t.def.clone();
     let added = fkey::add(&mut def, fk, &cat.state(), checks)?;
+    crate::check::refuse_cascaded(&def)?;
     let key = def
         .foreign_keys
         .last()

@@ -66,6 +66,10 @@ pub enum AggFunc {
     BitAnd,
     BitOr,
     BitXor,
+    /// JSON_ARRAYAGG(x [ORDER BY ...]): NULLs included, as `null`.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(k, v): the argument is bound as `JSON_OBJECT(k, v)`.
+    JsonObjectAgg,
 }
 
 /// One aggregate of a grouped query.
@@ -117,6 +121,11 @@ pub struct Binder<'a> {
     pub values_base: Option<usize>,
     /// Where subqueries are planned; None where they cannot run (1235).
     pub sub: Option<&'a dyn SubPlanner>,
+    /// Window calls of the select list and ORDER BY; None where a window
+    /// function may not appear (4015).
+    pub win: Option<crate::window::WinCtx>,
+    /// Binding an aggregate's argument (a window function there is 4074).
+    pub agg_arg: bool,
 }
 
 impl<'a> Binder<'a> {
@@ -128,6 +137,8 @@ impl<'a> Binder<'a> {
             place: "field list",
             values_base: None,
             sub: None,
+            win: None,
+            agg_arg: false,
         }
     }
 
@@ -219,6 +230,22 @@ impl<'a> Binder<'a> {
                 }
                 other => return Err(SqlError::parse(format!("near '{other} :='"))),
             },
+            // MySQL's `doc->'$.path'` (JSON_EXTRACT) and `doc->>'$.path'`
+            // (JSON_UNQUOTE of it); MariaDB has neither.
+            A::BinaryOp {
+                left,
+                op: op @ (ast::BinaryOperator::Arrow | ast::BinaryOperator::LongArrow),
+                right,
+            } => {
+                let l = self.expr(left, scope)?;
+                let r = self.expr(right, scope)?;
+                let e = Expr::Func(Func::JsonExtract, vec![l, r]);
+                if *op == ast::BinaryOperator::LongArrow {
+                    Expr::Func(Func::JsonUnquote, vec![e])
+                } else {
+                    e
+                }
+            }
             A::BinaryOp { left, op, right } => {
                 let o = binop(op)?;
                 let l = self.expr(left, scope)?;
@@ -596,6 +623,9 @@ impl<'a> Binder<'a> {
 
     fn function(&mut self, f: &ast::Function, scope: &Scope) -> Result<Expr> {
         let name = f.name.to_string().to_ascii_uppercase();
+        if f.over.is_some() {
+            return crate::window::bind_call(self, f, &name, scope);
+        }
         crate::accept::check_function(f, &name)?;
         let (args, distinct, star) = match &f.args {
             ast::FunctionArguments::None => (vec![], false, false),
@@ -653,6 +683,8 @@ impl<'a> Binder<'a> {
             "MIN" => Some(AggFunc::Min),
             "MAX" => Some(AggFunc::Max),
             "GROUP_CONCAT" => Some(AggFunc::GroupConcat),
+            "JSON_ARRAYAGG" => Some(AggFunc::JsonArrayAgg),
+            "JSON_OBJECTAGG" => Some(AggFunc::JsonObjectAgg),
             "ANY_VALUE" => Some(AggFunc::AnyValue),
             "STD" | "STDDEV" | "STDDEV_POP" => Some(AggFunc::StdPop),
             "STDDEV_SAMP" => Some(AggFunc::StdSamp),
@@ -668,7 +700,11 @@ impl<'a> Binder<'a> {
                 return Err(SqlError::invalid_group_function());
             };
             // Arguments are bound over the base row.
+            let win = self.win.take();
+            let outer = std::mem::replace(&mut self.agg_arg, true);
             let r = self.agg_spec(func, f, &args, distinct, scope);
+            self.win = win;
+            self.agg_arg = outer;
             match r {
                 Ok(spec) => agg.aggs.push(spec),
                 Err(e) => {
@@ -689,10 +725,29 @@ impl<'a> Binder<'a> {
                 return Ok(Expr::Col(base + p));
             }
         }
-        let func = Func::by_name(&name).ok_or_else(|| SqlError::unknown_function(name))?;
+        let func = Func::by_name(&name).ok_or_else(|| {
+            if crate::window::window_only(&name) {
+                SqlError::parse(format!("{name}() needs an OVER clause"))
+            } else {
+                SqlError::unknown_function(&name)
+            }
+        })?;
         let bound = args
             .iter()
-            .map(|a| self.expr(a, scope))
+            .map(|a| match a {
+                // TRUE/FALSE stay truth values inside JSON (`true`, not 1).
+                ast::Expr::Value(v)
+                    if func.json_args_typed() && matches!(v.value, ast::Value::Boolean(_)) =>
+                {
+                    let b = matches!(v.value, ast::Value::Boolean(true));
+                    Ok(Expr::IsBool(
+                        Box::new(Expr::Const(Value::Int(b as i64))),
+                        true,
+                        false,
+                    ))
+                }
+                a => self.expr(a, scope),
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Expr::Func(func, bound))
     }
@@ -735,6 +790,10 @@ impl Binder<'_> {
         }
         let arg = match (func, bound.len()) {
             (AggFunc::CountStar, _) => None,
+            (AggFunc::JsonObjectAgg, 2) => Some(Expr::Func(Func::JsonObject, bound.clone())),
+            (AggFunc::JsonObjectAgg, _) => {
+                return Err(SqlError::wrong_param_count_to("json_objectagg"))
+            }
             (_, 1) => Some(bound[0].clone()),
             // GROUP_CONCAT(a, b) concatenates; a NULL in any skips the row, as CONCAT.
             (AggFunc::GroupConcat, _) => Some(Expr::Func(Func::Concat, bound.clone())),
@@ -746,6 +805,9 @@ impl Binder<'_> {
             _ => return Err(SqlError::parse(format!("{name} takes one argument"))),
         };
         let mut spec = AggSpec::new(func, arg, distinct);
+        if func == AggFunc::JsonObjectAgg {
+            spec.sep = b", ".to_vec();
+        }
         if let ast::FunctionArguments::List(l) = &f.args {
             for c in &l.clauses {
                 match c {

@@ -122,7 +122,12 @@ fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
         .as_ref()
         .map(|e| infer(e, t, None))
         .unwrap_or(OutType::Null);
-    match a.func {
+    agg_result(a.func, arg)
+}
+
+/// The type of aggregate `func` over an argument of type `arg` (also as a window function).
+pub fn agg_result(func: AggFunc, arg: OutType) -> OutType {
+    match func {
         AggFunc::CountStar | AggFunc::Count => OutType::Int { unsigned: false },
         AggFunc::Sum => match numeric(arg) {
             Num::Int => OutType::Decimal { scale: 0 },
@@ -135,7 +140,9 @@ fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
             Num::Dbl => OutType::Double,
         },
         AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => arg,
-        AggFunc::GroupConcat => OutType::Text { len: 1024 },
+        AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
+            OutType::Text { len: 1024 }
+        }
         AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => OutType::Double,
         AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => OutType::Int { unsigned: true },
     }
@@ -193,6 +200,11 @@ fn func_type(
         | Func::TimeToSec
         | Func::Crc32
         | Func::BitCount
+        | Func::JsonValid
+        | Func::JsonContains
+        | Func::JsonContainsPath
+        | Func::JsonLength
+        | Func::JsonDepth
         | Func::Ord => OutType::Int {
             unsigned: matches!(
                 f,

@@ -9,6 +9,7 @@ mod plan;
 mod semijoin;
 mod setop;
 mod sub;
+pub mod view;
 
 pub use crate::agg::hash_image;
 pub use exec::{execute, execute_counted};

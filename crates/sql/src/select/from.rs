@@ -203,6 +203,20 @@ impl FromBuilder<'_, '_> {
                 self.derived.push(p);
                 (t, a, None, Some(self.derived.len() - 1))
             }
+            ast::TableFactor::Table { name, alias, .. }
+                if super::recursive::work_columns(name).is_some() =>
+            {
+                let Some((id, cols)) = super::recursive::work_columns(name) else {
+                    return Err(SqlError::internal("work table vanished"));
+                };
+                let p = work_plan(id, cols);
+                let a = alias
+                    .as_ref()
+                    .map_or(name_parts_last(name), |a| a.name.value.clone());
+                let t = derived_table(&a, &p)?;
+                self.derived.push(p);
+                (t, a, None, Some(self.derived.len() - 1))
+            }
             ast::TableFactor::Table {
                 name,
                 alias,
@@ -366,6 +380,16 @@ fn view_of(
     }
 }
 
+/// The plan of a recursive CTE's work table read as a derived table.
+fn work_plan(id: usize, columns: Vec<crate::result::ColumnInfo>) -> SelectPlan {
+    let mut p = view_plan(crate::infoschema::View::Engines);
+    p.sysview = None;
+    p.out = (0..columns.len()).map(Expr::Col).collect();
+    p.columns = columns;
+    p.recursive = Some(Box::new(super::Rec::Work(id)));
+    p
+}
+
 /// The plan of an information_schema view read as a derived table.
 fn view_plan(v: crate::infoschema::View) -> SelectPlan {
     let cols = v.columns();
@@ -404,6 +428,7 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         derived: Vec::new(),
         union: Vec::new(),
         sysview: Some(v),
+        recursive: None,
     }
 }
 

@@ -358,7 +358,7 @@ pub(super) fn plan_cte(
         .zip(rest.by_ref())
         .collect();
     PLANNING.with(|p| p.borrow_mut().push((id, columns.clone())));
-    let planned: Result<Vec<SelectPlan>> = steps.iter().map(|b| plan(b)).collect();
+    let planned: Result<Vec<SelectPlan>> = steps.iter().map(plan).collect();
     PLANNING.with(|p| p.borrow_mut().retain(|(i, _)| *i != id));
     let planned = planned?;
     if planned.iter().any(|p| p.columns.len() != columns.len()) {

@@ -7,6 +7,7 @@
 //!   4-byte index id + memcomparable key columns);
 //! - [`rowcodec`]: the compact, versioned row value (non-key columns);
 //! - [`schema`]: table and index definitions and their stored form;
+//! - [`constraint`]: CHECK constraints (expression text) and their stored form;
 //! - [`catalog`]: databases and tables stored in the engine, cached as an
 //!   immutable snapshot;
 //! - [`table`]: row reads and writes with secondary-index maintenance,
@@ -25,6 +26,7 @@ pub mod build;
 pub mod catalog;
 pub mod check;
 pub mod collation;
+pub mod constraint;
 pub mod fk;
 pub mod keycodec;
 pub mod rebuild;

@@ -122,3 +122,26 @@ pub fn copy_rows<E: From<Error>>(
     }
     Ok(out)
 }
+
+/// Calls `f` with every row of `t` as of now (ALTER TABLE validating a new
+/// CHECK constraint against rows that stay where they are).
+pub fn for_each_row<E: From<Error>>(
+    db: &Db,
+    t: &Table,
+    mut f: impl FnMut(&Row) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let snap = db.snapshot();
+    let mut failed: Option<E> = None;
+    let r = scan(db, &snap, t.def.pk.id, &mut |k, v| {
+        let row = rt::decode_row(&t.def, k, v, None)?;
+        f(&row).map_err(|e| {
+            failed = Some(e);
+            Error::Internal("row refused".into())
+        })
+    });
+    match (r, failed) {
+        (_, Some(e)) => Err(e),
+        (Err(e), None) => Err(e.into()),
+        (Ok(()), None) => Ok(()),
+    }
+}

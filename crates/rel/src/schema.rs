@@ -1,6 +1,7 @@
 //! Table definitions (columns, primary key, secondary indexes) and their
 //! serialized form in the catalog. Byte layout in docs/formats/catalog.md.
 use crate::collation::Collation;
+pub use crate::constraint::{Check, CheckLevel};
 use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
 use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
@@ -17,6 +18,9 @@ pub const TABLE_DEF_V3: u8 = 3;
 /// collation (written by tables whose collations are not those of versions
 /// 1 to 3: `utf8mb4_bin` for character columns, `binary` for the others).
 pub const TABLE_DEF_V4: u8 = 4;
+/// Version 5 is version 4 followed by the CHECK constraints (written only
+/// by tables that have some).
+pub const TABLE_DEF_V5: u8 = 5;
 
 /// The collation a column had in definitions before version 4.
 fn legacy_coll(ty: &ColumnType) -> Collation {
@@ -141,6 +145,9 @@ pub struct TableDef {
     pub comment: String,
     /// FOREIGN KEY constraints this table declares.
     pub foreign_keys: Vec<ForeignKey>,
+    /// CHECK constraints, column-level ones first in column order, then
+    /// table-level ones in declaration order (the order they are checked).
+    pub checks: Vec<Check>,
     /// The table's default collation (DEFAULT CHARSET / COLLATE).
     pub collation: Collation,
     /// Values of columns added by an instant ADD COLUMN for rows stored
@@ -180,6 +187,7 @@ impl TableDef {
             engine,
             comment,
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
             collation: Collation::DEFAULT,
             instant: Vec::new(),
             instant_from: 0,
@@ -275,6 +283,12 @@ impl TableDef {
         if self.foreign_keys.len() > MAX_INDEXES {
             return Err(Limit::Indexes);
         }
+        if self.checks.len() > crate::constraint::MAX_CHECKS {
+            return Err(Limit::Checks);
+        }
+        if let Some(c) = self.checks.iter().find(|c| long(&c.name)) {
+            return Err(Limit::Identifier(c.name.clone()));
+        }
         for fk in &self.foreign_keys {
             for n in [&fk.name, &fk.parent_db, &fk.parent_table]
                 .into_iter()
@@ -295,7 +309,9 @@ impl TableDef {
     pub fn encode(&self) -> Vec<u8> {
         let legacy = self.collation == Collation::Utf8mb4Bin
             && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
-        let version = if !legacy {
+        let version = if !self.checks.is_empty() {
+            TABLE_DEF_V5
+        } else if !legacy {
             TABLE_DEF_V4
         } else if !self.instant.is_empty() {
             TABLE_DEF_V3
@@ -362,11 +378,14 @@ impl TableDef {
                 encode_value(&mut o, v);
             }
         }
-        if version == TABLE_DEF_V4 {
+        if version >= TABLE_DEF_V4 {
             put_varint64(&mut o, self.collation.id() as u64);
             for c in &self.columns {
                 put_varint64(&mut o, c.ty.coll.id() as u64);
             }
+        }
+        if version >= TABLE_DEF_V5 {
+            crate::constraint::encode_checks(&mut o, &self.checks);
         }
         o
     }
@@ -376,7 +395,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ (TABLE_DEF_V1 | TABLE_DEF_V2 | TABLE_DEF_V3 | TABLE_DEF_V4)) => v,
+            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V5) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -513,7 +532,7 @@ impl TableDef {
             }
         }
         let mut collation = Collation::Utf8mb4Bin;
-        if version == TABLE_DEF_V4 {
+        if version >= TABLE_DEF_V4 {
             let coll = |d: &mut Decoder| {
                 d.varint64()
                     .and_then(|id| u16::try_from(id).ok())
@@ -525,12 +544,18 @@ impl TableDef {
                 c.ty.coll = coll(&mut d)?;
             }
         }
+        let mut checks = Vec::new();
+        if version >= TABLE_DEF_V5 {
+            checks =
+                crate::constraint::decode_checks(&mut d, ncols).ok_or_else(|| bad("checks"))?;
+        }
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }
         let pk = idx.remove(0);
         let mut def = TableDef::new(db, name, columns, pk, hidden_pk, idx, engine, comment);
         def.foreign_keys = foreign_keys;
+        def.checks = checks;
         def.collation = collation;
         def.instant = instant;
         def.instant_from = instant_from;
@@ -553,6 +578,7 @@ pub enum Limit {
     Columns,
     Indexes,
     KeyParts,
+    Checks,
     Identifier(String),
 }
 
@@ -564,6 +590,11 @@ impl std::fmt::Display for Limit {
             Limit::KeyParts => write!(
                 f,
                 "Too many key parts specified; max {MAX_KEY_PARTS} parts allowed"
+            ),
+            Limit::Checks => write!(
+                f,
+                "Too many CHECK constraints; max {} allowed",
+                crate::constraint::MAX_CHECKS
             ),
             Limit::Identifier(n) => write!(f, "Identifier name '{n}' is too long"),
         }
@@ -672,132 +703,5 @@ pub fn decode_value(d: &mut Decoder) -> Option<Value> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    pub(crate) fn sample() -> TableDef {
-        let col = |n: &str, k: TypeKind, null: bool| Column {
-            name: n.into(),
-            ty: ColumnType::new(k),
-            nullable: null,
-            default: None,
-            default_now: false,
-            on_update_now: false,
-            auto_increment: false,
-            comment: String::new(),
-        };
-        let mut id = col("id", TypeKind::Int, false);
-        id.auto_increment = true;
-        let mut c = col("c", TypeKind::Char, false);
-        c.ty.len = 120;
-        c.default = Some(Value::Bytes(Vec::new()));
-        TableDef::new(
-            "db".into(),
-            "t".into(),
-            vec![id, col("k", TypeKind::Int, true), c],
-            Index {
-                id: 300,
-                name: "PRIMARY".into(),
-                columns: vec![0],
-                unique: true,
-                primary: true,
-            },
-            false,
-            vec![Index {
-                id: 301,
-                name: "k_1".into(),
-                columns: vec![1],
-                unique: false,
-                primary: false,
-            }],
-            "ROCKSDB".into(),
-            String::new(),
-        )
-    }
-
-    #[test]
-    fn collations_round_trip_in_version_3_and_lossy_key_columns_live_in_the_value() {
-        let mut t = sample();
-        t.collation = Collation::Latin1SwedishCi;
-        t.columns[2].ty.coll = Collation::Utf8mb4GeneralCi;
-        let mut t = TableDef::new(
-            t.db.clone(),
-            t.name.clone(),
-            t.columns.clone(),
-            Index {
-                columns: vec![2, 0],
-                ..t.pk.clone()
-            },
-            false,
-            t.secondary.clone(),
-            t.engine.clone(),
-            t.comment.clone(),
-        );
-        t.collation = Collation::Latin1SwedishCi;
-        assert_eq!(
-            t.value_cols,
-            vec![1, 2],
-            "the ci key column is also in the value"
-        );
-        assert!(!t.pk_in_key(2) && t.pk_in_key(0));
-        let enc = t.encode();
-        assert_eq!(enc[0], TABLE_DEF_V4);
-        let back = TableDef::decode(&enc).unwrap();
-        assert_eq!(back, t);
-        assert_eq!(back.columns[2].ty.coll, Collation::Utf8mb4GeneralCi);
-        for cut in 0..enc.len() {
-            assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
-        }
-        let mut bad = enc.clone();
-        *bad.last_mut().unwrap() = 250; // no collation has id 250
-        assert!(TableDef::decode(&bad).is_err());
-    }
-
-    #[test]
-    fn table_def_round_trips_and_rejects_garbage() {
-        let t = sample();
-        let enc = t.encode();
-        assert_eq!(TableDef::decode(&enc).unwrap(), t);
-        assert_eq!(t.value_cols, vec![1, 2]);
-        for cut in 0..enc.len() {
-            assert!(TableDef::decode(&enc[..cut]).is_err());
-        }
-        let mut bad = enc.clone();
-        bad[0] = 9;
-        assert!(TableDef::decode(&bad).is_err());
-    }
-
-    #[test]
-    fn foreign_keys_round_trip_in_version_2_and_garbage_is_refused() {
-        let mut t = sample();
-        assert_eq!(t.encode()[0], TABLE_DEF_V4, "general_ci: version 4");
-        t.collation = Collation::Utf8mb4Bin;
-        t.columns[2].ty.coll = Collation::Utf8mb4Bin;
-        assert_eq!(t.encode()[0], TABLE_DEF_V1, "no foreign keys: version 1");
-        t.foreign_keys.push(ForeignKey {
-            name: "t_ibfk_1".into(),
-            columns: vec![1, 0],
-            parent_db: "db".into(),
-            parent_table: "p".into(),
-            parent_columns: vec!["a".into(), "b".into()],
-            on_delete: FkAction::Cascade,
-            on_update: FkAction::SetNull,
-        });
-        let enc = t.encode();
-        assert_eq!(enc[0], TABLE_DEF_V2);
-        assert_eq!(TableDef::decode(&enc).unwrap(), t);
-        for cut in 0..enc.len() {
-            assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
-        }
-        let mut extra = enc.clone();
-        extra.push(0);
-        assert!(TableDef::decode(&extra).is_err(), "trailing byte");
-        // An action code past SET NULL, and a child column out of range.
-        let mut bad = enc.clone();
-        let n = bad.len();
-        bad[n - 1] = 7;
-        assert!(TableDef::decode(&bad).is_err());
-        t.foreign_keys[0].columns = vec![1, 9];
-        assert!(TableDef::decode(&t.encode()).is_err());
-    }
-}
+#[path = "schema_tests.rs"]
+mod tests;

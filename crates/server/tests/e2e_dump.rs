@@ -127,13 +127,14 @@ CREATE TABLE parent (id INT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(40) NOT NUL
 CREATE TABLE t (
   id BIGINT UNSIGNED NOT NULL PRIMARY KEY,
   ti TINYINT, tiu TINYINT UNSIGNED, si SMALLINT, siu SMALLINT UNSIGNED, mi MEDIUMINT,
-  miu MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED, bi BIGINT, biu BIGINT UNSIGNED,
+  miu MEDIUMINT UNSIGNED, i INT, iu INT UNSIGNED CHECK (iu <> 7), bi BIGINT, biu BIGINT UNSIGNED,
   f FLOAT, d DOUBLE, dec1 DECIMAL(10,2), dec2 DECIMAL(30,8) UNSIGNED,
   c CHAR(10), vc VARCHAR(100) NOT NULL DEFAULT '', tt TINYTEXT, tx TEXT, mt MEDIUMTEXT,
   b BINARY(4), vb VARBINARY(20), bl BLOB, lb LONGBLOB,
   dt DATE, dtt DATETIME, dt6 DATETIME(6), ts TIMESTAMP NULL, tm TIME, tm3 TIME(3), y YEAR,
   pid INT, KEY k_vc (vc), KEY k_dt (dt, id),
-  CONSTRAINT fk_parent FOREIGN KEY (pid) REFERENCES parent(id) ON DELETE SET NULL
+  CONSTRAINT fk_parent FOREIGN KEY (pid) REFERENCES parent(id) ON DELETE SET NULL,
+  CONSTRAINT ck_text CHECK (vc <> 'forbidden' AND (ti IS NULL OR ti BETWEEN -128 AND 127))
 );
 INSERT INTO parent (name) VALUES ('one'), ('two'), ('it''s');
 INSERT INTO t VALUES
@@ -176,6 +177,14 @@ fn a_strata_dump_loads_into_strata_and_mariadb_with_the_same_content() {
     assert!(has(&file, "Temporary table structure for view `v_named`"));
     assert!(has(&file, "/*!50001 CREATE ALGORITHM=UNDEFINED */"));
     assert!(has(&file, "SQL SECURITY INVOKER"));
+    assert!(has(
+        &file,
+        "`iu` int unsigned DEFAULT NULL CHECK (`iu` <> 7)"
+    ));
+    assert!(has(
+        &file,
+        "CONSTRAINT `ck_text` CHECK (`vc` <> 'forbidden' and"
+    ));
 
     let copy = Server::start("dump-dst");
     client(&At::Strata(&copy), None, &file, &[]);
@@ -190,6 +199,19 @@ fn a_strata_dump_loads_into_strata_and_mariadb_with_the_same_content() {
         &mut c,
         "INSERT INTO alltypes.t (id, pid) VALUES (9, 99)",
         1452,
+        "23000",
+    );
+    // So did the checks.
+    common::expect_err(
+        &mut c,
+        "INSERT INTO alltypes.t (id, vc) VALUES (9, 'forbidden')",
+        4025,
+        "23000",
+    );
+    common::expect_err(
+        &mut c,
+        "INSERT INTO alltypes.t (id, iu) VALUES (9, 7)",
+        4025,
         "23000",
     );
 
@@ -209,6 +231,9 @@ USE bench;
 CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL,
   c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) ENGINE = InnoDB;
 CREATE INDEX k_1 ON sbtest1(k);
+CREATE TABLE checked (id INT PRIMARY KEY, qty INT CHECK (qty >= 0), lo INT, hi INT,
+  CONSTRAINT lo_hi CHECK (lo <= hi), CHECK (qty < 1000 OR lo IS NULL));
+INSERT INTO checked VALUES (1, 5, 1, 2), (2, 0, NULL, 3);
 INSERT INTO sbtest1 (k, c, pad) VALUES (5, '83868641912-28773972837', '67847967377-48000963322'),
   (7, '38014276128-25250245652', '23183251411-36241541236'), (5, 'x', 'y');
 CREATE TABLE warehouse1 (w_id smallint not null, w_name varchar(10), w_street_1 varchar(20),
@@ -253,6 +278,7 @@ fn a_mariadb_dump_of_sysbench_and_tpcc_schemas_loads_into_strata() {
         "by_k",
         "cust_orders",
         "a_top",
+        "checked",
     ];
     let want = content(&At::Maria(&maria), "bench", &tables);
     let file = dump(&At::Maria(&maria), "bench");
@@ -274,4 +300,12 @@ fn a_mariadb_dump_of_sysbench_and_tpcc_schemas_loads_into_strata() {
         "23000",
     );
     common::expect_err(&mut c, "DELETE FROM bench.warehouse1", 1451, "23000");
+    // MariaDB's CHECK constraints, as its dump prints them, are enforced too.
+    for bad in [
+        "INSERT INTO bench.checked VALUES (3, -1, 1, 2)",
+        "INSERT INTO bench.checked VALUES (3, 1, 5, 2)",
+        "UPDATE bench.checked SET qty = 2000 WHERE id = 1",
+    ] {
+        common::expect_err(&mut c, bad, 4025, "23000");
+    }
 }

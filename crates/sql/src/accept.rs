@@ -507,12 +507,12 @@ pub fn check_create_table(ct: &ast::CreateTable) -> Result<Vec<String>> {
     Ok(warnings)
 }
 
-/// Table constraints: keys and foreign keys are honoured; CHECK is not enforced by
-/// Strata, so it is refused.
+/// Table constraints: keys, foreign keys and CHECK are honoured (CHECK ... NOT
+/// ENFORCED is refused).
 pub fn check_constraint(con: &ast::TableConstraint) -> Result<()> {
     match con {
         ast::TableConstraint::ForeignKey(fk) => check_foreign_key(fk),
-        ast::TableConstraint::Check(_) => Err(no("CHECK constraints")),
+        ast::TableConstraint::Check(c) => crate::check::refuse_unenforced(c),
         ast::TableConstraint::Unique(u) => check_index_options(&u.index_options),
         ast::TableConstraint::Index(ix) => check_index_options(&ix.index_options),
         ast::TableConstraint::PrimaryKey(pk) => check_index_options(&pk.index_options),

@@ -5,6 +5,7 @@
 //! written through `rel::table`.
 use crate::access::{self, Access};
 use crate::bind::{Binder, Scope};
+use crate::check::Checks;
 use crate::collate::{annotate, Ctx};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
@@ -232,8 +233,9 @@ pub struct InsertResult {
 pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<InsertResult> {
     let mut res = InsertResult::default();
     let mut limits = TxnLimits::of(env);
+    let checks = Checks::of(&p.table.def)?;
     let mut insert_one = |txn: &mut Txn, rn: usize, given: Vec<Option<Value>>| -> Result<()> {
-        insert_row(p, txn, env, w, rn, given, &mut res)?;
+        insert_row(p, txn, env, (w, &checks), rn, given, &mut res)?;
         limits.after_write(txn)
     };
     match &p.source {
@@ -267,7 +269,7 @@ fn insert_row(
     p: &InsertPlan,
     txn: &mut Txn,
     env: &dyn Env,
-    w: Writer,
+    (w, checks): (Writer, &Checks),
     rn: usize,
     given: Vec<Option<Value>>,
     res: &mut InsertResult,
@@ -307,6 +309,17 @@ fn insert_row(
         for (c, v) in row.iter_mut().enumerate() {
             *v = for_store(std::mem::replace(v, Value::Null), &t.def.columns[c], rownum)?;
         }
+        // INSERT IGNORE skips a row a CHECK refuses, with a warning.
+        if let (OnDup::Ignore, Err(e)) = (&p.on_dup, checks.verify(&row, env)) {
+            if e.code != crate::error::ER_CONSTRAINT_FAILED {
+                return Err(e);
+            }
+            res.ignored.push(e);
+            return Ok(());
+        }
+        if !matches!(p.on_dup, OnDup::Update(_)) {
+            checks.verify(&row, env)?;
+        }
         match &p.on_dup {
             OnDup::Error => {
                 w.insert(txn, t, &row)?;
@@ -336,6 +349,7 @@ fn insert_row(
             }
             OnDup::Update(assigns) => match rt::find_conflict(txn, t, &row)? {
                 None => {
+                    checks.verify(&row, env)?;
                     w.insert(txn, t, &row)?;
                     res.affected += 1;
                 }
@@ -351,6 +365,7 @@ fn insert_row(
                     }
                     if new != old.values {
                         touch_on_update(t, &old, &mut new, assigns.iter().map(|(c, _)| *c), env);
+                        checks.verify(&new, env)?;
                         w.update(txn, t, &old, &new)?;
                         res.affected += 2;
                     }
@@ -651,7 +666,7 @@ fn finish_modify(
 pub(crate) fn write_update(
     txn: &mut Txn,
     t: &Table,
-    w: Writer,
+    (w, checks): (Writer, &Checks),
     old: &Row,
     mut new: Vec<Value>,
     assigned: &[usize],
@@ -662,6 +677,7 @@ pub(crate) fn write_update(
         return Ok(false);
     }
     touch_on_update(t, old, &mut new, assigned.iter().copied(), env);
+    checks.verify(&new, env)?;
     if let Some(a) = t.def.auto_inc_column() {
         if let Some(v) = new.get(a).and_then(|v| v.to_i128()).filter(|v| *v > 0) {
             t.note_auto_inc(v as u64);
@@ -689,6 +705,11 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     let qenv = subquery_env(&p.subqueries, txn, env)?;
     let env: &dyn Env = qenv.as_ref().map_or(env, |q| q);
     let t = &p.table;
+    let checks = if p.set.is_empty() {
+        Checks::default()
+    } else {
+        Checks::of(&t.def)?
+    };
     let limit = match &p.limit {
         Some(e) => Some(e.eval(&[], env)?.to_i128().unwrap_or(0).max(0) as u64),
         None => None,
@@ -791,7 +812,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             new[*c] = for_store(v, &t.def.columns[*c], matched as usize)?;
         }
         let assigned: Vec<usize> = p.set.iter().map(|(c, _)| *c).collect();
-        if write_update(txn, t, w, &old, new, &assigned, env, &mut limits)? {
+        if write_update(txn, t, (w, &checks), &old, new, &assigned, env, &mut limits)? {
             changed += 1;
         }
         Ok(true)

@@ -4,8 +4,7 @@
 //! (`information_schema.TABLES`, any case); the planner reads it as a
 //! derived table (select/from.rs), so WHERE, joins, ORDER BY and the rest
 //! work on it as on any table. Views of objects Strata does not have
-//! (VIEWS, ROUTINES, TRIGGERS, EVENTS, PARTITIONS, CHECK_CONSTRAINTS: CHECK is
-//! refused with 1235) are empty.
+//! (VIEWS, ROUTINES, TRIGGERS, EVENTS, PARTITIONS) are empty.
 use crate::error::Result;
 use crate::result::OutType;
 use crate::session::Session;
@@ -252,7 +251,9 @@ impl View {
             View::CheckConstraints => &[
                 ("CONSTRAINT_CATALOG", S),
                 ("CONSTRAINT_SCHEMA", S),
+                ("TABLE_NAME", S),
                 ("CONSTRAINT_NAME", S),
+                ("LEVEL", S),
                 ("CHECK_CLAUSE", L),
             ],
             View::Triggers => &[
@@ -354,11 +355,8 @@ impl View {
                 each_table(&st, |def| referential_constraints(def, &st))
             }
             View::Views => views(&st),
-            View::Routines
-            | View::Triggers
-            | View::CheckConstraints
-            | View::Events
-            | View::Partitions => Vec::new(),
+            View::CheckConstraints => each_table(&st, check_constraints),
+            View::Routines | View::Triggers | View::Events | View::Partitions => Vec::new(),
             View::Engines => vec![vec![
                 t("STRATA"),
                 t("DEFAULT"),
@@ -702,7 +700,29 @@ fn table_constraints(def: &TableDef) -> Vec<Vec<Value>> {
     for fk in &def.foreign_keys {
         out.push(row(&fk.name, "FOREIGN KEY"));
     }
+    for c in &def.checks {
+        out.push(row(&c.name, "CHECK"));
+    }
     out
+}
+
+fn check_constraints(def: &TableDef) -> Vec<Vec<Value>> {
+    def.checks
+        .iter()
+        .map(|c| {
+            vec![
+                t("def"),
+                t(&def.db),
+                t(&def.name),
+                t(&c.name),
+                t(match c.level {
+                    rel::schema::CheckLevel::Column => "Column",
+                    rel::schema::CheckLevel::Table => "Table",
+                }),
+                t(&c.expr),
+            ]
+        })
+        .collect()
 }
 
 fn key_column_usage(def: &TableDef) -> Vec<Vec<Value>> {

@@ -22,6 +22,8 @@ pub mod access;
 pub mod agg;
 pub mod autoparam;
 pub mod bind;
+pub mod check;
+mod checkprint;
 pub mod collate;
 pub mod convert;
 pub mod ddl;

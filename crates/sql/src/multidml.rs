@@ -11,6 +11,7 @@
 //! ORDER BY and LIMIT are MySQL's error 1221; a derived table may be joined but
 //! not changed (1288).
 use crate::bind::{Binder, Scope};
+use crate::check::Checks;
 use crate::convert::for_store;
 use crate::dml::{reads_table, subquery_env, tmp_table_size, write_update, Spool, TxnLimits};
 use crate::error::{Result, SqlError};
@@ -405,6 +406,14 @@ pub fn run(p: &MultiPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u6
     let mut spool = Spool(Sorter::new(vec![], tmp_table_size(env), None));
     select::execute(&p.select, txn, env, &mut spool)?;
     let mut limits = TxnLimits::of(env);
+    let checks = if p.set.is_empty() {
+        vec![]
+    } else {
+        p.targets
+            .iter()
+            .map(|(t, _)| Checks::of(&t.def))
+            .collect::<Result<Vec<_>>>()?
+    };
     let mut seen: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); p.targets.len()];
     let (mut matched, mut changed) = (0u64, 0u64);
     spool.0.finish(&mut |mut row| {
@@ -454,7 +463,8 @@ pub fn run(p: &MultiPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u6
                     *n = v.clone();
                 }
             }
-            if write_update(txn, t, w, &old, new, &assigned, env, &mut limits)? {
+            let checks = &checks[i];
+            if write_update(txn, t, (w, checks), &old, new, &assigned, env, &mut limits)? {
                 changed += 1;
             }
         }

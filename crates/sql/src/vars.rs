@@ -33,6 +33,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("cte_max_recursion_depth", i(1000)),
         ("default_storage_engine", s("STRATA")),
         ("foreign_key_checks", i(1)),
+        ("check_constraint_checks", i(1)),
         ("group_concat_max_len", i(1 << 20)),
         ("sql_notes", i(1)),
         ("sql_quote_show_create", i(1)),
@@ -186,6 +187,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
     match name {
         "autocommit"
         | "foreign_key_checks"
+        | "check_constraint_checks"
         | "unique_checks"
         | "sql_auto_is_null"
         | "sql_safe_updates"

@@ -76,6 +76,11 @@ with connection.cursor() as c:
 fk_targets = sorted(v["foreign_key"] for v in cons.values() if v["foreign_key"])
 assert fk_targets == [("auth_group", "id"), ("auth_user", "id")], fk_targets
 assert any(v["unique"] and v["columns"] == ["user_id", "group_id"] for v in cons.values()), cons
+# PositiveSmallIntegerField's CHECK (`action_flag` >= 0), read back as a check constraint.
+with connection.cursor() as c:
+    cons = connection.introspection.get_constraints(c, "django_admin_log")
+checks = [v["columns"] for v in cons.values() if v["check"]]
+assert checks == [["action_flag"]], cons
 
 # Every migration of the built-in apps is recorded as applied.
 from django.db.migrations.recorder import MigrationRecorder  # noqa: E402

@@ -28,11 +28,15 @@ use crate::convert::for_store;
 use crate::error::{Result, SqlError};
 use crate::result::Outcome;
 use crate::session::Session;
+use checks::{column_check, drop_constraint, order_checks, work_columns};
 use rel::catalog::Table;
-use rel::schema::{Column, ForeignKey, Index, TableDef};
+use rel::schema::{Check, CheckLevel, Column, ForeignKey, Index, TableDef};
 use rel::value::{TypeKind, Value};
 use sqlparser::ast;
 use std::sync::Arc;
+
+#[path = "alter_checks.rs"]
+mod checks;
 
 /// A column of the working definition: `slot` identifies it for keys
 /// (old columns: their old position; added ones: after those), `source`
@@ -50,6 +54,10 @@ pub(super) struct Work {
     pk: Vec<usize>,
     secondary: Vec<Index>,
     fks: Vec<ForeignKey>,
+    /// CHECK constraints (texts name columns by their current names).
+    checks: Vec<Check>,
+    /// A CHECK was added or redefined: existing rows are validated.
+    pub(super) checks_added: bool,
     /// FOREIGN KEY clauses to add once the columns are final.
     add_fks: Vec<ast::ForeignKeyConstraint>,
     next_slot: usize,
@@ -89,6 +97,8 @@ impl Work {
             },
             secondary: def.secondary.clone(),
             fks: def.foreign_keys.clone(),
+            checks: def.checks.clone(),
+            checks_added: false,
             add_fks: vec![],
             next_slot: def.columns.len(),
             keys_added: false,
@@ -177,6 +187,14 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                 let slot = w.next_slot;
                 w.next_slot += 1;
                 key_options(&mut w, slot, &spec)?;
+                column_check(
+                    &mut w,
+                    &spec.col.name,
+                    column_def
+                        .options
+                        .iter()
+                        .map(|o| (o.name.as_ref(), &o.option)),
+                )?;
                 w.place(
                     WCol {
                         col: spec.col,
@@ -194,7 +212,14 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
             } => {
                 for n in column_names {
                     match w.existing(&n.value) {
-                        Some(i) => drop_column(&mut w, i),
+                        Some(i) => {
+                            let name = w.cols[i].col.name.clone();
+                            w.checks.retain(|c| {
+                                !(c.level == CheckLevel::Column
+                                    && c.name.eq_ignore_ascii_case(&name))
+                            });
+                            drop_column(&mut w, i)
+                        }
                         None if *if_exists => notes.push(SqlError::cant_drop(&n.value)),
                         None => return Err(SqlError::cant_drop(&n.value)),
                     }
@@ -237,6 +262,17 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                     .existing(&old_column_name.value)
                     .ok_or_else(|| SqlError::unknown_column(&old_column_name.value, &label))?;
                 rename_column(&mut w, i, &new_column_name.value)?;
+            }
+            Op::DropConstraint {
+                if_exists, name, ..
+            } => {
+                if !drop_constraint(&mut w, &name.value) {
+                    let e = SqlError::cant_drop_constraint(&name.value);
+                    if !*if_exists {
+                        return Err(e);
+                    }
+                    notes.push(e);
+                }
             }
             Op::AlterColumn { column_name, op } => {
                 let i = w
@@ -300,6 +336,7 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     if w.cols.is_empty() {
         return Err(SqlError::cant_remove_all_columns());
     }
+    order_checks(&mut w)?;
     let (mut def, positions) = finish(&w, &old.def)?;
     let checks = s.fk_checks();
     for fk in &w.add_fks {
@@ -387,7 +424,15 @@ fn rename_column(w: &mut Work, i: usize, new: &str) -> Result<()> {
             return Err(SqlError::duplicate_column(new));
         }
     }
-    w.cols[i].col.name = new.to_string();
+    let old = std::mem::replace(&mut w.cols[i].col.name, new.to_string());
+    if old != new {
+        for c in &mut w.checks {
+            if c.level == CheckLevel::Column && c.name.eq_ignore_ascii_case(&old) {
+                c.name = new.to_string();
+            }
+            c.expr = crate::check::rename_column(&c.expr, &old, new)?;
+        }
+    }
     Ok(())
 }
 
@@ -410,6 +455,10 @@ fn change_column(
     // declares a second one (MySQL: 1068).
     key_options(w, slot, &spec)?;
     rename_column(w, i, new_name)?;
+    // The column's own check is replaced by the one of the new definition.
+    w.checks
+        .retain(|c| !(c.level == CheckLevel::Column && c.name.eq_ignore_ascii_case(new_name)));
+    column_check(w, new_name, options.iter().map(|o| (None, o)))?;
     let mut c = w.cols.remove(i);
     c.col = spec.col;
     if pos.is_none() {
@@ -486,7 +535,13 @@ fn add_constraint(w: &mut Work, con: &ast::TableConstraint) -> Result<()> {
             w.add_fks.push(fk.clone());
             return Ok(());
         }
-        ast::TableConstraint::Check(_) => return Ok(()),
+        ast::TableConstraint::Check(c) => {
+            let cols = work_columns(w);
+            let name = c.name.as_ref().map(|n| n.value.clone());
+            crate::check::add_table_check(&mut w.checks, name, &c.expr, &cols)?;
+            w.checks_added = true;
+            return Ok(());
+        }
         other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
     };
     let name = match name {
@@ -550,6 +605,7 @@ fn finish(w: &Work, old: &TableDef) -> Result<(TableDef, Vec<Option<usize>>)> {
         old.comment.clone(),
     );
     def.collation = w.collation;
+    def.checks = w.checks.clone();
     def.foreign_keys = w
         .fks
         .iter()

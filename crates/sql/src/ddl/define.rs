@@ -264,6 +264,8 @@ pub fn column_spec<'a>(
                 }
             }
             ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Collation(_) => {}
+            // Collected by `check::of_create` / ALTER TABLE.
+            ast::ColumnOption::Check(_) => {}
             ast::ColumnOption::ForeignKey(fk) => {
                 let mut fk = fk.clone();
                 fk.columns = vec![ast::Ident::new(name)];
@@ -387,7 +389,7 @@ pub fn table_def(
                 crate::accept::check_constraint(con)?;
                 fks.push(fk.clone());
             }
-            ast::TableConstraint::Check(_) => crate::accept::check_constraint(con)?,
+            ast::TableConstraint::Check(_) => {} // `check::of_create` below
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),
         }
     }
@@ -427,6 +429,8 @@ pub fn table_def(
         comment,
     );
     def.collation = table_coll;
+    def.checks = crate::check::of_create(ct, &def.columns)?;
+    crate::check::Checks::of(&def)?;
     Ok((def, fks))
 }
 

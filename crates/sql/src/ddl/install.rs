@@ -171,11 +171,29 @@ pub(super) fn install(
         .collect();
     let thaw = hold_writers(s, &frozen)?;
     let now = crate::env::now_micros();
+    // New checks hold for every row; so must all of them for rewritten rows.
+    let checks = if w.checks_added || (change == Change::Rebuild && !def.checks.is_empty()) {
+        match crate::check::Checks::of(&def) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                thaw();
+                return Err(e);
+            }
+        }
+    } else {
+        None
+    };
     let mut copied = rel::rebuild::Copied {
         rows: 0,
         auto_inc: 1,
         hidden_next: 1,
     };
+    if let (Some(c), false) = (&checks, change == Change::Rebuild) {
+        if let Err(e) = validate_in_place(s, old, &def, w, c, now) {
+            thaw();
+            return Err(e);
+        }
+    }
     match change {
         // Rows keep their layout: values for columns they lack carry over.
         Change::Metadata => {
@@ -220,6 +238,9 @@ pub(super) fn install(
                     };
                     out.push(v);
                 }
+                if let Some(c) = &checks {
+                    c.verify_always(&out, &crate::expr::NoEnv)?;
+                }
                 Ok(out)
             };
             let r = rel::rebuild::copy_rows(cat.db(), old, &def, convert)
@@ -259,6 +280,31 @@ pub(super) fn install(
         return Err(e.into());
     }
     Ok(if pending { copied.rows } else { 0 })
+}
+
+/// Checks every row of `old`, as `def` will read it (added columns with
+/// the values they get), against `checks` (4025 for the first that fails).
+fn validate_in_place(
+    s: &Session,
+    old: &Arc<Table>,
+    def: &TableDef,
+    w: &Work,
+    checks: &crate::check::Checks,
+    now: i64,
+) -> Result<()> {
+    let src: Vec<Option<usize>> = w.cols.iter().map(|c| c.source).collect();
+    let fills: Vec<Value> = def.columns.iter().map(|c| fill_value(c, now)).collect();
+    rel::rebuild::for_each_row(s.inst.catalog.db(), old, |row| -> Result<()> {
+        let full: Vec<Value> = src
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s {
+                Some(oc) => row.values[*oc].clone(),
+                None => fills[i].clone(),
+            })
+            .collect();
+        checks.verify_always(&full, &crate::expr::NoEnv)
+    })
 }
 
 /// Freezes `tables` at a new catalog version: transactions that begin

@@ -215,7 +215,6 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                 ast::TableConstraint::Index(_)
                     | ast::TableConstraint::Unique(_)
                     | ast::TableConstraint::ForeignKey(_)
-                    | ast::TableConstraint::Check(_)
             ),
             Op::DropIndex { name } => !name.value.eq_ignore_ascii_case("PRIMARY"),
             Op::DropForeignKey { .. } => true,
@@ -272,7 +271,6 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                         create_index(&s.inst.catalog, &t, &name, cols, true, false, &ddl_wait(s))?;
                     }
                     ast::TableConstraint::ForeignKey(fk) => add_foreign_key(s, &t, fk)?,
-                    ast::TableConstraint::Check(_) => crate::accept::check_constraint(constraint)?,
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
                 }
             }

@@ -175,6 +175,12 @@ pub fn create_table(def: &TableDef) -> String {
         if !c.comment.is_empty() {
             l.push_str(&format!(" COMMENT '{}'", c.comment.replace('\'', "''")));
         }
+        let own = def.checks.iter().find(|k| {
+            k.level == rel::schema::CheckLevel::Column && k.name.eq_ignore_ascii_case(&c.name)
+        });
+        if let Some(k) = own {
+            l.push_str(&format!(" CHECK ({})", k.expr));
+        }
         lines.push(l);
     }
     let cols = |ix: &rel::schema::Index| {
@@ -193,6 +199,13 @@ pub fn create_table(def: &TableDef) -> String {
     }
     for k in 0..def.foreign_keys.len() {
         lines.push(format!("  {}", rel::fk::describe(def, k, false)));
+    }
+    for k in def
+        .checks
+        .iter()
+        .filter(|k| k.level == rel::schema::CheckLevel::Table)
+    {
+        lines.push(format!("  {}", crate::check::describe(k)));
     }
     format!(
         "CREATE TABLE {} (\n{}\n) ENGINE={} DEFAULT CHARSET={} COLLATE={}{}",

@@ -1,0 +1,190 @@
+//! Round trips of table definitions through their stored form, and
+//! truncated or corrupt bytes refused.
+use super::*;
+
+pub(crate) fn sample() -> TableDef {
+    let col = |n: &str, k: TypeKind, null: bool| Column {
+        name: n.into(),
+        ty: ColumnType::new(k),
+        nullable: null,
+        default: None,
+        default_now: false,
+        on_update_now: false,
+        auto_increment: false,
+        comment: String::new(),
+    };
+    let mut id = col("id", TypeKind::Int, false);
+    id.auto_increment = true;
+    let mut c = col("c", TypeKind::Char, false);
+    c.ty.len = 120;
+    c.default = Some(Value::Bytes(Vec::new()));
+    TableDef::new(
+        "db".into(),
+        "t".into(),
+        vec![id, col("k", TypeKind::Int, true), c],
+        Index {
+            id: 300,
+            name: "PRIMARY".into(),
+            columns: vec![0],
+            unique: true,
+            primary: true,
+        },
+        false,
+        vec![Index {
+            id: 301,
+            name: "k_1".into(),
+            columns: vec![1],
+            unique: false,
+            primary: false,
+        }],
+        "ROCKSDB".into(),
+        String::new(),
+    )
+}
+
+#[test]
+fn collations_round_trip_in_version_3_and_lossy_key_columns_live_in_the_value() {
+    let mut t = sample();
+    t.collation = Collation::Latin1SwedishCi;
+    t.columns[2].ty.coll = Collation::Utf8mb4GeneralCi;
+    let mut t = TableDef::new(
+        t.db.clone(),
+        t.name.clone(),
+        t.columns.clone(),
+        Index {
+            columns: vec![2, 0],
+            ..t.pk.clone()
+        },
+        false,
+        t.secondary.clone(),
+        t.engine.clone(),
+        t.comment.clone(),
+    );
+    t.collation = Collation::Latin1SwedishCi;
+    assert_eq!(
+        t.value_cols,
+        vec![1, 2],
+        "the ci key column is also in the value"
+    );
+    assert!(!t.pk_in_key(2) && t.pk_in_key(0));
+    let enc = t.encode();
+    assert_eq!(enc[0], TABLE_DEF_V4);
+    let back = TableDef::decode(&enc).unwrap();
+    assert_eq!(back, t);
+    assert_eq!(back.columns[2].ty.coll, Collation::Utf8mb4GeneralCi);
+    for cut in 0..enc.len() {
+        assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut bad = enc.clone();
+    *bad.last_mut().unwrap() = 250; // no collation has id 250
+    assert!(TableDef::decode(&bad).is_err());
+}
+
+#[test]
+fn table_def_round_trips_and_rejects_garbage() {
+    let t = sample();
+    let enc = t.encode();
+    assert_eq!(TableDef::decode(&enc).unwrap(), t);
+    assert_eq!(t.value_cols, vec![1, 2]);
+    for cut in 0..enc.len() {
+        assert!(TableDef::decode(&enc[..cut]).is_err());
+    }
+    let mut bad = enc.clone();
+    bad[0] = 9;
+    assert!(TableDef::decode(&bad).is_err());
+}
+
+#[test]
+fn foreign_keys_round_trip_in_version_2_and_garbage_is_refused() {
+    let mut t = sample();
+    assert_eq!(t.encode()[0], TABLE_DEF_V4, "general_ci: version 4");
+    t.collation = Collation::Utf8mb4Bin;
+    t.columns[2].ty.coll = Collation::Utf8mb4Bin;
+    assert_eq!(t.encode()[0], TABLE_DEF_V1, "no foreign keys: version 1");
+    t.foreign_keys.push(ForeignKey {
+        name: "t_ibfk_1".into(),
+        columns: vec![1, 0],
+        parent_db: "db".into(),
+        parent_table: "p".into(),
+        parent_columns: vec!["a".into(), "b".into()],
+        on_delete: FkAction::Cascade,
+        on_update: FkAction::SetNull,
+    });
+    let enc = t.encode();
+    assert_eq!(enc[0], TABLE_DEF_V2);
+    assert_eq!(TableDef::decode(&enc).unwrap(), t);
+    for cut in 0..enc.len() {
+        assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut extra = enc.clone();
+    extra.push(0);
+    assert!(TableDef::decode(&extra).is_err(), "trailing byte");
+    // An action code past SET NULL, and a child column out of range.
+    let mut bad = enc.clone();
+    let n = bad.len();
+    bad[n - 1] = 7;
+    assert!(TableDef::decode(&bad).is_err());
+    t.foreign_keys[0].columns = vec![1, 9];
+    assert!(TableDef::decode(&t.encode()).is_err());
+}
+
+#[test]
+fn checks_round_trip_in_version_5_and_garbage_is_refused() {
+    let mut t = sample();
+    let v4 = t.encode();
+    assert_eq!(
+        v4[0], TABLE_DEF_V4,
+        "no checks: the older version, unchanged"
+    );
+    t.checks = vec![
+        Check {
+            name: "k".into(),
+            level: CheckLevel::Column,
+            expr: "`k` >= 0".into(),
+        },
+        Check {
+            name: "CONSTRAINT_1".into(),
+            level: CheckLevel::Table,
+            expr: "`k` < `id`".into(),
+        },
+    ];
+    let enc = t.encode();
+    assert_eq!(enc[0], TABLE_DEF_V5);
+    assert_eq!(
+        &enc[1..v4.len()],
+        &v4[1..],
+        "version 4 then the checks section"
+    );
+    assert_eq!(TableDef::decode(&enc).unwrap(), t);
+    for cut in 0..enc.len() {
+        assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut extra = enc.clone();
+    extra.push(0);
+    assert!(TableDef::decode(&extra).is_err(), "trailing byte");
+    // An unknown level byte, an empty check list, an empty expression.
+    let mut bad = enc.clone();
+    let level_at = v4.len() + 1 + 1 + "k".len();
+    assert_eq!(bad[level_at], 0);
+    bad[level_at] = 7;
+    assert!(TableDef::decode(&bad).is_err());
+    let mut none = v4.clone();
+    none[0] = TABLE_DEF_V5;
+    none.push(0);
+    assert!(TableDef::decode(&none).is_err());
+    t.checks[1].expr.clear();
+    assert!(TableDef::decode(&t.encode()).is_err());
+    // Legacy collations with checks still write version 5 (with every section).
+    let mut l = sample();
+    l.collation = Collation::Utf8mb4Bin;
+    l.columns[2].ty.coll = Collation::Utf8mb4Bin;
+    assert_eq!(l.encode()[0], TABLE_DEF_V1);
+    l.checks.push(Check {
+        name: "c".into(),
+        level: CheckLevel::Table,
+        expr: "1".into(),
+    });
+    let enc = l.encode();
+    assert_eq!(enc[0], TABLE_DEF_V5);
+    assert_eq!(TableDef::decode(&enc).unwrap(), l);
+}

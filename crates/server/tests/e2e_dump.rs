@@ -249,8 +249,8 @@ CREATE TABLE orders1 (o_id int not null, o_d_id tinyint not null, o_w_id smallin
 CREATE INDEX idx_customer1 ON customer1 (c_w_id,c_d_id,c_last,c_first);
 CREATE INDEX idx_orders1 ON orders1 (o_w_id,o_d_id,o_c_id,o_id);
 CREATE VIEW by_k AS SELECT k, COUNT(*) AS n, MAX(c) AS top FROM sbtest1 GROUP BY k;
-CREATE ALGORITHM=MERGE VIEW cust_orders (w, d, cust, orders) AS SELECT c.c_w_id, c.c_d_id, c.c_last, COUNT(o.o_id) FROM customer1 c LEFT JOIN orders1 o ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id AND o.o_c_id = c.c_id GROUP BY c.c_w_id, c.c_d_id, c.c_last;
-CREATE VIEW a_top AS SELECT w, cust FROM cust_orders WHERE orders > 0 AND cust LIKE 'B%';
+CREATE ALGORITHM=MERGE VIEW cust_orders (cust, w, d, orders) AS SELECT c.c_last, c.c_w_id, c.c_d_id, COUNT(o.o_id) FROM customer1 c LEFT JOIN orders1 o ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id AND o.o_c_id = c.c_id GROUP BY c.c_w_id, c.c_d_id, c.c_last;
+CREATE VIEW a_top AS SELECT cust, w FROM cust_orders WHERE orders > 0 AND cust LIKE 'B%';
 ALTER TABLE district1 ADD CONSTRAINT fkey_district_1_1 FOREIGN KEY(d_w_id) REFERENCES warehouse1(w_id);
 ALTER TABLE customer1 ADD CONSTRAINT fkey_customer_1_1 FOREIGN KEY(c_w_id,c_d_id) REFERENCES district1(d_w_id,d_id);
 ALTER TABLE orders1 ADD CONSTRAINT fkey_orders_1_1 FOREIGN KEY(o_w_id,o_d_id,o_c_id) REFERENCES customer1(c_w_id,c_d_id,c_id);

@@ -485,6 +485,38 @@ SELECT id FROM cl WHERE s > 'Y' ORDER BY id
 DROP TABLE cl
 SELECT 'a' COLLATE utf8mb4_general_ci = 'A' COLLATE utf8mb4_bin
 SELECT UPPER('Straße'), LOWER('ÀÉÎ'), UPPER('ǆ')
+SELECT JSON_OBJECT('a', 1, 'b', 'x', 'c', NULL, 'd', TRUE, 'e', 1 = 1), JSON_ARRAY(1, 'a', NULL, 1.5, JSON_ARRAY(2), FALSE), JSON_ARRAY(), JSON_OBJECT()
+SELECT JSON_OBJECT('d', DATE '2024-01-02', 'e', 'x"y', 'i', 1 / 3, 'n', -5, 'u', 18446744073709551615), JSON_OBJECT(NULL, 1)
+SELECT JSON_ARRAY(JSON_EXTRACT('[1]', '$'), JSON_QUOTE('x'), JSON_UNQUOTE('"y"'), '[1]', JSON_KEYS('{"a":1}'))
+SELECT JSON_EXTRACT('{"a": [1,   2,{"b"  :  3}]}', '$.a'), JSON_EXTRACT('{"a":[1,2],"b":{"c":1}}', '$.*'), JSON_EXTRACT('{"a":[1,2],"b":{"c":1}}', '$.a', '$.b')
+SELECT JSON_EXTRACT('{"a":{"a":1}}', '$**.a'), JSON_EXTRACT('[1,2,3]', '$[last]'), JSON_EXTRACT('[1,2,3]', '$[1 to 2]'), JSON_EXTRACT('{"a":1}', '$[0]'), JSON_EXTRACT('{"a":1}', '$[1]')
+SELECT JSON_EXTRACT('[1E2, -0, 0.10]', '$'), JSON_EXTRACT('{"a b":1}', '$."a b"'), JSON_EXTRACT('{"a":1, "a":2}', '$.a'), JSON_EXTRACT('{"a":[{"b":1},{"b":2}]}', '$.a[*].b')
+SELECT JSON_EXTRACT('{"a":1', '$.a'), JSON_EXTRACT('{"a":1}', 'a'), JSON_EXTRACT('{"a":1}', '$['), JSON_TYPE('x')
+SHOW WARNINGS
+SELECT JSON_VALID('{"a":1}'), JSON_VALID('{a:1}'), JSON_VALID(''), JSON_VALID(NULL), JSON_VALID('1.'), JSON_VALID('01'), JSON_VALID('"\\x"'), JSON_VALID(1), JSON_VALID('[1,]')
+SHOW WARNINGS
+SELECT JSON_VALID(CONCAT(REPEAT('[', 31), REPEAT(']', 31))), JSON_VALID(CONCAT(REPEAT('[', 32), REPEAT(']', 32))), JSON_LENGTH(REPEAT('[', 100000))
+SELECT JSON_TYPE('{}'), JSON_TYPE('[]'), JSON_TYPE('1e5'), JSON_TYPE('1.5'), JSON_TYPE('"a"'), JSON_TYPE('true'), JSON_TYPE('null'), JSON_TYPE(1)
+SELECT JSON_LENGTH('[1,2,[3]]'), JSON_LENGTH('{"a":1}'), JSON_LENGTH('"x"'), JSON_LENGTH('[1,2]', '$[5]'), JSON_DEPTH('{"a":[1]}'), JSON_DEPTH('[]')
+SELECT JSON_KEYS('{"a":1, "b":{"c":2}}'), JSON_KEYS('{"a":1, "b":{"c":2}}', '$.b'), JSON_KEYS('[1]'), JSON_KEYS('{}')
+SELECT JSON_QUOTE('a"b\\c\n\t'), JSON_QUOTE(NULL), JSON_QUOTE(1), JSON_UNQUOTE('"a\\tb\\u00e9"'), JSON_UNQUOTE('abc'), JSON_UNQUOTE('  "a"  '), JSON_UNQUOTE('"a\\qb"')
+SELECT JSON_SET('{"a":1,  "b":2}', '$.a', 3, '$.c', 4), JSON_SET('{"a":1}', '$[1]', 5), JSON_SET('{"a":1}', '$[0]', 5), JSON_SET('{"a":1}', '$.a.b', 1), JSON_SET('1', '$', 2)
+SELECT JSON_SET('{}', '$.a', JSON_ARRAY(1, 2), '$.b', '[1, 2]', '$.c', 1 = 1, '$.d', NULL, '$.e', 1.5), JSON_SET('{"a":1}', '$.b', 2, '$.b', 3)
+SELECT JSON_INSERT('{"a":1,  "b":2}', '$.a', 3, '$.d', JSON_OBJECT('x', 1)), JSON_INSERT('[1]', '$[0]', 9, '$[3]', 7), JSON_REPLACE('{"a":1,  "b":2}', '$.a', 3, '$.d', 4)
+SELECT JSON_REMOVE('{"a":1,  "b":2, "c" : 3}', '$.b'), JSON_REMOVE('[1,  2, 3]', '$[0]'), JSON_REMOVE('{"a":[1,2]}', '$.a[0]', '$.a[0]'), JSON_REMOVE('[1]', '$'), JSON_REMOVE('{"a":1}', '$.*')
+SELECT JSON_ARRAY_APPEND('[1,  2]', '$', 3), JSON_ARRAY_APPEND('{"a":1}', '$.a', 3), JSON_ARRAY_INSERT('[1,2]', '$[0]', 'x', '$[9]', 'y'), JSON_ARRAY_INSERT('{"a":[1]}', '$.a[1]', 2), JSON_ARRAY_INSERT('[1]', '$', 2)
+SELECT JSON_MERGE_PRESERVE('{"a":1}', '{"a":2, "b":3}'), JSON_MERGE_PRESERVE('[1]', '2', '{"x":1}'), JSON_MERGE('{"a":1}', '[2]'), JSON_MERGE_PRESERVE('[]', '{}'), JSON_MERGE_PRESERVE('{"a":1}', NULL)
+SELECT JSON_MERGE_PATCH('{"a":1, "b":2}', '{"a":null, "c":{"d":1}}'), JSON_MERGE_PATCH('{"a":{"b":1}}', '{"a":{"b":null,"c":2}}'), JSON_MERGE_PATCH('1', '2'), JSON_MERGE_PATCH('{"a":1}', '[2]'), JSON_MERGE_PATCH('{"a":1}', NULL)
+SELECT JSON_CONTAINS('[1,2,{"a":[3,4]}]', '2'), JSON_CONTAINS('[1,2,{"a":[3,4]}]', '[1,2]'), JSON_CONTAINS('[1,2,{"a":[3,4]}]', '{"a":[4]}'), JSON_CONTAINS('[1,2,{"a":[3,4]}]', '3', '$[2].a'), JSON_CONTAINS('{"a":1}', '1'), JSON_CONTAINS('[1]', '1.0'), JSON_CONTAINS('[[1,2]]', '1'), JSON_CONTAINS('[1]', '1', '$[9]')
+SELECT JSON_CONTAINS_PATH('{"a":1,"b":{"c":2}}', 'one', '$.a', '$.x'), JSON_CONTAINS_PATH('{"a":1,"b":{"c":2}}', 'all', '$.a', '$.x'), JSON_CONTAINS_PATH('{"a":1}', 'ONE', '$**.a'), JSON_CONTAINS_PATH('{"a":1}', 'x', '$.a')
+SHOW WARNINGS
+SELECT JSON_SEARCH('["abc", {"x":"abc"}, "abd"]', 'one', 'abc'), JSON_SEARCH('["abc", {"x":"abc"}, "abd"]', 'all', 'ab%'), JSON_SEARCH('["abc"]', 'all', 'zz'), JSON_SEARCH('["a_c"]', 'one', 'a|_c', '|'), JSON_SEARCH('{"a":["x","y"]}', 'all', 'y', NULL, '$.a')
+SELECT id, JSON_OBJECT('id', id, 'a', a, 'b', b, 'c', c, 'd', d) FROM t1 ORDER BY id LIMIT 20
+SELECT id, JSON_ARRAY(a, b, c, d, a > 5) FROM t1 ORDER BY id LIMIT 20
+SELECT a % 3 AS m, JSON_ARRAYAGG(id ORDER BY id), JSON_ARRAYAGG(DISTINCT a % 2 ORDER BY a % 2) FROM t1 WHERE id < 30 GROUP BY m ORDER BY m
+SELECT id, JSON_OBJECTAGG(b, a), JSON_OBJECTAGG(id, d) FROM t1 WHERE id < 20 GROUP BY id ORDER BY id
+SELECT JSON_ARRAYAGG(b ORDER BY id), JSON_ARRAYAGG(c ORDER BY id DESC) FROM t1 WHERE id < 10
+SELECT id, JSON_EXTRACT(JSON_OBJECT('k', b), '$.k'), JSON_UNQUOTE(JSON_EXTRACT(JSON_OBJECT('k', b), '$.k')), JSON_LENGTH(JSON_ARRAY(a, b)) FROM t1 ORDER BY id LIMIT 20
 -- Views: read in joins, subqueries and other views; MariaDB's DDL errors (1050, 1353, 1060, 1054, 1356, 1965, 4092).
 CREATE VIEW dv1 AS SELECT id, a, b FROM t1 WHERE a > 3
 CREATE VIEW dv2 (k, total) AS SELECT t1id, SUM(v) FROM t2 GROUP BY t1id

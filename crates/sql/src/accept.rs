@@ -180,7 +180,9 @@ pub fn check_function(f: &ast::Function, name: &str) -> Result<()> {
     if let ast::FunctionArguments::List(l) = args {
         for c in &l.clauses {
             match c {
-                ast::FunctionArgumentClause::OrderBy(v) if name == "GROUP_CONCAT" => {
+                ast::FunctionArgumentClause::OrderBy(v)
+                    if name == "GROUP_CONCAT" || name == "JSON_ARRAYAGG" =>
+                {
                     for e in v {
                         check_order_expr(e)?;
                     }

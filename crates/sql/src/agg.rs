@@ -1,7 +1,8 @@
 //! Aggregation: the per-group state of COUNT/SUM/AVG/MIN/MAX/GROUP_CONCAT/ANY_VALUE,
 //! the standard deviations and variances (Welford's recurrence, as MySQL), BIT_AND/OR/XOR,
 //! DISTINCT aggregates, GROUP_CONCAT's ORDER BY, SEPARATOR and group_concat_max_len
-//! cut (warning 1260), and the hashable image used for group and DISTINCT keys.
+//! cut (warning 1260), JSON_ARRAYAGG and JSON_OBJECTAGG (GROUP_CONCAT of JSON
+//! pieces, bracketed), and the hashable image used for group and DISTINCT keys.
 use crate::bind::{AggFunc, AggSpec};
 use crate::error::Result;
 use crate::error::SqlError;
@@ -81,7 +82,9 @@ pub(crate) fn new_state(a: &AggSpec) -> AggState {
         AggFunc::Sum => AggState::Sum(None),
         AggFunc::Avg => AggState::Avg(None, 0),
         AggFunc::Min | AggFunc::Max => AggState::MinMax(None),
-        AggFunc::GroupConcat => AggState::Concat(Concat::default()),
+        AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
+            AggState::Concat(Concat::default())
+        }
         AggFunc::AnyValue => AggState::Any(None),
         AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
             AggState::Var(0, 0.0, 0.0)
@@ -118,9 +121,25 @@ pub(crate) struct Group {
 
 pub(crate) fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env) -> Result<()> {
     for (i, a) in aggs.iter().enumerate() {
-        let v = match &a.arg {
-            Some(e) => e.eval(row, env)?,
-            None => Value::Int(1),
+        let v = match (a.func, &a.arg) {
+            (AggFunc::JsonArrayAgg, Some(e)) => {
+                let mut p = Vec::new();
+                crate::func::json_fn::append_value(e, &e.eval(row, env)?, &mut p);
+                Value::Bytes(p)
+            }
+            (AggFunc::JsonObjectAgg, Some(Expr::Func(_, kv))) if kv.len() == 2 => {
+                let k = kv[0].eval(row, env)?;
+                if k.is_null() {
+                    continue;
+                }
+                let mut p = b"\"".to_vec();
+                p.extend_from_slice(&crate::func::json_fn::escape(&k.text()));
+                p.extend_from_slice(b"\":");
+                crate::func::json_fn::append_value(&kv[1], &kv[1].eval(row, env)?, &mut p);
+                Value::Bytes(p)
+            }
+            (_, Some(e)) => e.eval(row, env)?,
+            (_, None) => Value::Int(1),
         };
         if a.func != AggFunc::CountStar && a.func != AggFunc::AnyValue && v.is_null() {
             continue;
@@ -291,7 +310,19 @@ pub(crate) fn finish(s: AggState, a: &AggSpec, env: &dyn Env, row: usize) -> Res
             if c.cut {
                 env.warn(SqlError::group_concat_cut(row));
             }
-            Value::Bytes(out)
+            match a.func {
+                AggFunc::JsonArrayAgg => wrap(b'[', out, b']'),
+                AggFunc::JsonObjectAgg => wrap(b'{', out, b'}'),
+                _ => Value::Bytes(out),
+            }
         }
     })
+}
+
+fn wrap(open: u8, body: Vec<u8>, close: u8) -> Value {
+    let mut out = Vec::with_capacity(body.len() + 2);
+    out.push(open);
+    out.extend_from_slice(&body);
+    out.push(close);
+    Value::Bytes(out)
 }

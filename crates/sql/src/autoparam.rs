@@ -98,6 +98,11 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
                 if b.get(end + 1) == Some(&b'\'') {
                     return None; // '' inside the string
                 }
+                // A backslash escape ('a\\b', 'a\nb'): the parser unescapes the
+                // literal, a parameter would keep its raw bytes.
+                if b[i + 1..end].contains(&b'\\') {
+                    return None;
+                }
                 // Adjacent strings concatenate ('a' 'b'): leave those alone.
                 let next = b[end + 1..].iter().find(|x| !x.is_ascii_whitespace());
                 if allowed(prev_byte, &prev_word) && next != Some(&b'\'') {
@@ -312,6 +317,8 @@ mod tests {
         for s in [
             "SELECT a FROM t WHERE b = 'it''s'",
             "SELECT a FROM t WHERE b = 'a\\'b'",
+            "SELECT a FROM t WHERE b = 'a\\\\b'",
+            "INSERT INTO t VALUES (1, 'a\\nb')",
             "SELECT a FROM t WHERE b = \"x\"",
             "SELECT a FROM t WHERE b = 1 /* c */",
             "SELECT a FROM t WHERE b = 1 -- c",

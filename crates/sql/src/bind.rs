@@ -66,6 +66,10 @@ pub enum AggFunc {
     BitAnd,
     BitOr,
     BitXor,
+    /// JSON_ARRAYAGG(x [ORDER BY ...]): NULLs included, as `null`.
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(k, v): the argument is bound as `JSON_OBJECT(k, v)`.
+    JsonObjectAgg,
 }
 
 /// One aggregate of a grouped query.
@@ -219,6 +223,22 @@ impl<'a> Binder<'a> {
                 }
                 other => return Err(SqlError::parse(format!("near '{other} :='"))),
             },
+            // MySQL's `doc->'$.path'` (JSON_EXTRACT) and `doc->>'$.path'`
+            // (JSON_UNQUOTE of it); MariaDB has neither.
+            A::BinaryOp {
+                left,
+                op: op @ (ast::BinaryOperator::Arrow | ast::BinaryOperator::LongArrow),
+                right,
+            } => {
+                let l = self.expr(left, scope)?;
+                let r = self.expr(right, scope)?;
+                let e = Expr::Func(Func::JsonExtract, vec![l, r]);
+                if *op == ast::BinaryOperator::LongArrow {
+                    Expr::Func(Func::JsonUnquote, vec![e])
+                } else {
+                    e
+                }
+            }
             A::BinaryOp { left, op, right } => {
                 let o = binop(op)?;
                 let l = self.expr(left, scope)?;
@@ -653,6 +673,8 @@ impl<'a> Binder<'a> {
             "MIN" => Some(AggFunc::Min),
             "MAX" => Some(AggFunc::Max),
             "GROUP_CONCAT" => Some(AggFunc::GroupConcat),
+            "JSON_ARRAYAGG" => Some(AggFunc::JsonArrayAgg),
+            "JSON_OBJECTAGG" => Some(AggFunc::JsonObjectAgg),
             "ANY_VALUE" => Some(AggFunc::AnyValue),
             "STD" | "STDDEV" | "STDDEV_POP" => Some(AggFunc::StdPop),
             "STDDEV_SAMP" => Some(AggFunc::StdSamp),
@@ -692,7 +714,20 @@ impl<'a> Binder<'a> {
         let func = Func::by_name(&name).ok_or_else(|| SqlError::unknown_function(name))?;
         let bound = args
             .iter()
-            .map(|a| self.expr(a, scope))
+            .map(|a| match a {
+                // TRUE/FALSE stay truth values inside JSON (`true`, not 1).
+                ast::Expr::Value(v)
+                    if func.json_args_typed() && matches!(v.value, ast::Value::Boolean(_)) =>
+                {
+                    let b = matches!(v.value, ast::Value::Boolean(true));
+                    Ok(Expr::IsBool(
+                        Box::new(Expr::Const(Value::Int(b as i64))),
+                        true,
+                        false,
+                    ))
+                }
+                a => self.expr(a, scope),
+            })
             .collect::<Result<Vec<_>>>()?;
         Ok(Expr::Func(func, bound))
     }
@@ -735,6 +770,10 @@ impl Binder<'_> {
         }
         let arg = match (func, bound.len()) {
             (AggFunc::CountStar, _) => None,
+            (AggFunc::JsonObjectAgg, 2) => Some(Expr::Func(Func::JsonObject, bound.clone())),
+            (AggFunc::JsonObjectAgg, _) => {
+                return Err(SqlError::wrong_param_count_to("json_objectagg"))
+            }
             (_, 1) => Some(bound[0].clone()),
             // GROUP_CONCAT(a, b) concatenates; a NULL in any skips the row, as CONCAT.
             (AggFunc::GroupConcat, _) => Some(Expr::Func(Func::Concat, bound.clone())),
@@ -746,6 +785,9 @@ impl Binder<'_> {
             _ => return Err(SqlError::parse(format!("{name} takes one argument"))),
         };
         let mut spec = AggSpec::new(func, arg, distinct);
+        if func == AggFunc::JsonObjectAgg {
+            spec.sep = b", ".to_vec();
+        }
         if let ast::FunctionArguments::List(l) = &f.args {
             for c in &l.clauses {
                 match c {

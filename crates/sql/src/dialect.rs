@@ -7,6 +7,8 @@
 //! sqlparser's own reading takes `REGEXP NULL` for `NOT NULL` and fails on
 //! `'a' REGEXP NULL`. `BINARY x` binds as tightly as MySQL's (sqlparser casts
 //! the whole expression after it: `BINARY 'a' = 'A'` was `BINARY ('a' = 'A')`).
+//! MySQL's JSON operators `->` and `->>` bind tighter than arithmetic
+//! (sqlparser ranks them with PostgreSQL's other operators, below `+`).
 //! Everything else is delegated, and
 //! `dialect()` answers MySQL's type id so MySQL-only syntax keeps parsing.
 use sqlparser::ast::{BinaryOperator, CastKind, DataType, Expr, Statement};
@@ -116,8 +118,13 @@ impl Dialect for StrataDialect {
         self.0.parse_infix(parser, expr, precedence)
     }
     fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
-        if parser.peek_token().token == Token::Assignment {
-            return Some(Ok(ASSIGN_PREC));
+        match parser.peek_token().token {
+            Token::Assignment => return Some(Ok(ASSIGN_PREC)),
+            // MySQL's `col->'$.path'` and `->>` bind tighter than arithmetic.
+            Token::Arrow | Token::LongArrow => {
+                return Some(Ok(self.prec_value(Precedence::DoubleColon)))
+            }
+            _ => {}
         }
         self.0.get_next_precedence(parser)
     }

@@ -13,7 +13,8 @@ pub struct StmtEnv<'a> {
     pub params: &'a [Value],
     pub now: i64,
     /// Warnings raised while evaluating (moved to the session after the statement).
-    pub warnings: std::cell::RefCell<Vec<SqlError>>,
+    /// (level, warning): "Warning" or "Note".
+    pub warnings: std::cell::RefCell<Vec<(&'static str, SqlError)>>,
     /// max_execution_time's deadline (SELECT only).
     pub deadline: Option<std::time::Instant>,
     ticks: std::cell::Cell<u32>,
@@ -80,7 +81,13 @@ impl Env for StmtEnv<'_> {
     fn warn(&self, e: SqlError) {
         let mut w = self.warnings.borrow_mut();
         if w.len() < 1024 {
-            w.push(e);
+            w.push(("Warning", e));
+        }
+    }
+    fn note(&self, e: SqlError) {
+        let mut w = self.warnings.borrow_mut();
+        if w.len() < 1024 {
+            w.push(("Note", e));
         }
     }
     fn skip_locked(&self) -> bool {

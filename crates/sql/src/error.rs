@@ -72,6 +72,7 @@ mysql_errors! {
     ER_NO_TABLES_USED = 1096, "HY000", fn no_tables_used() => "No tables used";
     ER_SP_DOES_NOT_EXIST = 1305, "42000", fn unknown_function(name) => "FUNCTION {name} does not exist";
     ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT = 1582, "42000", fn wrong_param_count() => "Incorrect parameter count in the call to native function";
+    ER_WRONG_PARAMCOUNT_TO_NATIVE_FCT_NAMED = 1582, "42000", fn wrong_param_count_to(f) => "Incorrect parameter count in the call to native function '{f}'";
     ER_INVALID_GROUP_FUNC_USE = 1111, "HY000", fn invalid_group_function() => "Invalid use of group function";
     ER_WRONG_ARGUMENTS = 1210, "HY000", fn wrong_arguments(to) => "Incorrect arguments to {to}";
     /// A bad regular expression (MariaDB's code and text).
@@ -109,6 +110,17 @@ mysql_errors! {
     WARN_TRUNCATED_WRONG_VALUE = 1292, "22007", fn truncated_value(kind, value) => "Truncated incorrect {kind} value: '{value}'";
     ER_DATA_OUT_OF_RANGE = 1690, "22003", fn out_of_range(kind, expr) => "{kind} value is out of range in '{expr}'";
     WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", fn packet_overflowed(function, max) => "Result of {function}() was larger than max_allowed_packet ({max}) - truncated";
+    // JSON functions (MariaDB's warnings; the function answers NULL).
+    ER_JSON_BAD_CHR = 4036, "HY000", fn json_bad_char(n, f, pos) => "Character disallowed in JSON in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_EOS = 4037, "HY000", fn json_eos(n, f) => "Unexpected end of JSON text in argument {n} to function '{f}'";
+    ER_JSON_SYNTAX = 4038, "HY000", fn json_syntax(n, f, pos) => "Syntax error in JSON text in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_DEPTH = 4040, "HY000", fn json_depth(n, f, pos) => "Limit of 32 on JSON nested structures depth is reached in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_PATH_EOS = 4041, "HY000", fn json_path_eos(n, f) => "Unexpected end of JSON path in argument {n} to function '{f}'";
+    ER_JSON_PATH_SYNTAX = 4042, "HY000", fn json_path_syntax(n, f, pos) => "Syntax error in JSON path in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_PATH_DEPTH = 4043, "HY000", fn json_path_depth(n, f, pos) => "Limit of 32 on JSON path depth is reached in argument {n} to function '{f}' at position {pos}";
+    ER_JSON_PATH_NO_WILDCARD = 4044, "HY000", fn json_path_wildcard(n, f) => "Wildcards or range in JSON path not allowed in argument {n} to function '{f}'";
+    ER_JSON_ONE_OR_ALL = 4046, "HY000", fn json_one_or_all(f) => "Argument 2 to function '{f}' must be \"one\" or \"all\".";
+    ER_JSON_PATH_DOLLAR = 4051, "HY000", fn json_path_dollar(n, f) => "Path expression '$' is not allowed in argument {n} to function '{f}'.";
     ER_CUT_VALUE_GROUP_CONCAT = 1260, "HY000", fn group_concat_cut(row) => "Row {row} was cut by GROUP_CONCAT()";
     ER_RECORD_FILE_FULL = 1114, "HY000", fn table_full(table) => "The table '{table}' is full";
     ER_TOO_MANY_ROWS = 1172, "42000", fn too_many_rows() => "Result consisted of more than one row";

@@ -74,8 +74,8 @@ pub fn run(
         }
         (r, env.warnings.into_inner(), env.assign.into_inner())
     };
-    for w in warnings {
-        s.warn("Warning", w);
+    for (level, w) in warnings {
+        s.warn(level, w);
     }
     s.user_vars.extend(assign);
     match result {

@@ -104,6 +104,8 @@ pub trait Env {
     fn now_micros(&self) -> i64;
     /// Records a warning for SHOW WARNINGS (ignored where nobody can see it).
     fn warn(&self, _w: SqlError) {}
+    /// Records a note (level "Note") for SHOW WARNINGS.
+    fn note(&self, _w: SqlError) {}
     /// True for a statement that is its own transaction (autocommit, no BEGIN).
     fn autocommit_statement(&self) -> bool {
         false

@@ -135,7 +135,9 @@ fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
             Num::Dbl => OutType::Double,
         },
         AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => arg,
-        AggFunc::GroupConcat => OutType::Text { len: 1024 },
+        AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
+            OutType::Text { len: 1024 }
+        }
         AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => OutType::Double,
         AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => OutType::Int { unsigned: true },
     }
@@ -193,6 +195,11 @@ fn func_type(
         | Func::TimeToSec
         | Func::Crc32
         | Func::BitCount
+        | Func::JsonValid
+        | Func::JsonContains
+        | Func::JsonContainsPath
+        | Func::JsonLength
+        | Func::JsonDepth
         | Func::Ord => OutType::Int {
             unsigned: matches!(
                 f,

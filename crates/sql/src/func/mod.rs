@@ -4,7 +4,10 @@
 //! and time functions in `time.rs`, regular expressions in `regexp.rs`,
 //! number bases, addresses, FORMAT and UUID in `misc.rs`, STR_TO_DATE and
 //! TIME_FORMAT in `strdate.rs`, logarithms, trigonometry, CRC32 and BIT_COUNT
-//! in `math.rs`. Aggregates live in `agg.rs`.
+//! in `math.rs`, JSON in `json.rs` (parser, paths, changes) and
+//! `json_fn.rs` (the functions). Aggregates live in `agg.rs`.
+mod json;
+pub(crate) mod json_fn;
 mod math;
 mod misc;
 mod regexp;
@@ -157,6 +160,28 @@ pub enum Func {
     InetNtoa,
     Format,
     Uuid,
+    // json_fn.rs
+    JsonValid,
+    JsonExtract,
+    JsonUnquote,
+    JsonQuote,
+    JsonObject,
+    JsonArray,
+    JsonContains,
+    JsonContainsPath,
+    JsonLength,
+    JsonDepth,
+    JsonKeys,
+    JsonType,
+    JsonSet,
+    JsonInsert,
+    JsonReplace,
+    JsonRemove,
+    JsonArrayAppend,
+    JsonArrayInsert,
+    JsonMergePreserve,
+    JsonMergePatch,
+    JsonSearch,
 }
 
 impl Func {
@@ -280,6 +305,27 @@ impl Func {
             "INET_NTOA" => Func::InetNtoa,
             "FORMAT" => Func::Format,
             "UUID" => Func::Uuid,
+            "JSON_VALID" => Func::JsonValid,
+            "JSON_EXTRACT" => Func::JsonExtract,
+            "JSON_UNQUOTE" => Func::JsonUnquote,
+            "JSON_QUOTE" => Func::JsonQuote,
+            "JSON_OBJECT" => Func::JsonObject,
+            "JSON_ARRAY" => Func::JsonArray,
+            "JSON_CONTAINS" => Func::JsonContains,
+            "JSON_CONTAINS_PATH" => Func::JsonContainsPath,
+            "JSON_LENGTH" => Func::JsonLength,
+            "JSON_DEPTH" => Func::JsonDepth,
+            "JSON_KEYS" => Func::JsonKeys,
+            "JSON_TYPE" => Func::JsonType,
+            "JSON_SET" => Func::JsonSet,
+            "JSON_INSERT" => Func::JsonInsert,
+            "JSON_REPLACE" => Func::JsonReplace,
+            "JSON_REMOVE" => Func::JsonRemove,
+            "JSON_ARRAY_APPEND" => Func::JsonArrayAppend,
+            "JSON_ARRAY_INSERT" => Func::JsonArrayInsert,
+            "JSON_MERGE_PRESERVE" | "JSON_MERGE" => Func::JsonMergePreserve,
+            "JSON_MERGE_PATCH" => Func::JsonMergePatch,
+            "JSON_SEARCH" => Func::JsonSearch,
             _ => return None,
         })
     }
@@ -420,6 +466,27 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::ToBase64
         | Func::FromBase64
         | Func::Ord => misc::call(f, args, row, env)?,
+        Func::JsonValid
+        | Func::JsonExtract
+        | Func::JsonUnquote
+        | Func::JsonQuote
+        | Func::JsonObject
+        | Func::JsonArray
+        | Func::JsonContains
+        | Func::JsonContainsPath
+        | Func::JsonLength
+        | Func::JsonDepth
+        | Func::JsonKeys
+        | Func::JsonType
+        | Func::JsonSet
+        | Func::JsonInsert
+        | Func::JsonReplace
+        | Func::JsonRemove
+        | Func::JsonArrayAppend
+        | Func::JsonArrayInsert
+        | Func::JsonMergePreserve
+        | Func::JsonMergePatch
+        | Func::JsonSearch => json_fn::call(f, args, row, env)?,
         Func::TimeFormat => {
             if args.len() != 2 {
                 return Err(SqlError::wrong_param_count());

@@ -240,6 +240,9 @@ impl Env for QueryEnv<'_> {
     fn warn(&self, w: SqlError) {
         self.inner.warn(w)
     }
+    fn note(&self, w: SqlError) {
+        self.inner.note(w)
+    }
     fn autocommit_statement(&self) -> bool {
         self.inner.autocommit_statement()
     }

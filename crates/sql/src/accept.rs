@@ -144,8 +144,9 @@ pub fn check_select(s: &ast::Select) -> Result<()> {
     if !cluster_by.is_empty() || !distribute_by.is_empty() || !sort_by.is_empty() {
         return Err(no("CLUSTER BY, DISTRIBUTE BY and SORT BY"));
     }
-    if !named_window.is_empty() || qualify.is_some() {
-        return Err(no("window functions"));
+    let _ = named_window; // bound by `window::WinCtx`
+    if qualify.is_some() {
+        return Err(no("QUALIFY"));
     }
     if value_table_mode.is_some() || !matches!(flavor, ast::SelectFlavor::Standard) {
         return Err(no("this SELECT form"));
@@ -167,7 +168,8 @@ pub fn check_function(f: &ast::Function, name: &str) -> Result<()> {
         within_group,
     } = f;
     if over.is_some() {
-        return Err(no("window functions (OVER)"));
+        // A call with OVER is bound by `window::bind_call` instead.
+        return Err(no("window functions (OVER) here"));
     }
     if filter.is_some() || null_treatment.is_some() || !within_group.is_empty() {
         return Err(no(&format!(

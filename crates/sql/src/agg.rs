@@ -94,7 +94,7 @@ pub(crate) fn new_state(a: &AggSpec) -> AggState {
     }
 }
 
-fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
+pub(crate) fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
     let v = match v {
         Value::Int(_) | Value::UInt(_) => Value::Decimal(v.to_i128().unwrap_or(0), 0),
         Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
@@ -221,7 +221,7 @@ pub(crate) fn feed(g: &mut Group, aggs: &[AggSpec], row: &[Value], env: &dyn Env
 
 /// A BIT_AND/OR/XOR operand as 64 bits (a negative integer as its two's complement;
 /// other values rounded to an integer, as MySQL converts them).
-fn bits_of(v: &Value) -> u64 {
+pub(crate) fn bits_of(v: &Value) -> u64 {
     match v {
         Value::Int(i) => *i as u64,
         Value::UInt(u) => *u,

@@ -121,6 +121,11 @@ pub struct Binder<'a> {
     pub values_base: Option<usize>,
     /// Where subqueries are planned; None where they cannot run (1235).
     pub sub: Option<&'a dyn SubPlanner>,
+    /// Window calls of the select list and ORDER BY; None where a window
+    /// function may not appear (4015).
+    pub win: Option<crate::window::WinCtx>,
+    /// Binding an aggregate's argument (a window function there is 4074).
+    pub agg_arg: bool,
 }
 
 impl<'a> Binder<'a> {
@@ -132,6 +137,8 @@ impl<'a> Binder<'a> {
             place: "field list",
             values_base: None,
             sub: None,
+            win: None,
+            agg_arg: false,
         }
     }
 
@@ -616,6 +623,9 @@ impl<'a> Binder<'a> {
 
     fn function(&mut self, f: &ast::Function, scope: &Scope) -> Result<Expr> {
         let name = f.name.to_string().to_ascii_uppercase();
+        if f.over.is_some() {
+            return crate::window::bind_call(self, f, &name, scope);
+        }
         crate::accept::check_function(f, &name)?;
         let (args, distinct, star) = match &f.args {
             ast::FunctionArguments::None => (vec![], false, false),
@@ -690,7 +700,11 @@ impl<'a> Binder<'a> {
                 return Err(SqlError::invalid_group_function());
             };
             // Arguments are bound over the base row.
+            let win = self.win.take();
+            let outer = std::mem::replace(&mut self.agg_arg, true);
             let r = self.agg_spec(func, f, &args, distinct, scope);
+            self.win = win;
+            self.agg_arg = outer;
             match r {
                 Ok(spec) => agg.aggs.push(spec),
                 Err(e) => {
@@ -711,7 +725,13 @@ impl<'a> Binder<'a> {
                 return Ok(Expr::Col(base + p));
             }
         }
-        let func = Func::by_name(&name).ok_or_else(|| SqlError::unknown_function(name))?;
+        let func = Func::by_name(&name).ok_or_else(|| {
+            if crate::window::window_only(&name) {
+                SqlError::parse(format!("{name}() needs an OVER clause"))
+            } else {
+                SqlError::unknown_function(&name)
+            }
+        })?;
         let bound = args
             .iter()
             .map(|a| match a {

@@ -91,6 +91,23 @@ mysql_errors! {
     /// An expression nested deeper than the recursive passes allow.
     ER_STACK_OVERRUN_NEED_MORE = 1436, "HY000", fn too_deep(n, max) => "Thread stack overrun: an expression chains {n} operators, more than the {max} supported; split the statement";
 
+    // Window functions: MariaDB's codes and texts (the differential test's reference;
+    // MySQL 8 numbers them 3579-3596).
+    ER_WRONG_WINDOW_SPEC_NAME = 4009, "HY000", fn window_undefined(name) => "Window specification with name '{name}' is not defined";
+    ER_DUP_WINDOW_NAME = 4010, "HY000", fn window_duplicate(name) => "Multiple window specifications with the same name '{name}'";
+    ER_PARTITION_LIST_IN_REFERENCING_WINDOW_SPEC = 4011, "HY000", fn window_ref_partition(name) => "Window specification referencing another one '{name}' cannot contain partition list";
+    ER_ORDER_LIST_IN_REFERENCING_WINDOW_SPEC = 4012, "HY000", fn window_ref_order(name) => "Referenced window specification '{name}' already contains order list";
+    ER_WINDOW_FRAME_IN_REFERENCED_WINDOW_SPEC = 4013, "HY000", fn window_ref_frame(name) => "Referenced window specification '{name}' cannot contain window frame";
+    ER_BAD_COMBINATION_OF_WINDOW_FRAME_BOUND_SPECS = 4014, "HY000", fn window_bad_bounds() => "Unacceptable combination of window frame bound specifications";
+    /// A window function outside the select list and ORDER BY (WHERE, GROUP BY, HAVING, a window spec).
+    ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION = 4015, "HY000", fn window_placement() => "Window function is allowed only in SELECT list and ORDER BY clause";
+    ER_NOT_ALLOWED_WINDOW_FRAME = 4017, "HY000", fn window_frame_not_allowed(func) => "Window frame is not allowed with '{func}'";
+    ER_NO_ORDER_LIST_IN_WINDOW_SPEC = 4018, "HY000", fn window_needs_order(func) => "No order list in window specification for '{func}'";
+    ER_RANGE_FRAME_NEEDS_SIMPLE_ORDERBY = 4019, "HY000", fn window_range_order() => "RANGE-type frame requires ORDER BY clause with single sort key";
+    ER_WRONG_TYPE_FOR_ROWS_FRAME = 4020, "HY000", fn window_rows_type() => "Integer is required for ROWS-type frame";
+    ER_WRONG_TYPE_FOR_RANGE_FRAME = 4021, "HY000", fn window_range_type() => "Numeric datatype is required for RANGE-type frame";
+    ER_INVALID_NTILE_ARGUMENT = 4024, "HY000", fn ntile_argument() => "Argument of NTILE must be greater than 0";
+    ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG = 4074, "HY000", fn window_in_aggregate() => "Window functions can not be used as arguments to group functions.";
     // Data.
     ER_DUP_ENTRY = 1062, "23000", fn dup_entry(key, index) => "Duplicate entry '{key}' for key '{index}'";
     /// MariaDB's ER_CONSTRAINT_FAILED: a CHECK constraint is FALSE for a row.

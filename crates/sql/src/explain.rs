@@ -29,6 +29,9 @@ pub fn explain(
             if p.filter.is_some() {
                 extra.push("Using where");
             }
+            if p.window.is_some() {
+                extra.push("Using temporary; Using window");
+            }
             if !p.presorted {
                 extra.push("Using filesort");
             }

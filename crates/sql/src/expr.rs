@@ -317,6 +317,55 @@ impl Expr {
         }
     }
 
+    /// Calls `f` on every node, parents first, mutably (window slots are
+    /// renumbered this way once a query's grouped row width is known).
+    pub fn walk_mut(&mut self, f: &mut dyn FnMut(&mut Expr)) {
+        f(self);
+        match self {
+            Expr::Neg(e)
+            | Expr::Not(e)
+            | Expr::BitNot(e)
+            | Expr::IsNull(e, _)
+            | Expr::IsBool(e, _, _)
+            | Expr::InSubquery(e, _, _)
+            | Expr::Collate(e, _)
+            | Expr::Collated(_, e)
+            | Expr::SortKey(_, e)
+            | Expr::Assign(_, e) => e.walk_mut(f),
+            Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
+                a.walk_mut(f);
+                b.walk_mut(f);
+            }
+            Expr::In(e, l, _) => {
+                e.walk_mut(f);
+                l.iter_mut().for_each(|x| x.walk_mut(f));
+            }
+            Expr::Between(a, b, c, _) => {
+                a.walk_mut(f);
+                b.walk_mut(f);
+                c.walk_mut(f);
+            }
+            Expr::Case {
+                operand,
+                whens,
+                otherwise,
+            } => {
+                if let Some(o) = operand {
+                    o.walk_mut(f);
+                }
+                for (w, t) in whens {
+                    w.walk_mut(f);
+                    t.walk_mut(f);
+                }
+                if let Some(o) = otherwise {
+                    o.walk_mut(f);
+                }
+            }
+            Expr::Func(_, args) => args.iter_mut().for_each(|x| x.walk_mut(f)),
+            _ => {}
+        }
+    }
+
     /// Columns this expression reads.
     pub fn columns(&self, out: &mut Vec<usize>) {
         self.walk(&mut |e| {

@@ -59,6 +59,7 @@ pub mod text;
 pub mod txnctl;
 pub mod types;
 pub mod vars;
+pub mod window;
 
 pub use error::{Result, SqlError};
 pub use rel::Value;

@@ -122,7 +122,12 @@ fn agg_type(a: &AggSpec, t: &[Column]) -> OutType {
         .as_ref()
         .map(|e| infer(e, t, None))
         .unwrap_or(OutType::Null);
-    match a.func {
+    agg_result(a.func, arg)
+}
+
+/// The type of aggregate `func` over an argument of type `arg` (also as a window function).
+pub fn agg_result(func: AggFunc, arg: OutType) -> OutType {
+    match func {
         AggFunc::CountStar | AggFunc::Count => OutType::Int { unsigned: false },
         AggFunc::Sum => match numeric(arg) {
             Num::Int => OutType::Decimal { scale: 0 },

@@ -319,8 +319,19 @@ fn select_modifiers_rollup_found_rows_into_over() {
         err(&mut s, "SELECT g, COUNT(*) FROM t GROUP BY g WITH ROLLUP"),
         1235
     );
+    // Window functions run (tests/window.rs); the frame forms they lack are refused.
     assert_eq!(
-        err(&mut s, "SELECT id, SUM(g) OVER (ORDER BY id) FROM t"),
+        err(
+            &mut s,
+            "SELECT id, SUM(g) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM t"
+        ),
+        1235
+    );
+    assert_eq!(
+        err(
+            &mut s,
+            "SELECT SUM(g) OVER (ORDER BY id RANGE INTERVAL 1 DAY PRECEDING) FROM t"
+        ),
         1235
     );
     // FOUND_ROWS(): rows sent, or with SQL_CALC_FOUND_ROWS the rows without LIMIT.

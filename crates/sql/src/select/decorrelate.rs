@@ -246,7 +246,8 @@ fn rewrite_one(
         return None;
     };
     let fname = f.name.to_string().to_ascii_uppercase();
-    if !matches!(fname.as_str(), "COUNT" | "SUM" | "MIN" | "MAX" | "AVG") {
+    // `SUM(x) OVER (...)` is a window function, one value per row: not an aggregate.
+    if !matches!(fname.as_str(), "COUNT" | "SUM" | "MIN" | "MAX" | "AVG") || f.over.is_some() {
         return None;
     }
     for twj in &s.from {

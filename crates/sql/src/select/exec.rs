@@ -63,7 +63,8 @@ pub fn execute_counted(
         return Ok((0, 0));
     }
     let mut total = 0u64;
-    let streaming = p.agg.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
+    let streaming =
+        p.agg.is_none() && p.window.is_none() && !p.distinct && (p.order.is_empty() || p.presorted);
     let mut sent = 0u64;
     let mut skipped = 0u64;
     // Everything a non-streaming query holds is bounded by tmp_table_size and
@@ -87,6 +88,10 @@ pub fn execute_counted(
         .agg
         .as_ref()
         .map(|(gexprs, aggs)| Grouper::new(gexprs, &p.group_colls, aggs, budget));
+    let mut windower = p
+        .window
+        .as_ref()
+        .map(|w| crate::window::Windower::new(w, budget));
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
     {
         let mut visit = |row: &[Value]| -> Result<bool> {
@@ -97,6 +102,10 @@ pub fn execute_counted(
             }
             if let Some(g) = grouper.as_mut() {
                 g.push(row, env)?;
+                return Ok(true);
+            }
+            if let Some(w) = windower.as_mut() {
+                w.push(row.to_vec(), env)?;
                 return Ok(true);
             }
             outbuf.clear();
@@ -169,6 +178,21 @@ pub fn execute_counted(
     let Some(mut tail) = tail else {
         return Ok((sent, if calc { total } else { sent }));
     };
+    // The select list and ORDER BY over a finished row (grouped row, or a row
+    // with its window values).
+    let mut emit = |row: Vec<Value>| -> Result<()> {
+        let out = p
+            .out
+            .iter()
+            .map(|e| e.eval(&row, env))
+            .collect::<Result<Vec<_>>>()?;
+        let keys = p
+            .order
+            .iter()
+            .map(|(e, _)| e.eval(&row, env))
+            .collect::<Result<Vec<_>>>()?;
+        tail.push(out, keys)
+    };
     if let (Some(g), Some((gexprs, _))) = (grouper, &p.agg) {
         g.finish(env, gexprs.is_empty(), &mut |grow| {
             if let Some(h) = &p.having {
@@ -176,18 +200,14 @@ pub fn execute_counted(
                     return Ok(());
                 }
             }
-            let out = p
-                .out
-                .iter()
-                .map(|e| e.eval(&grow, env))
-                .collect::<Result<Vec<_>>>()?;
-            let keys = p
-                .order
-                .iter()
-                .map(|(e, _)| e.eval(&grow, env))
-                .collect::<Result<Vec<_>>>()?;
-            tail.push(out, keys)
+            match windower.as_mut() {
+                Some(w) => w.push(grow, env),
+                None => emit(grow),
+            }
         })?;
+    }
+    if let Some(w) = windower {
+        w.finish(env, &mut emit)?;
     }
     let (sent, total) = tail.finish(sink, offset, limit)?;
     Ok((sent, if calc { total } else { sent }))

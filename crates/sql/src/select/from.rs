@@ -401,6 +401,7 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         filter: None,
         agg: None,
         having: None,
+        window: None,
         out: (0..cols.len()).map(Expr::Col).collect(),
         order: Vec::new(),
         presorted: false,

@@ -42,6 +42,9 @@ pub struct SelectPlan {
     pub filter: Option<Expr>,
     pub agg: Option<(Vec<Expr>, Vec<AggSpec>)>,
     pub having: Option<Expr>,
+    /// Window functions, computed after HAVING over the rows then held: the
+    /// select list and ORDER BY read their values past the row (`crate::window`).
+    pub window: Option<crate::window::WindowPlan>,
     pub out: Vec<Expr>,
     pub order: Vec<(Expr, bool)>,
     /// The access path already yields rows in ORDER BY order.

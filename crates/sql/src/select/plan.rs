@@ -215,7 +215,7 @@ fn plan_in(
     let mut use_agg = !group_ast.is_empty() || sel.having.is_some();
     let mut attempt = 0;
     let mark = subs.plans.borrow().len();
-    let (out, names, order, having, agg) = loop {
+    let (mut out, names, mut order, having, agg, calls) = loop {
         attempt += 1;
         // A retry binds the output again: drop the first attempt's subqueries.
         subs.plans.borrow_mut().truncate(mark);
@@ -233,6 +233,7 @@ fn plan_in(
             b.agg = Some(ctx);
         }
         b.place = "field list";
+        b.win = Some(crate::window::WinCtx::new(&sel.named_window)?);
         let r = bind_output(&mut b, sel, q, &scope, &star);
         match r {
             Err(e)
@@ -246,7 +247,8 @@ fn plan_in(
             Err(e) => return Err(e),
             Ok((out, names, order, having)) => {
                 let agg = b.agg.take().map(|a| (a.group, a.aggs));
-                break (out, names, order, having, agg);
+                let calls = b.win.take().map(|w| w.calls).unwrap_or_default();
+                break (out, names, order, having, agg, calls);
             }
         }
     };
@@ -267,9 +269,20 @@ fn plan_in(
         )),
         None => None,
     };
+    // Window calls: their slots follow the (grouped) row; the select list and
+    // ORDER BY are typed over that row with the slots as columns.
+    let (window, tcols, tagg) = if calls.is_empty() {
+        (None, all_cols.clone(), agg.clone())
+    } else {
+        let w = crate::window::finish(calls, &all_cols, agg.as_ref())?;
+        for e in out.iter_mut().chain(order.iter_mut().map(|(e, _)| e)) {
+            crate::window::renumber(e, w.plan.width);
+        }
+        (Some(w.plan), w.cols, w.agg)
+    };
     let acx = Ctx {
-        cols: &all_cols,
-        agg: agg.as_ref(),
+        cols: &tcols,
+        agg: tagg.as_ref(),
     };
     let out = out
         .into_iter()
@@ -333,9 +346,24 @@ fn plan_in(
         None => {
             out.iter().for_each(|e| e.columns(&mut used));
             order.iter().for_each(|(e, _)| e.columns(&mut used));
+            if let Some(w) = &window {
+                used.retain(|c| *c < w.width);
+                for c in &w.calls {
+                    c.args
+                        .iter()
+                        .chain(&c.spec.partition)
+                        .for_each(|e| e.columns(&mut used));
+                    c.spec.order.iter().for_each(|(e, _)| e.columns(&mut used));
+                    c.n.iter().for_each(|e| e.columns(&mut used));
+                    if let Some(x) = c.agg.as_ref().and_then(|a| a.arg.as_ref()) {
+                        x.columns(&mut used);
+                    }
+                }
+            }
         }
     }
-    let plain_order: Option<Vec<(usize, bool)>> = if agg.is_none() && !distinct {
+    let plain_order: Option<Vec<(usize, bool)>> = if agg.is_none() && !distinct && window.is_none()
+    {
         order
             .iter()
             .map(|(e, d)| match e {
@@ -369,6 +397,8 @@ fn plan_in(
         }
         None => (None, vec![], order.is_empty()),
     };
+    // The window step reorders rows: only an empty ORDER BY is "presorted" then.
+    let presorted = presorted && (window.is_none() || order.is_empty());
     let mut join = Vec::new();
     if table.is_none() && !from.is_empty() {
         let mut base = 0;
@@ -403,7 +433,7 @@ fn plan_in(
         .into_iter()
         .zip(&out)
         .map(|((name, org), e)| {
-            let ty = infer(e, &all_cols, agg.as_ref());
+            let ty = infer(e, &tcols, tagg.as_ref());
             match org.and_then(|p| meta.get(p)) {
                 Some((t, alias, c)) => {
                     let col = &t.def.columns[*c];
@@ -436,6 +466,7 @@ fn plan_in(
         filter,
         agg,
         having,
+        window,
         out,
         order: order_keys,
         presorted,
@@ -633,9 +664,12 @@ fn bind_output(
     let having = match &sel.having {
         Some(h) => {
             b.place = "having clause";
-            // HAVING may use output aliases.
+            // HAVING may use output aliases (but no window function: 4015).
             let h = substitute_aliases(h, &sel.projection);
-            Some(b.expr(&h, scope)?)
+            let win = b.win.take();
+            let h = b.expr(&h, scope);
+            b.win = win;
+            Some(h?)
         }
         None => None,
     };

@@ -10,11 +10,13 @@
 //! 00000001 'T' <db name> 00 <table name> -> TableDef bytes   a table
 //! 00000001 'N'                           -> u32 LE           next index id
 //! 00000001 'P' <first id u32 BE>          -> end id u32 LE    ids a rebuild fills
+//! 00000001 'V' <db name> 00 <view name>  -> ViewDef bytes    a view
 //! ```
 use crate::collation::Collation;
 use crate::keycodec::{self, prefix_successor};
 use crate::schema::{Index, TableDef};
 use crate::value::Value;
+use crate::view::ViewDef;
 use crate::{Error, Result};
 use lsm::{Db, ReadOptions, WriteBatch, WriteOptions};
 use std::collections::{BTreeMap, HashMap};
@@ -121,6 +123,8 @@ pub struct CatalogState {
     /// For each table that foreign keys name as their parent: the tables
     /// declaring them and the key's position in their `foreign_keys`.
     pub referenced_by: HashMap<(String, String), Vec<ChildKey>>,
+    /// Views, by (database, name); they share the tables' namespace.
+    pub views: HashMap<(String, String), Arc<ViewDef>>,
 }
 
 impl CatalogState {
@@ -157,6 +161,34 @@ impl CatalogState {
     /// Looks a table up.
     pub fn table(&self, db: &str, name: &str) -> Option<&Arc<Table>> {
         self.tables.get(&(db.to_string(), name.to_string()))
+    }
+
+    /// Looks a view up.
+    pub fn view(&self, db: &str, name: &str) -> Option<&Arc<ViewDef>> {
+        if self.views.is_empty() {
+            return None;
+        }
+        self.views.get(&(db.to_string(), name.to_string()))
+    }
+
+    /// True when a table, an unreadable table or a view has this name.
+    pub fn name_taken(&self, db: &str, name: &str) -> bool {
+        let k = (db.to_string(), name.to_string());
+        self.tables.contains_key(&k)
+            || self.unreadable.contains_key(&k)
+            || self.views.contains_key(&k)
+    }
+
+    /// View names of a database, sorted.
+    pub fn view_names(&self, db: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .views
+            .keys()
+            .filter(|(d, _)| d == db)
+            .map(|(_, n)| n.clone())
+            .collect();
+        v.sort();
+        v
     }
 
     /// Table names of a database, sorted.
@@ -231,11 +263,18 @@ impl Catalog {
                     // One unreadable definition must not keep the others
                     // from opening: the table is reported when used.
                     Err(e) => {
-                        let mut parts = k[1..].splitn(2, |b| *b == 0);
-                        let db = String::from_utf8_lossy(parts.next().unwrap_or(b"")).into_owned();
-                        let name =
-                            String::from_utf8_lossy(parts.next().unwrap_or(b"")).into_owned();
+                        let (db, name) = split_name(&k[1..]);
                         eprintln!("strata: table {db}.{name} is not available: {e}");
+                        st.unreadable.insert((db, name), e.to_string());
+                    }
+                },
+                Some(b'V') => match ViewDef::decode(it.value()) {
+                    Ok(v) => {
+                        st.views.insert((v.db.clone(), v.name.clone()), Arc::new(v));
+                    }
+                    Err(e) => {
+                        let (db, name) = split_name(&k[1..]);
+                        eprintln!("strata: view {db}.{name} is not available: {e}");
                         st.unreadable.insert((db, name), e.to_string());
                     }
                 },
@@ -314,6 +353,7 @@ impl Catalog {
             tables: g.tables.clone(),
             unreadable: g.unreadable.clone(),
             referenced_by: HashMap::new(),
+            views: g.views.clone(),
         };
         f(&mut st);
         st.index_references();
@@ -387,10 +427,14 @@ impl Catalog {
         for t in &tables {
             b.delete(&key(b'T', &[t.def.db.as_bytes(), t.def.name.as_bytes()]));
         }
+        for v in st.view_names(name) {
+            b.delete(&key(b'V', &[name.as_bytes(), v.as_bytes()]));
+        }
         self.db.write(sync(), b)?;
         self.publish(|st| {
             st.databases.remove(name);
             st.tables.retain(|(d, _), _| d != name);
+            st.views.retain(|(d, _), _| d != name);
         });
         for t in &tables {
             self.reclaim(&t.def)?;
@@ -417,11 +461,7 @@ impl Catalog {
         if !st.databases.contains_key(&def.db) {
             return Err(Error::NoSuchDb(def.db.clone()));
         }
-        if st.table(&def.db, &def.name).is_some()
-            || st
-                .unreadable
-                .contains_key(&(def.db.clone(), def.name.clone()))
-        {
+        if st.name_taken(&def.db, &def.name) {
             return if if_not_exists {
                 Ok(false)
             } else {
@@ -621,8 +661,7 @@ impl Catalog {
                 return Err(Error::NoSuchDb(c.def.db.clone()));
             }
             let n = name_of(&c.def);
-            let taken = (st.tables.contains_key(&n) || st.unreadable.contains_key(&n))
-                && !leaving.contains(&n);
+            let taken = st.name_taken(&n.0, &n.1) && !leaving.contains(&n);
             let twice = changes.iter().filter(|o| name_of(&o.def) == n).count() > 1;
             if taken || twice {
                 return Err(Error::TableExists(c.def.name.clone()));
@@ -683,6 +722,102 @@ impl Catalog {
         }
         Ok(tables)
     }
+}
+
+impl Catalog {
+    /// CREATE [OR REPLACE] VIEW and ALTER VIEW: stores `def` in one synced
+    /// write. `replace`: an existing view of the name is replaced (a table
+    /// of the name is still `TableExists`); `must_exist` (ALTER VIEW): the
+    /// view must be there (`NoSuchTable`).
+    pub fn put_view(&self, def: ViewDef, replace: bool, must_exist: bool) -> Result<()> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        if !st.databases.contains_key(&def.db) {
+            return Err(Error::NoSuchDb(def.db.clone()));
+        }
+        let is_view = st.view(&def.db, &def.name).is_some();
+        if must_exist && !is_view {
+            return Err(Error::NoSuchTable(format!("{}.{}", def.db, def.name)));
+        }
+        if st.name_taken(&def.db, &def.name) && !(is_view && (replace || must_exist)) {
+            return Err(Error::TableExists(def.name.clone()));
+        }
+        let mut b = WriteBatch::new();
+        b.put(
+            &key(b'V', &[def.db.as_bytes(), def.name.as_bytes()]),
+            &def.encode(),
+        );
+        self.db.write(sync(), b)?;
+        self.publish(|st| {
+            st.views
+                .insert((def.db.clone(), def.name.clone()), Arc::new(def));
+        });
+        Ok(())
+    }
+
+    /// DROP VIEW of the views named that exist (one synced write); returns
+    /// the names (db, name) that are not views.
+    pub fn drop_views(&self, names: &[(String, String)]) -> Result<Vec<(String, String)>> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        let (found, missing): (Vec<_>, Vec<_>) = names
+            .iter()
+            .cloned()
+            .partition(|(d, n)| st.view(d, n).is_some());
+        if !found.is_empty() {
+            let mut b = WriteBatch::new();
+            for (d, n) in &found {
+                b.delete(&key(b'V', &[d.as_bytes(), n.as_bytes()]));
+            }
+            self.db.write(sync(), b)?;
+            self.publish(|st| {
+                for k in &found {
+                    st.views.remove(k);
+                }
+            });
+        }
+        Ok(missing)
+    }
+
+    /// RENAME TABLE of a view: the definition moves to the new name in one
+    /// synced write.
+    pub fn rename_view(&self, from: (&str, &str), to: (&str, &str)) -> Result<()> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        let Some(v) = st.view(from.0, from.1) else {
+            return Err(Error::NoSuchTable(format!("{}.{}", from.0, from.1)));
+        };
+        if !st.databases.contains_key(to.0) {
+            return Err(Error::NoSuchDb(to.0.to_string()));
+        }
+        if st.name_taken(to.0, to.1) {
+            return Err(Error::TableExists(to.1.to_string()));
+        }
+        let mut def = (**v).clone();
+        def.db = to.0.to_string();
+        def.name = to.1.to_string();
+        let mut b = WriteBatch::new();
+        b.delete(&key(b'V', &[from.0.as_bytes(), from.1.as_bytes()]));
+        b.put(
+            &key(b'V', &[to.0.as_bytes(), to.1.as_bytes()]),
+            &def.encode(),
+        );
+        self.db.write(sync(), b)?;
+        self.publish(|st| {
+            st.views.remove(&(from.0.to_string(), from.1.to_string()));
+            st.views
+                .insert((def.db.clone(), def.name.clone()), Arc::new(def));
+        });
+        Ok(())
+    }
+}
+
+/// The (database, name) of a `T` or `V` key's rest.
+fn split_name(k: &[u8]) -> (String, String) {
+    let mut parts = k.splitn(2, |b| *b == 0);
+    let db = String::from_utf8_lossy(parts.next().unwrap_or(b"")).into_owned();
+    let name = String::from_utf8_lossy(parts.next().unwrap_or(b"")).into_owned();
+    (db, name)
 }
 
 /// One table definition `Catalog::commit_defs` installs.

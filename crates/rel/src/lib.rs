@@ -12,6 +12,7 @@
 //!   immutable snapshot;
 //! - [`table`]: row reads and writes with secondary-index maintenance,
 //!   row locks and uniqueness checks, through a `txn::Txn`;
+//! - [`view`]: view definitions as the catalog stores them;
 //! - [`check`]: CHECK TABLE (every index entry against its row);
 //! - [`build`]: filling a new secondary index from the table's rows
 //!   (both read through `scan`);
@@ -35,6 +36,7 @@ pub mod schema;
 pub mod table;
 pub mod temporal;
 pub mod value;
+pub mod view;
 
 pub use value::{ColumnType, TypeKind, Value};
 

@@ -1,8 +1,9 @@
 //! mariadb-dump with Strata (issue 11): a dump of a Strata database holding every
 //! supported column type (edge values, NULLs, binary bytes, quotes, a foreign key,
-//! AUTO_INCREMENT) loads back into a fresh Strata and into MariaDB with the same
-//! content; a dump MariaDB makes of sysbench's and sysbench-tpcc's schemas (foreign keys
-//! added by ALTER TABLE, as tpcc does) loads into Strata with the same content. Content is
+//! AUTO_INCREMENT) and views (joined, aggregated, a view of a view, a recursive CTE)
+//! loads back into a fresh Strata and into MariaDB with the same content; a dump MariaDB
+//! makes of sysbench's and sysbench-tpcc's schemas (foreign keys added by ALTER TABLE, as
+//! tpcc does, and views over them) loads into Strata with the same content. Content is
 //! compared as the `mariadb` client prints it (`-B -N`, every table ordered by its key).
 //! Uses Debian's mariadb-server binaries; skipped without them unless
 //! `STRATA_DIFF_REQUIRE=1` (CI).
@@ -149,7 +150,14 @@ INSERT INTO t VALUES
  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL, 'unicode \u{e9}\u{4e2d}\u{1f600}', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE VIEW v_named AS SELECT t.id, p.name, t.vc FROM t JOIN parent p ON p.id = t.pid;
+CREATE VIEW v_counts (n, total) AS SELECT COUNT(*), SUM(i) FROM t;
+CREATE VIEW v_a_nested AS SELECT id, name FROM v_named WHERE id < 2;
+CREATE SQL SECURITY INVOKER VIEW v_series AS WITH RECURSIVE s AS (SELECT 1 AS k UNION ALL SELECT k + 1 FROM s WHERE k < 4) SELECT k FROM s;
 ";
+
+/// The views of `ALL_TYPES`, in dump (name) order.
+const ALL_VIEWS: [&str; 4] = ["v_a_nested", "v_counts", "v_named", "v_series"];
 
 #[test]
 fn a_strata_dump_loads_into_strata_and_mariadb_with_the_same_content() {
@@ -159,11 +167,16 @@ fn a_strata_dump_loads_into_strata_and_mariadb_with_the_same_content() {
     }
     let src = Server::start("dump-src");
     client(&At::Strata(&src), None, ALL_TYPES, &[]);
-    let tables = ["parent", "t"];
+    let tables: Vec<&str> = ["parent", "t"].into_iter().chain(ALL_VIEWS).collect();
     let want = content(&At::Strata(&src), "alltypes", &tables);
     assert!(want[1].contains("18446744073709551615"), "{want:?}");
+    assert_eq!(want[2], "v_a_nested:\n1\tone\n", "{want:?}");
     let file = dump(&At::Strata(&src), "alltypes");
     assert!(has(&file, "CONSTRAINT `fk_parent` FOREIGN KEY"));
+    // Views: a stand-in first, then the definition in MySQL's versioned comments.
+    assert!(has(&file, "Temporary table structure for view `v_named`"));
+    assert!(has(&file, "/*!50001 CREATE ALGORITHM=UNDEFINED */"));
+    assert!(has(&file, "SQL SECURITY INVOKER"));
     assert!(has(
         &file,
         "`iu` int unsigned DEFAULT NULL CHECK (`iu` <> 7)"
@@ -235,6 +248,9 @@ CREATE TABLE orders1 (o_id int not null, o_d_id tinyint not null, o_w_id smallin
   PRIMARY KEY(o_w_id, o_d_id, o_id)) ENGINE = InnoDB;
 CREATE INDEX idx_customer1 ON customer1 (c_w_id,c_d_id,c_last,c_first);
 CREATE INDEX idx_orders1 ON orders1 (o_w_id,o_d_id,o_c_id,o_id);
+CREATE VIEW by_k AS SELECT k, COUNT(*) AS n, MAX(c) AS top FROM sbtest1 GROUP BY k;
+CREATE ALGORITHM=MERGE VIEW cust_orders (cust, w, d, orders) AS SELECT c.c_last, c.c_w_id, c.c_d_id, COUNT(o.o_id) FROM customer1 c LEFT JOIN orders1 o ON o.o_w_id = c.c_w_id AND o.o_d_id = c.c_d_id AND o.o_c_id = c.c_id GROUP BY c.c_w_id, c.c_d_id, c.c_last;
+CREATE VIEW a_top AS SELECT cust, w FROM cust_orders WHERE orders > 0 AND cust LIKE 'B%';
 ALTER TABLE district1 ADD CONSTRAINT fkey_district_1_1 FOREIGN KEY(d_w_id) REFERENCES warehouse1(w_id);
 ALTER TABLE customer1 ADD CONSTRAINT fkey_customer_1_1 FOREIGN KEY(c_w_id,c_d_id) REFERENCES district1(d_w_id,d_id);
 ALTER TABLE orders1 ADD CONSTRAINT fkey_orders_1_1 FOREIGN KEY(o_w_id,o_d_id,o_c_id) REFERENCES customer1(c_w_id,c_d_id,c_id);
@@ -259,11 +275,15 @@ fn a_mariadb_dump_of_sysbench_and_tpcc_schemas_loads_into_strata() {
         "district1",
         "customer1",
         "orders1",
+        "by_k",
+        "cust_orders",
+        "a_top",
         "checked",
     ];
     let want = content(&At::Maria(&maria), "bench", &tables);
     let file = dump(&At::Maria(&maria), "bench");
     assert!(has(&file, "ENGINE=InnoDB"));
+    assert!(has(&file, "/*!50001 CREATE ALGORITHM=UNDEFINED */"));
     let s = Server::start("dump-from-mariadb");
     client(&At::Strata(&s), None, &file, &[]);
     same(

@@ -354,6 +354,27 @@ pub fn add_table_check(
     )
 }
 
+/// MariaDB refuses a check naming a column that a foreign key's action
+/// changes (ON UPDATE CASCADE / SET NULL, ON DELETE SET NULL: the engine
+/// writes those rows without evaluating checks): 1901 naming the column.
+pub fn refuse_cascaded(def: &TableDef) -> Result<()> {
+    use rel::schema::FkAction as A;
+    let changed = |col: usize| {
+        def.foreign_keys.iter().any(|fk| {
+            fk.columns.contains(&col)
+                && (matches!(fk.on_update, A::Cascade | A::SetNull) || fk.on_delete == A::SetNull)
+        })
+    };
+    for c in &def.checks {
+        for n in columns_of(&c.expr)? {
+            if let Some(col) = def.column(&n).filter(|&col| changed(col)) {
+                return Err(SqlError::check_function(&def.columns[col].name, &c.name));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `CHECK (..) NOT ENFORCED` (MySQL 8): MariaDB has no such thing.
 pub fn refuse_unenforced(c: &ast::CheckConstraint) -> Result<()> {
     if c.enforced == Some(false) || c.no_inherit {

@@ -160,11 +160,14 @@ fn put(s: &mut String, e: &Expr) {
                 s.push('~');
                 operand(s, expr, NEG);
             }
-            U::Not | U::BangNot => {
-                s.push_str("not (");
-                put(s, expr);
-                s.push(')');
-            }
+            U::Not | U::BangNot => match negate(expr) {
+                Some(n) => put(s, &n),
+                None => {
+                    s.push_str("!(");
+                    put(s, expr);
+                    s.push(')');
+                }
+            },
             _ => s.push_str(&e.to_string()),
         },
         Expr::IsNull(x) => suffix(s, x, " is null"),
@@ -223,9 +226,29 @@ fn put(s: &mut String, e: &Expr) {
             pattern,
             ..
         } => {
+            // MariaDB prints NOT REGEXP as !(x regexp p).
+            if *negated {
+                s.push_str("!(");
+            }
             operand(s, expr, CMP);
-            s.push_str(if *negated { " not regexp " } else { " regexp " });
+            s.push_str(" regexp ");
             operand(s, pattern, CMP + 1);
+            if *negated {
+                s.push(')');
+            }
+        }
+        Expr::Cast {
+            kind: ast::CastKind::Cast,
+            expr,
+            data_type,
+            format: None,
+            ..
+        } => {
+            s.push_str("cast(");
+            put(s, expr);
+            s.push_str(" as ");
+            s.push_str(&data_type.to_string().to_ascii_lowercase());
+            s.push(')');
         }
         Expr::Collate { expr, collation } => {
             operand(s, expr, NEG);
@@ -260,6 +283,78 @@ fn put(s: &mut String, e: &Expr) {
         Expr::Function(f) => function(s, f, e),
         _ => s.push_str(&e.to_string()),
     }
+}
+
+/// NOT `e` as MariaDB rewrites it: comparisons inverted, AND/OR by De
+/// Morgan, the negated form of IN/BETWEEN/LIKE/IS, a plain value `e = 0`;
+/// None where MariaDB keeps `!(e)`. Each is equal to NOT `e` for every
+/// value, NULL included.
+fn negate(e: &Expr) -> Option<Expr> {
+    let b = |x: &Expr| Box::new(x.clone());
+    Some(match e {
+        Expr::Nested(x) => return negate(x),
+        Expr::BinaryOp { left, op, right } => {
+            let inv = match op {
+                B::Eq => B::NotEq,
+                B::NotEq => B::Eq,
+                B::Lt => B::GtEq,
+                B::GtEq => B::Lt,
+                B::Gt => B::LtEq,
+                B::LtEq => B::Gt,
+                B::And | B::Or => {
+                    let not = |x: &Expr| {
+                        negate(x).unwrap_or_else(|| Expr::UnaryOp {
+                            op: U::Not,
+                            expr: b(x),
+                        })
+                    };
+                    return Some(Expr::BinaryOp {
+                        left: Box::new(not(left)),
+                        op: if *op == B::And { B::Or } else { B::And },
+                        right: Box::new(not(right)),
+                    });
+                }
+                _ => return None,
+            };
+            Expr::BinaryOp {
+                left: left.clone(),
+                op: inv,
+                right: right.clone(),
+            }
+        }
+        Expr::InList {
+            expr,
+            list,
+            negated,
+        } => Expr::InList {
+            expr: expr.clone(),
+            list: list.clone(),
+            negated: !negated,
+        },
+        Expr::Between {
+            expr,
+            negated,
+            low,
+            high,
+        } => Expr::Between {
+            expr: expr.clone(),
+            negated: !negated,
+            low: low.clone(),
+            high: high.clone(),
+        },
+        Expr::IsNull(x) => Expr::IsNotNull(x.clone()),
+        Expr::IsNotNull(x) => Expr::IsNull(x.clone()),
+        Expr::IsTrue(x) => Expr::IsNotTrue(x.clone()),
+        Expr::IsNotTrue(x) => Expr::IsTrue(x.clone()),
+        Expr::IsFalse(x) => Expr::IsNotFalse(x.clone()),
+        Expr::IsNotFalse(x) => Expr::IsFalse(x.clone()),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Expr::BinaryOp {
+            left: b(e),
+            op: B::Eq,
+            right: Box::new(Expr::value(ast::Value::Number("0".into(), false))),
+        },
+        _ => return None,
+    })
 }
 
 fn suffix(s: &mut String, x: &Expr, text: &str) {

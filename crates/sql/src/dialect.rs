@@ -7,7 +7,8 @@
 //! sqlparser's own reading takes `REGEXP NULL` for `NOT NULL` and fails on
 //! `'a' REGEXP NULL`. `BINARY x` binds as tightly as MySQL's (sqlparser casts
 //! the whole expression after it: `BINARY 'a' = 'A'` was `BINARY ('a' = 'A')`).
-//! MySQL's JSON operators `->` and `->>` bind tighter than arithmetic
+//! `!x` (NOT as tightly bound as unary minus) and the infix `a MOD b` are parsed
+//! here too. MySQL's JSON operators `->` and `->>` bind tighter than arithmetic
 //! (sqlparser ranks them with PostgreSQL's other operators, below `+`).
 //! Everything else is delegated, and
 //! `dialect()` answers MySQL's type id so MySQL-only syntax keeps parsing.
@@ -95,6 +96,19 @@ impl Dialect for StrataDialect {
                     }),
             );
         }
+        // `a MOD b`: the infix MOD (MariaDB prints `%` so in CHECK constraints).
+        if kw(&t0, Keyword::MOD) {
+            parser.next_token();
+            return Some(
+                parser
+                    .parse_subexpr(self.prec_value(Precedence::MulDivModOp))
+                    .map(|right| Expr::BinaryOp {
+                        left: Box::new(expr.clone()),
+                        op: BinaryOperator::Modulo,
+                        right: Box::new(right),
+                    }),
+            );
+        }
         if parser.peek_token().token == Token::Assignment {
             let is_user_var = matches!(expr, Expr::Identifier(i)
                 if i.quote_style.is_none() && i.value.starts_with('@') && !i.value.starts_with("@@"));
@@ -126,6 +140,9 @@ impl Dialect for StrataDialect {
             }
             _ => {}
         }
+        if matches!(&parser.peek_token().token, Token::Word(w) if w.keyword == Keyword::MOD) {
+            return Some(Ok(self.prec_value(Precedence::MulDivModOp)));
+        }
         self.0.get_next_precedence(parser)
     }
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
@@ -141,6 +158,19 @@ impl Dialect for StrataDialect {
                         expr: Box::new(e),
                         data_type: DataType::Binary(None),
                         format: None,
+                    }),
+            );
+        }
+        // `!x`: MySQL's NOT that binds as tightly as unary minus (`!a + 1` is
+        // `(!a) + 1`); MariaDB prints CHECK constraints with it.
+        if parser.peek_token().token == Token::ExclamationMark {
+            parser.next_token();
+            return Some(
+                parser
+                    .parse_subexpr(self.prec_value(Precedence::MulDivModOp))
+                    .map(|e| Expr::UnaryOp {
+                        op: sqlparser::ast::UnaryOperator::BangNot,
+                        expr: Box::new(e),
                     }),
             );
         }

@@ -93,6 +93,7 @@ pub fn plan_insert(
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT INTO a table function")),
     };
+    select::view::refuse_write(st, cur_db, name, "INSERT")?;
     let t = resolve_table(st, cur_db, name)?;
     let mut cols = column_list(&t, &ins.columns)?;
     let mut b = Binder::new(params);
@@ -583,6 +584,7 @@ fn single_table(
 ) -> Result<(Arc<Table>, String, Option<crate::accept::IndexHint>)> {
     match &twj.relation {
         ast::TableFactor::Table { name, alias, .. } => {
+            select::view::refuse_write(st, cur_db, name, "UPDATE or DELETE")?;
             let t = resolve_table(st, cur_db, name)?;
             let hint = crate::accept::check_table(&twj.relation, &t.def)?;
             let a = alias

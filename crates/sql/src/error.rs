@@ -211,6 +211,23 @@ mysql_errors! {
     ER_NO_SUCH_THREAD = 1094, "HY000", fn kill_unsupported() => "KILL is not supported";
     CR_SERVER_LOST = 2013, "HY000", fn connection_lost(why) => "lost connection: {why}";
 
+    // Views and recursive common table expressions.
+    ER_VIEW_WRONG_LIST = 1353, "HY000", fn view_wrong_list() => "View's SELECT and view's field list have different column counts";
+    ER_VIEW_INVALID = 1356, "HY000", fn view_invalid(db, view) => "View '{db}.{view}' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them";
+    ER_VIEW_SELECT_VARIABLE = 1351, "HY000", fn view_variable() => "View's SELECT contains a variable or parameter";
+    ER_VIEW_RECURSIVE = 1462, "HY000", fn view_recursive(db, view) => "`{db}`.`{view}` contains view recursion";
+    ER_WRONG_OBJECT = 1347, "HY000", fn wrong_object(db, name, kind) => "'{db}.{name}' is not of type '{kind}'";
+    ER_NON_INSERTABLE_TABLE = 1471, "HY000", fn not_insertable(name, verb) => "The target table {name} of the {verb} is not insertable-into";
+    /// DROP TABLE of a view (MariaDB's code; MySQL answers 1051).
+    ER_IT_IS_A_VIEW = 1965, "42S02", fn is_a_view(name) => "'{name}' is a view";
+    /// DROP VIEW of a name that is no view (MariaDB's code; MySQL answers 1051/1347).
+    ER_UNKNOWN_VIEW = 4092, "42S02", fn unknown_view(names) => "Unknown VIEW: '{names}'";
+    ER_WITH_COL_WRONG_LIST = 4002, "HY000", fn cte_wrong_list() => "WITH column list and SELECT field list have different column counts";
+    ER_RECURSIVE_WITHOUT_ANCHORS = 4005, "HY000", fn cte_no_anchor(name) => "No anchors for recursive WITH element '{name}'";
+    ER_NOT_STANDARD_COMPLIANT_RECURSIVE = 4008, "HY000", fn cte_restricted(name) => "Restrictions imposed on recursive definitions are violated for table '{name}'";
+    /// MySQL's bound on a recursive CTE's iterations (MariaDB's max_recursive_iterations only warns; Strata fails at either).
+    ER_CTE_MAX_RECURSION_DEPTH = 3636, "HY000", fn cte_max_depth(n, var) => "Recursive query aborted after {n} iterations. Try increasing @@{var} to a larger value.";
+
     // The engine.
     ER_ILLEGAL_HA = 1031, "HY000", fn illegal_ha(db, table) => "Storage engine STRATA of the table `{db}`.`{table}` doesn't have this option";
     ER_GET_ERRNO = 1030, "HY000", fn engine(what) => "Got error from storage engine: {what}";

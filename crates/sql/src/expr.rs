@@ -137,6 +137,11 @@ pub trait Env {
             v.name()
         )))
     }
+    /// The rows recursive CTE `id`'s previous iteration added (its
+    /// recursive SELECTs read these as the CTE).
+    fn work_table(&self, _id: usize) -> Option<&[Vec<Value>]> {
+        None
+    }
 }
 
 /// An environment with nothing in it, for constant folding.

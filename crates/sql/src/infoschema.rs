@@ -236,6 +236,7 @@ impl View {
                 ("SECURITY_TYPE", S),
                 ("CHARACTER_SET_CLIENT", S),
                 ("COLLATION_CONNECTION", S),
+                ("ALGORITHM", S),
             ],
             View::Routines => &[
                 ("SPECIFIC_NAME", S),
@@ -354,10 +355,9 @@ impl View {
             View::ReferentialConstraints => {
                 each_table(&st, |def| referential_constraints(def, &st))
             }
+            View::Views => views(&st),
             View::CheckConstraints => each_table(&st, check_constraints),
-            View::Views | View::Routines | View::Triggers | View::Events | View::Partitions => {
-                Vec::new()
-            }
+            View::Routines | View::Triggers | View::Events | View::Partitions => Vec::new(),
             View::Engines => vec![vec![
                 t("STRATA"),
                 t("DEFAULT"),
@@ -440,6 +440,32 @@ fn each_table(st: &CatalogState, f: impl Fn(&TableDef) -> Vec<Vec<Value>>) -> Ve
         .collect()
 }
 
+/// information_schema.VIEWS: one row per view (MariaDB's columns).
+fn views(st: &CatalogState) -> Vec<Vec<Value>> {
+    let mut names: Vec<&(String, String)> = st.views.keys().collect();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .filter_map(|k| st.views.get(k))
+        .map(|v| {
+            vec![
+                t("def"),
+                t(&v.db),
+                t(&v.name),
+                t(&v.query),
+                t("NONE"),
+                // Strata refuses writes through views.
+                t("NO"),
+                t(&format!("{}@{}", v.definer_user, v.definer_host)),
+                t(if v.invoker { "INVOKER" } else { "DEFINER" }),
+                t(&v.charset_client),
+                t(&v.collation_connection),
+                t(v.algorithm.name()),
+            ]
+        })
+        .collect()
+}
+
 fn tables(st: &CatalogState) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     let mut names: Vec<&(String, String)> = st.tables.keys().collect();
@@ -475,6 +501,14 @@ fn tables(st: &CatalogState) -> Vec<Vec<Value>> {
             t(""),
             t(&def.comment),
         ]);
+    }
+    let mut names: Vec<&(String, String)> = st.views.keys().collect();
+    names.sort_unstable();
+    for (d, n) in names {
+        let mut r = vec![t("def"), t(d), t(n), t("VIEW")];
+        r.extend(std::iter::repeat_n(Value::Null, 16));
+        r.push(t("VIEW"));
+        out.push(r);
     }
     for v in View::ALL {
         let mut r = vec![t("def"), t(DB), t(v.name()), t("SYSTEM VIEW"), t("MEMORY")];

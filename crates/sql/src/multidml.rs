@@ -90,6 +90,7 @@ fn from_tables(
     for r in relations {
         let (table, alias, scope) = match r {
             ast::TableFactor::Table { name, alias, .. } => {
+                select::view::refuse_write(st, cur_db, name, "multi-table UPDATE or DELETE")?;
                 let table = resolve_table(st, cur_db, name)?;
                 let alias = alias
                     .as_ref()

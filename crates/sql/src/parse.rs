@@ -34,6 +34,9 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
+    if let Some(p) = view_forms(trimmed) {
+        return p;
+    }
     if let Some(s) = admin(trimmed)? {
         return Ok(Parsed {
             stmt: s,
@@ -432,6 +435,53 @@ fn placeholders(s: &str) -> Vec<(u64, u64)> {
         i += 1;
     }
     out
+}
+
+/// CREATE/ALTER VIEW forms sqlparser does not read: `ALTER [ALGORITHM=..]
+/// [DEFINER=..] [SQL SECURITY ..] VIEW` is parsed as the CREATE it mirrors
+/// and marked ALTER; `WITH [CASCADED | LOCAL] CHECK OPTION` is refused.
+fn view_forms(sql: &str) -> Option<Result<Parsed>> {
+    let ws = words(sql);
+    let verb = ws.first()?.to_ascii_uppercase();
+    if verb != "CREATE" && verb != "ALTER" {
+        return None;
+    }
+    let at = ws
+        .iter()
+        .take(12)
+        .position(|w| w.eq_ignore_ascii_case("VIEW"))?;
+    const OTHER: [&str; 9] = [
+        "TABLE",
+        "DATABASE",
+        "SCHEMA",
+        "INDEX",
+        "PROCEDURE",
+        "FUNCTION",
+        "TRIGGER",
+        "EVENT",
+        "USER",
+    ];
+    if ws[1..at]
+        .iter()
+        .any(|w| OTHER.iter().any(|o| w.eq_ignore_ascii_case(o)))
+    {
+        return None;
+    }
+    let n = ws.len();
+    if n > 3 && ws[n - 1].eq_ignore_ascii_case("OPTION") && ws[n - 2].eq_ignore_ascii_case("CHECK")
+    {
+        return Some(Err(SqlError::unsupported("WITH CHECK OPTION")));
+    }
+    if verb == "ALTER" && at > 1 {
+        let text = format!("CREATE{}", sql.get(5..)?);
+        return Some(parse(&text).map(|mut p| {
+            if let Stmt::Ddl(stmt::DdlStmt::CreateView { alter, .. }) = &mut p.stmt {
+                *alter = true;
+            }
+            p
+        }));
+    }
+    None
 }
 
 fn words(s: &str) -> Vec<String> {

@@ -117,6 +117,7 @@ pub enum ShowStmt {
         full: bool,
     },
     CreateTable(ast::ObjectName),
+    CreateView(ast::ObjectName),
     CreateDatabase(String),
     Index {
         table: String,
@@ -169,6 +170,15 @@ pub enum DdlStmt {
         table: ast::ObjectName,
     },
     Truncate(Vec<ast::ObjectName>),
+    /// CREATE [OR REPLACE] VIEW, ALTER VIEW (`alter`: the view must exist).
+    CreateView {
+        view: Box<ast::CreateView>,
+        alter: bool,
+    },
+    DropViews {
+        names: Vec<ast::ObjectName>,
+        if_exists: bool,
+    },
 }
 
 /// A table named as (database, table).
@@ -311,6 +321,53 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
             obj_type: ast::ShowCreateObject::Table,
             obj_name,
         } => Stmt::Show(ShowStmt::CreateTable(obj_name)),
+        S::ShowCreate {
+            obj_type: ast::ShowCreateObject::View,
+            obj_name,
+        } => Stmt::Show(ShowStmt::CreateView(obj_name)),
+        S::CreateView(v) => Stmt::Ddl(DdlStmt::CreateView {
+            view: Box::new(v),
+            alter: false,
+        }),
+        S::AlterView {
+            name,
+            columns,
+            query,
+            with_options,
+        } => {
+            if !with_options.is_empty() {
+                return Err(SqlError::unsupported("ALTER VIEW ... WITH options"));
+            }
+            Stmt::Ddl(DdlStmt::CreateView {
+                view: Box::new(ast::CreateView {
+                    or_alter: false,
+                    or_replace: false,
+                    materialized: false,
+                    secure: false,
+                    name,
+                    name_before_not_exists: false,
+                    columns: columns
+                        .into_iter()
+                        .map(|name| ast::ViewColumnDef {
+                            name,
+                            data_type: None,
+                            options: None,
+                        })
+                        .collect(),
+                    query,
+                    options: ast::CreateTableOptions::None,
+                    cluster_by: vec![],
+                    comment: None,
+                    with_no_schema_binding: false,
+                    if_not_exists: false,
+                    temporary: false,
+                    copy_grants: false,
+                    to: None,
+                    params: None,
+                }),
+                alter: true,
+            })
+        }
         S::CreateDatabase {
             db_name,
             if_not_exists,
@@ -361,6 +418,7 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
             ..
         } => Stmt::Ddl(match object_type {
             ast::ObjectType::Table => DdlStmt::DropTables { names, if_exists },
+            ast::ObjectType::View => DdlStmt::DropViews { names, if_exists },
             ast::ObjectType::Database | ast::ObjectType::Schema => DdlStmt::DropDatabase {
                 name: names.first().map(joined).unwrap_or_default(),
                 if_exists,

@@ -30,6 +30,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("collation_connection", s("utf8mb4_general_ci")),
         ("collation_database", s("utf8mb4_general_ci")),
         ("collation_server", s("utf8mb4_general_ci")),
+        ("cte_max_recursion_depth", i(1000)),
         ("default_storage_engine", s("STRATA")),
         ("foreign_key_checks", i(1)),
         ("check_constraint_checks", i(1)),
@@ -123,6 +124,8 @@ pub fn canonical(name: &str) -> String {
     match n.as_str() {
         "tx_isolation" => "transaction_isolation".into(),
         "tx_read_only" => "transaction_read_only".into(),
+        // MariaDB's name for MySQL's bound on recursive CTE rounds.
+        "max_recursive_iterations" => "cte_max_recursion_depth".into(),
         _ => n,
     }
 }
@@ -239,7 +242,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
                 _ => Err(bad_value(name, &t)),
             }
         }
-        "max_execution_time" => match v.to_i128() {
+        "max_execution_time" | "cte_max_recursion_depth" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),
         },

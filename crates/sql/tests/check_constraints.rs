@@ -376,3 +376,147 @@ fn checks_survive_a_restart() {
     q(&mut s, "INSERT INTO t1 VALUES (1, 2, 3)");
     q(&mut s, "INSERT INTO plain VALUES (-1)");
 }
+
+/// Each expression and the CHECK_CLAUSE MariaDB 10.11 gives it.
+#[test]
+fn clauses_print_as_mariadb_prints_them() {
+    let db = TestDb::open("sql-check-print");
+    let mut s = session_in_d(&db);
+    let cases = [
+        ("a >= 0", "`a` >= 0"),
+        ("not (a > 1 or b > 2)", "`a` <= 1 and `b` <= 2"),
+        ("not (a + 1)", "!(`a` + 1)"),
+        ("not a", "`a` = 0"),
+        ("not a between 1 and 2", "`a` not between 1 and 2"),
+        ("a not regexp 'x'", "!(`a` regexp 'x')"),
+        ("s like 'x' escape '!'", "`s` like 'x' escape '!'"),
+        ("cast(a as signed) > 0", "cast(`a` as signed) > 0"),
+        ("a is not true", "`a` is not true"),
+        ("-a < 5", "-`a` < 5"),
+        ("a - (b - 1) > 0", "`a` - (`b` - 1) > 0"),
+        ("a - b - 1 > 0", "`a` - `b` - 1 > 0"),
+        ("(a > 1) = (b > 1)", "`a` > 1 = (`b` > 1)"),
+        ("s not like 'x%'", "`s`  not like 'x%'"),
+        ("a in (1,2) is not null", "`a` in (1,2) is not null"),
+        ("true", "1"),
+        ("a <=> b", "`a` <=> `b`"),
+        ("~a", "~`a`"),
+        ("a & 3 | 1 = 1", "`a` & 3 | 1 = 1"),
+        ("concat(s,'x') != 'y'", "concat(`s`,'x') <> 'y'"),
+        (
+            "a != 1 and b = 2 or a = 3",
+            "`a` <> 1 and `b` = 2 or `a` = 3",
+        ),
+        ("1.50 < a", "1.50 < `a`"),
+        ("a > -1e3", "`a` > -1e3"),
+        ("case a when 1 then 2 end", "case `a` when 1 then 2 end"),
+        ("if(a, b, 0)", "if(`a`,`b`,0)"),
+        ("abs(a) > 0", "abs(`a`) > 0"),
+        (
+            "s collate utf8mb4_bin = 'a'",
+            "`s` collate utf8mb4_bin = 'a'",
+        ),
+        ("a xor b", "`a` xor `b`"),
+        (
+            "a % 2 = 0 and a div 2 = 1",
+            "`a` MOD 2 = 0 and `a` DIV 2 = 1",
+        ),
+        (
+            "upper(s) = 'X' and length(s) > 1",
+            "ucase(`s`) = 'X' and octet_length(`s`) > 1",
+        ),
+        ("'it''s' = s", "'it\\'s' = `s`"),
+        (
+            "a between 1 and 10 and s in ('x','y') or s like 'a%'",
+            "`a` between 1 and 10 and `s` in ('x','y') or `s` like 'a%'",
+        ),
+        (
+            "case when a then 1 else 0 end",
+            "case when `a` then 1 else 0 end",
+        ),
+        ("(a + 1) * 2 <> -3", "(`a` + 1) * 2 <> -3"),
+    ];
+    let mut ddl = String::from("CREATE TABLE p (a INT, b INT, s VARCHAR(5)");
+    for (e, _) in &cases {
+        ddl.push_str(&format!(", CHECK ({e})"));
+    }
+    ddl.push(')');
+    q(&mut s, &ddl);
+    let got = rows(
+        &mut s,
+        "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'p'",
+    );
+    let want: Vec<&str> = cases.iter().map(|c| c.1).collect();
+    for (g, (e, w)) in got.iter().zip(cases.iter()) {
+        assert_eq!(g, w, "CHECK ({e})");
+    }
+    assert_eq!(got.len(), want.len());
+    // The printed forms parse back: the table still evaluates them.
+    q(&mut s, "SET check_constraint_checks = 0");
+    q(&mut s, "INSERT INTO p VALUES (1, 2, 'x')");
+    // MariaDB's printed forms as a dump gives them load.
+    let mut ddl = String::from("CREATE TABLE p2 (a INT, b INT, s VARCHAR(5)");
+    for (_, w) in &cases {
+        ddl.push_str(&format!(", CHECK ({w})"));
+    }
+    ddl.push(')');
+    q(&mut s, &ddl);
+    let again = rows(
+        &mut s,
+        "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'p2'",
+    );
+    assert_eq!(again, got, "printing is a fixed point");
+}
+
+#[test]
+fn columns_changed_by_foreign_key_actions_are_refused() {
+    let db = TestDb::open("sql-check-fk");
+    let mut s = session_in_d(&db);
+    q(&mut s, "CREATE TABLE fp (id INT PRIMARY KEY)");
+    let msg = |name: &str| {
+        (
+            1901,
+            format!("Function or expression 'pid' cannot be used in the CHECK clause of `{name}`"),
+        )
+    };
+    for action in [
+        "ON DELETE SET NULL",
+        "ON UPDATE CASCADE",
+        "ON UPDATE SET NULL",
+    ] {
+        let sql = format!(
+            "CREATE TABLE fc (id INT PRIMARY KEY, pid INT, CHECK (pid < 10), \
+             FOREIGN KEY (pid) REFERENCES fp(id) {action})"
+        );
+        assert_eq!(fails(&mut s, &sql), msg("CONSTRAINT_1"), "{sql}");
+    }
+    assert_eq!(
+        fails(
+            &mut s,
+            "CREATE TABLE fc (id INT PRIMARY KEY, pid INT CHECK (pid < 10), \
+             FOREIGN KEY (pid) REFERENCES fp(id) ON UPDATE CASCADE)"
+        ),
+        msg("pid")
+    );
+    q(
+        &mut s,
+        "CREATE TABLE fc (id INT PRIMARY KEY, pid INT, CHECK (pid < 10), \
+         FOREIGN KEY (pid) REFERENCES fp(id) ON DELETE CASCADE)",
+    );
+    q(&mut s, "CREATE TABLE fc6 (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES fp(id) ON UPDATE CASCADE)");
+    assert_eq!(
+        fails(&mut s, "ALTER TABLE fc6 ADD CHECK (pid < 10)"),
+        msg("CONSTRAINT_1")
+    );
+    q(
+        &mut s,
+        "CREATE TABLE fc7 (id INT PRIMARY KEY, pid INT, CHECK (pid < 10))",
+    );
+    assert_eq!(
+        fails(
+            &mut s,
+            "ALTER TABLE fc7 ADD FOREIGN KEY (pid) REFERENCES fp(id) ON UPDATE CASCADE"
+        ),
+        msg("CONSTRAINT_1")
+    );
+}

@@ -343,6 +343,7 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
         fkey::add(&mut def, fk, &st, checks)?;
         w.keys_added = true;
     }
+    crate::check::refuse_cascaded(&def)?;
     let children = fk_consistency(&old.def, &def, &st, &positions)?;
     let change = classify(&old.def, &def, &w, &positions);
     if change == Change::Rebuild && instant_only {

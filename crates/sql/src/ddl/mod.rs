@@ -9,6 +9,9 @@ mod define;
 mod fkey;
 mod install;
 mod rename;
+mod view;
+
+pub use view::create_text as view_create_text;
 
 pub use define::{column_type, const_eval, index_columns, table_def};
 
@@ -117,6 +120,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                     fkey::add(&mut def, fk, &st, checks)?;
                 }
             }
+            crate::check::refuse_cascaded(&def)?;
             s.inst.catalog.create_table(def, ct.if_not_exists)?;
             for w in warnings {
                 s.warn("Warning", SqlError::not_honoured(w));
@@ -157,8 +161,14 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                     }
                 }
             }
+            // DROP TABLE names no view: MariaDB's 1965 (a note with IF EXISTS).
+            let mut views = Vec::new();
             for n in names {
                 let (db, t) = split_name(s, n)?;
+                if s.inst.catalog.state().view(&db, &t).is_some() {
+                    views.push(format!("{db}.{t}"));
+                    continue;
+                }
                 if !s.inst.catalog.drop_table(&db, &t, true)? {
                     missing.push(format!("{db}.{t}"));
                 }
@@ -170,6 +180,14 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                     }
                 } else {
                     return Err(SqlError::unknown_table(missing.join(",")));
+                }
+            }
+            if let Some(v) = views.first() {
+                if !*if_exists {
+                    return Err(SqlError::is_a_view(v));
+                }
+                for v in views {
+                    s.warn("Note", SqlError::is_a_view(v));
                 }
             }
             ok()
@@ -216,6 +234,8 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
         }
         DdlStmt::AlterTable(at) => alter_table(s, at),
         DdlStmt::RenameTables(pairs) => rename::rename_tables(s, pairs),
+        DdlStmt::CreateView { view, alter } => view::create_view(s, view, *alter),
+        DdlStmt::DropViews { names, if_exists } => view::drop_views(s, names, *if_exists),
     }
 }
 
@@ -406,6 +426,7 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
     let checks = s.fk_checks();
     let mut def = t.def.clone();
     let added = fkey::add(&mut def, fk, &cat.state(), checks)?;
+    crate::check::refuse_cascaded(&def)?;
     let key = def
         .foreign_keys
         .last()

@@ -21,6 +21,32 @@ pub fn rename_tables(
     pairs: &[(ast::ObjectName, ast::ObjectName)],
 ) -> Result<Outcome> {
     let st = s.inst.catalog.state();
+    if let [(from, to)] = pairs {
+        let (f, t) = (split_name(s, from)?, split_name(s, to)?);
+        if st.view(&f.0, &f.1).is_some() {
+            if f.0 != t.0 {
+                return Err(SqlError::unsupported(
+                    "RENAME TABLE of a view to another database",
+                ));
+            }
+            s.inst
+                .catalog
+                .rename_view((&f.0, &f.1), (&t.0, &t.1))
+                .map_err(|e| match e {
+                    rel::Error::TableExists(n) => SqlError::table_exists(n),
+                    other => other.into(),
+                })?;
+            return ok();
+        }
+    }
+    for (from, _) in pairs {
+        let f = split_name(s, from)?;
+        if st.view(&f.0, &f.1).is_some() {
+            return Err(SqlError::unsupported(
+                "RENAME TABLE of a view with other renames",
+            ));
+        }
+    }
     // Each table touched: the table as it is and its definition under its
     // name so far.
     let mut moved: Vec<(Arc<Table>, TableDef)> = Vec::new();
@@ -31,6 +57,7 @@ pub fn rename_tables(
                 !moved.iter().any(|(a, _)| Arc::ptr_eq(a, t))
             })
             || st.unreadable.contains_key(n)
+            || st.view(&n.0, &n.1).is_some()
     };
     for (from, to) in pairs {
         let f = split_name(s, from)?;

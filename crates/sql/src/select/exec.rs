@@ -149,6 +149,18 @@ pub fn execute_counted(
             _ if !p.join.is_empty() => {
                 crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
             }
+            (None, None) if matches!(p.recursive.as_deref(), Some(super::Rec::Work(_))) => {
+                if let Some(super::Rec::Work(id)) = p.recursive.as_deref() {
+                    let rows = env.work_table(*id).ok_or_else(|| {
+                        crate::error::SqlError::internal("recursive CTE work table")
+                    })?;
+                    for r in rows {
+                        if !visit(r)? {
+                            break;
+                        }
+                    }
+                }
+            }
             (None, None) if p.sysview.is_some() => {
                 if let Some(v) = p.sysview {
                     for r in env.view_rows(v)? {

@@ -45,9 +45,11 @@ pub fn resolve_table(
     if let Some(why) = st.unreadable.get(&(db.clone(), t.clone())) {
         return Err(rel::Error::Unreadable(format!("{db}.{t}"), why.clone()).into());
     }
-    st.table(&db, &t)
-        .cloned()
-        .ok_or_else(|| SqlError::no_table(format!("{db}.{t}")))
+    match st.table(&db, &t) {
+        Some(t) => Ok(t.clone()),
+        None if st.view(&db, &t).is_some() => Err(SqlError::wrong_object(&db, &t, "BASE TABLE")),
+        None => Err(SqlError::no_table(format!("{db}.{t}"))),
+    }
 }
 
 /// The scope of a table's columns under `alias`.
@@ -176,11 +178,10 @@ impl FromBuilder<'_, '_> {
                 let Some(alias) = alias else {
                     return Err(SqlError::derived_alias());
                 };
-                if !alias.columns.is_empty() {
-                    return Err(SqlError::unsupported("derived table column lists"));
-                }
                 // A derived table sees the queries around this one, not its siblings.
-                let p = (subs.plan_derived)(subquery)?;
+                let mut p = (subs.plan_derived)(subquery)?;
+                // A column list (CTEs' `WITH c (a, b) AS`) renames its columns.
+                rename_columns(&mut p, &alias.columns, SqlError::cte_wrong_list)?;
                 let t = derived_table(&alias.name.value, &p)?;
                 self.derived.push(p);
                 (
@@ -198,6 +199,47 @@ impl FromBuilder<'_, '_> {
                 };
                 let p = view_plan(v);
                 let a = alias.as_ref().map_or(typed, |a| a.name.value.clone());
+                let t = derived_table(&a, &p)?;
+                self.derived.push(p);
+                (t, a, None, Some(self.derived.len() - 1))
+            }
+            ast::TableFactor::Table { name, alias, .. }
+                if super::recursive::work_columns(name).is_some() =>
+            {
+                let Some((id, cols)) = super::recursive::work_columns(name) else {
+                    return Err(SqlError::internal("work table vanished"));
+                };
+                let p = work_plan(id, cols);
+                let a = alias
+                    .as_ref()
+                    .map_or(name_parts_last(name), |a| a.name.value.clone());
+                let t = derived_table(&a, &p)?;
+                self.derived.push(p);
+                (t, a, None, Some(self.derived.len() - 1))
+            }
+            ast::TableFactor::Table {
+                name,
+                alias,
+                args,
+                with_hints,
+                partitions,
+                index_hints,
+                ..
+            } if super::view::lookup(subs.st, subs.cur_db, name).is_some() => {
+                let Some(v) = super::view::lookup(subs.st, subs.cur_db, name) else {
+                    return Err(SqlError::internal("view vanished"));
+                };
+                if args.is_some()
+                    || !with_hints.is_empty()
+                    || !partitions.is_empty()
+                    || !index_hints.is_empty()
+                {
+                    return Err(SqlError::unsupported("index hints or partitions on a view"));
+                }
+                let p = super::view::plan_view(subs.st, &v, subs.plan_derived)?;
+                let a = alias
+                    .as_ref()
+                    .map_or(name_parts_last(name), |a| a.name.value.clone());
                 let t = derived_table(&a, &p)?;
                 self.derived.push(p);
                 (t, a, None, Some(self.derived.len() - 1))
@@ -338,6 +380,16 @@ fn view_of(
     }
 }
 
+/// The plan of a recursive CTE's work table read as a derived table.
+fn work_plan(id: usize, columns: Vec<crate::result::ColumnInfo>) -> SelectPlan {
+    let mut p = view_plan(crate::infoschema::View::Engines);
+    p.sysview = None;
+    p.out = (0..columns.len()).map(Expr::Col).collect();
+    p.columns = columns;
+    p.recursive = Some(Box::new(super::Rec::Work(id)));
+    p
+}
+
 /// The plan of an information_schema view read as a derived table.
 fn view_plan(v: crate::infoschema::View) -> SelectPlan {
     let cols = v.columns();
@@ -377,12 +429,37 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         derived: Vec::new(),
         union: Vec::new(),
         sysview: Some(v),
+        recursive: None,
     }
+}
+
+/// The last part of a table name (a view's default alias).
+fn name_parts_last(name: &ast::ObjectName) -> String {
+    crate::stmt::name_parts(name).pop().unwrap_or_default()
+}
+
+/// Renames a derived table's columns after its column list (none: kept);
+/// `wrong` is the error for a list of another length.
+pub(super) fn rename_columns(
+    p: &mut SelectPlan,
+    cols: &[ast::TableAliasColumnDef],
+    wrong: impl Fn() -> SqlError,
+) -> Result<()> {
+    if cols.is_empty() {
+        return Ok(());
+    }
+    if cols.len() != p.columns.len() {
+        return Err(wrong());
+    }
+    for (c, n) in p.columns.iter_mut().zip(cols) {
+        c.name = n.name.value.clone();
+    }
+    Ok(())
 }
 
 /// A stand-in table describing a derived table's columns (no keys: it is
 /// read in full from its materialized rows).
-fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
+pub(super) fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
     let mut columns: Vec<Column> = Vec::with_capacity(p.columns.len());
     for c in &p.columns {
         if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {

@@ -6,14 +6,17 @@ mod decorrelate;
 mod exec;
 mod from;
 mod plan;
+mod recursive;
 mod semijoin;
 mod setop;
 mod sub;
+pub mod view;
 
 pub use crate::agg::hash_image;
 pub use exec::{execute, execute_counted};
 pub use from::{resolve_table, table_scope};
 pub use plan::{plan, SubPlans};
+pub use recursive::{Rec, RecCte};
 pub use sub::QueryEnv;
 
 use crate::access::Access;
@@ -73,4 +76,7 @@ pub struct SelectPlan {
     /// An information_schema view: the rows come from it (`Env::view_rows`),
     /// not from a table (only as a derived table).
     pub sysview: Option<crate::infoschema::View>,
+    /// A recursive CTE (only as a derived table), or the work table its
+    /// recursive SELECTs read (`recursive.rs`).
+    pub recursive: Option<Box<Rec>>,
 }

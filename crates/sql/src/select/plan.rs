@@ -124,6 +124,9 @@ fn plan_in(
         plans: RefCell::new(Vec::new()),
     };
     let plan_derived = |q: &ast::Query| match &*q.body {
+        _ if super::recursive::is_marked(q) => {
+            super::recursive::plan_cte(q, &|b| plan_in(b, st, cur_db, params, outer))
+        }
         ast::SetExpr::SetOperation { .. } if q.order_by.is_none() && q.limit_clause.is_none() => {
             plan_union(q, st, cur_db, params, outer)
         }
@@ -484,6 +487,7 @@ fn plan_in(
         derived,
         union: Vec::new(),
         sysview: None,
+        recursive: None,
     })
 }
 

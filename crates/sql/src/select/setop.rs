@@ -1,5 +1,6 @@
-//! Queries that are not one SELECT: `WITH` (non-recursive common table
-//! expressions, which become derived tables where they are named) and
+//! Queries that are not one SELECT: `WITH` (common table expressions,
+//! which become derived tables where they are named, column lists renaming
+//! their columns; recursive ones are checked and tagged by `recursive`) and
 //! `UNION [ALL | DISTINCT]` (planned as a derived table whose rows are its
 //! branches' rows, deduplicated up to each DISTINCT, under a
 //! `SELECT * FROM (...)` carrying the union's ORDER BY and LIMIT).
@@ -15,22 +16,19 @@ pub(super) fn inline_ctes(q: &ast::Query) -> Result<ast::Query> {
     let Some(with) = &q.with else {
         return Ok(q.clone());
     };
-    if with.recursive {
-        return Err(SqlError::unsupported("WITH RECURSIVE"));
-    }
-    let mut ctes: Vec<(String, ast::Query)> = Vec::new();
+    let mut ctes: Vec<Cte> = Vec::new();
     for c in &with.cte_tables {
-        if !c.alias.columns.is_empty() {
-            return Err(SqlError::unsupported("CTE column lists"));
-        }
         let name = c.alias.name.value.clone();
-        if ctes.iter().any(|(n, _)| n.eq_ignore_ascii_case(&name)) {
+        if ctes.iter().any(|(n, ..)| n.eq_ignore_ascii_case(&name)) {
             return Err(SqlError::duplicate_alias(name));
         }
-        // A CTE sees the ones before it.
+        // A CTE sees the ones before it (and, WITH RECURSIVE, itself).
         let mut body = inline_ctes(&c.query)?;
         let _ = body.visit(&mut Inline(&ctes));
-        ctes.push((name, body));
+        if with.recursive && super::recursive::refers_to(&body, &name) {
+            body = super::recursive::mark(body, &name, &c.alias.columns)?;
+        }
+        ctes.push((name, body, c.alias.columns.clone()));
     }
     let mut out = q.clone();
     out.with = None;
@@ -38,24 +36,31 @@ pub(super) fn inline_ctes(q: &ast::Query) -> Result<ast::Query> {
     Ok(out)
 }
 
-struct Inline<'a>(&'a [(String, ast::Query)]);
+/// A common table expression: its name, its query with earlier CTEs
+/// inlined, its column list.
+type Cte = (String, ast::Query, Vec<ast::TableAliasColumnDef>);
+
+struct Inline<'a>(&'a [Cte]);
 
 impl VisitorMut for Inline<'_> {
     type Break = ();
     fn pre_visit_table_factor(&mut self, t: &mut ast::TableFactor) -> ControlFlow<()> {
         if let ast::TableFactor::Table { name, alias, .. } = t {
             if let [ast::ObjectNamePart::Identifier(id)] = name.0.as_slice() {
-                if let Some((n, q)) = self
+                if let Some((n, q, cols)) = self
                     .0
                     .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case(&id.value))
+                    .find(|(n, ..)| n.eq_ignore_ascii_case(&id.value))
                 {
-                    let alias = alias.clone().unwrap_or(ast::TableAlias {
+                    let mut alias = alias.clone().unwrap_or(ast::TableAlias {
                         explicit: false,
                         at: None,
                         name: ast::Ident::new(n),
                         columns: vec![],
                     });
+                    if alias.columns.is_empty() {
+                        alias.columns = cols.clone();
+                    }
                     *t = ast::TableFactor::Derived {
                         lateral: false,
                         subquery: Box::new(q.clone()),

@@ -23,14 +23,14 @@ pub struct QueryEnv<'e> {
 }
 
 /// Rows held in memory, at most `max` bytes of them (estimated).
-struct Held {
-    rows: Vec<Vec<Value>>,
-    bytes: usize,
-    max: usize,
+pub(super) struct Held {
+    pub rows: Vec<Vec<Value>>,
+    pub bytes: usize,
+    pub max: usize,
     /// For an error message: the derived table or "subquery".
-    what: String,
+    pub what: String,
     /// Scalar and EXISTS subqueries need only their first two rows.
-    stop_after: Option<usize>,
+    pub stop_after: Option<usize>,
 }
 
 impl ResultSink for Held {
@@ -154,7 +154,29 @@ impl<'e> QueryEnv<'e> {
             what,
             stop_after,
         };
+        if let Some(super::Rec::Cte(c)) = p.recursive.as_deref() {
+            return super::recursive::run(p, c, txn, self.inner, held);
+        }
         exec::execute_counted(p, txn, self.inner, &mut held, None)?;
+        self.union_rest(p, txn, &mut held)?;
+        Ok(held.rows)
+    }
+
+    /// Adds the rows of `p`'s UNION branches after its own (deduplicated up
+    /// to each DISTINCT).
+    fn union_rest(&self, p: &SelectPlan, txn: &mut Txn, held: &mut Held) -> Result<()> {
+        union_rest(p, txn, self.inner, held)
+    }
+}
+
+/// Adds the rows of `p`'s UNION branches to `held` (see `QueryEnv::union_rest`).
+pub(super) fn union_rest(
+    p: &SelectPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    held: &mut Held,
+) -> Result<()> {
+    {
         // A UNION deduplicates each column under the collation of the first
         // branch that compares it as a string under one.
         let colls: Vec<_> = (0..p.out.len())
@@ -165,7 +187,7 @@ impl<'e> QueryEnv<'e> {
             })
             .collect();
         for (distinct, b) in &p.union {
-            exec::execute_counted(b, txn, self.inner, &mut held, None)?;
+            exec::execute_counted(b, txn, env, held, None)?;
             if *distinct {
                 let mut seen = std::collections::HashSet::new();
                 held.rows.retain(|r| {
@@ -177,7 +199,7 @@ impl<'e> QueryEnv<'e> {
                 });
             }
         }
-        Ok(held.rows)
+        Ok(())
     }
 }
 
@@ -238,6 +260,9 @@ impl Env for QueryEnv<'_> {
     }
     fn derived(&self, k: usize) -> Option<&[Vec<Value>]> {
         self.derived.get(k).map(|v| &v[..])
+    }
+    fn work_table(&self, id: usize) -> Option<&[Vec<Value>]> {
+        self.inner.work_table(id)
     }
     fn derived_index(&self, k: usize) -> Option<&HashIndex> {
         self.indexes.get(k).and_then(|i| i.as_ref())

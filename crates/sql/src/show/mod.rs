@@ -53,10 +53,29 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
         }
         ShowStmt::Tables { db, full, like } => tables(s, db.as_ref(), *full, like.as_ref(), sink),
         ShowStmt::Columns { table, full } => {
-            let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), table)?;
+            let st = s.inst.catalog.state();
+            if let Some(v) = crate::select::view::lookup(&st, s.db.as_deref(), table) {
+                let t = crate::select::view::view_table(&st, &v)?;
+                return columns(&t, *full, sink);
+            }
+            let t = resolve_table(&st, s.db.as_deref(), table)?;
             columns(&t, *full, sink)
         }
+        ShowStmt::CreateView(name) => {
+            let st = s.inst.catalog.state();
+            match crate::select::view::lookup(&st, s.db.as_deref(), name) {
+                Some(v) => show_create_view(&v, sink),
+                None => {
+                    let t = resolve_table(&st, s.db.as_deref(), name)?;
+                    Err(SqlError::wrong_object(&t.def.db, &t.def.name, "VIEW"))
+                }
+            }
+        }
         ShowStmt::CreateTable(name) => {
+            let st = s.inst.catalog.state();
+            if let Some(v) = crate::select::view::lookup(&st, s.db.as_deref(), name) {
+                return show_create_view(&v, sink);
+            }
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), name)?;
             rows(
                 sink,
@@ -187,6 +206,25 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
     }
 }
 
+/// SHOW CREATE VIEW (and SHOW CREATE TABLE of a view): MySQL's four columns.
+fn show_create_view(v: &rel::view::ViewDef, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    rows(
+        sink,
+        &[
+            "View",
+            "Create View",
+            "character_set_client",
+            "collation_connection",
+        ],
+        vec![vec![
+            text(&v.name),
+            text(crate::ddl::view_create_text(v)),
+            text(&v.charset_client),
+            text(&v.collation_connection),
+        ]],
+    )
+}
+
 /// SHOW [GLOBAL | SESSION] VARIABLES [LIKE ... | WHERE ...].
 fn variables(
     s: &Session,
@@ -248,13 +286,24 @@ fn tables(
             .map(|v| v.name().to_string())
             .collect()
     } else {
-        st.table_names(&db)
+        let mut v = st.table_names(&db);
+        v.extend(st.view_names(&db));
+        v.sort();
+        v
     };
     let names: Vec<String> = all
         .into_iter()
         .filter(|t| like.is_none_or(|p| vars::like_ci(t, p)))
         .collect();
-    let kind = if system { "SYSTEM VIEW" } else { "BASE TABLE" };
+    let kind = |t: &str| {
+        if system {
+            "SYSTEM VIEW"
+        } else if st.view(&db, t).is_some() {
+            "VIEW"
+        } else {
+            "BASE TABLE"
+        }
+    };
     let col = format!("Tables_in_{db}");
     if full {
         rows(
@@ -262,7 +311,7 @@ fn tables(
             &[&col, "Table_type"],
             names
                 .into_iter()
-                .map(|t| vec![text(t), text(kind)])
+                .map(|t| vec![text(kind(&t)), text(t)].into_iter().rev().collect())
                 .collect(),
         )
     } else {

@@ -227,11 +227,21 @@ pub fn table_status(s: &Session, like: Option<&str>, sink: &mut dyn ResultSink) 
     let db = s.db.clone().ok_or_else(crate::error::SqlError::no_db)?;
     let st = s.inst.catalog.state();
     let mut out = Vec::new();
-    for name in st.table_names(&db) {
+    let mut names = st.table_names(&db);
+    names.extend(st.view_names(&db));
+    names.sort();
+    for name in names {
         if like.is_some_and(|p| !crate::vars::like_ci(&name, p)) {
             continue;
         }
         let Some(t) = st.table(&db, &name) else {
+            if st.view(&db, &name).is_some() {
+                // A view: MySQL's row of NULLs with the comment VIEW.
+                let mut r = vec![Value::Null; 18];
+                r[0] = text(&name);
+                r[17] = text("VIEW");
+                out.push(r);
+            }
             continue;
         };
         out.push(vec![

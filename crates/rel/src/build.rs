@@ -76,6 +76,10 @@ fn fill(txdb: &TxnDb, t: &Table, ix: &Index, keys: &[Vec<u8>], lock_wait: Durati
         if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
             let mut prefix = keycodec::index_prefix(ix.id).to_vec();
             rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
+            // As a writer's uniqueness check (`table::unique_holder`): the
+            // prefix lock makes a concurrent insert of the same value wait.
+            txn.lock(DEFAULT_CF, &prefix, LockMode::Exclusive)
+                .map_err(te)?;
             let upper = keycodec::prefix_successor(&prefix);
             let held = {
                 let mut it = txn

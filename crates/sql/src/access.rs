@@ -566,7 +566,7 @@ pub fn for_each_row(
         if let Some(seq) = txn.snapshot_seq() {
             let ix = index_of(def, acc.index).id;
             if seq < t.readable_since(def.pk.id).max(t.readable_since(ix)) {
-                return Err(SqlError::table_def_changed());
+                return Err(SqlError::read_view_too_old());
             }
         }
     }

@@ -264,11 +264,11 @@ fn run(
             };
             // A write into a table ALTER TABLE is replacing: wait for the
             // ALTER to end, then run the statement again on the new table.
-            // (A SELECT gets 1412 only when its read view is older than the
-            // table: running it again would not help.)
+            // (Not when the read view is older than the table: running it
+            // again in the same transaction would not help.)
             let mut deadline = None;
-            let select = matches!(r, crate::stmt::RowStmt::Select(_));
-            while !select && matches!(&res, Err(e) if e.code == crate::error::ER_TABLE_DEF_CHANGED)
+            while matches!(&res, Err(e) if e.code == crate::error::ER_TABLE_DEF_CHANGED
+                && !e.is_read_view_too_old())
             {
                 let seen = s.inst.catalog.version();
                 let end =

@@ -10,6 +10,14 @@ pub struct SqlError {
     pub msg: String,
 }
 
+impl SqlError {
+    /// Whether this is [`SqlError::read_view_too_old`] (not worth re-running in the
+    /// same transaction).
+    pub fn is_read_view_too_old(&self) -> bool {
+        self.code == ER_TABLE_DEF_CHANGED_FOR_VIEW && self.msg.ends_with("read view)")
+    }
+}
+
 /// Result alias.
 pub type Result<T> = std::result::Result<T, SqlError>;
 
@@ -185,6 +193,10 @@ mysql_errors! {
     ER_FK_COLUMN_CANNOT_CHANGE_CHILD = 1833, "HY000", fn fk_column_change_child(column, constraint, table) => "Cannot change column '{column}': used in a foreign key constraint '{constraint}' of table '{table}'";
     /// A table ALTER TABLE replaced while the statement or transaction used it.
     ER_TABLE_DEF_CHANGED = 1412, "HY000", fn table_def_changed() => "Table definition has changed, please retry transaction";
+    /// 1412 for a consistent read whose read view is older than the index ids it would
+    /// read (a table created, rebuilt or truncated, or an index filled, after it): the
+    /// transaction must start again, re-running the statement would not help.
+    ER_TABLE_DEF_CHANGED_FOR_VIEW = 1412, "HY000", fn read_view_too_old() => "Table definition has changed, please retry transaction (the table is newer than this transaction's read view)";
     ER_ALTER_OPERATION_NOT_SUPPORTED_REASON = 1846, "0A000", fn alter_not_supported(op, reason, alt) => "{op} is not supported. Reason: {reason}. Try {alt}.";
     /// RENAME TABLE into a database that does not exist.
     ER_ERROR_ON_RENAME = 1025, "HY000", fn error_on_rename(from, to) => "Error on rename of '{from}' to '{to}' (errno: 168 \"Unknown (generic) error from engine\")";

@@ -202,6 +202,15 @@ fn view_ddl_and_errors() {
     q(&mut s, "DROP DATABASE e");
     q(&mut s, "CREATE DATABASE e");
     assert_eq!(err(&mut s, "SELECT k FROM e.ve"), 1146);
+    // A literal with a backslash would not read back as written: refused, not
+    // stored as another string; a view without one is unaffected.
+    assert_eq!(
+        err(&mut s, r"CREATE VIEW e.vb AS SELECT 'C:\\dir' AS p"),
+        1235
+    );
+    assert_eq!(err(&mut s, r"CREATE VIEW e.vb AS SELECT 'x\\' AS p"), 1235);
+    q(&mut s, "CREATE VIEW e.vb AS SELECT 'C:/dir' AS p");
+    assert_eq!(rows(&mut s, "SELECT p FROM e.vb"), ["C:/dir"]);
 }
 
 #[test]

@@ -46,9 +46,14 @@ pub(crate) fn encode_checks(o: &mut Vec<u8>, checks: &[Check]) {
 /// Reads the checks section (version 5 holds at least one check; a
 /// column-level check must name one of the `ncols` columns' names, which
 /// the caller cannot know yet, so only its shape is checked here).
-pub(crate) fn decode_checks(d: &mut Decoder, ncols: usize) -> Option<Vec<Check>> {
+/// `may_be_empty`: a version where the section is always written (6).
+pub(crate) fn decode_checks(
+    d: &mut Decoder,
+    ncols: usize,
+    may_be_empty: bool,
+) -> Option<Vec<Check>> {
     let n = d.varint64()? as usize;
-    if n == 0 || n > MAX_CHECKS || ncols == 0 {
+    if (n == 0 && !may_be_empty) || n > MAX_CHECKS || ncols == 0 {
         return None;
     }
     let text = |d: &mut Decoder, max: usize| -> Option<String> {

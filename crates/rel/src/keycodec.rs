@@ -13,6 +13,7 @@
 //!   under a `_bin` collation without trailing spaces: PAD SPACE; under
 //!   another collation its weights, see `collation`) with 0x00 escaped as
 //!   0x00 0xFF, terminated by 0x00 0x01
+//! - ENUM: the member number, 2 bytes big-endian; SET: the bitmask, 8 bytes
 //! - DATE: 4-byte packed; DATETIME/TIMESTAMP/TIME: 8-byte sign-flipped
 use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
@@ -64,6 +65,13 @@ pub fn encode(out: &mut Vec<u8>, ty: &ColumnType, nullable: bool, v: &Value) -> 
                 _ => 0,
             };
             out.extend_from_slice(&((t as u64) ^ (1 << 63)).to_be_bytes());
+        }
+        TypeKind::Enum => {
+            let n = crate::members::stored_number(ty, v).min(u16::MAX as u64) as u16;
+            out.extend_from_slice(&n.to_be_bytes());
+        }
+        TypeKind::Set => {
+            out.extend_from_slice(&crate::members::stored_number(ty, v).to_be_bytes());
         }
         _ if ty.is_string() => {
             let b: &[u8] = match v {
@@ -157,6 +165,8 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
             Value::DateTime((be_u64(take(src, 8)?) ^ (1 << 63)) as i64)
         }
         TypeKind::Time => Value::Time((be_u64(take(src, 8)?) ^ (1 << 63)) as i64),
+        TypeKind::Enum => crate::members::stored_value(ty, be_u64(take(src, 2)?)),
+        TypeKind::Set => crate::members::stored_value(ty, be_u64(take(src, 8)?)),
         _ if ty.is_string() => {
             if is_lossy(ty) {
                 return Err(Error::Internal(format!(
@@ -204,7 +214,7 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
 /// its value is kept in the row value instead, and an index holding it
 /// does not cover it.
 pub fn is_lossy(ty: &ColumnType) -> bool {
-    ty.is_text() && ty.coll.is_lossy()
+    ty.is_text() && !ty.is_enum_or_set() && ty.coll.is_lossy()
 }
 
 /// Skips one key image at the front of `src`.
@@ -261,6 +271,7 @@ mod tests {
             len,
             scale,
             coll: crate::collation::Collation::Utf8mb4Bin,
+            members: crate::members::Members::NONE,
         }
     }
 

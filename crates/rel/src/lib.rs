@@ -3,6 +3,7 @@
 //! The relational layer between SQL and the transactional engine. It owns:
 //! - [`value`]: SQL values and column types, comparison and formatting;
 //! - [`collation`]: how strings compare, sort and group (weights per character);
+//! - [`members`]: ENUM and SET member lists (interned) and their value mapping;
 //! - [`keycodec`]: order-preserving key images of values (MyRocks' layout:
 //!   4-byte index id + memcomparable key columns);
 //! - [`rowcodec`]: the compact, versioned row value (non-key columns);
@@ -29,6 +30,7 @@ pub mod collation;
 pub mod constraint;
 pub mod fk;
 pub mod keycodec;
+pub mod members;
 pub mod rebuild;
 pub mod rowcodec;
 mod scan;

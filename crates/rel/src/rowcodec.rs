@@ -83,6 +83,7 @@ fn encode_value(out: &mut Vec<u8>, t: &ColumnType, v: &Value) {
                 _ => 0,
             }),
         ),
+        TypeKind::Enum | TypeKind::Set => put_varint64(out, crate::members::stored_number(t, v)),
         _ if t.is_string() => {
             let b: &[u8] = match v {
                 Value::Bytes(b) => b,
@@ -179,6 +180,9 @@ impl<'a> RowReader<'a> {
                 Value::DateTime(unzigzag(d.varint64().ok_or_else(bad)?))
             }
             TypeKind::Time => Value::Time(unzigzag(d.varint64().ok_or_else(bad)?)),
+            TypeKind::Enum | TypeKind::Set => {
+                crate::members::stored_value(t, d.varint64().ok_or_else(bad)?)
+            }
             _ if t.is_string() => {
                 let n = d.varint64().ok_or_else(bad)? as usize;
                 let b = d.bytes(n).ok_or_else(bad)?;
@@ -219,6 +223,7 @@ mod tests {
                 len: 0,
                 scale: 0,
                 coll: crate::collation::Collation::Binary,
+                members: crate::members::Members::NONE,
             },
             ColumnType::new(TypeKind::VarChar),
             ColumnType::new(TypeKind::Double),
@@ -228,6 +233,7 @@ mod tests {
                 len: 38,
                 scale: 3,
                 coll: crate::collation::Collation::Binary,
+                members: crate::members::Members::NONE,
             },
             ColumnType::new(TypeKind::DateTime),
             ColumnType::new(TypeKind::Float),

@@ -21,6 +21,10 @@ pub const TABLE_DEF_V4: u8 = 4;
 /// Version 5 is version 4 followed by the CHECK constraints (written only
 /// by tables that have some).
 pub const TABLE_DEF_V5: u8 = 5;
+/// Version 6 is version 5 with every section (possibly no checks) followed
+/// by the members of each ENUM and SET column (written only by tables that
+/// have such columns).
+pub const TABLE_DEF_V6: u8 = 6;
 
 /// The collation a column had in definitions before version 4.
 fn legacy_coll(ty: &ColumnType) -> Collation {
@@ -309,7 +313,9 @@ impl TableDef {
     pub fn encode(&self) -> Vec<u8> {
         let legacy = self.collation == Collation::Utf8mb4Bin
             && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
-        let version = if !self.checks.is_empty() {
+        let version = if self.columns.iter().any(|c| c.ty.is_enum_or_set()) {
+            TABLE_DEF_V6
+        } else if !self.checks.is_empty() {
             TABLE_DEF_V5
         } else if !legacy {
             TABLE_DEF_V4
@@ -387,6 +393,14 @@ impl TableDef {
         if version >= TABLE_DEF_V5 {
             crate::constraint::encode_checks(&mut o, &self.checks);
         }
+        if version >= TABLE_DEF_V6 {
+            for c in self.columns.iter().filter(|c| c.ty.is_enum_or_set()) {
+                put_varint64(&mut o, c.ty.members.len() as u64);
+                for m in c.ty.members.iter() {
+                    put_length_prefixed(&mut o, m);
+                }
+            }
+        }
         o
     }
 
@@ -395,7 +409,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V5) => v,
+            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V6) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -435,6 +449,7 @@ impl TableDef {
                         len,
                         scale,
                         coll: Collation::Binary,
+                        members: crate::members::Members::NONE,
                     };
                     t.coll = legacy_coll(&t);
                     t
@@ -546,8 +561,15 @@ impl TableDef {
         }
         let mut checks = Vec::new();
         if version >= TABLE_DEF_V5 {
-            checks =
-                crate::constraint::decode_checks(&mut d, ncols).ok_or_else(|| bad("checks"))?;
+            checks = crate::constraint::decode_checks(&mut d, ncols, version >= TABLE_DEF_V6)
+                .ok_or_else(|| bad("checks"))?;
+        }
+        if version >= TABLE_DEF_V6 {
+            for c in columns.iter_mut().filter(|c| c.ty.is_enum_or_set()) {
+                c.ty.members = decode_members(&mut d, c.ty.kind).ok_or_else(|| bad("members"))?;
+            }
+        } else if columns.iter().any(|c| c.ty.is_enum_or_set()) {
+            return Err(bad("ENUM or SET column before version 6"));
         }
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
@@ -601,7 +623,30 @@ impl std::fmt::Display for Limit {
     }
 }
 
-const KINDS: [TypeKind; 19] = [
+/// One ENUM/SET column's member list: 1 to 65,535 members (64 for SET) of
+/// at most 1,020 bytes each (255 characters).
+fn decode_members(d: &mut Decoder, kind: TypeKind) -> Option<crate::members::Members> {
+    let n = d.varint64()? as usize;
+    let max = if kind == TypeKind::Set {
+        crate::members::MAX_SET_MEMBERS
+    } else {
+        crate::members::MAX_ENUM_MEMBERS
+    };
+    if n == 0 || n > max {
+        return None;
+    }
+    let mut list = Vec::with_capacity(n.min(1024));
+    for _ in 0..n {
+        let b = d.length_prefixed()?;
+        if b.len() > 1020 || std::str::from_utf8(b).is_err() {
+            return None;
+        }
+        list.push(b.to_vec());
+    }
+    Some(crate::members::Members::intern(list))
+}
+
+const KINDS: [TypeKind; 21] = [
     TypeKind::TinyInt,
     TypeKind::SmallInt,
     TypeKind::MediumInt,
@@ -621,6 +666,8 @@ const KINDS: [TypeKind; 19] = [
     TypeKind::Timestamp,
     TypeKind::Time,
     TypeKind::Year,
+    TypeKind::Enum,
+    TypeKind::Set,
 ];
 
 fn kind_code(k: TypeKind) -> u8 {

@@ -188,3 +188,38 @@ fn checks_round_trip_in_version_5_and_garbage_is_refused() {
     assert_eq!(enc[0], TABLE_DEF_V5);
     assert_eq!(TableDef::decode(&enc).unwrap(), l);
 }
+
+#[test]
+fn enum_and_set_members_round_trip_in_version_6() {
+    use crate::members::Members;
+    let mut t = sample();
+    let v4 = t.encode();
+    let mut e = ColumnType::new(TypeKind::Enum);
+    e.members = Members::intern(vec![b"b".to_vec(), b"it's".to_vec()]);
+    let mut s = ColumnType::new(TypeKind::Set);
+    s.members = Members::intern(vec![b"x".to_vec(), "é".as_bytes().to_vec()]);
+    t.columns.push(Column::plain("e", e));
+    t.columns.push(Column::plain("s", s));
+    t.value_cols
+        .extend([t.columns.len() - 2, t.columns.len() - 1]);
+    let enc = t.encode();
+    assert_eq!(enc[0], TABLE_DEF_V6);
+    let back = TableDef::decode(&enc).unwrap();
+    assert_eq!(back, t);
+    assert_eq!(
+        back.columns[back.columns.len() - 2].ty.members.get(2),
+        b"it's"
+    );
+    for cut in 0..enc.len() {
+        assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+    }
+    let mut extra = enc.clone();
+    extra.push(0);
+    assert!(TableDef::decode(&extra).is_err(), "trailing byte");
+    // ENUM/SET kinds in an older version are refused.
+    let mut old = enc.clone();
+    old[0] = TABLE_DEF_V5;
+    assert!(TableDef::decode(&old).is_err());
+    // A table without such columns keeps its older version.
+    assert_eq!(v4[0], TABLE_DEF_V4);
+}

@@ -7,6 +7,7 @@
 //! microseconds in a packed calendar form (`datetime_pack`), both ordered
 //! like the dates they encode.
 pub use crate::collation::Collation;
+pub use crate::members::Members;
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
@@ -55,6 +56,10 @@ pub enum TypeKind {
     Timestamp,
     Time,
     Year,
+    /// ENUM: one member of `ColumnType::members`, stored as its number.
+    Enum,
+    /// SET: any members of `ColumnType::members`, stored as a bitmask.
+    Set,
 }
 
 /// A column's declared type.
@@ -69,6 +74,8 @@ pub struct ColumnType {
     pub scale: u8,
     /// How values compare (string kinds; `Binary` for the others).
     pub coll: Collation,
+    /// ENUM and SET members (`Members::NONE` for the other kinds).
+    pub members: Members,
 }
 
 impl ColumnType {
@@ -81,14 +88,21 @@ impl ColumnType {
             len: 0,
             scale: 0,
             coll: Collation::Binary,
+            members: Members::NONE,
         };
         t.coll = Collation::default_for(&t);
         t
     }
 
-    /// True for CHAR, VARCHAR and TEXT (strings with a character set).
+    /// True for CHAR, VARCHAR, TEXT, ENUM and SET (strings with a
+    /// character set).
     pub fn is_text(&self) -> bool {
-        self.is_string() && !self.is_binary()
+        (self.is_string() && !self.is_binary()) || self.is_enum_or_set()
+    }
+
+    /// True for ENUM and SET (values are members of `members`).
+    pub fn is_enum_or_set(&self) -> bool {
+        matches!(self.kind, TypeKind::Enum | TypeKind::Set)
     }
 
     /// The collation string comparisons on this column follow when they
@@ -179,6 +193,8 @@ impl ColumnType {
             TypeKind::Timestamp => "timestamp",
             TypeKind::Time => "time",
             TypeKind::Year => "year",
+            TypeKind::Enum => return format!("enum({})", self.members.sql_list()),
+            TypeKind::Set => return format!("set({})", self.members.sql_list()),
         };
         let mut s = base.to_string();
         if self.is_integer() && self.kind != TypeKind::Year && self.len > 0 {

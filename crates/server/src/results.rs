@@ -50,6 +50,11 @@ pub fn column_def(c: &ColumnInfo) -> ColumnDef {
     if unsigned {
         f |= colflag::UNSIGNED_FLAG;
     }
+    match c.ty {
+        OutType::Column(ct) if ct.kind == TypeKind::Enum => f |= colflag::ENUM_FLAG,
+        OutType::Column(ct) if ct.kind == TypeKind::Set => f |= colflag::SET_FLAG,
+        _ => {}
+    }
     d.flags = f;
     d
 }
@@ -76,6 +81,14 @@ fn col_type(ct: &CT) -> (ColumnType, bool, u32, bool, u8) {
         TypeKind::DateTime => (ColumnType::DateTime, false, 19, true, ct.scale),
         TypeKind::Timestamp => (ColumnType::Timestamp, false, 19, true, ct.scale),
         TypeKind::Time => (ColumnType::Time, false, 10, true, ct.scale),
+        // MariaDB sends ENUM and SET as STRING with ENUM_FLAG / SET_FLAG.
+        TypeKind::Enum | TypeKind::Set => (
+            ColumnType::String,
+            false,
+            ct.members.char_len(ct.kind == TypeKind::Set) * 4,
+            false,
+            0,
+        ),
     }
 }
 

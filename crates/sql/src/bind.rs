@@ -86,6 +86,22 @@ pub struct AggSpec {
     pub coll: Option<rel::collation::Collation>,
 }
 
+impl AggFunc {
+    /// The variance and bit aggregates (no DISTINCT; numbers only).
+    pub fn statistic(self) -> bool {
+        matches!(
+            self,
+            AggFunc::StdPop
+                | AggFunc::StdSamp
+                | AggFunc::VarPop
+                | AggFunc::VarSamp
+                | AggFunc::BitAnd
+                | AggFunc::BitOr
+                | AggFunc::BitXor
+        )
+    }
+}
+
 impl AggSpec {
     /// An aggregate without GROUP_CONCAT's clauses.
     pub fn new(func: AggFunc, arg: Option<Expr>, distinct: bool) -> AggSpec {
@@ -768,18 +784,7 @@ impl Binder<'_> {
         if func != AggFunc::CountStar && args.is_empty() {
             return Err(SqlError::parse(format!("{name}() needs an argument")));
         }
-        if distinct
-            && matches!(
-                func,
-                AggFunc::StdPop
-                    | AggFunc::StdSamp
-                    | AggFunc::VarPop
-                    | AggFunc::VarSamp
-                    | AggFunc::BitAnd
-                    | AggFunc::BitOr
-                    | AggFunc::BitXor
-            )
-        {
+        if distinct && func.statistic() {
             return Err(SqlError::parse(format!("near 'DISTINCT' in {name}")));
         }
         let mut bound = Vec::with_capacity(args.len());

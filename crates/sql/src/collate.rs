@@ -71,7 +71,7 @@ impl<'a> Ctx<'a> {
 
 fn string_type(t: &OutType) -> Option<Derived> {
     match t {
-        OutType::Column(ty) if ty.is_string() => Some(Some((
+        OutType::Column(ty) if ty.is_string() || ty.is_enum_or_set() => Some(Some((
             if ty.is_binary() {
                 Collation::Binary
             } else {
@@ -312,6 +312,7 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
         Expr::Func(f, args) => Expr::Func(f, all(args)?),
         other => other,
     };
+    let e = crate::members::numeric_context(e, cx);
     let coll = match &e {
         Expr::Bin(op, x, y) if is_cmp(*op) => cmp_coll(&[x, y], cx, op_name(*op), false)?,
         Expr::In(x, l, _) => {
@@ -338,7 +339,7 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
             let ops: Vec<&Expr> = args.iter().collect();
             cmp_coll(&ops, cx, "strcmp", false)?
         }
-        Expr::Func(Func::Locate | Func::Instr, args) if args.len() >= 2 => {
+        Expr::Func(Func::Locate | Func::Instr | Func::FindInSet, args) if args.len() >= 2 => {
             cmp_coll(&[&args[0], &args[1]], cx, "locate", false)?
         }
         _ => None,
@@ -364,6 +365,10 @@ fn op_name(op: BinOp) -> &'static str {
 /// ORDER BY key `e` as a sort key under its collation (unchanged when it is
 /// not a string of a non-bytewise collation).
 pub fn sort_key(e: Expr, cx: Ctx) -> Result<Expr> {
+    if crate::members::member_type(&e, cx).is_some() {
+        // ENUM and SET sort by member number (MariaDB).
+        return Ok(crate::members::as_number(e, cx));
+    }
     Ok(match derive(&e, cx)? {
         Some((c, _)) if !c.is_bytewise() => Expr::SortKey(c, Box::new(e)),
         _ => e,
@@ -444,6 +449,7 @@ fn eval_func(
         }
     };
     Ok(match f {
+        Func::FindInSet => crate::members::find_in_set(&a(0)?, &a(1)?, c),
         Func::NullIf => {
             let (x, y) = (a(0)?, a(1)?);
             if !x.is_null() && !y.is_null() && cmp(&x, &y, c).is_eq() {

@@ -81,6 +81,9 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
             }
             Ok(Value::Decimal(m, t.scale))
         }
+        TypeKind::Enum | TypeKind::Set => to_member(&v, t)
+            .map(Value::Bytes)
+            .ok_or_else(|| SqlError::data_truncated(&col.name, row)),
         _ if t.is_string() => {
             let mut b = match v {
                 Value::Bytes(b) => b,
@@ -244,6 +247,52 @@ fn to_date_time(v: &Value) -> Option<i64> {
     }
 }
 
+/// The canonical text of `v` as a value of ENUM/SET type `t`: a member
+/// (under the column's collation, so 'A' stores 'a' under a _ci one) or a
+/// member number (a number, or a string of one that names no member); for
+/// SET, members separated by commas in any order (stored in declaration
+/// order) or a bitmask. None when it is neither (MariaDB: 1265).
+pub fn to_member(v: &Value, t: &ColumnType) -> Option<Vec<u8>> {
+    let m = t.members;
+    let set = t.kind == TypeKind::Set;
+    let number = match v {
+        Value::Bytes(b) => {
+            let found = if set {
+                m.set_mask(b, t.coll).map(|mask| m.set_text(mask))
+            } else {
+                m.position(b, t.coll).map(|n| m.get(n).to_vec())
+            };
+            if found.is_some() || !val::is_whole_number(b) {
+                return found;
+            }
+            parse_number_prefix(b)?.to_i128()?
+        }
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => v.to_i128()?,
+        other => return to_member(&Value::Bytes(other.text()), t),
+    };
+    if set {
+        let mask = u64::try_from(number).ok()?;
+        (mask & !m.full_mask() == 0).then(|| m.set_text(mask))
+    } else {
+        (number >= 1 && number <= m.len() as i128).then(|| m.get(number as u64).to_vec())
+    }
+}
+
+/// What a value that is not a member stores where MariaDB only warns: ''
+/// for ENUM, the parts that are members for SET.
+pub fn member_fallback(v: &Value, t: &ColumnType) -> Vec<u8> {
+    match v {
+        Value::Bytes(b) if t.kind == TypeKind::Set => {
+            let mask = b
+                .split(|&c| c == b',')
+                .filter_map(|p| t.members.position(p, t.coll))
+                .fold(0u64, |m, n| m | 1u64 << (n - 1));
+            t.members.set_text(mask)
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// How a probe value maps onto a key column.
 pub enum KeyProbe {
     /// Converted without loss: equal keys are exactly the equal rows.
@@ -292,6 +341,8 @@ pub fn for_key(v: &Value, ty: &ColumnType) -> KeyProbe {
             Some(m) => Value::Decimal(m, ty.scale),
             None => return KeyProbe::Impossible,
         },
+        // Keys hold member numbers while comparisons compare the text.
+        TypeKind::Enum | TypeKind::Set => return KeyProbe::Unordered,
         _ if ty.is_string() => match v {
             Value::Bytes(b) => Value::Bytes(b.clone()),
             _ => return KeyProbe::Unordered,

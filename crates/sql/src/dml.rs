@@ -214,6 +214,10 @@ fn implicit_default(t: &Table, c: usize, env: &dyn Env) -> Result<Value> {
     match &col.default {
         Some(v) => Ok(v.clone()),
         None if col.nullable || col.auto_increment => Ok(Value::Null),
+        // MariaDB: a NOT NULL ENUM without DEFAULT takes its first member.
+        None if col.ty.kind == rel::TypeKind::Enum => {
+            Ok(Value::Bytes(col.ty.members.get(1).to_vec()))
+        }
         None => Err(SqlError::no_default(&col.name)),
     }
 }
@@ -307,7 +311,24 @@ fn insert_row(
             }
         }
         for (c, v) in row.iter_mut().enumerate() {
-            *v = for_store(std::mem::replace(v, Value::Null), &t.def.columns[c], rownum)?;
+            let col = &t.def.columns[c];
+            let given = col.ty.is_enum_or_set().then(|| v.clone());
+            *v = match for_store(std::mem::replace(v, Value::Null), col, rownum) {
+                // INSERT IGNORE stores an ENUM value that is not a member as
+                // '' and keeps a SET value's members, with the warning (MariaDB).
+                Err(e)
+                    if matches!(p.on_dup, OnDup::Ignore)
+                        && e.code == crate::error::WARN_DATA_TRUNCATED
+                        && given.is_some() =>
+                {
+                    env.warn(e);
+                    Value::Bytes(crate::convert::member_fallback(
+                        &given.unwrap_or(Value::Null),
+                        &col.ty,
+                    ))
+                }
+                r => r?,
+            };
         }
         // INSERT IGNORE skips a row a CHECK refuses, with a warning.
         if let (OnDup::Ignore, Err(e)) = (&p.on_dup, checks.verify(&row, env)) {

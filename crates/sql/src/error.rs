@@ -167,6 +167,12 @@ mysql_errors! {
     ER_M_BIGGER_THAN_D = 1427, "42000", fn m_bigger_than_d(p, s) => "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (precision {p}, scale {s})";
     ER_WRONG_FIELD_SPEC = 1063, "42000", fn column_specifier(column) => "Incorrect column specifier for column '{column}'";
     ER_INVALID_DEFAULT = 1067, "42000", fn invalid_default(column) => "Invalid default value for '{column}'";
+    /// Two ENUM or SET members equal under the column's collation.
+    ER_DUPLICATED_VALUE_IN_TYPE = 1291, "HY000", fn duplicated_member(column, value, kind) => "Column '{column}' has duplicated value '{value}' in {kind}";
+    /// A SET member containing a comma.
+    ER_ILLEGAL_VALUE_FOR_TYPE = 1367, "22007", fn illegal_member(kind, value) => "Illegal {kind} '{value}' value found during parsing";
+    /// More than 65,535 ENUM or 64 SET members.
+    ER_TOO_BIG_ENUM = 1097, "HY000", fn too_many_members(column, kind) => "Too many strings for column {column} and {kind}";
     ER_TABLE_MUST_HAVE_COLUMNS = 1113, "42000", fn no_columns() => "A table must have at least 1 column";
     ER_DUP_FIELDNAME = 1060, "42S21", fn duplicate_column(column) => "Duplicate column name '{column}'";
     ER_MULTIPLE_PRI_KEY = 1068, "42000", fn multiple_primary_keys() => "Multiple primary key defined";

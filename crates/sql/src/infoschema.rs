@@ -593,11 +593,14 @@ fn columns(def: &TableDef) -> Vec<Vec<Value>> {
                     n * ty.coll.max_len() as u64
                 }),
             )
+        } else if ty.is_enum_or_set() {
+            let n = ty.members.char_len(ty.kind == TypeKind::Set) as u64;
+            (Value::UInt(n), Value::UInt(n * ty.coll.max_len() as u64))
         } else {
             (Value::Null, Value::Null)
         };
         let (np, ns, dp) = precision(c);
-        let text_col = ty.is_string() && !ty.is_binary();
+        let text_col = ty.is_text();
         let default = if c.default_now {
             t("current_timestamp()")
         } else {
@@ -635,7 +638,12 @@ fn columns(def: &TableDef) -> Vec<Vec<Value>> {
             dp,
             opt(text_col.then_some(c.ty.coll.charset())),
             opt(text_col.then_some(c.ty.coll.name())),
-            t(&sql_name.to_ascii_lowercase()),
+            // ENUM/SET members keep their case.
+            t(&if ty.is_enum_or_set() {
+                sql_name.clone()
+            } else {
+                sql_name.to_ascii_lowercase()
+            }),
             t(column_key(def, i)),
             t(extra),
             t("select,insert,update,references"),

@@ -42,6 +42,7 @@ pub mod hashjoin;
 pub mod infoschema;
 pub mod join;
 pub mod maint;
+pub mod members;
 pub mod multidml;
 pub mod parse;
 pub mod result;

@@ -401,9 +401,15 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
                 collate: default_collation,
             })
         }
-        S::CreateTable(ct) => Stmt::Ddl(DdlStmt::CreateTable(Box::new(ct))),
+        S::CreateTable(mut ct) => {
+            crate::ddl::json_alias_create(&mut ct)?;
+            Stmt::Ddl(DdlStmt::CreateTable(Box::new(ct)))
+        }
         S::CreateIndex(ci) => Stmt::Ddl(DdlStmt::CreateIndex(Box::new(ci))),
-        S::AlterTable(at) => Stmt::Ddl(DdlStmt::AlterTable(Box::new(at))),
+        S::AlterTable(mut at) => {
+            crate::ddl::json_alias_alter(&mut at)?;
+            Stmt::Ddl(DdlStmt::AlterTable(Box::new(at)))
+        }
         S::RenameTable(r) => Stmt::Ddl(DdlStmt::RenameTables(
             r.into_iter().map(|r| (r.old_name, r.new_name)).collect(),
         )),

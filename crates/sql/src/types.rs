@@ -139,7 +139,14 @@ pub fn agg_result(func: AggFunc, arg: OutType) -> OutType {
             Num::Dec(s) => OutType::Decimal { scale: s + 4 },
             Num::Dbl => OutType::Double,
         },
-        AggFunc::Min | AggFunc::Max | AggFunc::AnyValue => arg,
+        // MIN/MAX of an ENUM/SET column are strings (MariaDB: VARCHAR).
+        AggFunc::Min | AggFunc::Max => match arg {
+            OutType::Column(c) if c.is_enum_or_set() => OutType::Text {
+                len: c.members.char_len(c.kind == TypeKind::Set),
+            },
+            a => a,
+        },
+        AggFunc::AnyValue => arg,
         AggFunc::GroupConcat | AggFunc::JsonArrayAgg | AggFunc::JsonObjectAgg => {
             OutType::Text { len: 1024 }
         }
@@ -160,6 +167,7 @@ fn func_type(
             .unwrap_or(OutType::Null)
     };
     match f {
+        Func::MemberOrText(t) => OutType::Column(t),
         Func::Length
         | Func::CharLength
         | Func::Locate
@@ -173,6 +181,9 @@ fn func_type(
         | Func::Month
         | Func::Day
         | Func::CastSigned
+        | Func::MemberNumber(..)
+        | Func::FindInSet
+        | Func::SetFindInSet(..)
         | Func::Sleep
         | Func::Instr
         | Func::Ascii

@@ -101,7 +101,7 @@ impl Collation {
     /// The collation a type gets when none is declared: `binary` for
     /// binary and non-string kinds, else the server default.
     pub fn default_for(t: &crate::value::ColumnType) -> Collation {
-        if t.is_string() && !t.is_binary() {
+        if t.is_text() {
             Collation::DEFAULT
         } else {
             Collation::Binary

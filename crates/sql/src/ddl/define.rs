@@ -39,6 +39,7 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         len: len.unwrap_or(0).min(u32::MAX as u64) as u32,
         scale: 0,
         coll: rel::collation::Collation::Binary,
+        members: rel::members::Members::NONE,
     };
     // A length over the type's maximum is an error, never a wrapped or
     // clamped length (MySQL: 1074, or 1439 for integer display widths).
@@ -114,6 +115,7 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
                 len: p as u32,
                 scale: s as u8,
                 coll: rel::collation::Collation::Binary,
+                members: rel::members::Members::NONE,
             }
         }
         D::Char(l) | D::Character(l) => t(
@@ -171,7 +173,10 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         D::Custom(name, _) if name.to_string().eq_ignore_ascii_case("year") => {
             t(TypeKind::Year, true, None)
         }
-        other => return Err(SqlError::unsupported(format!("data type {other}"))),
+        other => match super::coltypes::member_type(other) {
+            Some(t) => t?,
+            None => return Err(SqlError::unsupported(format!("data type {other}"))),
+        },
     })
 }
 
@@ -232,6 +237,9 @@ pub fn column_spec<'a>(
         ty.coll = column_collation(options.iter().copied(), table_coll)?;
     }
     let mut c = Column::plain(name, ty);
+    if c.ty.is_enum_or_set() {
+        super::coltypes::finish(&mut c)?;
+    }
     let (mut primary, mut unique, mut fk_out) = (false, false, None);
     let mut explicit_null = false;
     let mut default_ast = None;
@@ -286,6 +294,9 @@ pub fn column_spec<'a>(
         if let Some(v) = v {
             let stored = if v.is_null() {
                 Value::Null
+            } else if c.ty.is_enum_or_set() && !matches!(v, Value::Bytes(_)) {
+                // MariaDB: a number is no ENUM/SET default (1067).
+                return Err(SqlError::invalid_default(&c.name));
             } else {
                 for_store(v, &c, 0).map_err(|_| SqlError::invalid_default(&c.name))?
             };

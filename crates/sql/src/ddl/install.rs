@@ -37,7 +37,29 @@ fn same_storage(a: &ColumnType, b: &ColumnType) -> bool {
     match a.kind {
         TypeKind::Char | TypeKind::VarChar | TypeKind::Text => b.len >= a.len,
         TypeKind::VarBinary | TypeKind::Blob => b.len >= a.len,
+        // Members appended at the end keep every stored number; like
+        // MariaDB, not when its packed size would grow.
+        TypeKind::Enum | TypeKind::Set => {
+            let (m, n) = (a.members, b.members);
+            n.len() >= m.len()
+                && m.iter().zip(n.iter()).all(|(x, y)| x == y)
+                && member_pack(a) == member_pack(b)
+        }
         _ => a.len == b.len,
+    }
+}
+
+/// MariaDB's storage size of an ENUM/SET column (a rebuild there when it grows).
+fn member_pack(t: &ColumnType) -> usize {
+    let n = t.members.len();
+    match t.kind {
+        TypeKind::Enum if n < 256 => 1,
+        TypeKind::Enum => 2,
+        _ => match n.div_ceil(8) {
+            3 => 4,
+            k if k > 4 => 8,
+            k => k,
+        },
     }
 }
 
@@ -136,7 +158,8 @@ fn implicit_zero(t: &ColumnType) -> Value {
         TypeKind::Date => Value::Date(0),
         TypeKind::DateTime | TypeKind::Timestamp => Value::DateTime(0),
         TypeKind::Time => Value::Time(0),
-        _ if t.is_string() => Value::Bytes(Vec::new()),
+        TypeKind::Enum => Value::Bytes(t.members.get(1).to_vec()),
+        _ if t.is_string() || t.kind == TypeKind::Set => Value::Bytes(Vec::new()),
         _ if t.unsigned && t.kind == TypeKind::BigInt => Value::UInt(0),
         _ => Value::Int(0),
     }

@@ -4,12 +4,15 @@
 //! maintain it). Each runs outside any transaction (`dispatch` commits
 //! first, as MySQL does). Table definitions are translated in `define`.
 mod alter;
+mod coltypes;
 mod create;
 mod define;
 mod fkey;
 mod install;
 mod rename;
 mod view;
+
+pub use coltypes::{json_alias_alter, json_alias_create};
 
 pub use view::create_text as view_create_text;
 

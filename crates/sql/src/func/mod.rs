@@ -74,6 +74,16 @@ pub enum Func {
     FoundRows,
     CastSigned,
     CastUnsigned,
+    /// An ENUM (false) or SET (true) value's member number or bitmask
+    /// (`crate::members`).
+    MemberNumber(rel::members::Members, bool),
+    /// An ENUM/SET value compared with a parameter: its number when the
+    /// parameter (the second argument) is a number, else its text.
+    MemberOrText(rel::value::ColumnType),
+    /// FIND_IN_SET(str, list).
+    FindInSet,
+    /// FIND_IN_SET(str, set_column): the member number when its bit is set.
+    SetFindInSet(rel::members::Members, rel::collation::Collation),
     CastChar,
     CastDecimal(u8, u8),
     CastDouble,
@@ -241,6 +251,7 @@ impl Func {
             "LPAD" => Func::Lpad,
             "RPAD" => Func::Rpad,
             "INSTR" => Func::Instr,
+            "FIND_IN_SET" => Func::FindInSet,
             "SUBSTRING_INDEX" => Func::SubstringIndex,
             "ASCII" => Func::Ascii,
             "SPACE" => Func::Space,
@@ -902,6 +913,15 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         Func::FoundRows => Value::UInt(env.found_rows()),
         // Integers keep their 64 bits (CAST(18446744073709551615 AS SIGNED) is -1, as
         // MySQL); other values round and saturate.
+        Func::MemberNumber(m, set) => crate::members::number(a(0)?, m, set),
+        Func::FindInSet => crate::members::find_in_set(&a(0)?, &a(1)?, None),
+        Func::MemberOrText(t) => match a(1)? {
+            p if p.is_numeric() => {
+                crate::members::number(a(0)?, t.members, t.kind == rel::TypeKind::Set)
+            }
+            _ => a(0)?,
+        },
+        Func::SetFindInSet(m, c) => crate::members::set_find_in_set(&a(0)?, &a(1)?, m, c),
         Func::CastSigned => match a(0)? {
             Value::Null => Value::Null,
             Value::UInt(u) => Value::Int(u as i64),

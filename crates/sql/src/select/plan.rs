@@ -4,7 +4,7 @@
 use super::from::{derived_first, from_tables, FromCtx, FromTable};
 use super::SelectPlan;
 use crate::access;
-use crate::bind::{AggCtx, AggSpec, Binder, Scope, SubPlanner};
+use crate::bind::{AggCtx, AggFunc, AggSpec, Binder, Scope, SubPlanner};
 use crate::collate::{self, annotate, Ctx};
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
@@ -495,6 +495,10 @@ fn plan_in(
 /// MIN/MAX or DISTINCT compares strings by.
 fn collate_agg(mut a: AggSpec, cx: Ctx) -> Result<AggSpec> {
     a.arg = a.arg.map(|e| annotate(e, cx)).transpose()?;
+    if matches!(a.func, AggFunc::Sum | AggFunc::Avg) || a.func.statistic() {
+        // Numeric aggregates read ENUM/SET values as their numbers.
+        a.arg = a.arg.map(|e| crate::members::as_number(e, cx));
+    }
     if let Some(x) = &a.arg {
         a.coll = collate::group_colls(std::slice::from_ref(x), cx)?[0];
     }

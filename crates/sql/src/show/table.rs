@@ -149,13 +149,14 @@ pub fn create_table(def: &TableDef) -> String {
     let mut lines = Vec::new();
     for c in &def.columns {
         let mut l = format!("  {} {}", quote(&c.name), c.ty.sql_name());
-        // As MariaDB: the character set when it is not the table's, the
-        // collation when it is not the table's.
+        // As MariaDB 10.11: the character set and collation when the
+        // collation is not the table's.
         if c.ty.is_text() && c.ty.coll != def.collation {
-            if c.ty.coll.charset() != def.collation.charset() {
-                l.push_str(&format!(" CHARACTER SET {}", c.ty.coll.charset()));
-            }
-            l.push_str(&format!(" COLLATE {}", c.ty.coll.name()));
+            l.push_str(&format!(
+                " CHARACTER SET {} COLLATE {}",
+                c.ty.coll.charset(),
+                c.ty.coll.name()
+            ));
         }
         if !c.nullable {
             l.push_str(" NOT NULL");

@@ -1,0 +1,164 @@
+//! ENUM and SET values in expressions. A value read from such a column is
+//! its text (`Value::Bytes`); where MariaDB reads it as a number (arithmetic,
+//! a comparison with a number, CAST to a number, SUM/AVG, ORDER BY) the
+//! column reference is wrapped in `Func::MemberNumber`, which gives the
+//! member number (ENUM, 0 for the '' error value) or the bitmask (SET).
+//! Called from `collate::annotate` (after the operands are annotated) and
+//! `collate::sort_key`.
+use crate::collate::{derive, Ctx};
+use crate::expr::{BinOp, Expr};
+use crate::func::Func;
+use rel::collation::Collation;
+use rel::members::Members;
+use rel::value::{ColumnType, TypeKind, Value};
+
+/// The ENUM/SET column type `e` reads directly (a column, a group
+/// expression or an ANY_VALUE slot of one), if it is one.
+pub fn member_type(e: &Expr, cx: Ctx) -> Option<ColumnType> {
+    let Expr::Col(i) = e else { return None };
+    let ty = match cx.agg {
+        None => cx.cols.get(*i)?.ty,
+        Some((groups, aggs)) => {
+            let base = Ctx {
+                cols: cx.cols,
+                agg: None,
+            };
+            if *i < groups.len() {
+                return member_type(&groups[*i], base);
+            }
+            let a = aggs.get(*i - groups.len())?;
+            if a.func != crate::bind::AggFunc::AnyValue {
+                return None;
+            }
+            return member_type(a.arg.as_ref()?, base);
+        }
+    };
+    ty.is_enum_or_set().then_some(ty)
+}
+
+/// `e` as a number when it reads an ENUM/SET column, else unchanged.
+pub fn as_number(e: Expr, cx: Ctx) -> Expr {
+    match member_type(&e, cx) {
+        Some(t) => Expr::Func(
+            Func::MemberNumber(t.members, t.kind == TypeKind::Set),
+            vec![e],
+        ),
+        None => e,
+    }
+}
+
+/// `e` compared with `other`: when `e` reads an ENUM/SET column and `other`
+/// is a parameter, its number or its text as the parameter's value is a
+/// number or not (decided per execution).
+fn by_param(e: Expr, other: &Expr, cx: Ctx) -> Expr {
+    match (member_type(&e, cx), other) {
+        (Some(t), Expr::Param(_)) => Expr::Func(Func::MemberOrText(t), vec![e, other.clone()]),
+        _ => e,
+    }
+}
+
+/// True when `e` is a number (not a string, NULL or a member column).
+fn numeric(e: &Expr, cx: Ctx) -> bool {
+    !matches!(e, Expr::Const(Value::Null) | Expr::Param(_))
+        && member_type(e, cx).is_none()
+        && derive(e, cx).is_ok_and(|d| d.is_none())
+        && !matches!(
+            crate::types::infer(e, cx.cols, cx.agg),
+            crate::result::OutType::Date
+                | crate::result::OutType::DateTime
+                | crate::result::OutType::Time
+        )
+}
+
+/// Rewrites the operands of `e` (already annotated) that MariaDB reads as
+/// numbers: arithmetic and bit operands, negation, a comparison, IN or
+/// BETWEEN against numbers, CAST to a number.
+pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
+    use BinOp::*;
+    match e {
+        Expr::Bin(
+            op @ (Add | Sub | Mul | Div | IntDiv | Mod | BitAnd | BitOr | BitXor | Shl | Shr),
+            x,
+            y,
+        ) => Expr::Bin(op, Box::new(as_number(*x, cx)), Box::new(as_number(*y, cx))),
+        Expr::Bin(op @ (Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge), x, y)
+            if numeric(&x, cx) || numeric(&y, cx) =>
+        {
+            Expr::Bin(op, Box::new(as_number(*x, cx)), Box::new(as_number(*y, cx)))
+        }
+        Expr::Bin(op @ (Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge), x, y) => {
+            let nx = by_param((*x).clone(), &y, cx);
+            let ny = by_param(*y, &x, cx);
+            Expr::Bin(op, Box::new(nx), Box::new(ny))
+        }
+        Expr::Neg(x) => Expr::Neg(Box::new(as_number(*x, cx))),
+        Expr::BitNot(x) => Expr::BitNot(Box::new(as_number(*x, cx))),
+        Expr::In(x, list, n)
+            if member_type(&x, cx).is_some() && list.iter().all(|l| numeric(l, cx)) =>
+        {
+            Expr::In(Box::new(as_number(*x, cx)), list, n)
+        }
+        Expr::In(x, list, n) if matches!(list.first(), Some(Expr::Param(_))) => {
+            Expr::In(Box::new(by_param(*x, &list[0], cx)), list, n)
+        }
+        Expr::Between(x, l, h, n)
+            if member_type(&x, cx).is_some() && numeric(&l, cx) && numeric(&h, cx) =>
+        {
+            Expr::Between(Box::new(as_number(*x, cx)), l, h, n)
+        }
+        Expr::Func(Func::FindInSet, args) if args.len() == 2 => {
+            match member_type(&args[1], cx).filter(|t| t.kind == TypeKind::Set) {
+                Some(t) => Expr::Func(Func::SetFindInSet(t.members, t.coll), args),
+                None => Expr::Func(Func::FindInSet, args),
+            }
+        }
+        Expr::Func(
+            f @ (Func::CastSigned | Func::CastUnsigned | Func::CastDecimal(..) | Func::CastDouble),
+            args,
+        ) => Expr::Func(f, args.into_iter().map(|a| as_number(a, cx)).collect()),
+        other => other,
+    }
+}
+
+/// FIND_IN_SET(needle, list): the 1-based position of `needle` among the
+/// comma-separated items of `list` (compared under `coll`, bytewise when
+/// None), 0 when absent or when `needle` holds a comma; NULL for NULL.
+pub fn find_in_set(needle: &Value, list: &Value, coll: Option<Collation>) -> Value {
+    if needle.is_null() || list.is_null() {
+        return Value::Null;
+    }
+    let (n, l) = (needle.text(), list.text());
+    if n.contains(&b',') || l.is_empty() {
+        return Value::Int(0);
+    }
+    let eq = |x: &[u8]| match coll {
+        Some(c) => c.compare(x, &n).is_eq(),
+        None => x == &n[..],
+    };
+    match l.split(|&b| b == b',').position(eq) {
+        Some(i) => Value::Int(i as i64 + 1),
+        None => Value::Int(0),
+    }
+}
+
+/// FIND_IN_SET(needle, set_column) as MariaDB computes it: the member
+/// number of `needle` in the column's definition when the value holds it.
+pub fn set_find_in_set(needle: &Value, set: &Value, m: Members, coll: Collation) -> Value {
+    let (Value::Bytes(n), Value::Bytes(s)) = (needle, set) else {
+        return find_in_set(needle, set, Some(coll));
+    };
+    let mask = m.set_mask(s, Collation::Binary).unwrap_or(0);
+    match m.position(n, coll) {
+        Some(p) if mask & (1u64 << (p - 1)) != 0 => Value::Int(p as i64),
+        _ => Value::Int(0),
+    }
+}
+
+/// `Func::MemberNumber`: the stored number of a member text.
+pub fn number(v: Value, members: Members, set: bool) -> Value {
+    match v {
+        Value::Bytes(b) if set => Value::UInt(members.set_mask(&b, Collation::Binary).unwrap_or(0)),
+        Value::Bytes(b) => Value::Int(members.enum_number(&b) as i64),
+        other => other,
+    }
+}

@@ -56,7 +56,11 @@ impl<'a> Conds<'a> {
             .unwrap_or(0);
         let mut owner = vec![usize::MAX; width];
         for (i, t) in tables.iter().enumerate() {
-            for o in owner.iter_mut().skip(t.base).take(t.table.def.columns.len()) {
+            for o in owner
+                .iter_mut()
+                .skip(t.base)
+                .take(t.table.def.columns.len())
+            {
                 *o = i;
             }
         }

@@ -435,3 +435,54 @@ fn unindexed_equi_join_hashes_the_inner_table() {
         ))
     );
 }
+
+#[test]
+fn tpcc_stock_level_keeps_its_plan() {
+    let d = testkit::TempDir::new("sql-planner-tpcc");
+    let inst = Instance::open(&d.0, &InstanceOptions::default()).unwrap();
+    let mut s = inst.session(1, "root", None);
+    q(&mut s, "CREATE DATABASE tp");
+    q(&mut s, "USE tp");
+    q(&mut s, "CREATE TABLE stock1 (s_i_id INT NOT NULL, s_w_id SMALLINT NOT NULL, s_quantity SMALLINT, PRIMARY KEY (s_w_id, s_i_id))");
+    q(&mut s, "CREATE TABLE order_line1 (ol_o_id INT NOT NULL, ol_d_id TINYINT NOT NULL, ol_w_id SMALLINT NOT NULL, ol_number TINYINT NOT NULL, ol_i_id INT, PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number))");
+    for w in 1..=2 {
+        let vals: Vec<String> = (1..=1000)
+            .map(|i| format!("({i}, {w}, {})", i % 100))
+            .collect();
+        q(
+            &mut s,
+            &format!("INSERT INTO stock1 VALUES {}", vals.join(",")),
+        );
+        for dd in 1..=3 {
+            let vals: Vec<String> = (1..=100)
+                .flat_map(|o| {
+                    (1..=5)
+                        .map(move |n| format!("({o}, {dd}, {w}, {n}, {})", (o * 7 + n) % 1000 + 1))
+                })
+                .collect();
+            q(
+                &mut s,
+                &format!("INSERT INTO order_line1 VALUES {}", vals.join(",")),
+            );
+        }
+    }
+    let sql =
+        "SELECT COUNT(DISTINCT (s_i_id)) FROM order_line1, stock1 WHERE ol_w_id = 1 AND ol_d_id = 2
+        AND ol_o_id < 90 AND ol_o_id >= 70 AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < 50";
+    for analyzed in [false, true] {
+        let plan = explain(&mut s, sql);
+        assert_eq!(
+            (plan[0].0.as_str(), plan[0].1.as_str()),
+            ("order_line1", "range"),
+            "{analyzed}: {plan:?}"
+        );
+        assert_eq!(
+            (plan[1].0.as_str(), plan[1].1.as_str()),
+            ("stock1", "const"),
+            "{analyzed}: {plan:?}"
+        );
+        q(&mut s, "ANALYZE TABLE order_line1, stock1");
+    }
+    let want = q(&mut s, &format!("SELECT STRAIGHT_JOIN {}", &sql[7..]));
+    assert_eq!(q(&mut s, sql), want);
+}

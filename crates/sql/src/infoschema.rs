@@ -387,7 +387,7 @@ impl View {
                         Value::UInt(c.id() as u64),
                         t(if dflt { "Yes" } else { "" }),
                         t("Yes"),
-                        Value::UInt(1),
+                        Value::UInt(c.sortlen() as u64),
                         t(if c.pad_space() { "PAD SPACE" } else { "NO PAD" }),
                     ]
                 })

@@ -141,7 +141,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                         Value::Int(c.id() as i64),
                         text(if dflt { "Yes" } else { "" }),
                         text("Yes"),
-                        Value::Int(1),
+                        Value::Int(c.sortlen() as i64),
                     ]
                 })
                 .collect(),

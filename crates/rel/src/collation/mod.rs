@@ -466,10 +466,43 @@ impl Collation {
             out.extend_from_slice(s);
             return;
         }
+        // PAD SPACE drops trailing *weights* equal to a space's (MariaDB's
+        // comparison pads with them): another space character (U+3000 under
+        // UCA) or a space followed by ignorable characters counts too.
+        let space = match self.pad_space() {
+            true => self.space_weight(),
+            false => None,
+        };
+        let mut spaces = 0usize;
+        let mut push = |w: Option<u16>, out: &mut Vec<u8>| {
+            if w.is_some() && w == space {
+                spaces += 1;
+                return;
+            }
+            for _ in 0..std::mem::take(&mut spaces) {
+                out.extend_from_slice(&space.unwrap_or(0).to_be_bytes());
+            }
+            if let Some(w) = w {
+                out.extend_from_slice(&w.to_be_bytes());
+            }
+        };
         for_each_char(s, |c| match c {
-            Ok(c) => self.char_weights(c, &mut |w| out.extend_from_slice(&w.to_be_bytes())),
-            Err(b) => out.extend_from_slice(&[0xFF, 0xFF, b]),
+            Ok(c) => self.char_weights(c, &mut |w| push(Some(w), out)),
+            Err(b) => {
+                push(None, out);
+                out.extend_from_slice(&[0xFF, 0xFF, b]);
+            }
         });
+    }
+
+    /// The single weight of a space (None if it had several or none).
+    fn space_weight(self) -> Option<u16> {
+        let (mut w, mut n) = (0, 0);
+        self.char_weights(' ', &mut |x| {
+            w = x;
+            n += 1;
+        });
+        (n == 1).then_some(w)
     }
 
     /// Compares two strings under the collation.

@@ -485,6 +485,48 @@ SELECT id FROM cl WHERE s > 'Y' ORDER BY id
 DROP TABLE cl
 SELECT 'a' COLLATE utf8mb4_general_ci = 'A' COLLATE utf8mb4_bin
 SELECT UPPER('Straße'), LOWER('ÀÉÎ'), UPPER('ǆ')
+-- UCA collations (utf8mb4_unicode_ci = UCA 4.0.0, unicode_520_ci, NO PAD, latin1_general_*)
+CREATE TABLE cu (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_unicode_ci, s5 VARCHAR(20) COLLATE utf8mb4_unicode_520_ci, UNIQUE KEY us (s), KEY k5 (s5))
+INSERT INTO cu VALUES (1, 'straße', 'straße'), (2, 'Äpfel', 'Äpfel'), (3, 'apfelbaum', 'apfelbaum'), (4, '_x', '_x'), (5, '9', '9'), (6, 'zebra', 'zebra'), (7, 'Ångström', 'Ångström'), (8, 'æther', 'æther'), (9, NULL, NULL), (10, 'ﬁsh', 'ﬁsh'), (11, 'Émile', 'Émile'), (12, '一', '一'), (13, '😀', '😀')
+INSERT INTO cu VALUES (20, 'STRASSE', 'x')
+INSERT INTO cu VALUES (20, 'apfel  ', 'x')
+INSERT INTO cu VALUES (20, 'fish', 'x')
+INSERT INTO cu VALUES (20, 'emile　', 'x')
+SELECT id FROM cu WHERE s = 'STRASSE'
+SELECT id FROM cu WHERE s = 'FISH'
+SELECT id FROM cu WHERE s5 = 'EMILE' ORDER BY id
+SELECT id FROM cu ORDER BY s, id
+SELECT id FROM cu ORDER BY s5, id
+SELECT id FROM cu ORDER BY s DESC, id
+SELECT id FROM cu WHERE s >= 'b' AND s < 'zz' ORDER BY s, id
+SELECT id FROM cu WHERE s5 BETWEEN 'A' AND 'F' ORDER BY id
+SELECT id FROM cu WHERE s LIKE 'a%' ORDER BY id
+SELECT id FROM cu WHERE s LIKE 'stra_e' ORDER BY id
+SELECT id FROM cu WHERE s LIKE 'STRASS%' ORDER BY id
+SELECT id FROM cu WHERE s IN ('APFEL', 'emile', 'FISH') ORDER BY id
+SELECT COUNT(*), MIN(id) FROM cu GROUP BY LEFT(s, 1) COLLATE utf8mb4_unicode_ci ORDER BY LEFT(s, 1) COLLATE utf8mb4_unicode_ci
+SELECT COUNT(DISTINCT s), COUNT(DISTINCT s5), MIN(s), MAX(s5) FROM cu
+SELECT a.id, b.id FROM cu a JOIN cu b ON a.s = b.s5 AND a.id <> b.id ORDER BY a.id, b.id
+SELECT 'ß' = 'ss' COLLATE utf8mb4_unicode_ci, 'ß' = 'ss', 'Å' = 'a' COLLATE utf8mb4_unicode_520_ci, '_' < 'a' COLLATE utf8mb4_unicode_ci, 'a' = 'a　' COLLATE utf8mb4_unicode_ci
+SELECT 'a' = 'A ' COLLATE utf8mb4_unicode_nopad_ci, 'a' = 'A ' COLLATE utf8mb4_general_nopad_ci, 'a' < 'a ' COLLATE utf8mb4_nopad_bin, 'ß' LIKE 's%' COLLATE utf8mb4_unicode_ci
+SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'cu' ORDER BY ORDINAL_POSITION
+SELECT COLLATION_NAME, ID, SORTLEN FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('utf8mb4_unicode_ci', 'utf8mb3_unicode_ci', 'utf8mb4_unicode_520_ci', 'utf8mb4_general_nopad_ci', 'utf8mb4_nopad_bin', 'latin1_general_ci', 'latin1_general_cs') ORDER BY ID
+SELECT * FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE CHARACTER_SET_NAME IN ('utf8mb4', 'utf8mb3') AND COLLATION_NAME LIKE '%unicode%' ORDER BY 1
+SHOW COLLATION LIKE 'utf8mb4_unicode%'
+DROP TABLE cu
+CREATE TABLE cn (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_unicode_nopad_ci, UNIQUE KEY us (s))
+INSERT INTO cn VALUES (1, 'a'), (2, 'a '), (3, 'B')
+INSERT INTO cn VALUES (4, 'A ')
+SELECT id FROM cn ORDER BY s, id
+SELECT id FROM cn WHERE s = 'A'
+DROP TABLE cn
+CREATE TABLE cg (id INT PRIMARY KEY, s VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_general_cs, t VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_general_ci, KEY ks (s))
+INSERT INTO cg VALUES (1, 'abc', 'abc'), (2, 'ABC', 'ABC'), (3, 'Äbc', 'Äbc'), (4, 'b', 'b'), (5, 'B', 'B')
+SELECT id FROM cg ORDER BY s, id
+SELECT id FROM cg ORDER BY t, id
+SELECT id FROM cg WHERE s = 'abc'
+SELECT id FROM cg WHERE t = 'abc' ORDER BY id
+DROP TABLE cg
 -- Window functions (h-window): ranks, NTILE, LAG/LEAD, frame edges, RANGE offsets with
 -- NULL keys, named windows, over GROUP BY and joins, in derived tables, CTEs, ORDER BY,
 -- LIMIT, DISTINCT, subqueries; MariaDB's error codes for misplaced windows and bad frames.

@@ -41,6 +41,7 @@ pub enum View {
     Engines,
     CharacterSets,
     Collations,
+    CollationCharsets,
     Processlist,
     SessionVariables,
     GlobalVariables,
@@ -54,9 +55,10 @@ const N: OutType = OutType::Int { unsigned: true };
 
 impl View {
     /// Every view, in SHOW TABLES order.
-    pub const ALL: [View; 21] = [
+    pub const ALL: [View; 22] = [
         View::CharacterSets,
         View::CheckConstraints,
+        View::CollationCharsets,
         View::Collations,
         View::Columns,
         View::Engines,
@@ -97,6 +99,7 @@ impl View {
             View::Engines => "ENGINES",
             View::CharacterSets => "CHARACTER_SETS",
             View::Collations => "COLLATIONS",
+            View::CollationCharsets => "COLLATION_CHARACTER_SET_APPLICABILITY",
             View::Processlist => "PROCESSLIST",
             View::SessionVariables => "SESSION_VARIABLES",
             View::GlobalVariables => "GLOBAL_VARIABLES",
@@ -298,6 +301,13 @@ impl View {
                 ("DESCRIPTION", S),
                 ("MAXLEN", N),
             ],
+            View::CollationCharsets => &[
+                ("COLLATION_NAME", S),
+                ("CHARACTER_SET_NAME", S),
+                ("FULL_COLLATION_NAME", S),
+                ("ID", N),
+                ("IS_DEFAULT", S),
+            ],
             View::Collations => &[
                 ("COLLATION_NAME", S),
                 ("CHARACTER_SET_NAME", S),
@@ -377,18 +387,25 @@ impl View {
                     ]
                 })
                 .collect(),
-            View::Collations => rel::collation::ALL
+            View::Collations | View::CollationCharsets => rel::collation::ALL
                 .iter()
                 .map(|c| {
                     let dflt = Collation::default_of_charset(c.charset()) == Some(*c);
+                    let dflt = t(if dflt { "Yes" } else { "" });
+                    let id = Value::UInt(c.id() as u64);
+                    if self == View::CollationCharsets {
+                        return vec![t(c.name()), t(c.charset()), t(c.name()), id, dflt];
+                    }
+                    let pad = if c.pad_space() { "PAD SPACE" } else { "NO PAD" };
+                    let sortlen = Value::UInt(c.sortlen() as u64);
                     vec![
                         t(c.name()),
                         t(c.charset()),
-                        Value::UInt(c.id() as u64),
-                        t(if dflt { "Yes" } else { "" }),
+                        id,
+                        dflt,
                         t("Yes"),
-                        Value::UInt(1),
-                        t(if c.pad_space() { "PAD SPACE" } else { "NO PAD" }),
+                        sortlen,
+                        t(pad),
                     ]
                 })
                 .collect(),

@@ -51,6 +51,9 @@ pub struct Table {
     /// since the instance opened): an older read view must not read them
     /// (MySQL's 1412). Ids not listed are complete for every read view.
     pub since: Vec<(u32, u64)>,
+    /// The new definition an online ALTER TABLE is filling (`shadow`):
+    /// writers apply their changes to it too.
+    pub shadow: Option<Arc<crate::shadow::Shadow>>,
 }
 
 impl Table {
@@ -63,6 +66,7 @@ impl Table {
             frozen: AtomicU64::new(u64::MAX),
             building: Vec::new(),
             since: Vec::new(),
+            shadow: None,
         }
     }
 

@@ -8,6 +8,7 @@ mod create;
 mod define;
 mod fkey;
 mod install;
+mod online;
 mod rename;
 mod view;
 

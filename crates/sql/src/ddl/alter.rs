@@ -374,6 +374,14 @@ fn way(
 ) -> Result<bool> {
     use ast::AlterTableAlgorithm as A;
     use ast::AlterTableLock as L;
+    // COPY always copies (MariaDB), whatever the change.
+    if algorithm == A::Copy && lock == L::None {
+        return Err(SqlError::alter_not_supported(
+            "LOCK=NONE",
+            "COPY algorithm requires a lock",
+            "LOCK=SHARED",
+        ));
+    }
     if change != Change::Rebuild {
         return Ok(false);
     }
@@ -385,13 +393,6 @@ fn way(
         ));
     }
     if algorithm == A::Copy {
-        if lock == L::None {
-            return Err(SqlError::alter_not_supported(
-                "LOCK=NONE",
-                "COPY algorithm requires a lock",
-                "LOCK=SHARED",
-            ));
-        }
         return Ok(false);
     }
     match blocker {

@@ -34,6 +34,7 @@ pub mod rowcodec;
 mod scan;
 pub mod schema;
 pub mod shadow;
+pub mod stats;
 pub mod table;
 pub mod temporal;
 pub mod value;

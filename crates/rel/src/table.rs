@@ -333,6 +333,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         txn.put(DEFAULT_CF, &sk_key(def, ix, row, hidden)?, &[]);
     }
     crate::shadow::mirror_put(txn, t, &key, row, hidden)?;
+    t.estimate.add(1);
     Ok(key)
 }
 
@@ -391,5 +392,6 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
         txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
     }
     crate::shadow::mirror_delete(txn, t, &key)?;
+    t.estimate.add(-1);
     Ok(())
 }

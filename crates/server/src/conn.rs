@@ -246,8 +246,11 @@ fn serve_inner<S: Socket>(
 }
 
 /// The handshake's (or COM_CHANGE_USER's) collation sets the connection's character
-/// sets, as SET NAMES does.
+/// sets and collation, as SET NAMES does. An id Strata does not know (MySQL 8's
+/// utf8mb4_0900_ai_ci, 255) falls back to the character set's default collation,
+/// as MariaDB does.
 fn set_charset(sess: &mut Session, collation: u8) {
+    use rel::collation::Collation;
     let cs = sql::text::ClientCharset::name_of_collation(collation);
     for v in [
         "character_set_client",
@@ -257,6 +260,14 @@ fn set_charset(sess: &mut Session, collation: u8) {
         sess.vars
             .insert(v.into(), Value::Bytes(cs.as_bytes().to_vec()));
     }
+    let coll = Collation::from_id(collation.into())
+        .filter(|c| c.charset() == cs)
+        .or_else(|| Collation::default_of_charset(cs))
+        .unwrap_or(Collation::DEFAULT);
+    sess.vars.insert(
+        "collation_connection".into(),
+        Value::Bytes(coll.name().as_bytes().to_vec()),
+    );
 }
 
 /// Test hook of debug builds: a query containing `STRATA_TEST_PANIC_ON`

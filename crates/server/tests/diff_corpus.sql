@@ -491,6 +491,48 @@ SELECT id FROM cl WHERE s > 'Y' ORDER BY id
 DROP TABLE cl
 SELECT 'a' COLLATE utf8mb4_general_ci = 'A' COLLATE utf8mb4_bin
 SELECT UPPER('Straße'), LOWER('ÀÉÎ'), UPPER('ǆ')
+-- UCA collations (utf8mb4_unicode_ci = UCA 4.0.0, unicode_520_ci, NO PAD, latin1_general_*)
+CREATE TABLE cu (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_unicode_ci, s5 VARCHAR(20) COLLATE utf8mb4_unicode_520_ci, UNIQUE KEY us (s), KEY k5 (s5))
+INSERT INTO cu VALUES (1, 'straße', 'straße'), (2, 'Äpfel', 'Äpfel'), (3, 'apfelbaum', 'apfelbaum'), (4, '_x', '_x'), (5, '9', '9'), (6, 'zebra', 'zebra'), (7, 'Ångström', 'Ångström'), (8, 'æther', 'æther'), (9, NULL, NULL), (10, 'ﬁsh', 'ﬁsh'), (11, 'Émile', 'Émile'), (12, '一', '一'), (13, '😀', '😀')
+INSERT INTO cu VALUES (20, 'STRASSE', 'x')
+INSERT INTO cu VALUES (20, 'apfel  ', 'x')
+INSERT INTO cu VALUES (20, 'fish', 'x')
+INSERT INTO cu VALUES (20, 'emile　', 'x')
+SELECT id FROM cu WHERE s = 'STRASSE'
+SELECT id FROM cu WHERE s = 'FISH'
+SELECT id FROM cu WHERE s5 = 'EMILE' ORDER BY id
+SELECT id FROM cu ORDER BY s, id
+SELECT id FROM cu ORDER BY s5, id
+SELECT id FROM cu ORDER BY s DESC, id
+SELECT id FROM cu WHERE s >= 'b' AND s < 'zz' ORDER BY s, id
+SELECT id FROM cu WHERE s5 BETWEEN 'A' AND 'F' ORDER BY id
+SELECT id FROM cu WHERE s LIKE 'a%' ORDER BY id
+SELECT id FROM cu WHERE s LIKE 'stra_e' ORDER BY id
+SELECT id FROM cu WHERE s LIKE 'STRASS%' ORDER BY id
+SELECT id FROM cu WHERE s IN ('APFEL', 'emile', 'FISH') ORDER BY id
+SELECT COUNT(*), MIN(id) FROM cu GROUP BY LEFT(s, 1) COLLATE utf8mb4_unicode_ci ORDER BY LEFT(s, 1) COLLATE utf8mb4_unicode_ci
+SELECT COUNT(DISTINCT s), COUNT(DISTINCT s5), MIN(s), MAX(s5) FROM cu
+SELECT a.id, b.id FROM cu a JOIN cu b ON a.s = b.s5 AND a.id <> b.id ORDER BY a.id, b.id
+SELECT 'ß' = 'ss' COLLATE utf8mb4_unicode_ci, 'ß' = 'ss', 'Å' = 'a' COLLATE utf8mb4_unicode_520_ci, '_' < 'a' COLLATE utf8mb4_unicode_ci, 'a' = 'a　' COLLATE utf8mb4_unicode_ci
+SELECT 'a' = 'A ' COLLATE utf8mb4_unicode_nopad_ci, 'a' = 'A ' COLLATE utf8mb4_general_nopad_ci, 'a' < 'a ' COLLATE utf8mb4_nopad_bin, 'ß' LIKE 's%' COLLATE utf8mb4_unicode_ci
+SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'cu' ORDER BY ORDINAL_POSITION
+SELECT COLLATION_NAME, ID, SORTLEN FROM information_schema.COLLATIONS WHERE COLLATION_NAME IN ('utf8mb4_unicode_ci', 'utf8mb3_unicode_ci', 'utf8mb4_unicode_520_ci', 'utf8mb4_general_nopad_ci', 'utf8mb4_nopad_bin', 'latin1_general_ci', 'latin1_general_cs') ORDER BY ID
+SELECT * FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE CHARACTER_SET_NAME IN ('utf8mb4', 'utf8mb3') AND COLLATION_NAME LIKE '%unicode%' ORDER BY 1
+SHOW COLLATION LIKE 'utf8mb4_unicode%'
+DROP TABLE cu
+CREATE TABLE cn (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_unicode_nopad_ci, UNIQUE KEY us (s))
+INSERT INTO cn VALUES (1, 'a'), (2, 'a '), (3, 'B')
+INSERT INTO cn VALUES (4, 'A ')
+SELECT id FROM cn ORDER BY s, id
+SELECT id FROM cn WHERE s = 'A'
+DROP TABLE cn
+CREATE TABLE cg (id INT PRIMARY KEY, s VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_general_cs, t VARCHAR(10) CHARACTER SET latin1 COLLATE latin1_general_ci, KEY ks (s))
+INSERT INTO cg VALUES (1, 'abc', 'abc'), (2, 'ABC', 'ABC'), (3, 'Äbc', 'Äbc'), (4, 'b', 'b'), (5, 'B', 'B')
+SELECT id FROM cg ORDER BY s, id
+SELECT id FROM cg ORDER BY t, id
+SELECT id FROM cg WHERE s = 'abc'
+SELECT id FROM cg WHERE t = 'abc' ORDER BY id
+DROP TABLE cg
 -- Window functions (h-window): ranks, NTILE, LAG/LEAD, frame edges, RANGE offsets with
 -- NULL keys, named windows, over GROUP BY and joins, in derived tables, CTEs, ORDER BY,
 -- LIMIT, DISTINCT, subqueries; MariaDB's error codes for misplaced windows and bad frames.
@@ -665,3 +707,24 @@ SELECT 7 MOD 2, 7 MOD 2 * 3, !0, !1 + 1, NOT 0 + 1, !(1 > 2), 2 - !0
 CREATE TABLE cp (a INT, b INT, s VARCHAR(5), CHECK (not (a > 1 or b > 2)), CHECK (not (a + 1)), CHECK (not a), CHECK (not a between 1 and 2), CHECK (a not regexp 'x'), CHECK (s like 'x' escape '!'), CHECK (a - (b - 1) > 0 and a - b - 1 > 0), CHECK ((a > 1) = (b > 1)), CHECK (s not like 'x%'), CHECK (a in (1,2) is not null), CHECK (a <=> b or ~a or a & 3 | 1 = 1), CHECK (concat(s,'x') != 'y'), CHECK (1.50 < a and a > -1e3), CHECK (case a when 1 then 2 end), CHECK (if(a, b, 0) and abs(a) > 0), CHECK (a xor b), CHECK (a % 2 = 0 and a div 2 = 1), CHECK ('it''s' = s), CHECK ((a + 1) * 2 <> -3))
 SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'cp' AND CONSTRAINT_SCHEMA = DATABASE() ORDER BY CONSTRAINT_NAME
 DROP TABLE cp
+-- Join order by cost, hash joins (unindexed equi-joins), ANALYZE TABLE.
+CREATE TABLE jbig (id INT PRIMARY KEY, sid INT, k INT, s VARCHAR(10), KEY ks (sid))
+CREATE TABLE jsmall (id INT PRIMARY KEY, tag INT, k INT, s VARCHAR(10))
+INSERT INTO jbig SELECT id, id % 20, id % 7, CONCAT('x', id % 9) FROM t1
+INSERT INTO jbig SELECT id + 1000, NULL, NULL, NULL FROM t1 WHERE id < 10
+INSERT INTO jsmall VALUES (0, 0, 0, 'X0'), (1, 1, 1, 'x1'), (2, 2, NULL, 'X2'), (3, 3, 3, NULL), (4, 3, 4, 'x4 '), (5, 1, 5, 'x5')
+ANALYZE TABLE jbig, jsmall
+SELECT jbig.id, jsmall.id FROM jbig, jsmall WHERE jbig.sid = jsmall.id AND jsmall.tag = 3 ORDER BY 1, 2
+SELECT jbig.id, jsmall.id FROM jbig JOIN jsmall ON jbig.sid = jsmall.id WHERE jsmall.tag = 1 ORDER BY 1, 2
+SELECT * FROM jbig, jsmall WHERE jbig.sid = jsmall.id AND jsmall.id = 2 ORDER BY jbig.id
+SELECT jbig.id, jsmall.id FROM jbig, jsmall WHERE jbig.k = jsmall.k ORDER BY 1, 2
+SELECT COUNT(*), SUM(jbig.id), SUM(jsmall.id) FROM jbig JOIN jsmall ON jbig.k = jsmall.k
+SELECT jbig.id, jsmall.id FROM jbig JOIN jsmall ON jbig.s = jsmall.s ORDER BY 1, 2
+SELECT jbig.id, jsmall.id FROM jbig LEFT JOIN jsmall ON jbig.k = jsmall.k AND jsmall.tag > 1 WHERE jbig.id < 40 ORDER BY 1, 2
+SELECT jsmall.id, COUNT(jbig.id) FROM jsmall LEFT JOIN jbig ON jbig.k = jsmall.k GROUP BY jsmall.id ORDER BY 1
+SELECT STRAIGHT_JOIN jbig.id, jsmall.id FROM jbig, jsmall WHERE jbig.sid = jsmall.id AND jsmall.tag = 3 ORDER BY 1, 2
+SELECT jbig.id, jsmall.id FROM jbig STRAIGHT_JOIN jsmall ON jbig.k = jsmall.k WHERE jbig.id < 30 ORDER BY 1, 2
+SELECT a.id, b.id, c.id FROM jsmall a, jbig b, jsmall c WHERE a.k = b.k AND b.sid = c.id AND c.tag < 2 AND a.tag = 1 ORDER BY 1, 2, 3
+SELECT t1.id, t2.id, jsmall.id FROM t1, t2, jsmall WHERE t2.t1id = t1.id AND t1.a = jsmall.k AND jsmall.tag = 3 ORDER BY 1, 2, 3
+SELECT COUNT(*) FROM t1 x JOIN t1 y ON x.a = y.a WHERE x.id < 50
+DROP TABLE jbig, jsmall

@@ -105,10 +105,7 @@ pub fn resolve(charset: Option<&str>, collate: Option<&str>, dflt: Collation) ->
         None => None,
         Some(name) => match Collation::from_name(name) {
             Some(c) => Some(c),
-            None if rel::collation::KNOWN_UNSUPPORTED
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(name)) =>
-            {
+            None if Collation::known_unsupported(name) => {
                 return Err(SqlError::unsupported(format!("COLLATE {name}")))
             }
             None => return Err(SqlError::unknown_collation(name)),
@@ -228,11 +225,8 @@ pub fn merge(a: Derived, b: Derived, op: &str) -> Result<Derived> {
     }
     // One character set, one side `_bin`: the `_bin` collation (MySQL's rule
     // for equal coercibility).
-    if ca.charset() == cb.charset()
-        && pa != Coerce::Explicit
-        && (ca.is_bytewise() || cb.is_bytewise())
-    {
-        return Ok(Some(if ca.is_bytewise() { (ca, pa) } else { (cb, pb) }));
+    if ca.charset() == cb.charset() && pa != Coerce::Explicit && (ca.is_bin() || cb.is_bin()) {
+        return Ok(Some(if ca.is_bin() { (ca, pa) } else { (cb, pb) }));
     }
     if ca.charset() != cb.charset() && pa != Coerce::Explicit {
         return Ok(Some(if rank(ca) >= rank(cb) {

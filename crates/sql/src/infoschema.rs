@@ -41,6 +41,7 @@ pub enum View {
     Engines,
     CharacterSets,
     Collations,
+    CollationCharsets,
     Processlist,
     SessionVariables,
     GlobalVariables,
@@ -54,9 +55,10 @@ const N: OutType = OutType::Int { unsigned: true };
 
 impl View {
     /// Every view, in SHOW TABLES order.
-    pub const ALL: [View; 21] = [
+    pub const ALL: [View; 22] = [
         View::CharacterSets,
         View::CheckConstraints,
+        View::CollationCharsets,
         View::Collations,
         View::Columns,
         View::Engines,
@@ -97,6 +99,7 @@ impl View {
             View::Engines => "ENGINES",
             View::CharacterSets => "CHARACTER_SETS",
             View::Collations => "COLLATIONS",
+            View::CollationCharsets => "COLLATION_CHARACTER_SET_APPLICABILITY",
             View::Processlist => "PROCESSLIST",
             View::SessionVariables => "SESSION_VARIABLES",
             View::GlobalVariables => "GLOBAL_VARIABLES",
@@ -298,6 +301,13 @@ impl View {
                 ("DESCRIPTION", S),
                 ("MAXLEN", N),
             ],
+            View::CollationCharsets => &[
+                ("COLLATION_NAME", S),
+                ("CHARACTER_SET_NAME", S),
+                ("FULL_COLLATION_NAME", S),
+                ("ID", N),
+                ("IS_DEFAULT", S),
+            ],
             View::Collations => &[
                 ("COLLATION_NAME", S),
                 ("CHARACTER_SET_NAME", S),
@@ -349,7 +359,7 @@ impl View {
             }
             View::Tables => tables(&st),
             View::Columns => each_table(&st, columns),
-            View::Statistics => each_table(&st, statistics),
+            View::Statistics => st_tables(&st).flat_map(statistics).collect(),
             View::TableConstraints => each_table(&st, table_constraints),
             View::KeyColumnUsage => each_table(&st, key_column_usage),
             View::ReferentialConstraints => {
@@ -377,18 +387,25 @@ impl View {
                     ]
                 })
                 .collect(),
-            View::Collations => rel::collation::ALL
+            View::Collations | View::CollationCharsets => rel::collation::ALL
                 .iter()
                 .map(|c| {
                     let dflt = Collation::default_of_charset(c.charset()) == Some(*c);
+                    let dflt = t(if dflt { "Yes" } else { "" });
+                    let id = Value::UInt(c.id() as u64);
+                    if self == View::CollationCharsets {
+                        return vec![t(c.name()), t(c.charset()), t(c.name()), id, dflt];
+                    }
+                    let pad = if c.pad_space() { "PAD SPACE" } else { "NO PAD" };
+                    let sortlen = Value::UInt(c.sortlen() as u64);
                     vec![
                         t(c.name()),
                         t(c.charset()),
-                        Value::UInt(c.id() as u64),
-                        t(if dflt { "Yes" } else { "" }),
+                        id,
+                        dflt,
                         t("Yes"),
-                        Value::UInt(1),
-                        t(if c.pad_space() { "PAD SPACE" } else { "NO PAD" }),
+                        sortlen,
+                        t(pad),
                     ]
                 })
                 .collect(),
@@ -431,13 +448,14 @@ fn opt(s: Option<&str>) -> Value {
 
 /// The rows `f` gives for every table, in (database, name) order.
 fn each_table(st: &CatalogState, f: impl Fn(&TableDef) -> Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    st_tables(st).flat_map(|tb| f(&tb.def)).collect()
+}
+
+/// The tables in name order.
+fn st_tables(st: &CatalogState) -> impl Iterator<Item = &std::sync::Arc<rel::catalog::Table>> {
     let mut names: Vec<&(String, String)> = st.tables.keys().collect();
     names.sort_unstable();
-    names
-        .into_iter()
-        .filter_map(|k| st.tables.get(k))
-        .flat_map(|tb| f(&tb.def))
-        .collect()
+    names.into_iter().filter_map(|k| st.tables.get(k))
 }
 
 /// information_schema.VIEWS: one row per view (MariaDB's columns).
@@ -486,7 +504,7 @@ fn tables(st: &CatalogState) -> Vec<Vec<Value>> {
             t(&def.engine),
             Value::UInt(10),
             t("Dynamic"),
-            Value::Null,
+            Value::UInt(tb.estimate.rows()),
             Value::Null,
             Value::Null,
             Value::Null,
@@ -646,7 +664,8 @@ fn columns(def: &TableDef) -> Vec<Vec<Value>> {
     out
 }
 
-fn statistics(def: &TableDef) -> Vec<Vec<Value>> {
+fn statistics(tb: &std::sync::Arc<rel::catalog::Table>) -> Vec<Vec<Value>> {
+    let def = &tb.def;
     let mut out = Vec::new();
     for ix in def.indexes() {
         if ix.primary && def.hidden_pk {
@@ -664,7 +683,7 @@ fn statistics(def: &TableDef) -> Vec<Vec<Value>> {
                 Value::UInt(seq as u64 + 1),
                 t(&col.name),
                 t("A"),
-                Value::Null,
+                Value::UInt(tb.estimate.cardinality(ix, seq + 1)),
                 Value::Null,
                 Value::Null,
                 t(if col.nullable { "YES" } else { "" }),

@@ -571,11 +571,18 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
     let up: Vec<String> = ws.iter().map(|w| w.to_ascii_uppercase()).collect();
     let u: Vec<&str> = up.iter().map(|w| w.as_str()).collect();
     Ok(match u.as_slice() {
-        ["SET", "NAMES", cs, ..] => {
-            Some(Stmt::Set(SetStmt::Names(unquote(cs).to_ascii_lowercase())))
-        }
+        ["SET", "NAMES", cs, rest @ ..] => Some(Stmt::Set(SetStmt::Names {
+            charset: unquote(cs).to_ascii_lowercase(),
+            collate: match rest {
+                ["COLLATE", ..] => ws.get(4).map(|c| unquote(c).to_ascii_lowercase()),
+                _ => None,
+            },
+        })),
         ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => {
-            Some(Stmt::Set(SetStmt::Names(unquote(cs).to_ascii_lowercase())))
+            Some(Stmt::Set(SetStmt::Names {
+                charset: unquote(cs).to_ascii_lowercase(),
+                collate: None,
+            }))
         }
         // sqlparser's LOCK TABLES takes no `db.table`; mysqldump and MySQL do.
         ["LOCK", "TABLE" | "TABLES", _, rest @ ..]
@@ -610,9 +617,20 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
             Some(Stmt::Show(ShowStmt::Engines))
         }
         ["SHOW", "ENGINE", _, "STATUS", ..] => Some(Stmt::Show(ShowStmt::EngineStatus)),
-        ["SHOW", "COLLATION", ..] => Some(Stmt::Show(ShowStmt::Collation)),
-        ["SHOW", "CHARSET", ..] | ["SHOW", "CHARACTER", "SET", ..] => {
-            Some(Stmt::Show(ShowStmt::Charset))
+        ["SHOW", "COLLATION", rest @ ..]
+        | ["SHOW", "CHARSET", rest @ ..]
+        | ["SHOW", "CHARACTER", "SET", rest @ ..] => {
+            if rest.first() == Some(&"WHERE") {
+                return Err(SqlError::unsupported(
+                    "SHOW COLLATION/CHARACTER SET ... WHERE",
+                ));
+            }
+            let like = like_arg(&ws, ws.len() - rest.len());
+            Some(Stmt::Show(if u[1] == "COLLATION" {
+                ShowStmt::Collation { like }
+            } else {
+                ShowStmt::Charset { like }
+            }))
         }
         ["SHOW", "TABLE", "STATUS", ..] => {
             let at = ws.iter().position(|w| w.eq_ignore_ascii_case("LIKE"));
@@ -722,7 +740,7 @@ mod tests {
             parse(q).unwrap();
         }
         assert!(
-            matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::Set(SetStmt::Names(ref s)) if s == "utf8mb4")
+            matches!(parse("SET NAMES utf8mb4").unwrap().stmt, Stmt::Set(SetStmt::Names { ref charset, collate: None }) if charset == "utf8mb4")
         );
         assert_eq!(parse("SELECT ? + ?").unwrap().params.len(), 2);
         assert_eq!(parse("selec 1").unwrap_err().code, 1064);

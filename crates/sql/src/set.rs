@@ -13,7 +13,7 @@ use sqlparser::ast;
 /// Runs SET / SET NAMES / USE.
 pub fn run(s: &mut Session, stmt: &SetStmt) -> Result<Outcome> {
     match stmt {
-        SetStmt::Names(cs) => set_names(s, cs),
+        SetStmt::Names { charset, collate } => set_names(s, charset, collate.as_deref()),
         SetStmt::Vars(set) => set_stmt(s, set),
         SetStmt::Use(name) => {
             if crate::infoschema::is_schema(name) {
@@ -29,14 +29,20 @@ pub fn run(s: &mut Session, stmt: &SetStmt) -> Result<Outcome> {
     }
 }
 
-fn set_names(s: &mut Session, cs: &str) -> Result<Outcome> {
+/// SET NAMES: the client, connection and results character sets, and the
+/// connection collation (the character set's default unless COLLATE names
+/// one); unknown or unsupported names fail as in a COLLATE clause.
+fn set_names(s: &mut Session, cs: &str, collate: Option<&str>) -> Result<Outcome> {
+    let cs = if cs == "default" { "utf8mb4" } else { cs };
+    let c = crate::collate::resolve(Some(cs), collate, rel::collation::Collation::DEFAULT)?;
     for v in [
         "character_set_client",
         "character_set_connection",
         "character_set_results",
     ] {
-        s.set_var(v.into(), text(cs));
+        s.set_var(v.into(), text(c.charset()));
     }
+    s.set_var("collation_connection".into(), text(c.name()));
     ok()
 }
 
@@ -60,7 +66,14 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
             }
             ok()
         }
-        ast::Set::SetNames { charset_name, .. } => set_names(s, &charset_name.value),
+        ast::Set::SetNames {
+            charset_name,
+            collation_name,
+        } => set_names(
+            s,
+            &charset_name.value.to_ascii_lowercase(),
+            collation_name.as_deref(),
+        ),
         ast::Set::SetNamesDefault {} => ok(),
         ast::Set::SetTimeZone { value, .. } => {
             let v = vars::normalize("time_zone", eval_expr(s, value)?)?;

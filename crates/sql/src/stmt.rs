@@ -84,8 +84,11 @@ pub enum PrepStmt {
 /// Session state: variables, character set, current database.
 #[derive(Debug, Clone)]
 pub enum SetStmt {
-    /// SET NAMES / SET CHARACTER SET.
-    Names(String),
+    /// SET NAMES cs [COLLATE c] / SET CHARACTER SET cs.
+    Names {
+        charset: String,
+        collate: Option<String>,
+    },
     /// SET of variables (also time_zone).
     Vars(Box<ast::Set>),
     /// USE db.
@@ -128,8 +131,12 @@ pub enum ShowStmt {
     },
     Engines,
     EngineStatus,
-    Collation,
-    Charset,
+    Collation {
+        like: Option<String>,
+    },
+    Charset {
+        like: Option<String>,
+    },
     ProcessList,
     Grants,
 }

@@ -242,6 +242,11 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
                 _ => Err(bad_value(name, &t)),
             }
         }
+        "collation_connection" | "collation_database" | "collation_server" => {
+            let name = String::from_utf8_lossy(&v.text()).to_ascii_lowercase();
+            let c = crate::collate::resolve(None, Some(&name), rel::collation::Collation::DEFAULT)?;
+            Ok(s(c.name()))
+        }
         "max_execution_time" | "cte_max_recursion_depth" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),

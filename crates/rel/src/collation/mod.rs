@@ -1,22 +1,38 @@
 //! Collations: how strings of a column or expression compare, sort and
-//! group. Each collation gives a *weight* per character; two strings are
-//! equal when their weight sequences are equal after trailing spaces are
-//! removed (PAD SPACE, as every collation here is), and ordered by them.
+//! group. Each collation gives a sequence of *weights* per character; two
+//! strings are equal when their weight sequences are equal (after trailing
+//! spaces are removed for the PAD SPACE collations; the `_nopad_` ones and
+//! `binary` keep them), and ordered by them.
 //!
 //! - `binary` (BINARY/VARBINARY/BLOB): bytes, nothing trimmed.
-//! - `*_bin`: code points (UTF-8 byte order), trailing spaces trimmed.
-//! - `utf8mb4_general_ci`/`utf8mb3_general_ci`: one 16-bit weight per BMP
-//!   character (case and most Latin accents folded, from `tables.rs`,
-//!   generated from MariaDB), 0xFFFD for characters outside the BMP.
-//! - `latin1_swedish_ci`: the character's latin1 (cp1252) byte, then the
-//!   Swedish weight of that byte (a character latin1 lacks weighs as `?`).
+//! - `*_bin`, `*_nopad_bin`: code points (UTF-8 byte order).
+//! - `utf8mb4_general_ci`/`utf8mb3_general_ci` (and `_general_nopad_ci`):
+//!   one 16-bit weight per BMP character (case and most Latin accents
+//!   folded, from `tables.rs`, generated from MariaDB), 0xFFFD for
+//!   characters outside the BMP.
+//! - `*_unicode_ci` (UCA 4.0.0) and `*_unicode_520_ci` (UCA 5.2.0), PAD
+//!   SPACE or NO PAD: primary-level UCA weights, none, one or several per
+//!   character (`uca.rs`: 'ß' = "ss", ignorable characters weigh nothing),
+//!   no contractions; outside the BMP 0xFFFD (4.0.0) or the table's or
+//!   implicit weights (5.2.0).
+//! - `latin1_swedish_ci`, `latin1_general_ci`, `latin1_general_cs`: the
+//!   character's latin1 (cp1252) byte, then that byte's weight (a
+//!   character latin1 lacks weighs as `?`).
 //!
 //! Index keys of a string column hold its weights (`weights`), so a UNIQUE
 //! index, equality probes, ranges and index order all follow the collation;
 //! the original value is kept in the row (see `is_lossy`).
+//!
+//! Known deviation: PAD SPACE is implemented by trimming trailing spaces,
+//! so a string continuing with a character that weighs less than a space
+//! (control characters such as TAB) sorts after its prefix, where MySQL
+//! compares it as if the shorter one were padded with spaces.
 use std::cmp::Ordering;
 
 mod tables;
+mod uca;
+
+pub use uca::Uca;
 
 /// A collation (MySQL's id and name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,51 +40,245 @@ pub enum Collation {
     Binary,
     Utf8mb4GeneralCi,
     Utf8mb4Bin,
+    Utf8mb4UnicodeCi,
+    Utf8mb4Unicode520Ci,
+    Utf8mb4GeneralNopadCi,
+    Utf8mb4NopadBin,
+    Utf8mb4UnicodeNopadCi,
+    Utf8mb4Unicode520NopadCi,
     Utf8mb3GeneralCi,
     Utf8mb3Bin,
+    Utf8mb3UnicodeCi,
+    Utf8mb3Unicode520Ci,
+    Utf8mb3GeneralNopadCi,
+    Utf8mb3NopadBin,
+    Utf8mb3UnicodeNopadCi,
+    Utf8mb3Unicode520NopadCi,
     Latin1SwedishCi,
     Latin1Bin,
+    Latin1GeneralCi,
+    Latin1GeneralCs,
+    Latin1SwedishNopadCi,
+    Latin1NopadBin,
 }
 
-/// Every collation, for SHOW COLLATION and lookups.
-pub const ALL: [Collation; 7] = [
-    Collation::Binary,
-    Collation::Utf8mb4GeneralCi,
-    Collation::Utf8mb4Bin,
-    Collation::Utf8mb3GeneralCi,
-    Collation::Utf8mb3Bin,
-    Collation::Latin1SwedishCi,
-    Collation::Latin1Bin,
-];
+/// How a collation weighs a character.
+#[derive(Debug, Clone, Copy)]
+enum Weigh {
+    /// By its bytes (binary and the `_bin` collations).
+    Bytes,
+    /// One weight from `tables::GENERAL_CI`, 0xFFFD outside the BMP.
+    General,
+    /// The latin1 byte's weight in the table (`?` when latin1 lacks it).
+    Latin1(&'static [(u16, u8)]),
+    /// A sequence of weights from a UCA table.
+    Uca(Uca),
+}
 
-/// What a collation of a known name lacks here: it is MySQL's but Strata
-/// does not implement it (callers refuse it with "not supported yet").
-pub const KNOWN_UNSUPPORTED: [&str; 8] = [
-    "utf8mb4_unicode_ci",
-    "utf8mb4_unicode_520_ci",
-    "utf8mb4_0900_ai_ci",
-    "utf8mb4_0900_as_cs",
-    "utf8mb4_0900_bin",
-    "utf8mb3_unicode_ci",
-    "utf8mb4_general_nopad_ci",
-    "latin1_general_ci",
+/// What a collation is: (collation, MySQL id, name, weighing, PAD SPACE).
+type Info = (Collation, u16, &'static str, Weigh, bool);
+
+const INFO: [Info; 23] = {
+    use Collation as C;
+    use Weigh::*;
+    const U4: uca::Uca = uca::Uca::V400;
+    const U5: uca::Uca = uca::Uca::V520;
+    [
+        (C::Binary, 63, "binary", Bytes, false),
+        (C::Utf8mb4GeneralCi, 45, "utf8mb4_general_ci", General, true),
+        (C::Utf8mb4Bin, 46, "utf8mb4_bin", Bytes, true),
+        (
+            C::Utf8mb4UnicodeCi,
+            224,
+            "utf8mb4_unicode_ci",
+            Uca(U4),
+            true,
+        ),
+        (
+            C::Utf8mb4Unicode520Ci,
+            246,
+            "utf8mb4_unicode_520_ci",
+            Uca(U5),
+            true,
+        ),
+        (
+            C::Utf8mb4GeneralNopadCi,
+            1069,
+            "utf8mb4_general_nopad_ci",
+            General,
+            false,
+        ),
+        (C::Utf8mb4NopadBin, 1070, "utf8mb4_nopad_bin", Bytes, false),
+        (
+            C::Utf8mb4UnicodeNopadCi,
+            1248,
+            "utf8mb4_unicode_nopad_ci",
+            Uca(U4),
+            false,
+        ),
+        (
+            C::Utf8mb4Unicode520NopadCi,
+            1270,
+            "utf8mb4_unicode_520_nopad_ci",
+            Uca(U5),
+            false,
+        ),
+        (C::Utf8mb3GeneralCi, 33, "utf8mb3_general_ci", General, true),
+        (C::Utf8mb3Bin, 83, "utf8mb3_bin", Bytes, true),
+        (
+            C::Utf8mb3UnicodeCi,
+            192,
+            "utf8mb3_unicode_ci",
+            Uca(U4),
+            true,
+        ),
+        (
+            C::Utf8mb3Unicode520Ci,
+            214,
+            "utf8mb3_unicode_520_ci",
+            Uca(U5),
+            true,
+        ),
+        (
+            C::Utf8mb3GeneralNopadCi,
+            1057,
+            "utf8mb3_general_nopad_ci",
+            General,
+            false,
+        ),
+        (C::Utf8mb3NopadBin, 1107, "utf8mb3_nopad_bin", Bytes, false),
+        (
+            C::Utf8mb3UnicodeNopadCi,
+            1216,
+            "utf8mb3_unicode_nopad_ci",
+            Uca(U4),
+            false,
+        ),
+        (
+            C::Utf8mb3Unicode520NopadCi,
+            1238,
+            "utf8mb3_unicode_520_nopad_ci",
+            Uca(U5),
+            false,
+        ),
+        (
+            C::Latin1SwedishCi,
+            8,
+            "latin1_swedish_ci",
+            Latin1(&tables::LATIN1_SWEDISH_CI),
+            true,
+        ),
+        (C::Latin1Bin, 47, "latin1_bin", Bytes, true),
+        (
+            C::Latin1GeneralCi,
+            48,
+            "latin1_general_ci",
+            Latin1(&tables::LATIN1_GENERAL_CI),
+            true,
+        ),
+        (
+            C::Latin1GeneralCs,
+            49,
+            "latin1_general_cs",
+            Latin1(&tables::LATIN1_GENERAL_CS),
+            true,
+        ),
+        (
+            C::Latin1SwedishNopadCi,
+            1032,
+            "latin1_swedish_nopad_ci",
+            Latin1(&tables::LATIN1_SWEDISH_CI),
+            false,
+        ),
+        (C::Latin1NopadBin, 1071, "latin1_nopad_bin", Bytes, false),
+    ]
+};
+
+/// Every collation, for SHOW COLLATION and lookups.
+pub const ALL: [Collation; 23] = {
+    let mut all = [Collation::Binary; 23];
+    let mut i = 0;
+    while i < INFO.len() {
+        all[i] = INFO[i].0;
+        i += 1;
+    }
+    all
+};
+
+/// Language tailorings MySQL or MariaDB have for utf8mb4/utf8mb3 (as
+/// `utf8mb4_<language>_ci`, `utf8mb4_<language>_0900_ai_ci`,
+/// `utf8mb4_uca1400_<language>_ai_ci`, ...) that Strata does not implement.
+const TAILORINGS: [&str; 52] = [
+    "icelandic",
+    "latvian",
+    "romanian",
+    "slovenian",
+    "polish",
+    "estonian",
+    "spanish",
+    "swedish",
+    "turkish",
+    "czech",
+    "danish",
+    "lithuanian",
+    "slovak",
+    "spanish2",
+    "roman",
+    "persian",
+    "esperanto",
+    "hungarian",
+    "sinhala",
+    "german2",
+    "croatian",
+    "vietnamese",
+    "myanmar",
+    "thai",
+    "is",
+    "lv",
+    "ro",
+    "sl",
+    "pl",
+    "et",
+    "es",
+    "sv",
+    "tr",
+    "cs",
+    "da",
+    "lt",
+    "sk",
+    "es_trad",
+    "la",
+    "eo",
+    "hu",
+    "hr",
+    "vi",
+    "ru",
+    "mn",
+    "bs",
+    "sr_latn",
+    "de_pb",
+    "ja",
+    "zh",
+    "nb",
+    "nn",
 ];
 
 impl Collation {
     /// The server default (`collation_server`, `collation_connection`).
     pub const DEFAULT: Collation = Collation::Utf8mb4GeneralCi;
 
+    fn info(self) -> &'static Info {
+        // INFO lists the variants in declaration order.
+        &INFO[self as usize]
+    }
+
+    fn weigh(self) -> Weigh {
+        self.info().3
+    }
+
     /// MySQL's collation id (as in the protocol and SHOW COLLATION).
     pub fn id(self) -> u16 {
-        match self {
-            Collation::Binary => 63,
-            Collation::Utf8mb4GeneralCi => 45,
-            Collation::Utf8mb4Bin => 46,
-            Collation::Utf8mb3GeneralCi => 33,
-            Collation::Utf8mb3Bin => 83,
-            Collation::Latin1SwedishCi => 8,
-            Collation::Latin1Bin => 47,
-        }
+        self.info().1
     }
 
     /// The collation with MySQL's id `id`.
@@ -77,25 +287,48 @@ impl Collation {
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Collation::Binary => "binary",
-            Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
-            Collation::Utf8mb4Bin => "utf8mb4_bin",
-            Collation::Utf8mb3GeneralCi => "utf8mb3_general_ci",
-            Collation::Utf8mb3Bin => "utf8mb3_bin",
-            Collation::Latin1SwedishCi => "latin1_swedish_ci",
-            Collation::Latin1Bin => "latin1_bin",
-        }
+        self.info().2
     }
 
     /// The collation named `name` (case-insensitive; `utf8_` means `utf8mb3_`).
     pub fn from_name(name: &str) -> Option<Collation> {
-        let n = name.to_ascii_lowercase();
-        let n = match n.strip_prefix("utf8_") {
-            Some(rest) => format!("utf8mb3_{rest}"),
-            None => n,
-        };
+        let n = canonical_name(name);
         ALL.iter().copied().find(|c| c.name() == n)
+    }
+
+    /// True for a collation name MySQL or MariaDB knows but Strata does not
+    /// implement (callers refuse it with "not supported yet"; other unknown
+    /// names are unknown collations).
+    pub fn known_unsupported(name: &str) -> bool {
+        let n = canonical_name(name);
+        let Some((cs, rest)) = n.split_once('_') else {
+            return false;
+        };
+        if !matches!(cs, "utf8mb4" | "utf8mb3" | "latin1") {
+            return Self::known_unsupported_charset(cs);
+        }
+        if cs == "latin1" {
+            return matches!(
+                rest,
+                "german1_ci" | "danish_ci" | "german2_ci" | "spanish_ci"
+            );
+        }
+        let rest = rest.strip_prefix("uca1400_").unwrap_or(rest);
+        let rest = rest.strip_prefix("nopad_").unwrap_or(rest);
+        let variant = |r: &str| matches!(r, "ai_ci" | "ai_cs" | "as_ci" | "as_cs" | "ci" | "bin");
+        let variant = |r: &str| {
+            variant(r)
+                || r.strip_prefix("0900_")
+                    .is_some_and(|r| variant(r) || r == "as_cs")
+        };
+        rest == "general_mysql500_ci"
+            || variant(rest)
+            || rest.strip_prefix("nopad_").is_some_and(variant)
+            || TAILORINGS.iter().any(|t| {
+                rest.strip_prefix(t)
+                    .and_then(|r| r.strip_prefix('_'))
+                    .is_some_and(|r| variant(r) || r.strip_prefix("nopad_").is_some_and(variant))
+            })
     }
 
     /// The collation a type gets when none is declared: `binary` for
@@ -110,12 +343,8 @@ impl Collation {
 
     /// The character set's name.
     pub fn charset(self) -> &'static str {
-        match self {
-            Collation::Binary => "binary",
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb4Bin => "utf8mb4",
-            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin => "utf8mb3",
-            Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
-        }
+        let n = self.name();
+        n.split_once('_').map_or(n, |(cs, _)| cs)
     }
 
     /// The default collation of character set `cs` (`utf8` means utf8mb3).
@@ -139,24 +368,32 @@ impl Collation {
 
     /// Bytes per character at most (for lengths in information_schema).
     pub fn max_len(self) -> u32 {
-        match self {
-            Collation::Binary | Collation::Latin1SwedishCi | Collation::Latin1Bin => 1,
-            Collation::Utf8mb3GeneralCi | Collation::Utf8mb3Bin => 3,
-            _ => 4,
+        match self.charset() {
+            "utf8mb4" => 4,
+            "utf8mb3" => 3,
+            _ => 1,
         }
     }
 
-    /// True when strings compare as their bytes (after PAD SPACE trimming):
-    /// the binary and `_bin` collations. Comparisons under such a
-    /// collation need no weights.
+    /// SHOW COLLATION's Sortlen: 8 for the UCA collations, else 1.
+    pub fn sortlen(self) -> u32 {
+        match self.weigh() {
+            Weigh::Uca(_) => 8,
+            _ => 1,
+        }
+    }
+
+    /// True when strings compare as their bytes after PAD SPACE trimming
+    /// (as `value::compare` does): binary and the PAD SPACE `_bin`
+    /// collations. Comparisons under such a collation need no weights.
     pub fn is_bytewise(self) -> bool {
-        matches!(
-            self,
-            Collation::Binary
-                | Collation::Utf8mb4Bin
-                | Collation::Utf8mb3Bin
-                | Collation::Latin1Bin
-        )
+        self.is_bin() && (self.pad_space() || self == Collation::Binary)
+    }
+
+    /// True for binary and the `_bin` collations (PAD SPACE or not): the
+    /// ones that compare code points.
+    pub fn is_bin(self) -> bool {
+        matches!(self.weigh(), Weigh::Bytes)
     }
 
     /// True when a key image (the weights) does not give the value back:
@@ -170,36 +407,39 @@ impl Collation {
         self.name().ends_with("_ci")
     }
 
-    /// True when trailing spaces do not count (every collation but binary).
+    /// True when trailing spaces do not count (all but binary and NO PAD).
     pub fn pad_space(self) -> bool {
-        self != Collation::Binary
+        self.info().4
     }
 
-    /// The weight of one character (non-bytewise collations).
-    fn weight(self, c: char) -> u16 {
+    /// Calls `f` with each weight of one character (non-`_bin` collations).
+    fn char_weights(self, c: char, f: &mut impl FnMut(u16)) {
         let cp = c as u32;
-        match self {
-            Collation::Utf8mb4GeneralCi | Collation::Utf8mb3GeneralCi => {
+        match self.weigh() {
+            Weigh::General => {
                 if cp > 0xFFFF {
-                    return 0xFFFD;
+                    return f(0xFFFD);
                 }
-                match tables::GENERAL_CI.binary_search_by_key(&(cp as u16), |e| e.0) {
-                    Ok(i) => tables::GENERAL_CI[i].1,
-                    Err(_) => cp as u16,
-                }
+                f(
+                    match tables::GENERAL_CI.binary_search_by_key(&(cp as u16), |e| e.0) {
+                        Ok(i) => tables::GENERAL_CI[i].1,
+                        Err(_) => cp as u16,
+                    },
+                )
             }
-            Collation::Latin1SwedishCi => {
+            Weigh::Latin1(t) => {
                 let w = if cp <= 0xFFFF {
-                    tables::LATIN1_SWEDISH_CI.binary_search_by_key(&(cp as u16), |e| e.0)
+                    t.binary_search_by_key(&(cp as u16), |e| e.0)
                 } else {
                     Err(0)
                 };
-                match w {
-                    Ok(i) => tables::LATIN1_SWEDISH_CI[i].1 as u16,
+                f(match w {
+                    Ok(i) => t[i].1 as u16,
                     Err(_) => b'?' as u16,
-                }
+                })
             }
-            _ => cp.min(0xFFFF) as u16,
+            Weigh::Uca(u) => u.weights(c, f),
+            Weigh::Bytes => f(cp.min(0xFFFF) as u16),
         }
     }
 
@@ -216,29 +456,68 @@ impl Collation {
     }
 
     /// Appends the memcomparable weight string of `s` (trailing spaces
-    /// trimmed when the collation pads): for bytewise collations the bytes
-    /// themselves, otherwise two big-endian bytes per character. Bytes that
-    /// are not UTF-8 weigh as themselves, after every character.
+    /// trimmed when the collation pads): for the `_bin` collations the bytes
+    /// themselves, otherwise two big-endian bytes per weight (a character
+    /// has none, one or several). Bytes that are not UTF-8 weigh as
+    /// `FF FF byte`, after every character (no weight is 0xFFFF).
     pub fn weights(self, s: &[u8], out: &mut Vec<u8>) {
         let s = self.trim(s);
-        if self.is_bytewise() {
+        if self.is_bin() {
             out.extend_from_slice(s);
             return;
         }
+        // PAD SPACE drops trailing *weights* equal to a space's (MariaDB's
+        // comparison pads with them): another space character (U+3000 under
+        // UCA) or a space followed by ignorable characters counts too.
+        let space = match self.pad_space() {
+            true => self.space_weight(),
+            false => None,
+        };
+        let mut spaces = 0usize;
+        let mut push = |w: Option<u16>, out: &mut Vec<u8>| {
+            if w.is_some() && w == space {
+                spaces += 1;
+                return;
+            }
+            for _ in 0..std::mem::take(&mut spaces) {
+                out.extend_from_slice(&space.unwrap_or(0).to_be_bytes());
+            }
+            if let Some(w) = w {
+                out.extend_from_slice(&w.to_be_bytes());
+            }
+        };
         for_each_char(s, |c| match c {
-            Ok(c) => out.extend_from_slice(&self.weight(c).to_be_bytes()),
-            Err(b) => out.extend_from_slice(&[0xFF, 0xFF, b]),
+            Ok(c) => self.char_weights(c, &mut |w| push(Some(w), out)),
+            Err(b) => {
+                push(None, out);
+                out.extend_from_slice(&[0xFF, 0xFF, b]);
+            }
         });
+    }
+
+    /// The single weight of a space (None if it had several or none).
+    fn space_weight(self) -> Option<u16> {
+        let (mut w, mut n) = (0, 0);
+        self.char_weights(' ', &mut |x| {
+            w = x;
+            n += 1;
+        });
+        (n == 1).then_some(w)
     }
 
     /// Compares two strings under the collation.
     pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
         let (a, b) = (self.trim(a), self.trim(b));
-        if self.is_bytewise() {
+        if self.is_bin() {
             return a.cmp(b);
         }
-        if a.is_ascii() && b.is_ascii() && self.is_ci() {
-            // Every ci collation here weighs ASCII as its upper-case letter.
+        let upper_ascii = matches!(self.weigh(), Weigh::General)
+            || matches!(
+                self,
+                Collation::Latin1SwedishCi | Collation::Latin1SwedishNopadCi
+            );
+        if upper_ascii && a.is_ascii() && b.is_ascii() {
+            // general_ci and latin1_swedish_ci weigh ASCII as its upper case.
             let up = |x: &u8| x.to_ascii_uppercase();
             return a.iter().map(up).cmp(b.iter().map(up));
         }
@@ -252,20 +531,48 @@ impl Collation {
     }
 
     /// True when two characters are equal under the collation (LIKE's
-    /// per-character test).
+    /// per-character test: their whole weight sequences are equal).
     pub fn char_eq(self, a: char, b: char) -> bool {
-        a == b || (!self.is_bytewise() && self.weight(a) == self.weight(b))
+        if a == b {
+            return true;
+        }
+        if self.is_bin() {
+            return false;
+        }
+        let (mut wa, mut wb) = ([0u16; 8], [0u16; 8]);
+        let (mut na, mut nb) = (0, 0);
+        self.char_weights(a, &mut |w| {
+            if let Some(x) = wa.get_mut(na) {
+                *x = w;
+            }
+            na += 1;
+        });
+        self.char_weights(b, &mut |w| {
+            if let Some(x) = wb.get_mut(nb) {
+                *x = w;
+            }
+            nb += 1;
+        });
+        na == nb && wa == wb
     }
 
     /// A sort key whose bytes compare like the strings do under the
     /// collation and which contains no space byte (0x20), so that a
     /// PAD SPACE byte comparison of two keys is a plain byte comparison:
-    /// each 16-bit weight becomes three base-94 digits 0x21..=0x7E.
+    /// each 16-bit weight becomes three base-94 digits 0x21..=0x7E (each
+    /// byte two digits for a NO PAD `_bin` collation).
     pub fn sort_key(self, s: &[u8]) -> Vec<u8> {
         let mut w = Vec::with_capacity(s.len() * 2);
         self.weights(s, &mut w);
         if self.is_bytewise() {
             return w;
+        }
+        let digit = |x: u32| 0x21 + (x % 94) as u8;
+        if self.is_bin() {
+            return w
+                .iter()
+                .flat_map(|&b| [digit(b as u32 / 94), digit(b as u32)])
+                .collect();
         }
         let mut out = Vec::with_capacity(w.len() / 2 * 3 + 2);
         let mut i = 0;
@@ -273,19 +580,24 @@ impl Collation {
             if w[i] == 0xFF && w.get(i + 1) == Some(&0xFF) && i + 2 < w.len() {
                 // A byte that is not UTF-8: after every character.
                 let b = w[i + 2] as u32;
-                out.extend_from_slice(&[0x7E, 0x7E, 0x21 + (b / 94) as u8, 0x21 + (b % 94) as u8]);
+                out.extend_from_slice(&[0x7E, 0x7E, digit(b / 94), digit(b)]);
                 i += 3;
                 continue;
             }
             let x = u16::from_be_bytes([w[i], *w.get(i + 1).unwrap_or(&0)]) as u32;
-            out.extend_from_slice(&[
-                0x21 + (x / 8836) as u8,
-                0x21 + (x / 94 % 94) as u8,
-                0x21 + (x % 94) as u8,
-            ]);
+            out.extend_from_slice(&[digit(x / 8836), digit(x / 94), digit(x)]);
             i += 2;
         }
         out
+    }
+}
+
+/// Lower case, `utf8_` read as `utf8mb3_`.
+fn canonical_name(name: &str) -> String {
+    let n = name.to_ascii_lowercase();
+    match n.strip_prefix("utf8_") {
+        Some(rest) => format!("utf8mb3_{rest}"),
+        None => n,
     }
 }
 
@@ -380,5 +692,69 @@ mod tests {
             Collation::from_name("UTF8_GENERAL_CI"),
             Some(Collation::Utf8mb3GeneralCi)
         );
+    }
+    #[test]
+    fn unicode_ci_expands_and_ignores_as_mariadb() {
+        // Each answer observed on MariaDB 10.11.
+        for c in [Collation::Utf8mb4UnicodeCi, Collation::Utf8mb3Unicode520Ci] {
+            let eq = |a: &str, b: &str| c.compare(a.as_bytes(), b.as_bytes());
+            assert_eq!(eq("straße", "STRASSE"), Ordering::Equal);
+            assert_eq!(eq("a\0", "a"), Ordering::Equal, "NUL is ignorable");
+            assert_eq!(eq("ß", "s"), Ordering::Greater);
+            assert_eq!(eq("_", "a"), Ordering::Less, "punctuation before letters");
+            assert_eq!(eq("9", "a"), Ordering::Less);
+            assert_eq!(eq("Å", "a"), Ordering::Equal);
+            assert_eq!(eq("a ", "A"), Ordering::Equal);
+            assert!(!c.char_eq('ß', 's'));
+            assert!(c.char_eq('Ä', 'a'));
+        }
+        let nopad = Collation::Utf8mb4UnicodeNopadCi;
+        assert_eq!(nopad.compare(b"a ", b"A"), Ordering::Greater);
+        assert_eq!(
+            Collation::Utf8mb4NopadBin.compare(b"a", b"a "),
+            Ordering::Less
+        );
+        assert_eq!(
+            Collation::Utf8mb4GeneralNopadCi.compare(b"a ", b"A "),
+            Ordering::Equal
+        );
+        let cs = Collation::Latin1GeneralCs;
+        assert_eq!(cs.compare(b"a", b"A"), Ordering::Greater);
+        assert_eq!(cs.compare(b"a ", b"a"), Ordering::Equal);
+    }
+
+    #[test]
+    fn known_but_unsupported_names() {
+        for n in [
+            "utf8mb4_0900_ai_ci",
+            "UTF8MB4_0900_AS_CS",
+            "utf8mb4_0900_bin",
+            "utf8mb4_uca1400_ai_ci",
+            "utf8mb4_uca1400_nopad_as_cs",
+            "utf8mb4_uca1400_swedish_nopad_ai_ci",
+            "utf8mb4_swedish_ci",
+            "utf8_german2_ci",
+            "utf8mb4_sv_0900_ai_ci",
+            "utf8mb4_general_mysql500_ci",
+            "latin1_german1_ci",
+            "ascii_general_ci",
+        ] {
+            assert!(Collation::known_unsupported(n), "{n}");
+            assert_eq!(Collation::from_name(n), None, "{n}");
+        }
+        for n in [
+            "utf8mb4_nonsense_ci",
+            "foo",
+            "utf8mb4_",
+            "latin1_unicode_ci",
+        ] {
+            assert!(!Collation::known_unsupported(n), "{n}");
+        }
+        for c in ALL {
+            assert!(
+                !Collation::known_unsupported(c.name()) || c.is_bin(),
+                "{c:?}"
+            );
+        }
     }
 }

@@ -120,7 +120,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 text(s.inst.txdb.db().describe_levels()),
             ]],
         ),
-        ShowStmt::Collation => rows(
+        ShowStmt::Collation { like } => rows(
             sink,
             &[
                 "Collation",
@@ -132,6 +132,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
             ],
             rel::collation::ALL
                 .iter()
+                .filter(|c| like.as_ref().is_none_or(|p| vars::like_ci(c.name(), p)))
                 .map(|c| {
                     let dflt =
                         rel::collation::Collation::default_of_charset(c.charset()) == Some(*c);
@@ -141,16 +142,17 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                         Value::Int(c.id() as i64),
                         text(if dflt { "Yes" } else { "" }),
                         text("Yes"),
-                        Value::Int(1),
+                        Value::Int(c.sortlen() as i64),
                     ]
                 })
                 .collect(),
         ),
-        ShowStmt::Charset => rows(
+        ShowStmt::Charset { like } => rows(
             sink,
             &["Charset", "Description", "Default collation", "Maxlen"],
             crate::infoschema::charsets()
                 .into_iter()
+                .filter(|(cs, ..)| like.as_ref().is_none_or(|p| vars::like_ci(cs, p)))
                 .map(|(cs, dflt, desc)| {
                     vec![
                         text(cs),

@@ -16,6 +16,9 @@ use std::sync::{Arc, RwLock};
 
 /// Version byte of the stored statistics record.
 pub const STATS_VERSION: u8 = 1;
+/// ANALYZE reads at most this many keys per index; past it, counts are
+/// scaled to the engine's estimate of the index's entries.
+pub const SAMPLE_KEYS: u64 = 1 << 21;
 
 /// What ANALYZE TABLE found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -171,10 +174,31 @@ pub fn engine_rows(db: &Db, def: &TableDef) -> u64 {
 /// weights, so distinct means distinct under the column's collation).
 /// `stop` is polled between keys (KILL).
 pub fn analyze(db: &Db, t: &Table, stop: &dyn Fn() -> bool) -> Result<TableStats> {
+    analyze_with(db, t, stop, SAMPLE_KEYS)
+}
+
+/// `analyze` reading at most `cap` keys per index: an index with more is
+/// sampled from its start, its row count taken from the engine's estimate
+/// and each prefix's distinct count scaled by the unread share when the
+/// sample kept finding new values (a prefix with few values keeps its
+/// count).
+pub fn analyze_with(db: &Db, t: &Table, stop: &dyn Fn() -> bool, cap: u64) -> Result<TableStats> {
     let def = &t.def;
     let mut out = TableStats::default();
     for ix in def.indexes() {
-        let (n, d) = scan_index(db, def, ix, stop)?;
+        let (mut n, mut d) = scan_index(db, def, ix, stop, cap)?;
+        if n >= cap {
+            let lo = keycodec::index_prefix(ix.id);
+            let hi = keycodec::index_prefix(ix.id.wrapping_add(1));
+            let total = db.approximate_entries(&lo, &hi, 1 << 22)?.max(n);
+            let scale = total as f64 / n as f64;
+            for x in d.iter_mut() {
+                if *x > n / 10 {
+                    *x = ((*x as f64) * scale).min(total as f64) as u64;
+                }
+            }
+            n = total;
+        }
         if ix.primary {
             out.rows = n;
         }
@@ -191,6 +215,7 @@ fn scan_index(
     def: &TableDef,
     ix: &Index,
     stop: &dyn Fn() -> bool,
+    cap: u64,
 ) -> Result<(u64, Vec<u64>)> {
     let lo = keycodec::index_prefix(ix.id).to_vec();
     let hi = keycodec::index_prefix(ix.id.wrapping_add(1)).to_vec();
@@ -209,7 +234,7 @@ fn scan_index(
     let mut prev: Vec<u8> = Vec::new();
     let mut prev_ends: Vec<usize> = Vec::new();
     let mut n = 0u64;
-    while it.valid() {
+    while it.valid() && n < cap {
         if n.is_multiple_of(1024) && stop() {
             return Err(Error::Internal("interrupted".into()));
         }
@@ -240,4 +265,32 @@ fn scan_index(
     }
     it.status()?;
     Ok((n, distinct))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_form_round_trips_and_bad_records_fail() {
+        let s = TableStats {
+            rows: 12345,
+            indexes: vec![(256, vec![12345]), (257, vec![20, 400])],
+        };
+        let b = s.encode();
+        assert_eq!(TableStats::decode(&b).unwrap(), s);
+        assert_eq!(s.distinct(257, 2), Some(400));
+        assert_eq!(s.distinct(257, 3), None);
+        assert_eq!(s.distinct(257, 0), None);
+        // Every truncation, trailing bytes and another version are errors.
+        for n in 0..b.len() {
+            assert!(TableStats::decode(&b[..n]).is_err(), "{n}");
+        }
+        let mut long = b.clone();
+        long.push(0);
+        assert!(TableStats::decode(&long).is_err());
+        let mut v2 = b;
+        v2[0] = 2;
+        assert!(TableStats::decode(&v2).is_err());
+    }
 }

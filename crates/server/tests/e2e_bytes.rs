@@ -111,4 +111,19 @@ fn a_latin1_client_is_read_and_answered_in_latin1() {
         raw_query(&mut u, b"SELECT s FROM t WHERE id = 2"),
         vec![Some("ü".as_bytes().to_vec())]
     );
+    // The handshake's collation becomes @@collation_connection; MySQL 8's
+    // utf8mb4_0900_ai_ci (255), which Strata lacks, connects with the
+    // character set's default, as MariaDB 10.11 does.
+    for (id, want) in [
+        (255, "utf8mb4_general_ci"),
+        (224, "utf8mb4_unicode_ci"),
+        (8, "latin1_swedish_ci"),
+    ] {
+        let mut m = login_with(srv.port, Some("l"), id).unwrap();
+        assert_eq!(
+            raw_query(&mut m, b"SELECT @@collation_connection"),
+            vec![Some(want.as_bytes().to_vec())],
+            "handshake collation {id}"
+        );
+    }
 }

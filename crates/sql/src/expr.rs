@@ -412,7 +412,9 @@ fn neg(v: Value) -> Result<Value> {
                 return Err(out_of_range("-"));
             }
         }
-        Value::Decimal(m, s) => Value::Decimal(-m, s),
+        Value::Decimal(m, s) => {
+            Value::Decimal(m.checked_neg().ok_or_else(|| out_of_range("-"))?, s)
+        }
         Value::Double(d) => Value::Double(-d),
         other => Value::Double(-other.to_f64().unwrap_or(0.0)),
     })

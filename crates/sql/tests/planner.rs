@@ -486,3 +486,24 @@ fn tpcc_stock_level_keeps_its_plan() {
     let want = q(&mut s, &format!("SELECT STRAIGHT_JOIN {}", &sql[7..]));
     assert_eq!(q(&mut s, sql), want);
 }
+
+#[test]
+fn analyze_samples_big_indexes() {
+    let d = testkit::TempDir::new("sql-planner-sample");
+    let inst = Instance::open(&d.0, &InstanceOptions::default()).unwrap();
+    let mut s = inst.session(1, "root", None);
+    big_and_small(&mut s);
+    let t = inst.catalog.state().table("jo", "big").unwrap().clone();
+    // Reading all keys: exact.
+    let full = rel::stats::analyze_with(inst.txdb.db(), &t, &|| false, 1 << 20).unwrap();
+    assert_eq!(full.rows, 2000);
+    assert_eq!(full.distinct(t.def.pk.id, 1), Some(2000));
+    assert_eq!(full.distinct(t.def.secondary[0].id, 1), Some(20));
+    // A sample of 500 keys: the row count from the engine, the primary
+    // key's distinct values scaled, the few sid values kept as counted.
+    let part = rel::stats::analyze_with(inst.txdb.db(), &t, &|| false, 500).unwrap();
+    assert_eq!(part.rows, 2000);
+    assert_eq!(part.distinct(t.def.pk.id, 1), Some(2000));
+    let sid = part.distinct(t.def.secondary[0].id, 1).unwrap();
+    assert!((1..=20).contains(&sid), "{sid}");
+}

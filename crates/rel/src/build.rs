@@ -90,12 +90,10 @@ fn fill(txdb: &TxnDb, t: &Table, ix: &Index, keys: &[Vec<u8>], lock_wait: Durati
             match held {
                 Some(h) if h == key => continue,
                 Some(_) => {
-                    let txt: Vec<String> = ix
-                        .columns
-                        .iter()
-                        .map(|&c| String::from_utf8_lossy(&row.values[c].text()).into_owned())
-                        .collect();
-                    return Err(Error::DupKey(txt.join("-"), ix.name.clone()));
+                    return Err(Error::DupKey(
+                        rt::key_text(ix, &row.values),
+                        ix.name.clone(),
+                    ));
                 }
                 None => {}
             }

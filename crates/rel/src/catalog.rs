@@ -52,6 +52,9 @@ pub struct Table {
     /// since the instance opened): an older read view must not read them
     /// (MySQL's 1412). Ids not listed are complete for every read view.
     pub since: Vec<(u32, u64)>,
+    /// The new definition an online ALTER TABLE is filling (`shadow`):
+    /// writers apply their changes to it too.
+    pub shadow: Option<Arc<crate::shadow::Shadow>>,
     /// Estimated rows and ANALYZE's statistics (planner input), shared
     /// with the table's earlier and later `Table`s.
     pub estimate: Arc<crate::stats::Estimate>,
@@ -67,6 +70,7 @@ impl Table {
             frozen: AtomicU64::new(u64::MAX),
             building: Vec::new(),
             since: Vec::new(),
+            shadow: None,
             estimate: Arc::default(),
         }
     }

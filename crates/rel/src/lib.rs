@@ -35,6 +35,7 @@ pub mod rebuild;
 pub mod rowcodec;
 mod scan;
 pub mod schema;
+pub mod shadow;
 pub mod stats;
 pub mod table;
 pub mod temporal;

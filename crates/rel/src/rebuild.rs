@@ -9,8 +9,8 @@
 use crate::catalog::Table;
 use crate::keycodec;
 use crate::scan::scan;
-use crate::schema::{Index, TableDef};
-use crate::table::{self as rt, Row};
+use crate::schema::TableDef;
+use crate::table::{self as rt, key_text, Row};
 use crate::value::Value;
 use crate::Error;
 use lsm::{Db, WriteBatch, WriteOptions};
@@ -28,14 +28,6 @@ pub struct Copied {
     pub auto_inc: u64,
     /// One more than the largest hidden primary key written (1 if none).
     pub hidden_next: u64,
-}
-
-fn key_text(ix: &Index, row: &[Value]) -> String {
-    ix.columns
-        .iter()
-        .map(|&c| String::from_utf8_lossy(&row[c].text()).into_owned())
-        .collect::<Vec<_>>()
-        .join("-")
 }
 
 /// Copies every row of `old` (as of now) into `new`: `convert(row, n)`

@@ -241,6 +241,11 @@ pub fn get(
 
 /// The text of a duplicate key for error 1062 (values joined by '-').
 fn dup_text(_def: &TableDef, ix: &Index, row: &[Value]) -> String {
+    key_text(ix, row)
+}
+
+/// The text of `row`'s key in index `ix` (values joined by '-').
+pub fn key_text(ix: &Index, row: &[Value]) -> String {
     ix.columns
         .iter()
         .map(|&c| String::from_utf8_lossy(&row[c].text()).into_owned())
@@ -327,6 +332,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
     for ix in t.write_indexes() {
         txn.put(DEFAULT_CF, &sk_key(def, ix, row, hidden)?, &[]);
     }
+    crate::shadow::mirror_put(txn, t, &key, row, hidden)?;
     t.estimate.add(1);
     Ok(key)
 }
@@ -363,6 +369,7 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
         txn.put(DEFAULT_CF, &sk_key(def, ix, new, old.hidden)?, &[]);
     }
     txn.put(DEFAULT_CF, &new_key, &row_value(def, new));
+    crate::shadow::mirror_put(txn, t, &new_key, new, old.hidden)?;
     Ok(())
 }
 
@@ -384,6 +391,7 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     for ix in t.write_indexes() {
         txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
     }
+    crate::shadow::mirror_delete(txn, t, &key)?;
     t.estimate.add(-1);
     Ok(())
 }

@@ -241,7 +241,11 @@ fn unsupported_forms_are_refused() {
         "ALTER TABLE t ADD COLUMN x INT, ALGORITHM=INPLACE, LOCK=DEFAULT",
     );
     assert_eq!(
-        fails(&mut s, "ALTER TABLE t MODIFY x BIGINT, LOCK=NONE").0,
+        fails(
+            &mut s,
+            "ALTER TABLE t MODIFY x BIGINT, ALGORITHM=COPY, LOCK=NONE"
+        )
+        .0,
         1846
     );
     assert_eq!(

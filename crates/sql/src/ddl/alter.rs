@@ -14,7 +14,9 @@
 //!   under fresh index ids (`rel::rebuild`), with MySQL's strict conversion
 //!   errors, and the new definition replaces the old one in one write.
 //!
-//! All three hold writers out while they run (`install`): the old table is
+//! A rebuild runs online when it can (`online`: writers go on, the ALTER
+//! fails if one of their rows does not convert); otherwise, and for the
+//! other two, writers are held out while it runs (`install`): the old table is
 //! frozen for transactions that begin from then on (their writes fail with
 //! `TableChanged` and `dispatch` runs the statement again once the ALTER is
 //! over), and the ALTER waits for older transactions to end before it copies
@@ -23,6 +25,7 @@
 //! commit is one synced catalog write.
 use super::define::{column_spec, const_eval};
 use super::install::{classify, install, Change};
+use super::online;
 use super::{fkey, split_name};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
@@ -160,8 +163,8 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     };
     let label = table_label(&old.def);
     let mut w = Work::new(&old.def);
-    let mut instant_only = false;
-    let mut lock_none = false;
+    let mut algorithm = ast::AlterTableAlgorithm::Default;
+    let mut lock = ast::AlterTableLock::Default;
     let mut notes = Vec::new();
     for op in &at.operations {
         match op {
@@ -322,10 +325,8 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                     return Err(SqlError::cant_drop_foreign_key(&name.value));
                 }
             }
-            Op::Algorithm { algorithm, .. } => {
-                instant_only = matches!(algorithm, ast::AlterTableAlgorithm::Instant)
-            }
-            Op::Lock { lock, .. } => lock_none = matches!(lock, ast::AlterTableLock::None),
+            Op::Algorithm { algorithm: a, .. } => algorithm = *a,
+            Op::Lock { lock: l, .. } => lock = *l,
             Op::AutoIncrement { value, .. } => {
                 let v = const_eval(&ast::Expr::Value(value.clone()))?;
                 w.auto_inc = Some(v.to_i128().unwrap_or(0).clamp(0, u64::MAX as i128) as u64);
@@ -346,25 +347,69 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     crate::check::refuse_cascaded(&def)?;
     let children = fk_consistency(&old.def, &def, &st, &positions)?;
     let change = classify(&old.def, &def, &w, &positions);
-    if change == Change::Rebuild && instant_only {
-        return Err(SqlError::alter_not_supported(
-            "ALGORITHM=INSTANT",
-            "this change rewrites the table's rows",
-            "ALGORITHM=COPY",
-        ));
+    let blocker = match change {
+        Change::Rebuild => online::blocker(&st, &old, &def, &w, &positions, children.len()),
+        _ => None,
+    };
+    let online = way(change, blocker, algorithm, lock)?;
+    for n in notes {
+        s.warn("Note", n);
     }
-    if change == Change::Rebuild && lock_none {
+    let rows = if online {
+        online::install_online(s, &old, def, &w)?
+    } else {
+        install(s, &old, def, change, children, &w)?
+    };
+    Ok(Outcome::affected(rows))
+}
+
+/// Whether a rebuild runs online (else with writers held out), honouring
+/// ALGORITHM= and LOCK= as MariaDB does: a change they do not allow is
+/// refused with 1846. `blocker`: why a rebuild cannot run online.
+fn way(
+    change: Change,
+    blocker: Option<&'static str>,
+    algorithm: ast::AlterTableAlgorithm,
+    lock: ast::AlterTableLock,
+) -> Result<bool> {
+    use ast::AlterTableAlgorithm as A;
+    use ast::AlterTableLock as L;
+    // COPY always copies (MariaDB), whatever the change.
+    if algorithm == A::Copy && lock == L::None {
         return Err(SqlError::alter_not_supported(
             "LOCK=NONE",
             "COPY algorithm requires a lock",
             "LOCK=SHARED",
         ));
     }
-    for n in notes {
-        s.warn("Note", n);
+    if change != Change::Rebuild {
+        return Ok(false);
     }
-    let rows = install(s, &old, def, change, children, &w)?;
-    Ok(Outcome::affected(rows))
+    if algorithm == A::Instant {
+        return Err(SqlError::alter_not_supported(
+            "ALGORITHM=INSTANT",
+            "this change rewrites the table's rows",
+            "ALGORITHM=COPY",
+        ));
+    }
+    if algorithm == A::Copy {
+        return Ok(false);
+    }
+    match blocker {
+        Some(why) if lock == L::None => Err(SqlError::alter_not_supported(
+            "LOCK=NONE",
+            why,
+            "LOCK=SHARED",
+        )),
+        Some(why) if algorithm == A::Inplace => Err(SqlError::alter_not_supported(
+            "ALGORITHM=INPLACE",
+            why,
+            "ALGORITHM=COPY",
+        )),
+        Some(_) => Ok(false),
+        // LOCK=SHARED/EXCLUSIVE ask for writers held out.
+        None => Ok(matches!(lock, L::Default | L::None)),
+    }
 }
 
 /// Keys a column's options declare (PRIMARY KEY, UNIQUE, REFERENCES).

@@ -1,6 +1,7 @@
 //! Installing an altered table definition (see `alter`): deciding whether
-//! rows must be rewritten (`classify`), and doing it with writers held
-//! out (`install`): the tables are frozen at a new catalog version, older
+//! rows must be rewritten (`classify`), the conversion of a rewritten row
+//! (`converter`, shared with the online rebuild in `online`), and doing it
+//! with writers held out (`install`): the tables are frozen at a new catalog version, older
 //! transactions are waited for, rows are copied into fresh index ids when
 //! the layout changed (`rel::rebuild`, with ALTER TABLE's conversion
 //! errors), and the new definitions are committed in one catalog write.
@@ -178,6 +179,43 @@ fn convert_value(v: Value, c: &Column, row: u64) -> Result<Value> {
     })
 }
 
+/// The conversion of an old row (and its number, from 1) into `def`'s
+/// columns for a rebuild: `src[i]` is the old position of new column `i`
+/// (None: added, it gets its fill value or, AUTO_INCREMENT, the row
+/// number), values converted with ALTER TABLE's errors, then `checks`.
+pub(super) fn converter(
+    old: TableDef,
+    def: TableDef,
+    src: Vec<Option<usize>>,
+    now: i64,
+    checks: Option<crate::check::Checks>,
+) -> impl Fn(&rel::table::Row, u64) -> Result<Vec<Value>> {
+    let fills: Vec<Value> = def.columns.iter().map(|c| fill_value(c, now)).collect();
+    move |row, n| {
+        let mut out = Vec::with_capacity(def.columns.len());
+        for (i, c) in def.columns.iter().enumerate() {
+            let v = match src[i] {
+                Some(oc) => {
+                    let v = row.values[oc].clone();
+                    let o = &old.columns[oc];
+                    if o.ty == c.ty && (c.nullable || !v.is_null()) {
+                        v
+                    } else {
+                        convert_value(v, c, n)?
+                    }
+                }
+                None if c.auto_increment => Value::Int(n as i64),
+                None => fills[i].clone(),
+            };
+            out.push(v);
+        }
+        if let Some(c) = &checks {
+            c.verify_always(&out, &crate::expr::NoEnv)?;
+        }
+        Ok(out)
+    }
+}
+
 /// Installs `def` in place of `old` (and the children's new definitions),
 /// holding writers out (see the module comment). Returns the rows copied.
 pub(super) fn install(
@@ -195,7 +233,7 @@ pub(super) fn install(
     let thaw = hold_writers(s, &frozen)?;
     let now = crate::env::now_micros();
     // New checks hold for every row; so must all of them for rewritten rows.
-    let checks = if w.checks_added || (change == Change::Rebuild && !def.checks.is_empty()) {
+    let mut checks = if w.checks_added || (change == Change::Rebuild && !def.checks.is_empty()) {
         match crate::check::Checks::of(&def) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -241,31 +279,8 @@ pub(super) fn install(
                 thaw();
                 return Err(e.into());
             }
-            let fills: Vec<Value> = def.columns.iter().map(|c| fill_value(c, now)).collect();
             let src: Vec<Option<usize>> = w.cols.iter().map(|c| c.source).collect();
-            let convert = |row: &rel::table::Row, n: u64| -> Result<Vec<Value>> {
-                let mut out = Vec::with_capacity(def.columns.len());
-                for (i, c) in def.columns.iter().enumerate() {
-                    let v = match src[i] {
-                        Some(oc) => {
-                            let v = row.values[oc].clone();
-                            let o = &old.def.columns[oc];
-                            if o.ty == c.ty && (c.nullable || !v.is_null()) {
-                                v
-                            } else {
-                                convert_value(v, c, n)?
-                            }
-                        }
-                        None if c.auto_increment => Value::Int(n as i64),
-                        None => fills[i].clone(),
-                    };
-                    out.push(v);
-                }
-                if let Some(c) = &checks {
-                    c.verify_always(&out, &crate::expr::NoEnv)?;
-                }
-                Ok(out)
-            };
+            let convert = converter(old.def.clone(), def.clone(), src, now, checks.take());
             let r = rel::rebuild::copy_rows(cat.db(), old, &def, convert)
                 .and_then(|c| validate_new_keys(s, &def, old).map(|_| c));
             match r {

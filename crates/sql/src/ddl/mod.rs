@@ -9,6 +9,7 @@ mod create;
 mod define;
 mod fkey;
 mod install;
+mod online;
 mod rename;
 mod view;
 

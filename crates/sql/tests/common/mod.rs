@@ -37,6 +37,31 @@ pub fn session_in_d(db: &TestDb) -> Session {
     s
 }
 
+/// (code, message) of a failing statement (panics if it succeeds).
+pub fn fails(s: &mut Session, sql: &str) -> (u16, String) {
+    let mut c = Collect::default();
+    let e = s.query(sql, &mut c).expect_err(sql);
+    (e.code, e.msg)
+}
+
+/// SHOW CREATE TABLE's statement for `table`.
+pub fn show_create(s: &mut Session, table: &str) -> String {
+    let r = rows(s, &format!("SHOW CREATE TABLE {table}"));
+    r[0].split_once('|')
+        .map(|x| x.1.to_string())
+        .unwrap_or_default()
+}
+
+/// Asserts CHECK TABLE `table` answers OK.
+pub fn check_ok(s: &mut Session, table: &str) {
+    let r = rows(s, &format!("CHECK TABLE {table}"));
+    assert_eq!(
+        r[0].rsplit('|').next(),
+        Some("OK"),
+        "CHECK TABLE {table}: {r:?}"
+    );
+}
+
 /// The error code a statement fails with (panics if it succeeds).
 pub fn err(s: &mut Session, sql: &str) -> u16 {
     let mut c = Collect::default();

@@ -205,6 +205,7 @@ impl Catalog {
         );
         n.building = cur.building.clone();
         n.since = cur.since.clone();
+        n.estimate = cur.estimate.clone();
         n
     }
 }

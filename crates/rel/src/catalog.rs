@@ -11,6 +11,7 @@
 //! 00000001 'N'                           -> u32 LE           next index id
 //! 00000001 'P' <first id u32 BE>          -> end id u32 LE    ids a rebuild fills
 //! 00000001 'V' <db name> 00 <view name>  -> ViewDef bytes    a view
+//! 00000001 'S' <db name> 00 <table name> -> TableStats bytes statistics
 //! ```
 use crate::collation::Collation;
 use crate::keycodec::{self, prefix_successor};
@@ -51,6 +52,9 @@ pub struct Table {
     /// since the instance opened): an older read view must not read them
     /// (MySQL's 1412). Ids not listed are complete for every read view.
     pub since: Vec<(u32, u64)>,
+    /// Estimated rows and ANALYZE's statistics (planner input), shared
+    /// with the table's earlier and later `Table`s.
+    pub estimate: Arc<crate::stats::Estimate>,
 }
 
 impl Table {
@@ -63,6 +67,7 @@ impl Table {
             frozen: AtomicU64::new(u64::MAX),
             building: Vec::new(),
             since: Vec::new(),
+            estimate: Arc::default(),
         }
     }
 
@@ -248,6 +253,7 @@ impl Catalog {
         it.seek(&lo);
         let mut defs = Vec::new();
         let mut pending = Vec::new();
+        let mut stats: HashMap<(String, String), crate::stats::TableStats> = HashMap::new();
         while it.valid() {
             let k = &it.key()[4..];
             match k.first() {
@@ -278,6 +284,16 @@ impl Catalog {
                         st.unreadable.insert((db, name), e.to_string());
                     }
                 },
+                Some(b'S') => {
+                    // Statistics only guide plans: a bad record is ignored.
+                    let (db, name) = split_name(&k[1..]);
+                    match crate::stats::TableStats::decode(it.value()) {
+                        Ok(s) => {
+                            stats.insert((db, name), s);
+                        }
+                        Err(e) => eprintln!("strata: statistics of {db}.{name} ignored: {e}"),
+                    }
+                }
                 Some(b'N') => {
                     let v = it.value();
                     if v.len() != 4 {
@@ -309,7 +325,8 @@ impl Catalog {
         }
         for def in defs {
             let (d, n) = (def.db.clone(), def.name.clone());
-            match load_table(&db, def) {
+            let s = stats.remove(&(d.clone(), n.clone()));
+            match load_table(&db, def, s) {
                 Ok(t) => {
                     st.tables.insert((d, n), Arc::new(t));
                 }
@@ -426,6 +443,7 @@ impl Catalog {
         b.delete(&key(b'D', &[name.as_bytes()]));
         for t in &tables {
             b.delete(&key(b'T', &[t.def.db.as_bytes(), t.def.name.as_bytes()]));
+            b.delete(&key(b'S', &[t.def.db.as_bytes(), t.def.name.as_bytes()]));
         }
         for v in st.view_names(name) {
             b.delete(&key(b'V', &[name.as_bytes(), v.as_bytes()]));
@@ -512,6 +530,7 @@ impl Catalog {
         };
         let mut b = WriteBatch::new();
         b.delete(&key(b'T', &[db.as_bytes(), name.as_bytes()]));
+        b.delete(&key(b'S', &[db.as_bytes(), name.as_bytes()]));
         self.db.write(sync(), b)?;
         self.publish(|st| {
             st.tables.remove(&(db.to_string(), name.to_string()));
@@ -563,6 +582,9 @@ impl Catalog {
         let mut t = Table::new(def, ai, hn);
         t.since = Table::since_after(&t.def, Some(&old), self.db.latest_sequence());
         t.building = old.building.clone();
+        if !fresh_pk {
+            t.estimate = old.estimate.clone();
+        }
         let t = Arc::new(t);
         let t2 = t.clone();
         self.publish(|st| {
@@ -579,6 +601,27 @@ impl Catalog {
             }
         }
         Ok(t)
+    }
+
+    /// Stores ANALYZE's statistics of `t` (one synced write) and installs
+    /// them as its estimates.
+    pub fn store_stats(&self, t: &Table, s: crate::stats::TableStats) -> Result<()> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        if !st
+            .table(&t.def.db, &t.def.name)
+            .is_some_and(|cur| Arc::ptr_eq(&cur.estimate, &t.estimate))
+        {
+            return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
+        }
+        let mut b = WriteBatch::new();
+        b.put(
+            &key(b'S', &[t.def.db.as_bytes(), t.def.name.as_bytes()]),
+            &s.encode(),
+        );
+        self.db.write(sync(), b)?;
+        t.estimate.set(s);
+        Ok(())
     }
 
     /// The engine.
@@ -671,6 +714,7 @@ impl Catalog {
         let mut b = WriteBatch::new();
         for n in &leaving {
             b.delete(&key(b'T', &[n.0.as_bytes(), n.1.as_bytes()]));
+            b.delete(&key(b'S', &[n.0.as_bytes(), n.1.as_bytes()]));
         }
         for c in &changes {
             b.put(
@@ -695,6 +739,9 @@ impl Catalog {
                 });
                 let mut t = Table::new(c.def.clone(), ai.max(c.auto_inc), hn.max(c.hidden_next));
                 t.since = Table::since_after(&t.def, c.from.as_deref(), seq);
+                if let Some(f) = &c.from {
+                    t.estimate = f.estimate.clone();
+                }
                 Arc::new(t)
             })
             .collect();
@@ -854,7 +901,7 @@ pub(crate) fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
 /// Builds the in-memory table, recovering its counters from the data: the
 /// next AUTO_INCREMENT value is one more than the largest stored in an
 /// index led by that column (InnoDB before 8.0 does the same).
-fn load_table(db: &Db, def: TableDef) -> Result<Table> {
+fn load_table(db: &Db, def: TableDef, stats: Option<crate::stats::TableStats>) -> Result<Table> {
     let mut auto = 1u64;
     if let Some(c) = def.auto_inc_column() {
         if let Some(ix) = def.indexes().find(|ix| ix.columns.first() == Some(&c)) {
@@ -878,7 +925,13 @@ fn load_table(db: &Db, def: TableDef) -> Result<Table> {
             }
         }
     }
-    Ok(Table::new(def, auto, hidden))
+    let rows = match &stats {
+        Some(s) => s.rows,
+        None => crate::stats::engine_rows(db, &def),
+    };
+    let mut t = Table::new(def, auto, hidden);
+    t.estimate = Arc::new(crate::stats::Estimate::new(rows, stats));
+    Ok(t)
 }
 
 fn last_key(db: &Db, index_id: u32) -> Result<Option<Vec<u8>>> {

@@ -33,6 +33,7 @@ pub mod rebuild;
 pub mod rowcodec;
 mod scan;
 pub mod schema;
+pub mod stats;
 pub mod table;
 pub mod temporal;
 pub mod value;

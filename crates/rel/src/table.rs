@@ -327,6 +327,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
     for ix in t.write_indexes() {
         txn.put(DEFAULT_CF, &sk_key(def, ix, row, hidden)?, &[]);
     }
+    t.estimate.add(1);
     Ok(key)
 }
 
@@ -383,5 +384,6 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     for ix in t.write_indexes() {
         txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
     }
+    t.estimate.add(-1);
     Ok(())
 }

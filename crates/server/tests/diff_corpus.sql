@@ -659,3 +659,24 @@ SELECT 7 MOD 2, 7 MOD 2 * 3, !0, !1 + 1, NOT 0 + 1, !(1 > 2), 2 - !0
 CREATE TABLE cp (a INT, b INT, s VARCHAR(5), CHECK (not (a > 1 or b > 2)), CHECK (not (a + 1)), CHECK (not a), CHECK (not a between 1 and 2), CHECK (a not regexp 'x'), CHECK (s like 'x' escape '!'), CHECK (a - (b - 1) > 0 and a - b - 1 > 0), CHECK ((a > 1) = (b > 1)), CHECK (s not like 'x%'), CHECK (a in (1,2) is not null), CHECK (a <=> b or ~a or a & 3 | 1 = 1), CHECK (concat(s,'x') != 'y'), CHECK (1.50 < a and a > -1e3), CHECK (case a when 1 then 2 end), CHECK (if(a, b, 0) and abs(a) > 0), CHECK (a xor b), CHECK (a % 2 = 0 and a div 2 = 1), CHECK ('it''s' = s), CHECK ((a + 1) * 2 <> -3))
 SELECT CONSTRAINT_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE TABLE_NAME = 'cp' AND CONSTRAINT_SCHEMA = DATABASE() ORDER BY CONSTRAINT_NAME
 DROP TABLE cp
+-- Join order by cost, hash joins (unindexed equi-joins), ANALYZE TABLE.
+CREATE TABLE jbig (id INT PRIMARY KEY, sid INT, k INT, s VARCHAR(10), KEY ks (sid))
+CREATE TABLE jsmall (id INT PRIMARY KEY, tag INT, k INT, s VARCHAR(10))
+INSERT INTO jbig SELECT id, id % 20, id % 7, CONCAT('x', id % 9) FROM t1
+INSERT INTO jbig SELECT id + 1000, NULL, NULL, NULL FROM t1 WHERE id < 10
+INSERT INTO jsmall VALUES (0, 0, 0, 'X0'), (1, 1, 1, 'x1'), (2, 2, NULL, 'X2'), (3, 3, 3, NULL), (4, 3, 4, 'x4 '), (5, 1, 5, 'x5')
+ANALYZE TABLE jbig, jsmall
+SELECT jbig.id, jsmall.id FROM jbig, jsmall WHERE jbig.sid = jsmall.id AND jsmall.tag = 3 ORDER BY 1, 2
+SELECT jbig.id, jsmall.id FROM jbig JOIN jsmall ON jbig.sid = jsmall.id WHERE jsmall.tag = 1 ORDER BY 1, 2
+SELECT * FROM jbig, jsmall WHERE jbig.sid = jsmall.id AND jsmall.id = 2 ORDER BY jbig.id
+SELECT jbig.id, jsmall.id FROM jbig, jsmall WHERE jbig.k = jsmall.k ORDER BY 1, 2
+SELECT COUNT(*), SUM(jbig.id), SUM(jsmall.id) FROM jbig JOIN jsmall ON jbig.k = jsmall.k
+SELECT jbig.id, jsmall.id FROM jbig JOIN jsmall ON jbig.s = jsmall.s ORDER BY 1, 2
+SELECT jbig.id, jsmall.id FROM jbig LEFT JOIN jsmall ON jbig.k = jsmall.k AND jsmall.tag > 1 WHERE jbig.id < 40 ORDER BY 1, 2
+SELECT jsmall.id, COUNT(jbig.id) FROM jsmall LEFT JOIN jbig ON jbig.k = jsmall.k GROUP BY jsmall.id ORDER BY 1
+SELECT STRAIGHT_JOIN jbig.id, jsmall.id FROM jbig, jsmall WHERE jbig.sid = jsmall.id AND jsmall.tag = 3 ORDER BY 1, 2
+SELECT jbig.id, jsmall.id FROM jbig STRAIGHT_JOIN jsmall ON jbig.k = jsmall.k WHERE jbig.id < 30 ORDER BY 1, 2
+SELECT a.id, b.id, c.id FROM jsmall a, jbig b, jsmall c WHERE a.k = b.k AND b.sid = c.id AND c.tag < 2 AND a.tag = 1 ORDER BY 1, 2, 3
+SELECT t1.id, t2.id, jsmall.id FROM t1, t2, jsmall WHERE t2.t1id = t1.id AND t1.a = jsmall.k AND jsmall.tag = 3 ORDER BY 1, 2, 3
+SELECT COUNT(*) FROM t1 x JOIN t1 y ON x.a = y.a WHERE x.id < 50
+DROP TABLE jbig, jsmall

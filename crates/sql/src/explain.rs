@@ -1,5 +1,6 @@
 //! EXPLAIN: the access path a SELECT, UPDATE or DELETE would use, in
-//! MySQL's tabular EXPLAIN shape.
+//! MySQL's tabular EXPLAIN shape; for a join, its tables in join order with
+//! their estimated rows.
 use crate::access;
 use crate::error::{Result, SqlError};
 use crate::exec::{self, Plan};
@@ -7,6 +8,15 @@ use crate::result::{text, ColumnInfo, OutType, Outcome, ResultSink};
 use crate::session::Session;
 use crate::stmt::RowStmt;
 use rel::value::Value;
+
+/// One EXPLAIN row: table, access path, Extra, estimated rows, hash join.
+type Entry = (
+    std::sync::Arc<rel::catalog::Table>,
+    access::Access,
+    String,
+    Option<i64>,
+    bool,
+);
 
 /// EXPLAIN of a row statement.
 pub fn explain(
@@ -59,24 +69,48 @@ pub fn explain(
         "rows",
         "Extra",
     ];
-    let mut entries: Vec<(std::sync::Arc<rel::catalog::Table>, access::Access, String)> =
-        Vec::new();
+    let mut entries: Vec<Entry> = Vec::new();
     if let Plan::Select(p) = &plan {
+        // The tables in join order, each with its estimated rows per row of
+        // the tables before it; a hash join as MariaDB's BNLH join.
         for (i, j) in p.join.iter().enumerate() {
-            let e = if i + 1 == p.join.len() {
-                extra.clone()
-            } else {
-                String::new()
-            };
-            entries.push((j.table.clone(), j.access.clone(), e));
+            let mut e: Vec<String> = Vec::new();
+            let hashed = !j.hash_join.is_empty() && j.derived.is_none();
+            if hashed {
+                e.push("Using where; Using join buffer (flat, BNLH join)".into());
+            } else if j.filter.is_some() || j.on.is_some() {
+                e.push("Using where".into());
+            }
+            if i + 1 == p.join.len() && !extra.is_empty() {
+                e.push(extra.clone());
+            }
+            let rows = (j.derived.is_none()).then(|| j.rows.round().max(1.0) as i64);
+            let mut parts: Vec<String> = Vec::new();
+            for x in e.join("; ").split("; ") {
+                if !x.is_empty() && !parts.iter().any(|p| p == x) {
+                    parts.push(x.to_string());
+                }
+            }
+            entries.push((
+                j.table.clone(),
+                j.access.clone(),
+                parts.join("; "),
+                rows,
+                hashed,
+            ));
         }
     }
     if let (Some(t), Some(a)) = (table, acc) {
-        entries.push((t, a, extra.clone()));
+        entries.push((t, a, extra.clone(), None, false));
     }
     let mut rows = Vec::new();
-    for (t, a, extra) in entries {
+    for (t, a, extra, est, hashed) in entries {
         let (kind, key) = a.describe(&t.def);
+        let (kind, key) = if hashed {
+            ("hash_ALL".to_string(), "#hash#$hj".to_string())
+        } else {
+            (kind, key)
+        };
         let possible: Vec<String> = t.def.indexes().map(|i| i.name.clone()).collect();
         let ranges = if a.ranges.is_empty() {
             Value::Null
@@ -96,7 +130,7 @@ pub fn explain(
             },
             Value::Null,
             ranges,
-            Value::Null,
+            est.map_or(Value::Null, Value::Int),
             text(extra),
         ]);
     }

@@ -349,7 +349,7 @@ impl View {
             }
             View::Tables => tables(&st),
             View::Columns => each_table(&st, columns),
-            View::Statistics => each_table(&st, statistics),
+            View::Statistics => st_tables(&st).flat_map(statistics).collect(),
             View::TableConstraints => each_table(&st, table_constraints),
             View::KeyColumnUsage => each_table(&st, key_column_usage),
             View::ReferentialConstraints => {
@@ -431,13 +431,14 @@ fn opt(s: Option<&str>) -> Value {
 
 /// The rows `f` gives for every table, in (database, name) order.
 fn each_table(st: &CatalogState, f: impl Fn(&TableDef) -> Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    st_tables(st).flat_map(|tb| f(&tb.def)).collect()
+}
+
+/// The tables in name order.
+fn st_tables(st: &CatalogState) -> impl Iterator<Item = &std::sync::Arc<rel::catalog::Table>> {
     let mut names: Vec<&(String, String)> = st.tables.keys().collect();
     names.sort_unstable();
-    names
-        .into_iter()
-        .filter_map(|k| st.tables.get(k))
-        .flat_map(|tb| f(&tb.def))
-        .collect()
+    names.into_iter().filter_map(|k| st.tables.get(k))
 }
 
 /// information_schema.VIEWS: one row per view (MariaDB's columns).
@@ -486,7 +487,7 @@ fn tables(st: &CatalogState) -> Vec<Vec<Value>> {
             t(&def.engine),
             Value::UInt(10),
             t("Dynamic"),
-            Value::Null,
+            Value::UInt(tb.estimate.rows()),
             Value::Null,
             Value::Null,
             Value::Null,
@@ -646,7 +647,8 @@ fn columns(def: &TableDef) -> Vec<Vec<Value>> {
     out
 }
 
-fn statistics(def: &TableDef) -> Vec<Vec<Value>> {
+fn statistics(tb: &std::sync::Arc<rel::catalog::Table>) -> Vec<Vec<Value>> {
+    let def = &tb.def;
     let mut out = Vec::new();
     for ix in def.indexes() {
         if ix.primary && def.hidden_pk {
@@ -664,7 +666,7 @@ fn statistics(def: &TableDef) -> Vec<Vec<Value>> {
                 Value::UInt(seq as u64 + 1),
                 t(&col.name),
                 t("A"),
-                Value::Null,
+                Value::UInt(tb.estimate.cardinality(ix, seq + 1)),
                 Value::Null,
                 Value::Null,
                 t(if col.nullable { "YES" } else { "" }),

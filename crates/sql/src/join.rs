@@ -1,9 +1,16 @@
-//! Joins: left-deep nested loops in FROM order (comma joins, [INNER] JOIN,
-//! CROSS JOIN, LEFT [OUTER] JOIN ... ON). Each inner table gets its own
-//! access path, chosen from the conjuncts that reference only it and the
-//! tables before it; those earlier columns become `Expr::Outer` lookup
-//! keys evaluated against the current outer row, so `a.id = b.a_id` turns
-//! into an index lookup on `b` per row of `a`.
+//! Joins: left-deep nested loops (comma joins, [INNER] JOIN, CROSS JOIN,
+//! STRAIGHT_JOIN, LEFT [OUTER] JOIN ... ON). The inner joins before the
+//! first LEFT JOIN or group run in the order `joinorder` finds cheapest
+//! (FROM order under STRAIGHT_JOIN); the rest in FROM order. The joined
+//! row keeps FROM order whatever the loop order (each table writes its
+//! columns at its `base`). Each inner table gets its own access path,
+//! chosen from the conjuncts that reference only it and the tables before
+//! it; those earlier columns become `Expr::Outer` lookup keys evaluated
+//! against the current row, so `a.id = b.a_id` turns into an index lookup
+//! on `b` per row of `a`. A base table with no usable index but an
+//! equi-join condition is read once into a hash table (bounded by
+//! tmp_table_size; beyond it the loop scans per outer row) and probed.
+//! WHERE conjuncts are checked as soon as their tables have a row.
 //!
 //! A parenthesized join `t LEFT JOIN (a JOIN b ON x) ON y` is a group: its
 //! tables stay consecutive in the loop, the group's ON condition is checked
@@ -12,9 +19,11 @@
 use crate::access::{self, Access};
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, BinOp, Env, Expr};
-use crate::hashjoin::Probe;
+use crate::hashjoin::{HashIndex, Probe};
+use crate::joinorder::{Conds, Mask};
 use rel::catalog::Table;
 use rel::value::Value;
+use std::cell::OnceCell;
 use std::sync::Arc;
 use txn::{LockMode, Txn};
 
@@ -47,6 +56,12 @@ pub struct JoinTable {
     /// On the first table of a parenthesized join: the group it starts
     /// (`left` then says whether the whole group is LEFT-joined).
     pub group: Option<JoinGroup>,
+    /// A base table read in full under an equi-join: (key over its row,
+    /// key over the joined row); its rows (read with `access`, which then
+    /// uses no outer column) are hashed once per execution.
+    pub hash_join: Vec<(Expr, Expr)>,
+    /// Estimated rows read per row of the tables before it (EXPLAIN).
+    pub rows: f64,
 }
 
 /// A parenthesized join in FROM: `len` consecutive tables joined to the
@@ -62,15 +77,7 @@ pub struct JoinGroup {
 /// become local positions, earlier tables' columns become `Outer`. None if
 /// `e` reads a later table.
 pub fn localize(e: &Expr, base: usize, width: usize) -> Option<Expr> {
-    let mut ok = true;
-    e.walk(&mut |x| {
-        if let Expr::Col(c) = x {
-            if *c >= base + width {
-                ok = false;
-            }
-        }
-    });
-    if !ok {
+    if !reads_below(e, base + width) {
         return None;
     }
     Some(map_cols(e, &|c| {
@@ -82,7 +89,21 @@ pub fn localize(e: &Expr, base: usize, width: usize) -> Option<Expr> {
     }))
 }
 
-fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
+/// True if `e` reads no column at or past `end`.
+fn reads_below(e: &Expr, end: usize) -> bool {
+    let mut ok = true;
+    e.walk(&mut |x| {
+        if let Expr::Col(c) = x {
+            if *c >= end {
+                ok = false;
+            }
+        }
+    });
+    ok
+}
+
+/// `e` with each column reference replaced by `f(column)`.
+pub(crate) fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
     let m = |x: &Expr| Box::new(map_cols(x, f));
     match e {
         Expr::Col(c) => f(*c),
@@ -122,13 +143,16 @@ fn and_all(v: Vec<Expr>) -> Option<Expr> {
         .reduce(|a, b| Expr::Bin(BinOp::And, Box::new(a), Box::new(b)))
 }
 
-/// Chooses each table's access path. `where_` is the WHERE clause over the
-/// joined row; it guides only tables not on the inner side of a LEFT JOIN
-/// (their WHERE applies after NULL extension).
-pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
-    let mut where_conj: Vec<Expr> = where_
+/// Chooses the join order and each table's access path, leaving `tables`
+/// (given in FROM order) in execution order. `where_` is the WHERE clause
+/// over the joined row; it guides only tables not on the inner side of a
+/// LEFT JOIN (their WHERE applies after NULL extension). `straight` keeps
+/// FROM order (STRAIGHT_JOIN).
+pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool, straight: bool) {
+    let own_where: Vec<Expr> = where_
         .map(|w| w.conjuncts().into_iter().cloned().collect())
         .unwrap_or_default();
+    let mut where_conj = own_where.clone();
     let n = tables.len();
     // Equalities carried across the join conditions (`c.w = w.id AND w.id = ?`
     // gives `c.w = ?`). With a LEFT JOIN, ON and WHERE hold at different
@@ -161,20 +185,72 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
     all.extend(on_inner.iter());
     let extra = crate::equality::implied(&all, &types);
     where_conj.extend(extra);
-    for i in 0..n {
-        let (base, width) = (tables[i].base, tables[i].table.def.columns.len());
-        let mut local = Vec::new();
-        let mut sources: Vec<&Expr> = Vec::new();
+    // The inner joins before the first LEFT JOIN or group may run in any
+    // order: their ON conditions are conditions on the joined row, checked
+    // as soon as their tables have a row.
+    // A derived table's size is not known before it runs: joins with one
+    // keep the order `select::from::derived_first` gave.
+    let k = if straight || n > 63 || tables.iter().any(|t| t.derived.is_some()) {
+        0
+    } else {
+        tables
+            .iter()
+            .position(|t| t.left || t.group.is_some())
+            .unwrap_or(n)
+    };
+    let mut pooled: Vec<Expr> = Vec::new();
+    if k > 1 {
+        for t in tables[..k].iter_mut() {
+            if let Some(on) = t.on.take() {
+                pooled.extend(on.conjuncts().into_iter().cloned());
+            }
+        }
+    }
+    let conds = Conds::new(tables, locking);
+    let mut exec: Vec<usize> = {
+        let mut c = where_conj.clone();
+        c.extend(pooled.iter().cloned());
+        conds.order(k, &c)
+    };
+    exec.extend(k..n);
+    let pos_of = |i: usize| exec.iter().position(|&x| x == i).unwrap_or(n);
+    // The position at which all tables of `m` have a row.
+    let done_at = |m: Mask| {
+        (0..n.min(64))
+            .filter(|t| m & (1 << t) != 0)
+            .map(pos_of)
+            .max()
+    };
+    let mut on_at: Vec<Vec<Expr>> = vec![Vec::new(); n];
+    for c in pooled.iter() {
+        let p = conds.mask(c).and_then(done_at).unwrap_or(0).min(k - 1);
+        on_at[exec[p]].push(c.clone());
+    }
+    // WHERE conjuncts checked at the first table that completes them (not
+    // under a LEFT JOIN, and only conditions whose evaluation has no effect).
+    let mut where_at: Vec<Vec<Expr>> = vec![Vec::new(); n];
+    if n > 1 {
+        for c in own_where.iter().filter(|c| pure(c)) {
+            if let Some(p) = conds.mask(c).filter(|m| *m != 0).and_then(done_at) {
+                let i = exec[p];
+                if !tables[..=i].iter().any(|t| t.left) {
+                    where_at[i].push(c.clone());
+                }
+            }
+        }
+    }
+    let mut planned: Vec<JoinTable> = Vec::with_capacity(n);
+    let mut avail: Mask = 0;
+    for &i in &exec {
+        let mut sources: Vec<Expr> = Vec::new();
         let after_left = tables[..=i].iter().any(|t| t.left);
         if !after_left {
-            sources.extend(where_conj.iter());
+            sources.extend(where_conj.iter().cloned());
+            sources.extend(pooled.iter().cloned());
         }
-        let on_conj: Vec<Expr> = tables[i]
-            .on
-            .as_ref()
-            .map(|o| o.conjuncts().into_iter().cloned().collect())
-            .unwrap_or_default();
-        sources.extend(on_conj.iter());
+        if let Some(o) = &tables[i].on {
+            sources.extend(o.conjuncts().into_iter().cloned());
+        }
         // The ON conditions of the groups holding this table, unless a LEFT
         // JOIN inside the group comes first (its NULL rows must be seen).
         let group_conj: Vec<Expr> = (0..=i)
@@ -183,43 +259,48 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool) {
             .filter_map(|(_, g)| g.on.as_ref())
             .flat_map(|o| o.conjuncts().into_iter().cloned())
             .collect();
-        sources.extend(group_conj.iter());
-        for c in sources {
-            if let Some(l) = localize(c, base, width) {
-                local.push(l);
-            }
+        sources.extend(group_conj);
+        let step = conds.step(i, avail, &sources);
+        let mut jt = tables[i].clone();
+        if jt.derived.is_some() {
+            let local: Vec<Expr> = sources
+                .iter()
+                .filter_map(|c| conds.localize(c, i, avail))
+                .collect();
+            jt.hash = hash_keys(&local);
         }
-        if tables[i].derived.is_some() {
-            tables[i].filter = if after_left {
-                None
-            } else {
-                and_all(
-                    where_conj
-                        .iter()
-                        .filter(|c| localize(c, base, width).is_some())
-                        .cloned()
-                        .collect(),
-                )
-            };
+        if !on_at[i].is_empty() {
+            jt.on = and_all(std::mem::take(&mut on_at[i]));
         }
-        if tables[i].derived.is_some() {
-            tables[i].hash = hash_keys(&local);
+        jt.filter = and_all(std::mem::take(&mut where_at[i]));
+        jt.access = step.access;
+        jt.hash_join = step.hash;
+        jt.rows = step.rows;
+        planned.push(jt);
+        if i < 64 {
+            avail |= 1 << i;
         }
-        let filter = and_all(local);
-        let used: Vec<usize> = (0..width).collect();
-        tables[i].access = access::choose(
-            &tables[i].table.def,
-            filter.as_ref(),
-            &used,
-            None,
-            locking,
-            tables[i].hint.as_ref(),
-        );
+    }
+    for (slot, jt) in tables.iter_mut().zip(planned) {
+        *slot = jt;
     }
 }
 
+/// True if evaluating `e` more or fewer times changes nothing (no
+/// assignment, no RAND(), SLEEP() or UUID()).
+fn pure(e: &Expr) -> bool {
+    use crate::func::Func;
+    let mut ok = true;
+    e.walk(&mut |x| match x {
+        Expr::Assign(..) => ok = false,
+        Expr::Func(Func::Rand | Func::Sleep | Func::Uuid | Func::UuidShort, _) => ok = false,
+        _ => {}
+    });
+    ok
+}
+
 /// `col = e` conjuncts (localized) where `e` reads no column of this table.
-fn hash_keys(local: &[Expr]) -> Vec<(usize, Expr)> {
+pub(crate) fn hash_keys(local: &[Expr]) -> Vec<(usize, Expr)> {
     let mut out: Vec<(usize, Expr)> = Vec::new();
     for c in local {
         if let Expr::Bin(BinOp::Eq, a, b) = c {
@@ -244,15 +325,107 @@ pub fn for_each(
     env: &dyn Env,
     visit: &mut dyn FnMut(&[Value]) -> Result<bool>,
 ) -> Result<()> {
-    let mut row = Vec::new();
+    let width = tables
+        .iter()
+        .map(|t| t.base + t.table.def.columns.len())
+        .max()
+        .unwrap_or(0);
+    let mut row = vec![Value::Null; width];
     let mut visit = |_: &mut Txn, row: &mut Vec<Value>| visit(row);
+    let run = Run {
+        tables,
+        lock,
+        env,
+        hashed: (0..tables.len()).map(|_| OnceCell::new()).collect(),
+    };
     let at = Level {
         i: 0,
         stop: tables.len(),
         entered: false,
     };
-    level(txn, tables, at, lock, env, &mut row, &mut visit)?;
+    level(txn, &run, at, &mut row, &mut visit)?;
     Ok(())
+}
+
+/// One execution of a join: its tables and the hash tables built so far.
+struct Run<'r> {
+    tables: &'r [JoinTable],
+    lock: Option<LockMode>,
+    env: &'r dyn Env,
+    /// Per table with `hash_join`: its rows and their hash index, once
+    /// read (None: too big for memory, the loop scans instead).
+    hashed: Vec<OnceCell<Option<Hashed>>>,
+}
+
+/// A base table's rows hashed on their join keys.
+struct Hashed {
+    rows: Vec<Vec<Value>>,
+    index: HashIndex,
+}
+
+/// What one execution may hold in hash tables: tmp_table_size (its
+/// default when unset).
+fn hash_budget(env: &dyn Env) -> usize {
+    env.sys_var("tmp_table_size", false)
+        .and_then(|v| v.to_i128())
+        .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize)
+}
+
+/// Reads table `jt` once through its access path (which uses no outer
+/// column) into a hash table on its join keys; None past the budget.
+fn build_hash(txn: &mut Txn, run: &Run, jt: &JoinTable) -> Result<Option<Hashed>> {
+    let budget = hash_budget(run.env);
+    let mut used = 0usize;
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    let mut keys: Vec<Vec<Value>> = Vec::new();
+    let mut over = false;
+    let lock = jt_lock(jt, run.lock);
+    access::for_each_row(
+        txn,
+        &jt.table,
+        &jt.access,
+        lock,
+        None,
+        &[],
+        run.env,
+        &mut |_, r| {
+            run.env.check_interrupt()?;
+            used += r.values.iter().map(value_size).sum::<usize>() + 64;
+            if used > budget {
+                over = true;
+                return Ok(false);
+            }
+            let k = jt
+                .hash_join
+                .iter()
+                .map(|(e, _)| e.eval(&r.values, run.env))
+                .collect::<Result<Vec<_>>>()?;
+            keys.push(k);
+            rows.push(r.values);
+            Ok(true)
+        },
+    )?;
+    if over {
+        return Ok(None);
+    }
+    let index = HashIndex::build(&keys, (0..jt.hash_join.len()).collect());
+    Ok(Some(Hashed { rows, index }))
+}
+
+/// Rough bytes a value holds.
+fn value_size(v: &Value) -> usize {
+    match v {
+        Value::Bytes(b) => 24 + b.len(),
+        _ => 24,
+    }
+}
+
+fn jt_lock(jt: &JoinTable, lock: Option<LockMode>) -> Option<LockMode> {
+    if jt.shared {
+        lock.map(|_| LockMode::Shared)
+    } else {
+        lock
+    }
 }
 
 /// Where the nested loop is: table `i`, ending before table `stop`;
@@ -267,20 +440,25 @@ struct Level {
 
 type Visit<'v> = dyn FnMut(&mut Txn, &mut Vec<Value>) -> Result<bool> + 'v;
 
+/// Writes a table's values at its place in the joined row.
+fn put(row: &mut [Value], base: usize, values: impl IntoIterator<Item = Value>) {
+    for (slot, v) in row[base..].iter_mut().zip(values) {
+        *slot = v;
+    }
+}
+
 /// The loop over a group starting at `at.i`: each row of its tables that
 /// passes its ON condition goes on to the tables after it; without one, a
 /// LEFT-joined group goes on once with all of its columns NULL.
-#[allow(clippy::too_many_arguments)]
 fn group_level(
     txn: &mut Txn,
-    tables: &[JoinTable],
+    run: &Run,
     at: Level,
     g: &JoinGroup,
-    lock: Option<LockMode>,
-    env: &dyn Env,
     row: &mut Vec<Value>,
     visit: &mut Visit,
 ) -> Result<bool> {
+    let tables = run.tables;
     let jt = &tables[at.i];
     let end = at.i + g.len;
     let after = Level {
@@ -294,36 +472,35 @@ fn group_level(
         stop: end,
         entered: true,
     };
-    let mut cont = level(txn, tables, inner, lock, env, row, &mut |txn, row| {
+    let mut cont = level(txn, run, inner, row, &mut |txn, row| {
         if let Some(on) = &g.on {
-            if !accepts(&on.eval(row, env)?) {
+            if !accepts(&on.eval(row, run.env)?) {
                 return Ok(true);
             }
         }
         matched = true;
-        level(txn, tables, after, lock, env, row, visit)
+        level(txn, run, after, row, visit)
     })?;
     if !matched && jt.left && cont {
+        // A group's tables are consecutive in FROM order too.
         let width: usize = tables[at.i..end]
             .iter()
             .map(|t| t.table.def.columns.len())
             .sum();
-        row.truncate(jt.base);
-        row.extend(std::iter::repeat_n(Value::Null, width));
-        cont = level(txn, tables, after, lock, env, row, visit)?;
+        put(row, jt.base, std::iter::repeat_n(Value::Null, width));
+        cont = level(txn, run, after, row, visit)?;
     }
     Ok(cont)
 }
 
 fn level(
     txn: &mut Txn,
-    tables: &[JoinTable],
+    run: &Run,
     at: Level,
-    lock: Option<LockMode>,
-    env: &dyn Env,
     row: &mut Vec<Value>,
     visit: &mut Visit,
 ) -> Result<bool> {
+    let (tables, env) = (run.tables, run.env);
     let i = at.i;
     if i >= at.stop {
         return visit(txn, row);
@@ -332,7 +509,7 @@ fn level(
         return visit(txn, row);
     };
     if let (Some(g), false) = (&jt.group, at.entered) {
-        return group_level(txn, tables, at, g, lock, env, row, visit);
+        return group_level(txn, run, at, g, row, visit);
     }
     let next = Level {
         i: i + 1,
@@ -341,12 +518,11 @@ fn level(
     };
     // The first table of a group is an inner table of its group's loop.
     let left = jt.left && jt.group.is_none();
-    let outer: Vec<Value> = row[..jt.base].to_vec();
+    let outer: Vec<Value> = row.clone();
     let mut matched = false;
     let mut cont = true;
     let mut each = |txn: &mut Txn, values: Vec<Value>| -> Result<bool> {
-        row.truncate(jt.base);
-        row.extend(values);
+        put(row, jt.base, values);
         if let Some(on) = &jt.on {
             if !accepts(&on.eval(row, env)?) {
                 return Ok(true);
@@ -358,11 +534,21 @@ fn level(
                 return Ok(true);
             }
         }
-        cont = level(txn, tables, next, lock, env, row, visit)?;
+        cont = level(txn, run, next, row, visit)?;
         Ok(cont)
     };
-    match jt.derived {
-        Some(k) => {
+    let hashed = if jt.hash_join.is_empty() || jt.derived.is_some() {
+        None
+    } else {
+        let cell = &run.hashed[i];
+        if cell.get().is_none() {
+            let h = build_hash(txn, run, jt)?;
+            let _ = cell.set(h);
+        }
+        cell.get().and_then(|h| h.as_ref())
+    };
+    match (jt.derived, hashed) {
+        (Some(k), _) => {
             let rows = env
                 .derived(k)
                 .ok_or_else(|| SqlError::internal(format!("derived table {k} not computed")))?;
@@ -381,34 +567,26 @@ fn level(
                 }
                 _ => None,
             };
-            match probe {
-                Some(hits) => {
-                    for &i in hits {
-                        env.check_interrupt()?;
-                        if !each(txn, rows[i as usize].clone())? {
-                            break;
-                        }
-                    }
-                }
-                None => {
-                    for r in rows {
-                        env.check_interrupt()?;
-                        if !each(txn, r.clone())? {
-                            break;
-                        }
-                    }
-                }
-            }
+            each_of(txn, rows, probe, env, &mut each)?;
         }
-        None => access::for_each_row(
+        (None, Some(h)) => {
+            let key = jt
+                .hash_join
+                .iter()
+                .map(|(_, e)| e.eval(&outer, env))
+                .collect::<Result<Vec<_>>>()?;
+            let probe = match h.index.probe(&key) {
+                Probe::Rows(r) => Some(r),
+                Probe::None => Some(&[][..]),
+                Probe::All => None,
+            };
+            each_of(txn, &h.rows, probe, env, &mut each)?;
+        }
+        (None, None) => access::for_each_row(
             txn,
             &jt.table,
             &jt.access,
-            if jt.shared {
-                lock.map(|_| LockMode::Shared)
-            } else {
-                lock
-            },
+            jt_lock(jt, run.lock),
             None,
             &outer,
             env,
@@ -416,9 +594,44 @@ fn level(
         )?,
     }
     if !matched && left && cont {
-        row.truncate(jt.base);
-        row.extend(std::iter::repeat_n(Value::Null, jt.table.def.columns.len()));
-        cont = level(txn, tables, next, lock, env, row, visit)?;
+        put(
+            row,
+            jt.base,
+            std::iter::repeat_n(Value::Null, jt.table.def.columns.len()),
+        );
+        cont = level(txn, run, next, row, visit)?;
     }
     Ok(cont)
+}
+
+/// Calls `each` with the rows `hits` names (None: every row) until it
+/// returns false.
+fn each_of(
+    txn: &mut Txn,
+    rows: &[Vec<Value>],
+    hits: Option<&[u32]>,
+    env: &dyn Env,
+    each: &mut dyn FnMut(&mut Txn, Vec<Value>) -> Result<bool>,
+) -> Result<()> {
+    match hits {
+        Some(hits) => {
+            for &i in hits {
+                env.check_interrupt()?;
+                if let Some(r) = rows.get(i as usize) {
+                    if !each(txn, r.clone())? {
+                        break;
+                    }
+                }
+            }
+        }
+        None => {
+            for r in rows {
+                env.check_interrupt()?;
+                if !each(txn, r.clone())? {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -41,6 +41,7 @@ pub mod func;
 pub mod hashjoin;
 pub mod infoschema;
 pub mod join;
+pub mod joinorder;
 pub mod maint;
 pub mod multidml;
 pub mod parse;

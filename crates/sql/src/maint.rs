@@ -1,5 +1,5 @@
 //! Table maintenance and locking statements: CHECK TABLE (the engine-level
-//! check in `rel::check`), ANALYZE TABLE, FLUSH, LOCK / UNLOCK TABLES.
+//! check in `rel::check`), ANALYZE TABLE (statistics in `rel::stats`), FLUSH, LOCK / UNLOCK TABLES.
 use crate::error::{Result, SqlError};
 use crate::result::{ok, rows, text, Outcome, ResultSink};
 use crate::session::Session;
@@ -49,12 +49,21 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
             let mut out = Vec::new();
             for (db, t) in tables {
                 let db = db.clone().or(s.db.clone()).ok_or_else(SqlError::no_db)?;
-                let exists = s.inst.catalog.state().table(&db, t).is_some();
+                let table = s.inst.catalog.state().table(&db, t).cloned();
+                if let Some(table) = &table {
+                    // Statistics for the planner (rel::stats), stored.
+                    let stats = rel::stats::analyze(s.inst.txdb.db(), table, &|| false)?;
+                    s.inst.catalog.store_stats(table, stats)?;
+                }
                 out.push(vec![
                     text(format!("{db}.{t}")),
                     text("analyze"),
                     text("status"),
-                    text(if exists { "OK" } else { "Table doesn't exist" }),
+                    text(if table.is_some() {
+                        "OK"
+                    } else {
+                        "Table doesn't exist"
+                    }),
                 ]);
             }
             rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)

@@ -427,10 +427,21 @@ fn plan_in(
                     })
                     .transpose()?,
                 shared: false,
+                hash_join: Vec::new(),
+                rows: 0.0,
             });
             base += t.def.columns.len();
         }
-        crate::join::plan(&mut join, filter.as_ref(), lock.is_some());
+        let straight = sel
+            .select_modifiers
+            .as_ref()
+            .is_some_and(|m| m.straight_join)
+            || sel.from.iter().any(|f| {
+                f.joins
+                    .iter()
+                    .any(|j| matches!(j.join_operator, ast::JoinOperator::StraightJoin(_)))
+            });
+        crate::join::plan(&mut join, filter.as_ref(), lock.is_some(), straight);
     }
     let columns = names
         .into_iter()

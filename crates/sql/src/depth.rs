@@ -12,6 +12,11 @@
 //! - so is a chain of set operations (`SELECT 1 UNION SELECT 1 UNION ...`, also left-deep),
 //!   taken apart iteratively so that not even dropping it recurses.
 //!
+//! Planning recurses once per query level (subqueries, derived tables, set operations,
+//! CTEs and the bodies of the views a query reads); sqlparser bounds the levels of one
+//! statement's text, but views nest other statements' text. [`PlanDepth`] counts the levels
+//! planned on this thread across view expansion and refuses past [`MAX_PLAN_DEPTH`] (1436).
+//!
 //! The walk itself is sqlparser's visitor, which descends only after the pre-visit hook has
 //! balanced or refused the node, so it never goes deeper than the bound.
 use crate::error::{Result, SqlError};
@@ -21,6 +26,36 @@ use std::ops::ControlFlow;
 /// Longest operator chain accepted (each link is a level of recursion in later passes;
 /// `crate::SESSION_STACK_SIZE` is sized for it).
 pub const MAX_CHAIN: usize = 2000;
+
+/// Most query levels planned inside one another (each a `plan_in` frame and the binding
+/// under it; `crate::SESSION_STACK_SIZE` is sized for it).
+pub const MAX_PLAN_DEPTH: usize = 250;
+
+thread_local! {
+    static PLAN_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One query level being planned on this thread; dropping it leaves the level.
+pub struct PlanDepth(());
+
+impl PlanDepth {
+    /// Enters a query level: 1436 past [`MAX_PLAN_DEPTH`] levels.
+    pub fn enter() -> Result<PlanDepth> {
+        PLAN_DEPTH.with(|d| {
+            if d.get() >= MAX_PLAN_DEPTH {
+                return Err(SqlError::plan_too_deep(MAX_PLAN_DEPTH));
+            }
+            d.set(d.get() + 1);
+            Ok(PlanDepth(()))
+        })
+    }
+}
+
+impl Drop for PlanDepth {
+    fn drop(&mut self) {
+        PLAN_DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
 
 /// Balances AND/OR/XOR chains and refuses other chains past [`MAX_CHAIN`].
 pub fn bound(stmt: &mut Statement) -> Result<()> {

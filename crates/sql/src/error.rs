@@ -98,6 +98,8 @@ mysql_errors! {
     ER_INVALID_CHARACTER_STRING = 1300, "HY000", fn invalid_character_string(shown) => "Invalid utf8mb4 character string: '{shown}'";
     /// An expression nested deeper than the recursive passes allow.
     ER_STACK_OVERRUN_NEED_MORE = 1436, "HY000", fn too_deep(n, max) => "Thread stack overrun: an expression chains {n} operators, more than the {max} supported; split the statement";
+    /// Views and subqueries nested deeper than planning's recursion allows.
+    ER_STACK_OVERRUN_PLAN = 1436, "HY000", fn plan_too_deep(max) => "Thread stack overrun: views and subqueries nest more than {max} levels deep; simplify the statement";
 
     // Window functions: MariaDB's codes and texts (the differential test's reference;
     // MySQL 8 numbers them 3579-3596).
@@ -233,6 +235,8 @@ mysql_errors! {
     ER_VIEW_WRONG_LIST = 1353, "HY000", fn view_wrong_list() => "View's SELECT and view's field list have different column counts";
     ER_VIEW_INVALID = 1356, "HY000", fn view_invalid(db, view) => "View '{db}.{view}' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them";
     ER_VIEW_SELECT_VARIABLE = 1351, "HY000", fn view_variable() => "View's SELECT contains a variable or parameter";
+    ER_TOO_MANY_TABLES = 1116, "HY000", fn too_many_tables(max) => "Too many tables; MariaDB can only use {max} tables in a join";
+    ER_TOO_MANY_TABLES_VIEWS = 1116, "HY000", fn too_many_view_tables(max) => "Too many tables; the views read expand to more than {max} table references";
     ER_VIEW_RECURSIVE = 1462, "HY000", fn view_recursive(db, view) => "`{db}`.`{view}` contains view recursion";
     ER_WRONG_OBJECT = 1347, "HY000", fn wrong_object(db, name, kind) => "'{db}.{name}' is not of type '{kind}'";
     ER_NON_INSERTABLE_TABLE = 1471, "HY000", fn not_insertable(name, verb) => "The target table {name} of the {verb} is not insertable-into";

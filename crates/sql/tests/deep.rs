@@ -54,10 +54,75 @@ fn check(s: &mut Session, n: usize) {
 
 #[test]
 fn long_flat_expressions_work_and_deep_ones_fail_cleanly() {
+    on_session_thread("sql-deep", |s| {
+        let s = &mut *s;
+        let vals: Vec<String> = (0..10).map(|i| format!("({i})")).collect();
+        run(s, &format!("INSERT INTO t VALUES {}", vals.join(","))).unwrap();
+        for n in [10, 1000, sql::depth::MAX_CHAIN, 5000, 20_000] {
+            check(s, n);
+        }
+        // Deep nesting: an error, never an abort; the session still works.
+        for (open, close) in [
+            ("(", ")"),
+            ("-(", ")"),
+            ("ABS(", ")"),
+            ("NOT (", ")"),
+            ("CASE WHEN 1 THEN ", " END"),
+        ] {
+            for n in [100, 10_000, 100_000] {
+                let sql = format!("SELECT {}1{}", open.repeat(n), close.repeat(n));
+                match run(s, &sql) {
+                    Ok(r) => assert!(!r.is_empty()),
+                    Err(code) => assert!([1064, 1436].contains(&code), "{open} x{n}: {code}"),
+                }
+            }
+        }
+    });
+}
+
+/// Views nesting subqueries inside views: planning depth counts across view
+/// expansion, so a deep stack of them is a clean 1436, never a stack overflow.
+#[test]
+fn subqueries_nested_through_views_fail_cleanly() {
+    on_session_thread("sql-deep-views", |s| {
+        let s = &mut *s;
+        run(s, "INSERT INTO t VALUES (1)").unwrap();
+        // v{i}: 15 nested IN subqueries around v{i-1}; built from the top
+        // down over base tables standing in for the views below.
+        let body = |inner: &str| {
+            let mut q = format!("SELECT a FROM {inner}");
+            for _ in 0..15 {
+                q = format!("SELECT a FROM t WHERE a IN ({q})");
+            }
+            q
+        };
+        let n = 60;
+        for i in 0..n {
+            run(s, &format!("CREATE TABLE v{i} (a INT)")).unwrap();
+        }
+        for i in (1..=n).rev() {
+            if i < n {
+                run(s, &format!("DROP TABLE v{i}")).unwrap();
+            }
+            let sql = format!("CREATE VIEW v{i} AS {}", body(&format!("v{}", i - 1)));
+            run(s, &sql).unwrap();
+        }
+        run(s, "DROP TABLE v0").unwrap();
+        run(s, "CREATE VIEW v0 AS SELECT a FROM t").unwrap();
+        assert_eq!(text(&run(s, "SELECT COUNT(*) FROM v2").unwrap()), "1");
+        for i in [20, n] {
+            assert_eq!(run(s, &format!("SELECT * FROM v{i}")).unwrap_err(), 1436);
+        }
+    });
+}
+
+/// Runs `f` on a session in database `d` holding `t (a INT PRIMARY KEY)`, on a
+/// thread with a server connection thread's stack; the session still works after.
+fn on_session_thread(name: &'static str, f: impl FnOnce(&mut Session) + Send + 'static) {
     let h = std::thread::Builder::new()
-        .stack_size(sql::SESSION_STACK_SIZE) // a server connection thread's stack
-        .spawn(|| {
-            let dir = testkit::unique_temp_path("sql-deep");
+        .stack_size(sql::SESSION_STACK_SIZE)
+        .spawn(move || {
+            let dir = testkit::unique_temp_path(name);
             let inst = Instance::open(
                 &dir,
                 &InstanceOptions {
@@ -74,27 +139,7 @@ fn long_flat_expressions_work_and_deep_ones_fail_cleanly() {
             ] {
                 run(&mut s, q).unwrap();
             }
-            let vals: Vec<String> = (0..10).map(|i| format!("({i})")).collect();
-            run(&mut s, &format!("INSERT INTO t VALUES {}", vals.join(","))).unwrap();
-            for n in [10, 1000, sql::depth::MAX_CHAIN, 5000, 20_000] {
-                check(&mut s, n);
-            }
-            // Deep nesting: an error, never an abort; the session still works.
-            for (open, close) in [
-                ("(", ")"),
-                ("-(", ")"),
-                ("ABS(", ")"),
-                ("NOT (", ")"),
-                ("CASE WHEN 1 THEN ", " END"),
-            ] {
-                for n in [100, 10_000, 100_000] {
-                    let sql = format!("SELECT {}1{}", open.repeat(n), close.repeat(n));
-                    match run(&mut s, &sql) {
-                        Ok(r) => assert!(!r.is_empty()),
-                        Err(code) => assert!([1064, 1436].contains(&code), "{open} x{n}: {code}"),
-                    }
-                }
-            }
+            f(&mut s);
             assert_eq!(text(&run(&mut s, "SELECT 2").unwrap()), "2");
             drop(s);
             let _ = inst.shutdown();

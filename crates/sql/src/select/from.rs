@@ -21,6 +21,11 @@ pub(super) struct FromCtx<'a> {
     pub sub: &'a dyn SubPlanner,
     /// Plans a derived table's query.
     pub plan_derived: &'a dyn Fn(&ast::Query) -> Result<SelectPlan>,
+    /// Plans a view's body: as a derived table, but with no outer query's
+    /// columns in scope (a view means the same wherever it is read).
+    pub plan_view: &'a dyn Fn(&ast::Query) -> Result<SelectPlan>,
+    /// The query's FOR UPDATE / LOCK IN SHARE MODE (views read under it).
+    pub locks: &'a [ast::LockClause],
 }
 
 /// Resolves a table name against the catalog and current database.
@@ -89,6 +94,7 @@ pub(super) fn from_tables(
         out: Vec::new(),
         derived: Vec::new(),
         scope: Scope::default(),
+        tables: 0,
     };
     for twj in from {
         if let ast::TableFactor::Table { name, .. } = &twj.relation {
@@ -111,6 +117,9 @@ struct FromBuilder<'c, 'a> {
     derived: Vec<SelectPlan>,
     /// The columns of the tables so far (ON conditions see these).
     scope: Scope,
+    /// The tables the join reads so far, through the views it expands
+    /// (MariaDB's 61-table bound, 1116).
+    tables: usize,
 }
 
 impl FromBuilder<'_, '_> {
@@ -236,7 +245,9 @@ impl FromBuilder<'_, '_> {
                 {
                     return Err(SqlError::unsupported("index hints or partitions on a view"));
                 }
-                let p = super::view::plan_view(subs.st, &v, subs.plan_derived)?;
+                let (p, n) = super::view::plan_view(subs.st, &v, subs.locks, subs.plan_view)?;
+                // The view's tables join this query's (one already counted below).
+                self.count(n.saturating_sub(1))?;
                 let a = alias
                     .as_ref()
                     .map_or(name_parts_last(name), |a| a.name.value.clone());
@@ -257,11 +268,21 @@ impl FromBuilder<'_, '_> {
         if self.out.iter().any(|(_, x, ..)| x.eq_ignore_ascii_case(&a)) {
             return Err(SqlError::duplicate_alias(a));
         }
+        self.count(1)?;
         self.scope
             .cols
             .extend(t.def.columns.iter().map(|c| (a.clone(), c.name.clone())));
         let on = self.bind_on(on)?;
         self.out.push((t, a, left, on, hint, d, None));
+        Ok(())
+    }
+
+    /// Counts `n` more tables read by the join: 1116 past MariaDB's bound.
+    fn count(&mut self, n: usize) -> Result<()> {
+        self.tables = self.tables.saturating_add(n);
+        if self.tables > super::view::MAX_TABLES {
+            return Err(SqlError::too_many_tables(super::view::MAX_TABLES));
+        }
         Ok(())
     }
 

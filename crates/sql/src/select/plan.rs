@@ -86,6 +86,7 @@ fn plan_in(
     params: &[(u64, u64)],
     outer: &[Scope],
 ) -> Result<SelectPlan> {
+    let _depth = crate::depth::PlanDepth::enter()?;
     if q.with.is_some() {
         return plan_in(&super::setop::inline_ctes(q)?, st, cur_db, params, outer);
     }
@@ -123,7 +124,7 @@ fn plan_in(
         outer,
         plans: RefCell::new(Vec::new()),
     };
-    let plan_derived = |q: &ast::Query| match &*q.body {
+    let plan_body = |q: &ast::Query, outer: &[Scope]| match &*q.body {
         _ if super::recursive::is_marked(q) => {
             super::recursive::plan_cte(q, &|b| plan_in(b, st, cur_db, params, outer))
         }
@@ -137,7 +138,9 @@ fn plan_in(
         cur_db,
         params,
         sub: &subs,
-        plan_derived: &plan_derived,
+        plan_derived: &|q| plan_body(q, outer),
+        plan_view: &|q| plan_body(q, &[]),
+        locks: &q.locks,
     };
     let (from, derived) = from_tables(&sel.from, &fctx)?;
     let scope_of = |from: &[FromTable]| Scope {

@@ -8,12 +8,16 @@ use crate::error::{Result, SqlError};
 use rel::catalog::CatalogState;
 use rel::view::ViewDef;
 use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// How deep views may nest (MySQL has no fixed bound; this keeps planning's
 /// recursion bounded).
 const MAX_NESTING: usize = 64;
+
+/// The most tables one join may read (MariaDB's MAX_TABLES; 1116 past it).
+pub const MAX_TABLES: usize = 61;
 
 /// Refuses a write whose target names a view (updatable views are not
 /// built: 1235, never a silent change elsewhere).
@@ -48,12 +52,24 @@ pub fn lookup(
 }
 
 /// The view's SELECT, ready to plan as a derived table: names qualified,
-/// recursion through other views refused (1462).
+/// recursion through other views refused (1462), and an expansion reading
+/// more than [`MAX_TABLES`] tables refused (1116) before anything is
+/// expanded.
 pub fn body(st: &CatalogState, v: &ViewDef) -> Result<ast::Query> {
+    Ok(expand(st, v)?.0)
+}
+
+/// The view's SELECT (as [`body`]) and how many tables its join reads.
+fn expand(st: &CatalogState, v: &ViewDef) -> Result<(ast::Query, usize)> {
     let q = qualified(v)?;
-    let mut stack = vec![(v.db.clone(), v.name.clone())];
-    check_nesting(st, &q, &mut stack, v)?;
-    Ok(q)
+    let mut w = Walk {
+        st,
+        top: v,
+        memo: HashMap::new(),
+    };
+    w.memo.insert((v.db.clone(), v.name.clone()), None);
+    let n = w.tables(&q, 1)?;
+    Ok((q, n.join))
 }
 
 /// The stored text parsed, its table names qualified with the view's
@@ -76,37 +92,124 @@ fn qualified(v: &ViewDef) -> Result<ast::Query> {
     Ok(q)
 }
 
-/// Refuses a view that reaches itself through the views it reads.
-fn check_nesting(
-    st: &CatalogState,
-    q: &ast::Query,
-    stack: &mut Vec<(String, String)>,
-    top: &ViewDef,
-) -> Result<()> {
-    let mut names = Names(Vec::new());
-    let _ = Visit::visit(q, &mut names);
-    for (d, n) in names.0 {
-        let Some(w) = st.view(&d, &n) else {
-            continue;
-        };
-        if stack.contains(&(d.clone(), n.clone())) || stack.len() >= MAX_NESTING {
-            return Err(SqlError::view_recursive(&top.db, &top.name));
-        }
-        let wq = qualified(w)?;
-        stack.push((d, n));
-        check_nesting(st, &wq, stack, top)?;
-        stack.pop();
-    }
-    Ok(())
+/// A walk over the views a view reads, each visited once: view recursion
+/// (1462), nesting depth (1436), and two counts through the views it reads,
+/// each refused (1116) as soon as it passes its bound, so views that each
+/// read the one before twice cost linear time, never their exponential
+/// expansion: the tables of its join (the FROM clause's tables, a view
+/// there counted by its own join's; MariaDB's 61) and every table reference
+/// of the whole expansion, subqueries included ([`MAX_EXPANSION`]).
+struct Walk<'a> {
+    st: &'a CatalogState,
+    top: &'a ViewDef,
+    /// Per view reached: its counts; None while it is being walked (reaching
+    /// it again is recursion).
+    memo: HashMap<(String, String), Option<Counts>>,
 }
 
-/// A view planned as a derived table (`plan` plans its body), its columns
-/// renamed by its column list; a body naming what is gone is 1356.
+/// A view's expansion: the tables of its join and all its table references.
+#[derive(Clone, Copy)]
+struct Counts {
+    join: usize,
+    total: usize,
+}
+
+/// The most table references a view's full expansion may hold.
+const MAX_EXPANSION: usize = 4096;
+
+impl Walk<'_> {
+    fn tables(&mut self, q: &ast::Query, depth: usize) -> Result<Counts> {
+        let mut names = Names(Vec::new());
+        let _ = Visit::visit(q, &mut names);
+        let mut total = 0usize;
+        for (d, n) in names.0 {
+            total = total.saturating_add(self.view(&d, &n, depth)?.map_or(1, |c| c.total));
+            if total > MAX_EXPANSION {
+                return Err(SqlError::too_many_view_tables(MAX_EXPANSION));
+            }
+        }
+        let mut join = 0usize;
+        for name in join_names(q) {
+            join = join.saturating_add(match name {
+                Some((d, n)) => self.view(&d, &n, depth)?.map_or(1, |c| c.join),
+                None => 1,
+            });
+            if join > MAX_TABLES {
+                return Err(SqlError::too_many_tables(MAX_TABLES));
+            }
+        }
+        Ok(Counts { join, total })
+    }
+
+    /// The counts of the view `d`.`n` (None: it is not a view).
+    fn view(&mut self, d: &str, n: &str, depth: usize) -> Result<Option<Counts>> {
+        let Some(w) = self.st.view(d, n) else {
+            return Ok(None);
+        };
+        let key = (w.db.clone(), w.name.clone());
+        match self.memo.get(&key) {
+            Some(Some(c)) => Ok(Some(*c)),
+            Some(None) => Err(SqlError::view_recursive(&self.top.db, &self.top.name)),
+            None => {
+                if depth >= MAX_NESTING {
+                    return Err(SqlError::plan_too_deep(MAX_NESTING));
+                }
+                let w = w.clone();
+                self.memo.insert(key.clone(), None);
+                let c = self.tables(&qualified(&w)?, depth + 1)?;
+                self.memo.insert(key, Some(c));
+                Ok(Some(c))
+            }
+        }
+    }
+}
+
+/// The tables a query's own join reads (its FROM clause; a set operation or
+/// a parenthesized query is one materialized table): two-part names, None
+/// for anything else (a derived table, a CTE).
+fn join_names(q: &ast::Query) -> Vec<Option<(String, String)>> {
+    fn factor(f: &ast::TableFactor, out: &mut Vec<Option<(String, String)>>) {
+        match f {
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => twj(table_with_joins, out),
+            ast::TableFactor::Table { name, .. } => {
+                match crate::stmt::name_parts(name).as_slice() {
+                    [d, n] => out.push(Some((d.clone(), n.clone()))),
+                    _ => out.push(None),
+                }
+            }
+            _ => out.push(None),
+        }
+    }
+    fn twj(t: &ast::TableWithJoins, out: &mut Vec<Option<(String, String)>>) {
+        factor(&t.relation, out);
+        for j in &t.joins {
+            factor(&j.relation, out);
+        }
+    }
+    let mut out = Vec::new();
+    match &*q.body {
+        ast::SetExpr::Select(s) => s.from.iter().for_each(|t| twj(t, &mut out)),
+        _ => out.push(None),
+    }
+    out
+}
+
+/// A view planned as a derived table (`plan` plans its body, with no outer
+/// query's columns in scope), its columns renamed by its column list; a
+/// body naming what is gone is 1356. Read by a locking SELECT (`locks`: its
+/// FOR UPDATE / LOCK IN SHARE MODE), a mergeable view's body reads its rows
+/// under the same locks, as MariaDB locks a merged view's rows; a view
+/// MariaDB would materialize (aggregates, DISTINCT, LIMIT, UNION, window
+/// functions, ALGORITHM=TEMPTABLE) cannot be locked: 1235, never a read
+/// without the locks asked for.
 pub(super) fn plan_view(
     st: &CatalogState,
     v: &ViewDef,
+    locks: &[ast::LockClause],
     plan: &dyn Fn(&ast::Query) -> Result<super::SelectPlan>,
-) -> Result<super::SelectPlan> {
+) -> Result<(super::SelectPlan, usize)> {
     let invalid = |e: SqlError| {
         if invalid_body(&e) {
             SqlError::view_invalid(&v.db, &v.name)
@@ -114,8 +217,18 @@ pub(super) fn plan_view(
             e
         }
     };
-    let q = body(st, v)?;
+    let (mut q, tables) = expand(st, v)?;
+    let locking = !locks.is_empty();
+    if locking {
+        if !mergeable_text(v, &q) {
+            return Err(unlockable(v));
+        }
+        q.locks = locks.to_vec();
+    }
     let mut p = plan(&q).map_err(invalid)?;
+    if locking && !mergeable_plan(&p) {
+        return Err(unlockable(v));
+    }
     let cols: Vec<ast::TableAliasColumnDef> = v
         .columns
         .iter()
@@ -125,12 +238,58 @@ pub(super) fn plan_view(
         })
         .collect();
     super::from::rename_columns(&mut p, &cols, || SqlError::view_invalid(&v.db, &v.name))?;
-    Ok(p)
+    Ok((p, tables))
+}
+
+/// The refusal of a locking read through a view that cannot be locked.
+fn unlockable(v: &ViewDef) -> SqlError {
+    SqlError::unsupported(format!(
+        "FOR UPDATE / LOCK IN SHARE MODE through view `{}`.`{}` (it is not mergeable)",
+        v.db, v.name
+    ))
+}
+
+/// Whether a view's text is one MariaDB merges into the query reading it
+/// (so that query's row locks reach its tables).
+fn mergeable_text(v: &ViewDef, q: &ast::Query) -> bool {
+    if v.algorithm == rel::view::Algorithm::TempTable
+        || q.with.is_some()
+        || q.limit_clause.is_some()
+        || q.fetch.is_some()
+        || !q.locks.is_empty()
+    {
+        return false;
+    }
+    match &*q.body {
+        ast::SetExpr::Select(s) => {
+            s.distinct.is_none()
+                && s.having.is_none()
+                && matches!(&s.group_by, ast::GroupByExpr::Expressions(g, m) if g.is_empty() && m.is_empty())
+        }
+        _ => false,
+    }
+}
+
+/// Whether a planned view body reads its rows straight (no aggregation,
+/// window, DISTINCT, LIMIT or set operation between the rows and the view).
+fn mergeable_plan(p: &super::SelectPlan) -> bool {
+    p.agg.is_none()
+        && p.window.is_none()
+        && !p.distinct
+        && p.limit.is_none()
+        && p.offset.is_none()
+        && p.union.is_empty()
+        && p.sysview.is_none()
+        && p.recursive.is_none()
+        && p.lock.is_some()
+        // A derived table in the body would be read without the locks
+        // (nested views carry them: they are planned here too).
+        && p.derived.iter().all(|d| d.lock.is_some())
 }
 
 /// A view's columns as a stand-in table (SHOW COLUMNS, information_schema).
 pub fn view_table(st: &CatalogState, v: &ViewDef) -> Result<Arc<rel::catalog::Table>> {
-    let p = plan_view(st, v, &|q| super::plan(q, st, Some(&v.db), &[]))?;
+    let (p, _) = plan_view(st, v, &[], &|q| super::plan(q, st, Some(&v.db), &[]))?;
     super::from::derived_table(&v.name, &p)
 }
 

@@ -350,7 +350,13 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     // every index in the current format (PAD SPACE segments).
     def.key_format = old.def.key_format;
     def.derive();
-    let change = classify(&old.def, &def, &w, &positions);
+    // ALGORITHM=COPY (and ALTER TABLE t FORCE, read as it) always copies
+    // the rows, as MariaDB does: the way to rewrite a table in the current
+    // key format.
+    let change = match algorithm {
+        ast::AlterTableAlgorithm::Copy => Change::Rebuild,
+        _ => classify(&old.def, &def, &w, &positions),
+    };
     if change == Change::Rebuild {
         def.key_format = rel::keycodec::KeyFormat::PadSpace;
         def.derive();

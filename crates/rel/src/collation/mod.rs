@@ -63,7 +63,7 @@ pub enum Collation {
 
 /// How a collation weighs a character.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Weigh {
+enum Weigh {
     /// By its bytes (binary and the `_bin` collations).
     Bytes,
     /// One weight from `tables::GENERAL_CI`, 0xFFFD outside the BMP.
@@ -271,7 +271,7 @@ impl Collation {
         &INFO[self as usize]
     }
 
-    pub(crate) fn weigh(self) -> Weigh {
+    fn weigh(self) -> Weigh {
         self.info().3
     }
 
@@ -414,7 +414,7 @@ impl Collation {
     }
 
     /// Calls `f` with each weight of one character (non-`_bin` collations).
-    pub(crate) fn char_weights(self, c: char, f: &mut impl FnMut(u16)) {
+    fn char_weights(self, c: char, f: &mut impl FnMut(u16)) {
         let cp = c as u32;
         match self.weigh() {
             Weigh::General => {
@@ -497,7 +497,7 @@ impl Collation {
     }
 
     /// The single weight of a space (None if it had several or none).
-    pub(crate) fn space_weight(self) -> Option<u16> {
+    fn space_weight(self) -> Option<u16> {
         let (mut w, mut n) = (0, 0);
         self.char_weights(' ', &mut |x| {
             w = x;

@@ -304,7 +304,7 @@ fn orphan_index_ids(inst: &sql::Instance) -> Vec<u32> {
             lower_bound: Some(lo.clone()),
             ..Default::default()
         })
-        .unwrap();
+        .expect("iterator");
     it.seek(&lo);
     let mut orphans = Vec::new();
     while it.valid() {
@@ -322,10 +322,7 @@ fn orphan_index_ids(inst: &sql::Instance) -> Vec<u32> {
 /// transaction that began before it (so the build waits for it): returns
 /// the thread (its result: the error code, if any) once the index is
 /// published to writers.
-fn build_held_back(
-    db: &TestDb,
-    sql: &'static str,
-) -> std::thread::JoinHandle<Option<u16>> {
+fn build_held_back(db: &TestDb, sql: &'static str) -> std::thread::JoinHandle<Option<u16>> {
     let inst = db.inst.clone();
     let version = db.catalog.version();
     let h = std::thread::spawn(move || {
@@ -396,7 +393,10 @@ fn unique_builds_and_writers_race_on_a_value() {
     q(&mut old, "COMMIT");
     assert_eq!(build.join().unwrap(), None);
     assert_eq!(
-        t(&mut s, "SELECT COUNT(*) FROM t FORCE INDEX (ua) WHERE a = 99"),
+        t(
+            &mut s,
+            "SELECT COUNT(*) FROM t FORCE INDEX (ua) WHERE a = 99"
+        ),
         ["1"]
     );
     assert_eq!(
@@ -413,10 +413,7 @@ fn unique_builds_and_writers_race_on_a_value() {
     assert_eq!(build.join().unwrap(), Some(1062));
     assert_eq!(t(&mut s, "SHOW INDEX FROM t").len(), 1);
     assert_eq!(orphan_index_ids(&db), Vec::<u32>::new());
-    assert_eq!(
-        t(&mut s, "SELECT COUNT(*) FROM t WHERE a = 99"),
-        ["2"]
-    );
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t WHERE a = 99"), ["2"]);
 }
 
 /// A definition change derived from a table an index build has replaced

@@ -300,11 +300,12 @@ fn tables_in_the_old_key_format_open_answer_and_upgrade() {
         // Turn the (empty) table into one of a release before key formats:
         // its definition is then written as those releases wrote it (a
         // version before 7), and its rows are written with format 1 keys.
-        let mut def = inst.catalog.state().table("d", "t").unwrap().def.clone();
+        let base = inst.catalog.state().table("d", "t").unwrap().clone();
+        let mut def = base.def.clone();
         def.key_format = KeyFormat::Trimmed;
         def.derive();
         assert!(def.encode()[0] < rel::schema::TABLE_DEF_V7);
-        inst.catalog.replace_table(def, false, false).unwrap();
+        inst.catalog.replace_table(&base, def, false, false).unwrap();
         q(&mut s, ROWS);
         // Format 1 keys: 'a\t' as the bytes without trailing spaces.
         let def = inst.catalog.state().table("d", "t").unwrap().def.clone();

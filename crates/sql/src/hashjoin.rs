@@ -40,7 +40,7 @@ fn image(v: &Value, out: &mut Vec<u8>) -> bool {
             out.extend_from_slice(&d.to_bits().to_le_bytes());
         }
         Value::Bytes(b) => {
-            let t = rel::keycodec::trim_trailing_spaces(b);
+            let t: &[u8] = b;
             out.push(2);
             out.extend_from_slice(&(t.len() as u32).to_le_bytes());
             out.extend_from_slice(t);

@@ -442,11 +442,7 @@ mod tests {
                         }
                         _ => compare(&back, &a),
                     };
-                    assert_eq!(
-                        same,
-                        std::cmp::Ordering::Equal,
-                        "{t:?} {a:?} {back:?}"
-                    );
+                    assert_eq!(same, std::cmp::Ordering::Equal, "{t:?} {a:?} {back:?}");
                 }
             }
         }

@@ -586,12 +586,13 @@ mod tests {
             compare(&Value::Int(-1), &Value::UInt(u64::MAX)),
             Ordering::Less
         );
+        // Binary strings: NO PAD, trailing spaces count (MariaDB).
         assert_eq!(
             compare(
                 &Value::Bytes(b"ab ".to_vec()),
                 &Value::Bytes(b"ab".to_vec())
             ),
-            Ordering::Equal
+            Ordering::Greater
         );
         assert_eq!(
             compare(

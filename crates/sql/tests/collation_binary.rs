@@ -31,7 +31,10 @@ fn binary_strings_count_trailing_spaces_and_zero_bytes() {
          (3,'a\\0','a\\0','a\\0','a\\0','a\\0'),(4,'a  ','b','a  ','b','a  ')",
     );
     assert_eq!(
-        rows(&mut s, "SELECT id, HEX(v), HEX(b), HEX(bl), HEX(c) FROM vb ORDER BY id"),
+        rows(
+            &mut s,
+            "SELECT id, HEX(v), HEX(b), HEX(bl), HEX(c) FROM vb ORDER BY id"
+        ),
         [
             "1|61|610000|61|6100000000",
             "2|6120|612000|6120|6120000000",
@@ -40,13 +43,22 @@ fn binary_strings_count_trailing_spaces_and_zero_bytes() {
         ]
     );
     for col in ["v", "bl", "k"] {
-        assert_eq!(ids(&mut s, &format!("SELECT id FROM vb WHERE {col} = 'a'")), "1");
         assert_eq!(
-            ids(&mut s, &format!("SELECT id FROM vb WHERE {col} < 'a ' ORDER BY id")),
+            ids(&mut s, &format!("SELECT id FROM vb WHERE {col} = 'a'")),
+            "1"
+        );
+        assert_eq!(
+            ids(
+                &mut s,
+                &format!("SELECT id FROM vb WHERE {col} < 'a ' ORDER BY id")
+            ),
             "1,3"
         );
         assert_eq!(
-            ids(&mut s, &format!("SELECT HEX({col}) FROM vb ORDER BY {col}, id")),
+            ids(
+                &mut s,
+                &format!("SELECT HEX({col}) FROM vb ORDER BY {col}, id")
+            ),
             "61,6100,6120,612020"
         );
         assert_eq!(
@@ -58,18 +70,36 @@ fn binary_strings_count_trailing_spaces_and_zero_bytes() {
             "1,1,1,1"
         );
         assert_eq!(
-            ids(&mut s, &format!("SELECT HEX(MIN({col})), HEX(MAX({col})) FROM vb")),
+            ids(
+                &mut s,
+                &format!("SELECT HEX(MIN({col})), HEX(MAX({col})) FROM vb")
+            ),
             "61|612020"
         );
         assert_eq!(
-            ids(&mut s, &format!("SELECT id FROM vb WHERE {col} LIKE 'a %' ORDER BY id")),
+            ids(
+                &mut s,
+                &format!("SELECT id FROM vb WHERE {col} LIKE 'a %' ORDER BY id")
+            ),
             "2,4"
         );
     }
-    assert_eq!(ids(&mut s, "SELECT id FROM vb FORCE INDEX (k) WHERE k < 'a ' ORDER BY id"), "1,3");
+    assert_eq!(
+        ids(
+            &mut s,
+            "SELECT id FROM vb FORCE INDEX (k) WHERE k < 'a ' ORDER BY id"
+        ),
+        "1,3"
+    );
     assert_eq!(ids(&mut s, "SELECT id FROM vb WHERE b = 'a'"), "");
     assert_eq!(ids(&mut s, "SELECT id FROM vb WHERE c = 'a'"), "");
-    assert_eq!(ids(&mut s, "SELECT id FROM vb WHERE c = 'a\\0\\0\\0\\0' ORDER BY id"), "1,3");
+    assert_eq!(
+        ids(
+            &mut s,
+            "SELECT id FROM vb WHERE c = 'a\\0\\0\\0\\0' ORDER BY id"
+        ),
+        "1,3"
+    );
     // A self-join on the binary column matches each row only with itself
     // (hash join images keep every byte).
     assert_eq!(

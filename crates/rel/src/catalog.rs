@@ -943,7 +943,7 @@ fn load_table(db: &Db, def: TableDef, stats: Option<crate::stats::TableStats>) -
             if let Some(k) = last_key(db, ix.id)? {
                 let col = &def.columns[c];
                 let mut s = &k[4..];
-                let v = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+                let v = keycodec::decode(&mut s, def.key_format, &col.ty, col.nullable)?;
                 if let Some(i) = v.to_i128() {
                     auto = (i.max(0) as u64).saturating_add(1);
                 }

@@ -27,6 +27,9 @@ pub fn create_like(
     def.foreign_keys.clear();
     def.instant.clear();
     def.instant_from = 0;
+    // A new (empty) table: the current key format.
+    def.key_format = rel::keycodec::KeyFormat::PadSpace;
+    def.derive();
     if !s.inst.catalog.create_table(def, ct.if_not_exists)? {
         s.warn("Note", SqlError::table_exists(ct.name.to_string()));
     }

@@ -305,7 +305,9 @@ fn tables_in_the_old_key_format_open_answer_and_upgrade() {
         def.key_format = KeyFormat::Trimmed;
         def.derive();
         assert!(def.encode()[0] < rel::schema::TABLE_DEF_V7);
-        inst.catalog.replace_table(&base, def, false, false).unwrap();
+        inst.catalog
+            .replace_table(&base, def, false, false)
+            .unwrap();
         q(&mut s, ROWS);
         // Format 1 keys: 'a\t' as the bytes without trailing spaces.
         let def = inst.catalog.state().table("d", "t").unwrap().def.clone();

@@ -173,23 +173,39 @@ impl Catalog {
     }
 
     /// Abandons the online build of index `id` of `db.name`: writers stop
-    /// maintaining it, and its entries and pending record go.
-    pub fn abort_index(&self, db: &str, name: &str, id: u32) -> Result<()> {
-        let _g = self.lock_ddl();
-        if let Some(cur) = self.state().table(db, name).cloned() {
-            if let Some(pos) = cur.building.iter().position(|i| i.id == id) {
-                let mut n = self.successor(&cur, cur.def.clone());
-                n.building.remove(pos);
-                let n = Arc::new(n);
-                self.publish(|st| {
-                    st.tables.insert((db.to_string(), name.to_string()), n);
-                });
+    /// maintaining it (the table is published without it), then, once
+    /// `drained` has waited for the transactions that may still write its
+    /// entries (those older than that catalog version, which planned with
+    /// it), everything under its id is range-deleted and its pending record
+    /// dropped. If they do not end in time, the entries there now go and the
+    /// pending record stays, so the next open reclaims what they add later.
+    pub fn abort_index(
+        &self,
+        db: &str,
+        name: &str,
+        id: u32,
+        drained: &dyn Fn(u64) -> bool,
+    ) -> Result<()> {
+        {
+            let _g = self.lock_ddl();
+            if let Some(cur) = self.state().table(db, name).cloned() {
+                if let Some(pos) = cur.building.iter().position(|i| i.id == id) {
+                    let mut n = self.successor(&cur, cur.def.clone());
+                    n.building.remove(pos);
+                    let n = Arc::new(n);
+                    self.publish(|st| {
+                        st.tables.insert((db.to_string(), name.to_string()), n);
+                    });
+                }
             }
         }
+        let all_out = drained(self.version());
         reclaim_ids(self.db(), id, id + 1)?;
-        let mut b = WriteBatch::new();
-        b.delete(&key(b'P', &[&id.to_be_bytes()]));
-        self.db().write(synced(), b)?;
+        if all_out {
+            let mut b = WriteBatch::new();
+            b.delete(&key(b'P', &[&id.to_be_bytes()]));
+            self.db().write(synced(), b)?;
+        }
         Ok(())
     }
 

@@ -544,11 +544,16 @@ impl Catalog {
     }
 
     /// Replaces a table's definition (ALTER-like changes, new indexes,
-    /// TRUNCATE). `new_ids` gives fresh ids to the primary key and to
-    /// indexes whose id is 0. Returns the new table; counters carry over
-    /// unless `reset_counters`.
+    /// TRUNCATE). `base` is the table `def` was derived from: if another
+    /// change (an online index build finishing, another DDL) replaced it
+    /// meanwhile, nothing is written and the result is `TableChanged`, so
+    /// that the caller derives `def` again from the current table instead of
+    /// losing that change. `fresh_pk` gives fresh ids to the primary key and
+    /// to every index, otherwise to indexes whose id is 0. Returns the new
+    /// table; counters carry over unless `reset_counters`.
     pub fn replace_table(
         &self,
+        base: &Arc<Table>,
         mut def: TableDef,
         fresh_pk: bool,
         reset_counters: bool,
@@ -558,6 +563,9 @@ impl Catalog {
         let Some(old) = st.table(&def.db, &def.name).cloned() else {
             return Err(Error::NoSuchTable(format!("{}.{}", def.db, def.name)));
         };
+        if !Arc::ptr_eq(&old, base) {
+            return Err(Error::TableChanged(format!("{}.{}", def.db, def.name)));
+        }
         if fresh_pk && !old.building.is_empty() {
             // TRUNCATE during CREATE INDEX: the build reads the old ids.
             return Err(Error::TableChanged(format!("{}.{}", def.db, def.name)));

@@ -318,10 +318,12 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                 drop_index(&s.inst.catalog, &t, &name.value)?
             }
             ast::AlterTableOperation::DropForeignKey { name, .. } => {
-                let mut def = t.def.clone();
-                def.foreign_keys
-                    .retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
-                s.inst.catalog.replace_table(def, false, false)?;
+                replace_current(&s.inst.catalog, &t, false, false, |cur| {
+                    let mut def = cur.def.clone();
+                    def.foreign_keys
+                        .retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
+                    Ok(def)
+                })?;
             }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
@@ -383,8 +385,9 @@ pub fn create_index(
         })
         .and_then(|_| Ok(cat.finish_index(&nt.def.db, &nt.def.name, ix.id)?));
     if let Err(e) = built {
-        // Undo: writers stop maintaining it, its entries go.
-        cat.abort_index(&nt.def.db, &nt.def.name, ix.id)?;
+        // Undo: writers stop maintaining it; once those that planned with
+        // it have ended, its entries go.
+        cat.abort_index(&nt.def.db, &nt.def.name, ix.id, &wait)?;
         return Err(e);
     }
     Ok(())
@@ -395,30 +398,62 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
     if name.eq_ignore_ascii_case("PRIMARY") {
         return Err(SqlError::unsupported("dropping the primary key"));
     }
-    let mut def = t.def.clone();
-    let before = def.secondary.len();
-    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
-    if def.secondary.len() == before {
-        return Err(SqlError::cant_drop(name));
-    }
-    if fkey::index_needed(&t.def, name, &cat.state()) {
-        return Err(SqlError::drop_index_fk(name));
-    }
-    if let Some(a) = def.auto_inc_column() {
-        if def.pk.columns.first() != Some(&a)
-            && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
-        {
-            return Err(SqlError::wrong_auto_key());
+    replace_current(cat, t, false, false, |t| {
+        let mut def = t.def.clone();
+        let before = def.secondary.len();
+        def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
+        if def.secondary.len() == before {
+            return Err(SqlError::cant_drop(name));
         }
-    }
-    cat.replace_table(def, false, false)?;
+        if fkey::index_needed(&t.def, name, &cat.state()) {
+            return Err(SqlError::drop_index_fk(name));
+        }
+        if let Some(a) = def.auto_inc_column() {
+            if def.pk.columns.first() != Some(&a)
+                && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
+            {
+                return Err(SqlError::wrong_auto_key());
+            }
+        }
+        Ok(def)
+    })?;
     Ok(())
 }
 
 /// TRUNCATE: new index ids, old data reclaimed by range deletion.
 pub fn truncate(cat: &Catalog, t: &Arc<Table>) -> Result<()> {
-    cat.replace_table(t.def.clone(), true, true)?;
+    replace_current(cat, t, true, true, |cur| Ok(cur.def.clone()))?;
     Ok(())
+}
+
+/// Replaces the current definition of `t`'s table by `change` applied to
+/// it (`Catalog::replace_table`); when another change replaced the table
+/// between reading it and writing (an online index build finishing), the
+/// change is derived again from the newer table, never written over it.
+pub(crate) fn replace_current(
+    cat: &Catalog,
+    t: &Table,
+    fresh_pk: bool,
+    reset_counters: bool,
+    change: impl Fn(&Arc<Table>) -> Result<rel::schema::TableDef>,
+) -> Result<Arc<Table>> {
+    let (db, name) = (&t.def.db, &t.def.name);
+    loop {
+        let cur = cat
+            .state()
+            .table(db, name)
+            .cloned()
+            .ok_or_else(|| SqlError::no_table(format!("{db}.{name}")))?;
+        let def = change(&cur)?;
+        match cat.replace_table(&cur, def, fresh_pk, reset_counters) {
+            Err(rel::Error::TableChanged(_))
+                if !cat
+                    .state()
+                    .table(db, name)
+                    .is_some_and(|now| Arc::ptr_eq(now, &cur)) => {}
+            r => return Ok(r?),
+        }
+    }
 }
 
 /// ALTER TABLE ADD FOREIGN KEY: builds the child index first if one is
@@ -440,15 +475,11 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
         let cols = key.columns.clone();
         create_index(s, t, ix, cols, false, false)?;
     }
-    let current = |cat: &Catalog| {
-        cat.state()
-            .table(&t.def.db, &t.def.name)
-            .cloned()
-            .ok_or_else(|| SqlError::no_table(format!("{}.{}", t.def.db, t.def.name)))
-    };
-    let mut def = current(cat)?.def.clone();
-    def.foreign_keys.push(key.clone());
-    let nt = cat.replace_table(def, false, false)?;
+    let nt = replace_current(cat, t, false, false, |cur| {
+        let mut def = cur.def.clone();
+        def.foreign_keys.push(key.clone());
+        Ok(def)
+    })?;
     if !checks {
         return Ok(());
     }
@@ -462,12 +493,14 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
         Err(SqlError::lock_wait_timeout())
     };
     if let Err(e) = checked {
-        let mut def = current(cat)?.def.clone();
-        def.foreign_keys.retain(|f| f.name != key.name);
-        if let Some(ix) = &added {
-            def.secondary.retain(|i| &i.name != ix);
-        }
-        cat.replace_table(def, false, false)?;
+        replace_current(cat, t, false, false, |cur| {
+            let mut def = cur.def.clone();
+            def.foreign_keys.retain(|f| f.name != key.name);
+            if let Some(ix) = &added {
+                def.secondary.retain(|i| &i.name != ix);
+            }
+            Ok(def)
+        })?;
         return Err(e);
     }
     Ok(())

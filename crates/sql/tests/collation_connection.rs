@@ -27,7 +27,8 @@ fn prepared(s: &mut sql::Session, sql: &str, params: &[Value]) -> (u32, Vec<Stri
 
 fn run_prepared(s: &mut sql::Session, id: u32, params: &[Value]) -> Vec<String> {
     let mut c = Collect::default();
-    s.execute_prepared(id, params, &mut c).unwrap();
+    s.execute_prepared(id, params, &mut c)
+        .expect("execute_prepared");
     texts(c.rows)
 }
 
@@ -116,7 +117,10 @@ fn plans_follow_the_collation_they_were_made_under() {
     // A prepared statement keeps the collation it was prepared under
     // (MariaDB), also when the catalog changes under it.
     q(&mut s, "SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci");
-    assert_eq!(run_prepared(&mut s, id, &[ss.clone()]), vec!["0|0"]);
+    assert_eq!(
+        run_prepared(&mut s, id, std::slice::from_ref(&ss)),
+        vec!["0|0"]
+    );
     q(&mut s, "CREATE TABLE other (a INT)");
     assert_eq!(run_prepared(&mut s, id, &[ss]), vec!["0|0"]);
     q(&mut s, "SET NAMES utf8mb4");

@@ -1,14 +1,9 @@
 //! Strata's collation weights against MariaDB's (started by the test, as in
 //! diff_mariadb.rs): every BMP character's WEIGHT_STRING (and a sample of the
 //! supplementary planes) under general_ci, unicode_ci (UCA 4.0.0),
-<<<<<<< HEAD
 //! unicode_520_ci, uca1400_ai_ci and the latin1 collations must equal the weights
-//! `rel::collation` uses; then random strings (seeded, `SEED=`) must rank
-=======
-//! unicode_520_ci and the latin1 collations must equal the weights
 //! `rel::collation` uses; then random strings (seeded, `SEED=`; with TAB,
 //! LF and other characters below a space, so PAD SPACE order) must rank
->>>>>>> main
 //! the same under ORDER BY / = (DENSE_RANK over the collation) and weigh
 //! the same under WEIGHT_STRING. This proves the generated tables
 //! (crates/rel/tools/gen_collation_tables.py) and the absence of
@@ -103,7 +98,6 @@ fn random_char(r: &mut Rng) -> char {
     }
 }
 
-<<<<<<< HEAD
 /// The characters UCA 14.0.0's contractions start with (DUCET's multi-
 /// character entries; e.g. 'л' + U+0306, Thai and Lao prevowels): random
 /// strings for uca1400 leave them out.
@@ -116,19 +110,6 @@ const CONTRACTS: &[u32] = &[
     0xAAB6, 0xAAB9, 0xAABB, 0xAABC,
 ];
 
-/// True when `s` has a character weighing below a space under `c`.
-fn below_space(c: Collation, s: &str) -> bool {
-    let space = strata_weights(c, "x ");
-    let space = &space[strata_weights(c, "x").len()..];
-    s.chars().any(|ch| {
-        let w = strata_weights(c, &format!("{ch} "));
-        let w = &w[..w.len() - space.len()];
-        !w.is_empty() && w < space
-    })
-}
-
-=======
->>>>>>> main
 /// Dense ranks of `strs` under `c`, by Strata's comparison.
 fn strata_ranks(c: Collation, strs: &[String]) -> Vec<u64> {
     let mut order: Vec<usize> = (0..strs.len()).collect();
@@ -157,16 +138,10 @@ fn check_random(m: &mut Conn, r: &mut Rng, seed: u64, c: Collation, nopad: Optio
         if c.charset() == "utf8mb3" && s.chars().any(|ch| ch as u32 > 0xFFFF) {
             continue;
         }
-<<<<<<< HEAD
         if c.name().contains("uca1400") && s.chars().any(|ch| CONTRACTS.contains(&(ch as u32))) {
             continue; // contractions: MariaDB has them, Strata does not (documented)
         }
-        if !below_space(c, &s) {
-            strs.push(s);
-        }
-=======
         strs.push(s);
->>>>>>> main
     }
     let cs = c.charset();
     m.query_drop("DROP TABLE IF EXISTS r").unwrap();

@@ -533,7 +533,6 @@ SELECT id FROM cg ORDER BY t, id
 SELECT id FROM cg WHERE s = 'abc'
 SELECT id FROM cg WHERE t = 'abc' ORDER BY id
 DROP TABLE cg
-<<<<<<< HEAD
 -- The connection's collation (h-lits): literals and functions of them take it, a column
 -- still wins, views keep theirs; SET of the connection variables; COLLATE must fit (1253).
 CREATE TABLE ck (id INT PRIMARY KEY, c VARCHAR(10), l VARCHAR(10) CHARACTER SET latin1)
@@ -615,7 +614,6 @@ SET NAMES utf8mb4 COLLATE utf8mb4_uca1400_ai_ci
 SELECT 'ß' = 'ss', @@collation_connection, @@character_set_connection
 SET NAMES utf8mb4
 DROP TABLE c14
-=======
 -- PAD SPACE with characters below a space (h-pad): 'a\t' < 'a' = 'a ' < 'a!' under
 -- utf8mb4_bin, general_ci, unicode_ci and latin1, through indexes and sorts.
 CREATE TABLE cpad (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_bin, g VARCHAR(20), u VARCHAR(20) COLLATE utf8mb4_unicode_ci, l VARCHAR(20) CHARACTER SET latin1, k VARCHAR(20) COLLATE utf8mb4_bin, KEY ks (s), KEY kg (g), KEY ku (u), KEY kl (l), UNIQUE KEY uk (k))
@@ -640,7 +638,6 @@ SELECT HEX(MIN(s)), HEX(MIN(g)), HEX(MIN(u)), HEX(MIN(l)), HEX(MAX(s)) FROM cpad
 SELECT 'a\t' < 'a', 'a\n' < 'a' COLLATE utf8mb4_unicode_ci, 'a' < 'a~', '' > '\t', 'a' = 'a ', STRCMP('a\t', 'a')
 SELECT COUNT(*), MIN(id) FROM cpad GROUP BY s ORDER BY MIN(id)
 DROP TABLE cpad
->>>>>>> main
 -- Window functions (h-window): ranks, NTILE, LAG/LEAD, frame edges, RANGE offsets with
 -- NULL keys, named windows, over GROUP BY and joins, in derived tables, CTEs, ORDER BY,
 -- LIMIT, DISTINCT, subqueries; MariaDB's error codes for misplaced windows and bad frames.

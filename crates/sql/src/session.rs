@@ -148,6 +148,10 @@ impl Session {
             // The current database's default (MySQL: follows USE).
             let st = self.inst.catalog.state();
             if let Some(c) = self.db.as_ref().and_then(|d| st.databases.get(d)) {
+                // Unknown: the database's record could not be read.
+                let Ok(c) = c else {
+                    return Some(Value::Null);
+                };
                 let v = if n == "collation_database" {
                     c.name()
                 } else {
@@ -275,6 +279,14 @@ impl Session {
             t.rollback();
         }
         self.slot.store(u64::MAX, Ordering::Release);
+    }
+
+    /// The connection's collation (`collation_connection`): string literals
+    /// and parameters take it.
+    pub fn conn_collation(&self) -> rel::collation::Collation {
+        self.get_var("collation_connection", false)
+            .and_then(|v| rel::collation::Collation::from_name(&String::from_utf8_lossy(&v.text())))
+            .unwrap_or(rel::collation::Collation::DEFAULT)
     }
 
     /// The character set the client's statement bytes are in

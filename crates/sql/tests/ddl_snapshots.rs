@@ -3,7 +3,7 @@
 //! the table's new index ids as if they were empty, and readers during an
 //! online index build must not plan through the half-built index.
 mod common;
-use common::{err, q, texts, TestDb};
+use common::{check_ok, err, has_entries, orphan_index_ids, q, texts, TestDb};
 
 fn t(s: &mut sql::Session, sql: &str) -> Vec<String> {
     texts(q(s, sql))
@@ -146,10 +146,7 @@ fn writers_during_an_index_build_leave_it_exact() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let ops = writer.join().unwrap();
     eprintln!("{ops} writes during the build");
-    assert_eq!(
-        t(&mut s, "CHECK TABLE t")[0].rsplit('|').next().unwrap(),
-        "OK"
-    );
+    check_ok(&mut s, "t");
     let via_pk = t(&mut s, "SELECT COUNT(*), SUM(v) FROM t IGNORE INDEX (iv)");
     let via_ix = t(
         &mut s,
@@ -227,24 +224,12 @@ fn an_index_build_cut_short_leaves_no_index() {
         t(&mut s, "SELECT id FROM t WHERE a >= 20 ORDER BY id"),
         ["2", "3"]
     );
-    let lo = id.to_be_bytes().to_vec();
-    let hi = (id + 1).to_be_bytes().to_vec();
-    let mut it = inst
-        .catalog
-        .db()
-        .iter(lsm::ReadOptions {
-            lower_bound: Some(lo.clone()),
-            upper_bound: Some(hi),
-            ..Default::default()
-        })
-        .unwrap();
-    it.seek(&lo);
-    assert!(!it.valid(), "entries of the abandoned index {id} stayed");
-    q(&mut s, "CREATE INDEX ka ON t (a)");
-    assert_eq!(
-        t(&mut s, "CHECK TABLE t")[0].rsplit('|').next().unwrap(),
-        "OK"
+    assert!(
+        !has_entries(&inst, id, id + 1),
+        "entries of the abandoned index {id} stayed"
     );
+    q(&mut s, "CREATE INDEX ka ON t (a)");
+    check_ok(&mut s, "t");
     assert_eq!(
         t(
             &mut s,
@@ -285,37 +270,6 @@ fn writes_reading_through_an_old_view_fail_at_once() {
         start.elapsed()
     );
     q(&mut a, "ROLLBACK");
-}
-
-/// Whether some key of the engine lies under an index id no table has (an
-/// index abandoned or dropped whose entries stayed).
-fn orphan_index_ids(inst: &sql::Instance) -> Vec<u32> {
-    let st = inst.catalog.state();
-    let live: std::collections::HashSet<u32> = st
-        .tables
-        .values()
-        .flat_map(|t| t.def.indexes().chain(&t.building).map(|i| i.id))
-        .collect();
-    let lo = rel::catalog::FIRST_USER_INDEX_ID.to_be_bytes().to_vec();
-    let mut it = inst
-        .catalog
-        .db()
-        .iter(lsm::ReadOptions {
-            lower_bound: Some(lo.clone()),
-            ..Default::default()
-        })
-        .expect("iterator");
-    it.seek(&lo);
-    let mut orphans = Vec::new();
-    while it.valid() {
-        let k = it.key();
-        let id = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
-        if !live.contains(&id) && !orphans.contains(&id) {
-            orphans.push(id);
-        }
-        it.next();
-    }
-    orphans
 }
 
 /// CREATE INDEX on d.t run on another thread while session `old` holds a
@@ -372,10 +326,7 @@ fn an_aborted_build_leaves_no_entries_of_late_writers() {
     assert_eq!(build.join().unwrap(), Some(1062));
     assert_eq!(orphan_index_ids(&db), Vec::<u32>::new());
     assert_eq!(t(&mut s, "SHOW INDEX FROM t").len(), 1);
-    assert_eq!(
-        t(&mut s, "CHECK TABLE t")[0].rsplit('|').next().unwrap(),
-        "OK"
-    );
+    check_ok(&mut s, "t");
     assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t"), ["5"]);
 }
 
@@ -399,10 +350,7 @@ fn unique_builds_and_writers_race_on_a_value() {
         ),
         ["1"]
     );
-    assert_eq!(
-        t(&mut s, "CHECK TABLE t")[0].rsplit('|').next().unwrap(),
-        "OK"
-    );
+    check_ok(&mut s, "t");
     // The value is in a row the build has not filled yet: the insert gets
     // in, the build fails on it.
     let db = TestDb::open("sql-ddl-unique-race-old");

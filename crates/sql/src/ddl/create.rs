@@ -135,7 +135,7 @@ pub fn create_as_select(
             query: None,
             ..ct.clone()
         };
-        let (def, fks) = table_def(&plain, &db, &name, super::db_collation(s, &db))?;
+        let (def, fks) = table_def(&plain, &db, &name, super::db_collation(s, &db)?)?;
         if !fks.is_empty() {
             return Err(SqlError::unsupported(
                 "CREATE TABLE ... SELECT with FOREIGN KEY",
@@ -144,7 +144,7 @@ pub fn create_as_select(
         def
     };
     if ct.columns.is_empty() {
-        def.collation = super::db_collation(s, &db);
+        def.collation = super::db_collation(s, &db)?;
     }
     let literal = literal_items(query);
     let mut select_names = Vec::new();

@@ -40,15 +40,23 @@ fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
 }
 
 /// The default collation of database `db` (the server's when it does not
-/// exist: creating a table in it fails later with 1049).
-pub fn db_collation(s: &Session, db: &str) -> Collation {
-    s.inst
-        .catalog
-        .state()
-        .databases
-        .get(db)
-        .copied()
-        .unwrap_or(Collation::DEFAULT)
+/// exist: creating a table in it fails later with 1049); an error naming
+/// the problem when its stored record could not be read.
+pub fn db_collation(s: &Session, db: &str) -> Result<Collation> {
+    match s.inst.catalog.state().databases.get(db) {
+        None => Ok(Collation::DEFAULT),
+        Some(Ok(c)) => Ok(*c),
+        Some(Err(why)) => Err(unreadable_db(db, why)),
+    }
+}
+
+/// The error for using what a database's unreadable record held (its
+/// default collation): the record is kept until ALTER DATABASE rewrites it.
+pub fn unreadable_db(db: &str, why: &str) -> SqlError {
+    SqlError::engine(format!(
+        "the record of database '{db}' cannot be read ({why}); \
+         ALTER DATABASE `{db}` CHARACTER SET ... or COLLATE ... rewrites it"
+    ))
 }
 
 /// Runs a DDL statement.
@@ -81,9 +89,15 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                 Some(n) => n.clone(),
                 None => return Err(SqlError::no_db()),
             };
-            let cur = s.inst.catalog.state().databases.get(&name).copied();
-            let Some(cur) = cur else {
-                return Err(SqlError::bad_db(&name));
+            let cur = match s.inst.catalog.state().databases.get(&name) {
+                None => return Err(SqlError::bad_db(&name)),
+                Some(Ok(c)) => *c,
+                // A new default repairs an unreadable record; one taken
+                // from it cannot be.
+                Some(Err(why)) if charset.is_none() && collate.is_none() => {
+                    return Err(unreadable_db(&name, why))
+                }
+                Some(Err(_)) => Collation::DEFAULT,
             };
             // The pair resolves as in CREATE DATABASE (CHARACTER SET alone
             // gives that charset's default collation).
@@ -116,7 +130,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             }
             let (db, name) = split_name(s, &ct.name)?;
             let warnings = crate::accept::check_create_table(ct)?;
-            let (mut def, fks) = table_def(ct, &db, &name, db_collation(s, &db))?;
+            let (mut def, fks) = table_def(ct, &db, &name, db_collation(s, &db)?)?;
             let st = s.inst.catalog.state();
             if !(ct.if_not_exists && st.table(&db, &name).is_some()) {
                 let checks = s.fk_checks();

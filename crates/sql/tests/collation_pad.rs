@@ -281,11 +281,16 @@ fn open(dir: &testkit::TempDir) -> std::sync::Arc<sql::Instance> {
         sync_on_commit: false,
         ..Default::default()
     };
-    sql::Instance::open(&dir.0, &o).unwrap()
+    sql::Instance::open(&dir.0, &o).expect("open the instance")
 }
 
 fn key_format(inst: &sql::Instance) -> KeyFormat {
-    inst.catalog.state().table("d", "t").unwrap().def.key_format
+    inst.catalog
+        .state()
+        .table("d", "t")
+        .expect("table d.t")
+        .def
+        .key_format
 }
 
 #[test]

@@ -476,7 +476,7 @@ struct WorkEnv<'e> {
 }
 
 impl Env for WorkEnv<'_> {
-    crate::expr::forward_session_env!(inner);
+    crate::env::forward_session_env!(inner);
     fn subquery(&self, k: usize) -> Option<&crate::subquery::SubResult> {
         self.inner.subquery(k)
     }

@@ -204,7 +204,7 @@ pub(super) fn union_rest(
 }
 
 impl Env for QueryEnv<'_> {
-    crate::expr::forward_session_env!(inner);
+    crate::env::forward_session_env!(inner);
     fn subquery(&self, k: usize) -> Option<&SubResult> {
         self.subs.get(k)
     }

@@ -12,7 +12,7 @@
 //! reader nor a restart ever sees a half-built index.
 use crate::catalog::{key, reclaim_ids, sync as synced, Catalog, Table};
 use crate::keycodec;
-use crate::scan::scan;
+use crate::scan::for_each_row_locked;
 use crate::schema::{Index, TableDef};
 use crate::table as rt;
 use crate::{Error, Result};
@@ -20,89 +20,61 @@ use lsm::{WriteBatch, DEFAULT_CF};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-use txn::{Isolation, LockMode, TxnDb};
-
-/// Rows whose entries one transaction of the build writes (their shared
-/// locks are held until it commits).
-const BATCH_ROWS: usize = 256;
+use txn::{LockMode, Txn, TxnDb};
 
 /// Fills index `ix` of `t` (published to writers: `Table::building`) for
-/// every row of the table: the rows are listed from a snapshot and written
-/// as they are when their batch runs (`fill`). Fails with `Error::DupKey`
-/// when `ix` is unique and two rows share a non-NULL key, and with a lock
-/// wait timeout or deadlock (waiting `lock_wait` at most per row); the
-/// entries written so far stay: the caller abandons the index, which
-/// reclaims them.
+/// every row of the table: the rows are listed from a snapshot and each
+/// row's entry written as the row is when its batch runs (locked shared,
+/// at its latest version: `scan::for_each_row_locked`), so a row deleted
+/// since the snapshot gets no entry, an updated one the entry of its new
+/// values. Fails with `Error::DupKey` when `ix` is unique and two rows
+/// share a non-NULL key, and with a lock wait timeout (waiting `lock_wait`
+/// at most per row); the entries written so far stay: the caller abandons
+/// the index, which reclaims them. Not fsynced: the catalog write that
+/// installs the index is.
 pub fn build_index(txdb: &TxnDb, t: &Table, ix: &Index, lock_wait: Duration) -> Result<()> {
-    let db = txdb.db();
-    let snap = db.snapshot();
-    let mut keys: Vec<Vec<u8>> = Vec::with_capacity(BATCH_ROWS);
-    scan(db, &snap, t.def.pk.id, &mut |k, _| {
-        keys.push(k.to_vec());
-        if keys.len() >= BATCH_ROWS {
-            fill(txdb, t, ix, &keys, lock_wait)?;
-            keys.clear();
-        }
-        Ok(())
+    for_each_row_locked(txdb, t.def.pk.id, lock_wait, &mut |txn, _, k, v| {
+        fill_row(txn, t, ix, k, v)
     })?;
-    fill(txdb, t, ix, &keys, lock_wait)
+    Ok(())
 }
 
-/// Writes the entries of the rows with primary keys `keys` as the rows are
-/// now. Each row is locked (shared), so no writer changes it meanwhile, and
-/// read at its latest committed version: a row deleted since the snapshot
-/// gets no entry, an updated one the entry of its new values. An entry a
-/// writer that maintains the index already wrote is not written again (a
-/// second Put under one key would outlive the SingleDelete a later change
-/// of the row writes). Not fsynced: the catalog write that installs the
-/// index is.
-fn fill(txdb: &TxnDb, t: &Table, ix: &Index, keys: &[Vec<u8>], lock_wait: Duration) -> Result<()> {
-    if keys.is_empty() {
+/// Writes the entry of one row (locked, at its latest version) unless a
+/// writer that maintains the index already wrote it (a second Put under one
+/// key would outlive the SingleDelete a later change of the row writes).
+fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<()> {
+    let te = Error::Txn;
+    let row = rt::decode_row(&t.def, k, v, None)?;
+    let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
+    if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
+        let mut prefix = keycodec::index_prefix(ix.id).to_vec();
+        rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
+        // As a writer's uniqueness check (`table::unique_holder`): the
+        // prefix lock makes a concurrent insert of the same value wait.
+        txn.lock(DEFAULT_CF, &prefix, LockMode::Exclusive)
+            .map_err(te)?;
+        let upper = keycodec::prefix_successor(&prefix);
+        let held = {
+            let mut it = txn
+                .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+                .map_err(te)?;
+            it.next().map_err(te)?.map(|(k, _)| k.to_vec())
+        };
+        match held {
+            Some(h) if h == key => return Ok(()),
+            Some(_) => {
+                return Err(Error::DupKey(
+                    rt::key_text(ix, &row.values),
+                    ix.name.clone(),
+                ));
+            }
+            None => {}
+        }
+    } else if txn.get_latest(DEFAULT_CF, &key).map_err(te)?.is_some() {
         return Ok(());
     }
-    let te = |e: txn::Error| Error::Txn(e);
-    let mut txn = txdb.begin(Isolation::ReadCommitted);
-    txn.set_lock_wait_timeout(lock_wait);
-    txn.set_no_sync();
-    for k in keys {
-        let Some(v) = txn
-            .get_locked(DEFAULT_CF, k, LockMode::Shared)
-            .map_err(te)?
-        else {
-            continue;
-        };
-        let row = rt::decode_row(&t.def, k, &v, None)?;
-        let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
-        if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
-            let mut prefix = keycodec::index_prefix(ix.id).to_vec();
-            rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
-            // As a writer's uniqueness check (`table::unique_holder`): the
-            // prefix lock makes a concurrent insert of the same value wait.
-            txn.lock(DEFAULT_CF, &prefix, LockMode::Exclusive)
-                .map_err(te)?;
-            let upper = keycodec::prefix_successor(&prefix);
-            let held = {
-                let mut it = txn
-                    .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
-                    .map_err(te)?;
-                it.next().map_err(te)?.map(|(k, _)| k.to_vec())
-            };
-            match held {
-                Some(h) if h == key => continue,
-                Some(_) => {
-                    return Err(Error::DupKey(
-                        rt::key_text(ix, &row.values),
-                        ix.name.clone(),
-                    ));
-                }
-                None => {}
-            }
-        } else if txn.get_latest(DEFAULT_CF, &key).map_err(te)?.is_some() {
-            continue;
-        }
-        txn.put(DEFAULT_CF, &key, &[]);
-    }
-    txn.commit().map_err(te)
+    txn.put(DEFAULT_CF, &key, &[]);
+    Ok(())
 }
 
 impl Catalog {
@@ -173,23 +145,39 @@ impl Catalog {
     }
 
     /// Abandons the online build of index `id` of `db.name`: writers stop
-    /// maintaining it, and its entries and pending record go.
-    pub fn abort_index(&self, db: &str, name: &str, id: u32) -> Result<()> {
-        let _g = self.lock_ddl();
-        if let Some(cur) = self.state().table(db, name).cloned() {
-            if let Some(pos) = cur.building.iter().position(|i| i.id == id) {
-                let mut n = self.successor(&cur, cur.def.clone());
-                n.building.remove(pos);
-                let n = Arc::new(n);
-                self.publish(|st| {
-                    st.tables.insert((db.to_string(), name.to_string()), n);
-                });
+    /// maintaining it (the table is published without it), then, once
+    /// `drained` has waited for the transactions that may still write its
+    /// entries (those older than that catalog version, which planned with
+    /// it), everything under its id is range-deleted and its pending record
+    /// dropped. If they do not end in time, the entries there now go and the
+    /// pending record stays, so the next open reclaims what they add later.
+    pub fn abort_index(
+        &self,
+        db: &str,
+        name: &str,
+        id: u32,
+        drained: &dyn Fn(u64) -> bool,
+    ) -> Result<()> {
+        {
+            let _g = self.lock_ddl();
+            if let Some(cur) = self.state().table(db, name).cloned() {
+                if let Some(pos) = cur.building.iter().position(|i| i.id == id) {
+                    let mut n = self.successor(&cur, cur.def.clone());
+                    n.building.remove(pos);
+                    let n = Arc::new(n);
+                    self.publish(|st| {
+                        st.tables.insert((db.to_string(), name.to_string()), n);
+                    });
+                }
             }
         }
+        let all_out = drained(self.version());
         reclaim_ids(self.db(), id, id + 1)?;
-        let mut b = WriteBatch::new();
-        b.delete(&key(b'P', &[&id.to_be_bytes()]));
-        self.db().write(synced(), b)?;
+        if all_out {
+            let mut b = WriteBatch::new();
+            b.delete(&key(b'P', &[&id.to_be_bytes()]));
+            self.db().write(synced(), b)?;
+        }
         Ok(())
     }
 

@@ -117,14 +117,21 @@ impl Table {
 /// position in its `foreign_keys`.
 pub type ChildKey = (Arc<Table>, usize);
 
+/// A database's default collation, or why its stored record could not be
+/// read (an unknown format or collation id: docs/formats/catalog.md). The
+/// record stays as it is until ALTER DATABASE rewrites it or DROP DATABASE
+/// deletes it.
+pub type DbCollation = std::result::Result<Collation, String>;
+
 /// One immutable view of the catalog.
 #[derive(Debug, Default)]
 pub struct CatalogState {
     /// Bumped by every DDL; prepared statements re-plan when it changes.
     pub version: u64,
     /// Each database with its default collation (for tables created in it
-    /// without one).
-    pub databases: BTreeMap<String, Collation>,
+    /// without one), or why its record could not be read at open (the
+    /// database exists and its tables open; what needs its default fails).
+    pub databases: BTreeMap<String, DbCollation>,
     pub tables: HashMap<(String, String), Arc<Table>>,
     /// Tables whose stored definition could not be read at open, with why:
     /// the others open; these give an error when used.
@@ -262,10 +269,18 @@ impl Catalog {
             let k = &it.key()[4..];
             match k.first() {
                 Some(b'D') => {
+                    // One unreadable record must not keep the rest from
+                    // opening: the database exists (its tables open, its
+                    // name stays taken), what needs its default fails.
                     let name = String::from_utf8_lossy(&k[1..]).into_owned();
-                    let coll = decode_database(it.value()).ok_or_else(|| {
-                        Error::Corruption(format!("catalog record of database {name}"))
-                    })?;
+                    let coll = decode_database(it.value());
+                    if let Err(e) = &coll {
+                        eprintln!(
+                            "strata: the record of database {name} cannot be read ({e}): \
+                             its tables open, creating tables in it fails until \
+                             ALTER DATABASE rewrites it"
+                        );
+                    }
                     st.databases.insert(name, coll);
                 }
                 Some(b'T') => match TableDef::decode(it.value()) {
@@ -308,7 +323,15 @@ impl Catalog {
                 Some(b'P') => {
                     let (k, v) = (&k[1..], it.value());
                     if k.len() != 4 || v.len() != 4 {
-                        return Err(Error::Corruption("catalog rebuild record".into()));
+                        // Which ids it names is unknown: nothing is
+                        // reclaimed and the record stays (the ids are below
+                        // `N`, never given again).
+                        eprintln!(
+                            "strata: a pending-rebuild record cannot be read \
+                             (key {k:02x?}, value {v:02x?}); left as it is"
+                        );
+                        it.next();
+                        continue;
                     }
                     let first = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
                     pending.push((first, u32::from_le_bytes([v[0], v[1], v[2], v[3]])));
@@ -421,7 +444,7 @@ impl Catalog {
             b
         })?;
         self.publish(|st| {
-            st.databases.insert(name.to_string(), coll);
+            st.databases.insert(name.to_string(), Ok(coll));
         });
         Ok(())
     }
@@ -544,11 +567,16 @@ impl Catalog {
     }
 
     /// Replaces a table's definition (ALTER-like changes, new indexes,
-    /// TRUNCATE). `new_ids` gives fresh ids to the primary key and to
-    /// indexes whose id is 0. Returns the new table; counters carry over
-    /// unless `reset_counters`.
+    /// TRUNCATE). `base` is the table `def` was derived from: if another
+    /// change (an online index build finishing, another DDL) replaced it
+    /// meanwhile, nothing is written and the result is `TableChanged`, so
+    /// that the caller derives `def` again from the current table instead of
+    /// losing that change. `fresh_pk` gives fresh ids to the primary key and
+    /// to every index, otherwise to indexes whose id is 0. Returns the new
+    /// table; counters carry over unless `reset_counters`.
     pub fn replace_table(
         &self,
+        base: &Arc<Table>,
         mut def: TableDef,
         fresh_pk: bool,
         reset_counters: bool,
@@ -558,6 +586,9 @@ impl Catalog {
         let Some(old) = st.table(&def.db, &def.name).cloned() else {
             return Err(Error::NoSuchTable(format!("{}.{}", def.db, def.name)));
         };
+        if !Arc::ptr_eq(&old, base) {
+            return Err(Error::TableChanged(format!("{}.{}", def.db, def.name)));
+        }
         if fresh_pk && !old.building.is_empty() {
             // TRUNCATE during CREATE INDEX: the build reads the old ids.
             return Err(Error::TableChanged(format!("{}.{}", def.db, def.name)));
@@ -912,7 +943,7 @@ fn load_table(db: &Db, def: TableDef, stats: Option<crate::stats::TableStats>) -
             if let Some(k) = last_key(db, ix.id)? {
                 let col = &def.columns[c];
                 let mut s = &k[4..];
-                let v = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+                let v = keycodec::decode(&mut s, def.key_format, &col.ty, col.nullable)?;
                 if let Some(i) = v.to_i128() {
                     auto = (i.max(0) as u64).saturating_add(1);
                 }
@@ -978,11 +1009,14 @@ fn encode_database(coll: Collation) -> Vec<u8> {
     vec![2, id[0], id[1]]
 }
 
-fn decode_database(v: &[u8]) -> Option<Collation> {
+fn decode_database(v: &[u8]) -> DbCollation {
     match v {
-        [1] => Some(Collation::DEFAULT),
-        [2, a, b] => Collation::from_id(u16::from_le_bytes([*a, *b])),
-        _ => None,
+        [1] => Ok(Collation::DEFAULT),
+        [2, a, b] => {
+            let id = u16::from_le_bytes([*a, *b]);
+            Collation::from_id(id).ok_or_else(|| format!("unknown collation id {id}"))
+        }
+        _ => Err(format!("unknown record format {v:02x?}")),
     }
 }
 
@@ -993,13 +1027,13 @@ mod database_record_tests {
     #[test]
     fn database_records_round_trip_and_reject_bad_bytes() {
         for c in crate::collation::ALL {
-            assert_eq!(decode_database(&encode_database(c)), Some(c));
+            assert_eq!(decode_database(&encode_database(c)), Ok(c));
         }
         assert_eq!(encode_database(Collation::DEFAULT), vec![1]);
-        assert_eq!(decode_database(&[]), None);
-        assert_eq!(decode_database(&[2, 45]), None);
-        assert_eq!(decode_database(&[2, 0xff, 0xff]), None);
-        assert_eq!(decode_database(&[3, 45, 0]), None);
-        assert_eq!(decode_database(&[1, 0]), None);
+        assert!(decode_database(&[]).is_err());
+        assert!(decode_database(&[2, 45]).is_err());
+        assert!(decode_database(&[2, 0xff, 0xff]).is_err());
+        assert!(decode_database(&[3, 45, 0]).is_err());
+        assert!(decode_database(&[1, 0]).is_err());
     }
 }

@@ -167,7 +167,7 @@ fn prefix(def: &TableDef, ix: &Index, cols: &[usize], vals: &[&Value]) -> Result
     let mut k = keycodec::index_prefix(ix.id).to_vec();
     for (&c, v) in cols.iter().zip(vals) {
         let col = &def.columns[c];
-        keycodec::encode(&mut k, &col.ty, col.nullable, v)?;
+        keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, v)?;
     }
     Ok(k)
 }
@@ -348,8 +348,8 @@ fn matches(def: &TableDef, cols: &[usize], row: &[Value], vals: &[&Value]) -> bo
     cols.iter().zip(vals).all(|(&c, v)| {
         let col = &def.columns[c];
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        keycodec::encode(&mut a, &col.ty, col.nullable, &row[c]).is_ok()
-            && keycodec::encode(&mut b, &col.ty, col.nullable, v).is_ok()
+        keycodec::encode(&mut a, def.key_format, &col.ty, col.nullable, &row[c]).is_ok()
+            && keycodec::encode(&mut b, def.key_format, &col.ty, col.nullable, v).is_ok()
             && a == b
     })
 }

@@ -9,18 +9,45 @@
 //!   all bits flipped for negatives (8 bytes)
 //! - DECIMAL: mantissa at the column's scale as a sign-flipped big-endian
 //!   i64 (precision <= 18) or i128
-//! - strings: bytes (BINARY/VARBINARY/BLOB as they are; CHAR/VARCHAR/TEXT
-//!   under a `_bin` collation without trailing spaces: PAD SPACE; under
-//!   another collation its weights, see `collation`) with 0x00 escaped as
-//!   0x00 0xFF, terminated by 0x00 0x01
+//! - BINARY/VARBINARY/BLOB: the bytes with 0x00 escaped as 0x00 0xFF,
+//!   terminated by 0x00 0x01
+//! - CHAR/VARCHAR/TEXT, by the table's key format (`KeyFormat`): format 2
+//!   (tables created or rebuilt since) the collation's `key_image`: PAD
+//!   SPACE segments ordered as MySQL pads (`collation::pad`), NO PAD the
+//!   escaped weights; format 1 (tables written before) the weights without
+//!   trailing spaces (`_bin` PAD SPACE: the bytes without them), escaped
+//!   and terminated as above, which sorts a string continuing with a
+//!   character below a space after its prefix (the old order, kept so that
+//!   old indexes stay consistent until the table is rebuilt)
 //! - ENUM: the member number, 2 bytes big-endian; SET: the bitmask, 8 bytes
 //! - DATE: 4-byte packed; DATETIME/TIMESTAMP/TIME: 8-byte sign-flipped
+use crate::collation::pad;
 use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
 
+/// How a table's index keys hold strings (recorded in its definition,
+/// docs/formats/catalog.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum KeyFormat {
+    /// Format 1: trimmed weights (tables whose definition predates key
+    /// formats). Strings continuing with a character that weighs less
+    /// than a space sort after their prefix in such an index.
+    Trimmed,
+    /// Format 2: PAD SPACE segments (`Collation::key_image`), MySQL's
+    /// order. Every table created or rebuilt gets it.
+    #[default]
+    PadSpace,
+}
+
 /// Appends the key image of `v` for a column of type `ty`. `v` must already
 /// be converted to the column's type (see `convert::coerce`).
-pub fn encode(out: &mut Vec<u8>, ty: &ColumnType, nullable: bool, v: &Value) -> Result<()> {
+pub fn encode(
+    out: &mut Vec<u8>,
+    fmt: KeyFormat,
+    ty: &ColumnType,
+    nullable: bool,
+    v: &Value,
+) -> Result<()> {
     if nullable {
         if v.is_null() {
             out.push(0);
@@ -78,10 +105,14 @@ pub fn encode(out: &mut Vec<u8>, ty: &ColumnType, nullable: bool, v: &Value) -> 
                 Value::Bytes(b) => b,
                 _ => return Err(Error::Internal("non-string value in a string key".into())),
             };
+            if !ty.is_binary() && fmt == KeyFormat::PadSpace {
+                ty.coll.key_image(b, out);
+                return Ok(());
+            }
             let mut weights = Vec::new();
             let b = if ty.is_binary() {
                 b
-            } else if ty.coll.is_bytewise() {
+            } else if !ty.coll.is_lossy_v1() {
                 trim_trailing_spaces(b)
             } else {
                 ty.coll.weights(b, &mut weights);
@@ -131,7 +162,7 @@ fn be_u64(b: &[u8]) -> u64 {
 }
 
 /// Decodes one key image from the front of `src`, advancing it.
-pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value> {
+pub fn decode(src: &mut &[u8], fmt: KeyFormat, ty: &ColumnType, nullable: bool) -> Result<Value> {
     if nullable {
         match take(src, 1)?[0] {
             0 => return Ok(Value::Null),
@@ -168,11 +199,16 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
         TypeKind::Enum => crate::members::stored_value(ty, be_u64(take(src, 2)?)),
         TypeKind::Set => crate::members::stored_value(ty, be_u64(take(src, 8)?)),
         _ if ty.is_string() => {
-            if is_lossy(ty) {
+            if is_lossy(ty, fmt) {
                 return Err(Error::Internal(format!(
                     "the key image of a {} column holds weights, not the value",
                     ty.coll.name()
                 )));
+            }
+            if pad_segments(ty, fmt) {
+                return pad::decode_bin_image(src)
+                    .map(Value::Bytes)
+                    .ok_or_else(|| Error::Corruption("bad string segment in key".into()));
             }
             let mut out = Vec::new();
             loop {
@@ -209,16 +245,40 @@ pub fn decode(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<Value>
     })
 }
 
-/// True when a column's key image cannot be decoded into its value (a
-/// string column under a collation with weights other than its bytes):
-/// its value is kept in the row value instead, and an index holding it
-/// does not cover it.
-pub fn is_lossy(ty: &ColumnType) -> bool {
-    ty.is_text() && !ty.is_enum_or_set() && ty.coll.is_lossy()
+/// True when a column's key image cannot be decoded into its value: its
+/// value is kept in the row value instead, and an index holding it does
+/// not cover it. Format 1: a string column under a collation with weights
+/// other than its bytes. Format 2: every CHAR/VARCHAR/TEXT column but a
+/// CHAR under a PAD SPACE `_bin` collation (a PAD SPACE image drops
+/// trailing spaces, which VARCHAR and TEXT keep and CHAR does not).
+pub fn is_lossy(ty: &ColumnType, fmt: KeyFormat) -> bool {
+    let bin_char = ty.kind == TypeKind::Char && ty.coll.is_bin() && ty.coll.pad_space();
+    ty.is_text()
+        && !ty.is_enum_or_set()
+        && match fmt {
+            KeyFormat::PadSpace => !bin_char,
+            KeyFormat::Trimmed => ty.coll.is_lossy_v1(),
+        }
+}
+
+/// True when a column's key image is `collation::pad` segments.
+fn pad_segments(ty: &ColumnType, fmt: KeyFormat) -> bool {
+    fmt == KeyFormat::PadSpace && ty.is_text() && !ty.is_enum_or_set() && ty.coll.pad_space()
 }
 
 /// Skips one key image at the front of `src`.
-pub fn skip(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<()> {
+pub fn skip(src: &mut &[u8], fmt: KeyFormat, ty: &ColumnType, nullable: bool) -> Result<()> {
+    if pad_segments(ty, fmt) {
+        if nullable {
+            match take(src, 1)?[0] {
+                0 => return Ok(()),
+                1 => {}
+                _ => return Err(Error::Corruption("bad NULL marker in key".into())),
+            }
+        }
+        return pad::skip_image(src)
+            .ok_or_else(|| Error::Corruption("bad string segment in key".into()));
+    }
     if ty.is_string() {
         if nullable {
             match take(src, 1)?[0] {
@@ -238,7 +298,7 @@ pub fn skip(src: &mut &[u8], ty: &ColumnType, nullable: bool) -> Result<()> {
             }
         }
     }
-    decode(src, ty, nullable).map(|_| ())
+    decode(src, fmt, ty, nullable).map(|_| ())
 }
 
 /// The 4-byte prefix of every key of index `id`.
@@ -292,7 +352,7 @@ mod tests {
         match t.kind {
             TypeKind::Double => Value::Double((r.next() as i64 as f64) / 1e6),
             TypeKind::Decimal => Value::Decimal((r.next() as i64 % 1_000_000_000) as i128, t.scale),
-            TypeKind::VarChar | TypeKind::VarBinary | TypeKind::Blob => {
+            TypeKind::Char | TypeKind::VarChar | TypeKind::VarBinary | TypeKind::Blob => {
                 // binary strings keep trailing spaces in keys but compare() ignores them
                 let n = (r.next() % 6) as usize;
                 let alphabet: &[u8] = if t.is_binary() {
@@ -342,22 +402,42 @@ mod tests {
             ty(TypeKind::Blob, false, 10, 0),
             ty(TypeKind::DateTime, false, 0, 0),
         ];
-        for t in &types {
-            for _ in 0..2000 {
-                let a = random_value(&mut r, t);
-                let b = random_value(&mut r, t);
-                let (mut ka, mut kb) = (Vec::new(), Vec::new());
-                encode(&mut ka, t, true, &a).unwrap();
-                encode(&mut kb, t, true, &b).unwrap();
-                assert_eq!(ka.cmp(&kb), compare(&a, &b), "{t:?} {a:?} {b:?}");
-                let mut s = &ka[..];
-                let back = decode(&mut s, t, true).unwrap();
-                assert!(s.is_empty());
-                assert_eq!(
-                    compare(&back, &a),
-                    std::cmp::Ordering::Equal,
-                    "{t:?} {a:?} {back:?}"
-                );
+        let mut char_bin = ty(TypeKind::Char, false, 10, 0);
+        char_bin.coll = crate::collation::Collation::Latin1Bin;
+        for fmt in [KeyFormat::Trimmed, KeyFormat::PadSpace] {
+            for t in types.iter().chain([&char_bin]) {
+                for _ in 0..2000 {
+                    let a = random_value(&mut r, t);
+                    let b = random_value(&mut r, t);
+                    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+                    encode(&mut ka, fmt, t, true, &a).unwrap();
+                    encode(&mut kb, fmt, t, true, &b).unwrap();
+                    // Format 1 orders text as trimmed bytes (`compare`),
+                    // format 2 as PAD SPACE (the collation's compare).
+                    let want = match (&a, &b) {
+                        (Value::Bytes(x), Value::Bytes(y))
+                            if t.is_text() && fmt == KeyFormat::PadSpace =>
+                        {
+                            t.coll.compare(x, y)
+                        }
+                        _ => compare(&a, &b),
+                    };
+                    assert_eq!(ka.cmp(&kb), want, "{fmt:?} {t:?} {a:?} {b:?}");
+                    let mut s = &ka[..];
+                    skip(&mut s, fmt, t, true).unwrap();
+                    assert!(s.is_empty());
+                    if is_lossy(t, fmt) {
+                        continue;
+                    }
+                    let mut s = &ka[..];
+                    let back = decode(&mut s, fmt, t, true).unwrap();
+                    assert!(s.is_empty());
+                    assert_eq!(
+                        compare(&back, &a),
+                        std::cmp::Ordering::Equal,
+                        "{t:?} {a:?} {back:?}"
+                    );
+                }
             }
         }
     }
@@ -366,9 +446,17 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         let t = ty(TypeKind::VarChar, false, 10, 0);
         let mut s: &[u8] = &[b'a', 0, 7];
-        assert!(decode(&mut s, &t, false).is_err());
+        assert!(decode(&mut s, KeyFormat::Trimmed, &t, false).is_err());
         let mut s: &[u8] = &[1, 2];
-        assert!(decode(&mut s, &ty(TypeKind::Int, false, 0, 0), false).is_err());
+        let int = ty(TypeKind::Int, false, 0, 0);
+        assert!(decode(&mut s, KeyFormat::PadSpace, &int, false).is_err());
+        let c = ty(TypeKind::Char, false, 10, 0);
+        for bad in [&[b'a'; 8][..], &[b'a'; 9], &[0; 18]] {
+            let mut s = bad;
+            assert!(decode(&mut s, KeyFormat::PadSpace, &c, false).is_err());
+            let mut s = bad;
+            assert!(skip(&mut s, KeyFormat::PadSpace, &c, false).is_err());
+        }
         assert_eq!(prefix_successor(&[1, 0xFF]), Some(vec![2]));
         assert_eq!(prefix_successor(&[0xFF]), None);
     }

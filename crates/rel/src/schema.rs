@@ -2,6 +2,7 @@
 //! serialized form in the catalog. Byte layout in docs/formats/catalog.md.
 use crate::collation::Collation;
 pub use crate::constraint::{Check, CheckLevel};
+use crate::keycodec::KeyFormat;
 use crate::value::{ColumnType, TypeKind, Value};
 use crate::{Error, Result};
 use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
@@ -25,6 +26,14 @@ pub const TABLE_DEF_V5: u8 = 5;
 /// by the members of each ENUM and SET column (written only by tables that
 /// have such columns).
 pub const TABLE_DEF_V6: u8 = 6;
+/// Version 7 is version 6 with every section (possibly no checks, members
+/// only for ENUM/SET columns) followed by the key format byte (2: PAD SPACE
+/// segments, `KeyFormat::PadSpace`). Written by every table in key format
+/// 2; a table in format 1 keeps writing the version it wrote before.
+pub const TABLE_DEF_V7: u8 = 7;
+
+/// The key format byte of version 7 (`KeyFormat::PadSpace`).
+const KEY_FORMAT_PAD_SPACE: u8 = 2;
 
 /// The collation a column had in definitions before version 4.
 fn legacy_coll(ty: &ColumnType) -> Collation {
@@ -166,6 +175,10 @@ pub struct TableDef {
     /// not in the primary key, and primary key columns whose key image
     /// does not give the value back: `keycodec::is_lossy`), in table order.
     pub value_cols: Vec<usize>,
+    /// How index keys hold strings: `PadSpace` (format 2) for tables
+    /// created or rebuilt by this release, `Trimmed` (format 1) for
+    /// definitions written before key formats (catalog versions 1 to 6).
+    pub key_format: KeyFormat,
 }
 
 impl TableDef {
@@ -196,6 +209,7 @@ impl TableDef {
             instant: Vec::new(),
             instant_from: 0,
             value_cols: Vec::new(),
+            key_format: KeyFormat::PadSpace,
         };
         t.derive();
         t
@@ -209,14 +223,16 @@ impl TableDef {
             &self.pk.columns[..]
         };
         self.value_cols = (0..self.columns.len())
-            .filter(|&c| !pkc.contains(&c) || crate::keycodec::is_lossy(&self.columns[c].ty))
+            .filter(|&c| {
+                !pkc.contains(&c) || crate::keycodec::is_lossy(&self.columns[c].ty, self.key_format)
+            })
             .collect();
     }
 
     /// True when primary key column `c`'s value is read from the key (not
     /// from the row value).
     pub fn pk_in_key(&self, c: usize) -> bool {
-        !crate::keycodec::is_lossy(&self.columns[c].ty)
+        !crate::keycodec::is_lossy(&self.columns[c].ty, self.key_format)
     }
 
     /// The value a row stored before value column `j` existed reads for
@@ -313,7 +329,9 @@ impl TableDef {
     pub fn encode(&self) -> Vec<u8> {
         let legacy = self.collation == Collation::Utf8mb4Bin
             && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
-        let version = if self.columns.iter().any(|c| c.ty.is_enum_or_set()) {
+        let version = if self.key_format == KeyFormat::PadSpace {
+            TABLE_DEF_V7
+        } else if self.columns.iter().any(|c| c.ty.is_enum_or_set()) {
             TABLE_DEF_V6
         } else if !self.checks.is_empty() {
             TABLE_DEF_V5
@@ -401,6 +419,9 @@ impl TableDef {
                 }
             }
         }
+        if version >= TABLE_DEF_V7 {
+            o.push(KEY_FORMAT_PAD_SPACE);
+        }
         o
     }
 
@@ -409,7 +430,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V6) => v,
+            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V7) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -571,6 +592,14 @@ impl TableDef {
         } else if columns.iter().any(|c| c.ty.is_enum_or_set()) {
             return Err(bad("ENUM or SET column before version 6"));
         }
+        let key_format = if version >= TABLE_DEF_V7 {
+            match d.u8() {
+                Some(KEY_FORMAT_PAD_SPACE) => KeyFormat::PadSpace,
+                other => return Err(bad(&format!("unknown key format {other:?}"))),
+            }
+        } else {
+            KeyFormat::Trimmed
+        };
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }
@@ -581,6 +610,8 @@ impl TableDef {
         def.collation = collation;
         def.instant = instant;
         def.instant_from = instant_from;
+        def.key_format = key_format;
+        def.derive();
         Ok(def)
     }
 }

@@ -18,7 +18,7 @@ pub(crate) fn sample() -> TableDef {
     let mut c = col("c", TypeKind::Char, false);
     c.ty.len = 120;
     c.default = Some(Value::Bytes(Vec::new()));
-    TableDef::new(
+    let mut t = TableDef::new(
         "db".into(),
         "t".into(),
         vec![id, col("k", TypeKind::Int, true), c],
@@ -39,7 +39,11 @@ pub(crate) fn sample() -> TableDef {
         }],
         "ROCKSDB".into(),
         String::new(),
-    )
+    );
+    // The versions before 7 are those of key format 1 tables.
+    t.key_format = KeyFormat::Trimmed;
+    t.derive();
+    t
 }
 
 #[test]
@@ -61,6 +65,8 @@ fn collations_round_trip_in_version_3_and_lossy_key_columns_live_in_the_value() 
         t.comment.clone(),
     );
     t.collation = Collation::Latin1SwedishCi;
+    t.key_format = KeyFormat::Trimmed;
+    t.derive();
     assert_eq!(
         t.value_cols,
         vec![1, 2],
@@ -222,4 +228,43 @@ fn enum_and_set_members_round_trip_in_version_6() {
     assert!(TableDef::decode(&old).is_err());
     // A table without such columns keeps its older version.
     assert_eq!(v4[0], TABLE_DEF_V4);
+}
+
+#[test]
+fn key_format_2_is_version_7_and_keeps_text_values_in_the_row() {
+    let mut t = sample();
+    t.key_format = KeyFormat::PadSpace;
+    t.columns[2].ty.coll = Collation::Latin1Bin;
+    t.pk.columns = vec![2, 0];
+    t.derive();
+    // A CHAR under a PAD SPACE _bin collation is read back from its key.
+    assert_eq!(t.value_cols, vec![1]);
+    t.columns[2].ty.kind = TypeKind::VarChar;
+    t.derive();
+    assert_eq!(t.value_cols, vec![1, 2], "a VARCHAR's trailing spaces");
+    let enc = t.encode();
+    assert_eq!(enc[0], TABLE_DEF_V7);
+    assert_eq!(*enc.last().unwrap(), 2, "the key format byte");
+    let back = TableDef::decode(&enc).unwrap();
+    assert_eq!(back, t);
+    for cut in 0..enc.len() {
+        assert!(TableDef::decode(&enc[..cut]).is_err(), "cut at {cut}");
+    }
+    for bad_format in [0u8, 1, 3, 255] {
+        let mut bad = enc.clone();
+        *bad.last_mut().unwrap() = bad_format;
+        assert!(TableDef::decode(&bad).is_err(), "{bad_format}");
+    }
+    let mut extra = enc.clone();
+    extra.push(2);
+    assert!(TableDef::decode(&extra).is_err());
+    // The same table in format 1 writes an older version, read as format 1.
+    t.key_format = KeyFormat::Trimmed;
+    t.derive();
+    let old = t.encode();
+    assert!(old[0] < TABLE_DEF_V7);
+    assert_eq!(
+        TableDef::decode(&old).unwrap().key_format,
+        KeyFormat::Trimmed
+    );
 }

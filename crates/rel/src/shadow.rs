@@ -16,7 +16,7 @@
 //! after the index id (`shadow_key`), so the old row's lock covers both.
 use crate::catalog::{Catalog, Table};
 use crate::keycodec;
-use crate::scan::scan;
+use crate::scan::for_each_row_locked;
 use crate::schema::TableDef;
 use crate::table::{self as rt, Row};
 use crate::value::Value;
@@ -25,19 +25,12 @@ use lsm::DEFAULT_CF;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use txn::{Isolation, LockMode, Txn, TxnDb};
+use txn::{Txn, TxnDb};
 
 /// Converts an old row (and its number, from 1, for error messages) into
 /// the shadow's columns. A conversion that fails returns `Err(())` and
 /// keeps its own error for the caller (the ALTER then fails with it).
 pub type Convert = dyn Fn(&Row, u64) -> std::result::Result<Vec<Value>, ()> + Send + Sync;
-
-/// Rows one transaction of the copy writes (their shared locks are held
-/// until it commits).
-const BATCH_ROWS: usize = 256;
-
-/// How many times a batch of the copy is retried after a deadlock.
-const DEADLOCK_RETRIES: usize = 20;
 
 /// The table a rebuild is filling: its definition (ids from `reserve_ids`)
 /// and the conversion from the old rows.
@@ -207,93 +200,38 @@ pub fn copy_online(txdb: &TxnDb, t: &Table, lock_wait: Duration) -> Result<u64> 
     let Some(sh) = &t.shadow else {
         return Err(Error::Internal("no rebuild in progress".into()));
     };
-    let db = txdb.db();
-    let snap = db.snapshot();
-    let mut keys: Vec<Vec<u8>> = Vec::with_capacity(BATCH_ROWS);
-    let mut rows = 0u64;
-    scan(db, &snap, t.def.pk.id, &mut |k, _| {
-        keys.push(k.to_vec());
-        if keys.len() >= BATCH_ROWS {
-            rows += fill_retrying(txdb, t, sh, &keys, rows, lock_wait)?;
-            keys.clear();
-        }
-        Ok(())
-    })?;
-    rows += fill_retrying(txdb, t, sh, &keys, rows, lock_wait)?;
-    Ok(rows)
+    for_each_row_locked(txdb, t.def.pk.id, lock_wait, &mut |txn, n, k, v| {
+        copy_row(txn, t, sh, n, k, v)
+    })
 }
 
-fn fill_retrying(
-    txdb: &TxnDb,
-    t: &Table,
-    sh: &Shadow,
-    keys: &[Vec<u8>],
-    before: u64,
-    lock_wait: Duration,
-) -> Result<u64> {
-    let mut tries = 0;
-    loop {
-        match fill(txdb, t, sh, keys, before, lock_wait) {
-            Err(Error::Txn(txn::Error::Deadlock)) if tries < DEADLOCK_RETRIES => tries += 1,
-            r => return r,
-        }
-    }
-}
-
-/// Copies the rows with primary keys `keys` as they are now, each locked
-/// (shared) and read at its latest version, skipping rows deleted since
-/// and rows a writer already put into the shadow. Not fsynced: the
-/// catalog write that commits the rebuild is.
-fn fill(
-    txdb: &TxnDb,
-    t: &Table,
-    sh: &Shadow,
-    keys: &[Vec<u8>],
-    before: u64,
-    lock_wait: Duration,
-) -> Result<u64> {
-    if keys.is_empty() {
-        return Ok(0);
-    }
+/// Copies one row (locked, at its latest version, the `n`th found) into
+/// the shadow unless a writer already put it there.
+fn copy_row(txn: &mut Txn, t: &Table, sh: &Shadow, n: u64, k: &[u8], v: &[u8]) -> Result<()> {
     let te = Error::Txn;
-    let mut txn = txdb.begin(Isolation::ReadCommitted);
-    txn.set_lock_wait_timeout(lock_wait);
-    txn.set_no_sync();
-    let mut n = 0u64;
     let def = &sh.def;
-    for k in keys {
-        let Some(v) = txn
-            .get_locked(DEFAULT_CF, k, LockMode::Shared)
-            .map_err(te)?
-        else {
-            continue;
-        };
-        n += 1;
-        let skey = sh.key_of(k);
-        if txn.get_latest(DEFAULT_CF, &skey).map_err(te)?.is_some() {
-            continue;
-        }
-        let row = rt::decode_row(&t.def, k, &v, None)?;
-        let new = (sh.convert)(&row, before + n)
-            .map_err(|()| Error::Internal("row conversion failed".into()))?;
-        for ix in def.secondary.iter().filter(|i| i.unique) {
-            if ix.columns.iter().any(|&c| new[c].is_null()) {
-                continue;
-            }
-            let mut prefix = keycodec::index_prefix(ix.id).to_vec();
-            rt::encode_cols(&mut prefix, def, &ix.columns, &new)?;
-            let upper = keycodec::prefix_successor(&prefix);
-            let mut it = txn
-                .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
-                .map_err(te)?;
-            if it.next().map_err(te)?.is_some() {
-                return Err(Error::DupKey(rt::key_text(ix, &new), ix.name.clone()));
-            }
-        }
-        sh.put(&mut txn, &skey, &new, row.hidden)?;
+    let skey = sh.key_of(k);
+    if txn.get_latest(DEFAULT_CF, &skey).map_err(te)?.is_some() {
+        return Ok(());
     }
-    txn.commit().map_err(te)?;
-    Ok(n)
+    let row = rt::decode_row(&t.def, k, v, None)?;
+    let new =
+        (sh.convert)(&row, n).map_err(|()| Error::Internal("row conversion failed".into()))?;
+    for ix in def.secondary.iter().filter(|i| i.unique) {
+        if ix.columns.iter().any(|&c| new[c].is_null()) {
+            continue;
+        }
+        let mut prefix = keycodec::index_prefix(ix.id).to_vec();
+        rt::encode_cols(&mut prefix, def, &ix.columns, &new)?;
+        let upper = keycodec::prefix_successor(&prefix);
+        let mut it = txn
+            .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+            .map_err(te)?;
+        if it.next().map_err(te)?.is_some() {
+            return Err(Error::DupKey(rt::key_text(ix, &new), ix.name.clone()));
+        }
+    }
+    sh.put(txn, &skey, &new, row.hidden)
 }
 
 impl Catalog {

@@ -244,7 +244,7 @@ fn scan_index(
         let mut s = &k[4..];
         for &c in ix.columns.iter().take(cols) {
             let col = &def.columns[c];
-            keycodec::skip(&mut s, &col.ty, col.nullable)?;
+            keycodec::skip(&mut s, def.key_format, &col.ty, col.nullable)?;
             ends.push(k.len() - s.len());
         }
         // The first prefix that differs from the previous key's, and all

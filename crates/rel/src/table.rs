@@ -26,7 +26,7 @@ use txn::{LockMode, Txn};
 pub fn encode_cols(out: &mut Vec<u8>, def: &TableDef, cols: &[usize], row: &[Value]) -> Result<()> {
     for &c in cols {
         let col = &def.columns[c];
-        keycodec::encode(out, &col.ty, col.nullable, &row[c])?;
+        keycodec::encode(out, def.key_format, &col.ty, col.nullable, &row[c])?;
     }
     Ok(())
 }
@@ -100,9 +100,9 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
         for &c in &def.pk.columns {
             let col = &def.columns[c];
             if def.pk_in_key(c) {
-                values[c] = keycodec::decode(&mut s, &col.ty, col.nullable)?;
+                values[c] = keycodec::decode(&mut s, def.key_format, &col.ty, col.nullable)?;
             } else {
-                keycodec::skip(&mut s, &col.ty, col.nullable)?;
+                keycodec::skip(&mut s, def.key_format, &col.ty, col.nullable)?;
             }
         }
     }
@@ -130,10 +130,10 @@ pub fn decode_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Row> {
         .ok_or_else(|| Error::Corruption("short index key".into()))?;
     let mut one = |s: &mut &[u8], c: usize| -> Result<()> {
         let col = &def.columns[c];
-        if keycodec::is_lossy(&col.ty) {
-            keycodec::skip(s, &col.ty, col.nullable)
+        if keycodec::is_lossy(&col.ty, def.key_format) {
+            keycodec::skip(s, def.key_format, &col.ty, col.nullable)
         } else {
-            values[c] = keycodec::decode(s, &col.ty, col.nullable)?;
+            values[c] = keycodec::decode(s, def.key_format, &col.ty, col.nullable)?;
             Ok(())
         }
     };
@@ -168,7 +168,7 @@ pub fn pk_of_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Vec<u8>> {
     if def.hidden_pk {
         for &c in &ix.columns {
             let col = &def.columns[c];
-            keycodec::skip(&mut s, &col.ty, col.nullable)?;
+            keycodec::skip(&mut s, def.key_format, &col.ty, col.nullable)?;
         }
         if s.len() != 8 {
             return Err(Error::Corruption("bad hidden key in index".into()));
@@ -185,7 +185,7 @@ pub fn pk_of_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Vec<u8>> {
     for &c in cols {
         let col = &def.columns[c];
         let before = s;
-        keycodec::skip(&mut s, &col.ty, col.nullable)?;
+        keycodec::skip(&mut s, def.key_format, &col.ty, col.nullable)?;
         spans.push((c, &before[..before.len() - s.len()]));
     }
     if !s.is_empty() {

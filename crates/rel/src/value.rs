@@ -106,7 +106,7 @@ impl ColumnType {
     }
 
     /// The collation string comparisons on this column follow when they
-    /// are not bytewise (None: numbers, temporal, binary, `_bin`).
+    /// are not bytewise (None: numbers, temporal, binary).
     pub fn text_coll(&self) -> Option<Collation> {
         (self.is_text() && !self.coll.is_bytewise()).then_some(self.coll)
     }
@@ -543,9 +543,11 @@ fn rescale(m: i128, from: u8, to: u8) -> i128 {
     }
 }
 
-/// Bytewise comparison ignoring trailing spaces (PAD SPACE, simplified:
-/// both sides lose their trailing spaces, then compare bytewise; this
-/// differs from MySQL only for control bytes below 0x20 at the end).
+/// Bytewise comparison ignoring trailing spaces: strings compared without
+/// a collation (`binary` ones, and values of no string column). Character
+/// strings under a collation compare with `Collation::compare`, which pads
+/// as MySQL does (a control byte below 0x20 after a common prefix sorts
+/// first there; trimming sorts it last).
 pub fn cmp_pad_space(a: &[u8], b: &[u8]) -> Ordering {
     crate::keycodec::trim_trailing_spaces(a).cmp(crate::keycodec::trim_trailing_spaces(b))
 }

@@ -533,6 +533,30 @@ SELECT id FROM cg ORDER BY t, id
 SELECT id FROM cg WHERE s = 'abc'
 SELECT id FROM cg WHERE t = 'abc' ORDER BY id
 DROP TABLE cg
+-- PAD SPACE with characters below a space (h-pad): 'a\t' < 'a' = 'a ' < 'a!' under
+-- utf8mb4_bin, general_ci, unicode_ci and latin1, through indexes and sorts.
+CREATE TABLE cpad (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_bin, g VARCHAR(20), u VARCHAR(20) COLLATE utf8mb4_unicode_ci, l VARCHAR(20) CHARACTER SET latin1, k VARCHAR(20) COLLATE utf8mb4_bin, KEY ks (s), KEY kg (g), KEY ku (u), KEY kl (l), UNIQUE KEY uk (k))
+INSERT INTO cpad VALUES (1,'a','a','a','a','k1'),(2,'a\t','a\t','a\t','a\t','k2'),(3,'a\n','a\n','a\n','a\n','k3'),(4,'a ','a ','a ','a ','k4'),(5,'a!','a!','a!','a!','k5'),(6,'a \t','a \t','a \t','a \t','k6'),(7,'','','','','k7'),(8,'\t','\t','\t','\t','k8'),(9,'a~','a~','a~','a~','k9'),(10,'ab','ab','ab','ab','k10'),(11,'abcdefghij\t','abcdefghij\t','abcdefghij\t','abcdefghij\t','k11'),(12,'abcdefghij','abcdefghij','abcdefghij','abcdefghij','k12'),(13,'abcdefghij!','abcdefghij!','abcdefghij!','abcdefghij!','k13')
+INSERT INTO cpad VALUES (14, 'x', 'x', 'x', 'x', 'k1 ')
+INSERT INTO cpad VALUES (14, 'x', 'x', 'x', 'x', 'k1\t')
+SELECT id FROM cpad ORDER BY s, id
+SELECT id FROM cpad ORDER BY g, id
+SELECT id FROM cpad ORDER BY u, id
+SELECT id FROM cpad ORDER BY l, id
+SELECT id FROM cpad ORDER BY k, id
+SELECT id FROM cpad FORCE INDEX (uk) ORDER BY k
+SELECT id FROM cpad FORCE INDEX (uk) ORDER BY k DESC
+SELECT id FROM cpad FORCE INDEX (ks) WHERE s < 'a' ORDER BY id
+SELECT id FROM cpad FORCE INDEX (kg) WHERE g < 'a' ORDER BY id
+SELECT id FROM cpad FORCE INDEX (ku) WHERE u <= 'a' ORDER BY id
+SELECT id FROM cpad FORCE INDEX (kl) WHERE l > 'a' ORDER BY id
+SELECT id FROM cpad WHERE s BETWEEN 'a\t' AND 'a' ORDER BY id
+SELECT id FROM cpad WHERE g > 'abcdefghij' ORDER BY id
+SELECT id FROM cpad FORCE INDEX (ks) WHERE s >= 'abcdefghij' ORDER BY id
+SELECT HEX(MIN(s)), HEX(MIN(g)), HEX(MIN(u)), HEX(MIN(l)), HEX(MAX(s)) FROM cpad WHERE id IN (1, 2, 3, 5)
+SELECT 'a\t' < 'a', 'a\n' < 'a' COLLATE utf8mb4_unicode_ci, 'a' < 'a~', '' > '\t', 'a' = 'a ', STRCMP('a\t', 'a')
+SELECT COUNT(*), MIN(id) FROM cpad GROUP BY s ORDER BY MIN(id)
+DROP TABLE cpad
 -- Window functions (h-window): ranks, NTILE, LAG/LEAD, frame edges, RANGE offsets with
 -- NULL keys, named windows, over GROUP BY and joins, in derived tables, CTEs, ORDER BY,
 -- LIMIT, DISTINCT, subqueries; MariaDB's error codes for misplaced windows and bad frames.

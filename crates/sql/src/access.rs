@@ -154,6 +154,18 @@ fn uncollated<'a>(def: &TableDef, e: &'a Expr) -> &'a Expr {
     }
 }
 
+/// True when column `c`'s index keys are in its SQL order. Not for a
+/// CHAR/VARCHAR/TEXT column under a PAD SPACE collation of a table in key
+/// format 1 (trimmed weights: a string continuing with a character below
+/// a space sorts after its prefix there, before it in MySQL): such a
+/// column's keys serve equality probes only, never ranges or ORDER BY.
+fn key_ordered(def: &TableDef, c: usize) -> bool {
+    def.key_format != rel::keycodec::KeyFormat::Trimmed
+        || def.columns.get(c).is_none_or(|col| {
+            !col.ty.is_text() || col.ty.is_enum_or_set() || !col.ty.coll.pad_space()
+        })
+}
+
 /// Conditions per column from the WHERE conjuncts.
 fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
     let ncols = def.columns.len();
@@ -341,6 +353,10 @@ pub fn choose(
                 eq_cols += 1;
                 continue;
             }
+            if !key_ordered(def, c) {
+                // Only equality probes use this column's keys.
+                break;
+            }
             if cc.lo.is_some() || cc.hi.is_some() {
                 for p in &prefixes {
                     ranges.push(RangeTpl {
@@ -380,12 +396,13 @@ pub fn choose(
             && !locking
             && used.iter().all(|c| {
                 (ix.columns.contains(c) || def.pk.columns.contains(c))
-                    && !rel::keycodec::is_lossy(&def.columns[*c].ty)
+                    && !rel::keycodec::is_lossy(&def.columns[*c].ty, def.key_format)
             })
             && !def.hidden_pk;
         // Order satisfied by this index after the equality prefix?
         let ordered = order.is_some_and(|o| {
             !o.is_empty()
+                && o.iter().all(|(c, _)| key_ordered(def, *c))
                 && o.iter().all(|(_, d)| *d == o[0].1)
                 && o.iter()
                     .enumerate()
@@ -470,6 +487,7 @@ pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) ->
     // key order, which `scan` does (sorted, merged).
     same_eq
         && fixed
+        && order.iter().all(|(c, _)| key_ordered(def, *c))
         && order.iter().all(|(_, d)| *d == acc.reverse)
         && order.iter().enumerate().all(|(k, (c, _))| {
             // Equality columns may also appear in ORDER BY; skip them.
@@ -503,7 +521,9 @@ fn byte_ranges(
         for (k, e) in r.eq.iter().enumerate() {
             let col = &def.columns[ix.columns[k]];
             match probe(&e.eval(outer, env)?, &col.ty, false) {
-                KeyProbe::Exact(v) => keycodec::encode(&mut prefix, &col.ty, col.nullable, &v)?,
+                KeyProbe::Exact(v) => {
+                    keycodec::encode(&mut prefix, def.key_format, &col.ty, col.nullable, &v)?
+                }
                 KeyProbe::Unordered => {
                     // Every key under the prefix so far; the WHERE decides.
                     spans = true;
@@ -521,7 +541,7 @@ fn byte_ranges(
                 let mut k = prefix.clone();
                 match probe(&e.eval(outer, env)?, &col.ty, true) {
                     KeyProbe::Exact(v) => {
-                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, &v)?;
                         lo = if *incl {
                             k
                         } else {
@@ -530,7 +550,7 @@ fn byte_ranges(
                         lo_set = true;
                     }
                     KeyProbe::Inexact(v) => {
-                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, &v)?;
                         lo = k;
                         lo_set = true;
                     }
@@ -546,11 +566,11 @@ fn byte_ranges(
                 let mut k = prefix.clone();
                 match probe(&e.eval(outer, env)?, &col.ty, true) {
                     KeyProbe::Exact(v) => {
-                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, &v)?;
                         hi = if *incl { prefix_successor(&k) } else { Some(k) };
                     }
                     KeyProbe::Inexact(v) => {
-                        keycodec::encode(&mut k, &col.ty, col.nullable, &v)?;
+                        keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, &v)?;
                         hi = prefix_successor(&k);
                     }
                     KeyProbe::Unordered => {}

@@ -144,6 +144,70 @@ pub trait Env {
     }
 }
 
+/// Inside `impl Env for X`: forwards every session method (all but the
+/// statement's materialized results: `subquery`, `derived`,
+/// `derived_index`, `work_table`) to the `Env` in field `self.$inner`, for
+/// environments that add results to an outer one.
+macro_rules! forward_session_env {
+    ($inner:ident) => {
+        fn param(&self, i: usize) -> Option<&rel::value::Value> {
+            self.$inner.param(i)
+        }
+        fn sys_var(&self, name: &str, global: bool) -> Option<rel::value::Value> {
+            self.$inner.sys_var(name, global)
+        }
+        fn user_var(&self, name: &str) -> rel::value::Value {
+            self.$inner.user_var(name)
+        }
+        fn set_user_var(&self, name: &str, v: rel::value::Value) -> crate::error::Result<()> {
+            self.$inner.set_user_var(name, v)
+        }
+        fn current_db(&self) -> Option<&str> {
+            self.$inner.current_db()
+        }
+        fn user(&self) -> &str {
+            self.$inner.user()
+        }
+        fn connection_id(&self) -> u64 {
+            self.$inner.connection_id()
+        }
+        fn last_insert_id(&self) -> u64 {
+            self.$inner.last_insert_id()
+        }
+        fn row_count(&self) -> i64 {
+            self.$inner.row_count()
+        }
+        fn found_rows(&self) -> u64 {
+            self.$inner.found_rows()
+        }
+        fn now_micros(&self) -> i64 {
+            self.$inner.now_micros()
+        }
+        fn warn(&self, w: crate::error::SqlError) {
+            self.$inner.warn(w)
+        }
+        fn note(&self, w: crate::error::SqlError) {
+            self.$inner.note(w)
+        }
+        fn autocommit_statement(&self) -> bool {
+            self.$inner.autocommit_statement()
+        }
+        fn skip_locked(&self) -> bool {
+            self.$inner.skip_locked()
+        }
+        fn check_interrupt(&self) -> crate::error::Result<()> {
+            self.$inner.check_interrupt()
+        }
+        fn view_rows(
+            &self,
+            v: crate::infoschema::View,
+        ) -> crate::error::Result<Vec<Vec<rel::value::Value>>> {
+            self.$inner.view_rows(v)
+        }
+    };
+}
+pub(crate) use forward_session_env;
+
 /// An environment with nothing in it, for constant folding.
 pub struct NoEnv;
 

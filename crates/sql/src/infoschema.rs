@@ -340,17 +340,22 @@ impl View {
         let st = s.inst.catalog.state();
         Ok(match self {
             View::Schemata => {
-                let mut dbs: Vec<(&str, Collation)> =
-                    st.databases.iter().map(|(d, c)| (d.as_str(), *c)).collect();
-                dbs.push((DB, Collation::Utf8mb3GeneralCi));
+                // NULL character set and collation: the database's record
+                // could not be read.
+                let mut dbs: Vec<(&str, Option<Collation>)> = st
+                    .databases
+                    .iter()
+                    .map(|(d, c)| (d.as_str(), c.as_ref().ok().copied()))
+                    .collect();
+                dbs.push((DB, Some(Collation::Utf8mb3GeneralCi)));
                 dbs.sort_unstable_by_key(|d| d.0);
                 dbs.into_iter()
                     .map(|(d, c)| {
                         vec![
                             t("def"),
                             t(d),
-                            t(c.charset()),
-                            t(c.name()),
+                            c.map_or(Value::Null, |c| t(c.charset())),
+                            c.map_or(Value::Null, |c| t(c.name())),
                             Value::Null,
                             t(""),
                         ]

@@ -592,6 +592,11 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
         {
             Some(Stmt::Maint(MaintStmt::LockTables))
         }
+        // MariaDB's null rebuild (sqlparser does not know FORCE): the rows
+        // are copied, as ALGORITHM=COPY does.
+        ["ALTER", "TABLE", _, "FORCE"] => {
+            Some(parse(&format!("ALTER TABLE {} ALGORITHM=COPY", ws[2]))?.stmt)
+        }
         ["ALTER", "TABLE", _, "DISABLE" | "ENABLE", "KEYS"] => {
             let (db, table) = table_name(&ws[2]);
             Some(Stmt::Maint(MaintStmt::Keys { db, table }))

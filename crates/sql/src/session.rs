@@ -148,6 +148,10 @@ impl Session {
             // The current database's default (MySQL: follows USE).
             let st = self.inst.catalog.state();
             if let Some(c) = self.db.as_ref().and_then(|d| st.databases.get(d)) {
+                // Unknown: the database's record could not be read.
+                let Ok(c) = c else {
+                    return Some(Value::Null);
+                };
                 let v = if n == "collation_database" {
                     c.name()
                 } else {

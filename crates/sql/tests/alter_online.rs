@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 mod common;
-use common::{check_ok, fails, q, show_create as show, texts, TestDb};
+use common::{check_ok, fails, has_entries, q, show_create as show, texts, TestDb};
 
 fn t(s: &mut Session, sql: &str) -> Vec<String> {
     texts(q(s, sql))
@@ -382,7 +382,7 @@ fn crash_at(point: usize, rng: &mut testkit::Rng) {
         ..Default::default()
     };
     let new_pk;
-    let mut want: Vec<String>;
+    let want: Vec<String>;
     {
         let inst = sql::Instance::open(&dir.0, &o).unwrap();
         let mut s = inst.session(1, "root", None);
@@ -452,17 +452,9 @@ fn crash_at(point: usize, rng: &mut testkit::Rng) {
     check_ok(&mut s, "t");
     if point < 3 {
         // The shadow's entries are gone.
-        let lo = new_pk.to_be_bytes().to_vec();
-        let hi = (new_pk + 2).to_be_bytes().to_vec();
-        let db = inst.catalog.db();
-        let mut it = db
-            .iter(lsm::ReadOptions {
-                lower_bound: Some(lo.clone()),
-                upper_bound: Some(hi),
-                ..Default::default()
-            })
-            .unwrap();
-        it.seek(&lo);
-        assert!(!it.valid(), "entries of the abandoned shadow");
+        assert!(
+            !has_entries(&inst, new_pk, new_pk + 2),
+            "entries of the abandoned shadow"
+        );
     }
 }

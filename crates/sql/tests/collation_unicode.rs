@@ -216,7 +216,7 @@ fn names_session_and_metadata() {
 fn random_string(r: &mut testkit::Rng) -> String {
     const CHARS: &[char] = &[
         'a', 'A', 'b', 's', 'S', 'ß', 'e', 'é', 'E', 'æ', 'Æ', 'ﬁ', 'f', 'i', ' ', '\u{3000}', '_',
-        '-', '1', '一', '😀', 'z', '\u{AD}', '\u{300}',
+        '-', '1', '一', '😀', 'z', '\u{AD}', '\u{300}', '\t', '\n',
     ];
     let n = r.below(6);
     (0..n)

@@ -3,7 +3,7 @@
 //! the table's new index ids as if they were empty, and readers during an
 //! online index build must not plan through the half-built index.
 mod common;
-use common::{err, q, texts, TestDb};
+use common::{check_ok, err, has_entries, orphan_index_ids, q, texts, TestDb};
 
 fn t(s: &mut sql::Session, sql: &str) -> Vec<String> {
     texts(q(s, sql))
@@ -146,10 +146,7 @@ fn writers_during_an_index_build_leave_it_exact() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let ops = writer.join().unwrap();
     eprintln!("{ops} writes during the build");
-    assert_eq!(
-        t(&mut s, "CHECK TABLE t")[0].rsplit('|').next().unwrap(),
-        "OK"
-    );
+    check_ok(&mut s, "t");
     let via_pk = t(&mut s, "SELECT COUNT(*), SUM(v) FROM t IGNORE INDEX (iv)");
     let via_ix = t(
         &mut s,
@@ -227,24 +224,12 @@ fn an_index_build_cut_short_leaves_no_index() {
         t(&mut s, "SELECT id FROM t WHERE a >= 20 ORDER BY id"),
         ["2", "3"]
     );
-    let lo = id.to_be_bytes().to_vec();
-    let hi = (id + 1).to_be_bytes().to_vec();
-    let mut it = inst
-        .catalog
-        .db()
-        .iter(lsm::ReadOptions {
-            lower_bound: Some(lo.clone()),
-            upper_bound: Some(hi),
-            ..Default::default()
-        })
-        .unwrap();
-    it.seek(&lo);
-    assert!(!it.valid(), "entries of the abandoned index {id} stayed");
-    q(&mut s, "CREATE INDEX ka ON t (a)");
-    assert_eq!(
-        t(&mut s, "CHECK TABLE t")[0].rsplit('|').next().unwrap(),
-        "OK"
+    assert!(
+        !has_entries(&inst, id, id + 1),
+        "entries of the abandoned index {id} stayed"
     );
+    q(&mut s, "CREATE INDEX ka ON t (a)");
+    check_ok(&mut s, "t");
     assert_eq!(
         t(
             &mut s,
@@ -285,4 +270,116 @@ fn writes_reading_through_an_old_view_fail_at_once() {
         start.elapsed()
     );
     q(&mut a, "ROLLBACK");
+}
+
+/// CREATE INDEX on d.t run on another thread while session `old` holds a
+/// transaction that began before it (so the build waits for it): returns
+/// the thread (its result: the error code, if any) once the index is
+/// published to writers.
+fn build_held_back(db: &TestDb, sql: &'static str) -> std::thread::JoinHandle<Option<u16>> {
+    let inst = db.inst.clone();
+    let version = db.catalog.version();
+    let h = std::thread::spawn(move || {
+        let mut d = inst.session(9, "root", Some("d".into()));
+        q(&mut d, "SET lock_wait_timeout = 20");
+        let mut c = sql::result::Collect::default();
+        d.query(sql, &mut c).err().map(|e| e.code)
+    });
+    while db.catalog.version() == version {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    h
+}
+
+fn small_table(db: &TestDb, rows: &str) -> (sql::Session, sql::Session) {
+    let mut s = db.session(1, "root", None);
+    for st in [
+        "CREATE DATABASE d",
+        "USE d",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT)",
+    ] {
+        q(&mut s, st);
+    }
+    q(&mut s, &format!("INSERT INTO t VALUES {rows}"));
+    let mut old = db.session(2, "root", Some("d".into()));
+    q(&mut old, "BEGIN");
+    q(&mut old, "SELECT COUNT(*) FROM t");
+    (s, old)
+}
+
+/// A UNIQUE build that fails on a duplicate while a writer that maintained
+/// the index commits later: the abandoned index keeps no entry.
+#[test]
+fn an_aborted_build_leaves_no_entries_of_late_writers() {
+    let db = TestDb::open("sql-ddl-abort-writers");
+    let (mut s, mut old) = small_table(&db, "(1, 5), (2, 5), (3, 6)");
+    let build = build_held_back(&db, "CREATE UNIQUE INDEX ua ON t (a)");
+    // A writer that began after the index was published maintains it.
+    let mut w = db.session(3, "root", Some("d".into()));
+    q(&mut w, "BEGIN");
+    q(&mut w, "INSERT INTO t VALUES (4, 7)");
+    q(&mut old, "COMMIT");
+    // The build fails on a = 5 and abandons the index while `w` is open.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    q(&mut w, "INSERT INTO t VALUES (5, 8)");
+    q(&mut w, "COMMIT");
+    assert_eq!(build.join().unwrap(), Some(1062));
+    assert_eq!(orphan_index_ids(&db), Vec::<u32>::new());
+    assert_eq!(t(&mut s, "SHOW INDEX FROM t").len(), 1);
+    check_ok(&mut s, "t");
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t"), ["5"]);
+}
+
+/// Two writers inserting one value while CREATE UNIQUE INDEX runs: exactly
+/// one of the build and the second insert fails with 1062, never two equal
+/// entries.
+#[test]
+fn unique_builds_and_writers_race_on_a_value() {
+    // The value is new: the second writer fails, the build succeeds.
+    let db = TestDb::open("sql-ddl-unique-race-new");
+    let (mut s, mut old) = small_table(&db, "(1, 5), (2, 6)");
+    let build = build_held_back(&db, "CREATE UNIQUE INDEX ua ON t (a)");
+    q(&mut s, "INSERT INTO t VALUES (10, 99)");
+    assert_eq!(err(&mut s, "INSERT INTO t VALUES (11, 99)"), 1062);
+    q(&mut old, "COMMIT");
+    assert_eq!(build.join().unwrap(), None);
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT COUNT(*) FROM t FORCE INDEX (ua) WHERE a = 99"
+        ),
+        ["1"]
+    );
+    check_ok(&mut s, "t");
+    // The value is in a row the build has not filled yet: the insert gets
+    // in, the build fails on it.
+    let db = TestDb::open("sql-ddl-unique-race-old");
+    let (mut s, mut old) = small_table(&db, "(1, 99), (2, 6)");
+    let build = build_held_back(&db, "CREATE UNIQUE INDEX ua ON t (a)");
+    q(&mut s, "INSERT INTO t VALUES (10, 99)");
+    q(&mut old, "COMMIT");
+    assert_eq!(build.join().unwrap(), Some(1062));
+    assert_eq!(t(&mut s, "SHOW INDEX FROM t").len(), 1);
+    assert_eq!(orphan_index_ids(&db), Vec::<u32>::new());
+    assert_eq!(t(&mut s, "SELECT COUNT(*) FROM t WHERE a = 99"), ["2"]);
+}
+
+/// A definition change derived from a table an index build has replaced
+/// since is refused (`TableChanged`), never written over the finished index.
+#[test]
+fn replacing_a_table_changed_meanwhile_is_refused() {
+    let db = TestDb::open("sql-ddl-replace-race");
+    let (mut s, mut old) = small_table(&db, "(1, 5), (2, 6)");
+    q(&mut old, "COMMIT");
+    let stale = db.catalog.state().table("d", "t").unwrap().clone();
+    q(&mut s, "CREATE INDEX ka ON t (a)");
+    let r = db
+        .catalog
+        .replace_table(&stale, stale.def.clone(), false, false);
+    assert!(matches!(r, Err(rel::Error::TableChanged(_))), "{r:?}");
+    assert_eq!(t(&mut s, "SHOW INDEX FROM t").len(), 2);
+    q(&mut s, "TRUNCATE TABLE t");
+    q(&mut s, "ALTER TABLE t DROP INDEX ka");
+    assert_eq!(t(&mut s, "SHOW INDEX FROM t").len(), 1);
+    assert_eq!(orphan_index_ids(&db), Vec::<u32>::new());
 }

@@ -1,6 +1,7 @@
 //! A definition the server accepts can always be read back (issue 14 item 4): every limit
 //! the catalog decoder enforces is checked at DDL time with MySQL's error, lengths never wrap
-//! or get clamped, and one unreadable table definition does not keep the others from opening.
+//! or get clamped, and one unreadable table definition, database record or pending-rebuild
+//! record does not keep the others from opening (nor is it ever rewritten).
 #![allow(clippy::unwrap_used)]
 
 use sql::result::Collect;
@@ -136,6 +137,99 @@ fn an_unreadable_table_definition_does_not_stop_the_others() {
     assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM good")[0][0].text(), b"2");
     assert_eq!(err(&mut s, "SELECT * FROM bad"), 1030);
     assert_eq!(err(&mut s, "CREATE TABLE bad (a INT)"), 1050);
+    drop(s);
+    inst.shutdown().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Catalog key of a database record (index 1, 'D', name).
+fn db_record_key(name: &str) -> Vec<u8> {
+    let mut k = rel::keycodec::index_prefix(rel::catalog::CATALOG_INDEX_ID).to_vec();
+    k.push(b'D');
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+#[test]
+fn an_unreadable_database_record_does_not_stop_the_others() {
+    let dir = testkit::unique_temp_path("sql-unreadable-db");
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", None);
+    for st in [
+        "CREATE DATABASE good",
+        "CREATE TABLE good.t (a INT PRIMARY KEY)",
+        "INSERT INTO good.t VALUES (1)",
+        "CREATE DATABASE bad",
+        "CREATE TABLE bad.t (a INT PRIMARY KEY, b VARCHAR(10))",
+        "INSERT INTO bad.t VALUES (1, 'x'), (2, 'y')",
+        "CREATE DATABASE bad2",
+    ] {
+        ok(&mut s, st);
+    }
+    drop(s);
+    // bad: a collation id no release has; bad2: a format from the future;
+    // and a pending-rebuild record that does not decode.
+    let db = inst.txdb.db();
+    db.put(&db_record_key("bad"), &[2, 0xff, 0xff]).unwrap();
+    db.put(&db_record_key("bad2"), &[9, 1, 2, 3]).unwrap();
+    let mut p = rel::keycodec::index_prefix(rel::catalog::CATALOG_INDEX_ID).to_vec();
+    p.extend_from_slice(b"P\x00\x01");
+    db.put(&p, b"\x07").unwrap();
+    inst.shutdown().unwrap();
+    drop(inst);
+
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", None);
+    assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM good.t")[0][0].text(), b"1");
+    ok(&mut s, "CREATE TABLE good.u (a INT)");
+    // The database exists and its tables open.
+    let dbs: Vec<Vec<u8>> = ok(&mut s, "SHOW DATABASES")
+        .into_iter()
+        .map(|r| r[0].text())
+        .collect();
+    assert!(dbs.contains(&b"bad".to_vec()) && dbs.contains(&b"bad2".to_vec()));
+    assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM bad.t")[0][0].text(), b"2");
+    ok(&mut s, "USE bad");
+    assert!(ok(&mut s, "SELECT @@collation_database")[0][0].is_null());
+    let r = ok(
+        &mut s,
+        "SELECT DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA \
+         WHERE SCHEMA_NAME IN ('bad', 'good') ORDER BY SCHEMA_NAME",
+    );
+    assert!(r[0][0].is_null());
+    assert_eq!(r[1][0].text(), b"utf8mb4_general_ci");
+    // What needs its default collation fails, naming the problem.
+    let mut c = Collect::default();
+    let e = s.query("CREATE TABLE bad.u (a INT)", &mut c).unwrap_err();
+    assert_eq!(e.code, 1030);
+    assert!(
+        e.msg.contains("database 'bad'") && e.msg.contains("unknown collation id 65535"),
+        "{e:?}"
+    );
+    let e = s.query("SHOW CREATE DATABASE bad2", &mut c).unwrap_err();
+    assert!(e.msg.contains("unknown record format"), "{e:?}");
+    // Never overwritten behind the user's back.
+    assert_eq!(err(&mut s, "CREATE DATABASE bad"), 1007);
+    ok(&mut s, "CREATE DATABASE IF NOT EXISTS bad");
+    drop(s);
+    inst.shutdown().unwrap();
+    drop(inst);
+
+    let inst = open(&dir);
+    let db = inst.txdb.db();
+    assert_eq!(
+        db.get(&db_record_key("bad")).unwrap(),
+        Some(vec![2, 0xff, 0xff])
+    );
+    assert_eq!(db.get(&p).unwrap(), Some(b"\x07".to_vec()));
+    // ALTER DATABASE with a new default repairs it.
+    let mut s = inst.session(1, "root", None);
+    ok(&mut s, "ALTER DATABASE bad COLLATE utf8mb4_bin");
+    ok(&mut s, "CREATE TABLE bad.u (a VARCHAR(5))");
+    let r = ok(&mut s, "SHOW CREATE DATABASE bad");
+    assert!(String::from_utf8_lossy(&r[0][1].text()).contains("utf8mb4_bin"));
+    assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM bad.t")[0][0].text(), b"2");
+    ok(&mut s, "DROP DATABASE bad2");
     drop(s);
     inst.shutdown().unwrap();
     let _ = std::fs::remove_dir_all(&dir);

@@ -13,7 +13,10 @@ use common::{err, q, texts};
 
 fn open(name: &str) -> (Arc<Instance>, std::path::PathBuf) {
     let d = tmpdir(name);
-    (Instance::open(&d, &InstanceOptions::default()).unwrap(), d)
+    (
+        Instance::open(&d, &InstanceOptions::default()).expect("open"),
+        d,
+    )
 }
 
 #[test]

@@ -23,12 +23,11 @@
 //! index, equality probes, ranges and index order all follow the collation;
 //! the original value is kept in the row (see `is_lossy`).
 //!
-//! Known deviation: PAD SPACE is implemented by trimming trailing spaces,
-//! so a string continuing with a character that weighs less than a space
-//! (control characters such as TAB) sorts after its prefix, where MySQL
-//! compares it as if the shorter one were padded with spaces.
-use std::cmp::Ordering;
-
+//! PAD SPACE comparison (the shorter string compares as if padded with
+//! spaces, so 'a\t' < 'a' < 'a\x7f') and the memcomparable key image that
+//! follows it are in `pad.rs`; `weights` (trailing spaces trimmed) is the
+//! equality/hash image and the key image of key format 1.
+pub mod pad;
 mod tables;
 mod uca;
 
@@ -383,11 +382,12 @@ impl Collation {
         }
     }
 
-    /// True when strings compare as their bytes after PAD SPACE trimming
-    /// (as `value::compare` does): binary and the PAD SPACE `_bin`
-    /// collations. Comparisons under such a collation need no weights.
+    /// True when comparisons need no collation (`value::compare` on the
+    /// bytes): `binary` only. The PAD SPACE `_bin` collations compare
+    /// bytes too, but padded with spaces (`compare`), which trimming does
+    /// not reproduce for bytes below a space.
     pub fn is_bytewise(self) -> bool {
-        self.is_bin() && (self.pad_space() || self == Collation::Binary)
+        self == Collation::Binary
     }
 
     /// True for binary and the `_bin` collations (PAD SPACE or not): the
@@ -396,10 +396,11 @@ impl Collation {
         matches!(self.weigh(), Weigh::Bytes)
     }
 
-    /// True when a key image (the weights) does not give the value back:
-    /// index keys of such a column cannot be decoded into the column.
-    pub fn is_lossy(self) -> bool {
-        !self.is_bytewise()
+    /// True when a key image of key format 1 (trimmed weights) does not
+    /// give the value back: all but binary and the PAD SPACE `_bin`
+    /// collations (whose image is the bytes without trailing spaces).
+    pub fn is_lossy_v1(self) -> bool {
+        !(self.is_bin() && (self.pad_space() || self == Collation::Binary))
     }
 
     /// True for the case-insensitive collations.
@@ -505,31 +506,6 @@ impl Collation {
         (n == 1).then_some(w)
     }
 
-    /// Compares two strings under the collation.
-    pub fn compare(self, a: &[u8], b: &[u8]) -> Ordering {
-        let (a, b) = (self.trim(a), self.trim(b));
-        if self.is_bin() {
-            return a.cmp(b);
-        }
-        let upper_ascii = matches!(self.weigh(), Weigh::General)
-            || matches!(
-                self,
-                Collation::Latin1SwedishCi | Collation::Latin1SwedishNopadCi
-            );
-        if upper_ascii && a.is_ascii() && b.is_ascii() {
-            // general_ci and latin1_swedish_ci weigh ASCII as its upper case.
-            let up = |x: &u8| x.to_ascii_uppercase();
-            return a.iter().map(up).cmp(b.iter().map(up));
-        }
-        let (mut wa, mut wb) = (
-            Vec::with_capacity(a.len() * 2),
-            Vec::with_capacity(b.len() * 2),
-        );
-        self.weights(a, &mut wa);
-        self.weights(b, &mut wb);
-        wa.cmp(&wb)
-    }
-
     /// True when two characters are equal under the collation (LIKE's
     /// per-character test: their whole weight sequences are equal).
     pub fn char_eq(self, a: char, b: char) -> bool {
@@ -557,37 +533,12 @@ impl Collation {
     }
 
     /// A sort key whose bytes compare like the strings do under the
-    /// collation and which contains no space byte (0x20), so that a
-    /// PAD SPACE byte comparison of two keys is a plain byte comparison:
-    /// each 16-bit weight becomes three base-94 digits 0x21..=0x7E (each
-    /// byte two digits for a NO PAD `_bin` collation).
+    /// collation (`key_image`: PAD SPACE followed). Sort keys are never a
+    /// prefix of one another and never end with a space byte, so a PAD
+    /// SPACE byte comparison of two (`value::compare`) is a plain one.
     pub fn sort_key(self, s: &[u8]) -> Vec<u8> {
-        let mut w = Vec::with_capacity(s.len() * 2);
-        self.weights(s, &mut w);
-        if self.is_bytewise() {
-            return w;
-        }
-        let digit = |x: u32| 0x21 + (x % 94) as u8;
-        if self.is_bin() {
-            return w
-                .iter()
-                .flat_map(|&b| [digit(b as u32 / 94), digit(b as u32)])
-                .collect();
-        }
-        let mut out = Vec::with_capacity(w.len() / 2 * 3 + 2);
-        let mut i = 0;
-        while i < w.len() {
-            if w[i] == 0xFF && w.get(i + 1) == Some(&0xFF) && i + 2 < w.len() {
-                // A byte that is not UTF-8: after every character.
-                let b = w[i + 2] as u32;
-                out.extend_from_slice(&[0x7E, 0x7E, digit(b / 94), digit(b)]);
-                i += 3;
-                continue;
-            }
-            let x = u16::from_be_bytes([w[i], *w.get(i + 1).unwrap_or(&0)]) as u32;
-            out.extend_from_slice(&[digit(x / 8836), digit(x / 94), digit(x)]);
-            i += 2;
-        }
+        let mut out = Vec::with_capacity(s.len() * 2 + 9);
+        self.key_image(s, &mut out);
         out
     }
 }
@@ -630,6 +581,7 @@ pub fn for_each_char(s: &[u8], mut f: impl FnMut(Result<char, u8>)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cmp::Ordering;
 
     #[test]
     fn general_ci_folds_case_and_accents() {
@@ -671,12 +623,12 @@ mod tests {
                     let (mut wx, mut wy) = (vec![], vec![]);
                     c.weights(x, &mut wx);
                     c.weights(y, &mut wy);
+                    // No word has a character weighing less than a space:
+                    // trimmed weights order as PAD SPACE does.
                     assert_eq!(wx.cmp(&wy), c.compare(x, y), "{c:?} {x:?} {y:?}");
                     let (sx, sy) = (c.sort_key(x), c.sort_key(y));
-                    if !c.is_bytewise() {
-                        assert!(!sx.contains(&b' '));
-                        assert_eq!(sx.cmp(&sy), c.compare(x, y), "{c:?} {x:?} {y:?}");
-                    }
+                    assert_ne!(sx.last(), Some(&b' '));
+                    assert_eq!(sx.cmp(&sy), c.compare(x, y), "{c:?} {x:?} {y:?}");
                 }
             }
         }

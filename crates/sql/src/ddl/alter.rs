@@ -346,7 +346,21 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     }
     crate::check::refuse_cascaded(&def)?;
     let children = fk_consistency(&old.def, &def, &st, &positions)?;
-    let change = classify(&old.def, &def, &w, &positions);
+    // The key format stays unless the rows are rewritten: a rebuild writes
+    // every index in the current format (PAD SPACE segments).
+    def.key_format = old.def.key_format;
+    def.derive();
+    // ALGORITHM=COPY (and ALTER TABLE t FORCE, read as it) always copies
+    // the rows, as MariaDB does: the way to rewrite a table in the current
+    // key format.
+    let change = match algorithm {
+        ast::AlterTableAlgorithm::Copy => Change::Rebuild,
+        _ => classify(&old.def, &def, &w, &positions),
+    };
+    if change == Change::Rebuild {
+        def.key_format = rel::keycodec::KeyFormat::PadSpace;
+        def.derive();
+    }
     let blocker = match change {
         Change::Rebuild => online::blocker(&st, &old, &def, &w, &positions, children.len()),
         _ => None,

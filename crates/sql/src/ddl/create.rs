@@ -27,6 +27,9 @@ pub fn create_like(
     def.foreign_keys.clear();
     def.instant.clear();
     def.instant_from = 0;
+    // A new (empty) table: the current key format.
+    def.key_format = rel::keycodec::KeyFormat::PadSpace;
+    def.derive();
     if !s.inst.catalog.create_table(def, ct.if_not_exists)? {
         s.warn("Note", SqlError::table_exists(ct.name.to_string()));
     }
@@ -132,7 +135,7 @@ pub fn create_as_select(
             query: None,
             ..ct.clone()
         };
-        let (def, fks) = table_def(&plain, &db, &name, super::db_collation(s, &db))?;
+        let (def, fks) = table_def(&plain, &db, &name, super::db_collation(s, &db)?)?;
         if !fks.is_empty() {
             return Err(SqlError::unsupported(
                 "CREATE TABLE ... SELECT with FOREIGN KEY",
@@ -141,7 +144,7 @@ pub fn create_as_select(
         def
     };
     if ct.columns.is_empty() {
-        def.collation = super::db_collation(s, &db);
+        def.collation = super::db_collation(s, &db)?;
     }
     let literal = literal_items(query);
     let mut select_names = Vec::new();

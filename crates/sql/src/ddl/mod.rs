@@ -40,15 +40,23 @@ fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
 }
 
 /// The default collation of database `db` (the server's when it does not
-/// exist: creating a table in it fails later with 1049).
-pub fn db_collation(s: &Session, db: &str) -> Collation {
-    s.inst
-        .catalog
-        .state()
-        .databases
-        .get(db)
-        .copied()
-        .unwrap_or(Collation::DEFAULT)
+/// exist: creating a table in it fails later with 1049); an error naming
+/// the problem when its stored record could not be read.
+pub fn db_collation(s: &Session, db: &str) -> Result<Collation> {
+    match s.inst.catalog.state().databases.get(db) {
+        None => Ok(Collation::DEFAULT),
+        Some(Ok(c)) => Ok(*c),
+        Some(Err(why)) => Err(unreadable_db(db, why)),
+    }
+}
+
+/// The error for using what a database's unreadable record held (its
+/// default collation): the record is kept until ALTER DATABASE rewrites it.
+pub fn unreadable_db(db: &str, why: &str) -> SqlError {
+    SqlError::engine(format!(
+        "the record of database '{db}' cannot be read ({why}); \
+         ALTER DATABASE `{db}` CHARACTER SET ... or COLLATE ... rewrites it"
+    ))
 }
 
 /// Runs a DDL statement.
@@ -81,9 +89,15 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                 Some(n) => n.clone(),
                 None => return Err(SqlError::no_db()),
             };
-            let cur = s.inst.catalog.state().databases.get(&name).copied();
-            let Some(cur) = cur else {
-                return Err(SqlError::bad_db(&name));
+            let cur = match s.inst.catalog.state().databases.get(&name) {
+                None => return Err(SqlError::bad_db(&name)),
+                Some(Ok(c)) => *c,
+                // A new default repairs an unreadable record; one taken
+                // from it cannot be.
+                Some(Err(why)) if charset.is_none() && collate.is_none() => {
+                    return Err(unreadable_db(&name, why))
+                }
+                Some(Err(_)) => Collation::DEFAULT,
             };
             // The pair resolves as in CREATE DATABASE (CHARACTER SET alone
             // gives that charset's default collation).
@@ -116,7 +130,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             }
             let (db, name) = split_name(s, &ct.name)?;
             let warnings = crate::accept::check_create_table(ct)?;
-            let (mut def, fks) = table_def(ct, &db, &name, db_collation(s, &db))?;
+            let (mut def, fks) = table_def(ct, &db, &name, db_collation(s, &db)?)?;
             let st = s.inst.catalog.state();
             if !(ct.if_not_exists && st.table(&db, &name).is_some()) {
                 let checks = s.fk_checks();
@@ -318,10 +332,12 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                 drop_index(&s.inst.catalog, &t, &name.value)?
             }
             ast::AlterTableOperation::DropForeignKey { name, .. } => {
-                let mut def = t.def.clone();
-                def.foreign_keys
-                    .retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
-                s.inst.catalog.replace_table(def, false, false)?;
+                replace_current(&s.inst.catalog, &t, false, false, |cur| {
+                    let mut def = cur.def.clone();
+                    def.foreign_keys
+                        .retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
+                    Ok(def)
+                })?;
             }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
@@ -383,8 +399,9 @@ pub fn create_index(
         })
         .and_then(|_| Ok(cat.finish_index(&nt.def.db, &nt.def.name, ix.id)?));
     if let Err(e) = built {
-        // Undo: writers stop maintaining it, its entries go.
-        cat.abort_index(&nt.def.db, &nt.def.name, ix.id)?;
+        // Undo: writers stop maintaining it; once those that planned with
+        // it have ended, its entries go.
+        cat.abort_index(&nt.def.db, &nt.def.name, ix.id, &wait)?;
         return Err(e);
     }
     Ok(())
@@ -395,30 +412,62 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
     if name.eq_ignore_ascii_case("PRIMARY") {
         return Err(SqlError::unsupported("dropping the primary key"));
     }
-    let mut def = t.def.clone();
-    let before = def.secondary.len();
-    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
-    if def.secondary.len() == before {
-        return Err(SqlError::cant_drop(name));
-    }
-    if fkey::index_needed(&t.def, name, &cat.state()) {
-        return Err(SqlError::drop_index_fk(name));
-    }
-    if let Some(a) = def.auto_inc_column() {
-        if def.pk.columns.first() != Some(&a)
-            && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
-        {
-            return Err(SqlError::wrong_auto_key());
+    replace_current(cat, t, false, false, |t| {
+        let mut def = t.def.clone();
+        let before = def.secondary.len();
+        def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
+        if def.secondary.len() == before {
+            return Err(SqlError::cant_drop(name));
         }
-    }
-    cat.replace_table(def, false, false)?;
+        if fkey::index_needed(&t.def, name, &cat.state()) {
+            return Err(SqlError::drop_index_fk(name));
+        }
+        if let Some(a) = def.auto_inc_column() {
+            if def.pk.columns.first() != Some(&a)
+                && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
+            {
+                return Err(SqlError::wrong_auto_key());
+            }
+        }
+        Ok(def)
+    })?;
     Ok(())
 }
 
 /// TRUNCATE: new index ids, old data reclaimed by range deletion.
 pub fn truncate(cat: &Catalog, t: &Arc<Table>) -> Result<()> {
-    cat.replace_table(t.def.clone(), true, true)?;
+    replace_current(cat, t, true, true, |cur| Ok(cur.def.clone()))?;
     Ok(())
+}
+
+/// Replaces the current definition of `t`'s table by `change` applied to
+/// it (`Catalog::replace_table`); when another change replaced the table
+/// between reading it and writing (an online index build finishing), the
+/// change is derived again from the newer table, never written over it.
+pub(crate) fn replace_current(
+    cat: &Catalog,
+    t: &Table,
+    fresh_pk: bool,
+    reset_counters: bool,
+    change: impl Fn(&Arc<Table>) -> Result<rel::schema::TableDef>,
+) -> Result<Arc<Table>> {
+    let (db, name) = (&t.def.db, &t.def.name);
+    loop {
+        let cur = cat
+            .state()
+            .table(db, name)
+            .cloned()
+            .ok_or_else(|| SqlError::no_table(format!("{db}.{name}")))?;
+        let def = change(&cur)?;
+        match cat.replace_table(&cur, def, fresh_pk, reset_counters) {
+            Err(rel::Error::TableChanged(_))
+                if !cat
+                    .state()
+                    .table(db, name)
+                    .is_some_and(|now| Arc::ptr_eq(now, &cur)) => {}
+            r => return Ok(r?),
+        }
+    }
 }
 
 /// ALTER TABLE ADD FOREIGN KEY: builds the child index first if one is
@@ -440,15 +489,11 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
         let cols = key.columns.clone();
         create_index(s, t, ix, cols, false, false)?;
     }
-    let current = |cat: &Catalog| {
-        cat.state()
-            .table(&t.def.db, &t.def.name)
-            .cloned()
-            .ok_or_else(|| SqlError::no_table(format!("{}.{}", t.def.db, t.def.name)))
-    };
-    let mut def = current(cat)?.def.clone();
-    def.foreign_keys.push(key.clone());
-    let nt = cat.replace_table(def, false, false)?;
+    let nt = replace_current(cat, t, false, false, |cur| {
+        let mut def = cur.def.clone();
+        def.foreign_keys.push(key.clone());
+        Ok(def)
+    })?;
     if !checks {
         return Ok(());
     }
@@ -462,12 +507,14 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
         Err(SqlError::lock_wait_timeout())
     };
     if let Err(e) = checked {
-        let mut def = current(cat)?.def.clone();
-        def.foreign_keys.retain(|f| f.name != key.name);
-        if let Some(ix) = &added {
-            def.secondary.retain(|i| &i.name != ix);
-        }
-        cat.replace_table(def, false, false)?;
+        replace_current(cat, t, false, false, |cur| {
+            let mut def = cur.def.clone();
+            def.foreign_keys.retain(|f| f.name != key.name);
+            if let Some(ix) = &added {
+                def.secondary.retain(|i| &i.name != ix);
+            }
+            Ok(def)
+        })?;
         return Err(e);
     }
     Ok(())

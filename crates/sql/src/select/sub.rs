@@ -204,57 +204,7 @@ pub(super) fn union_rest(
 }
 
 impl Env for QueryEnv<'_> {
-    fn param(&self, i: usize) -> Option<&Value> {
-        self.inner.param(i)
-    }
-    fn sys_var(&self, name: &str, global: bool) -> Option<Value> {
-        self.inner.sys_var(name, global)
-    }
-    fn user_var(&self, name: &str) -> Value {
-        self.inner.user_var(name)
-    }
-    fn set_user_var(&self, name: &str, v: Value) -> crate::error::Result<()> {
-        self.inner.set_user_var(name, v)
-    }
-    fn current_db(&self) -> Option<&str> {
-        self.inner.current_db()
-    }
-    fn user(&self) -> &str {
-        self.inner.user()
-    }
-    fn connection_id(&self) -> u64 {
-        self.inner.connection_id()
-    }
-    fn last_insert_id(&self) -> u64 {
-        self.inner.last_insert_id()
-    }
-    fn row_count(&self) -> i64 {
-        self.inner.row_count()
-    }
-    fn found_rows(&self) -> u64 {
-        self.inner.found_rows()
-    }
-    fn now_micros(&self) -> i64 {
-        self.inner.now_micros()
-    }
-    fn warn(&self, w: SqlError) {
-        self.inner.warn(w)
-    }
-    fn note(&self, w: SqlError) {
-        self.inner.note(w)
-    }
-    fn autocommit_statement(&self) -> bool {
-        self.inner.autocommit_statement()
-    }
-    fn skip_locked(&self) -> bool {
-        self.inner.skip_locked()
-    }
-    fn check_interrupt(&self) -> Result<()> {
-        self.inner.check_interrupt()
-    }
-    fn view_rows(&self, v: crate::infoschema::View) -> Result<Vec<Vec<Value>>> {
-        self.inner.view_rows(v)
-    }
+    crate::expr::forward_session_env!(inner);
     fn subquery(&self, k: usize) -> Option<&SubResult> {
         self.subs.get(k)
     }

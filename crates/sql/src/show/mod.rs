@@ -188,8 +188,10 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
             ))]],
         ),
         ShowStmt::CreateDatabase(name) => {
-            let Some(c) = s.inst.catalog.state().databases.get(name).copied() else {
-                return Err(SqlError::bad_db(name));
+            let c = match s.inst.catalog.state().databases.get(name) {
+                None => return Err(SqlError::bad_db(name)),
+                Some(Ok(c)) => *c,
+                Some(Err(why)) => return Err(crate::ddl::unreadable_db(name, why)),
             };
             rows(
                 sink,

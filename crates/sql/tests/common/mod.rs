@@ -94,3 +94,51 @@ impl std::ops::Deref for TestDb {
         &self.inst
     }
 }
+
+/// Whether the engine holds any key under index ids `first .. end` (what a
+/// dropped, abandoned or reclaimed index or table must not leave).
+pub fn has_entries(inst: &sql::Instance, first: u32, end: u32) -> bool {
+    let lo = first.to_be_bytes().to_vec();
+    let mut it = inst
+        .catalog
+        .db()
+        .iter(lsm::ReadOptions {
+            lower_bound: Some(lo.clone()),
+            upper_bound: Some(end.to_be_bytes().to_vec()),
+            ..Default::default()
+        })
+        .expect("engine iterator");
+    it.seek(&lo);
+    it.valid()
+}
+
+/// The user index ids holding keys that no table has (nor builds): an index
+/// abandoned or dropped whose entries stayed.
+pub fn orphan_index_ids(inst: &sql::Instance) -> Vec<u32> {
+    let st = inst.catalog.state();
+    let live: std::collections::HashSet<u32> = st
+        .tables
+        .values()
+        .flat_map(|t| t.def.indexes().chain(&t.building).map(|i| i.id))
+        .collect();
+    let lo = rel::catalog::FIRST_USER_INDEX_ID.to_be_bytes().to_vec();
+    let mut it = inst
+        .catalog
+        .db()
+        .iter(lsm::ReadOptions {
+            lower_bound: Some(lo.clone()),
+            ..Default::default()
+        })
+        .expect("engine iterator");
+    it.seek(&lo);
+    let mut orphans = Vec::new();
+    while it.valid() {
+        let k = it.key();
+        let id = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
+        if !live.contains(&id) && !orphans.contains(&id) {
+            orphans.push(id);
+        }
+        it.next();
+    }
+    orphans
+}

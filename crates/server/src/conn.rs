@@ -246,9 +246,9 @@ fn serve_inner<S: Socket>(
 }
 
 /// The handshake's (or COM_CHANGE_USER's) collation sets the connection's character
-/// sets and collation, as SET NAMES does. An id Strata does not know (MySQL 8's
-/// utf8mb4_0900_ai_ci, 255) falls back to the character set's default collation,
-/// as MariaDB does.
+/// sets and collation, as SET NAMES does. An id Strata does not know, and MySQL
+/// 8's utf8mb4_0900_ai_ci (255, which MySQL 8 clients send by default), falls back
+/// to the character set's default collation, as MariaDB 10.11 does.
 fn set_charset(sess: &mut Session, collation: u8) {
     use rel::collation::Collation;
     let cs = sql::text::ClientCharset::name_of_collation(collation);
@@ -260,8 +260,10 @@ fn set_charset(sess: &mut Session, collation: u8) {
         sess.vars
             .insert(v.into(), Value::Bytes(cs.as_bytes().to_vec()));
     }
+    // 255 is MySQL 8's utf8mb4_0900_ai_ci, which MariaDB 10.11 does not know:
+    // a MySQL 8 client gets the character set's default, as there.
     let coll = Collation::from_id(collation.into())
-        .filter(|c| c.charset() == cs)
+        .filter(|c| c.charset() == cs && *c != Collation::Utf8mb4Uca0900AiCi)
         .or_else(|| Collation::default_of_charset(cs))
         .unwrap_or(Collation::DEFAULT);
     sess.vars.insert(

@@ -533,6 +533,87 @@ SELECT id FROM cg ORDER BY t, id
 SELECT id FROM cg WHERE s = 'abc'
 SELECT id FROM cg WHERE t = 'abc' ORDER BY id
 DROP TABLE cg
+-- The connection's collation (h-lits): literals and functions of them take it, a column
+-- still wins, views keep theirs; SET of the connection variables; COLLATE must fit (1253).
+CREATE TABLE ck (id INT PRIMARY KEY, c VARCHAR(10), l VARCHAR(10) CHARACTER SET latin1)
+INSERT INTO ck VALUES (1, 'ß', 'a'), (2, 'ss', 'b'), (3, 'SS', 'c')
+SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci
+SELECT 'ß' = 'ss', 'ß' IN ('x', 'ss'), CONCAT('ß', '') = 'ss', STRCMP('ß', 'ss'), @@character_set_connection, @@collation_connection
+SELECT id FROM ck WHERE c = 'ss' ORDER BY id
+SELECT id FROM ck WHERE c = 'ss' COLLATE utf8mb4_unicode_ci ORDER BY id
+SELECT id FROM ck WHERE 'ss' = 'ß' AND id < 3 ORDER BY id
+SELECT COUNT(*) FROM (SELECT 'ß' AS k UNION ALL SELECT 'ss') x GROUP BY k
+CREATE VIEW ckv AS SELECT 'ß' = 'ss' AS x, id FROM ck WHERE 'ß' = 'ss'
+SET NAMES utf8mb4
+SELECT 'ß' = 'ss', x, id FROM ckv ORDER BY id
+SELECT COLLATION_CONNECTION FROM information_schema.VIEWS WHERE TABLE_NAME = 'ckv'
+DROP VIEW ckv
+SET NAMES latin1
+SELECT 'ä' = 'A', 'a' COLLATE latin1_bin = 'A', @@character_set_connection
+SET NAMES utf8mb4 COLLATE utf8mb4_bin
+SELECT 'a' = 'A', 'a' < 'B'
+SET collation_connection = utf8mb3_unicode_ci
+SELECT @@character_set_connection, @@collation_connection, @@character_set_client
+SET character_set_connection = latin1
+SELECT @@character_set_connection, @@collation_connection
+SET collation_connection = 8
+SELECT @@character_set_connection, @@collation_connection
+SET character_set_connection = 33
+SELECT @@character_set_connection, @@collation_connection
+SET character_set_connection = 'nope'
+SET CHARACTER SET latin1
+SELECT @@character_set_connection, @@collation_connection, @@character_set_client, @@character_set_results
+SET NAMES DEFAULT
+SELECT @@character_set_connection, @@collation_connection, @@character_set_client, @@character_set_results
+SELECT 'a' COLLATE latin1_general_ci
+SELECT 'a' COLLATE utf8mb3_bin
+SELECT 1 COLLATE latin1_bin
+SELECT 1 COLLATE utf8mb4_bin, NULL COLLATE latin1_bin, CONVERT('a' USING latin1) COLLATE latin1_bin, CONVERT('☃' USING latin1)
+SELECT CAST('a' AS BINARY) COLLATE utf8mb4_bin
+SELECT l COLLATE utf8mb4_bin FROM ck
+SELECT id FROM ck ORDER BY l COLLATE utf8mb4_bin
+SELECT id FROM ck ORDER BY l COLLATE latin1_bin DESC
+SELECT CONCAT(l, 'x') COLLATE latin1_bin FROM ck ORDER BY id
+CREATE TABLE ck2 (a VARCHAR(5) CHARACTER SET latin1 COLLATE utf8mb4_bin)
+CREATE TABLE ck2 (a VARCHAR(5)) CHARSET utf8mb4 COLLATE latin1_bin
+DROP TABLE ck
+-- WEIGHT_STRING (h-lits): MariaDB's bytes for each collation, AS CHAR(n) / AS BINARY(n),
+-- NULL for numbers, temporal values as their text's bytes.
+CREATE TABLE cws (id INT PRIMARY KEY, c CHAR(5), v VARCHAR(5), b BINARY(4), vb VARBINARY(4), i INT, e ENUM('x','y'), d DATE, u VARCHAR(5) COLLATE utf8mb4_unicode_ci, u5 VARCHAR(5) COLLATE utf8mb4_unicode_520_nopad_ci, l VARCHAR(5) CHARACTER SET latin1, lb VARCHAR(5) CHARACTER SET latin1 COLLATE latin1_bin, m3 VARCHAR(5) CHARACTER SET utf8mb3 COLLATE utf8mb3_bin)
+INSERT INTO cws VALUES (1, 'ab', 'ab', 'ab', 'ab', 5, 'y', '2020-01-02', 'ßa', 'ßa', 'aé ', 'aé ', 'é'), (2, 'Äb ', 'x y', 'a', '', -1, 'x', NULL, '😀', '😀', 'ÿ', '€', 'a b')
+SELECT id, HEX(WEIGHT_STRING(c)), HEX(WEIGHT_STRING(v)), HEX(WEIGHT_STRING(b)), HEX(WEIGHT_STRING(vb)), HEX(WEIGHT_STRING(i)), HEX(WEIGHT_STRING(e)), HEX(WEIGHT_STRING(d)) FROM cws ORDER BY id
+SELECT id, HEX(WEIGHT_STRING(u)), HEX(WEIGHT_STRING(u5)), HEX(WEIGHT_STRING(l)), HEX(WEIGHT_STRING(lb)), HEX(WEIGHT_STRING(m3)) FROM cws ORDER BY id
+SELECT id, HEX(WEIGHT_STRING(c AS CHAR(4))), HEX(WEIGHT_STRING(u AS CHAR(1))), HEX(WEIGHT_STRING(u5 AS CHAR(5))), HEX(WEIGHT_STRING(l AS CHAR(5))), HEX(WEIGHT_STRING(lb AS CHAR(4))), HEX(WEIGHT_STRING(m3 AS CHAR(4))), HEX(WEIGHT_STRING(v AS BINARY(2))) FROM cws ORDER BY id
+SELECT HEX(WEIGHT_STRING('aB ')), HEX(WEIGHT_STRING('aB ' COLLATE utf8mb4_bin)), HEX(WEIGHT_STRING('aB ' COLLATE utf8mb4_nopad_bin AS CHAR(4))), HEX(WEIGHT_STRING('ab' COLLATE utf8mb4_general_nopad_ci AS CHAR(3))), HEX(WEIGHT_STRING('ab' COLLATE utf8mb4_unicode_nopad_ci AS CHAR(4)))
+SELECT WEIGHT_STRING(NULL), HEX(WEIGHT_STRING('')), HEX(WEIGHT_STRING('' AS CHAR(2))), HEX(WEIGHT_STRING(1)), HEX(WEIGHT_STRING(1.5)), HEX(WEIGHT_STRING(CAST(1 AS CHAR))), HEX(WEIGHT_STRING(CAST('aB' AS BINARY) AS CHAR(3)))
+SELECT HEX(WEIGHT_STRING('😀')), HEX(WEIGHT_STRING('😀' COLLATE utf8mb4_bin)), HEX(WEIGHT_STRING('😀' COLLATE utf8mb4_unicode_ci)), HEX(WEIGHT_STRING('😀' COLLATE utf8mb4_unicode_520_ci)), HEX(WEIGHT_STRING('a\t' COLLATE utf8mb4_unicode_ci AS CHAR(3)))
+SELECT id FROM cws ORDER BY WEIGHT_STRING(u), id
+SELECT WEIGHT_STRING('a' AS CHAR(0))
+SELECT WEIGHT_STRING('a', 'b')
+SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci
+SELECT HEX(WEIGHT_STRING('ß')), HEX(WEIGHT_STRING('ß' COLLATE utf8mb4_general_ci))
+SET NAMES utf8mb4
+DROP TABLE cws
+-- utf8mb4_uca1400_ai_ci and its NO PAD twin (h-lits; MySQL 8's utf8mb4_0900_ai_ci weighs as
+-- the NO PAD one, which MariaDB 10.11 does not know).
+CREATE TABLE c14 (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_uca1400_ai_ci, n VARCHAR(20) COLLATE utf8mb4_uca1400_nopad_ai_ci, t VARCHAR(20) CHARACTER SET utf8mb3 COLLATE utf8mb3_uca1400_ai_ci, UNIQUE KEY us (s), KEY kn (n))
+INSERT INTO c14 VALUES (1, 'straße', 'straße', 'straße'), (2, 'a ', 'a ', 'a '), (3, 'Å', 'Å', 'Å'), (4, '😀', '😀', 'x'), (5, 'b', 'b', 'b'), (6, 'Æther', 'Æther', 'Æther'), (7, '_x', '_x', '_x'), (8, '9', '9', '9'), (9, NULL, NULL, NULL), (10, 'ﬁsh', 'ﬁsh', 'ﬁsh'), (11, '一', '一', '一')
+INSERT INTO c14 VALUES (20, 'STRASSE', 'x', 'x')
+INSERT INTO c14 VALUES (20, 'A', 'x', 'x')
+SELECT id FROM c14 WHERE s = 'A' ORDER BY id
+SELECT id FROM c14 WHERE n = 'A' ORDER BY id
+SELECT id FROM c14 WHERE t = 'FISH' ORDER BY id
+SELECT id FROM c14 ORDER BY s, id
+SELECT id FROM c14 ORDER BY n DESC, id
+SELECT id FROM c14 WHERE n >= 'a' AND n < 'c' ORDER BY n, id
+SELECT id, HEX(WEIGHT_STRING(s)), HEX(WEIGHT_STRING(n AS CHAR(4))), HEX(WEIGHT_STRING(t)) FROM c14 ORDER BY id
+SELECT COUNT(*), MIN(id) FROM c14 GROUP BY LEFT(s, 1) ORDER BY MIN(id)
+SELECT 'ß' = 'ss' COLLATE utf8mb4_uca1400_ai_ci, 'a' = 'a ' COLLATE utf8mb4_uca1400_nopad_ai_ci, 'Å' LIKE 'a%' COLLATE utf8mb4_uca1400_ai_ci
+SELECT COLUMN_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_NAME = 'c14' ORDER BY ORDINAL_POSITION
+SET NAMES utf8mb4 COLLATE utf8mb4_uca1400_ai_ci
+SELECT 'ß' = 'ss', @@collation_connection, @@character_set_connection
+SET NAMES utf8mb4
+DROP TABLE c14
 -- PAD SPACE with characters below a space (h-pad): 'a\t' < 'a' = 'a ' < 'a!' under
 -- utf8mb4_bin, general_ci, unicode_ci and latin1, through indexes and sorts.
 CREATE TABLE cpad (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_bin, g VARCHAR(20), u VARCHAR(20) COLLATE utf8mb4_unicode_ci, l VARCHAR(20) CHARACTER SET latin1, k VARCHAR(20) COLLATE utf8mb4_bin, KEY ks (s), KEY kg (g), KEY ku (u), KEY kl (l), UNIQUE KEY uk (k))

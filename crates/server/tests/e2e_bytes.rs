@@ -112,8 +112,8 @@ fn a_latin1_client_is_read_and_answered_in_latin1() {
         vec![Some("ü".as_bytes().to_vec())]
     );
     // The handshake's collation becomes @@collation_connection; MySQL 8's
-    // utf8mb4_0900_ai_ci (255), which Strata lacks, connects with the
-    // character set's default, as MariaDB 10.11 does.
+    // utf8mb4_0900_ai_ci (255), which MySQL 8 clients send by default,
+    // connects with the character set's default, as MariaDB 10.11 does.
     for (id, want) in [
         (255, "utf8mb4_general_ci"),
         (224, "utf8mb4_unicode_ci"),

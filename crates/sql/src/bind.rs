@@ -412,8 +412,24 @@ impl<'a> Binder<'a> {
             A::Convert {
                 expr,
                 data_type: None,
+                charset,
                 ..
-            } => self.expr(expr, scope)?,
+            } => {
+                let x = self.expr(expr, scope)?;
+                match charset {
+                    Some(cs) => {
+                        let cs = cs.to_string().to_ascii_lowercase();
+                        let cs = cs.trim_matches(|c| c == '`' || c == '\'' || c == '"');
+                        let c = crate::collate::resolve(
+                            Some(cs),
+                            None,
+                            rel::collation::Collation::DEFAULT,
+                        )?;
+                        Expr::Func(Func::ConvertUsing(c), vec![x])
+                    }
+                    None => x,
+                }
+            }
             A::Collate { expr, collation } => {
                 let name = collation.to_string();
                 let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');

@@ -62,7 +62,7 @@ impl Session {
             self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
             return Err(SqlError::too_many_prepared(max));
         }
-        let compiled = match self.compile(sql) {
+        let compiled = match self.compile(sql, self.conn_collation()) {
             Ok(c) if matches!(c.parsed.stmt, Stmt::Prep(_)) => {
                 self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
                 return Err(SqlError::unsupported_ps());
@@ -92,16 +92,17 @@ impl Session {
     }
 
     /// The compiled form of `sql` in the current database at the current
-    /// catalog version: from the instance's cache, or parsed and planned now
-    /// (which reports errors and result columns at prepare time).
-    fn compile(&self, sql: &str) -> Result<Arc<Compiled>> {
+    /// catalog version, its literals under `coll`: from the instance's cache,
+    /// or parsed and planned now (which reports errors and result columns at
+    /// prepare time).
+    fn compile(&self, sql: &str, coll: rel::collation::Collation) -> Result<Arc<Compiled>> {
         let version = self.inst.catalog.version();
-        if let Some(c) = self.inst.stmt_cache.get(sql, &self.db, version) {
+        if let Some(c) = self.inst.stmt_cache.get(sql, &self.db, coll, version) {
             return Ok(c);
         }
         let parsed = parse::parse(sql)?;
         let plan = match &parsed.stmt {
-            Stmt::Rows(r) => Some(exec::plan(self, r, &parsed.params)?),
+            Stmt::Rows(r) => Some(exec::plan_under(self, r, &parsed.params, coll)?),
             _ => None,
         };
         let columns = match &plan {
@@ -116,6 +117,7 @@ impl Session {
                 plan,
                 version,
                 db: self.db.clone(),
+                coll,
             },
         ))
     }
@@ -136,7 +138,8 @@ impl Session {
         // the same text is not checked for eligibility.
         let key = format!("\u{1}{}", n.text);
         let version = self.inst.catalog.version();
-        let c = match self.inst.stmt_cache.get(&key, &self.db, version) {
+        let coll = self.conn_collation();
+        let c = match self.inst.stmt_cache.get(&key, &self.db, coll, version) {
             Some(c) => c,
             None => {
                 let compiled = parse::parse(&n.text).ok().and_then(|parsed| {
@@ -146,7 +149,7 @@ impl Session {
                     if parsed.params.len() != n.params.len() || !crate::autoparam::eligible(r) {
                         return None;
                     }
-                    let plan = exec::plan(self, r, &parsed.params).ok()?;
+                    let plan = exec::plan_under(self, r, &parsed.params, coll).ok()?;
                     Some((parsed, plan))
                 });
                 // Not eligible: remembered as an entry without a plan.
@@ -168,6 +171,7 @@ impl Session {
                         plan,
                         version,
                         db: self.db.clone(),
+                        coll,
                     },
                 )
             }
@@ -206,7 +210,7 @@ impl Session {
         }
         let version = self.inst.catalog.version();
         if !p.compiled.current(version, &self.db) {
-            match self.compile(&p.sql) {
+            match self.compile(&p.sql, p.compiled.coll) {
                 Ok(c) => p.compiled = c,
                 Err(e) => {
                     self.stmts.insert(id, p);

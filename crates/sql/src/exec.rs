@@ -17,9 +17,22 @@ use sqlparser::ast;
 use std::time::Duration;
 use txn::Txn;
 
-/// Plans a row statement in the session's current database; `params` are
-/// the positions of its `?` placeholders.
+/// Plans a row statement in the session's current database, its literals
+/// under the connection's collation; `params` are the positions of its `?`
+/// placeholders.
 pub fn plan(s: &Session, stmt: &RowStmt, params: &[(u64, u64)]) -> Result<Plan> {
+    plan_under(s, stmt, params, s.conn_collation())
+}
+
+/// `plan` with literals under collation `literals` (a prepared statement
+/// planned again keeps the collation it was prepared under).
+pub fn plan_under(
+    s: &Session,
+    stmt: &RowStmt,
+    params: &[(u64, u64)],
+    literals: rel::collation::Collation,
+) -> Result<Plan> {
+    let _literals = crate::collate::literals(literals);
     let st = s.inst.catalog.state();
     let db = s.db.as_deref();
     Ok(match stmt {

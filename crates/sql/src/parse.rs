@@ -98,6 +98,8 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     // Rewrites to forms sqlparser reads, before `?` positions are taken.
     let units = interval_units(trimmed);
     let trimmed = units.as_deref().unwrap_or(trimmed);
+    let ws_as = weight_string_as(trimmed);
+    let trimmed = ws_as.as_deref().unwrap_or(trimmed);
     let rewritten = set_colon_eq(trimmed).or_else(|| update_commas(trimmed));
     let trimmed = rewritten.as_deref().unwrap_or(trimmed);
     let params = placeholders(trimmed);
@@ -231,6 +233,76 @@ fn interval_units(sql: &str) -> Option<String> {
     let mut out = sql.to_string();
     for (at, len, with) in hits.into_iter().rev() {
         out.replace_range(at..at + len, &with);
+    }
+    Some(out)
+}
+
+/// `WEIGHT_STRING(x AS CHAR(n))` / `AS BINARY(n)` becomes
+/// `WEIGHT_STRING(x, 'CHAR', n)`, which sqlparser reads (the binder checks
+/// the form). None when there is nothing to rewrite.
+fn weight_string_as(sql: &str) -> Option<String> {
+    use sqlparser::tokenizer::Token;
+    if !sql.to_ascii_uppercase().contains("WEIGHT_STRING") {
+        return None;
+    }
+    let toks: Vec<(Token, usize)> = tokens_at(sql)?
+        .into_iter()
+        .filter(|(t, _)| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    let word = |i: usize, w: &str| {
+        matches!(toks.get(i), Some((Token::Word(x), _))
+            if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w))
+    };
+    let (mut depth, mut calls, mut hits) = (0usize, Vec::new(), Vec::new());
+    for i in 0..toks.len() {
+        match &toks[i].0 {
+            Token::LParen => {
+                depth += 1;
+                if i > 0 && word(i - 1, "WEIGHT_STRING") {
+                    calls.push(depth);
+                }
+            }
+            Token::RParen => {
+                if calls.last() == Some(&depth) {
+                    calls.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            Token::Word(_) if calls.last() == Some(&depth) && word(i, "AS") => {
+                let kind = if word(i + 1, "CHAR") {
+                    "CHAR"
+                } else if word(i + 1, "BINARY") {
+                    "BINARY"
+                } else {
+                    continue;
+                };
+                if let (
+                    Some((Token::LParen, _)),
+                    Some((Token::Number(n, false), _)),
+                    Some((Token::RParen, end)),
+                    Some((Token::RParen, _)),
+                ) = (
+                    toks.get(i + 2),
+                    toks.get(i + 3),
+                    toks.get(i + 4),
+                    toks.get(i + 5),
+                ) {
+                    // AS CHAR(0) is a syntax error in MariaDB: left to the parser.
+                    if n.parse::<u64>().map_or(true, |n| n == 0) {
+                        continue;
+                    }
+                    hits.push((toks[i].1, end + 1, format!(", '{kind}', {n}")));
+                }
+            }
+            _ => {}
+        }
+    }
+    if hits.is_empty() {
+        return None;
+    }
+    let mut out = sql.to_string();
+    for (from, to, with) in hits.into_iter().rev() {
+        out.replace_range(from..to, &with);
     }
     Some(out)
 }
@@ -578,12 +650,9 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
                 _ => None,
             },
         })),
-        ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => {
-            Some(Stmt::Set(SetStmt::Names {
-                charset: unquote(cs).to_ascii_lowercase(),
-                collate: None,
-            }))
-        }
+        ["SET", "CHARACTER", "SET", cs, ..] | ["SET", "CHARSET", cs, ..] => Some(Stmt::Set(
+            SetStmt::CharacterSet(unquote(cs).to_ascii_lowercase()),
+        )),
         // sqlparser's LOCK TABLES takes no `db.table`; mysqldump and MySQL do.
         ["LOCK", "TABLE" | "TABLES", _, rest @ ..]
             if rest

@@ -281,6 +281,14 @@ impl Session {
         self.slot.store(u64::MAX, Ordering::Release);
     }
 
+    /// The connection's collation (`collation_connection`): string literals
+    /// and parameters take it.
+    pub fn conn_collation(&self) -> rel::collation::Collation {
+        self.get_var("collation_connection", false)
+            .and_then(|v| rel::collation::Collation::from_name(&String::from_utf8_lossy(&v.text())))
+            .unwrap_or(rel::collation::Collation::DEFAULT)
+    }
+
     /// The character set the client's statement bytes are in
     /// (`character_set_client`, set by the handshake and SET NAMES).
     pub fn client_charset(&self) -> crate::text::ClientCharset {

@@ -14,6 +14,7 @@ use sqlparser::ast;
 pub fn run(s: &mut Session, stmt: &SetStmt) -> Result<Outcome> {
     match stmt {
         SetStmt::Names { charset, collate } => set_names(s, charset, collate.as_deref()),
+        SetStmt::CharacterSet(cs) => set_character_set(s, cs),
         SetStmt::Vars(set) => set_stmt(s, set),
         SetStmt::Use(name) => {
             if crate::infoschema::is_schema(name) {
@@ -46,6 +47,41 @@ fn set_names(s: &mut Session, cs: &str, collate: Option<&str>) -> Result<Outcome
     ok()
 }
 
+/// SET CHARACTER SET: the client and results character sets; the
+/// connection's become the current database's (MySQL's rule).
+fn set_character_set(s: &mut Session, cs: &str) -> Result<Outcome> {
+    let cs = if cs == "default" { "utf8mb4" } else { cs };
+    let c = crate::collate::resolve(Some(cs), None, rel::collation::Collation::DEFAULT)?;
+    for v in ["character_set_client", "character_set_results"] {
+        s.set_var(v.into(), text(c.charset()));
+    }
+    let db = s
+        .get_var("collation_database", false)
+        .and_then(|v| rel::collation::Collation::from_name(&String::from_utf8_lossy(&v.text())))
+        .unwrap_or(rel::collation::Collation::DEFAULT);
+    s.set_var("character_set_connection".into(), text(db.charset()));
+    s.set_var("collation_connection".into(), text(db.name()));
+    ok()
+}
+
+/// A change of `collation_connection` changes `character_set_connection` to
+/// its character set, and one of `character_set_connection` the collation to
+/// the set's default (as in MySQL); `name` was set to `v` already.
+fn follow_connection(name: &str, v: &Value) -> Option<(&'static str, Value)> {
+    let v = String::from_utf8_lossy(&v.text()).into_owned();
+    match name {
+        "collation_connection" => {
+            let c = rel::collation::Collation::from_name(&v)?;
+            Some(("character_set_connection", text(c.charset())))
+        }
+        "character_set_connection" => {
+            let c = rel::collation::Collation::default_of_charset(&v)?;
+            Some(("collation_connection", text(c.name())))
+        }
+        _ => None,
+    }
+}
+
 fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
     match set {
         ast::Set::SingleAssignment {
@@ -74,7 +110,7 @@ fn set_stmt(s: &mut Session, set: &ast::Set) -> Result<Outcome> {
             &charset_name.value.to_ascii_lowercase(),
             collation_name.as_deref(),
         ),
-        ast::Set::SetNamesDefault {} => ok(),
+        ast::Set::SetNamesDefault {} => set_names(s, "default", None),
         ast::Set::SetTimeZone { value, .. } => {
             let v = vars::normalize("time_zone", eval_expr(s, value)?)?;
             s.set_var("time_zone".into(), v);
@@ -134,13 +170,20 @@ fn assign(
         let on = v.to_i128() == Some(1);
         return s.set_autocommit(on);
     }
+    let follow = follow_connection(&name, &v);
     if global {
         s.inst.set_global(&name, v);
+        if let Some((n, v)) = follow {
+            s.inst.set_global(n, v);
+        }
     } else {
         if vars::global_only(&name) {
             return Err(SqlError::global_variable(name));
         }
         s.set_var(name, v);
+        if let Some((n, v)) = follow {
+            s.set_var(n.into(), v);
+        }
     }
     Ok(())
 }
@@ -148,6 +191,7 @@ fn assign(
 /// Evaluates a SET value (or a PREPARE text, an EXECUTE argument): no columns,
 /// `?` from `stmt_params`; `@v := ...` inside it assigns as it goes.
 pub(crate) fn eval_expr(s: &mut Session, e: &ast::Expr) -> Result<Value> {
+    let _literals = crate::collate::literals(s.conn_collation());
     let mut b = crate::bind::Binder::new(&s.stmt_params.0);
     let x = crate::collate::annotate(
         b.expr(e, &crate::bind::Scope::default())?,

@@ -84,11 +84,13 @@ pub enum PrepStmt {
 /// Session state: variables, character set, current database.
 #[derive(Debug, Clone)]
 pub enum SetStmt {
-    /// SET NAMES cs [COLLATE c] / SET CHARACTER SET cs.
+    /// SET NAMES cs [COLLATE c].
     Names {
         charset: String,
         collate: Option<String>,
     },
+    /// SET CHARACTER SET cs / SET CHARSET cs.
+    CharacterSet(String),
     /// SET of variables (also time_zone).
     Vars(Box<ast::Set>),
     /// USE db.

@@ -1,6 +1,7 @@
 //! The server-wide cache of compiled statements: a prepared statement's
 //! parse tree and plan, shared by every session that prepares the same text
-//! in the same database under the same catalog version.
+//! in the same database under the same catalog version and connection
+//! collation (string literals take it: `collate::literals`).
 //!
 //! Clients such as sysbench prepare the same few statements on every
 //! connection and for every table: 32 connections x 32 tables x 5 statements
@@ -13,6 +14,7 @@ use crate::dml::{InsertPlan, ModifyPlan};
 use crate::parse::Parsed;
 use crate::result::ColumnInfo;
 use crate::select::SelectPlan;
+use rel::collation::Collation;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -38,7 +40,8 @@ pub enum Plan {
     MultiModify(Box<crate::multidml::MultiPlan>),
 }
 
-/// A statement compiled for one (text, database, catalog version).
+/// A statement compiled for one (text, database, collation_connection,
+/// catalog version).
 pub struct Compiled {
     pub parsed: Parsed,
     pub columns: Vec<ColumnInfo>,
@@ -47,6 +50,9 @@ pub struct Compiled {
     pub plan: Option<Plan>,
     pub version: u64,
     pub db: Option<String>,
+    /// The collation_connection it was planned under (a prepared statement
+    /// keeps it, as in MariaDB).
+    pub coll: Collation,
 }
 
 impl Compiled {
@@ -56,7 +62,7 @@ impl Compiled {
     }
 }
 
-type Key = (String, Option<String>);
+type Key = (String, Option<String>, Collation);
 
 /// See the module comment.
 #[derive(Default)]
@@ -73,11 +79,18 @@ struct Entries {
 }
 
 impl StmtCache {
-    /// The current entry for (`sql`, `db`) at catalog `version`, if cached.
-    pub fn get(&self, sql: &str, db: &Option<String>, version: u64) -> Option<Arc<Compiled>> {
+    /// The current entry for (`sql`, `db`, `coll`) at catalog `version`,
+    /// if cached.
+    pub fn get(
+        &self,
+        sql: &str,
+        db: &Option<String>,
+        coll: Collation,
+        version: u64,
+    ) -> Option<Arc<Compiled>> {
         let e = self.map.lock().unwrap_or_else(|p| p.into_inner());
         e.map
-            .get(&(sql.to_string(), db.clone()))
+            .get(&(sql.to_string(), db.clone(), coll))
             .filter(|c| c.current(version, db))
             .cloned()
     }
@@ -105,7 +118,7 @@ impl StmtCache {
             e.map.clear();
             e.text_bytes = 0;
         }
-        let key = (sql.to_string(), c.db.clone());
+        let key = (sql.to_string(), c.db.clone(), c.coll);
         if e.map.insert(key, c.clone()).is_none() {
             e.text_bytes += sql.len();
         }

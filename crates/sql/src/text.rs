@@ -48,13 +48,8 @@ impl ClientCharset {
     }
 }
 
-/// cp1252 for 0x80..=0x9F (MySQL's latin1); other bytes are their own code point.
-const CP1252: [char; 32] = [
-    '\u{20AC}', '\u{81}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
-    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{8D}', '\u{017D}', '\u{8F}',
-    '\u{90}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
-    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{9D}', '\u{017E}', '\u{0178}',
-];
+// cp1252 for 0x80..=0x9F (MySQL's latin1); other bytes are their own code point.
+use rel::collation::CP1252;
 
 fn latin1_char(b: u8) -> char {
     if (0x80..0xA0).contains(&b) {
@@ -64,7 +59,7 @@ fn latin1_char(b: u8) -> char {
     }
 }
 
-fn latin1_to_utf8(b: &[u8], out: &mut String) {
+pub(crate) fn latin1_to_utf8(b: &[u8], out: &mut String) {
     out.extend(b.iter().map(|&c| latin1_char(c)));
 }
 
@@ -73,13 +68,7 @@ fn latin1_to_utf8(b: &[u8], out: &mut String) {
 pub fn utf8_to_latin1(b: &[u8]) -> Vec<u8> {
     String::from_utf8_lossy(b)
         .chars()
-        .map(|c| match c as u32 {
-            n @ (0..=0x7F | 0xA0..=0xFF) => n as u8,
-            _ => CP1252
-                .iter()
-                .position(|x| *x == c)
-                .map_or(b'?', |i| 0x80 + i as u8),
-        })
+        .map(rel::collation::latin1_byte)
         .collect()
 }
 

@@ -168,6 +168,11 @@ fn func_type(
     };
     match f {
         Func::MemberOrText(t) => OutType::Column(t.clone()),
+        // A binary string (MariaDB: VARBINARY).
+        Func::WeightString(_) => OutType::Column(ColumnType {
+            len: 255,
+            ..ColumnType::new(TypeKind::VarBinary)
+        }),
         Func::Length
         | Func::CharLength
         | Func::Locate
@@ -344,7 +349,8 @@ fn unify(types: impl Iterator<Item = OutType>) -> OutType {
     OutType::Text { len: 255 }
 }
 
-/// The column type a derived table declares for a result column of type `o`.
+/// The column type a derived table declares for a result column of type `o`
+/// (a string of literals: the collation literals are planned under).
 pub fn column_type(o: OutType) -> ColumnType {
     let with = |kind, unsigned, len, scale| ColumnType {
         unsigned,
@@ -357,7 +363,10 @@ pub fn column_type(o: OutType) -> ColumnType {
         OutType::Int { unsigned } => with(TypeKind::BigInt, unsigned, 20, 0),
         OutType::Decimal { scale } => with(TypeKind::Decimal, false, 65, scale),
         OutType::Double => ColumnType::new(TypeKind::Double),
-        OutType::Text { len } => with(TypeKind::VarChar, false, len, 0),
+        OutType::Text { len } => ColumnType {
+            coll: crate::collate::literal_collation(),
+            ..with(TypeKind::VarChar, false, len, 0)
+        },
         OutType::Date => ColumnType::new(TypeKind::Date),
         OutType::DateTime => with(TypeKind::DateTime, false, 0, 6),
         OutType::Time => with(TypeKind::Time, false, 0, 6),

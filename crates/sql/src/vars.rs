@@ -243,16 +243,36 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             }
         }
         "collation_connection" | "collation_database" | "collation_server" => {
-            let name = String::from_utf8_lossy(&v.text()).to_ascii_lowercase();
-            let c = crate::collate::resolve(None, Some(&name), rel::collation::Collation::DEFAULT)?;
-            Ok(s(c.name()))
+            Ok(s(collation_value(&v)?.name()))
         }
+        // A character set by name, or by one of its collations' ids.
+        "character_set_connection" => match v {
+            Value::Int(_) | Value::UInt(_) => Ok(s(collation_value(&v)?.charset())),
+            _ => {
+                let name = String::from_utf8_lossy(&v.text()).to_ascii_lowercase();
+                let c =
+                    crate::collate::resolve(Some(&name), None, rel::collation::Collation::DEFAULT)?;
+                Ok(s(c.charset()))
+            }
+        },
         "max_execution_time" | "cte_max_recursion_depth" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),
         },
         _ => Ok(v),
     }
+}
+
+/// A collation given by name or by MySQL id (`SET collation_connection = 8`).
+fn collation_value(v: &Value) -> Result<rel::collation::Collation, SqlError> {
+    let name = String::from_utf8_lossy(&v.text()).to_ascii_lowercase();
+    if let Value::Int(_) | Value::UInt(_) = v {
+        let id = v.to_i128().and_then(|i| u16::try_from(i).ok());
+        return id
+            .and_then(rel::collation::Collation::from_id)
+            .ok_or_else(|| SqlError::unknown_collation(&name));
+    }
+    crate::collate::resolve(None, Some(&name), rel::collation::Collation::DEFAULT)
 }
 
 /// SERIALIZABLE would need gap (next-key) locks, which Strata does not have.

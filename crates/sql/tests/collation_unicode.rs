@@ -1,7 +1,9 @@
 //! The UCA collations (utf8mb4_unicode_ci, unicode_520_ci), the NO PAD
 //! collations and latin1_general_* through a Session: UNIQUE keys, index
 //! probes, ranges, ORDER BY, GROUP BY, DISTINCT, LIKE and COLLATE follow
-//! them; SET NAMES ... COLLATE and @@collation_connection; SHOW COLLATION
+//! them; utf8mb4_uca1400_ai_ci and MySQL 8's utf8mb4_0900_ai_ci (its NO PAD
+//! twin) and utf8mb4_0900_bin; SET NAMES ... COLLATE and
+//! @@collation_connection; SHOW COLLATION
 //! and information_schema; the names still refused with 1235. Expected
 //! answers were observed on MariaDB 10.11 (the weights themselves are
 //! checked against MariaDB by crates/server/tests/collation_mariadb.rs).
@@ -175,7 +177,7 @@ fn names_session_and_metadata() {
     );
     q(&mut s, "SET NAMES utf8mb4");
     assert_eq!(
-        err(&mut s, "SET NAMES utf8mb4 COLLATE utf8mb4_0900_ai_ci"),
+        err(&mut s, "SET NAMES utf8mb4 COLLATE utf8mb4_0900_as_cs"),
         1235
     );
     assert_eq!(err(&mut s, "SET NAMES utf8mb4 COLLATE latin1_bin"), 1253);
@@ -186,8 +188,8 @@ fn names_session_and_metadata() {
         "SET collation_connection = 'utf8mb4_unicode_520_ci'",
     );
     for name in [
-        "utf8mb4_0900_ai_ci",
-        "utf8mb4_uca1400_ai_ci",
+        "utf8mb4_0900_as_ci",
+        "utf8mb4_uca1400_as_cs",
         "utf8mb4_swedish_ci",
         "latin1_german1_ci",
     ] {
@@ -320,4 +322,87 @@ fn random_strings_follow_the_model_on_every_path() {
             }
         }
     }
+}
+
+#[test]
+fn uca1400_and_mysql_0900_collations() {
+    let db = TestDb::open("sql-coll-uca1400");
+    let mut s = common::session_in_d(&db);
+    // A MySQL 8 dump's table: utf8mb4_0900_ai_ci loads (NO PAD, as in MySQL).
+    q(
+        &mut s,
+        "CREATE TABLE m (id INT PRIMARY KEY, s VARCHAR(20), b VARCHAR(20) COLLATE utf8mb4_0900_bin, \
+         UNIQUE KEY us (s)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci",
+    );
+    assert!(common::show_create(&mut s, "m").contains("COLLATE=utf8mb4_0900_ai_ci"));
+    q(
+        &mut s,
+        "INSERT INTO m VALUES (1, 'straße', 'a'), (2, 'a', 'a '), (3, 'a ', 'A'), (4, 'Äpfel', 'b')",
+    );
+    assert_eq!(
+        err(&mut s, "INSERT INTO m VALUES (5, 'STRASSE', 'x')"),
+        1062
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM m WHERE s = 'A' ORDER BY id"),
+        vec!["2"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM m WHERE b = 'a' ORDER BY id"),
+        vec!["1"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM m ORDER BY s, id"),
+        vec!["2", "3", "4", "1"]
+    );
+    // utf8mb4_uca1400_ai_ci (PAD SPACE) and its NO PAD twin; answers as MariaDB's.
+    q(
+        &mut s,
+        "CREATE TABLE u (id INT PRIMARY KEY, s VARCHAR(20) COLLATE utf8mb4_uca1400_ai_ci, \
+         n VARCHAR(20) COLLATE utf8mb4_uca1400_nopad_ai_ci, KEY ks (s))",
+    );
+    q(
+        &mut s,
+        "INSERT INTO u VALUES (1, 'a ', 'a '), (2, 'Å', 'Å'), (3, 'ß', 'ß'), (4, '😀', '😀'), \
+         (5, 'b', 'b')",
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM u WHERE s = 'a' ORDER BY id"),
+        vec!["1", "2"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT id FROM u WHERE n = 'a' ORDER BY id"),
+        vec!["2"]
+    );
+    assert_eq!(t(&mut s, "SELECT id FROM u WHERE s = 'SS'"), vec!["3"]);
+    assert_eq!(
+        t(&mut s, "SELECT id FROM u ORDER BY s, id"),
+        vec!["4", "1", "2", "5", "3"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT HEX(WEIGHT_STRING(s)), HEX(WEIGHT_STRING(n AS CHAR(3))) FROM u WHERE id = 1"
+        ),
+        vec!["20750209|207502090200"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT COLLATION_NAME, ID, SORTLEN, PAD_ATTRIBUTE FROM information_schema.COLLATIONS \
+             WHERE COLLATION_NAME LIKE '%1400%' OR COLLATION_NAME LIKE '%0900%' ORDER BY ID"
+        ),
+        vec![
+            "utf8mb4_0900_ai_ci|255|8|NO PAD",
+            "utf8mb4_0900_bin|309|1|NO PAD",
+            "utf8mb3_uca1400_ai_ci|2048|8|PAD SPACE",
+            "utf8mb3_uca1400_nopad_ai_ci|2052|8|NO PAD",
+            "utf8mb4_uca1400_ai_ci|2304|8|PAD SPACE",
+            "utf8mb4_uca1400_nopad_ai_ci|2308|8|NO PAD",
+        ]
+    );
+    assert_eq!(t(&mut s, "SHOW COLLATION LIKE 'utf8mb4_0900%'").len(), 2);
+    q(&mut s, "SET NAMES utf8mb4 COLLATE utf8mb4_0900_ai_ci");
+    assert_eq!(t(&mut s, "SELECT 'ß' = 'ss', 'a' = 'a '"), vec!["1|0"]);
+    q(&mut s, "SET NAMES utf8mb4");
 }

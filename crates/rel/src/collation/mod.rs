@@ -10,11 +10,16 @@
 //!   one 16-bit weight per BMP character (case and most Latin accents
 //!   folded, from `tables.rs`, generated from MariaDB), 0xFFFD for
 //!   characters outside the BMP.
-//! - `*_unicode_ci` (UCA 4.0.0) and `*_unicode_520_ci` (UCA 5.2.0), PAD
-//!   SPACE or NO PAD: primary-level UCA weights, none, one or several per
-//!   character (`uca.rs`: 'ß' = "ss", ignorable characters weigh nothing),
-//!   no contractions; outside the BMP 0xFFFD (4.0.0) or the table's or
-//!   implicit weights (5.2.0).
+//! - `*_unicode_ci` (UCA 4.0.0), `*_unicode_520_ci` (UCA 5.2.0) and
+//!   `*_uca1400_ai_ci` (UCA 14.0.0; MySQL's `utf8mb4_0900_ai_ci` weighs as
+//!   `utf8mb4_uca1400_nopad_ai_ci`, as in MariaDB 11.4), PAD SPACE or NO
+//!   PAD: primary-level UCA weights, none, one or several per character
+//!   (`uca.rs`: 'ß' = "ss", ignorable characters weigh nothing); outside
+//!   the BMP 0xFFFD (4.0.0) or the table's or implicit weights. No
+//!   contractions: UCA 14.0.0 has some (a Cyrillic letter + U+0306, Thai and
+//!   Lao vowel reordering, ...) that MariaDB applies and Strata does not, so
+//!   such sequences weigh as their characters one by one (documented
+//!   deviation).
 //! - `latin1_swedish_ci`, `latin1_general_ci`, `latin1_general_cs`: the
 //!   character's latin1 (cp1252) byte, then that byte's weight (a
 //!   character latin1 lacks weighs as `?`).
@@ -30,8 +35,10 @@
 pub mod pad;
 mod tables;
 mod uca;
+mod weight_string;
 
 pub use uca::Uca;
+pub use weight_string::{latin1_byte, CP1252};
 
 /// A collation (MySQL's id and name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,6 +66,16 @@ pub enum Collation {
     Latin1GeneralCs,
     Latin1SwedishNopadCi,
     Latin1NopadBin,
+    Utf8mb4Uca1400AiCi,
+    Utf8mb4Uca1400NopadAiCi,
+    Utf8mb3Uca1400AiCi,
+    Utf8mb3Uca1400NopadAiCi,
+    /// MySQL 8's default: UCA 9.0.0, NO PAD; here (as in MariaDB 11.4) the
+    /// weights of utf8mb4_uca1400_nopad_ai_ci under MySQL's name and id.
+    Utf8mb4Uca0900AiCi,
+    /// MySQL 8's utf8mb4_0900_bin: code points, NO PAD (MariaDB 11.4 makes
+    /// it an alias of the PAD SPACE utf8mb4_bin; MySQL's pads nothing).
+    Utf8mb4Uca0900Bin,
 }
 
 /// How a collation weighs a character.
@@ -77,11 +94,12 @@ enum Weigh {
 /// What a collation is: (collation, MySQL id, name, weighing, PAD SPACE).
 type Info = (Collation, u16, &'static str, Weigh, bool);
 
-const INFO: [Info; 23] = {
+const INFO: [Info; 29] = {
     use Collation as C;
     use Weigh::*;
     const U4: uca::Uca = uca::Uca::V400;
     const U5: uca::Uca = uca::Uca::V520;
+    const U14: uca::Uca = uca::Uca::V1400;
     [
         (C::Binary, 63, "binary", Bytes, false),
         (C::Utf8mb4GeneralCi, 45, "utf8mb4_general_ci", General, true),
@@ -190,12 +208,48 @@ const INFO: [Info; 23] = {
             false,
         ),
         (C::Latin1NopadBin, 1071, "latin1_nopad_bin", Bytes, false),
+        (
+            C::Utf8mb4Uca1400AiCi,
+            2304,
+            "utf8mb4_uca1400_ai_ci",
+            Uca(U14),
+            true,
+        ),
+        (
+            C::Utf8mb4Uca1400NopadAiCi,
+            2308,
+            "utf8mb4_uca1400_nopad_ai_ci",
+            Uca(U14),
+            false,
+        ),
+        (
+            C::Utf8mb3Uca1400AiCi,
+            2048,
+            "utf8mb3_uca1400_ai_ci",
+            Uca(U14),
+            true,
+        ),
+        (
+            C::Utf8mb3Uca1400NopadAiCi,
+            2052,
+            "utf8mb3_uca1400_nopad_ai_ci",
+            Uca(U14),
+            false,
+        ),
+        (
+            C::Utf8mb4Uca0900AiCi,
+            255,
+            "utf8mb4_0900_ai_ci",
+            Uca(U14),
+            false,
+        ),
+        (C::Utf8mb4Uca0900Bin, 309, "utf8mb4_0900_bin", Bytes, false),
     ]
 };
 
 /// Every collation, for SHOW COLLATION and lookups.
-pub const ALL: [Collation; 23] = {
-    let mut all = [Collation::Binary; 23];
+pub const ALL: [Collation; 29] = {
+    let mut all = [Collation::Binary; 29];
     let mut i = 0;
     while i < INFO.len() {
         all[i] = INFO[i].0;
@@ -678,10 +732,10 @@ mod tests {
     #[test]
     fn known_but_unsupported_names() {
         for n in [
-            "utf8mb4_0900_ai_ci",
             "UTF8MB4_0900_AS_CS",
-            "utf8mb4_0900_bin",
-            "utf8mb4_uca1400_ai_ci",
+            "utf8mb4_0900_as_ci",
+            "utf8mb4_uca1400_as_ci",
+            "utf8mb4_uca1400_ai_cs",
             "utf8mb4_uca1400_nopad_as_cs",
             "utf8mb4_uca1400_swedish_nopad_ai_ci",
             "utf8mb4_swedish_ci",
@@ -704,9 +758,25 @@ mod tests {
         }
         for c in ALL {
             assert!(
-                !Collation::known_unsupported(c.name()) || c.is_bin(),
+                !Collation::known_unsupported(c.name())
+                    || c.is_bin()
+                    || c.name().contains("uca1400")
+                    || c.name().contains("0900"),
                 "{c:?}"
             );
         }
+        for (n, c) in [
+            ("utf8mb4_0900_ai_ci", Collation::Utf8mb4Uca0900AiCi),
+            ("UTF8MB4_UCA1400_AI_CI", Collation::Utf8mb4Uca1400AiCi),
+            (
+                "utf8_uca1400_nopad_ai_ci",
+                Collation::Utf8mb3Uca1400NopadAiCi,
+            ),
+            ("utf8mb4_0900_bin", Collation::Utf8mb4Uca0900Bin),
+        ] {
+            assert_eq!(Collation::from_name(n), Some(c), "{n}");
+        }
+        assert!(!Collation::Utf8mb4Uca0900AiCi.pad_space());
+        assert!(!Collation::Utf8mb4Uca0900Bin.pad_space());
     }
 }

@@ -60,7 +60,10 @@ pub fn create_view(s: &mut Session, v: &ast::CreateView, alter: bool) -> Result<
         return Err(SqlError::view_variable());
     }
     // The SELECT must plan now, in the view's database.
-    let p = crate::select::plan(&v.query, &st, Some(&db), &[])?;
+    let p = {
+        let _literals = crate::collate::literals(s.conn_collation());
+        crate::select::plan(&v.query, &st, Some(&db), &[])?
+    };
     if p.into.is_some() {
         return Err(SqlError::view_variable());
     }

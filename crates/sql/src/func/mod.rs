@@ -77,6 +77,12 @@ pub enum Func {
     /// An ENUM (false) or SET (true) value's member number or bitmask
     /// (`crate::members`).
     MemberNumber(rel::members::Members, bool),
+    /// CONVERT(x USING cs): x as a string of character set cs (characters
+    /// cs lacks become `?`), of cs's default collation.
+    ConvertUsing(rel::collation::Collation),
+    /// WEIGHT_STRING(x [, 'CHAR'|'BINARY', n]) under x's collation (set by
+    /// `collate::annotate`; None: x is a number, the answer is NULL).
+    WeightString(Option<rel::collation::Collation>),
     /// An ENUM/SET value compared with a parameter: its number when the
     /// parameter (the second argument) is a number, else its text.
     MemberOrText(rel::value::ColumnType),
@@ -215,6 +221,7 @@ impl Func {
             "REVERSE" => Func::Reverse,
             "LOCATE" => Func::Locate,
             "HEX" => Func::Hex,
+            "WEIGHT_STRING" => Func::WeightString(Some(rel::collation::Collation::DEFAULT)),
             "ABS" => Func::Abs,
             "ROUND" => Func::Round,
             "TRUNCATE" => Func::Truncate,
@@ -914,6 +921,8 @@ fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<V
         // Integers keep their 64 bits (CAST(18446744073709551615 AS SIGNED) is -1, as
         // MySQL); other values round and saturate.
         Func::MemberNumber(m, set) => crate::members::number(a(0)?, m, *set),
+        Func::ConvertUsing(c) => convert_using(a(0)?, *c),
+        Func::WeightString(c) => text::weight_string(*c, args, row, env)?,
         Func::FindInSet => crate::members::find_in_set(&a(0)?, &a(1)?, None),
         Func::MemberOrText(t) => match a(1)? {
             p if p.is_numeric() => {
@@ -1044,5 +1053,30 @@ fn rand01() -> f64 {
         x ^= x << 17;
         s.set(x);
         (x >> 11) as f64 / (1u64 << 53) as f64
+    })
+}
+
+/// CONVERT(v USING cs): characters of the value that character set `cs`
+/// lacks become `?` (values stay UTF-8 inside Strata; binary keeps bytes).
+fn convert_using(v: Value, c: rel::collation::Collation) -> Value {
+    if v.is_null() {
+        return v;
+    }
+    let b = v.text();
+    Value::Bytes(match c.charset() {
+        "latin1" => {
+            let mut s = String::new();
+            crate::text::latin1_to_utf8(&crate::text::utf8_to_latin1(&b), &mut s);
+            s.into_bytes()
+        }
+        "utf8mb3" => match std::str::from_utf8(&b) {
+            Ok(s) => s
+                .chars()
+                .map(|ch| if (ch as u32) > 0xFFFF { '?' } else { ch })
+                .collect::<String>()
+                .into_bytes(),
+            Err(_) => b,
+        },
+        _ => b,
     })
 }

@@ -171,3 +171,44 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
         }
     })
 }
+
+/// WEIGHT_STRING(x [, 'CHAR'|'BINARY', n]) under collation `c` (see
+/// `rel::collation::Collation::weight_string`): AS BINARY(n) is x's bytes
+/// cut or padded with zero bytes to n; NULL past max_allowed_packet.
+pub(super) fn weight_string(
+    c: Option<rel::collation::Collation>,
+    args: &[Expr],
+    row: &[Value],
+    env: &dyn Env,
+) -> Result<Value> {
+    let v = super::arg(args, 0, row, env)?;
+    let Some(c) = c.filter(|_| !v.is_null()) else {
+        return Ok(Value::Null);
+    };
+    let max = max_string(env);
+    let b = v.text();
+    let w = match args.len() {
+        1 => c.weight_string(&b, None, max),
+        _ => {
+            let n = super::arg(args, 2, row, env)?
+                .to_i128()
+                .and_then(|n| usize::try_from(n).ok())
+                .unwrap_or(0);
+            if super::arg(args, 1, row, env)?.text() == b"BINARY" {
+                rel::collation::Collation::Binary.weight_string(&b, Some(n), max)
+            } else {
+                c.weight_string(&b, Some(n), max)
+            }
+        }
+    };
+    Ok(match w {
+        Some(w) => Value::Bytes(w),
+        None => {
+            env.warn(crate::error::SqlError::packet_overflowed(
+                "weight_string",
+                max,
+            ));
+            Value::Null
+        }
+    })
+}

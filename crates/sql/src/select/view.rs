@@ -225,7 +225,12 @@ pub(super) fn plan_view(
         }
         q.locks = locks.to_vec();
     }
-    let mut p = plan(&q).map_err(invalid)?;
+    // Its literals take the collation_connection it was created under.
+    let mut p = {
+        let c = rel::collation::Collation::from_name(&v.collation_connection);
+        let _literals = crate::collate::literals(c.unwrap_or(rel::collation::Collation::DEFAULT));
+        plan(&q).map_err(invalid)?
+    };
     if locking && !mergeable_plan(&p) {
         return Err(unlockable(v));
     }

@@ -12,16 +12,50 @@
 //! wrapper when its collation is the key column's (index keys hold that
 //! collation's weights). ORDER BY keys become `Expr::SortKey`, GROUP BY and
 //! DISTINCT hash weights (`group_colls`, `image`).
+//!
+//! String literals, `?` parameters, user variables and the strings functions
+//! make of them take the connection's collation (`@@collation_connection`) as MySQL
+//! does: the planner runs under `literals(c)` (`exec::plan`, a view's body
+//! under the collation stored with the view), so a plan depends on it (the
+//! statement cache keys on it).
+mod eval;
+
+pub use eval::*;
+
 use crate::bind::{AggFunc, AggSpec};
 use crate::error::{Result, SqlError};
-use crate::expr::{BinOp, Env, Expr};
+use crate::expr::{BinOp, Expr};
 use crate::func::Func;
 use crate::result::OutType;
-use crate::subquery::SubResult;
-use rel::collation::{for_each_char, Collation};
+use rel::collation::Collation;
 use rel::schema::Column;
-use rel::value::{compare, Value};
-use std::cmp::Ordering;
+use rel::value::{TypeKind, Value};
+use std::cell::Cell;
+
+thread_local! {
+    /// The collation of literals for what this thread plans now.
+    static LITERALS: Cell<Collation> = const { Cell::new(Collation::DEFAULT) };
+}
+
+/// The collation string literals get while planning (the connection's).
+pub fn literal_collation() -> Collation {
+    LITERALS.with(|l| l.get())
+}
+
+/// While alive, literals planned on this thread take collation `c`; the
+/// previous one comes back on drop (views nest inside a statement).
+pub struct Literals(Collation);
+
+/// Plans literals under `c` until the returned guard drops.
+pub fn literals(c: Collation) -> Literals {
+    Literals(LITERALS.with(|l| l.replace(c)))
+}
+
+impl Drop for Literals {
+    fn drop(&mut self) {
+        LITERALS.with(|l| l.set(self.0));
+    }
+}
 
 /// How strongly an operand imposes its collation (MySQL's coercibility,
 /// strongest first; NONE and SYSCONST are folded into their neighbours).
@@ -79,7 +113,7 @@ fn string_type(t: &OutType) -> Option<Derived> {
             },
             Coerce::Implicit,
         ))),
-        OutType::Text { .. } => Some(Some((Collation::DEFAULT, Coerce::Coercible))),
+        OutType::Text { .. } => Some(Some((literal_collation(), Coerce::Coercible))),
         OutType::Null => Some(Some((Collation::DEFAULT, Coerce::Ignorable))),
         _ => None,
     }
@@ -124,9 +158,11 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
     Ok(match e {
         Expr::Collate(_, c) => Some((*c, Coerce::Explicit)),
         Expr::Const(Value::Null) => Some((Collation::DEFAULT, Coerce::Ignorable)),
-        Expr::Const(Value::Bytes(_)) | Expr::Param(_) | Expr::UserVar(_) | Expr::SysVar(..) => {
-            Some((Collation::DEFAULT, Coerce::Coercible))
+        Expr::Const(Value::Bytes(_)) | Expr::Param(_) | Expr::UserVar(_) => {
+            Some((literal_collation(), Coerce::Coercible))
         }
+        // System values are utf8mb3_general_ci in MariaDB; the default here.
+        Expr::SysVar(..) => Some((Collation::DEFAULT, Coerce::Coercible)),
         Expr::Const(_) => None,
         Expr::Col(i) => match cx.agg {
             Some((groups, aggs)) => {
@@ -173,6 +209,12 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
             let from: &[Expr] = match f {
                 Func::If => args.get(1..).unwrap_or(&[]),
                 Func::NullIf => args.get(..1).unwrap_or(&[]),
+                // System values (utf8mb3_general_ci in MariaDB).
+                Func::Database | Func::Version | Func::User => {
+                    return Ok(Some((Collation::DEFAULT, Coerce::Coercible)))
+                }
+                Func::ConvertUsing(c) => return Ok(Some((*c, Coerce::Implicit))),
+                Func::WeightString(_) => return Ok(Some((Collation::Binary, Coerce::Implicit))),
                 // Digests, hex and formatted dates are new strings.
                 Func::Hex
                 | Func::Md5
@@ -180,17 +222,14 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
                 | Func::Sha2
                 | Func::DateFormat
                 | Func::DayName
-                | Func::MonthName
-                | Func::Database
-                | Func::Version
-                | Func::User => &[],
+                | Func::MonthName => &[],
                 _ => args,
             };
             let mut d = None;
             for x in from {
                 d = merge(d, derive(x, cx)?, "concat")?;
             }
-            d.or(Some((Collation::DEFAULT, Coerce::Coercible)))
+            d.or(Some((literal_collation(), Coerce::Coercible)))
         }
         _ => None,
     })
@@ -247,7 +286,7 @@ pub fn merge(a: Derived, b: Derived, op: &str) -> Result<Derived> {
     }
 }
 
-fn is_cmp(op: BinOp) -> bool {
+pub(crate) fn is_cmp(op: BinOp) -> bool {
     matches!(
         op,
         BinOp::Eq | BinOp::NullSafeEq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
@@ -285,7 +324,11 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
         Expr::BitNot(x) => Expr::BitNot(a(x)?),
         Expr::IsNull(x, n) => Expr::IsNull(a(x)?, n),
         Expr::IsBool(x, w, n) => Expr::IsBool(a(x)?, w, n),
-        Expr::Collate(x, c) => Expr::Collate(a(x)?, c),
+        Expr::Collate(x, c) => {
+            let x = a(x)?;
+            check_collate(&x, c, cx)?;
+            Expr::Collate(x, c)
+        }
         Expr::Bin(op, x, y) => Expr::Bin(op, a(x)?, a(y)?),
         Expr::In(x, l, n) => Expr::In(a(x)?, all(l)?, n),
         Expr::InSubquery(x, k, n) => Expr::InSubquery(a(x)?, k, n),
@@ -305,6 +348,10 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
         },
         Expr::Func(f, args) => Expr::Func(f, all(args)?),
         other => other,
+    };
+    let e = match e {
+        Expr::Func(Func::WeightString(_), args) => weight_string(args, cx)?,
+        e => e,
     };
     let e = crate::members::numeric_context(e, cx);
     let coll = match &e {
@@ -342,6 +389,59 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
         Some(c) => Expr::Collated(c, Box::new(e)),
         None => e,
     })
+}
+
+/// `x COLLATE c`: `c` must belong to x's character set (1253; a number
+/// or temporal value is a string of the connection's character set, NULL
+/// takes any collation). `CAST(.. AS BINARY)` is bound as COLLATE binary.
+fn check_collate(x: &Expr, c: Collation, cx: Ctx) -> Result<()> {
+    if c == Collation::Binary {
+        return Ok(());
+    }
+    let cs = match derive(x, cx)? {
+        None => literal_collation().charset(),
+        Some((_, Coerce::Ignorable)) => return Ok(()),
+        Some((xc, _)) => xc.charset(),
+    };
+    if cs != c.charset() {
+        return Err(SqlError::collation_charset_mismatch(c.name(), cs));
+    }
+    Ok(())
+}
+
+/// WEIGHT_STRING(x [, 'CHAR'|'BINARY', n]) (the parser's form of `AS
+/// CHAR(n)`) with the collation x weighs under: a temporal value is its text
+/// as bytes, a number gives NULL (MariaDB).
+fn weight_string(args: Vec<Expr>, cx: Ctx) -> Result<Expr> {
+    let form_ok = match args.as_slice() {
+        [_] => true,
+        [_, Expr::Const(Value::Bytes(k)), Expr::Const(Value::Int(n))] => {
+            (k == b"CHAR" || k == b"BINARY") && *n >= 1
+        }
+        _ => false,
+    };
+    if !form_ok {
+        // MariaDB's grammar has no other form: a syntax error there.
+        return Err(SqlError::parse(
+            "WEIGHT_STRING takes a string, optionally AS CHAR(n) or AS BINARY(n)",
+        ));
+    }
+    let c = match derive(&args[0], cx)? {
+        Some((c, _)) => Some(c),
+        None => match crate::types::infer(&args[0], cx.cols, cx.agg) {
+            OutType::Date | OutType::DateTime | OutType::Time => Some(Collation::Binary),
+            OutType::Column(t)
+                if matches!(
+                    t.kind,
+                    TypeKind::Date | TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time
+                ) =>
+            {
+                Some(Collation::Binary)
+            }
+            _ => None,
+        },
+    };
+    Ok(Expr::Func(Func::WeightString(c), args))
 }
 
 fn op_name(op: BinOp) -> &'static str {
@@ -383,361 +483,9 @@ pub fn group_colls(exprs: &[Expr], cx: Ctx) -> Result<Vec<Option<Collation>>> {
         .collect()
 }
 
-/// Compares two values, strings under `coll` when given.
-pub fn cmp(x: &Value, y: &Value, coll: Option<Collation>) -> Ordering {
-    match (coll, x, y) {
-        (Some(c), Value::Bytes(a), Value::Bytes(b)) => c.compare(a, b),
-        _ => compare(x, y),
-    }
-}
-
-/// Appends the hash image of a value: strings under `coll` by their weights.
-pub fn image(v: &Value, coll: Option<Collation>, out: &mut Vec<u8>) {
-    match (coll, v) {
-        (Some(c), Value::Bytes(b)) => {
-            let mut w = Vec::with_capacity(b.len() * 2);
-            c.weights(b, &mut w);
-            out.push(4);
-            out.extend_from_slice(&(w.len() as u32).to_le_bytes());
-            out.extend_from_slice(&w);
-        }
-        _ => crate::agg::hash_image(v, out),
-    }
-}
-
-/// Evaluates `e`, a comparison wrapped by `annotate`, under `c`.
-pub fn eval_collated(c: Collation, e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
-    let c = Some(c);
-    match e {
-        Expr::Bin(op, a, b) if is_cmp(*op) => {
-            let (x, y) = (a.eval(row, env)?, b.eval(row, env)?);
-            Ok(compare_op(*op, &x, &y, c))
-        }
-        Expr::In(x, list, negated) => eval_in(x, list, *negated, c, row, env),
-        Expr::Between(x, lo, hi, negated) => eval_between(x, lo, hi, *negated, c, row, env),
-        Expr::Like(x, p, negated, esc) => eval_like(x, p, *negated, *esc, c, row, env),
-        Expr::InSubquery(x, k, negated) => eval_in_subquery(x, *k, *negated, c, row, env),
-        Expr::Case {
-            operand,
-            whens,
-            otherwise,
-        } => eval_case(operand.as_deref(), whens, otherwise.as_deref(), c, row, env),
-        Expr::Func(f, args) => eval_func(f, args, c, row, env),
-        other => other.eval(row, env),
-    }
-}
-
-/// The functions that compare strings, under collation `c` (wrapped by
-/// `annotate`).
-fn eval_func(
-    f: &Func,
-    args: &[Expr],
-    c: Option<Collation>,
-    row: &[Value],
-    env: &dyn Env,
-) -> Result<Value> {
-    let a = |i: usize| -> Result<Value> {
-        match args.get(i) {
-            Some(e) => e.eval(row, env),
-            None => Ok(Value::Null),
-        }
-    };
-    Ok(match f {
-        Func::FindInSet => crate::members::find_in_set(&a(0)?, &a(1)?, c),
-        Func::NullIf => {
-            let (x, y) = (a(0)?, a(1)?);
-            if !x.is_null() && !y.is_null() && cmp(&x, &y, c).is_eq() {
-                Value::Null
-            } else {
-                x
-            }
-        }
-        Func::Strcmp => {
-            let (x, y) = (a(0)?, a(1)?);
-            if x.is_null() || y.is_null() {
-                return Ok(Value::Null);
-            }
-            let o = cmp(&Value::Bytes(x.text()), &Value::Bytes(y.text()), c);
-            Value::Int(o as i64)
-        }
-        Func::Field => {
-            let x = a(0)?;
-            if !x.is_null() {
-                for i in 1..args.len() {
-                    let y = a(i)?;
-                    if !y.is_null() && cmp(&x, &y, c).is_eq() {
-                        return Ok(Value::Int(i as i64));
-                    }
-                }
-            }
-            Value::Int(0)
-        }
-        Func::Greatest | Func::Least => {
-            let mut best: Option<Value> = None;
-            for i in 0..args.len() {
-                let v = a(i)?;
-                if v.is_null() {
-                    return Ok(Value::Null);
-                }
-                let o = best.as_ref().map(|b| cmp(&v, b, c));
-                let want = if *f == Func::Greatest {
-                    Ordering::Greater
-                } else {
-                    Ordering::Less
-                };
-                if o.is_none_or(|o| o == want) {
-                    best = Some(v);
-                }
-            }
-            best.unwrap_or(Value::Null)
-        }
-        Func::Locate | Func::Instr => {
-            let (needle, hay) = if *f == Func::Locate {
-                (a(0)?, a(1)?)
-            } else {
-                (a(1)?, a(0)?)
-            };
-            let from = if *f == Func::Locate && args.len() > 2 {
-                match a(2)?.to_i128() {
-                    None => return Ok(Value::Null),
-                    Some(p) if p < 1 => return Ok(Value::Int(0)),
-                    Some(p) => p as usize,
-                }
-            } else {
-                1
-            };
-            if needle.is_null() || hay.is_null() {
-                return Ok(Value::Null);
-            }
-            match c {
-                Some(c) => Value::Int(find_chars(&hay.text(), &needle.text(), from, c)),
-                None => crate::func::call(f, args, row, env)?,
-            }
-        }
-        _ => crate::func::call(f, args, row, env)?,
-    })
-}
-
-/// 1-based character position of `needle` in `hay` at or after character
-/// `from` under `c` (0: not found).
-fn find_chars(hay: &[u8], needle: &[u8], from: usize, c: Collation) -> i64 {
-    let (h, n) = (units(hay), units(needle));
-    let eq = |a: u32, b: u32| match (char::from_u32(a), char::from_u32(b)) {
-        (Some(x), Some(y)) => c.char_eq(x, y),
-        _ => a == b,
-    };
-    if from > h.len() + 1 {
-        return 0;
-    }
-    if n.is_empty() {
-        return from as i64;
-    }
-    for start in from - 1..h.len() {
-        if start + n.len() > h.len() {
-            break;
-        }
-        if n.iter().zip(&h[start..]).all(|(x, y)| eq(*x, *y)) {
-            return start as i64 + 1;
-        }
-    }
-    0
-}
-
-/// A comparison operator applied to two values.
-pub fn compare_op(op: BinOp, x: &Value, y: &Value, coll: Option<Collation>) -> Value {
-    if op == BinOp::NullSafeEq {
-        return Value::Int(match (x.is_null(), y.is_null()) {
-            (true, true) => 1,
-            (false, false) => cmp(x, y, coll).is_eq() as i64,
-            _ => 0,
-        });
-    }
-    if x.is_null() || y.is_null() {
-        return Value::Null;
-    }
-    let o = cmp(x, y, coll);
-    let r = match op {
-        BinOp::Eq => o == Ordering::Equal,
-        BinOp::Ne => o != Ordering::Equal,
-        BinOp::Lt => o == Ordering::Less,
-        BinOp::Le => o != Ordering::Greater,
-        BinOp::Gt => o == Ordering::Greater,
-        _ => o != Ordering::Less,
-    };
-    Value::Int(r as i64)
-}
-
-/// `x [NOT] IN (list)` in three-valued logic.
-pub fn eval_in(
-    x: &Expr,
-    list: &[Expr],
-    negated: bool,
-    coll: Option<Collation>,
-    row: &[Value],
-    env: &dyn Env,
-) -> Result<Value> {
-    let v = x.eval(row, env)?;
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    let mut saw_null = false;
-    for e in list {
-        let xv = e.eval(row, env)?;
-        if xv.is_null() {
-            saw_null = true;
-        } else if cmp(&v, &xv, coll) == Ordering::Equal {
-            return Ok(Value::Int(!negated as i64));
-        }
-    }
-    Ok(if saw_null {
-        Value::Null
-    } else {
-        Value::Int(negated as i64)
-    })
-}
-
-/// `x [NOT] BETWEEN lo AND hi`: (x >= lo AND x <= hi) in three-valued
-/// logic (a NULL bound makes it NULL only when the other test does not fail).
-pub fn eval_between(
-    x: &Expr,
-    lo: &Expr,
-    hi: &Expr,
-    negated: bool,
-    coll: Option<Collation>,
-    row: &[Value],
-    env: &dyn Env,
-) -> Result<Value> {
-    let v = x.eval(row, env)?;
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    let l = lo.eval(row, env)?;
-    let h = hi.eval(row, env)?;
-    let ge = (!l.is_null()).then(|| cmp(&v, &l, coll) != Ordering::Less);
-    let le = (!h.is_null()).then(|| cmp(&v, &h, coll) != Ordering::Greater);
-    Ok(match (ge, le) {
-        (Some(false), _) | (_, Some(false)) => Value::Int(negated as i64),
-        (Some(true), Some(true)) => Value::Int(!negated as i64),
-        _ => Value::Null,
-    })
-}
-
-/// `x [NOT] IN (subquery k)`.
-pub fn eval_in_subquery(
-    x: &Expr,
-    k: usize,
-    negated: bool,
-    coll: Option<Collation>,
-    row: &[Value],
-    env: &dyn Env,
-) -> Result<Value> {
-    let v = x.eval(row, env)?;
-    match env.subquery(k) {
-        Some(SubResult::Set(s)) => Ok(match s.contains_coll(&v, coll) {
-            None => Value::Null,
-            Some(b) => Value::Int((b != negated) as i64),
-        }),
-        _ => Err(SqlError::internal(format!("subquery {k} not computed"))),
-    }
-}
-
-/// CASE [operand] WHEN ... THEN ... [ELSE ...] END.
-pub fn eval_case(
-    operand: Option<&Expr>,
-    whens: &[(Expr, Expr)],
-    otherwise: Option<&Expr>,
-    coll: Option<Collation>,
-    row: &[Value],
-    env: &dyn Env,
-) -> Result<Value> {
-    let op = match operand {
-        Some(o) => Some(o.eval(row, env)?),
-        None => None,
-    };
-    for (w, t) in whens {
-        let wv = w.eval(row, env)?;
-        let hit = match &op {
-            Some(o) => !o.is_null() && !wv.is_null() && cmp(o, &wv, coll) == Ordering::Equal,
-            None => wv.truth() == Some(true),
-        };
-        if hit {
-            return t.eval(row, env);
-        }
-    }
-    match otherwise {
-        Some(e) => e.eval(row, env),
-        None => Ok(Value::Null),
-    }
-}
-
-/// `x [NOT] LIKE p [ESCAPE esc]`: bytewise under no collation, else
-/// character by character under it.
-#[allow(clippy::too_many_arguments)]
-pub fn eval_like(
-    x: &Expr,
-    p: &Expr,
-    negated: bool,
-    esc: u8,
-    coll: Option<Collation>,
-    row: &[Value],
-    env: &dyn Env,
-) -> Result<Value> {
-    let v = x.eval(row, env)?;
-    let pv = p.eval(row, env)?;
-    if v.is_null() || pv.is_null() {
-        return Ok(Value::Null);
-    }
-    let m = match coll {
-        None => crate::expr::like(&v.text(), &pv.text(), esc),
-        Some(c) => like_chars(&v.text(), &pv.text(), esc, c),
-    };
-    Ok(Value::Int((m != negated) as i64))
-}
-
-/// A character of a LIKE operand: a code point, or 0x110000 + byte for a
-/// byte that is not UTF-8.
-fn units(s: &[u8]) -> Vec<u32> {
-    let mut v = Vec::with_capacity(s.len());
-    for_each_char(s, |c| {
-        v.push(match c {
-            Ok(c) => c as u32,
-            Err(b) => 0x110000 + b as u32,
-        })
-    });
-    v
-}
-
-/// LIKE over characters, each compared under `c`.
-pub fn like_chars(s: &[u8], p: &[u8], esc: u8, c: Collation) -> bool {
-    let (s, p) = (units(s), units(p));
-    let esc = esc as u32;
-    let eq = |a: u32, b: u32| match (char::from_u32(a), char::from_u32(b)) {
-        (Some(x), Some(y)) => c.char_eq(x, y),
-        _ => a == b,
-    };
-    crate::expr::like_units(&s, &p, '%' as u32, '_' as u32, esc, eq)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn like_follows_the_collation_per_character() {
-        let ci = Collation::Utf8mb4GeneralCi;
-        assert!(like_chars(b"ABC", b"a%", b'\\', ci));
-        assert!(like_chars("é".as_bytes(), b"_", b'\\', ci));
-        assert!(like_chars("Résumé".as_bytes(), b"res_me", b'\\', ci));
-        assert!(!like_chars(b"abc", b"a_", b'\\', ci));
-        assert!(like_chars(b"a%c", b"A\\%C", b'\\', ci));
-        assert!(!like_chars(b"ABC", b"a%", b'\\', Collation::Utf8mb4Bin));
-        assert!(like_chars(
-            "é".as_bytes(),
-            b"_",
-            b'\\',
-            Collation::Utf8mb4Bin
-        ));
-    }
 
     #[test]
     fn coercibility_decides_and_explicit_collations_clash() {

@@ -503,7 +503,9 @@ pub fn compare(a: &Value, b: &Value) -> Ordering {
             let i = a.to_i128().unwrap_or(0);
             rescale(i, 0, *s).cmp(m)
         }
-        (Bytes(x), Bytes(y)) => cmp_pad_space(x, y),
+        // Strings without a collation are binary strings: NO PAD, every byte
+        // counts (text under a collation goes through `Collation::compare`).
+        (Bytes(x), Bytes(y)) => x.cmp(y),
         (Date(x), Date(y)) => x.cmp(y),
         (DateTime(x), DateTime(y)) => x.cmp(y),
         (Date(x), DateTime(y)) => date_to_datetime(*x).cmp(y),
@@ -584,12 +586,13 @@ mod tests {
             compare(&Value::Int(-1), &Value::UInt(u64::MAX)),
             Ordering::Less
         );
+        // Binary strings: NO PAD, trailing spaces count (MariaDB).
         assert_eq!(
             compare(
                 &Value::Bytes(b"ab ".to_vec()),
                 &Value::Bytes(b"ab".to_vec())
             ),
-            Ordering::Equal
+            Ordering::Greater
         );
         assert_eq!(
             compare(

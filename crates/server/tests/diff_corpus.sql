@@ -833,3 +833,41 @@ SELECT a.id, b.id, c.id FROM jsmall a, jbig b, jsmall c WHERE a.k = b.k AND b.si
 SELECT t1.id, t2.id, jsmall.id FROM t1, t2, jsmall WHERE t2.t1id = t1.id AND t1.a = jsmall.k AND jsmall.tag = 3 ORDER BY 1, 2, 3
 SELECT COUNT(*) FROM t1 x JOIN t1 y ON x.a = y.a WHERE x.id < 50
 DROP TABLE jbig, jsmall
+-- Binary strings compare every byte (NO PAD); an index serves a comparison only under its column's collation.
+SELECT BINARY 'a ' = 'a', 'a ' = 'a', BINARY 'a' < 'a ', BINARY 'a\0' > 'a', STRCMP(BINARY 'a ', 'a'), BINARY 'a ' IN ('a'), BINARY 'a ' BETWEEN 'a' AND 'a'
+CREATE TABLE pvb (id INT PRIMARY KEY, v VARBINARY(10), b BINARY(3), bl BLOB, c CHAR(5) CHARACTER SET binary, k VARBINARY(10), KEY (k))
+INSERT INTO pvb VALUES (1,'a','a','a','a','a'),(2,'a ','a ','a ','a ','a '),(3,'a\0','a\0','a\0','a\0','a\0'),(4,'a  ','b','a  ','b','a  ')
+SELECT id, HEX(v), HEX(b), HEX(bl), HEX(c), HEX(k) FROM pvb ORDER BY id
+SELECT id FROM pvb WHERE v = 'a' OR b = 'a' OR c = 'a' ORDER BY id
+SELECT id FROM pvb WHERE k = 'a' ORDER BY id
+SELECT id FROM pvb WHERE k < 'a ' ORDER BY id
+SELECT id FROM pvb WHERE bl < 'a ' ORDER BY id
+SELECT id FROM pvb WHERE c = 'a\0\0\0\0' ORDER BY id
+SELECT HEX(v) FROM pvb ORDER BY v, id
+SELECT HEX(k), COUNT(*) FROM pvb GROUP BY k ORDER BY k
+SELECT DISTINCT HEX(bl) FROM pvb -- unordered
+SELECT HEX(MIN(v)), HEX(MAX(v)), HEX(MIN(k)), HEX(MAX(k)), COUNT(DISTINCT bl) FROM pvb
+SELECT id FROM pvb WHERE v LIKE 'a %' ORDER BY id
+SELECT COUNT(*) FROM pvb x JOIN pvb y ON x.k = y.v
+CREATE TABLE pub (v VARBINARY(10) UNIQUE)
+INSERT INTO pub VALUES ('a'), ('a ')
+SELECT HEX(v) FROM pub ORDER BY v
+CREATE TABLE pci (id INT PRIMARY KEY, s VARCHAR(10), u VARCHAR(10), KEY (s))
+INSERT INTO pci VALUES (1,'a','a'),(2,'A','A'),(3,'b','b'),(4,'B','B'),(5,'a ','a '),(6,'_','_'),(7,'Z','Z')
+SELECT id FROM pci WHERE s > BINARY 'a' ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s < BINARY 'B' ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s = BINARY 'A' ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s IN (BINARY 'a', BINARY 'B') ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s BETWEEN BINARY 'A' AND BINARY 'Z' ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s COLLATE utf8mb4_bin < 'B' ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s COLLATE utf8mb4_bin = 'a' ORDER BY id
+SELECT id FROM pci FORCE INDEX (s) WHERE s = BINARY 'A' OR s = BINARY 'b' ORDER BY id
+SELECT id FROM pci WHERE u = BINARY 'A' OR u > BINARY 'a' ORDER BY id
+CREATE TABLE pbn (id INT PRIMARY KEY, s VARCHAR(10) COLLATE utf8mb4_bin, u VARCHAR(10) COLLATE utf8mb4_bin, KEY (s))
+INSERT INTO pbn SELECT * FROM pci
+SELECT id FROM pbn FORCE INDEX (s) WHERE s > 'a' COLLATE utf8mb4_general_ci ORDER BY id
+SELECT id FROM pbn FORCE INDEX (s) WHERE s = 'a' COLLATE utf8mb4_general_ci ORDER BY id
+SELECT id FROM pbn FORCE INDEX (s) WHERE s < BINARY 'a ' ORDER BY id
+SELECT id FROM pbn WHERE u = 'a' COLLATE utf8mb4_general_ci ORDER BY id
+SELECT a.id, b.id FROM pbn b JOIN pci a FORCE INDEX (s) ON a.s = BINARY b.s ORDER BY 1, 2
+DROP TABLE pvb, pub, pci, pbn

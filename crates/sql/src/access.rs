@@ -129,17 +129,23 @@ fn probe(v: &Value, ty: &rel::value::ColumnType, bound: bool) -> KeyProbe {
     }
 }
 
-/// A comparison under a collation (`collate::annotate`) seen as the plain
-/// comparison when its collation is that of the column it tests: the
-/// column's index keys hold that collation's weights, so its probes find
-/// exactly the rows the comparison accepts (and the full WHERE still runs).
-fn uncollated<'a>(def: &TableDef, e: &'a Expr) -> &'a Expr {
-    let Expr::Collated(c, inner) = e else {
-        return e;
+/// The comparison a key may serve, or None. A comparison under a
+/// collation (`collate::annotate`) is seen as the plain comparison when its
+/// collation is that of the column it tests: the column's index keys hold
+/// that collation's weights, so its probes find exactly the rows the
+/// comparison accepts (and the full WHERE still runs). One under another
+/// collation, or a plain (binary or numeric) comparison of a text column
+/// of a non-binary collation (`s > BINARY 'a'` on a `_ci` column), does
+/// not follow the key order: None (scan and filter).
+fn keyed<'a>(def: &TableDef, e: &'a Expr) -> Option<&'a Expr> {
+    let (coll, inner) = match e {
+        Expr::Collated(c, inner) => (Some(*c), &**inner),
+        e => (None, e),
     };
-    let col = match &**inner {
-        Expr::Bin(_, a, b) => match (&**a, &**b) {
+    let col = match inner {
+        Expr::Bin(op, a, b) if *op != BinOp::Or && *op != BinOp::And => match (&**a, &**b) {
             (Expr::Col(i), _) | (_, Expr::Col(i)) => Some(*i),
+            (x, v) | (v, x) if member_col(x, v).is_some() => member_col(x, v),
             _ => None,
         },
         Expr::In(a, ..) | Expr::Between(a, ..) => match &**a {
@@ -148,9 +154,18 @@ fn uncollated<'a>(def: &TableDef, e: &'a Expr) -> &'a Expr {
         },
         _ => None,
     };
-    match col.and_then(|i| def.columns.get(i)) {
-        Some(column) if column.ty.is_text() && column.ty.coll == *c => inner,
-        _ => e,
+    let column = col.and_then(|i| def.columns.get(i));
+    match (coll, column) {
+        (Some(c), Some(column)) if column.ty.is_text() && column.ty.coll == c => Some(inner),
+        (Some(_), _) => None,
+        (None, Some(column))
+            if column.ty.is_text()
+                && !column.ty.is_enum_or_set()
+                && column.ty.coll != rel::collation::Collation::Binary =>
+        {
+            None
+        }
+        (None, _) => Some(e),
     }
 }
 
@@ -172,7 +187,7 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
     let mut conds = vec![ColCond::default(); ncols];
     let Some(f) = filter else { return conds };
     for c in f.conjuncts() {
-        let c = uncollated(def, c);
+        let Some(c) = keyed(def, c) else { continue };
         match c {
             Expr::Bin(op, a, b) => {
                 let (col, v, op, checked) = match (&**a, &**b) {
@@ -260,7 +275,8 @@ fn or_ranges(def: &TableDef, e: &Expr, conds: &mut [ColCond]) {
     let mut col = None;
     let mut ranges = Vec::new();
     for t in terms {
-        let (c, r) = match uncollated(def, t) {
+        let Some(t) = keyed(def, t) else { return };
+        let (c, r) = match t {
             Expr::Bin(BinOp::Eq, a, b) => match (&**a, &**b) {
                 (Expr::Col(i), v) | (v, Expr::Col(i)) if const_side(v) => {
                     (*i, vec![(Some(v.clone()), Some(v.clone()))])

@@ -43,7 +43,7 @@ pub fn hash_image(v: &Value, out: &mut Vec<u8>) {
         }
         Value::Bytes(b) => {
             out.push(4);
-            let t = rel::keycodec::trim_trailing_spaces(b);
+            let t: &[u8] = b;
             out.extend_from_slice(&(t.len() as u32).to_le_bytes());
             out.extend_from_slice(t);
         }

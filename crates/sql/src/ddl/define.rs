@@ -235,6 +235,16 @@ pub fn column_spec<'a>(
     let mut ty = column_type(data_type)?;
     if ty.is_text() {
         ty.coll = column_collation(options.iter().copied(), table_coll)?;
+        // CHARACTER SET binary makes a binary string type (MariaDB: CHAR(n)
+        // is BINARY(n), 0x00-padded; VARCHAR is VARBINARY, TEXT is BLOB).
+        if ty.coll == Collation::Binary {
+            ty.kind = match ty.kind {
+                TypeKind::Char => TypeKind::Binary,
+                TypeKind::VarChar => TypeKind::VarBinary,
+                TypeKind::Text => TypeKind::Blob,
+                k => k,
+            };
+        }
     }
     let mut c = Column::plain(name, ty);
     if c.ty.is_enum_or_set() {

@@ -1,86 +1,121 @@
-//! ENUM and SET member lists, interned so that `ColumnType` stays `Copy`: a
-//! column type holds a `Members` handle (a pointer to a list shared by every
-//! column declared with the same members). Interned lists are never freed;
-//! their number is bounded by the distinct lists declared while the process
-//! runs (each at most 65,535 members of at most 255 characters).
+//! ENUM and SET member lists. A column type holds a `Members` handle: a
+//! reference-counted list shared by the copies of that type (catalog
+//! entries, plans, cached prepared statements), freed when the last of them
+//! goes, so declaring and dropping tables with ever new lists (each up to
+//! 65,535 members of up to 255 characters) does not grow memory.
+//! `Members::live_lists` counts the lists alive in the process (tests).
 //!
 //! An ENUM value is stored as its 1-based member number (0 is the '' error
 //! value), a SET value as a bitmask (bit `i` for member `i + 1`); in memory
 //! both are their text (`Value::Bytes`), mapped here.
 use crate::collation::Collation;
 use crate::value::{ColumnType, TypeKind, Value};
-use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// Most members of an ENUM (MySQL's limit).
 pub const MAX_ENUM_MEMBERS: usize = 65535;
 /// Most members of a SET.
 pub const MAX_SET_MEMBERS: usize = 64;
 
+/// Lists alive in the process.
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// One list's members; counted in `LIVE` while it exists.
+struct List(Box<[Box<[u8]>]>);
+
+impl Drop for List {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A member list (empty for the types that have none).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Members(&'static [Box<[u8]>]);
+#[derive(Clone, Default)]
+pub struct Members(Option<Arc<List>>);
+
+impl PartialEq for Members {
+    fn eq(&self, other: &Members) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a.0 == b.0,
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl Eq for Members {}
+
+impl std::hash::Hash for Members {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.list().hash(h)
+    }
+}
 
 impl std::fmt::Debug for Members {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.0.iter().map(|m| String::from_utf8_lossy(m)))
+            .entries(self.list().iter().map(|m| String::from_utf8_lossy(m)))
             .finish()
     }
 }
 
-type List = &'static [Box<[u8]>];
-
-fn interned() -> &'static Mutex<HashSet<List>> {
-    static SET: OnceLock<Mutex<HashSet<List>>> = OnceLock::new();
-    SET.get_or_init(|| Mutex::new(HashSet::new()))
-}
-
 impl Members {
     /// No members.
-    pub const NONE: Members = Members(&[]);
+    pub const NONE: Members = Members(None);
 
-    /// The shared handle of `list`.
-    pub fn intern(list: Vec<Vec<u8>>) -> Members {
+    /// A handle on a new list of `list`'s members.
+    pub fn new(list: Vec<Vec<u8>>) -> Members {
         if list.is_empty() {
             return Members::NONE;
         }
-        let boxed: Vec<Box<[u8]>> = list.into_iter().map(Vec::into_boxed_slice).collect();
-        let mut set = interned().lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = set.get(boxed.as_slice()) {
-            return Members(found);
+        LIVE.fetch_add(1, Ordering::Relaxed);
+        let boxed: Box<[Box<[u8]>]> = list.into_iter().map(Vec::into_boxed_slice).collect();
+        Members(Some(Arc::new(List(boxed))))
+    }
+
+    /// Member lists alive in the process (declared and not yet freed).
+    pub fn live_lists() -> usize {
+        LIVE.load(Ordering::Relaxed)
+    }
+
+    /// Handles sharing this list (0 for no members).
+    pub fn handles(&self) -> usize {
+        self.0.as_ref().map_or(0, Arc::strong_count)
+    }
+
+    fn list(&self) -> &[Box<[u8]>] {
+        match &self.0 {
+            Some(l) => &l.0,
+            None => &[],
         }
-        let leaked: &'static [Box<[u8]>] = Box::leak(boxed.into_boxed_slice());
-        set.insert(leaked);
-        Members(leaked)
     }
 
     /// Number of members.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.list().len()
     }
 
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.list().is_empty()
     }
 
     /// The members in declaration order.
-    pub fn iter(&self) -> impl Iterator<Item = &'static [u8]> {
-        self.0.iter().map(|b| &b[..])
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.list().iter().map(|b| &b[..])
     }
 
     /// Member `n` (1-based); 0 and numbers past the end are ''.
-    pub fn get(&self, n: u64) -> &'static [u8] {
+    pub fn get(&self, n: u64) -> &[u8] {
         match n.checked_sub(1) {
-            Some(i) => self.0.get(i as usize).map_or(&[], |b| &b[..]),
+            Some(i) => self.list().get(i as usize).map_or(&[], |b| &b[..]),
             None => &[],
         }
     }
 
     /// The 1-based number of the member equal to `s` under `coll`.
     pub fn position(&self, s: &[u8], coll: Collation) -> Option<u64> {
-        self.0
+        self.list()
             .iter()
             .position(|m| coll.compare(m, s).is_eq())
             .map(|i| i as u64 + 1)
@@ -88,7 +123,7 @@ impl Members {
 
     /// The ENUM number of a stored text (the '' error value is 0).
     pub fn enum_number(&self, s: &[u8]) -> u64 {
-        match self.0.iter().position(|m| &m[..] == s) {
+        match self.list().iter().position(|m| &m[..] == s) {
             Some(i) => i as u64 + 1,
             None => 0,
         }
@@ -112,7 +147,7 @@ impl Members {
     /// joined by commas (bits past the members are ignored).
     pub fn set_text(&self, mask: u64) -> Vec<u8> {
         let mut out = Vec::new();
-        for (i, m) in self.0.iter().enumerate().take(64) {
+        for (i, m) in self.list().iter().enumerate().take(64) {
             if mask & (1u64 << i) != 0 {
                 if !out.is_empty() {
                     out.push(b',');
@@ -125,7 +160,7 @@ impl Members {
 
     /// The mask with every member's bit.
     pub fn full_mask(&self) -> u64 {
-        match self.0.len() {
+        match self.len() {
             n if n >= 64 => u64::MAX,
             n => (1u64 << n) - 1,
         }
@@ -150,7 +185,7 @@ impl Members {
     pub fn char_len(&self, set: bool) -> u32 {
         let chars = |m: &[u8]| String::from_utf8_lossy(m).chars().count() as u32;
         if set {
-            let n = self.0.len() as u32;
+            let n = self.len() as u32;
             self.iter().map(chars).sum::<u32>() + n.saturating_sub(1)
         } else {
             self.iter().map(chars).max().unwrap_or(0)
@@ -184,10 +219,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interning_enum_and_set_mapping() {
-        let a = Members::intern(vec![b"x".to_vec(), b"y".to_vec(), b"it's".to_vec()]);
-        let b = Members::intern(vec![b"x".to_vec(), b"y".to_vec(), b"it's".to_vec()]);
-        assert!(std::ptr::eq(a.0, b.0));
+    fn enum_and_set_mapping() {
+        let a = Members::new(vec![b"x".to_vec(), b"y".to_vec(), b"it's".to_vec()]);
+        let b = Members::new(vec![b"x".to_vec(), b"y".to_vec(), b"it's".to_vec()]);
+        assert_eq!(a, b);
+        assert_ne!(a, Members::new(vec![b"x".to_vec()]));
+        assert_ne!(a, Members::NONE);
+        assert_eq!(Members::NONE, Members::new(Vec::new()));
+        let c = a.clone();
+        assert_eq!((a.handles(), c.handles(), b.handles()), (2, 2, 1));
+        drop(c);
+        assert_eq!(a.handles(), 1);
         assert_eq!(a.get(2), b"y");
         assert_eq!(a.get(0), b"");
         assert_eq!(a.get(9), b"");

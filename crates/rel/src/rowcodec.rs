@@ -35,7 +35,7 @@ fn unzigzag(u: u64) -> i64 {
 }
 
 /// Encodes `vals` (already coerced to `types`) into `out`.
-pub fn encode(out: &mut Vec<u8>, types: &[ColumnType], vals: &[&Value]) {
+pub fn encode(out: &mut Vec<u8>, types: &[&ColumnType], vals: &[&Value]) {
     out.push(ROW_FORMAT_V1);
     put_varint64(out, vals.len() as u64);
     let nb = vals.len().div_ceil(8);
@@ -249,7 +249,8 @@ mod tests {
         ];
         let refs: Vec<&Value> = vals.iter().collect();
         let mut buf = Vec::new();
-        encode(&mut buf, &types, &refs);
+        let trefs: Vec<&ColumnType> = types.iter().collect();
+        encode(&mut buf, &trefs, &refs);
         let mut r = RowReader::new(&buf).unwrap();
         for (t, v) in types.iter().zip(&vals) {
             assert_eq!(r.next(t, true).unwrap().as_ref(), Some(v));

@@ -674,7 +674,7 @@ fn decode_members(d: &mut Decoder, kind: TypeKind) -> Option<crate::members::Mem
         }
         list.push(b.to_vec());
     }
-    Some(crate::members::Members::intern(list))
+    Some(crate::members::Members::new(list))
 }
 
 const KINDS: [TypeKind; 21] = [

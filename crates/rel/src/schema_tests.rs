@@ -201,9 +201,9 @@ fn enum_and_set_members_round_trip_in_version_6() {
     let mut t = sample();
     let v4 = t.encode();
     let mut e = ColumnType::new(TypeKind::Enum);
-    e.members = Members::intern(vec![b"b".to_vec(), b"it's".to_vec()]);
+    e.members = Members::new(vec![b"b".to_vec(), b"it's".to_vec()]);
     let mut s = ColumnType::new(TypeKind::Set);
-    s.members = Members::intern(vec![b"x".to_vec(), "é".as_bytes().to_vec()]);
+    s.members = Members::new(vec![b"x".to_vec(), "é".as_bytes().to_vec()]);
     t.columns.push(Column::plain("e", e));
     t.columns.push(Column::plain("s", s));
     t.value_cols

@@ -68,7 +68,7 @@ pub fn sk_key(def: &TableDef, ix: &Index, row: &[Value], hidden: Option<u64>) ->
 
 /// The row value (non-PK columns).
 pub fn row_value(def: &TableDef, row: &[Value]) -> Vec<u8> {
-    let types: Vec<_> = def.value_cols.iter().map(|&c| def.columns[c].ty).collect();
+    let types: Vec<_> = def.value_cols.iter().map(|&c| &def.columns[c].ty).collect();
     let vals: Vec<&Value> = def.value_cols.iter().map(|&c| &row[c]).collect();
     let mut out = Vec::with_capacity(64);
     rowcodec::encode(&mut out, &types, &vals);

@@ -63,7 +63,7 @@ pub enum TypeKind {
 }
 
 /// A column's declared type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColumnType {
     pub kind: TypeKind,
     /// UNSIGNED (integer kinds).

@@ -514,7 +514,7 @@ fn dispatch<S: Read + Write>(
                                     table: t.clone(),
                                     org_table: t.clone(),
                                     db: tab.def.db.clone(),
-                                    ty: OutType::Column(c.ty),
+                                    ty: OutType::Column(c.ty.clone()),
                                     nullable: c.nullable,
                                     primary: false,
                                     auto_increment: c.auto_increment,

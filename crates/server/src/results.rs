@@ -10,10 +10,10 @@ use wire::{colflag, ColumnDef, ColumnType, Conn, Param};
 
 /// Maps a result column to its protocol definition.
 pub fn column_def(c: &ColumnInfo) -> ColumnDef {
-    let (t, unsigned, len, binary_charset, dec) = match c.ty {
-        OutType::Column(ct) => col_type(&ct),
-        OutType::Int { unsigned } => (ColumnType::LongLong, unsigned, 21, true, 0),
-        OutType::Decimal { scale } => (ColumnType::NewDecimal, false, 67, true, scale),
+    let (t, unsigned, len, binary_charset, dec) = match &c.ty {
+        OutType::Column(ct) => col_type(ct),
+        OutType::Int { unsigned } => (ColumnType::LongLong, *unsigned, 21, true, 0),
+        OutType::Decimal { scale } => (ColumnType::NewDecimal, false, 67, true, *scale),
         OutType::Double => (ColumnType::Double, false, 22, true, 31),
         OutType::Text { len } => (
             ColumnType::VarString,
@@ -50,7 +50,7 @@ pub fn column_def(c: &ColumnInfo) -> ColumnDef {
     if unsigned {
         f |= colflag::UNSIGNED_FLAG;
     }
-    match c.ty {
+    match &c.ty {
         OutType::Column(ct) if ct.kind == TypeKind::Enum => f |= colflag::ENUM_FLAG,
         OutType::Column(ct) if ct.kind == TypeKind::Set => f |= colflag::SET_FLAG,
         _ => {}
@@ -142,7 +142,7 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
         }
         self.fsp = cols
             .iter()
-            .map(|c| match c.ty {
+            .map(|c| match &c.ty {
                 sql::result::OutType::Column(ct)
                     if matches!(
                         ct.kind,

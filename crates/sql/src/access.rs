@@ -88,13 +88,45 @@ fn const_side(e: &Expr) -> bool {
 /// key: a number, date or time against a string column compares as a number
 /// or a date, not in the key's byte order.
 fn probes(def: &TableDef, col: usize, v: &Expr) -> bool {
-    let string_col = def.columns.get(col).is_some_and(|c| c.ty.is_string());
+    let string_col = def
+        .columns
+        .get(col)
+        .is_some_and(|c| c.ty.is_string() || c.ty.is_enum_or_set());
     !string_col
         || match v {
             Expr::Const(c) => matches!(c, Value::Bytes(_) | Value::Null),
             Expr::Neg(_) => false,
             _ => true,
         }
+}
+
+/// The ENUM/SET column `x` reads as `crate::members` rewrote it for a
+/// comparison with `v`: its number against a numeric constant, its number
+/// or text against a parameter (`v`). Their probes follow the value's type
+/// (`crate::members::key_probe`).
+fn member_col(x: &Expr, v: &Expr) -> Option<usize> {
+    let Expr::Func(f, args) = x else { return None };
+    match (f, args.as_slice()) {
+        (crate::func::Func::MemberNumber(..), [Expr::Col(i)]) => matches!(
+            v,
+            Expr::Const(Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_))
+        )
+        .then_some(*i),
+        (crate::func::Func::MemberOrText(_), [Expr::Col(i), p @ Expr::Param(_)]) => {
+            (p == v).then_some(*i)
+        }
+        _ => None,
+    }
+}
+
+/// A lookup value for key column type `ty`, as an equality (`bound` false)
+/// or a range bound.
+fn probe(v: &Value, ty: &rel::value::ColumnType, bound: bool) -> KeyProbe {
+    if ty.is_enum_or_set() {
+        crate::members::key_probe(v, ty, bound)
+    } else {
+        for_key(v, ty)
+    }
 }
 
 /// The comparison a key may serve, or None. A comparison under a
@@ -113,6 +145,7 @@ fn keyed<'a>(def: &TableDef, e: &'a Expr) -> Option<&'a Expr> {
     let col = match inner {
         Expr::Bin(op, a, b) if *op != BinOp::Or && *op != BinOp::And => match (&**a, &**b) {
             (Expr::Col(i), _) | (_, Expr::Col(i)) => Some(*i),
+            (x, v) | (v, x) if member_col(x, v).is_some() => member_col(x, v),
             _ => None,
         },
         Expr::In(a, ..) | Expr::Between(a, ..) => match &**a {
@@ -157,9 +190,15 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
         let Some(c) = keyed(def, c) else { continue };
         match c {
             Expr::Bin(op, a, b) => {
-                let (col, v, op) = match (&**a, &**b) {
-                    (Expr::Col(i), v) if const_side(v) => (*i, v, *op),
-                    (v, Expr::Col(i)) if const_side(v) => (*i, v, flip(*op)),
+                let (col, v, op, checked) = match (&**a, &**b) {
+                    (Expr::Col(i), v) if const_side(v) => (*i, v, *op, false),
+                    (v, Expr::Col(i)) if const_side(v) => (*i, v, flip(*op), false),
+                    (x, v) if member_col(x, v).is_some() => {
+                        (member_col(x, v).unwrap_or(ncols), v, *op, true)
+                    }
+                    (v, x) if member_col(x, v).is_some() => {
+                        (member_col(x, v).unwrap_or(ncols), v, flip(*op), true)
+                    }
                     _ => {
                         if *op == BinOp::Or {
                             or_ranges(def, c, &mut conds);
@@ -167,7 +206,7 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
                         continue;
                     }
                 };
-                if col >= ncols || !probes(def, col, v) {
+                if col >= ncols || !(checked || probes(def, col, v)) {
                     continue;
                 }
                 let cc = &mut conds[col];
@@ -181,26 +220,37 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
                 }
             }
             Expr::In(a, list, false) => {
-                if let Expr::Col(i) = &**a {
-                    if *i < ncols
-                        && list.iter().all(|v| const_side(v) && probes(def, *i, v))
-                        && conds[*i].eq.is_none()
-                    {
-                        conds[*i].eq = Some(list.clone());
+                let col = match &**a {
+                    Expr::Col(i) if list.iter().all(|v| const_side(v) && probes(def, *i, v)) => {
+                        Some(*i)
                     }
+                    // A parameter decides ENUM/SET number or text for the
+                    // whole list: only a single one probes by its own type.
+                    x if list.len() == 1 || !matches!(list.first(), Some(Expr::Param(_))) => {
+                        let first = list.first().and_then(|v| member_col(x, v));
+                        first.filter(|i| list.iter().all(|v| member_col(x, v) == Some(*i)))
+                    }
+                    _ => None,
+                };
+                if let Some(i) = col.filter(|i| *i < ncols && conds[*i].eq.is_none()) {
+                    conds[i].eq = Some(list.clone());
                 }
             }
             Expr::Between(a, lo, hi, false) => {
-                if let Expr::Col(i) = &**a {
-                    if *i < ncols
-                        && const_side(lo)
-                        && const_side(hi)
-                        && probes(def, *i, lo)
-                        && probes(def, *i, hi)
+                let col = match &**a {
+                    Expr::Col(i)
+                        if const_side(lo)
+                            && const_side(hi)
+                            && probes(def, *i, lo)
+                            && probes(def, *i, hi) =>
                     {
-                        conds[*i].lo = Some(((**lo).clone(), true));
-                        conds[*i].hi = Some(((**hi).clone(), true));
+                        Some(*i)
                     }
+                    x => member_col(x, lo).filter(|i| member_col(x, hi) == Some(*i)),
+                };
+                if let Some(i) = col.filter(|i| *i < ncols) {
+                    conds[i].lo = Some(((**lo).clone(), true));
+                    conds[i].hi = Some(((**hi).clone(), true));
                 }
             }
             _ => {}
@@ -443,7 +493,10 @@ pub fn satisfies_order(def: &TableDef, acc: &Access, order: &[(usize, bool)]) ->
     // (KeyProbe::Unordered) and the rows come in (col, next) order.
     let fixed = acc.ranges.iter().all(|r| {
         r.eq.iter().enumerate().all(|(k, e)| {
-            !def.columns[ix.columns[k]].ty.is_string() || matches!(e, Expr::Const(Value::Bytes(_)))
+            let ty = &def.columns[ix.columns[k]].ty;
+            !ty.is_string()
+                || matches!(e, Expr::Const(Value::Bytes(_)))
+                    && !(ty.is_enum_or_set() && ty.members.position(b"", ty.coll).is_some())
         })
     });
     // With several ranges the order holds only when ranges are scanned in
@@ -483,7 +536,7 @@ fn byte_ranges(
         let mut spans = false;
         for (k, e) in r.eq.iter().enumerate() {
             let col = &def.columns[ix.columns[k]];
-            match for_key(&e.eval(outer, env)?, &col.ty) {
+            match probe(&e.eval(outer, env)?, &col.ty, false) {
                 KeyProbe::Exact(v) => {
                     keycodec::encode(&mut prefix, def.key_format, &col.ty, col.nullable, &v)?
                 }
@@ -502,7 +555,7 @@ fn byte_ranges(
             let mut lo_set = false;
             if let Some((e, incl)) = &r.lo {
                 let mut k = prefix.clone();
-                match for_key(&e.eval(outer, env)?, &col.ty) {
+                match probe(&e.eval(outer, env)?, &col.ty, true) {
                     KeyProbe::Exact(v) => {
                         keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, &v)?;
                         lo = if *incl {
@@ -527,7 +580,7 @@ fn byte_ranges(
             }
             if let Some((e, incl)) = &r.hi {
                 let mut k = prefix.clone();
-                match for_key(&e.eval(outer, env)?, &col.ty) {
+                match probe(&e.eval(outer, env)?, &col.ty, true) {
                     KeyProbe::Exact(v) => {
                         keycodec::encode(&mut k, def.key_format, &col.ty, col.nullable, &v)?;
                         hi = if *incl { prefix_successor(&k) } else { Some(k) };

@@ -253,7 +253,7 @@ fn to_date_time(v: &Value) -> Option<i64> {
 /// SET, members separated by commas in any order (stored in declaration
 /// order) or a bitmask. None when it is neither (MariaDB: 1265).
 pub fn to_member(v: &Value, t: &ColumnType) -> Option<Vec<u8>> {
-    let m = t.members;
+    let m = &t.members;
     let set = t.kind == TypeKind::Set;
     let number = match v {
         Value::Bytes(b) => {

@@ -655,7 +655,7 @@ fn finish_modify(
             }
         })
         .collect();
-    let types: Vec<_> = t.def.columns.iter().map(|c| c.ty).collect();
+    let types: Vec<_> = t.def.columns.iter().map(|c| c.ty.clone()).collect();
     let implied = crate::equality::with_implied(filter.as_ref(), &types);
     let access = access::choose(
         &t.def,

@@ -144,7 +144,7 @@ mod tests {
         let text = ColumnType::new(TypeKind::VarChar);
         let dbl = ColumnType::new(TypeKind::Double);
         // cols: 0 int, 1 int, 2 int, 3 varchar, 4 double
-        let types = [int, int, int, text, dbl];
+        let types = [int.clone(), int.clone(), int, text, dbl];
         let c = |i| Expr::Col(i);
         let five = Expr::Const(Value::Int(5));
         let w = [eq(c(0), c(1)), eq(c(1), Expr::Param(0)), eq(c(2), c(0))];

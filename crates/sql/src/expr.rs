@@ -244,7 +244,7 @@ impl Expr {
                 Value::Bytes(b) => Value::Bytes(c.sort_key(&b)),
                 v => v,
             },
-            Expr::Func(f, args) => func::call(*f, args, row, env)?,
+            Expr::Func(f, args) => func::call(f, args, row, env)?,
             Expr::SysVar(n, g) => env
                 .sys_var(n, *g)
                 .ok_or_else(|| SqlError::unknown_variable(n))?,

@@ -130,7 +130,9 @@ pub(crate) fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
                 .collect(),
             otherwise: otherwise.as_ref().map(|o| m(o)),
         },
-        Expr::Func(func, args) => Expr::Func(*func, args.iter().map(|a| map_cols(a, f)).collect()),
+        Expr::Func(func, args) => {
+            Expr::Func(func.clone(), args.iter().map(|a| map_cols(a, f)).collect())
+        }
         Expr::Collate(x, c) => Expr::Collate(m(x), *c),
         Expr::Collated(c, x) => Expr::Collated(*c, m(x)),
         Expr::SortKey(c, x) => Expr::SortKey(*c, m(x)),
@@ -163,11 +165,13 @@ pub fn plan(tables: &mut [JoinTable], where_: Option<&Expr>, locking: bool, stra
     let types: Vec<rel::value::ColumnType> = tables
         .iter()
         .flat_map(|t| {
-            t.table
-                .def
-                .columns
-                .iter()
-                .map(move |c| if t.derived.is_some() { opaque } else { c.ty })
+            t.table.def.columns.iter().map(|c| {
+                if t.derived.is_some() {
+                    opaque.clone()
+                } else {
+                    c.ty.clone()
+                }
+            })
         })
         .collect();
     let any_left = tables.iter().any(|t| t.left);

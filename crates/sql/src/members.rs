@@ -6,6 +6,7 @@
 //! Called from `collate::annotate` (after the operands are annotated) and
 //! `collate::sort_key`.
 use crate::collate::{derive, Ctx};
+use crate::convert::KeyProbe;
 use crate::expr::{BinOp, Expr};
 use crate::func::Func;
 use rel::collation::Collation;
@@ -17,7 +18,7 @@ use rel::value::{ColumnType, TypeKind, Value};
 pub fn member_type(e: &Expr, cx: Ctx) -> Option<ColumnType> {
     let Expr::Col(i) = e else { return None };
     let ty = match cx.agg {
-        None => cx.cols.get(*i)?.ty,
+        None => cx.cols.get(*i)?.ty.clone(),
         Some((groups, aggs)) => {
             let base = Ctx {
                 cols: cx.cols,
@@ -106,6 +107,9 @@ pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
         {
             Expr::Between(Box::new(as_number(*x, cx)), l, h, n)
         }
+        Expr::Between(x, l, h, n) if matches!(*l, Expr::Param(_)) => {
+            Expr::Between(Box::new(by_param(*x, &l, cx)), l, h, n)
+        }
         Expr::Func(Func::FindInSet, args) if args.len() == 2 => {
             match member_type(&args[1], cx).filter(|t| t.kind == TypeKind::Set) {
                 Some(t) => Expr::Func(Func::SetFindInSet(t.members, t.coll), args),
@@ -143,7 +147,7 @@ pub fn find_in_set(needle: &Value, list: &Value, coll: Option<Collation>) -> Val
 
 /// FIND_IN_SET(needle, set_column) as MariaDB computes it: the member
 /// number of `needle` in the column's definition when the value holds it.
-pub fn set_find_in_set(needle: &Value, set: &Value, m: Members, coll: Collation) -> Value {
+pub fn set_find_in_set(needle: &Value, set: &Value, m: &Members, coll: Collation) -> Value {
     let (Value::Bytes(n), Value::Bytes(s)) = (needle, set) else {
         return find_in_set(needle, set, Some(coll));
     };
@@ -155,10 +159,63 @@ pub fn set_find_in_set(needle: &Value, set: &Value, m: Members, coll: Collation)
 }
 
 /// `Func::MemberNumber`: the stored number of a member text.
-pub fn number(v: Value, members: Members, set: bool) -> Value {
+pub fn number(v: Value, members: &Members, set: bool) -> Value {
     match v {
         Value::Bytes(b) if set => Value::UInt(members.set_mask(&b, Collation::Binary).unwrap_or(0)),
         Value::Bytes(b) => Value::Int(members.enum_number(&b) as i64),
         other => other,
+    }
+}
+
+/// How a lookup value probes an ENUM/SET key (which holds member numbers
+/// or bitmasks). A string compares with the column's text under its
+/// collation: equal to exactly one member (SET: one canonical member list)
+/// or to nothing, and unordered as a range bound (text order is not member
+/// order). A number compares with the member number or bitmask, in key
+/// order. With a '' member the text '' also equals the error value 0, so
+/// such probes span the column.
+pub fn key_probe(v: &Value, t: &ColumnType, bound: bool) -> KeyProbe {
+    let m = &t.members;
+    let set = t.kind == TypeKind::Set;
+    match v {
+        Value::Null => KeyProbe::Impossible,
+        Value::Bytes(_) if bound => KeyProbe::Unordered,
+        Value::Bytes(b) => {
+            let empty = t.coll.compare(b, b"").is_eq();
+            if m.position(b"", t.coll).is_some() && (set || empty) {
+                return KeyProbe::Unordered;
+            }
+            let text = if empty {
+                Some(Vec::new())
+            } else if set {
+                m.set_mask(b, t.coll)
+                    .map(|mask| m.set_text(mask))
+                    .filter(|text| t.coll.compare(text, b).is_eq())
+            } else {
+                m.position(b, t.coll).map(|n| m.get(n).to_vec())
+            };
+            match text {
+                Some(text) => KeyProbe::Exact(Value::Bytes(text)),
+                None => KeyProbe::Impossible,
+            }
+        }
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => {
+            let max = if set { m.full_mask() } else { m.len() as u64 };
+            let n = match v {
+                Value::Double(d) if d.is_nan() => return KeyProbe::Impossible,
+                Value::Double(d) => d.clamp(-1.0, max as f64 + 1.0).floor() as i128,
+                other => match other.to_i128() {
+                    Some(n) => n,
+                    None => return KeyProbe::Impossible,
+                },
+            };
+            let conv = Value::UInt(n.clamp(0, max as i128) as u64);
+            if rel::value::compare(&conv, v).is_eq() {
+                KeyProbe::Exact(conv)
+            } else {
+                KeyProbe::Inexact(conv)
+            }
+        }
+        _ => KeyProbe::Unordered,
     }
 }

@@ -298,7 +298,7 @@ pub fn plan_update(
     let row_cols: Vec<rel::schema::Column> = select
         .columns
         .iter()
-        .map(|ci| rel::schema::Column::plain(&ci.name, crate::types::column_type(ci.ty)))
+        .map(|ci| rel::schema::Column::plain(&ci.name, crate::types::column_type(ci.ty.clone())))
         .collect();
     let mut set = Vec::new();
     for (a, (_, base, c)) in assignments.iter().zip(cols) {

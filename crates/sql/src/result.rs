@@ -5,7 +5,7 @@ use crate::error::Result;
 use rel::value::{ColumnType, TypeKind, Value};
 
 /// The type a result column is declared with.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum OutType {
     /// A stored column's own type.
     Column(ColumnType),

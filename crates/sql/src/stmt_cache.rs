@@ -74,6 +74,8 @@ pub struct StmtCache {
 struct Entries {
     map: HashMap<Key, Arc<Compiled>>,
     text_bytes: usize,
+    /// The newest catalog version stored: older entries are stale.
+    version: u64,
 }
 
 impl StmtCache {
@@ -100,6 +102,18 @@ impl StmtCache {
             return c;
         }
         let mut e = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        if c.version < e.version {
+            return c;
+        }
+        if c.version > e.version {
+            // Stale entries are never used again; dropping them frees what
+            // their plans hold (table definitions, ENUM member lists of
+            // dropped tables).
+            e.version = c.version;
+            let v = c.version;
+            e.map.retain(|_, x| x.version >= v);
+            e.text_bytes = e.map.keys().map(|k| k.0.len()).sum();
+        }
         if e.map.len() >= MAX_ENTRIES || e.text_bytes + sql.len() > MAX_TEXT_BYTES {
             e.map.clear();
             e.text_bytes = 0;

@@ -14,7 +14,7 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
         Expr::Const(v) => of_value(v),
         Expr::Param(_) => OutType::Text { len: 255 },
         Expr::Outer(_) => OutType::Null,
-        Expr::Subquery(_, ty) => *ty,
+        Expr::Subquery(_, ty) => ty.clone(),
         Expr::InSubquery(..) | Expr::Exists(..) => OutType::Int { unsigned: false },
         Expr::Col(i) => match agg {
             Some((groups, aggs)) => {
@@ -28,7 +28,7 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
                 }
             }
             None => match t.get(*i) {
-                Some(c) => OutType::Column(c.ty),
+                Some(c) => OutType::Column(c.ty.clone()),
                 None => OutType::Null,
             },
         },
@@ -77,7 +77,7 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
             }
             unify(branches.into_iter().map(|b| infer(b, t, agg)))
         }
-        Expr::Func(f, args) => func_type(*f, args, t, agg),
+        Expr::Func(f, args) => func_type(f, args, t, agg),
         Expr::SysVar(..) | Expr::UserVar(_) => OutType::Text { len: 255 },
         Expr::Assign(_, e) => infer(e, t, agg),
     }
@@ -156,7 +156,7 @@ pub fn agg_result(func: AggFunc, arg: OutType) -> OutType {
 }
 
 fn func_type(
-    f: Func,
+    f: &Func,
     args: &[Expr],
     t: &[Column],
     agg: Option<&(Vec<Expr>, Vec<AggSpec>)>,
@@ -167,7 +167,7 @@ fn func_type(
             .unwrap_or(OutType::Null)
     };
     match f {
-        Func::MemberOrText(t) => OutType::Column(t),
+        Func::MemberOrText(t) => OutType::Column(t.clone()),
         // A binary string (MariaDB: VARBINARY).
         Func::WeightString(_) => OutType::Column(ColumnType {
             len: 255,
@@ -269,7 +269,7 @@ fn func_type(
         | Func::Degrees
         | Func::Radians => OutType::Double,
         Func::SecToTime => OutType::Time,
-        Func::CastDecimal(_, s) => OutType::Decimal { scale: s },
+        Func::CastDecimal(_, s) => OutType::Decimal { scale: *s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
         Func::CurDate | Func::Date | Func::CastDate => OutType::Date,
         Func::CurTime => OutType::Time,
@@ -306,7 +306,7 @@ fn func_type(
 /// other mix is a string (as MySQL does).
 fn unify(types: impl Iterator<Item = OutType>) -> OutType {
     let ts: Vec<OutType> = types.filter(|t| *t != OutType::Null).collect();
-    let Some(first) = ts.first().copied() else {
+    let Some(first) = ts.first().cloned() else {
         return OutType::Null;
     };
     if ts.iter().all(|t| *t == first) {
@@ -315,7 +315,9 @@ fn unify(types: impl Iterator<Item = OutType>) -> OutType {
     let nums: Vec<Num> = ts
         .iter()
         .map(|t| match t {
-            OutType::Int { .. } | OutType::Decimal { .. } | OutType::Double => Some(numeric(*t)),
+            OutType::Int { .. } | OutType::Decimal { .. } | OutType::Double => {
+                Some(numeric(t.clone()))
+            }
             OutType::Column(c)
                 if c.is_integer()
                     || matches!(
@@ -323,7 +325,7 @@ fn unify(types: impl Iterator<Item = OutType>) -> OutType {
                         TypeKind::Decimal | TypeKind::Float | TypeKind::Double
                     ) =>
             {
-                Some(numeric(*t))
+                Some(numeric(t.clone()))
             }
             _ => None,
         })

@@ -115,13 +115,12 @@ impl Binder<'_> {
                 SqlError::unknown_function(&name)
             }
         })?;
+        let typed = func.json_args_typed();
         let bound = args
             .iter()
             .map(|a| match a {
                 // TRUE/FALSE stay truth values inside JSON (`true`, not 1).
-                ast::Expr::Value(v)
-                    if func.json_args_typed() && matches!(v.value, ast::Value::Boolean(_)) =>
-                {
+                ast::Expr::Value(v) if typed && matches!(v.value, ast::Value::Boolean(_)) => {
                     let b = matches!(v.value, ast::Value::Boolean(true));
                     Ok(Expr::IsBool(
                         Box::new(Expr::Const(Value::Int(b as i64))),

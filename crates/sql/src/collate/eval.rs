@@ -50,7 +50,7 @@ pub fn eval_collated(c: Collation, e: &Expr, row: &[Value], env: &dyn Env) -> Re
             whens,
             otherwise,
         } => eval_case(operand.as_deref(), whens, otherwise.as_deref(), c, row, env),
-        Expr::Func(f, args) => eval_func(*f, args, c, row, env),
+        Expr::Func(f, args) => eval_func(f, args, c, row, env),
         other => other.eval(row, env),
     }
 }
@@ -58,7 +58,7 @@ pub fn eval_collated(c: Collation, e: &Expr, row: &[Value], env: &dyn Env) -> Re
 /// The functions that compare strings, under collation `c` (wrapped by
 /// `annotate`).
 fn eval_func(
-    f: Func,
+    f: &Func,
     args: &[Expr],
     c: Option<Collation>,
     row: &[Value],
@@ -108,7 +108,7 @@ fn eval_func(
                     return Ok(Value::Null);
                 }
                 let o = best.as_ref().map(|b| cmp(&v, b, c));
-                let want = if f == Func::Greatest {
+                let want = if *f == Func::Greatest {
                     Ordering::Greater
                 } else {
                     Ordering::Less
@@ -120,12 +120,12 @@ fn eval_func(
             best.unwrap_or(Value::Null)
         }
         Func::Locate | Func::Instr => {
-            let (needle, hay) = if f == Func::Locate {
+            let (needle, hay) = if *f == Func::Locate {
                 (a(0)?, a(1)?)
             } else {
                 (a(1)?, a(0)?)
             };
-            let from = if f == Func::Locate && args.len() > 2 {
+            let from = if *f == Func::Locate && args.len() > 2 {
                 match a(2)?.to_i128() {
                     None => return Ok(Value::Null),
                     Some(p) if p < 1 => return Ok(Value::Int(0)),

@@ -185,7 +185,7 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
                 }
             }
             None => match cx.cols.get(*i) {
-                Some(c) => string_type(&OutType::Column(c.ty)).flatten(),
+                Some(c) => string_type(&OutType::Column(c.ty.clone())).flatten(),
                 None => None,
             },
         },

@@ -722,8 +722,8 @@ fn fk_consistency(
                     .as_ref()
                     .and_then(|pc| pc.get(i))
                     .is_none_or(|&pc| fkey::compatible(&new.columns[c].ty, &p.columns[pc].ty));
-                let was = old.columns[fk.columns[i]].ty;
-                if !fits && was != new.columns[c].ty {
+                let was = &old.columns[fk.columns[i]].ty;
+                if !fits && *was != new.columns[c].ty {
                     return Err(SqlError::fk_column_change(
                         &new.columns[c].name,
                         &old.foreign_keys[k].name,

@@ -36,7 +36,7 @@ pub(super) fn member_type(dt: &ast::DataType) -> Option<Result<ColumnType>> {
         _ => return None,
     };
     Some(Ok(ColumnType {
-        members: Members::intern(list),
+        members: Members::new(list),
         ..ColumnType::new(kind)
     }))
 }
@@ -72,7 +72,7 @@ pub(super) fn finish(c: &mut Column) -> Result<()> {
         }
         list.push(m.to_vec());
     }
-    c.ty.members = Members::intern(list);
+    c.ty.members = Members::new(list);
     Ok(())
 }
 

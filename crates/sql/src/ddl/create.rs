@@ -43,7 +43,7 @@ fn column_of(ty: &OutType) -> ColumnType {
         ..ColumnType::new(kind)
     };
     match ty {
-        OutType::Column(c) => *c,
+        OutType::Column(c) => c.clone(),
         OutType::Int { unsigned } => ColumnType {
             unsigned: *unsigned,
             ..t(TypeKind::BigInt, 0)

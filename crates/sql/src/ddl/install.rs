@@ -41,7 +41,7 @@ fn same_storage(a: &ColumnType, b: &ColumnType) -> bool {
         // Members appended at the end keep every stored number; like
         // MariaDB, not when its packed size would grow.
         TypeKind::Enum | TypeKind::Set => {
-            let (m, n) = (a.members, b.members);
+            let (m, n) = (&a.members, &b.members);
             n.len() >= m.len()
                 && m.iter().zip(n.iter()).all(|(x, y)| x == y)
                 && member_pack(a) == member_pack(b)

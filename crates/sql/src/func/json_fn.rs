@@ -16,7 +16,7 @@ use rel::value::Value;
 impl Func {
     /// True for the functions whose result is JSON (embedded unquoted when
     /// an argument of another JSON function).
-    pub fn returns_json(self) -> bool {
+    pub fn returns_json(&self) -> bool {
         matches!(
             self,
             Func::JsonExtract
@@ -35,7 +35,7 @@ impl Func {
 
     /// True for the JSON functions whose value arguments keep their type
     /// (a truth value becomes `true`/`false`).
-    pub fn json_args_typed(self) -> bool {
+    pub fn json_args_typed(&self) -> bool {
         matches!(
             self,
             Func::JsonObject
@@ -48,7 +48,7 @@ impl Func {
         )
     }
 
-    fn json_name(self) -> &'static str {
+    fn json_name(&self) -> &'static str {
         match self {
             Func::JsonValid => "json_valid",
             Func::JsonExtract => "json_extract",
@@ -81,11 +81,11 @@ pub(crate) fn escape(s: &[u8]) -> Vec<u8> {
     json::escape(s)
 }
 
-fn warn_json(env: &dyn Env, e: JErr, n: usize, f: Func) {
+fn warn_json(env: &dyn Env, e: JErr, n: usize, f: &Func) {
     let name = f.json_name();
     let w = json_error(e, n, name);
     // JSON_VALID answers 0: its reasons are notes.
-    if f == Func::JsonValid {
+    if *f == Func::JsonValid {
         env.note(w);
     } else {
         env.warn(w);
@@ -101,7 +101,7 @@ fn json_error(e: JErr, n: usize, f: &str) -> SqlError {
     }
 }
 
-fn warn_path(env: &dyn Env, e: PErr, n: usize, f: Func) {
+fn warn_path(env: &dyn Env, e: PErr, n: usize, f: &Func) {
     let f = f.json_name();
     env.warn(match e {
         PErr::Eos => SqlError::json_path_eos(n, f),
@@ -162,7 +162,7 @@ pub(crate) fn append_value(e: &Expr, v: &Value, out: &mut Vec<u8>) {
 }
 
 /// Argument value `v` of `e` as a parsed JSON value (JSON_SET's values).
-fn to_j(e: &Expr, v: Value, n: usize, f: Func, env: &dyn Env) -> Option<J> {
+fn to_j(e: &Expr, v: Value, n: usize, f: &Func, env: &dyn Env) -> Option<J> {
     Some(match v {
         Value::Null => J::Null,
         Value::Int(i) if is_bool(e) => J::Bool(i != 0),
@@ -179,7 +179,7 @@ fn to_j(e: &Expr, v: Value, n: usize, f: Func, env: &dyn Env) -> Option<J> {
 }
 
 struct Call<'a> {
-    f: Func,
+    f: &'a Func,
     args: &'a [Expr],
     row: &'a [Value],
     env: &'a dyn Env,
@@ -277,8 +277,13 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
     if !arity_ok {
         return Err(SqlError::wrong_param_count_to(f.json_name()));
     }
-    let c = Call { f, args, row, env };
-    Ok(match f {
+    let c = Call {
+        f: &f,
+        args,
+        row,
+        env,
+    };
+    Ok(match &f {
         Func::JsonValid => {
             let v = c.val(0)?;
             if v.is_null() {
@@ -287,7 +292,7 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
             match json::parse(&v.text()) {
                 Ok(_) => int(true),
                 Err(e) => {
-                    warn_json(env, e, 1, f);
+                    warn_json(env, e, 1, &f);
                     int(false)
                 }
             }
@@ -322,7 +327,7 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
                 Ok(J::Str(raw)) => Value::Bytes(json::unescape(&raw)),
                 Ok(_) => Value::Bytes(t),
                 Err(e) => {
-                    warn_json(env, e, 1, f);
+                    warn_json(env, e, 1, &f);
                     Value::Bytes(t)
                 }
             }
@@ -387,7 +392,7 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
             } else {
                 found.push(&d);
             }
-            match (f, found.first()) {
+            match (&f, found.first()) {
                 (_, None) => Value::Null,
                 (Func::JsonLength, Some(j)) => Value::Int(j.length() as i64),
                 (_, Some(J::Obj(m))) => {
@@ -450,10 +455,10 @@ pub(super) fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Resu
                 let Some(p) = c.path(i, false)? else {
                     return Ok(Value::Null);
                 };
-                let Some(v) = to_j(&args[i + 1], c.val(i + 1)?, i + 2, f, env) else {
+                let Some(v) = to_j(&args[i + 1], c.val(i + 1)?, i + 2, &f, env) else {
                     return Ok(Value::Null);
                 };
-                match f {
+                match &f {
                     Func::JsonSet => json::set(&mut d, &p.0, v, SetMode::Set),
                     Func::JsonInsert => json::set(&mut d, &p.0, v, SetMode::Insert),
                     Func::JsonReplace => json::set(&mut d, &p.0, v, SetMode::Replace),

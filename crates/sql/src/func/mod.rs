@@ -21,7 +21,7 @@ use rel::value::{self as val, compare, Value};
 use std::cmp::Ordering;
 
 /// A scalar function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Func {
     Concat,
     ConcatWs,
@@ -372,7 +372,7 @@ fn bytes(v: Vec<u8>) -> Value {
 }
 
 /// Calls a scalar function.
-pub fn call(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
+pub fn call(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
     match call_inner(f, args, row, env)? {
         // MySQL: a DOUBLE that overflows is an error (1690), never `inf`; NaN is NULL.
         Value::Double(d) if d.is_infinite() => {
@@ -412,7 +412,7 @@ pub(super) fn too_large(f: Func, env: &dyn Env) -> Value {
     Value::Null
 }
 
-fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
+fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Value> {
     let a = |i: usize| arg(args, i, row, env);
     Ok(match f {
         Func::Lpad
@@ -426,7 +426,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::Elt
         | Func::Md5
         | Func::Sha1
-        | Func::Sha2 => text::call(f, args, row, env)?,
+        | Func::Sha2 => text::call(f.clone(), args, row, env)?,
         Func::Hour
         | Func::Minute
         | Func::Second
@@ -449,7 +449,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::Quarter
         | Func::ToDays
         | Func::TimeToSec
-        | Func::SecToTime => time::call(f, args, row, env)?,
+        | Func::SecToTime => time::call(f.clone(), args, row, env)?,
         Func::Ln
         | Func::Log
         | Func::Log2
@@ -466,12 +466,12 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::Degrees
         | Func::Radians
         | Func::Crc32
-        | Func::BitCount => math::call(f, args, row, env)?,
+        | Func::BitCount => math::call(f.clone(), args, row, env)?,
         Func::Regexp
         | Func::RegexpLike
         | Func::RegexpReplace
         | Func::RegexpSubstr
-        | Func::RegexpInstr => regexp::call(f, args, row, env)?,
+        | Func::RegexpInstr => regexp::call(f.clone(), args, row, env)?,
         Func::Conv
         | Func::Bin
         | Func::Oct
@@ -483,7 +483,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::UuidShort
         | Func::ToBase64
         | Func::FromBase64
-        | Func::Ord => misc::call(f, args, row, env)?,
+        | Func::Ord => misc::call(f.clone(), args, row, env)?,
         Func::JsonValid
         | Func::JsonExtract
         | Func::JsonUnquote
@@ -504,7 +504,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         | Func::JsonArrayInsert
         | Func::JsonMergePreserve
         | Func::JsonMergePatch
-        | Func::JsonSearch => json_fn::call(f, args, row, env)?,
+        | Func::JsonSearch => json_fn::call(f.clone(), args, row, env)?,
         Func::TimeFormat => {
             if args.len() != 2 {
                 return Err(SqlError::wrong_param_count());
@@ -545,7 +545,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                 }
                 v.to_text(&mut out);
                 if out.len() > max {
-                    return Ok(too_large(f, env));
+                    return Ok(too_large(f.clone(), env));
                 }
             }
             bytes(out)
@@ -569,7 +569,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                 first = false;
                 v.to_text(&mut out);
                 if out.len() > max_string(env) {
-                    return Ok(too_large(f, env));
+                    return Ok(too_large(f.clone(), env));
                 }
             }
             bytes(out)
@@ -591,7 +591,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                 let mapped: String = s
                     .chars()
                     .map(|c| {
-                        let mut m: Vec<char> = if f == Func::Upper {
+                        let mut m: Vec<char> = if *f == Func::Upper {
                             c.to_uppercase().collect()
                         } else {
                             c.to_lowercase().collect()
@@ -647,7 +647,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                 (v, Some(n)) => {
                     let chars: Vec<char> = String::from_utf8_lossy(&v.text()).chars().collect();
                     let n = (n.max(0) as usize).min(chars.len());
-                    let s: String = if f == Func::Left {
+                    let s: String = if *f == Func::Left {
                         chars[..n].iter().collect()
                     } else {
                         chars[chars.len() - n..].iter().collect()
@@ -686,7 +686,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                     out.extend_from_slice(&to);
                     i += from.len();
                     if out.len() > max {
-                        return Ok(too_large(f, env));
+                        return Ok(too_large(f.clone(), env));
                     }
                 } else {
                     out.push(s[i]);
@@ -701,7 +701,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                 let t = v.text();
                 let n = n.max(0) as usize;
                 if t.len().saturating_mul(n) > max_string(env) {
-                    return Ok(too_large(f, env));
+                    return Ok(too_large(f.clone(), env));
                 }
                 bytes(t.repeat(n))
             }
@@ -759,7 +759,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
             } else {
                 0
             };
-            round(v, d, f == Func::Truncate)
+            round(v, d, *f == Func::Truncate)
         }
         Func::Floor | Func::Ceil => match a(0)? {
             Value::Null => Value::Null,
@@ -767,12 +767,12 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
             Value::Decimal(m, s) => {
                 let p = 10i128.pow(s as u32);
                 let q = m.div_euclid(p);
-                let up = f == Func::Ceil && m.rem_euclid(p) != 0;
+                let up = *f == Func::Ceil && m.rem_euclid(p) != 0;
                 Value::Int((q + up as i128) as i64)
             }
             v => {
                 let d = v.to_f64().unwrap_or(0.0);
-                Value::Double(if f == Func::Floor {
+                Value::Double(if *f == Func::Floor {
                     d.floor()
                 } else {
                     d.ceil()
@@ -817,7 +817,7 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
                     None => true,
                     Some(b) => {
                         let o = compare(&v, b);
-                        if f == Func::Greatest {
+                        if *f == Func::Greatest {
                             o == Ordering::Greater
                         } else {
                             o == Ordering::Less
@@ -920,17 +920,17 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
         Func::FoundRows => Value::UInt(env.found_rows()),
         // Integers keep their 64 bits (CAST(18446744073709551615 AS SIGNED) is -1, as
         // MySQL); other values round and saturate.
-        Func::MemberNumber(m, set) => crate::members::number(a(0)?, m, set),
-        Func::ConvertUsing(c) => convert_using(a(0)?, c),
-        Func::WeightString(c) => text::weight_string(c, args, row, env)?,
+        Func::MemberNumber(m, set) => crate::members::number(a(0)?, m, *set),
+        Func::ConvertUsing(c) => convert_using(a(0)?, *c),
+        Func::WeightString(c) => text::weight_string(*c, args, row, env)?,
         Func::FindInSet => crate::members::find_in_set(&a(0)?, &a(1)?, None),
         Func::MemberOrText(t) => match a(1)? {
             p if p.is_numeric() => {
-                crate::members::number(a(0)?, t.members, t.kind == rel::TypeKind::Set)
+                crate::members::number(a(0)?, &t.members, t.kind == rel::TypeKind::Set)
             }
             _ => a(0)?,
         },
-        Func::SetFindInSet(m, c) => crate::members::set_find_in_set(&a(0)?, &a(1)?, m, c),
+        Func::SetFindInSet(m, c) => crate::members::set_find_in_set(&a(0)?, &a(1)?, m, *c),
         Func::CastSigned => match a(0)? {
             Value::Null => Value::Null,
             Value::UInt(u) => Value::Int(u as i64),
@@ -971,13 +971,16 @@ fn call_inner(f: Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<Va
             Some(d) => Value::Double(d),
             None => Value::Null,
         },
-        Func::CastDecimal(_, s) => match round(a(0)?, s as i64, false) {
-            Value::Null => Value::Null,
-            Value::Decimal(m, sc) => Value::Decimal(m * 10i128.pow((s - sc.min(s)) as u32), s),
-            Value::Int(i) => Value::Decimal(i as i128 * 10i128.pow(s as u32), s),
-            Value::Double(d) => Value::Decimal((d * 10f64.powi(s as i32)).round() as i128, s),
-            other => other,
-        },
+        Func::CastDecimal(_, s) => {
+            let s = *s;
+            match round(a(0)?, s as i64, false) {
+                Value::Null => Value::Null,
+                Value::Decimal(m, sc) => Value::Decimal(m * 10i128.pow((s - sc.min(s)) as u32), s),
+                Value::Int(i) => Value::Decimal(i as i128 * 10i128.pow(s as u32), s),
+                Value::Double(d) => Value::Decimal((d * 10f64.powi(s as i32)).round() as i128, s),
+                other => other,
+            }
+        }
         Func::Sleep => {
             let secs = a(0)?.to_f64().unwrap_or(0.0).clamp(0.0, 3600.0);
             std::thread::sleep(std::time::Duration::from_secs_f64(secs));

@@ -486,7 +486,10 @@ pub(super) fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
         if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&c.name)) {
             return Err(SqlError::duplicate_column(&c.name));
         }
-        columns.push(Column::plain(&c.name, crate::types::column_type(c.ty)));
+        columns.push(Column::plain(
+            &c.name,
+            crate::types::column_type(c.ty.clone()),
+        ));
     }
     let pk = rel::schema::Index {
         id: 0,

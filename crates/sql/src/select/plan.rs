@@ -65,7 +65,7 @@ impl SubPlanner for SubPlans<'_> {
         if kind != SubKind::Exists && p.columns.len() != 1 {
             return Err(SqlError::operand_columns(1));
         }
-        let ty = p.columns.first().map_or(OutType::Null, |c| c.ty);
+        let ty = p.columns.first().map_or(OutType::Null, |c| c.ty.clone());
         let mut plans = self.plans.borrow_mut();
         plans.push((p, kind));
         Ok((plans.len() - 1, ty))
@@ -379,7 +379,7 @@ fn plan_in(
     };
     let (access, want, presorted) = match &table {
         Some(t) => {
-            let types: Vec<_> = t.def.columns.iter().map(|c| c.ty).collect();
+            let types: Vec<_> = t.def.columns.iter().map(|c| c.ty.clone()).collect();
             let implied = crate::equality::with_implied(filter.as_ref(), &types);
             let acc = access::choose(
                 &t.def,
@@ -457,7 +457,7 @@ fn plan_in(
                         table: alias.clone(),
                         org_table: t.def.name.clone(),
                         db: t.def.db.clone(),
-                        ty: OutType::Column(col.ty),
+                        ty: OutType::Column(col.ty.clone()),
                         nullable: col.nullable || from.iter().any(|f| f.2),
                         primary: t.def.pk.columns.contains(c) && !t.def.hidden_pk,
                         auto_increment: col.auto_increment,

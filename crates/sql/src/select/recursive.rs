@@ -410,8 +410,9 @@ pub(super) fn run(
         .columns
         .iter()
         .map(|ci| {
-            (!matches!(ci.ty, crate::result::OutType::Null))
-                .then(|| rel::schema::Column::plain(&ci.name, crate::types::column_type(ci.ty)))
+            (!matches!(ci.ty, crate::result::OutType::Null)).then(|| {
+                rel::schema::Column::plain(&ci.name, crate::types::column_type(ci.ty.clone()))
+            })
         })
         .collect();
     let colls: Vec<_> = (0..p.out.len())

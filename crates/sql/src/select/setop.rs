@@ -174,14 +174,14 @@ pub(super) fn union_columns(parts: &[SelectPlan]) -> Result<Vec<ColumnInfo>> {
     let first = parts.first().map(|p| p.columns.clone()).unwrap_or_default();
     let mut cols: Vec<ColumnInfo> = first
         .iter()
-        .map(|c| ColumnInfo::expr(c.name.clone(), c.ty))
+        .map(|c| ColumnInfo::expr(c.name.clone(), c.ty.clone()))
         .collect();
     for p in &parts[1..] {
         if p.columns.len() != cols.len() {
             return Err(SqlError::union_column_count());
         }
         for (c, o) in cols.iter_mut().zip(&p.columns) {
-            c.ty = merge(c.ty, o.ty);
+            c.ty = merge(c.ty.clone(), o.ty.clone());
         }
     }
     Ok(cols)

@@ -87,6 +87,8 @@ fn reordered_joins_match_nested_loops() {
             &format!("CREATE TABLE t{t} (id INT PRIMARY KEY, a INT, b INT{keys})"),
         );
         let n = [0, 3, 20, 300][r.below(4) as usize] + r.below(5);
+        // t0 and t1 are in every join: rows there keep the comparison from being vacuous.
+        let n = if t < 2 { n.max(3) } else { n };
         let mut rows = Vec::new();
         for id in 0..n as i64 {
             let v = |r: &mut testkit::Rng| (!r.one_in(5)).then(|| r.range(0, 5));

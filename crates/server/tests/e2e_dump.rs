@@ -150,6 +150,10 @@ INSERT INTO t VALUES
  (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL, 'unicode \u{e9}\u{4e2d}\u{1f600}', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
   NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+CREATE TABLE members (id INT PRIMARY KEY, e ENUM('small','it''s','', 'UPPER') NOT NULL DEFAULT 'small',
+  s SET('x','y','z') DEFAULT 'x,z', j JSON, KEY k_e (e), KEY k_s (s));
+INSERT INTO members VALUES (1, 'it''s', 'x,y,z', '{\"a\": [1, 2.5, \"x\"], \"b\": null}'),
+ (2, '', '', '[]'), (3, 'upper', 'z,x', NULL), (4, 'small', NULL, '\"str\"');
 CREATE VIEW v_named AS SELECT t.id, p.name, t.vc FROM t JOIN parent p ON p.id = t.pid;
 CREATE VIEW v_counts (n, total) AS SELECT COUNT(*), SUM(i) FROM t;
 CREATE VIEW v_a_nested AS SELECT id, name FROM v_named WHERE id < 2;
@@ -167,10 +171,17 @@ fn a_strata_dump_loads_into_strata_and_mariadb_with_the_same_content() {
     }
     let src = Server::start("dump-src");
     client(&At::Strata(&src), None, ALL_TYPES, &[]);
-    let tables: Vec<&str> = ["parent", "t"].into_iter().chain(ALL_VIEWS).collect();
+    let tables: Vec<&str> = ["parent", "t", "members"]
+        .into_iter()
+        .chain(ALL_VIEWS)
+        .collect();
     let want = content(&At::Strata(&src), "alltypes", &tables);
     assert!(want[1].contains("18446744073709551615"), "{want:?}");
-    assert_eq!(want[2], "v_a_nested:\n1\tone\n", "{want:?}");
+    assert_eq!(want[3], "v_a_nested:\n1\tone\n", "{want:?}");
+    assert!(
+        want[2].contains("3\tUPPER\tx,z\tNULL"),
+        "ENUM/SET values as stored: {want:?}"
+    );
     let file = dump(&At::Strata(&src), "alltypes");
     assert!(has(&file, "CONSTRAINT `fk_parent` FOREIGN KEY"));
     // Views: a stand-in first, then the definition in MySQL's versioned comments.

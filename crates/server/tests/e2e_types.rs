@@ -170,6 +170,17 @@ fn columns() -> Vec<Col> {
             ],
         ),
         col("yr", "YEAR", [i(2024), s("1999"), i(2155)]),
+        // An integer parameter or literal is the member number (SET: the bit mask).
+        col(
+            "en",
+            "ENUM('a','b c','')",
+            [s("a"), v(Value::Int(2), "2", "b c"), s("")],
+        ),
+        col(
+            "st",
+            "SET('x','y','z')",
+            [s("x,z"), v(Value::Int(6), "6", "y,z"), s("")],
+        ),
         col(
             "ts",
             "TIMESTAMP NULL",
@@ -333,6 +344,52 @@ fn every_type_round_trips_through_both_protocols() {
             "MYSQL_TYPE_BLOB"
         ]
     );
+}
+
+#[test]
+fn enum_and_set_columns_carry_their_flags() {
+    let srv = Server::start("enumflags");
+    let mut c = srv.fresh_db("d");
+    exec(
+        &mut c,
+        "CREATE TABLE m (id INT PRIMARY KEY, e ENUM('a','b'), s SET('x','y'))",
+    );
+    exec(&mut c, "INSERT INTO m VALUES (1, 'b', 'x,y')");
+    let sql = "SELECT e, s FROM m";
+    let text: Vec<mysql::Row> = c.query(sql).unwrap();
+    let bin: Vec<mysql::Row> = c.exec(sql, ()).unwrap();
+    for rows in [text, bin] {
+        let meta: Vec<String> = rows[0]
+            .columns_ref()
+            .iter()
+            .map(|col| {
+                let f = col.flags();
+                format!(
+                    "{:?}{}{}",
+                    col.column_type(),
+                    if f.contains(mysql::consts::ColumnFlags::ENUM_FLAG) {
+                        "+enum"
+                    } else {
+                        ""
+                    },
+                    if f.contains(mysql::consts::ColumnFlags::SET_FLAG) {
+                        "+set"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect();
+        // What MariaDB sends for ENUM and SET columns.
+        assert_eq!(
+            meta,
+            vec!["MYSQL_TYPE_STRING+enum", "MYSQL_TYPE_STRING+set"]
+        );
+        assert_eq!(
+            common::row_strings(&rows[0]),
+            vec![Some("b".to_string()), Some("x,y".to_string())]
+        );
+    }
 }
 
 #[test]

@@ -888,6 +888,12 @@ SELECT id FROM ces WHERE e = 'zz' OR e = 0 ORDER BY id
 SELECT id FROM ces WHERE e < 'b' ORDER BY id
 SELECT id FROM ces WHERE e IN ('a', 'c') ORDER BY id
 SELECT id FROM ces WHERE e BETWEEN 1 AND 2 ORDER BY id
+SELECT id FROM ces WHERE e IN (1, 'c') ORDER BY id
+SELECT id FROM ces WHERE e IN ('b', 3, NULL) ORDER BY id
+SELECT id FROM ces WHERE e NOT IN (2, 'b') ORDER BY id
+SELECT id FROM ces WHERE e NOT IN (2, 'b', NULL) ORDER BY id
+SELECT id FROM ces WHERE s IN (3, 'z') ORDER BY id
+SELECT id, e IN (1, 'c'), s IN ('', 5) FROM ces ORDER BY id
 SELECT id, FIND_IN_SET('y', s), s LIKE '%z%' FROM ces ORDER BY id
 SELECT id FROM ces WHERE s = 'x,y' ORDER BY id
 SELECT id FROM ces WHERE s & 1 ORDER BY id

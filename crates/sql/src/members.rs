@@ -71,6 +71,41 @@ fn numeric(e: &Expr, cx: Ctx) -> bool {
         )
 }
 
+/// `x IN (..)` on an ENUM/SET column whose list mixes numbers, strings
+/// and parameters, as the OR of its equalities, so that each item compares
+/// by its own kind (MariaDB: `e IN (1, 'c')` is member 1 or the text 'c');
+/// the OR has IN's three-valued answer. Applied before annotation (each
+/// equality then gets its collation and numeric context). Anything else is
+/// returned unchanged.
+pub fn split_mixed_in(e: Expr, cx: Ctx) -> Expr {
+    match e {
+        Expr::In(x, list, negated)
+            if member_type(&x, cx).is_some() && list.len() > 1 && mixed(&list, cx) =>
+        {
+            let mut items = list
+                .into_iter()
+                .map(|l| Expr::Bin(BinOp::Eq, x.clone(), Box::new(l)));
+            let first = items.next().unwrap_or(Expr::Const(Value::Null));
+            let any = items.fold(first, |a, b| Expr::Bin(BinOp::Or, Box::new(a), Box::new(b)));
+            if negated {
+                Expr::Not(Box::new(any))
+            } else {
+                any
+            }
+        }
+        other => other,
+    }
+}
+
+/// True when an IN list's items are not all of one kind known when
+/// planning: numbers with strings, or parameters (whose kind each
+/// execution decides).
+fn mixed(list: &[Expr], cx: Ctx) -> bool {
+    let nums = list.iter().filter(|l| numeric(l, cx)).count();
+    let params = list.iter().any(|l| matches!(l, Expr::Param(_)));
+    nums < list.len() && (nums > 0 || params)
+}
+
 /// Rewrites the operands of `e` (already annotated) that MariaDB reads as
 /// numbers: arithmetic and bit operands, negation, a comparison, IN or
 /// BETWEEN against numbers, CAST to a number.

@@ -318,7 +318,7 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
     let a = |x: Box<Expr>| -> Result<Box<Expr>> { Ok(Box::new(annotate(*x, cx)?)) };
     let all =
         |v: Vec<Expr>| -> Result<Vec<Expr>> { v.into_iter().map(|x| annotate(x, cx)).collect() };
-    let e = match e {
+    let e = match crate::members::split_mixed_in(e, cx) {
         Expr::Neg(x) => Expr::Neg(a(x)?),
         Expr::Not(x) => Expr::Not(a(x)?),
         Expr::BitNot(x) => Expr::BitNot(a(x)?),

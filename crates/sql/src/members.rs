@@ -82,11 +82,13 @@ pub fn split_mixed_in(e: Expr, cx: Ctx) -> Expr {
         Expr::In(x, list, negated)
             if member_type(&x, cx).is_some() && list.len() > 1 && mixed(&list, cx) =>
         {
-            let mut items = list
+            let eqs: Vec<Expr> = list
                 .into_iter()
-                .map(|l| Expr::Bin(BinOp::Eq, x.clone(), Box::new(l)));
-            let first = items.next().unwrap_or(Expr::Const(Value::Null));
-            let any = items.fold(first, |a, b| Expr::Bin(BinOp::Or, Box::new(a), Box::new(b)));
+                .map(|l| Expr::Bin(BinOp::Eq, x.clone(), Box::new(l)))
+                .collect();
+            // Balanced, so a long list nests only log2(n) deep (evaluation
+            // and annotation recurse through it).
+            let any = or_tree(eqs);
             if negated {
                 Expr::Not(Box::new(any))
             } else {
@@ -94,6 +96,22 @@ pub fn split_mixed_in(e: Expr, cx: Ctx) -> Expr {
             }
         }
         other => other,
+    }
+}
+
+/// The OR of `items` as a balanced tree (FALSE when empty).
+fn or_tree(mut items: Vec<Expr>) -> Expr {
+    match items.len() {
+        0 => Expr::Const(Value::Int(0)),
+        1 => items.pop().unwrap_or(Expr::Const(Value::Int(0))),
+        n => {
+            let right = items.split_off(n / 2);
+            Expr::Bin(
+                BinOp::Or,
+                Box::new(or_tree(items)),
+                Box::new(or_tree(right)),
+            )
+        }
     }
 }
 

@@ -421,3 +421,34 @@ fn json_is_longtext_with_a_check() {
         ["json_valid(`j`)", "json_valid(`k`)", "json_valid(`m`)"]
     );
 }
+
+#[test]
+fn long_mixed_in_lists_answer_without_deep_nesting() {
+    // A mixed IN list becomes an OR of equalities; 50,000 items must not
+    // nest 50,000 deep (a stack overflow before the balanced tree).
+    let db = TestDb::open("sql-enum-long-in");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE m (id INT PRIMARY KEY, e ENUM('a','b','c'))",
+    );
+    q(&mut s, "INSERT INTO m VALUES (1,'a'),(2,'b'),(3,'c')");
+    let items: Vec<&str> = (0..50_000)
+        .map(|i| if i % 2 == 0 { "'zz'" } else { "9" })
+        .collect();
+    let list = items.join(",");
+    assert_eq!(
+        rows(
+            &mut s,
+            &format!("SELECT id FROM m WHERE e IN ({list}, 1, 'c') ORDER BY id")
+        ),
+        vec!["1", "3"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            &format!("SELECT id FROM m WHERE e NOT IN ({list}, 1) ORDER BY id")
+        ),
+        vec!["2", "3"]
+    );
+}

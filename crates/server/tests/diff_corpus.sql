@@ -906,3 +906,59 @@ INSERT INTO ces VALUES (8, 'nope', 'x', NULL)
 INSERT INTO ces VALUES (8, 'a', 'x,w', NULL)
 INSERT INTO ces VALUES (8, 'a', 'x', '{bad')
 SELECT COUNT(*) FROM ces
+-- sql_mode (docs/SQL_MODE.md): values as MariaDB normalizes them, non-strict INSERT/UPDATE
+-- adjusting values with warnings, IGNORE, NO_AUTO_VALUE_ON_ZERO, TRADITIONAL's errors.
+CREATE TABLE sm (id INT AUTO_INCREMENT PRIMARY KEY, a TINYINT NOT NULL, b VARCHAR(3) NOT NULL, c INT, d DATE, e DECIMAL(5,2), g INT UNSIGNED, i CHAR(2), j ENUM('x','y'), l INT NOT NULL, u INT UNIQUE)
+INSERT INTO sm (a, b, l) VALUES (300, 'x', 1)
+INSERT INTO sm (a, b, l) VALUES (1, 'abcdef', 1)
+INSERT INTO sm (a, b) VALUES (1, 'x')
+SET sql_mode = ''
+SELECT @@sql_mode
+INSERT INTO sm (a, b, c, d, e, g, i, j) VALUES (300, 'abcdef', '12abc', '2020-13-45', 12345.678, -5, 'xyz', 'zz')
+SHOW WARNINGS
+INSERT INTO sm (a, b, c, l) VALUES (NULL, NULL, 5, 1), (-300, 'q', ' 7x', 2)
+SHOW WARNINGS
+INSERT INTO sm (a, b, l) VALUES (NULL, 'q', 1)
+INSERT INTO sm (a, b, l) SELECT NULL, 'long text', 3
+SHOW WARNINGS
+UPDATE sm SET a = 1000, b = 'toolong' WHERE l = 1
+SHOW WARNINGS
+UPDATE sm SET a = NULL WHERE l = 2
+SHOW WARNINGS
+SELECT a, b, c, d, e, g, i, j, l FROM sm ORDER BY id
+INSERT INTO sm (a, b, l, e, g) VALUES (1, 'f', 4, -99999, 99999999999)
+SHOW WARNINGS
+SELECT e, g FROM sm WHERE l = 4
+SET sql_mode = 'NO_AUTO_VALUE_ON_ZERO'
+SELECT @@sql_mode
+INSERT INTO sm (id, a, b, l) VALUES (0, 1, 'z', 9)
+SELECT id, l FROM sm WHERE id = 0
+SET sql_mode = 'TRADITIONAL'
+SELECT @@sql_mode
+INSERT INTO sm (a, b, l) VALUES (1, 'x', 1/0)
+INSERT INTO sm (a, b, l) SELECT 1, 'x', l DIV 0 FROM sm WHERE id = 0
+INSERT INTO sm (a, b, l, d) VALUES (1, 'x', 1, '0000-00-00')
+INSERT IGNORE INTO sm (a, b, l, d) VALUES (1, 'x', 5, '0000-00-00')
+SELECT d FROM sm WHERE l = 5
+SET sql_mode = 'foo'
+SET sql_mode = 'strict_trans_tables , no_zero_date'
+SET sql_mode = 'strict_trans_tables,,no_zero_date '
+SELECT @@sql_mode
+SET sql_mode = 2097152
+SELECT @@sql_mode
+SET sql_mode = 1.5
+SET sql_mode = NULL
+SET sql_mode = 'STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION'
+SELECT @@sql_mode
+INSERT IGNORE INTO sm (a, b, l) VALUES (999, 'toolong', 6)
+SHOW WARNINGS
+INSERT INTO sm (a, b, l, u) VALUES (1, 'u', 20, 10), (1, 'v', 21, 11)
+UPDATE IGNORE sm SET u = u + 1 WHERE u IS NOT NULL ORDER BY u
+SHOW WARNINGS
+SELECT l, u FROM sm WHERE u IS NOT NULL ORDER BY u
+UPDATE IGNORE sm SET a = 999 WHERE l = 20
+SHOW WARNINGS
+SELECT a FROM sm WHERE l = 20
+SELECT 1 / 0, 1 DIV 0, 1 MOD 0
+SHOW WARNINGS
+DROP TABLE sm

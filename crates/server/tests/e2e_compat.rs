@@ -180,7 +180,6 @@ fn mod_operator() {
 }
 
 #[test]
-#[ignore = "BUG: UPDATE IGNORE is parsed as an update of a table named IGNORE (1146)"]
 fn update_ignore() {
     let srv = Server::start("updignore");
     let mut c = srv.fresh_db("d");
@@ -222,7 +221,6 @@ fn duplicate_column_name() {
 }
 
 #[test]
-#[ignore = "BUG: sql_mode without STRICT_TRANS_TABLES still fails out-of-range / too-long values instead of clipping them with a warning"]
 fn non_strict_mode_clips_with_warnings() {
     let srv = Server::start("nonstrict");
     let mut c = srv.fresh_db("d");

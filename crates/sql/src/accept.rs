@@ -366,7 +366,11 @@ pub fn check_update(u: &ast::Update) -> Result<()> {
     if from.is_some() || !table.joins.is_empty() {
         return Err(no("multi-table UPDATE"));
     }
-    if returning.is_some() || output.is_some() || or.is_some() {
+    // `UPDATE IGNORE` reaches here as sqlparser's `OR IGNORE` (parse.rs rewrites it).
+    if returning.is_some()
+        || output.is_some()
+        || !matches!(or, None | Some(ast::SqliteOnConflict::Ignore))
+    {
         return Err(no("this UPDATE form"));
     }
     for e in order_by {

@@ -7,12 +7,12 @@ use crate::access::{self, Access};
 use crate::bind::{Binder, Scope};
 use crate::check::Checks;
 use crate::collate::{annotate, Ctx};
-use crate::convert::for_store;
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
 use crate::result::ResultSink;
 use crate::select::{self, resolve_table, table_scope, SelectPlan};
 use crate::sort::Sorter;
+use crate::store::{store, zero_value, Storing};
 use rel::catalog::{CatalogState, Table};
 use rel::fk::Writer;
 use rel::table::{self as rt, Row};
@@ -60,6 +60,9 @@ pub struct ModifyPlan {
     pub limit: Option<Expr>,
     /// Uncorrelated subqueries of SET and WHERE, run before the first row.
     pub subqueries: Vec<(crate::select::SelectPlan, crate::subquery::SubKind)>,
+    /// UPDATE IGNORE: bad values adjusted with warnings, rows that would
+    /// duplicate a key left unchanged.
+    pub ignore: bool,
 }
 
 fn column_list(t: &Table, cols: &[ast::ObjectName]) -> Result<Vec<usize>> {
@@ -204,7 +207,7 @@ fn assignment(
 }
 
 /// The value a column gets when an INSERT does not give one.
-fn implicit_default(t: &Table, c: usize, env: &dyn Env) -> Result<Value> {
+pub(crate) fn implicit_default(t: &Table, c: usize, env: &dyn Env) -> Result<Value> {
     let col = &t.def.columns[c];
     if col.default_now {
         return Ok(Value::DateTime(val::datetime_from_unix_micros(
@@ -231,6 +234,9 @@ pub struct InsertResult {
     pub records: u64,
     /// Duplicate-key errors turned into warnings by IGNORE.
     pub ignored: Vec<SqlError>,
+    /// 1364 (a NOT NULL column without a default not given) was warned about:
+    /// MariaDB warns once per statement.
+    warned_no_default: bool,
 }
 
 /// Runs an INSERT.
@@ -238,8 +244,25 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     let mut res = InsertResult::default();
     let mut limits = TxnLimits::of(env);
     let checks = Checks::of(&p.table.def)?;
+    let mode = env.sql_mode();
+    let ignore = matches!(p.on_dup, OnDup::Ignore);
+    let mut how = Storing::new(mode, ignore);
+    if let InsertSource::Values(rows) = &p.source {
+        // MariaDB: NULL for a NOT NULL column fails a single-row INSERT ... VALUES
+        // even without strict mode (IGNORE aside).
+        how.null_default &= rows.len() > 1 || ignore;
+    }
+    let auto_zero = !mode.has(crate::sqlmode::SqlMode::NO_AUTO_VALUE_ON_ZERO);
     let mut insert_one = |txn: &mut Txn, rn: usize, given: Vec<Option<Value>>| -> Result<()> {
-        insert_row(p, txn, env, (w, &checks), rn, given, &mut res)?;
+        insert_row(
+            p,
+            txn,
+            env,
+            (w, &checks, how, auto_zero),
+            rn,
+            given,
+            &mut res,
+        )?;
         limits.after_write(txn)
     };
     match &p.source {
@@ -273,7 +296,7 @@ fn insert_row(
     p: &InsertPlan,
     txn: &mut Txn,
     env: &dyn Env,
-    (w, checks): (Writer, &Checks),
+    (w, checks, how, auto_zero): (Writer, &Checks, Storing, bool),
     rn: usize,
     given: Vec<Option<Value>>,
     res: &mut InsertResult,
@@ -295,11 +318,23 @@ fn insert_row(
         }
         for c in 0..ncols {
             if !set[c] {
-                row[c] = implicit_default(t, c, env)?;
+                row[c] = match implicit_default(t, c, env) {
+                    // Without strict mode (or with IGNORE) the type's implicit
+                    // default, with a warning once per statement (MariaDB).
+                    Err(e) if how.adjust && e.code == crate::error::ER_NO_DEFAULT_FOR_FIELD => {
+                        if !res.warned_no_default {
+                            res.warned_no_default = true;
+                            env.warn(e);
+                        }
+                        zero_value(&t.def.columns[c])
+                    }
+                    r => r?,
+                };
             }
         }
         if let Some(a) = ai {
-            let zero = row[a].is_null() || row[a].to_i128() == Some(0);
+            // NO_AUTO_VALUE_ON_ZERO: only NULL generates a value, 0 is stored.
+            let zero = row[a].is_null() || (auto_zero && row[a].to_i128() == Some(0));
             if zero {
                 let id = t.reserve_auto_inc(1);
                 row[a] = Value::UInt(id);
@@ -312,23 +347,10 @@ fn insert_row(
         }
         for (c, v) in row.iter_mut().enumerate() {
             let col = &t.def.columns[c];
-            let given = col.ty.is_enum_or_set().then(|| v.clone());
-            *v = match for_store(std::mem::replace(v, Value::Null), col, rownum) {
-                // INSERT IGNORE stores an ENUM value that is not a member as
-                // '' and keeps a SET value's members, with the warning (MariaDB).
-                Err(e)
-                    if matches!(p.on_dup, OnDup::Ignore)
-                        && e.code == crate::error::WARN_DATA_TRUNCATED
-                        && given.is_some() =>
-                {
-                    env.warn(e);
-                    Value::Bytes(crate::convert::member_fallback(
-                        &given.unwrap_or(Value::Null),
-                        &col.ty,
-                    ))
-                }
-                r => r?,
-            };
+            // INSERT IGNORE and non-strict modes adjust a value that does not fit
+            // (an ENUM value that is not a member stores '', a SET value keeps its
+            // members) with a warning (MariaDB).
+            *v = store(std::mem::replace(v, Value::Null), col, rownum, how, env)?;
         }
         // INSERT IGNORE skips a row a CHECK refuses, with a warning.
         if let (OnDup::Ignore, Err(e)) = (&p.on_dup, checks.verify(&row, env)) {
@@ -381,7 +403,7 @@ fn insert_row(
                     let mut new = old.values.clone();
                     for (c, e) in assigns {
                         let v = e.eval(&scope_row, env)?;
-                        new[*c] = for_store(v, &t.def.columns[*c], rownum)?;
+                        new[*c] = store(v, &t.def.columns[*c], rownum, how, env)?;
                         scope_row[*c] = new[*c].clone();
                     }
                     if new != old.values {
@@ -533,7 +555,9 @@ pub fn plan_update(
         set,
         hint,
     )?;
-    with_subqueries(p, subs.into_plans(), "UPDATE")
+    let mut p = with_subqueries(p, subs.into_plans(), "UPDATE")?;
+    p.ignore = matches!(u.or, Some(ast::SqliteOnConflict::Ignore));
+    Ok(p)
 }
 
 /// A modification's subqueries; MySQL refuses one that reads the modified
@@ -677,6 +701,7 @@ fn finish_modify(
         order,
         limit,
         subqueries: Vec::new(),
+        ignore: false,
     })
 }
 
@@ -761,6 +786,8 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     let keep = limit.map(|l| l.min(usize::MAX as u64) as usize);
     let mut spool = Sorter::new(dirs, tmp_table_size(env), keep);
     let mut taken = 0u64;
+    // Rows read so far: MariaDB's row number in an UPDATE's warnings.
+    let mut examined = 0u64;
     let mut limits = TxnLimits::of(env);
     // Committing in the middle, rows are read without locks and each is locked, read
     // again at its latest version and re-checked just before it changes, so the locks
@@ -775,6 +802,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         &[],
         env,
         &mut |txn, row| {
+            examined += 1;
             if let Some(f) = &p.filter {
                 if !accepts(&f.eval(&row.values, env)?) {
                     return Ok(true);
@@ -790,6 +818,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             };
             let mut vals = row.values;
             vals.push(row.hidden.map_or(Value::Null, Value::UInt));
+            vals.push(Value::UInt(examined));
             spool.push((vals, keys))?;
             taken += 1;
             if !middle {
@@ -799,7 +828,9 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         },
     )?;
     let (mut matched, mut changed) = (0u64, 0u64);
+    let how = Storing::new(env.sql_mode(), p.ignore);
     spool.finish(&mut |mut vals| {
+        let rownum = vals.pop().and_then(|v| v.to_i128()).unwrap_or(0) as usize;
         let hidden = match vals.pop() {
             Some(Value::UInt(h)) => Some(h),
             _ => None,
@@ -830,11 +861,33 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         let mut new = old.values.clone();
         for (c, e) in &p.set {
             let v = e.eval(&new, env)?;
-            new[*c] = for_store(v, &t.def.columns[*c], matched as usize)?;
+            new[*c] = store(v, &t.def.columns[*c], rownum, how, env)?;
         }
         let assigned: Vec<usize> = p.set.iter().map(|(c, _)| *c).collect();
-        if write_update(txn, t, (w, &checks), &old, new, &assigned, env, &mut limits)? {
-            changed += 1;
+        // UPDATE IGNORE leaves a row unchanged when its new values would duplicate
+        // a key (silently, as MariaDB) or fail a CHECK (with the warning); what the
+        // failed write buffered (a moved primary key's delete) is undone.
+        let sp = p.ignore.then(|| txn.savepoint());
+        match write_update(txn, t, (w, &checks), &old, new, &assigned, env, &mut limits) {
+            Ok(true) => changed += 1,
+            Ok(false) => {}
+            Err(e)
+                if sp.is_some()
+                    && matches!(
+                        e.code,
+                        crate::error::ER_DUP_ENTRY | crate::error::ER_CONSTRAINT_FAILED
+                    ) =>
+            {
+                if let Some(sp) = &sp {
+                    if !txn.rollback_to_savepoint(sp).map_err(SqlError::from)? {
+                        return Err(e);
+                    }
+                }
+                if e.code != crate::error::ER_DUP_ENTRY {
+                    env.warn(e);
+                }
+            }
+            Err(e) => return Err(e),
         }
         Ok(true)
     })?;

@@ -22,6 +22,21 @@ pub struct StmtEnv<'a> {
     /// User variables assigned by SELECT ... INTO or `:=` (applied to the session
     /// after the statement, also when it fails, as MySQL keeps them).
     pub assign: std::cell::RefCell<std::collections::HashMap<String, Value>>,
+    /// What a division by zero does besides giving NULL (sql_mode's
+    /// ERROR_FOR_DIVISION_BY_ZERO).
+    pub div_zero: DivZero,
+}
+
+/// What a division by zero does besides giving NULL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DivZero {
+    /// Nothing (ERROR_FOR_DIVISION_BY_ZERO not set).
+    #[default]
+    Silent,
+    /// Warning 1365.
+    Warn,
+    /// Error 1365: an INSERT or UPDATE (not IGNORE) under strict mode.
+    Fail,
 }
 
 impl<'a> StmtEnv<'a> {
@@ -36,6 +51,7 @@ impl<'a> StmtEnv<'a> {
             ticks: Default::default(),
             skip_locked: false,
             assign: Default::default(),
+            div_zero: DivZero::Silent,
         }
     }
 }
@@ -92,6 +108,14 @@ impl Env for StmtEnv<'_> {
     }
     fn skip_locked(&self) -> bool {
         self.skip_locked
+    }
+    fn division_by_zero(&self) -> Result<()> {
+        match self.div_zero {
+            DivZero::Silent => {}
+            DivZero::Warn => self.warn(SqlError::division_by_zero()),
+            DivZero::Fail => return Err(SqlError::division_by_zero()),
+        }
+        Ok(())
     }
     fn autocommit_statement(&self) -> bool {
         self.s.autocommit() && !self.s.explicit()
@@ -169,6 +193,9 @@ macro_rules! forward_session_env {
         }
         fn skip_locked(&self) -> bool {
             self.$inner.skip_locked()
+        }
+        fn division_by_zero(&self) -> crate::error::Result<()> {
+            self.$inner.division_by_zero()
         }
         fn check_interrupt(&self) -> crate::error::Result<()> {
             self.$inner.check_interrupt()

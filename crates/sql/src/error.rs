@@ -92,8 +92,11 @@ mysql_errors! {
     ER_UPDATE_TABLE_USED = 1093, "HY000", fn update_table_used(table) => "Table '{table}' is specified twice, both as a target for 'UPDATE' and as a separate source for data";
     ER_DERIVED_MUST_HAVE_ALIAS = 1248, "42000", fn derived_alias() => "Every derived table must have its own alias";
     ER_UNKNOWN_SYSTEM_VARIABLE = 1193, "HY000", fn unknown_variable(name) => "Unknown system variable '{name}'";
+    ER_INCORRECT_GLOBAL_LOCAL_VAR = 1238, "HY000", fn read_only_variable(name) => "Variable '{name}' is a read only variable";
     ER_GLOBAL_VARIABLE = 1229, "HY000", fn global_variable(name) => "Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL";
     ER_WRONG_VALUE_FOR_VAR = 1231, "42000", fn wrong_value_for_var(name, value) => "Variable '{name}' can't be set to the value of '{value}'";
+    /// A value of the wrong kind for a variable (sql_mode = 1.5).
+    ER_WRONG_TYPE_FOR_VAR = 1232, "42000", fn wrong_type_for_var(name) => "Incorrect argument type to variable '{name}'";
     ER_UNKNOWN_TIME_ZONE = 1298, "HY000", fn unknown_time_zone(tz) => "Unknown or incorrect time zone: '{tz}'";
     ER_INVALID_CHARACTER_STRING = 1300, "HY000", fn invalid_character_string(shown) => "Invalid utf8mb4 character string: '{shown}'";
     /// An expression nested deeper than the recursive passes allow.
@@ -135,6 +138,11 @@ mysql_errors! {
     ER_TRUNCATED_WRONG_VALUE = 1292, "22007", fn incorrect_temporal(kind, value, column, row) => "Incorrect {kind} value: '{value}' for column '{column}' at row {row}";
     /// A string read as a number with something left over (a warning).
     WARN_TRUNCATED_WRONG_VALUE = 1292, "22007", fn truncated_value(kind, value) => "Truncated incorrect {kind} value: '{value}'";
+    /// x/0, x DIV 0, x MOD 0: a warning (NULL), an error under strict mode with
+    /// ERROR_FOR_DIVISION_BY_ZERO in INSERT and UPDATE.
+    ER_DIVISION_BY_ZERO = 1365, "22012", fn division_by_zero() => "Division by 0";
+    /// UPDATE or DELETE without a key in the WHERE clause (and no LIMIT) under sql_safe_updates.
+    ER_UPDATE_WITHOUT_KEY_IN_SAFE_MODE = 1175, "HY000", fn safe_update() => "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column";
     ER_DATA_OUT_OF_RANGE = 1690, "22003", fn out_of_range(kind, expr) => "{kind} value is out of range in '{expr}'";
     WARN_ALLOWED_PACKET_OVERFLOWED = 1301, "HY000", fn packet_overflowed(function, max) => "Result of {function}() was larger than max_allowed_packet ({max}) - truncated";
     // JSON functions (MariaDB's warnings; the function answers NULL).

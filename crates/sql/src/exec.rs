@@ -3,7 +3,7 @@
 //! session's transaction, with the statement's warnings, affected-row
 //! counts and user-variable assignments handed back to the session.
 use crate::dml;
-use crate::env::StmtEnv;
+use crate::env::{DivZero, StmtEnv};
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
 use crate::result::{Outcome, ResultSink};
@@ -63,6 +63,7 @@ pub fn run(
     let mut txn = s.statement_txn();
     let (result, warnings, assign) = {
         let mut env = StmtEnv::new(s, params);
+        env.div_zero = div_zero(env.sql_mode(), plan);
         let mut nowait = false;
         if let Plan::Select(p) = plan {
             let ms = s.var_int("max_execution_time");
@@ -112,6 +113,26 @@ pub fn run(
 }
 
 type Exec = ((Outcome, Option<u64>), i64, u64);
+
+/// ERROR_FOR_DIVISION_BY_ZERO (MariaDB's semantics): a division by zero warns, and
+/// fails an INSERT or UPDATE (not IGNORE) under strict mode; without the flag it
+/// is NULL and nothing else.
+fn div_zero(mode: crate::sqlmode::SqlMode, plan: &Plan) -> DivZero {
+    if !mode.has(crate::sqlmode::SqlMode::ERROR_FOR_DIVISION_BY_ZERO) {
+        return DivZero::Silent;
+    }
+    let write = match plan {
+        Plan::Select(_) => false,
+        Plan::Insert(p) => !matches!(p.on_dup, dml::OnDup::Ignore),
+        Plan::Modify(p) => !p.set.is_empty() && !p.ignore,
+        Plan::MultiModify(p) => p.is_update(),
+    };
+    if write && mode.strict() {
+        DivZero::Fail
+    } else {
+        DivZero::Warn
+    }
+}
 
 /// SELECT ... INTO @vars: the single row goes to user variables (assigned by the
 /// session after the statement), no result set.
@@ -165,7 +186,7 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
                     "Records: {}  Duplicates: {}  Warnings: {}",
                     r.records,
                     r.duplicates,
-                    r.ignored.len()
+                    r.ignored.len() + env.warnings.borrow().len()
                 )
             } else {
                 String::new()
@@ -181,23 +202,35 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
             Ok(((out, r.first_auto_id), r.affected as i64, 0))
         }
         Plan::Modify(p) => {
+            // sql_safe_updates: no UPDATE or DELETE of a whole table (no key range
+            // chosen from the WHERE clause) without a LIMIT (MySQL's 1175).
+            if env.s.var_int("sql_safe_updates") != 0
+                && p.limit.is_none()
+                && p.access.ranges.is_empty()
+            {
+                return Err(SqlError::safe_update());
+            }
             let st = env.s.inst.catalog.state();
             let (matched, changed) = dml::modify(p, txn, env, Writer::new(&st, env.s.fk_checks()))?;
-            Ok(modified(!p.set.is_empty(), matched, changed))
+            Ok(modified(!p.set.is_empty(), matched, changed, env))
         }
+        Plan::MultiModify(_) if env.s.var_int("sql_safe_updates") != 0 => Err(
+            SqlError::unsupported("multi-table UPDATE or DELETE under sql_safe_updates=1"),
+        ),
         Plan::MultiModify(p) => {
             let st = env.s.inst.catalog.state();
             let w = Writer::new(&st, env.s.fk_checks());
             let (matched, changed) = crate::multidml::run(p, txn, env, w)?;
-            Ok(modified(p.is_update(), matched, changed))
+            Ok(modified(p.is_update(), matched, changed, env))
         }
     }
 }
 
 /// The outcome of an UPDATE (`update`: with its "Rows matched" info) or DELETE.
-fn modified(update: bool, matched: u64, changed: u64) -> Exec {
+fn modified(update: bool, matched: u64, changed: u64, env: &StmtEnv) -> Exec {
     let info = if update {
-        format!("Rows matched: {matched}  Changed: {changed}  Warnings: 0")
+        let w = env.warnings.borrow().len();
+        format!("Rows matched: {matched}  Changed: {changed}  Warnings: {w}")
     } else {
         String::new()
     };

@@ -106,6 +106,15 @@ pub trait Env {
     fn warn(&self, _w: SqlError) {}
     /// Records a note (level "Note") for SHOW WARNINGS.
     fn note(&self, _w: SqlError) {}
+    /// The statement's sql_mode.
+    fn sql_mode(&self) -> crate::sqlmode::SqlMode {
+        crate::sqlmode::SqlMode::of(self.sys_var("sql_mode", false).as_ref())
+    }
+    /// A division by zero (the value is NULL): a warning, or the error where
+    /// strict mode with ERROR_FOR_DIVISION_BY_ZERO makes it one.
+    fn division_by_zero(&self) -> Result<()> {
+        Ok(())
+    }
     /// True for a statement that is its own transaction (autocommit, no BEGIN).
     fn autocommit_statement(&self) -> bool {
         false
@@ -651,8 +660,13 @@ fn binary(op: BinOp, a: &Expr, b: &Expr, row: &[Value], env: &dyn Env) -> Result
     let x = a.eval(row, env)?;
     let y = b.eval(row, env)?;
     match op {
-        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::IntDiv | BinOp::Mod => {
-            arith(op, &x, &y)
+        BinOp::Add | BinOp::Sub | BinOp::Mul => arith(op, &x, &y),
+        BinOp::Div | BinOp::IntDiv | BinOp::Mod => {
+            let r = arith(op, &x, &y)?;
+            if r.is_null() && !x.is_null() && !y.is_null() {
+                env.division_by_zero()?;
+            }
+            Ok(r)
         }
         BinOp::NullSafeEq => Ok(Value::Int(match (x.is_null(), y.is_null()) {
             (true, true) => 1,

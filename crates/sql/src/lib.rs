@@ -52,9 +52,11 @@ pub mod session;
 pub mod set;
 pub mod show;
 pub mod sort;
+pub mod sqlmode;
 pub mod sqlprep;
 pub mod stmt;
 pub mod stmt_cache;
+pub mod store;
 pub mod subquery;
 pub mod tail;
 pub mod text;
@@ -179,10 +181,15 @@ impl Instance {
             "strata_write_buffer_size".into(),
             opts.write_buffer_size.to_string(),
         ));
+        let mut globals = vars::defaults(&vars);
+        // A configured sql_mode is read as SET would read it (1231, 1235).
+        if let Some(m) = globals.get_mut("sql_mode") {
+            *m = sqlmode::normalize(m)?;
+        }
         Ok(Arc::new(Instance {
             txdb,
             catalog,
-            globals: RwLock::new(vars::defaults(&vars)),
+            globals: RwLock::new(globals),
             started: Instant::now(),
             questions: AtomicU64::new(0),
             prepared: AtomicU64::new(0),

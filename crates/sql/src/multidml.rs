@@ -12,12 +12,12 @@
 //! not changed (1288).
 use crate::bind::{Binder, Scope};
 use crate::check::Checks;
-use crate::convert::for_store;
 use crate::dml::{reads_table, subquery_env, tmp_table_size, write_update, Spool, TxnLimits};
 use crate::error::{Result, SqlError};
 use crate::expr::Env;
 use crate::select::{self, resolve_table, table_scope, SelectPlan};
 use crate::sort::Sorter;
+use crate::store::{store, Storing};
 use crate::subquery::SubKind;
 use rel::catalog::{CatalogState, Table};
 use rel::fk::Writer;
@@ -416,6 +416,7 @@ pub fn run(p: &MultiPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u6
     };
     let mut seen: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); p.targets.len()];
     let (mut matched, mut changed) = (0u64, 0u64);
+    let how = Storing::new(env.sql_mode(), false);
     spool.0.finish(&mut |mut row| {
         // The targets this joined row is the first to reach (a LEFT JOIN's
         // missing side reaches nothing).
@@ -439,7 +440,7 @@ pub fn run(p: &MultiPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u6
             }
             let (t, base) = &p.targets[*ti];
             let v = e.eval(&row, env)?;
-            let v = for_store(v, &t.def.columns[*c], matched as usize + 1)?;
+            let v = store(v, &t.def.columns[*c], matched as usize + 1, how, env)?;
             if let Some(slot) = row.get_mut(base + c) {
                 *slot = v;
             }

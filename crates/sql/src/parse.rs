@@ -45,10 +45,11 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     }
     {
         let ws = words(trimmed);
-        // sqlparser would read IGNORE as the table name; Strata does not turn UPDATE and
-        // DELETE errors into warnings.
+        // sqlparser would read IGNORE as the table name: `UPDATE IGNORE` becomes its
+        // `UPDATE OR IGNORE` below; DELETE IGNORE and the other spellings are refused.
         let verb = ws.first().map(|w| w.to_ascii_uppercase());
-        if matches!(verb.as_deref(), Some("UPDATE" | "DELETE"))
+        if update_ignore(trimmed).is_none()
+            && matches!(verb.as_deref(), Some("UPDATE" | "DELETE"))
             && ws
                 .iter()
                 .skip(1)
@@ -100,6 +101,8 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     let trimmed = units.as_deref().unwrap_or(trimmed);
     let ws_as = weight_string_as(trimmed);
     let trimmed = ws_as.as_deref().unwrap_or(trimmed);
+    let ignore = update_ignore(trimmed);
+    let trimmed = ignore.as_deref().unwrap_or(trimmed);
     let rewritten = set_colon_eq(trimmed).or_else(|| update_commas(trimmed));
     let trimmed = rewritten.as_deref().unwrap_or(trimmed);
     let params = placeholders(trimmed);
@@ -159,6 +162,20 @@ fn tokens_at(sql: &str) -> Option<Vec<(sqlparser::tokenizer::Token, usize)>> {
             Some((t.token, start + off))
         })
         .collect()
+}
+
+/// `UPDATE IGNORE t ...` as sqlparser reads it: `UPDATE OR IGNORE t ...`
+/// (None for any other statement).
+fn update_ignore(sql: &str) -> Option<String> {
+    let rest = sql.get(..6).filter(|h| h.eq_ignore_ascii_case("UPDATE"))?;
+    let after = &sql[rest.len()..];
+    let word = after.trim_start();
+    let gap = after.len() - word.len();
+    let next = word.get(..6).filter(|w| w.eq_ignore_ascii_case("IGNORE"))?;
+    if gap == 0 || !word[next.len()..].starts_with(char::is_whitespace) {
+        return None;
+    }
+    Some(format!("UPDATE OR IGNORE{}", &word[next.len()..]))
 }
 
 /// `SET @v := expr` is MySQL's other spelling of `SET @v = expr`: the `:=`

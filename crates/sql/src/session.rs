@@ -439,6 +439,10 @@ impl Session {
 
     /// Adds a warning (level "Warning" or "Note") for SHOW WARNINGS.
     pub fn warn(&mut self, level: &'static str, e: SqlError) {
+        // sql_notes=0: notes are not recorded (mariadb-dump sets it).
+        if level == "Note" && self.var_int("sql_notes") == 0 {
+            return;
+        }
         self.warnings.push(Warning {
             level,
             code: e.code,

@@ -150,6 +150,9 @@ fn assign(
     if s.inst.global_var(&name).is_none() {
         return Err(SqlError::unknown_variable(name));
     }
+    if vars::read_only(&name) {
+        return Err(SqlError::read_only_variable(name));
+    }
     let v = match e {
         ast::Expr::Identifier(id) if id.quote_style.is_none() && !id.value.starts_with('@') => {
             let up = id.value.to_ascii_uppercase();

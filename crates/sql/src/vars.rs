@@ -60,6 +60,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("query_cache_size", i(0)),
         ("query_cache_type", s("OFF")),
         ("sql_auto_is_null", i(0)),
+        ("sql_big_selects", i(1)),
         ("sql_mode", s("STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION")),
         ("sql_select_limit", Value::UInt(u64::MAX)),
         ("sql_safe_updates", i(0)),
@@ -130,13 +131,28 @@ pub fn canonical(name: &str) -> String {
     }
 }
 
-/// Variables that exist only globally (SET SESSION on them fails).
+/// Variables that exist only globally (SET SESSION on them fails; the
+/// read-only ones below fail first).
 pub fn global_only(name: &str) -> bool {
     matches!(
         name,
         "max_connections"
-            | "version"
+            | "strata_block_cache_size"
+            | "strata_write_buffer_size"
+            | "max_prepared_stmt_count"
+    )
+}
+
+/// Variables that cannot be SET at all (MySQL's 1238): what the server is, or
+/// counters of the session.
+pub fn read_only(name: &str) -> bool {
+    matches!(
+        name,
+        "version"
             | "version_comment"
+            | "version_compile_machine"
+            | "version_compile_os"
+            | "protocol_version"
             | "datadir"
             | "port"
             | "socket"
@@ -144,12 +160,15 @@ pub fn global_only(name: &str) -> bool {
             | "license"
             | "lower_case_table_names"
             | "system_time_zone"
-            | "protocol_version"
             | "have_ssl"
-            | "strata_block_cache_size"
-            | "strata_write_buffer_size"
             | "character_set_system"
-            | "max_prepared_stmt_count"
+            | "log_bin"
+            | "performance_schema"
+            | "thread_handling"
+            | "skip_name_resolve"
+            | "default_authentication_plugin"
+            | "warning_count"
+            | "error_count"
     )
 }
 
@@ -196,6 +215,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "sql_log_bin"
         | "sql_notes"
         | "sql_warnings"
+        | "sql_big_selects"
         | "sql_quote_show_create"
         | "strata_auto_parameterize"
         | "rocksdb_commit_in_the_middle"
@@ -213,6 +233,16 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             };
             if name == "sql_auto_is_null" && b == Value::Int(1) {
                 return Err(SqlError::unsupported("sql_auto_is_null=1"));
+            }
+            if name == "sql_warnings" && b == Value::Int(1) {
+                return Err(SqlError::unsupported(
+                    "sql_warnings=1 (single-row INSERTs report no warning summary)",
+                ));
+            }
+            if name == "sql_big_selects" && b == Value::Int(0) {
+                return Err(SqlError::unsupported(
+                    "sql_big_selects=0 (Strata has no max_join_size)",
+                ));
             }
             if name == "sql_quote_show_create" && b == Value::Int(0) {
                 return Err(SqlError::unsupported(
@@ -255,6 +285,22 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
                 Ok(s(c.charset()))
             }
         },
+        "sql_mode" => crate::sqlmode::normalize(&v),
+        // Accepted only at the value Strata always runs with: any other would be ignored.
+        "auto_increment_increment" | "auto_increment_offset" => match v.to_i128() {
+            Some(1) => Ok(Value::Int(1)),
+            Some(n) if (1..=65535).contains(&n) => Err(SqlError::unsupported(format!(
+                "{name}={n} (AUTO_INCREMENT always counts by 1)"
+            ))),
+            _ => Err(bad_value(name, &text())),
+        },
+        "init_connect" | "session_track_system_variables" => {
+            if v.text().is_empty() {
+                Ok(s(""))
+            } else {
+                Err(SqlError::unsupported(format!("{name} other than ''")))
+            }
+        }
         "max_execution_time" | "cte_max_recursion_depth" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),

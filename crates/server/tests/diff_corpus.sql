@@ -957,3 +957,9 @@ SELECT id, a, b FROM t1 WHERE (a, id) > (5, 10) ORDER BY a, id LIMIT 5
 SELECT id FROM t1 WHERE (id, a) IN ((1, 1), (2, 2), (3, 3), (4, NULL)) ORDER BY id
 SELECT (1, 2) = (1, 2, 3)
 SELECT (1, 2) IN (SELECT 1, 2, 3)
+SELECT * FROM ju1 RIGHT JOIN ju2 ON ju1.a = ju2.a ORDER BY d
+SELECT * FROM ju1 RIGHT JOIN ju2 USING (a) ORDER BY d
+SELECT a, ju1.a, ju2.a FROM ju1 RIGHT JOIN ju2 USING (a) ORDER BY d
+SELECT * FROM ju1 NATURAL RIGHT JOIN ju2 ORDER BY d
+SELECT * FROM ju1 RIGHT JOIN ju2 ON ju1.a = ju2.a LEFT JOIN ju3 ON ju3.e = ju1.c / 10 + 6 ORDER BY d
+SELECT t1.id, t2.id, t2.v FROM t2 RIGHT JOIN t1 ON t2.t1id = t1.id ORDER BY t1.id, t2.id LIMIT 20

@@ -2,8 +2,10 @@
 //! merging: `SELECT *` lists a merged column once, first; an unqualified
 //! name reaches the merged column, a qualified one each side's; nested
 //! joins, parenthesized groups, NULLs (which never match), and the errors
-//! (1054 for a column a side lacks, 1052 for one a side has twice, 1235
-//! for RIGHT JOIN). Expected answers are MariaDB 10.11's.
+//! (1054 for a column a side lacks, 1052 for one a side has twice); RIGHT
+//! JOIN as the first join of its list (ON, USING, NATURAL: MySQL's column
+//! order), 1235 elsewhere and in multi-table UPDATE/DELETE. Expected
+//! answers are MariaDB 10.11's.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -175,8 +177,73 @@ fn using_errors() {
     );
     // Columns not merged stay ambiguous.
     assert_eq!(err(&mut s, "SELECT b FROM t1 JOIN t2 USING (a)"), 1052);
+    // RIGHT JOIN only as the first join of its operand list.
     assert_eq!(
-        err(&mut s, "SELECT * FROM t1 RIGHT JOIN t2 USING (a)"),
+        err(
+            &mut s,
+            "SELECT * FROM t1 JOIN t3 USING (a) RIGHT JOIN t2 USING (a)"
+        ),
         1235
+    );
+    assert_eq!(
+        err(&mut s, "UPDATE t1 RIGHT JOIN t2 USING (a) SET t1.c = 0"),
+        1235
+    );
+}
+
+#[test]
+fn right_joins() {
+    let db = TestDb::open("sql-join-right");
+    let mut s = db.session(1, "root", None);
+    setup(&mut s);
+    // `*` lists the left operand's columns first.
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT * FROM t1 RIGHT JOIN t2 ON t1.a = t2.a ORDER BY d"
+        ),
+        [
+            "1|1|10|1|5|100",
+            "NULL|NULL|NULL|3|3|300",
+            "NULL|NULL|NULL|NULL|3|400"
+        ]
+    );
+    // USING: the merged column (the right side's), its others, the left's.
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT * FROM t1 RIGHT JOIN t2 USING (a) ORDER BY d"
+        ),
+        ["1|5|100|1|10", "3|3|300|NULL|NULL", "NULL|3|400|NULL|NULL"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT a, t1.a, t2.a FROM t1 RIGHT JOIN t2 USING (a) ORDER BY d"
+        ),
+        ["1|1|1", "3|NULL|3", "NULL|NULL|NULL"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT * FROM t1 NATURAL RIGHT JOIN t2 ORDER BY d"),
+        ["1|5|100|NULL", "3|3|300|NULL", "NULL|3|400|NULL"]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT * FROM t1 RIGHT JOIN t2 ON t1.a = t2.a LEFT JOIN t3 ON t3.e = t1.c / 10 + 6 \
+             ORDER BY d"
+        ),
+        [
+            "1|1|10|1|5|100|1|7",
+            "NULL|NULL|NULL|3|3|300|NULL|NULL",
+            "NULL|NULL|NULL|NULL|3|400|NULL|NULL"
+        ]
+    );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT p.id, name, cid FROM ch RIGHT OUTER JOIN p ON p.id = ch.id ORDER BY p.id, cid"
+        ),
+        ["1|one|10", "1|one|11", "2|two|NULL", "3|three|12"]
     );
 }

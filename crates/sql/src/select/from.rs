@@ -147,30 +147,63 @@ enum Cond<'e> {
     Natural,
 }
 
+/// The condition a join's constraint names.
+fn condition_of(c: &ast::JoinConstraint) -> Cond<'_> {
+    match c {
+        ast::JoinConstraint::On(e) => Cond::On(e),
+        ast::JoinConstraint::None => Cond::None,
+        ast::JoinConstraint::Natural => Cond::Natural,
+        ast::JoinConstraint::Using(names) => Cond::Using(
+            names
+                .iter()
+                .map(|n| crate::stmt::name_parts(n).pop().unwrap_or_default())
+                .collect(),
+        ),
+    }
+}
+
 impl FromBuilder<'_, '_> {
     /// A table with its joins, in order; the columns `*` lists of it (see
     /// `FromLayout`).
     fn joins(&mut self, twj: &ast::TableWithJoins) -> Result<Vec<usize>> {
-        let mut vis = self.factor(&twj.relation, false, Cond::None, &[])?;
-        for j in &twj.joins {
-            use ast::JoinOperator as J;
+        use ast::JoinOperator as J;
+        let (mut vis, rest) = match twj.joins.split_first() {
+            // `a RIGHT JOIN b ON c` is `b LEFT JOIN a ON c`, as MySQL rewrites
+            // it: b is read first, a NULL-extended. `*` still lists a's
+            // columns first; with USING the merged columns (b's), then b's
+            // others, then a's, as MySQL's rewrite lists them.
+            Some((j, rest)) if matches!(j.join_operator, J::Right(_) | J::RightOuter(_)) => {
+                let (J::Right(c) | J::RightOuter(c)) = &j.join_operator else {
+                    return Err(SqlError::internal("right join"));
+                };
+                let bvis = self.factor(&j.relation, false, Cond::None, &[])?;
+                let cond = condition_of(c);
+                let merged = matches!(cond, Cond::Using(_) | Cond::Natural);
+                let vis = self.factor(&twj.relation, true, cond, &bvis)?;
+                if merged {
+                    (vis, rest)
+                } else {
+                    let (b, a) = vis.split_at(bvis.len());
+                    ([a, b].concat(), rest)
+                }
+            }
+            _ => (
+                self.factor(&twj.relation, false, Cond::None, &[])?,
+                &twj.joins[..],
+            ),
+        };
+        for j in rest {
             let (left, c) = match &j.join_operator {
                 J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, c),
                 J::Left(c) | J::LeftOuter(c) => (true, c),
+                J::Right(_) | J::RightOuter(_) => {
+                    return Err(SqlError::unsupported(
+                        "RIGHT JOIN after another join (put it first, or use LEFT JOIN)",
+                    ))
+                }
                 _ => return Err(SqlError::unsupported("this join type")),
             };
-            let cond = match c {
-                ast::JoinConstraint::On(e) => Cond::On(e),
-                ast::JoinConstraint::None => Cond::None,
-                ast::JoinConstraint::Natural => Cond::Natural,
-                ast::JoinConstraint::Using(names) => Cond::Using(
-                    names
-                        .iter()
-                        .map(|n| crate::stmt::name_parts(n).pop().unwrap_or_default())
-                        .collect(),
-                ),
-            };
-            vis = self.factor(&j.relation, left, cond, &vis)?;
+            vis = self.factor(&j.relation, left, condition_of(c), &vis)?;
         }
         Ok(vis)
     }
@@ -322,8 +355,9 @@ impl FromBuilder<'_, '_> {
     /// left one with `lvis`, and the columns of the join. USING (and
     /// NATURAL) equates each named column of the two sides (1054 if a side
     /// lacks it, 1052 if it has two), lists it once, first, and hides the
-    /// right copy from unqualified names. Without RIGHT JOIN the merged
-    /// column (MySQL's `COALESCE(l.c, r.c)`) always equals the left one.
+    /// right copy from unqualified names. The merged column (MySQL's
+    /// `COALESCE(l.c, r.c)`) always equals the left one: a RIGHT JOIN is
+    /// planned as a LEFT JOIN with its operands swapped (see `joins`).
     fn condition(
         &mut self,
         cond: Cond,

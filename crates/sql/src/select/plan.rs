@@ -191,12 +191,14 @@ fn plan_in(
             .flat_map(|k| bases[k]..bases[k] + from[k].0.def.columns.len())
             .collect()
     };
-    // USING / NATURAL joins list their merged columns once, first (such
-    // joins have ON conditions, so `derived_first` left the order alone).
-    let star = if layout.hidden.is_empty() {
-        star_all.clone()
-    } else {
+    // USING / NATURAL joins list their merged columns once, first, and a
+    // RIGHT JOIN its left operand's columns first (`layout`, in the order
+    // of `from` unless `derived_first` moved tables, which it does only
+    // for comma joins, where the two agree).
+    let star = if order.iter().enumerate().all(|(i, o)| i == *o) {
         layout.star.clone()
+    } else {
+        star_all.clone()
     };
     let all_cols: Vec<Column> = from
         .iter()

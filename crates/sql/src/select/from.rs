@@ -47,8 +47,8 @@ pub fn resolve_table(
         [d, t] => (d.clone(), t.clone()),
         _ => return Err(SqlError::parse("bad table name")),
     };
-    if let Some(why) = st.unreadable.get(&(db.clone(), t.clone())) {
-        return Err(rel::Error::Unreadable(format!("{db}.{t}"), why.clone()).into());
+    if let Some(u) = st.unreadable.get(&(db.clone(), t.clone())) {
+        return Err(rel::Error::Unreadable(format!("{db}.{t}"), u.why.clone()).into());
     }
     match st.table(&db, &t) {
         Some(t) => Ok(t.clone()),

@@ -792,14 +792,10 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         &p.access,
         (!middle).then_some(LockMode::Exclusive),
         None,
+        p.filter.as_ref(),
         &[],
         env,
         &mut |txn, row| {
-            if let Some(f) = &p.filter {
-                if !accepts(&f.eval(&row.values, env)?) {
-                    return Ok(true);
-                }
-            }
             let keys = if sort {
                 p.order
                     .iter()

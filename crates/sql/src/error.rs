@@ -261,6 +261,8 @@ mysql_errors! {
     // The engine.
     ER_ILLEGAL_HA = 1031, "HY000", fn illegal_ha(db, table) => "Storage engine STRATA of the table `{db}`.`{table}` doesn't have this option";
     ER_GET_ERRNO = 1030, "HY000", fn engine(what) => "Got error from storage engine: {what}";
+    /// A warning of DROP TABLE of a table whose definition could not be read.
+    WARN_UNREADABLE_DATA_LEFT = 1030, "HY000", fn unreadable_data_left(db, table) => "Got error from storage engine: the definition of `{db}`.`{table}` could not be read, so its rows stay on disk (their index ids are unknown)";
     ER_DISK_FULL = 1021, "HY000", fn disk_full(what) => "Disk full: {what}";
     ER_OPEN_AS_READONLY = 1036, "HY000", fn engine_read_only(what) => "Storage engine is read only after a write error: {what}";
 }

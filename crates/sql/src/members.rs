@@ -4,7 +4,8 @@
 //! column reference is wrapped in `Func::MemberNumber`, which gives the
 //! member number (ENUM, 0 for the '' error value) or the bitmask (SET).
 //! Called from `collate::annotate` (after the operands are annotated) and
-//! `collate::sort_key`.
+//! `collate::sort_key`. Hex and bit literals (`0x41`, `b'1'`) become their
+//! numbers in the same numeric contexts (MySQL's hybrid literals).
 use crate::collate::{derive, Ctx};
 use crate::convert::KeyProbe;
 use crate::expr::{BinOp, Expr};
@@ -37,8 +38,12 @@ pub fn member_type(e: &Expr, cx: Ctx) -> Option<ColumnType> {
     ty.is_enum_or_set().then_some(ty)
 }
 
-/// `e` as a number when it reads an ENUM/SET column, else unchanged.
+/// `e` as a number when it reads an ENUM/SET column or is a hex or bit
+/// literal (`crate::bind::hex_number`), else unchanged.
 pub fn as_number(e: Expr, cx: Ctx) -> Expr {
+    if crate::bind::is_hex(&e) {
+        return crate::bind::hex_number(e);
+    }
     match member_type(&e, cx) {
         Some(t) => Expr::Func(
             Func::MemberNumber(t.members, t.kind == TypeKind::Set),
@@ -100,19 +105,8 @@ pub fn split_mixed_in(e: Expr, cx: Ctx) -> Expr {
 }
 
 /// The OR of `items` as a balanced tree (FALSE when empty).
-fn or_tree(mut items: Vec<Expr>) -> Expr {
-    match items.len() {
-        0 => Expr::Const(Value::Int(0)),
-        1 => items.pop().unwrap_or(Expr::Const(Value::Int(0))),
-        n => {
-            let right = items.split_off(n / 2);
-            Expr::Bin(
-                BinOp::Or,
-                Box::new(or_tree(items)),
-                Box::new(or_tree(right)),
-            )
-        }
-    }
+fn or_tree(items: Vec<Expr>) -> Expr {
+    Expr::balanced(BinOp::Or, items)
 }
 
 /// True when an IN list's items are not all of one kind known when
@@ -152,6 +146,21 @@ pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
         {
             Expr::In(Box::new(as_number(*x, cx)), list, n)
         }
+        // A hex literal against numbers: its number (MySQL).
+        Expr::In(x, list, n)
+            if (crate::bind::is_hex(&x) || list.iter().any(crate::bind::is_hex))
+                && [&*x].into_iter().chain(&list).any(|l| numeric(l, cx)) =>
+        {
+            let list = list.into_iter().map(|l| as_number(l, cx)).collect();
+            Expr::In(Box::new(as_number(*x, cx)), list, n)
+        }
+        Expr::Between(x, l, h, n)
+            if [&*x, &*l, &*h].iter().any(|e| crate::bind::is_hex(e))
+                && [&*x, &*l, &*h].iter().any(|e| numeric(e, cx)) =>
+        {
+            let num = |e: Box<Expr>| Box::new(as_number(*e, cx));
+            Expr::Between(num(x), num(l), num(h), n)
+        }
         Expr::In(x, list, n) if matches!(list.first(), Some(Expr::Param(_))) => {
             Expr::In(Box::new(by_param(*x, &list[0], cx)), list, n)
         }
@@ -173,6 +182,40 @@ pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
             f @ (Func::CastSigned | Func::CastUnsigned | Func::CastDecimal(..) | Func::CastDouble),
             args,
         ) => Expr::Func(f, args.into_iter().map(|a| as_number(a, cx)).collect()),
+        // Numeric functions read hex and bit literals as their numbers; so do
+        // GREATEST/LEAST comparing them with numbers (MySQL).
+        Expr::Func(
+            f @ (Func::Abs
+            | Func::Round
+            | Func::Truncate
+            | Func::Floor
+            | Func::Ceil
+            | Func::Sign
+            | Func::Sqrt
+            | Func::Pow
+            | Func::Mod
+            | Func::Ln
+            | Func::Log
+            | Func::Log2
+            | Func::Log10
+            | Func::Exp
+            | Func::Sin
+            | Func::Cos
+            | Func::Tan
+            | Func::Asin
+            | Func::Acos
+            | Func::Atan
+            | Func::Atan2
+            | Func::Cot
+            | Func::Degrees
+            | Func::Radians),
+            args,
+        ) => Expr::Func(f, args.into_iter().map(crate::bind::hex_number).collect()),
+        Expr::Func(f @ (Func::Greatest | Func::Least), args)
+            if args.iter().any(crate::bind::is_hex) && args.iter().any(|a| numeric(a, cx)) =>
+        {
+            Expr::Func(f, args.into_iter().map(crate::bind::hex_number).collect())
+        }
         other => other,
     }
 }

@@ -168,12 +168,33 @@ fn func_type(
     };
     match f {
         Func::MemberOrText(t) => OutType::Column(t.clone()),
+        // A literal of its collation: VARBINARY for a binary string, else
+        // VARCHAR of its characters.
+        Func::Literal(c, _) => {
+            let len = match args.first() {
+                Some(Expr::Const(Value::Bytes(b))) if *c == rel::collation::Collation::Binary => {
+                    b.len()
+                }
+                Some(Expr::Const(Value::Bytes(b))) => String::from_utf8_lossy(b).chars().count(),
+                _ => 0,
+            };
+            let mut ty = ColumnType::new(if *c == rel::collation::Collation::Binary {
+                TypeKind::VarBinary
+            } else {
+                TypeKind::VarChar
+            });
+            ty.len = len.max(1) as u32;
+            ty.coll = *c;
+            OutType::Column(ty)
+        }
         // A binary string (MariaDB: VARBINARY).
         Func::WeightString(_) => OutType::Column(ColumnType {
             len: 255,
             ..ColumnType::new(TypeKind::VarBinary)
         }),
+        Func::CollInfo(0 | 1, _) => OutType::Text { len: 64 },
         Func::Length
+        | Func::CollInfo(..)
         | Func::CharLength
         | Func::Locate
         | Func::Sign
@@ -268,6 +289,7 @@ fn func_type(
         | Func::Cot
         | Func::Degrees
         | Func::Radians => OutType::Double,
+        Func::RowInSubquery(..) => OutType::Int { unsigned: false },
         Func::SecToTime => OutType::Time,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: *s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
@@ -281,6 +303,19 @@ fn func_type(
                 crate::func::strdate::Kind::DateTime => OutType::DateTime,
             },
             _ => OutType::DateTime,
+        },
+        // A microsecond interval makes DATETIME(6) (MariaDB's type for it).
+        Func::DateAdd(crate::func::time::Unit::Microsecond) => match first() {
+            OutType::Date | OutType::DateTime => datetime6(),
+            OutType::Column(c)
+                if matches!(
+                    c.kind,
+                    TypeKind::Date | TypeKind::DateTime | TypeKind::Timestamp
+                ) =>
+            {
+                datetime6()
+            }
+            _ => OutType::Text { len: 26 },
         },
         Func::DateAdd(u) => match first() {
             OutType::Date if u.whole_days() => OutType::Date,
@@ -298,6 +333,14 @@ fn func_type(
         },
         _ => OutType::Text { len: 255 },
     }
+}
+
+/// DATETIME(6).
+fn datetime6() -> OutType {
+    OutType::Column(ColumnType {
+        scale: 6,
+        ..ColumnType::new(TypeKind::DateTime)
+    })
 }
 
 /// The type of an expression that returns one of several branches (CASE,

@@ -137,6 +137,98 @@ fn an_unreadable_table_definition_does_not_stop_the_others() {
     assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM good")[0][0].text(), b"2");
     assert_eq!(err(&mut s, "SELECT * FROM bad"), 1030);
     assert_eq!(err(&mut s, "CREATE TABLE bad (a INT)"), 1050);
+    // DROP TABLE removes it (its rows' index ids are unknown: a warning says
+    // they stay), and the name is free again.
+    ok(&mut s, "DROP TABLE bad");
+    let w = ok(&mut s, "SHOW WARNINGS");
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0][1].text(), b"1030");
+    assert!(String::from_utf8_lossy(&w[0][2].text()).contains("`d`.`bad`"));
+    assert_eq!(err(&mut s, "SELECT * FROM bad"), 1146);
+    ok(&mut s, "CREATE TABLE bad (a INT PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO bad VALUES (7)");
+    assert_eq!(ok(&mut s, "SELECT a FROM bad")[0][0].text(), b"7");
+    drop(s);
+    inst.shutdown().unwrap();
+    drop(inst);
+    // And it stays gone after a restart.
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", Some("d".into()));
+    assert_eq!(ok(&mut s, "SELECT a FROM bad")[0][0].text(), b"7");
+    drop(s);
+    inst.shutdown().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Catalog key of a table or view record (index 1, tag, db, 0, name).
+fn named_record_key(tag: u8, db: &str, name: &str) -> Vec<u8> {
+    let mut k = rel::keycodec::index_prefix(rel::catalog::CATALOG_INDEX_ID).to_vec();
+    k.push(tag);
+    k.extend_from_slice(db.as_bytes());
+    k.push(0);
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+#[test]
+fn unreadable_views_and_tables_go_with_drop_view_and_drop_database() {
+    let dir = testkit::unique_temp_path("sql-unreadable-drop");
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", None);
+    for st in [
+        "CREATE DATABASE d",
+        "CREATE TABLE d.t (a INT PRIMARY KEY)",
+        "INSERT INTO d.t VALUES (1)",
+        "CREATE VIEW d.v AS SELECT a FROM d.t",
+        "CREATE VIEW d.w AS SELECT a FROM d.t",
+        "CREATE DATABASE e",
+        "CREATE TABLE e.bad (a INT PRIMARY KEY)",
+        "CREATE VIEW e.badv AS SELECT 1 AS x",
+    ] {
+        ok(&mut s, st);
+    }
+    drop(s);
+    let db = inst.txdb.db();
+    for (tag, d, n) in [(b'V', "d", "v"), (b'T', "e", "bad"), (b'V', "e", "badv")] {
+        db.put(&named_record_key(tag, d, n), b"\xee\xff garbage")
+            .unwrap();
+    }
+    inst.shutdown().unwrap();
+    drop(inst);
+
+    let inst = open(&dir);
+    let mut s = inst.session(1, "root", None);
+    assert_eq!(err(&mut s, "SELECT * FROM d.v"), 1030);
+    assert_eq!(ok(&mut s, "SELECT COUNT(*) FROM d.w")[0][0].text(), b"1");
+    // DROP TABLE names no view, readable or not.
+    assert_eq!(err(&mut s, "DROP TABLE d.v"), 1965);
+    ok(&mut s, "DROP VIEW d.v");
+    assert_eq!(err(&mut s, "SELECT * FROM d.v"), 1146);
+    ok(&mut s, "CREATE VIEW d.v AS SELECT a + 1 AS b FROM d.t");
+    assert_eq!(ok(&mut s, "SELECT b FROM d.v")[0][0].text(), b"2");
+    // DROP DATABASE takes the unreadable table and view with it.
+    assert_eq!(err(&mut s, "SELECT * FROM e.bad"), 1030);
+    ok(&mut s, "DROP DATABASE e");
+    let db = inst.txdb.db();
+    assert_eq!(db.get(&named_record_key(b'T', "e", "bad")).unwrap(), None);
+    assert_eq!(db.get(&named_record_key(b'V', "e", "badv")).unwrap(), None);
+    assert!(db.get(&named_record_key(b'V', "d", "v")).unwrap().is_some());
+    ok(&mut s, "CREATE DATABASE e");
+    assert_eq!(err(&mut s, "SELECT * FROM e.bad"), 1146);
+    ok(&mut s, "CREATE TABLE e.bad (a INT)");
+    ok(&mut s, "CREATE VIEW e.badv AS SELECT 2 AS x");
+    drop(s);
+    inst.shutdown().unwrap();
+    drop(inst);
+    let inst = open(&dir);
+    let db = inst.txdb.db();
+    assert!(db
+        .get(&named_record_key(b'V', "e", "badv"))
+        .unwrap()
+        .is_some());
+    let mut s = inst.session(1, "root", None);
+    assert_eq!(ok(&mut s, "SELECT x FROM e.badv")[0][0].text(), b"2");
+    assert_eq!(ok(&mut s, "SELECT b FROM d.v")[0][0].text(), b"2");
     drop(s);
     inst.shutdown().unwrap();
     let _ = std::fs::remove_dir_all(&dir);

@@ -183,12 +183,18 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             let mut views = Vec::new();
             for n in names {
                 let (db, t) = split_name(s, n)?;
-                if s.inst.catalog.state().view(&db, &t).is_some() {
+                let st = s.inst.catalog.state();
+                let k = (db.clone(), t.clone());
+                if st.view(&db, &t).is_some() || st.unreadable.get(&k).is_some_and(|u| u.view) {
                     views.push(format!("{db}.{t}"));
                     continue;
                 }
-                if !s.inst.catalog.drop_table(&db, &t, true)? {
-                    missing.push(format!("{db}.{t}"));
+                match s.inst.catalog.drop_table(&db, &t, true)? {
+                    rel::catalog::Dropped::Absent => missing.push(format!("{db}.{t}")),
+                    rel::catalog::Dropped::Unreadable { data_left: true } => {
+                        s.warn("Warning", SqlError::unreadable_data_left(&db, &t))
+                    }
+                    _ => {}
                 }
             }
             if !missing.is_empty() {

@@ -94,8 +94,10 @@ pub fn execute_counted(
         .map(|w| crate::window::Windower::new(w, budget));
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
     {
-        let mut visit = |row: &[Value]| -> Result<bool> {
-            if let Some(f) = &p.filter {
+        // `checked`: the row passed the WHERE already (the access path
+        // applied it).
+        let mut visit = |row: &[Value], checked: bool| -> Result<bool> {
+            if let Some(f) = p.filter.as_ref().filter(|_| !checked) {
                 if !accepts(&f.eval(row, env)?) {
                     return Ok(true);
                 }
@@ -142,12 +144,13 @@ pub fn execute_counted(
                 } else {
                     Some(&p.want[..])
                 };
-                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |_txn, r| {
-                    visit(&r.values)
+                let filter = p.filter.as_ref();
+                access::for_each_row(txn, t, acc, p.lock, want, filter, &[], env, &mut |_, r| {
+                    visit(&r.values, true)
                 })?;
             }
             _ if !p.join.is_empty() => {
-                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
+                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row, false))?;
             }
             (None, None) if matches!(p.recursive.as_deref(), Some(super::Rec::Work(_))) => {
                 if let Some(super::Rec::Work(id)) = p.recursive.as_deref() {
@@ -155,7 +158,7 @@ pub fn execute_counted(
                         crate::error::SqlError::internal("recursive CTE work table")
                     })?;
                     for r in rows {
-                        if !visit(r)? {
+                        if !visit(r, false)? {
                             break;
                         }
                     }
@@ -164,14 +167,14 @@ pub fn execute_counted(
             (None, None) if p.sysview.is_some() => {
                 if let Some(v) = p.sysview {
                     for r in env.view_rows(v)? {
-                        if !visit(&r)? {
+                        if !visit(&r, false)? {
                             break;
                         }
                     }
                 }
             }
             _ => {
-                visit(&[])?;
+                visit(&[], false)?;
             }
         }
     }

@@ -12,6 +12,7 @@ use sqlparser::ast;
 
 mod call;
 mod literal;
+mod row;
 use literal::{binary_operand, binop};
 pub use literal::{cast_func, hex_number, is_hex, literal};
 
@@ -32,6 +33,9 @@ pub trait SubPlanner {
 pub struct Scope {
     /// (table name or alias, column name)
     pub cols: Vec<(String, String)>,
+    /// Positions only a qualified name reaches: the right-hand copies of
+    /// the columns a `JOIN ... USING` / `NATURAL JOIN` merged.
+    pub hidden: Vec<usize>,
 }
 
 impl Scope {
@@ -39,7 +43,9 @@ impl Scope {
     pub fn find(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
         let mut hit = None;
         for (i, (t, c)) in self.cols.iter().enumerate() {
-            if c.eq_ignore_ascii_case(name) && table.is_none_or(|tt| tt.eq_ignore_ascii_case(t)) {
+            if c.eq_ignore_ascii_case(name)
+                && table.map_or(!self.hidden.contains(&i), |tt| tt.eq_ignore_ascii_case(t))
+            {
                 if hit.is_some() {
                     return Err(SqlError::ambiguous_column(name, "field list"));
                 }
@@ -278,6 +284,9 @@ impl<'a> Binder<'a> {
                 }
             }
             A::BinaryOp { left, op, right } => {
+                if let Some(e) = self.row_compare(left, op, right, scope)? {
+                    return Ok(e);
+                }
                 let o = binop(op)?;
                 let l = self.expr(left, scope)?;
                 let r = self.expr(right, scope)?;
@@ -341,6 +350,9 @@ impl<'a> Binder<'a> {
                 list,
                 negated,
             } => {
+                if let Some(e) = self.row_in(expr, list, *negated, scope)? {
+                    return Ok(e);
+                }
                 let x = self.expr(expr, scope)?;
                 let l = list
                     .iter()
@@ -478,15 +490,25 @@ impl<'a> Binder<'a> {
                 trim_what,
                 ..
             } => {
-                if trim_what.is_some() {
-                    return Err(SqlError::unsupported("TRIM(... FROM ...)"));
+                let x = self.expr(expr, scope)?;
+                if let Some(what) = trim_what {
+                    let (leading, trailing) = match trim_where {
+                        Some(ast::TrimWhereField::Leading) => (true, false),
+                        Some(ast::TrimWhereField::Trailing) => (false, true),
+                        _ => (true, true),
+                    };
+                    let rem = self.expr(what, scope)?;
+                    return Ok(Expr::Func(
+                        Func::TrimFrom { leading, trailing },
+                        vec![x, rem],
+                    ));
                 }
                 let f = match trim_where {
                     Some(ast::TrimWhereField::Leading) => Func::LTrim,
                     Some(ast::TrimWhereField::Trailing) => Func::RTrim,
                     _ => Func::Trim,
                 };
-                Expr::Func(f, vec![self.expr(expr, scope)?])
+                Expr::Func(f, vec![x])
             }
             A::Ceil { expr, .. } => Expr::Func(Func::Ceil, vec![self.expr(expr, scope)?]),
             A::Floor { expr, .. } => Expr::Func(Func::Floor, vec![self.expr(expr, scope)?]),
@@ -506,6 +528,9 @@ impl<'a> Binder<'a> {
                     other => Expr::Func(other, vec![Expr::Const(v)]),
                 }
             }
+            A::Function(_) if row::row_items(e).is_some() => {
+                return Err(SqlError::operand_columns(1))
+            }
             A::Function(f) => self.function(f, scope)?,
             A::Subquery(q) => {
                 let (k, ty) = self.subquery(q, SubKind::Scalar, scope)?;
@@ -516,10 +541,19 @@ impl<'a> Binder<'a> {
                 subquery,
                 negated,
             } => {
-                let x = self.expr(expr, scope)?;
-                if matches!(&**expr, A::Tuple(_)) {
-                    return Err(SqlError::unsupported("row subqueries"));
+                if let Some(items) = row::row_items(expr) {
+                    if items.iter().any(|i| row::row_items(i).is_some()) {
+                        return Err(SqlError::operand_columns(1));
+                    }
+                    let xs = items
+                        .iter()
+                        .map(|i| self.expr(i, scope))
+                        .collect::<Result<Vec<_>>>()?;
+                    let (k, _) = self.subquery(subquery, SubKind::InRow(xs.len()), scope)?;
+                    let e = Expr::Func(Func::RowInSubquery(k, vec![None; xs.len()]), xs);
+                    return Ok(if *negated { Expr::Not(Box::new(e)) } else { e });
                 }
+                let x = self.expr(expr, scope)?;
                 let (k, _) = self.subquery(subquery, SubKind::In, scope)?;
                 Expr::InSubquery(Box::new(x), k, *negated)
             }
@@ -527,6 +561,8 @@ impl<'a> Binder<'a> {
                 let (k, _) = self.subquery(subquery, SubKind::Exists, scope)?;
                 Expr::Exists(k, *negated)
             }
+            // A row where one value belongs (`SELECT (1, 2)`, `(a, b) + 1`).
+            A::Tuple(_) => return Err(SqlError::operand_columns(1)),
             other => return Err(SqlError::unsupported(format!("expression {other}"))),
         })
     }

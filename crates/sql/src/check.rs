@@ -192,6 +192,7 @@ impl Checks {
                 .iter()
                 .map(|c| (def.name.clone(), c.name.clone()))
                 .collect(),
+            hidden: Vec::new(),
         };
         for c in &def.checks {
             let mut b = Binder::new(&[]);

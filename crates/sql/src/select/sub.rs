@@ -100,7 +100,7 @@ impl<'e> QueryEnv<'e> {
             let stop = match kind {
                 SubKind::Scalar => Some(2),
                 SubKind::Exists => Some(1),
-                SubKind::In => None,
+                SubKind::In | SubKind::InRow(_) => None,
             };
             let rows = q.run(sp, txn, max, "subquery".into(), stop)?;
             let r = match kind {
@@ -116,6 +116,7 @@ impl<'e> QueryEnv<'e> {
                     )
                 }
                 SubKind::Exists => SubResult::Exists(!rows.is_empty()),
+                SubKind::InRow(_) => SubResult::Rows(rows),
                 SubKind::In => SubResult::Set(SubSet::new(
                     rows.into_iter()
                         .filter_map(|r| r.into_iter().next())

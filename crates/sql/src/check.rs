@@ -251,6 +251,7 @@ pub fn bind_view_check(
             .iter()
             .map(|col| (c.alias.clone(), col.name.clone()))
             .collect(),
+        hidden: Vec::new(),
     };
     let mut b = Binder::new(&[]);
     let e = annotate(b.expr(&c.cond, &scope)?, Ctx::new(&def.columns))?;

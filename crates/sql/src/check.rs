@@ -188,6 +188,7 @@ impl Checks {
                 .iter()
                 .map(|c| (def.name.clone(), c.name.clone()))
                 .collect(),
+            types: Vec::new(),
         };
         for c in &def.checks {
             let mut b = Binder::new(&[]);

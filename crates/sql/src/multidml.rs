@@ -116,6 +116,7 @@ fn from_tables(
                     alias.clone(),
                     Scope {
                         cols: cols.collect(),
+                        types: Vec::new(),
                     },
                 )
             }

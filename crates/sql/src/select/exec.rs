@@ -93,8 +93,33 @@ pub fn execute_counted(
         .as_ref()
         .map(|w| crate::window::Windower::new(w, budget));
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
+    // Correlated subqueries: computed per row once the WHERE conjuncts
+    // without them hold (`correlated.rs`).
+    let mut deps = super::correlated::Dependents::of(p, env);
+    let pre = if deps.is_empty() {
+        None
+    } else {
+        p.filter.as_ref().and_then(Expr::without_dependent)
+    };
     {
-        let mut visit = |row: &[Value]| -> Result<bool> {
+        let mut visit = |txn: &mut Txn, row: &[Value]| -> Result<bool> {
+            let row_subs;
+            let renv;
+            let env: &dyn Env = if deps.is_empty() {
+                env
+            } else {
+                if let Some(f) = &pre {
+                    if !accepts(&f.eval(row, env)?) {
+                        return Ok(true);
+                    }
+                }
+                row_subs = deps.compute(p, row, txn, env)?;
+                renv = super::correlated::RowEnv {
+                    inner: env,
+                    subs: &row_subs,
+                };
+                &renv
+            };
             if let Some(f) = &p.filter {
                 if !accepts(&f.eval(row, env)?) {
                     return Ok(true);
@@ -142,12 +167,12 @@ pub fn execute_counted(
                 } else {
                     Some(&p.want[..])
                 };
-                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |_txn, r| {
-                    visit(&r.values)
+                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |txn, r| {
+                    visit(txn, &r.values)
                 })?;
             }
             _ if !p.join.is_empty() => {
-                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row))?;
+                crate::join::for_each(txn, &p.join, p.lock, env, &mut visit)?;
             }
             (None, None) if matches!(p.recursive.as_deref(), Some(super::Rec::Work(_))) => {
                 if let Some(super::Rec::Work(id)) = p.recursive.as_deref() {
@@ -155,7 +180,7 @@ pub fn execute_counted(
                         crate::error::SqlError::internal("recursive CTE work table")
                     })?;
                     for r in rows {
-                        if !visit(r)? {
+                        if !visit(txn, r)? {
                             break;
                         }
                     }
@@ -164,14 +189,14 @@ pub fn execute_counted(
             (None, None) if p.sysview.is_some() => {
                 if let Some(v) = p.sysview {
                     for r in env.view_rows(v)? {
-                        if !visit(&r)? {
+                        if !visit(txn, &r)? {
                             break;
                         }
                     }
                 }
             }
             _ => {
-                visit(&[])?;
+                visit(txn, &[])?;
             }
         }
     }

@@ -123,6 +123,21 @@ fn member_col(x: &Expr, v: &Expr) -> Option<usize> {
     }
 }
 
+/// True when constant `v` probes ENUM/SET column `col` nowhere in key
+/// order (`crate::members::key_probe` says Unordered: a string range bound,
+/// or text that also equals the '' error value): such a condition would
+/// read the whole index, so it is no key condition (a table scan, and
+/// EXPLAIN says so).
+fn spans(def: &TableDef, col: usize, v: &Expr, bound: bool) -> bool {
+    match (def.columns.get(col), v) {
+        (Some(c), Expr::Const(v)) if c.ty.is_enum_or_set() => matches!(
+            crate::members::key_probe(v, &c.ty, bound),
+            KeyProbe::Unordered
+        ),
+        _ => false,
+    }
+}
+
 /// A lookup value for key column type `ty`, as an equality (`bound` false)
 /// or a range bound.
 fn probe(v: &Value, ty: &rel::value::ColumnType, bound: bool) -> KeyProbe {
@@ -210,7 +225,10 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
                         continue;
                     }
                 };
-                if col >= ncols || !(checked || probes(def, col, v)) {
+                if col >= ncols
+                    || !(checked || probes(def, col, v))
+                    || spans(def, col, v, op != BinOp::Eq)
+                {
                     continue;
                 }
                 let cc = &mut conds[col];
@@ -236,6 +254,7 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
                     }
                     _ => None,
                 };
+                let col = col.filter(|i| !list.iter().any(|v| spans(def, *i, v, false)));
                 if let Some(i) = col.filter(|i| *i < ncols && conds[*i].eq.is_none()) {
                     conds[i].eq = Some(list.clone());
                 }
@@ -252,6 +271,7 @@ fn analyze(def: &TableDef, filter: Option<&Expr>) -> Vec<ColCond> {
                     }
                     x => member_col(x, lo).filter(|i| member_col(x, hi) == Some(*i)),
                 };
+                let col = col.filter(|i| !spans(def, *i, lo, true) && !spans(def, *i, hi, true));
                 if let Some(i) = col.filter(|i| *i < ncols) {
                     conds[i].lo = Some(((**lo).clone(), true));
                     conds[i].hi = Some(((**hi).clone(), true));
@@ -285,6 +305,12 @@ fn or_ranges(def: &TableDef, e: &Expr, conds: &mut [ColCond]) {
                 (Expr::Col(i), v) | (v, Expr::Col(i)) if const_side(v) => {
                     (*i, vec![(Some(v.clone()), Some(v.clone()))])
                 }
+                // An ENUM/SET column against a parameter (an IN list of
+                // parameters is split into such equalities).
+                (x, v) | (v, x) if member_col(x, v).is_some() => match member_col(x, v) {
+                    Some(i) => (i, vec![(Some(v.clone()), Some(v.clone()))]),
+                    None => return,
+                },
                 _ => return,
             },
             Expr::Between(a, lo, hi, false) => match &**a {
@@ -305,19 +331,31 @@ fn or_ranges(def: &TableDef, e: &Expr, conds: &mut [ColCond]) {
             _ => return,
         };
         if col.is_some_and(|x| x != c)
-            || !r
-                .iter()
-                .all(|(a, b)| a.iter().chain(b.iter()).all(|v| probes(def, c, v)))
+            || !r.iter().all(|(a, b)| {
+                a.iter()
+                    .chain(b.iter())
+                    .all(|v| probes(def, c, v) && !spans(def, c, v, a != b))
+            })
         {
             return;
         }
         col = Some(c);
         ranges.extend(r);
     }
-    if let Some(c) = col {
-        if c < conds.len() && conds[c].eq.is_none() {
-            conds[c].multi = Some(ranges);
-        }
+    let Some(c) = col.filter(|c| *c < conds.len() && conds[*c].eq.is_none()) else {
+        return;
+    };
+    // Points on an ENUM/SET column probe as equalities (a string is a
+    // member, not a bound in key order).
+    let member = def.columns[c].ty.is_enum_or_set();
+    if member && ranges.iter().all(|(a, b)| a.is_some() && a == b) {
+        conds[c].eq = Some(ranges.into_iter().filter_map(|(a, _)| a).collect());
+    } else if !member
+        || ranges
+            .iter()
+            .all(|(a, b)| a.iter().chain(b.iter()).all(|v| !spans(def, c, v, true)))
+    {
+        conds[c].multi = Some(ranges);
     }
 }
 
@@ -639,13 +677,18 @@ fn byte_ranges(
 
 /// Reads the rows an access path yields, calling `f` until it returns
 /// false. With `lock`, each row is locked and read at its latest committed
-/// version. `want` selects decoded columns (None = all).
+/// version. `want` selects decoded columns (None = all). Rows failing
+/// `filter` (the statement's WHERE on this table) are not passed to `f`;
+/// in READ COMMITTED a locking read gives back the lock it took on such a
+/// row, as InnoDB does (REPEATABLE READ keeps every row it read locked).
+#[allow(clippy::too_many_arguments)]
 pub fn for_each_row(
     txn: &mut Txn,
     t: &Table,
     acc: &Access,
     lock: Option<LockMode>,
     want: Option<&[bool]>,
+    filter: Option<&Expr>,
     outer: &[Value],
     env: &dyn Env,
     f: &mut dyn FnMut(&mut Txn, Row) -> Result<bool>,
@@ -662,14 +705,30 @@ pub fn for_each_row(
             }
         }
     }
+    let release =
+        lock.is_some() && filter.is_some() && txn.isolation() == txn::Isolation::ReadCommitted;
+    // The row read at `key` (None: absent) through the filter into `f`.
+    let mut pass = |txn: &mut Txn, key: &[u8], got: Option<(Row, bool)>| -> Result<bool> {
+        let Some((row, fresh)) = got else {
+            return Ok(true);
+        };
+        if let Some(flt) = filter {
+            if !crate::expr::accepts(&flt.eval(&row.values, env)?) {
+                if fresh {
+                    txn.unlock_last(lsm::DEFAULT_CF, key);
+                }
+                return Ok(true);
+            }
+        }
+        f(txn, row)
+    };
     let (ranges, point) = byte_ranges(def, acc, outer, env)?;
     if point {
         for (key, _) in &ranges {
             env.check_interrupt()?;
-            if let Some(row) = get_row(txn, def, key, lock, want, env)? {
-                if !f(txn, row)? {
-                    return Ok(());
-                }
+            let got = get_row(txn, def, key, lock, want, env, release)?;
+            if !pass(txn, key, got)? {
+                return Ok(());
             }
         }
         return Ok(());
@@ -686,35 +745,29 @@ pub fn for_each_row(
             let next = it.next().map_err(SqlError::from)?;
             let Some((k, v)) = next else { break };
             env.check_interrupt()?;
-            let row = if acc.index == 0 {
+            let (key, got) = if acc.index == 0 {
                 match lock {
-                    None => rt::decode_row(def, k, v, want)?,
+                    None => (vec![], Some((rt::decode_row(def, k, v, want)?, false))),
                     Some(m) => {
                         let key = k.to_vec();
-                        match get_row(txn, def, &key, Some(m), want, env)? {
-                            Some(r) => r,
-                            None => continue,
-                        }
+                        let got = get_row(txn, def, &key, Some(m), want, env, release)?;
+                        (key, got)
                     }
                 }
             } else if acc.covering && lock.is_none() {
-                rt::decode_sk(def, &ix, k)?
+                (vec![], Some((rt::decode_sk(def, &ix, k)?, false)))
             } else {
                 let pk = rt::pk_of_sk(def, &ix, k)?;
-                match get_row(txn, def, &pk, lock, want, env)? {
-                    Some(r) => r,
-                    None => {
-                        if lock.is_some() {
-                            continue;
-                        }
-                        return Err(SqlError::engine(format!(
-                            "index {} of {} points to a missing row",
-                            ix.name, def.name
-                        )));
-                    }
+                let got = get_row(txn, def, &pk, lock, want, env, release)?;
+                if got.is_none() && lock.is_none() {
+                    return Err(SqlError::engine(format!(
+                        "index {} of {} points to a missing row",
+                        ix.name, def.name
+                    )));
                 }
+                (pk, got)
             };
-            if !f(txn, row)? {
+            if !pass(txn, &key, got)? {
                 return Ok(());
             }
         }
@@ -722,8 +775,10 @@ pub fn for_each_row(
     Ok(())
 }
 
-/// Reads one row by primary key; under SKIP LOCKED a row another transaction has locked
-/// reads as absent (the statement runs with a zero lock wait timeout).
+/// Reads one row by primary key, and whether this read took its lock
+/// (only asked for with `fresh`: READ COMMITTED may give it back); under
+/// SKIP LOCKED a row another transaction has locked reads as absent (the
+/// statement runs with a zero lock wait timeout).
 fn get_row(
     txn: &mut Txn,
     def: &TableDef,
@@ -731,16 +786,31 @@ fn get_row(
     lock: Option<LockMode>,
     want: Option<&[bool]>,
     env: &dyn Env,
-) -> Result<Option<Row>> {
-    match rt::get(txn, def, key, lock, want).map_err(SqlError::from) {
-        Err(e)
-            if e.code == crate::error::ER_LOCK_WAIT_TIMEOUT
-                && lock.is_some()
-                && env.skip_locked() =>
+    fresh: bool,
+) -> Result<Option<(Row, bool)>> {
+    let skipped = |e: &SqlError| {
+        e.code == crate::error::ER_LOCK_WAIT_TIMEOUT && lock.is_some() && env.skip_locked()
+    };
+    let mut took = false;
+    if let (Some(m), true) = (lock, fresh) {
+        match txn
+            .lock_new(lsm::DEFAULT_CF, key, m)
+            .map_err(SqlError::from)
         {
+            Ok(t) => took = t,
+            Err(e) if skipped(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    }
+    match rt::get(txn, def, key, lock, want).map_err(SqlError::from) {
+        Err(e) if skipped(&e) => Ok(None),
+        Ok(None) => {
+            if took {
+                txn.unlock_last(lsm::DEFAULT_CF, key);
+            }
             Ok(None)
         }
-        r => r,
+        r => r.map(|o| o.map(|row| (row, took))),
     }
 }
 

@@ -13,7 +13,7 @@ use sqlparser::ast;
 mod call;
 mod literal;
 use literal::{binary_operand, binop};
-pub use literal::{cast_func, literal};
+pub use literal::{cast_func, hex_number, is_hex, literal};
 
 /// Plans the subqueries met while binding (implemented by the SELECT
 /// planner, so that binding does not depend on planning).
@@ -197,7 +197,10 @@ impl<'a> Binder<'a> {
         }
         use ast::Expr as A;
         Ok(match e {
-            A::Identifier(id) => self.ident(None, id, scope)?,
+            A::Identifier(id) => match literal::bit_word(id) {
+                Some(bits) => bits,
+                None => self.ident(None, id, scope)?,
+            },
             A::CompoundIdentifier(ids) => {
                 let n = ids.len();
                 if n >= 2 && ids[0].value.starts_with("@@") {
@@ -219,7 +222,14 @@ impl<'a> Binder<'a> {
             }
             A::Value(v) => match &v.value {
                 ast::Value::Placeholder(_) => self.param(&v.span)?,
-                other => Expr::Const(literal(other)?),
+                other => match literal::typed_literal(other)? {
+                    Some(x) => x,
+                    None => Expr::Const(literal(other)?),
+                },
+            },
+            A::Prefixed { prefix, value } => match literal::introduced(&prefix.value, value)? {
+                Some(x) => x,
+                None => return Err(SqlError::unknown_column(&prefix.value, self.place)),
             },
             A::Nested(inner) => self.expr(inner, scope)?,
             A::UnaryOp { op, expr } => {
@@ -424,9 +434,13 @@ impl<'a> Binder<'a> {
             } => {
                 let x = self.expr(expr, scope)?;
                 let cast = Expr::Func(cast_func(data_type)?, vec![x]);
-                // CAST(.. AS BINARY) is a binary string: compared bytewise.
+                // CAST(.. AS BINARY) is a binary string (IMPLICIT, as MariaDB):
+                // compared bytewise.
                 if matches!(data_type, ast::DataType::Binary(_)) {
-                    Expr::Collate(Box::new(cast), rel::collation::Collation::Binary)
+                    Expr::Func(
+                        Func::ConvertUsing(rel::collation::Collation::Binary),
+                        vec![cast],
+                    )
                 } else {
                     cast
                 }

@@ -112,10 +112,14 @@ pub fn plan_insert(
                     .column(&cname)
                     .ok_or_else(|| SqlError::unknown_column(&cname, "field list"))?,
             );
+            let ty = &t.def.columns[*cols.last().unwrap_or(&0)].ty;
             row.push(if is_default_kw(&a.value) {
                 None
             } else {
-                Some(annotate(b.expr(&a.value, &empty)?, Ctx::new(&[]))?)
+                Some(stored_as(
+                    annotate(b.expr(&a.value, &empty)?, Ctx::new(&[]))?,
+                    ty,
+                ))
             });
         }
         InsertSource::Values(vec![row])
@@ -133,11 +137,15 @@ pub fn plan_insert(
                         return Err(SqlError::value_count(i + 1));
                     }
                     let mut row = Vec::with_capacity(r.len());
-                    for e in r {
+                    for (j, e) in r.iter().enumerate() {
                         row.push(if is_default_kw(e) {
                             None
                         } else {
-                            Some(annotate(b.expr(e, &empty)?, Ctx::new(&[]))?)
+                            let x = annotate(b.expr(e, &empty)?, Ctx::new(&[]))?;
+                            match cols.get(j) {
+                                Some(&c) => Some(stored_as(x, &t.def.columns[c].ty)),
+                                None => Some(x),
+                            }
                         });
                     }
                     if r.is_empty() {
@@ -198,9 +206,21 @@ fn assignment(
     let e = if is_default_kw(&a.value) {
         Expr::Const(t.def.columns[c].default.clone().unwrap_or(Value::Null))
     } else {
-        annotate(b.expr(&a.value, scope)?, Ctx::new(&t.def.columns))?
+        let x = annotate(b.expr(&a.value, scope)?, Ctx::new(&t.def.columns))?;
+        stored_as(x, &t.def.columns[c].ty)
     };
     Ok((c, e))
+}
+
+/// A hex or bit literal stored into a numeric column is its number (MySQL:
+/// `INSERT INTO t (i) VALUES (0x41)` stores 65); other values unchanged.
+fn stored_as(e: Expr, ty: &rel::value::ColumnType) -> Expr {
+    use rel::value::TypeKind as K;
+    if ty.is_integer() || matches!(ty.kind, K::Float | K::Double | K::Decimal) {
+        crate::bind::hex_number(e)
+    } else {
+        e
+    }
 }
 
 /// The value a column gets when an INSERT does not give one.
@@ -772,14 +792,10 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         &p.access,
         (!middle).then_some(LockMode::Exclusive),
         None,
+        p.filter.as_ref(),
         &[],
         env,
         &mut |txn, row| {
-            if let Some(f) = &p.filter {
-                if !accepts(&f.eval(&row.values, env)?) {
-                    return Ok(true);
-                }
-            }
             let keys = if sort {
                 p.order
                     .iter()

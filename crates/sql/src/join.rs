@@ -400,6 +400,7 @@ fn build_hash(txn: &mut Txn, run: &Run, jt: &JoinTable) -> Result<Option<Hashed>
         &jt.access,
         lock,
         None,
+        None,
         &[],
         run.env,
         &mut |_, r| {
@@ -601,6 +602,7 @@ fn level(
             &jt.table,
             &jt.access,
             jt_lock(jt, run.lock),
+            None,
             None,
             &outer,
             env,

@@ -4,7 +4,8 @@
 //! column reference is wrapped in `Func::MemberNumber`, which gives the
 //! member number (ENUM, 0 for the '' error value) or the bitmask (SET).
 //! Called from `collate::annotate` (after the operands are annotated) and
-//! `collate::sort_key`.
+//! `collate::sort_key`. Hex and bit literals (`0x41`, `b'1'`) become their
+//! numbers in the same numeric contexts (MySQL's hybrid literals).
 use crate::collate::{derive, Ctx};
 use crate::convert::KeyProbe;
 use crate::expr::{BinOp, Expr};
@@ -37,8 +38,12 @@ pub fn member_type(e: &Expr, cx: Ctx) -> Option<ColumnType> {
     ty.is_enum_or_set().then_some(ty)
 }
 
-/// `e` as a number when it reads an ENUM/SET column, else unchanged.
+/// `e` as a number when it reads an ENUM/SET column or is a hex or bit
+/// literal (`crate::bind::hex_number`), else unchanged.
 pub fn as_number(e: Expr, cx: Ctx) -> Expr {
+    if crate::bind::is_hex(&e) {
+        return crate::bind::hex_number(e);
+    }
     match member_type(&e, cx) {
         Some(t) => Expr::Func(
             Func::MemberNumber(t.members, t.kind == TypeKind::Set),
@@ -151,6 +156,21 @@ pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
             if member_type(&x, cx).is_some() && list.iter().all(|l| numeric(l, cx)) =>
         {
             Expr::In(Box::new(as_number(*x, cx)), list, n)
+        }
+        // A hex literal against numbers: its number (MySQL).
+        Expr::In(x, list, n)
+            if (crate::bind::is_hex(&x) || list.iter().any(crate::bind::is_hex))
+                && [&*x].into_iter().chain(&list).any(|l| numeric(l, cx)) =>
+        {
+            let list = list.into_iter().map(|l| as_number(l, cx)).collect();
+            Expr::In(Box::new(as_number(*x, cx)), list, n)
+        }
+        Expr::Between(x, l, h, n)
+            if [&*x, &*l, &*h].iter().any(|e| crate::bind::is_hex(e))
+                && [&*x, &*l, &*h].iter().any(|e| numeric(e, cx)) =>
+        {
+            let num = |e: Box<Expr>| Box::new(as_number(*e, cx));
+            Expr::Between(num(x), num(l), num(h), n)
         }
         Expr::In(x, list, n) if matches!(list.first(), Some(Expr::Param(_))) => {
             Expr::In(Box::new(by_param(*x, &list[0], cx)), list, n)

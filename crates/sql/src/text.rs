@@ -6,12 +6,13 @@
 //! and backslash escapes, `` `..` `` identifiers, `--`, `#` and `/* */` comments; `/*!` and
 //! `/*+` comments hold SQL and are lexed through) walks the bytes:
 //! - with a UTF-8 client (utf8mb4, utf8mb3, ascii), valid UTF-8 text is passed on as it is;
-//!   a string literal whose bytes are not UTF-8 becomes a hex literal `X'..'` of exactly
+//!   a string literal whose bytes are not UTF-8 becomes `_binary X'..'` of exactly
 //!   its bytes (after unescaping), so a BLOB gets what the client sent;
 //! - with a latin1 client every byte outside binary literals is read as latin1 (MySQL's
 //!   latin1 is cp1252) and becomes its UTF-8 character;
-//! - a `_binary` literal always becomes `X'..'` of its bytes; a `_latin1` literal is read
-//!   as latin1 whatever the client's character set.
+//! - a literal with a character set introducer (`_binary`, `_latin1`, `_utf8mb4`,
+//!   `_utf8mb3`, `_utf8`) becomes `_cs X'..'` of exactly its bytes, which the binder
+//!   reads in that character set (`bind::literal::introduced`), whatever the client's.
 //!
 //! Bytes that are not UTF-8 outside string literals (in keywords, identifiers) are an error
 //! (1300), never replaced.
@@ -215,21 +216,26 @@ impl Lexer<'_> {
     }
 
     /// Emits one string literal: `raw` as written (with quotes), `value` its bytes.
-    fn literal(&mut self, intro: Intro, raw: &[u8], value: &[u8]) -> Result<()> {
-        let as_latin1 =
-            intro == Intro::Latin1 || (intro == Intro::None && self.cs == ClientCharset::Latin1);
-        if as_latin1 {
-            latin1_to_utf8(raw, &mut self.out);
-            return Ok(());
-        }
-        if intro == Intro::None {
-            if let Ok(s) = std::str::from_utf8(raw) {
-                self.out.push_str(s);
+    fn literal(&mut self, intro: Option<&str>, raw: &[u8], value: &[u8]) -> Result<()> {
+        let name = match intro {
+            Some(name) => name,
+            None if self.cs == ClientCharset::Latin1 => {
+                latin1_to_utf8(raw, &mut self.out);
                 return Ok(());
             }
-        }
-        // Binary, or not UTF-8: the exact bytes as a hex literal.
-        self.out.push_str("X'");
+            None => match std::str::from_utf8(raw) {
+                Ok(s) => {
+                    self.out.push_str(s);
+                    return Ok(());
+                }
+                // Not UTF-8: exactly its bytes, as a binary string.
+                Err(_) => "_binary",
+            },
+        };
+        // An introduced string: its bytes, read in that character set by
+        // the binder (`_latin1 X'E9'` is 'é').
+        self.out.push_str(name);
+        self.out.push_str(" X'");
         for b in value {
             self.out.push_str(&format!("{b:02X}"));
         }
@@ -238,36 +244,32 @@ impl Lexer<'_> {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Intro {
-    None,
-    Binary,
-    Latin1,
-}
+/// The character set introducers the lexer reads (`_binary`, `_latin1`,
+/// `_utf8mb4`, `_utf8mb3`, `_utf8`).
+const INTRODUCERS: [&str; 5] = ["_binary", "_latin1", "_utf8mb4", "_utf8mb3", "_utf8"];
 
-/// A `_binary` / `_latin1` introducer right before the quote at `quote` (spaces allowed
-/// between); returns it and where the text before it ends (the introducer is dropped).
-fn introducer(q: &[u8], from: usize, quote: usize) -> (Intro, usize) {
+/// A character set introducer right before the quote at `quote` (spaces
+/// allowed between); returns it and where the text before it ends (the
+/// introducer is written again with the literal).
+fn introducer(q: &[u8], from: usize, quote: usize) -> (Option<&'static str>, usize) {
     let mut j = quote;
     while j > from && q[j - 1].is_ascii_whitespace() {
         j -= 1;
     }
-    for (word, intro) in [
-        (&b"_binary"[..], Intro::Binary),
-        (&b"_latin1"[..], Intro::Latin1),
-    ] {
-        if j >= from + word.len() && q[j - word.len()..j].eq_ignore_ascii_case(word) {
-            let start = j - word.len();
+    for word in INTRODUCERS {
+        let word_b = word.as_bytes();
+        if j >= from + word_b.len() && q[j - word_b.len()..j].eq_ignore_ascii_case(word_b) {
+            let start = j - word_b.len();
             let boundary = start == 0
                 || !(q[start - 1].is_ascii_alphanumeric()
                     || q[start - 1] == b'_'
                     || q[start - 1] >= 0x80);
             if boundary {
-                return (intro, start);
+                return (Some(word), start);
             }
         }
     }
-    (Intro::None, quote)
+    (None, quote)
 }
 
 /// The end of a `#` or `--` comment (the newline stays outside it).
@@ -375,7 +377,7 @@ mod tests {
                     // Unchanged: the parser unescapes it.
                     assert!(out.starts_with("INSERT INTO t VALUES ('"), "SEED={seed}");
                 } else if !intro.is_empty() || !utf8 {
-                    let want = format!("INSERT INTO t VALUES (X'{}')", hex(&b));
+                    let want = format!("INSERT INTO t VALUES (_binary X'{}')", hex(&b));
                     assert!(out.starts_with(&want), "SEED={seed}: {out:?} vs {want:?}");
                 }
             }
@@ -388,7 +390,7 @@ mod tests {
         let out = decode(q, ClientCharset::Utf8).unwrap();
         assert_eq!(
             out,
-            "SELECT 'a''b\\'c', X'6422E9', `xé`, 1 /* \u{FFFD} */ # \u{FFFD}\n-- \u{FFFD}\n/*!40101 'z' */"
+            "SELECT 'a''b\\'c', _binary X'6422E9', `xé`, 1 /* \u{FFFD} */ # \u{FFFD}\n-- \u{FFFD}\n/*!40101 'z' */"
         );
         // Not UTF-8 outside a literal: an error, not a replacement.
         assert_eq!(
@@ -417,11 +419,13 @@ mod tests {
             ClientCharset::Latin1,
         )
         .unwrap();
-        assert_eq!(out, "SELECT 'é€', X'E9', X'E9' -- é");
+        assert_eq!(out, "SELECT 'é€', _binary X'E9', X'E9' -- é");
         let out = decode(b"SELECT _latin1'\xe9'", ClientCharset::Utf8).unwrap();
-        assert_eq!(out, "SELECT 'é'");
+        assert_eq!(out, "SELECT _latin1 X'E9'");
+        let out = decode(b"SELECT _utf8mb4 '\xc3\xa9', '\xff'", ClientCharset::Latin1).unwrap();
+        assert_eq!(out, "SELECT _utf8mb4 X'C3A9', '\u{FF}'");
         // A word ending in _binary is not an introducer.
         let out = decode(b"SELECT my_binary'\xff'", ClientCharset::Utf8).unwrap();
-        assert_eq!(out, "SELECT my_binaryX'FF'");
+        assert_eq!(out, "SELECT my_binary_binary X'FF'");
     }
 }

@@ -169,12 +169,33 @@ fn func_type(
     };
     match f {
         Func::MemberOrText(t) => OutType::Column(t.clone()),
+        // A literal of its collation: VARBINARY for a binary string, else
+        // VARCHAR of its characters.
+        Func::Literal(c, _) => {
+            let len = match args.first() {
+                Some(Expr::Const(Value::Bytes(b))) if *c == rel::collation::Collation::Binary => {
+                    b.len()
+                }
+                Some(Expr::Const(Value::Bytes(b))) => String::from_utf8_lossy(b).chars().count(),
+                _ => 0,
+            };
+            let mut ty = ColumnType::new(if *c == rel::collation::Collation::Binary {
+                TypeKind::VarBinary
+            } else {
+                TypeKind::VarChar
+            });
+            ty.len = len.max(1) as u32;
+            ty.coll = *c;
+            OutType::Column(ty)
+        }
         // A binary string (MariaDB: VARBINARY).
         Func::WeightString(_) => OutType::Column(ColumnType {
             len: 255,
             ..ColumnType::new(TypeKind::VarBinary)
         }),
+        Func::CollInfo(0 | 1, _) => OutType::Text { len: 64 },
         Func::Length
+        | Func::CollInfo(..)
         | Func::CharLength
         | Func::Locate
         | Func::Sign

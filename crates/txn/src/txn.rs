@@ -299,6 +299,31 @@ impl Txn {
         Ok(())
     }
 
+    /// Takes a row lock as [`Txn::lock`] does; true when this call made the
+    /// transaction a holder of the key (it held no lock on it before).
+    pub fn lock_new(&mut self, cf: ColumnFamily, key: &[u8], mode: LockMode) -> Result<bool> {
+        let before = self.locks.len();
+        self.lock(cf, key, mode)?;
+        Ok(self.locks.len() > before)
+    }
+
+    /// Gives back the lock on `key` when it is the last one this transaction
+    /// took (a [`Txn::lock_new`] that returned true) and nothing is written
+    /// under it: READ COMMITTED's release of a row a locking read found not
+    /// matching its WHERE, as InnoDB's. True when released.
+    pub fn unlock_last(&mut self, cf: ColumnFamily, key: &[u8]) -> bool {
+        let last = self
+            .locks
+            .last()
+            .is_some_and(|(c, k)| *c == cf.0 && k.as_slice() == key);
+        if !last || self.buf.get(cf.0, key).is_some() {
+            return false;
+        }
+        self.locks.pop();
+        self.shared.locks.release(self.id, cf.0, key);
+        true
+    }
+
     // ---- writes (buffered until commit) ----
 
     /// Buffers `key = value`. The caller must hold the X lock on the key

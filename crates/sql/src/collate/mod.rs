@@ -58,11 +58,14 @@ impl Drop for Literals {
 }
 
 /// How strongly an operand imposes its collation (MySQL's coercibility,
-/// strongest first; NONE and SYSCONST are folded into their neighbours).
+/// strongest first, numbered as COERCIBILITY() answers; NONE is folded into
+/// its neighbour).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Coerce {
     Explicit,
     Implicit,
+    /// System constants: USER(), DATABASE(), VERSION(), @@variables.
+    Sysconst,
     Coercible,
     Ignorable,
 }
@@ -72,6 +75,7 @@ impl Coerce {
         match self {
             Coerce::Explicit => "EXPLICIT",
             Coerce::Implicit => "IMPLICIT",
+            Coerce::Sysconst => "SYSCONST",
             Coerce::Coercible => "COERCIBLE",
             Coerce::Ignorable => "IGNORABLE",
         }
@@ -158,11 +162,13 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
     Ok(match e {
         Expr::Collate(_, c) => Some((*c, Coerce::Explicit)),
         Expr::Const(Value::Null) => Some((Collation::DEFAULT, Coerce::Ignorable)),
+        // Hex and bit literals (binary) and introduced strings.
+        Expr::Func(Func::Literal(c, _), _) => Some((*c, Coerce::Coercible)),
         Expr::Const(Value::Bytes(_)) | Expr::Param(_) | Expr::UserVar(_) => {
             Some((literal_collation(), Coerce::Coercible))
         }
         // System values are utf8mb3_general_ci in MariaDB; the default here.
-        Expr::SysVar(..) => Some((Collation::DEFAULT, Coerce::Coercible)),
+        Expr::SysVar(..) => Some((Collation::DEFAULT, Coerce::Sysconst)),
         Expr::Const(_) => None,
         Expr::Col(i) => match cx.agg {
             Some((groups, aggs)) => {
@@ -212,9 +218,12 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
                 Func::NullIf => args.get(..1).unwrap_or(&[]),
                 // System values (utf8mb3_general_ci in MariaDB).
                 Func::Database | Func::Version | Func::User => {
-                    return Ok(Some((Collation::DEFAULT, Coerce::Coercible)))
+                    return Ok(Some((Collation::DEFAULT, Coerce::Sysconst)))
                 }
                 Func::ConvertUsing(c) => return Ok(Some((*c, Coerce::Implicit))),
+                // CAST(x AS CHAR): a string of the connection's character set.
+                Func::CastChar => return Ok(Some((literal_collation(), Coerce::Implicit))),
+                Func::CollInfo(..) => return Ok(Some((Collation::DEFAULT, Coerce::Sysconst))),
                 Func::WeightString(_) => return Ok(Some((Collation::Binary, Coerce::Implicit))),
                 // Digests, hex and formatted dates are new strings.
                 Func::Hex
@@ -276,7 +285,11 @@ pub fn merge(a: Derived, b: Derived, op: &str) -> Result<Derived> {
         }));
     }
     match pa {
-        Coerce::Coercible | Coerce::Ignorable => Ok(Some((ca, pa))),
+        // Two literals of one character set and different collations
+        // (`_utf8mb4'a' = 'A'` under a unicode_ci connection) cannot be
+        // compared (MariaDB); CONCAT takes the first.
+        Coerce::Coercible if op == "concat" => Ok(Some((ca, pa))),
+        Coerce::Ignorable => Ok(Some((ca, pa))),
         _ => Err(SqlError::illegal_mix(
             ca.name(),
             pa.name(),
@@ -353,6 +366,13 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
     };
     let e = match e {
         Expr::Func(Func::WeightString(_), args) => weight_string(args, cx)?,
+        Expr::Func(Func::CollInfo(k, _), args) => {
+            let info = match args.first() {
+                Some(x) => coll_info(x, cx)?,
+                None => None,
+            };
+            Expr::Func(Func::CollInfo(k, info), args)
+        }
         e => e,
     };
     let e = crate::members::numeric_context(e, cx);
@@ -391,6 +411,20 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
         Some(c) => Expr::Collated(c, Box::new(e)),
         None => e,
     })
+}
+
+/// The collation and coercibility COLLATION(x)/COERCIBILITY(x) answer
+/// (MariaDB's numbers: EXPLICIT 0, IMPLICIT 2, SYSCONST 3, COERCIBLE 4,
+/// NUMERIC 5, IGNORABLE 6); None for a number or temporal value.
+fn coll_info(x: &Expr, cx: Ctx) -> Result<Option<(Collation, u8)>> {
+    Ok(derive(x, cx)?.map(|(c, k)| match k {
+        Coerce::Explicit => (c, 0),
+        Coerce::Implicit => (c, 2),
+        // System constants are utf8mb3_general_ci in MariaDB.
+        Coerce::Sysconst => (Collation::Utf8mb3GeneralCi, 3),
+        Coerce::Coercible => (c, 4),
+        Coerce::Ignorable => (Collation::Binary, 6),
+    }))
 }
 
 /// `x COLLATE c`: `c` must belong to x's character set (1253; a number

@@ -36,11 +36,18 @@ pub fn create_like(
     ok()
 }
 
-/// The column type a select result column gets.
-fn column_of(ty: &OutType) -> ColumnType {
-    let t = |kind: TypeKind, len: u32| ColumnType {
-        len,
-        ..ColumnType::new(kind)
+/// The column type a select result column gets: a string made of literals
+/// takes the connection's collation (`conn`), as MariaDB, not the database's.
+fn column_of(ty: &OutType, conn: rel::collation::Collation) -> ColumnType {
+    let t = |kind: TypeKind, len: u32| {
+        let mut c = ColumnType {
+            len,
+            ..ColumnType::new(kind)
+        };
+        if c.is_text() {
+            c.coll = conn;
+        }
+        c
     };
     match ty {
         OutType::Column(c) => c.clone(),
@@ -89,6 +96,7 @@ fn literal_items(q: &ast::Query) -> Vec<bool> {
                 _ => return false,
             };
             matches!(e, ast::Expr::Value(v) if !matches!(v.value, ast::Value::Null))
+                || matches!(e, ast::Expr::Prefixed { .. })
         })
         .collect()
 }
@@ -159,7 +167,7 @@ pub fn create_as_select(
         if def.column(&c.name).is_none() {
             def.columns.push(Column {
                 nullable: c.nullable && !literal.get(i).copied().unwrap_or(false),
-                ..Column::plain(c.name.clone(), column_of(&c.ty))
+                ..Column::plain(c.name.clone(), column_of(&c.ty, s.conn_collation()))
             });
         }
     }

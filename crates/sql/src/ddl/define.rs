@@ -184,6 +184,11 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
 pub(super) fn default_expr(e: &ast::Expr) -> Result<(Option<Value>, bool)> {
     match e {
         ast::Expr::Value(v) => Ok((Some(literal(&v.value)?), false)),
+        // `_binary'..'`, `_utf8mb4'..'` (as MySQL 8's dumps write defaults).
+        ast::Expr::Prefixed { .. } => {
+            let x = Binder::new(&[]).expr(e, &Scope::default())?;
+            Ok((Some(x.eval(&[], &NoEnv)?), false))
+        }
         ast::Expr::UnaryOp {
             op: ast::UnaryOperator::Minus,
             expr,

@@ -80,6 +80,16 @@ pub enum Func {
     /// CONVERT(x USING cs): x as a string of character set cs (characters
     /// cs lacks become `?`), of cs's default collation.
     ConvertUsing(rel::collation::Collation),
+    /// A string literal of collation `c` (coercible, as a literal): an
+    /// introducer (`_latin1'x'`, `_binary'x'`, `N'x'`) or, with `true`, a hex
+    /// or bit literal (`X'41'`, `0x41`, `b'1'`), a binary string that is a
+    /// number (BIGINT UNSIGNED) in numeric context (`crate::collate::numeric`).
+    /// Evaluates to its one argument.
+    Literal(rel::collation::Collation, bool),
+    /// COLLATION(x) (0), CHARSET(x) (1) or COERCIBILITY(x) (2): x's
+    /// collation and coercibility as planned (`collate::annotate` fills them
+    /// in; None until then); a user variable's depend on its value.
+    CollInfo(u8, Option<(rel::collation::Collation, u8)>),
     /// WEIGHT_STRING(x [, 'CHAR'|'BINARY', n]) under x's collation (set by
     /// `collate::annotate`; None: x is a number, the answer is NULL).
     WeightString(Option<rel::collation::Collation>),
@@ -221,6 +231,9 @@ impl Func {
             "REVERSE" => Func::Reverse,
             "LOCATE" => Func::Locate,
             "HEX" => Func::Hex,
+            "COLLATION" => Func::CollInfo(0, None),
+            "CHARSET" => Func::CollInfo(1, None),
+            "COERCIBILITY" => Func::CollInfo(2, None),
             "WEIGHT_STRING" => Func::WeightString(Some(rel::collation::Collation::DEFAULT)),
             "ABS" => Func::Abs,
             "ROUND" => Func::Round,
@@ -922,6 +935,8 @@ fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<V
         // MySQL); other values round and saturate.
         Func::MemberNumber(m, set) => crate::members::number(a(0)?, m, *set),
         Func::ConvertUsing(c) => convert_using(a(0)?, *c),
+        Func::Literal(..) => a(0)?,
+        Func::CollInfo(k, info) => coll_info(*k, *info, args, row, env)?,
         Func::WeightString(c) => text::weight_string(*c, args, row, env)?,
         Func::FindInSet => crate::members::find_in_set(&a(0)?, &a(1)?, None),
         Func::MemberOrText(t) => match a(1)? {
@@ -1058,6 +1073,36 @@ fn rand01() -> f64 {
 
 /// CONVERT(v USING cs): characters of the value that character set `cs`
 /// lacks become `?` (values stay UTF-8 inside Strata; binary keeps bytes).
+/// COLLATION/CHARSET/COERCIBILITY of `args[0]` (see `Func::CollInfo`):
+/// a number or temporal value is binary, coercibility 5 (MariaDB's
+/// NUMERIC); a user variable is IMPLICIT (2), binary when NULL or a number.
+fn coll_info(
+    k: u8,
+    info: Option<(rel::collation::Collation, u8)>,
+    args: &[Expr],
+    row: &[Value],
+    env: &dyn Env,
+) -> Result<Value> {
+    use rel::collation::Collation;
+    if args.len() != 1 {
+        return Err(SqlError::wrong_param_count());
+    }
+    let (c, n) = match (&args[0], info) {
+        (Expr::UserVar(_), info) => match arg(args, 0, row, env)? {
+            Value::Null => (Collation::Binary, 2),
+            Value::Bytes(_) => (info.map_or(Collation::DEFAULT, |i| i.0), 2),
+            _ => (Collation::Binary, 5),
+        },
+        (_, Some(i)) => i,
+        (_, None) => (Collation::Binary, 5),
+    };
+    Ok(match k {
+        0 => Value::Bytes(c.name().as_bytes().to_vec()),
+        1 => Value::Bytes(c.charset().as_bytes().to_vec()),
+        _ => Value::Int(n as i64),
+    })
+}
+
 fn convert_using(v: Value, c: rel::collation::Collation) -> Value {
     if v.is_null() {
         return v;

@@ -96,19 +96,23 @@ pub fn execute_counted(
     // Correlated subqueries: computed per row once the WHERE conjuncts
     // without them hold (`correlated.rs`).
     let mut deps = super::correlated::Dependents::of(p, env);
+    let has_deps = !deps.is_empty();
     let pre = if deps.is_empty() {
         None
     } else {
         p.filter.as_ref().and_then(Expr::without_dependent)
     };
     {
-        let mut visit = |txn: &mut Txn, row: &[Value]| -> Result<bool> {
+        // `checked`: the row passed the WHERE already (the access path
+        // applied it; with correlated subqueries, only its conjuncts
+        // without them).
+        let mut visit = |txn: &mut Txn, row: &[Value], checked: bool| -> Result<bool> {
             let row_subs;
             let renv;
             let env: &dyn Env = if deps.is_empty() {
                 env
             } else {
-                if let Some(f) = &pre {
+                if let Some(f) = pre.as_ref().filter(|_| !checked) {
                     if !accepts(&f.eval(row, env)?) {
                         return Ok(true);
                     }
@@ -120,7 +124,7 @@ pub fn execute_counted(
                 };
                 &renv
             };
-            if let Some(f) = &p.filter {
+            if let Some(f) = p.filter.as_ref().filter(|_| !checked || has_deps) {
                 if !accepts(&f.eval(row, env)?) {
                     return Ok(true);
                 }
@@ -167,12 +171,15 @@ pub fn execute_counted(
                 } else {
                     Some(&p.want[..])
                 };
-                access::for_each_row(txn, t, acc, p.lock, want, &[], env, &mut |txn, r| {
-                    visit(txn, &r.values)
+                let filter = if has_deps { pre.as_ref() } else { p.filter.as_ref() };
+                access::for_each_row(txn, t, acc, p.lock, want, filter, &[], env, &mut |txn, r| {
+                    visit(txn, &r.values, true)
                 })?;
             }
             _ if !p.join.is_empty() => {
-                crate::join::for_each(txn, &p.join, p.lock, env, &mut visit)?;
+                crate::join::for_each(txn, &p.join, p.lock, env, &mut |txn, row| {
+                    visit(txn, row, false)
+                })?;
             }
             (None, None) if matches!(p.recursive.as_deref(), Some(super::Rec::Work(_))) => {
                 if let Some(super::Rec::Work(id)) = p.recursive.as_deref() {
@@ -180,7 +187,7 @@ pub fn execute_counted(
                         crate::error::SqlError::internal("recursive CTE work table")
                     })?;
                     for r in rows {
-                        if !visit(txn, r)? {
+                        if !visit(txn, r, false)? {
                             break;
                         }
                     }
@@ -189,14 +196,14 @@ pub fn execute_counted(
             (None, None) if p.sysview.is_some() => {
                 if let Some(v) = p.sysview {
                     for r in env.view_rows(v)? {
-                        if !visit(txn, &r)? {
+                        if !visit(txn, &r, false)? {
                             break;
                         }
                     }
                 }
             }
             _ => {
-                visit(txn, &[])?;
+                visit(txn, &[], false)?;
             }
         }
     }

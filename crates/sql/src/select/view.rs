@@ -229,7 +229,15 @@ pub(super) fn plan_view(
     let mut p = {
         let c = rel::collation::Collation::from_name(&v.collation_connection);
         let _literals = crate::collate::literals(c.unwrap_or(rel::collation::Collation::DEFAULT));
-        plan(&q).map_err(invalid)?
+        let mut p = plan(&q).map_err(invalid)?;
+        // Its string columns made of literals keep that collation when the
+        // query reading the view describes them (`from::derived_table`).
+        for col in &mut p.columns {
+            if matches!(col.ty, crate::result::OutType::Text { .. }) {
+                col.ty = crate::result::OutType::Column(crate::types::column_type(col.ty.clone()));
+            }
+        }
+        p
     };
     if locking && !mergeable_plan(&p) {
         return Err(unlockable(v));

@@ -12,6 +12,7 @@ use sqlparser::ast;
 
 mod call;
 mod literal;
+mod row;
 use literal::{binary_operand, binop};
 pub use literal::{cast_func, hex_number, is_hex, literal};
 
@@ -45,6 +46,9 @@ pub struct Scope {
     /// The type of each column where known (a correlated subquery's
     /// `Expr::Correlated` takes it); may be empty.
     pub types: Vec<rel::value::ColumnType>,
+    /// Positions only a qualified name reaches: the right-hand copies of
+    /// the columns a `JOIN ... USING` / `NATURAL JOIN` merged.
+    pub hidden: Vec<usize>,
 }
 
 impl Scope {
@@ -52,7 +56,9 @@ impl Scope {
     pub fn find(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
         let mut hit = None;
         for (i, (t, c)) in self.cols.iter().enumerate() {
-            if c.eq_ignore_ascii_case(name) && table.is_none_or(|tt| tt.eq_ignore_ascii_case(t)) {
+            if c.eq_ignore_ascii_case(name)
+                && table.map_or(!self.hidden.contains(&i), |tt| tt.eq_ignore_ascii_case(t))
+            {
                 if hit.is_some() {
                     return Err(SqlError::ambiguous_column(name, "field list"));
                 }
@@ -295,6 +301,9 @@ impl<'a> Binder<'a> {
                 }
             }
             A::BinaryOp { left, op, right } => {
+                if let Some(e) = self.row_compare(left, op, right, scope)? {
+                    return Ok(e);
+                }
                 let o = binop(op)?;
                 let l = self.expr(left, scope)?;
                 let r = self.expr(right, scope)?;
@@ -358,6 +367,9 @@ impl<'a> Binder<'a> {
                 list,
                 negated,
             } => {
+                if let Some(e) = self.row_in(expr, list, *negated, scope)? {
+                    return Ok(e);
+                }
                 let x = self.expr(expr, scope)?;
                 let l = list
                     .iter()
@@ -495,15 +507,25 @@ impl<'a> Binder<'a> {
                 trim_what,
                 ..
             } => {
-                if trim_what.is_some() {
-                    return Err(SqlError::unsupported("TRIM(... FROM ...)"));
+                let x = self.expr(expr, scope)?;
+                if let Some(what) = trim_what {
+                    let (leading, trailing) = match trim_where {
+                        Some(ast::TrimWhereField::Leading) => (true, false),
+                        Some(ast::TrimWhereField::Trailing) => (false, true),
+                        _ => (true, true),
+                    };
+                    let rem = self.expr(what, scope)?;
+                    return Ok(Expr::Func(
+                        Func::TrimFrom { leading, trailing },
+                        vec![x, rem],
+                    ));
                 }
                 let f = match trim_where {
                     Some(ast::TrimWhereField::Leading) => Func::LTrim,
                     Some(ast::TrimWhereField::Trailing) => Func::RTrim,
                     _ => Func::Trim,
                 };
-                Expr::Func(f, vec![self.expr(expr, scope)?])
+                Expr::Func(f, vec![x])
             }
             A::Ceil { expr, .. } => Expr::Func(Func::Ceil, vec![self.expr(expr, scope)?]),
             A::Floor { expr, .. } => Expr::Func(Func::Floor, vec![self.expr(expr, scope)?]),
@@ -523,6 +545,9 @@ impl<'a> Binder<'a> {
                     other => Expr::Func(other, vec![Expr::Const(v)]),
                 }
             }
+            A::Function(_) if row::row_items(e).is_some() => {
+                return Err(SqlError::operand_columns(1))
+            }
             A::Function(f) => self.function(f, scope)?,
             A::Subquery(q) => {
                 let p = self.subquery(q, SubKind::Scalar, scope)?;
@@ -533,10 +558,20 @@ impl<'a> Binder<'a> {
                 subquery,
                 negated,
             } => {
-                let x = self.expr(expr, scope)?;
-                if matches!(&**expr, A::Tuple(_)) {
-                    return Err(SqlError::unsupported("row subqueries"));
+                if let Some(items) = row::row_items(expr) {
+                    if items.iter().any(|i| row::row_items(i).is_some()) {
+                        return Err(SqlError::operand_columns(1));
+                    }
+                    let xs = items
+                        .iter()
+                        .map(|i| self.expr(i, scope))
+                        .collect::<Result<Vec<_>>>()?;
+                    let p = self.subquery(subquery, SubKind::InRow(xs.len()), scope)?;
+                    let e = Expr::Func(Func::RowInSubquery(p.k, vec![None; xs.len()]), xs);
+                    let e = dependent(e, p.refs);
+                    return Ok(if *negated { Expr::Not(Box::new(e)) } else { e });
                 }
+                let x = self.expr(expr, scope)?;
                 let p = self.subquery(subquery, SubKind::In, scope)?;
                 dependent(Expr::InSubquery(Box::new(x), p.k, *negated), p.refs)
             }
@@ -544,6 +579,8 @@ impl<'a> Binder<'a> {
                 let p = self.subquery(subquery, SubKind::Exists, scope)?;
                 dependent(Expr::Exists(p.k, *negated), p.refs)
             }
+            // A row where one value belongs (`SELECT (1, 2)`, `(a, b) + 1`).
+            A::Tuple(_) => return Err(SqlError::operand_columns(1)),
             other => return Err(SqlError::unsupported(format!("expression {other}"))),
         })
     }

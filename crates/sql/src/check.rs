@@ -189,6 +189,7 @@ impl Checks {
                 .map(|c| (def.name.clone(), c.name.clone()))
                 .collect(),
             types: Vec::new(),
+            hidden: Vec::new(),
         };
         for c in &def.checks {
             let mut b = Binder::new(&[]);

@@ -192,6 +192,26 @@ impl Env for NoEnv {
 }
 
 impl Expr {
+    /// `items` joined by `op` (AND, OR) as a balanced tree, so a long list
+    /// nests only as deep as its logarithm; an empty list is `op`'s unit
+    /// (TRUE for AND, FALSE otherwise).
+    pub fn balanced(op: BinOp, mut items: Vec<Expr>) -> Expr {
+        match items.len() {
+            0 => Expr::Const(Value::Int(i64::from(op == BinOp::And))),
+            1 => items.pop().unwrap_or(Expr::Const(Value::Int(0))),
+            n => {
+                let right = items.split_off(n / 2);
+                Expr::Bin(
+                    op,
+                    Box::new(Expr::balanced(op, items)),
+                    Box::new(Expr::balanced(op, right)),
+                )
+            }
+        }
+    }
+}
+
+impl Expr {
     /// Evaluates against `row`.
     pub fn eval(&self, row: &[Value], env: &dyn Env) -> Result<Value> {
         Ok(match self {

@@ -105,19 +105,8 @@ pub fn split_mixed_in(e: Expr, cx: Ctx) -> Expr {
 }
 
 /// The OR of `items` as a balanced tree (FALSE when empty).
-fn or_tree(mut items: Vec<Expr>) -> Expr {
-    match items.len() {
-        0 => Expr::Const(Value::Int(0)),
-        1 => items.pop().unwrap_or(Expr::Const(Value::Int(0))),
-        n => {
-            let right = items.split_off(n / 2);
-            Expr::Bin(
-                BinOp::Or,
-                Box::new(or_tree(items)),
-                Box::new(or_tree(right)),
-            )
-        }
-    }
+fn or_tree(items: Vec<Expr>) -> Expr {
+    Expr::balanced(BinOp::Or, items)
 }
 
 /// True when an IN list's items are not all of one kind known when

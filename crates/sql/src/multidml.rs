@@ -84,6 +84,19 @@ fn from_tables(
 ) -> Result<Vec<FromTable>> {
     let mut out: Vec<FromTable> = Vec::new();
     let mut base = 0;
+    // The join row would not be in FROM order (`select::from` reads a RIGHT
+    // JOIN's right operand first).
+    let right = from.iter().flat_map(|twj| &twj.joins).any(|j| {
+        matches!(
+            j.join_operator,
+            ast::JoinOperator::Right(_) | ast::JoinOperator::RightOuter(_)
+        )
+    });
+    if right {
+        return Err(SqlError::unsupported(
+            "RIGHT JOIN in a multi-table UPDATE or DELETE",
+        ));
+    }
     let relations = from.iter().flat_map(|twj| {
         std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
     });
@@ -117,6 +130,7 @@ fn from_tables(
                     Scope {
                         cols: cols.collect(),
                         types: Vec::new(),
+                        hidden: Vec::new(),
                     },
                 )
             }

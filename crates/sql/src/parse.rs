@@ -198,7 +198,8 @@ fn set_colon_eq(sql: &str) -> Option<String> {
 }
 
 /// MySQL's compound INTERVAL units (`'1 2' DAY_HOUR`) become the standard's
-/// `DAY TO HOUR`, which sqlparser reads (the binder maps it back).
+/// `DAY TO HOUR`, which sqlparser reads (the binder maps it back);
+/// SECOND_MICROSECOND becomes `MICROSECOND TO SECOND`.
 fn interval_units(sql: &str) -> Option<String> {
     use sqlparser::tokenizer::Token;
     const UNITS: [&str; 11] = [
@@ -223,7 +224,14 @@ fn interval_units(sql: &str) -> Option<String> {
         if let Token::Word(w) = t {
             let u = w.value.to_ascii_uppercase();
             if w.quote_style.is_none() && UNITS.contains(&u.as_str()) {
-                hits.push((at, w.value.len(), u.replacen('_', " TO ", 1)));
+                // sqlparser reads no `SECOND TO ...`: the binder maps the
+                // reversed pair back.
+                let with = if u == "SECOND_MICROSECOND" {
+                    "MICROSECOND TO SECOND".to_string()
+                } else {
+                    u.replacen('_', " TO ", 1)
+                };
+                hits.push((at, w.value.len(), with));
             }
         }
     }

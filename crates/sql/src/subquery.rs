@@ -15,6 +15,8 @@ pub enum SubKind {
     In,
     /// `EXISTS (SELECT ...)`: only whether a row exists.
     Exists,
+    /// `(a, b) IN (SELECT x, y ...)`: this many columns, any number of rows.
+    InRow(usize),
 }
 
 /// The value of one subquery for this execution.
@@ -23,6 +25,41 @@ pub enum SubResult {
     Scalar(Value),
     Set(SubSet),
     Exists(bool),
+    /// The rows of a row IN subquery.
+    Rows(Vec<Vec<Value>>),
+}
+
+/// `(v1, v2, ..) IN (rows)` in three-valued logic (None is NULL), as MySQL
+/// compares rows: a row matches when every pair is equal, is unknown when no
+/// pair differs but one is NULL; `colls` are the pairs' collations.
+pub fn row_in(
+    vals: &[Value],
+    rows: &[Vec<Value>],
+    colls: &[Option<rel::collation::Collation>],
+) -> Option<bool> {
+    let mut unknown = false;
+    for r in rows {
+        let mut m = Some(true);
+        for (i, (v, x)) in vals.iter().zip(r).enumerate() {
+            if v.is_null() || x.is_null() {
+                m = None;
+            } else if crate::collate::cmp(v, x, colls.get(i).copied().flatten()) != Ordering::Equal
+            {
+                m = Some(false);
+                break;
+            }
+        }
+        match m {
+            Some(true) => return Some(true),
+            None => unknown = true,
+            Some(false) => {}
+        }
+    }
+    if unknown {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// The rows of an IN subquery.

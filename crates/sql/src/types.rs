@@ -290,6 +290,7 @@ fn func_type(
         | Func::Cot
         | Func::Degrees
         | Func::Radians => OutType::Double,
+        Func::RowInSubquery(..) => OutType::Int { unsigned: false },
         Func::SecToTime => OutType::Time,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: *s },
         Func::Now | Func::FromUnixtime | Func::CastDateTime | Func::ConvertTz => OutType::DateTime,
@@ -303,6 +304,19 @@ fn func_type(
                 crate::func::strdate::Kind::DateTime => OutType::DateTime,
             },
             _ => OutType::DateTime,
+        },
+        // A microsecond interval makes DATETIME(6) (MariaDB's type for it).
+        Func::DateAdd(crate::func::time::Unit::Microsecond) => match first() {
+            OutType::Date | OutType::DateTime => datetime6(),
+            OutType::Column(c)
+                if matches!(
+                    c.kind,
+                    TypeKind::Date | TypeKind::DateTime | TypeKind::Timestamp
+                ) =>
+            {
+                datetime6()
+            }
+            _ => OutType::Text { len: 26 },
         },
         Func::DateAdd(u) => match first() {
             OutType::Date if u.whole_days() => OutType::Date,
@@ -320,6 +334,14 @@ fn func_type(
         },
         _ => OutType::Text { len: 255 },
     }
+}
+
+/// DATETIME(6).
+fn datetime6() -> OutType {
+    OutType::Column(ColumnType {
+        scale: 6,
+        ..ColumnType::new(TypeKind::DateTime)
+    })
 }
 
 /// The type of an expression that returns one of several branches (CASE,

@@ -47,7 +47,7 @@ impl Binder<'_> {
             };
             let unit = match u {
                 ast::Expr::Identifier(i) if i.quote_style.is_none() => {
-                    crate::func::time::Unit::from_name(&i.value, name == "TIMESTAMPADD")?
+                    crate::func::time::Unit::from_name(&i.value)?
                 }
                 other => return Err(SqlError::parse(format!("near '{other}' in {name}"))),
             };

@@ -366,6 +366,14 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
     };
     let e = match e {
         Expr::Func(Func::WeightString(_), args) => weight_string(args, cx)?,
+        // Each pair of a row IN subquery compares under its own collation.
+        Expr::Func(Func::RowInSubquery(k, _), args) => {
+            let colls = args
+                .iter()
+                .map(|x| cmp_coll(&[x], cx, "in", false))
+                .collect::<Result<Vec<_>>>()?;
+            Expr::Func(Func::RowInSubquery(k, colls), args)
+        }
         Expr::Func(Func::CollInfo(k, _), args) => {
             let info = match args.first() {
                 Some(x) => coll_info(x, cx)?,

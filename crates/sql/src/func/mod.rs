@@ -35,6 +35,16 @@ pub enum Func {
     Trim,
     LTrim,
     RTrim,
+    /// `TRIM([BOTH|LEADING|TRAILING] remstr FROM str)`: the arguments are
+    /// (str, remstr), removed bytewise (case-sensitively, as MySQL) from the
+    /// start when `leading`, from the end when `trailing`.
+    TrimFrom {
+        leading: bool,
+        trailing: bool,
+    },
+    /// `(args..) IN (SELECT ...)`: subquery k's rows (`subquery::row_in`),
+    /// each pair compared under its collation (set by `collate::annotate`).
+    RowInSubquery(usize, Vec<Option<rel::collation::Collation>>),
     Replace,
     Repeat,
     Reverse,
@@ -682,6 +692,28 @@ fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<V
                 bytes(r.as_bytes().to_vec())
             }
         },
+        Func::RowInSubquery(k, colls) => {
+            let vals = args
+                .iter()
+                .map(|x| x.eval(row, env))
+                .collect::<Result<Vec<_>>>()?;
+            match env.subquery(*k) {
+                Some(crate::subquery::SubResult::Rows(rows)) => {
+                    match crate::subquery::row_in(&vals, rows, colls) {
+                        None => Value::Null,
+                        Some(b) => Value::Int(b as i64),
+                    }
+                }
+                _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
+            }
+        }
+        Func::TrimFrom { leading, trailing } => {
+            let (s, rem) = (a(0)?, a(1)?);
+            if s.is_null() || rem.is_null() {
+                return Ok(Value::Null);
+            }
+            bytes(text::trim_from(&s.text(), &rem.text(), *leading, *trailing).to_vec())
+        }
         Func::Replace => {
             let (s, from, to) = (a(0)?, a(1)?, a(2)?);
             if s.is_null() || from.is_null() || to.is_null() {

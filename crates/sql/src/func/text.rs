@@ -212,3 +212,23 @@ pub(super) fn weight_string(
         }
     })
 }
+
+/// `TRIM(... rem FROM s)`: every leading (and/or trailing) copy of `rem`
+/// removed, bytewise as MySQL compares it.
+pub(super) fn trim_from<'a>(s: &'a [u8], rem: &[u8], leading: bool, trailing: bool) -> &'a [u8] {
+    let mut t = s;
+    if rem.is_empty() {
+        return t;
+    }
+    if leading {
+        while let Some(r) = t.strip_prefix(rem) {
+            t = r;
+        }
+    }
+    if trailing {
+        while let Some(r) = t.strip_suffix(rem) {
+            t = r;
+        }
+    }
+    t
+}

@@ -27,10 +27,7 @@ impl Unit {
     pub fn from_field(f: &sqlparser::ast::DateTimeField) -> Result<Unit> {
         use sqlparser::ast::DateTimeField as F;
         Ok(match f {
-            // The result would be DATETIME(6), which expression types cannot declare yet.
-            F::Microsecond | F::Microseconds => {
-                return Err(SqlError::unsupported("INTERVAL ... MICROSECOND"))
-            }
+            F::Microsecond | F::Microseconds => Unit::Microsecond,
             F::Second | F::Seconds => Unit::Second,
             F::Minute | F::Minutes => Unit::Minute,
             F::Hour | F::Hours => Unit::Hour,
@@ -44,13 +41,9 @@ impl Unit {
     }
 
     /// The unit named in TIMESTAMPDIFF / TIMESTAMPADD (`MONTH`, `SQL_TSI_MONTH`);
-    /// `adding`: MICROSECOND is refused for TIMESTAMPADD as for DATE_ADD.
-    pub fn from_name(name: &str, adding: bool) -> Result<Unit> {
+    pub fn from_name(name: &str) -> Result<Unit> {
         let up = name.to_ascii_uppercase();
         Ok(match up.strip_prefix("SQL_TSI_").unwrap_or(&up) {
-            "MICROSECOND" | "FRAC_SECOND" if adding => {
-                return Err(SqlError::unsupported("TIMESTAMPADD(MICROSECOND, ...)"))
-            }
             "MICROSECOND" | "FRAC_SECOND" => Unit::Microsecond,
             "SECOND" => Unit::Second,
             "MINUTE" => Unit::Minute,
@@ -83,11 +76,14 @@ pub enum Compound {
     HourMinute,
     HourSecond,
     MinuteSecond,
+    DayMicrosecond,
+    HourMicrosecond,
+    MinuteMicrosecond,
+    SecondMicrosecond,
 }
 
 impl Compound {
-    /// The compound unit named `name`; the ones with microseconds are refused
-    /// (their result would be DATETIME(6)).
+    /// The compound unit named `name`.
     pub fn from_name(name: &str) -> Result<Option<Compound>> {
         Ok(Some(match name.to_ascii_uppercase().as_str() {
             "YEAR_MONTH" => Compound::YearMonth,
@@ -97,10 +93,11 @@ impl Compound {
             "HOUR_MINUTE" => Compound::HourMinute,
             "HOUR_SECOND" => Compound::HourSecond,
             "MINUTE_SECOND" => Compound::MinuteSecond,
-            n @ ("DAY_MICROSECOND" | "HOUR_MICROSECOND" | "MINUTE_MICROSECOND"
-            | "SECOND_MICROSECOND") => {
-                return Err(SqlError::unsupported(format!("INTERVAL ... {n}")))
-            }
+            "DAY_MICROSECOND" => Compound::DayMicrosecond,
+            "HOUR_MICROSECOND" => Compound::HourMicrosecond,
+            "MINUTE_MICROSECOND" => Compound::MinuteMicrosecond,
+            // `parse` writes SECOND_MICROSECOND as `MICROSECOND TO SECOND`.
+            "SECOND_MICROSECOND" | "MICROSECOND_SECOND" => Compound::SecondMicrosecond,
             _ => return Ok(None),
         }))
     }
@@ -111,6 +108,10 @@ impl Compound {
             Compound::YearMonth => Unit::Month,
             Compound::DayHour => Unit::Hour,
             Compound::DayMinute | Compound::HourMinute => Unit::Minute,
+            Compound::DayMicrosecond
+            | Compound::HourMicrosecond
+            | Compound::MinuteMicrosecond
+            | Compound::SecondMicrosecond => Unit::Microsecond,
             _ => Unit::Second,
         }
     }
@@ -124,12 +125,18 @@ impl Compound {
             Compound::DaySecond => &[86400, 3600, 60, 1],
             Compound::HourMinute | Compound::MinuteSecond => &[60, 1],
             Compound::HourSecond => &[3600, 60, 1],
+            Compound::DayMicrosecond => &[86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000, 1],
+            Compound::HourMicrosecond => &[3_600_000_000, 60_000_000, 1_000_000, 1],
+            Compound::MinuteMicrosecond => &[60_000_000, 1_000_000, 1],
+            Compound::SecondMicrosecond => &[1_000_000, 1],
         }
     }
 
     /// The interval `'1 2'` etc. in `unit()`: digit groups fill the parts from the
     /// right (MySQL takes missing leading parts as 0); a leading `-` negates;
-    /// None with more groups than parts.
+    /// None with more groups than parts. The microseconds group of the
+    /// `_MICROSECOND` units is a fraction of a second, as MariaDB reads it
+    /// (`'1.5'` is 1.500000 seconds, `'1.1234567'` 1.123456).
     pub fn count(self, text: &[u8]) -> Option<i64> {
         let s = String::from_utf8_lossy(text);
         let s = s.trim();
@@ -142,9 +149,17 @@ impl Compound {
         if groups.len() > parts.len() {
             return None;
         }
+        let micro = self.unit() == Unit::Microsecond;
         let mut n: i64 = 0;
-        for (g, m) in groups.iter().rev().zip(parts.iter().rev()) {
-            n = n.checked_add(g.parse::<i64>().ok()?.checked_mul(*m)?)?;
+        for (i, (g, m)) in groups.iter().rev().zip(parts.iter().rev()).enumerate() {
+            let v = if micro && i == 0 {
+                // Six digits: right-padded with zeros, cut past the sixth.
+                let d: String = g.chars().chain(std::iter::repeat('0')).take(6).collect();
+                d.parse::<i64>().ok()?
+            } else {
+                g.parse::<i64>().ok()?
+            };
+            n = n.checked_add(v.checked_mul(*m)?)?;
         }
         Some(if neg { -n } else { n })
     }
@@ -262,6 +277,25 @@ pub fn add(when: &Value, n: i64, unit: Unit) -> Option<Value> {
         return None;
     }
     let (y, secs) = (y as u32, tod / 1_000_000);
+    if unit == Unit::Microsecond && matches!(when, Value::Bytes(_)) {
+        // Text in, text out: MariaDB writes all six digits of a
+        // microsecond interval's result (as its DATETIME(6) would print).
+        let mut out = Vec::with_capacity(26);
+        rel::temporal::format_datetime(
+            val::datetime_pack(
+                y,
+                mo,
+                d,
+                (secs / 3600) as u32,
+                (secs / 60 % 60) as u32,
+                (secs % 60) as u32,
+                (tod % 1_000_000) as u32,
+            ),
+            6,
+            &mut out,
+        );
+        return Some(Value::Bytes(out));
+    }
     Some(if date_only && unit.whole_days() {
         Value::Date(val::date_pack(y, mo, d))
     } else {

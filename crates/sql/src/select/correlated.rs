@@ -36,7 +36,10 @@ impl Dependents {
                 if let Expr::Dependent(inner, refs) = x {
                     let mut k = None;
                     inner.walk(&mut |y| match y {
-                        Expr::Subquery(i, _) | Expr::InSubquery(_, i, _) | Expr::Exists(i, _)
+                        Expr::Subquery(i, _)
+                        | Expr::InSubquery(_, i, _)
+                        | Expr::Exists(i, _)
+                        | Expr::Func(crate::func::Func::RowInSubquery(i, _), _)
                             if k.is_none() =>
                         {
                             k = Some(*i)

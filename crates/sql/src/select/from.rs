@@ -67,6 +67,7 @@ pub fn table_scope(t: &Table, alias: &str) -> Scope {
             .map(|c| (alias.to_string(), c.name.clone()))
             .collect(),
         types: t.def.columns.iter().map(|c| c.ty.clone()).collect(),
+        hidden: Vec::new(),
     }
 }
 
@@ -80,16 +81,28 @@ pub(super) type FromTable = (
     Option<crate::join::JoinGroup>,
 );
 
+/// What `SELECT *` and unqualified names see of the FROM clause once
+/// `JOIN ... USING` / `NATURAL JOIN` merged columns: `star` lists the
+/// joined row's positions `*` expands to (a merged column once, first, as
+/// MySQL), `hidden` the right-hand copies of merged columns, which only a
+/// qualified name reaches.
+#[derive(Debug, Default)]
+pub(super) struct FromLayout {
+    pub star: Vec<usize>,
+    pub hidden: Vec<usize>,
+}
+
 /// The FROM clause as tables in join order, each with its alias, whether
 /// it is the inner side of a LEFT JOIN, its ON condition bound over the
 /// columns of the tables up to it, its index hint, for a derived table its
 /// position among the returned derived tables' plans and, for the first
 /// table of a parenthesized join `t LEFT JOIN (a JOIN b ON ..) ON ..`, the
-/// group the parentheses make (its tables and its ON condition).
+/// group the parentheses make (its tables and its ON condition); and the
+/// layout USING joins give it.
 pub(super) fn from_tables(
     from: &[ast::TableWithJoins],
     subs: &FromCtx,
-) -> Result<(Vec<FromTable>, Vec<SelectPlan>)> {
+) -> Result<(Vec<FromTable>, Vec<SelectPlan>, FromLayout)> {
     let mut b = FromBuilder {
         subs,
         out: Vec::new(),
@@ -97,6 +110,7 @@ pub(super) fn from_tables(
         scope: Scope::default(),
         tables: 0,
     };
+    let mut star = Vec::new();
     for twj in from {
         if let ast::TableFactor::Table { name, .. } = &twj.relation {
             if twj.joins.is_empty()
@@ -106,9 +120,10 @@ pub(super) fn from_tables(
                 continue;
             }
         }
-        b.joins(twj)?;
+        star.extend(b.joins(twj)?);
     }
-    Ok((b.out, b.derived))
+    let hidden = std::mem::take(&mut b.scope.hidden);
+    Ok((b.out, b.derived, FromLayout { star, hidden }))
 }
 
 /// Builds the table list of a FROM clause in order.
@@ -123,30 +138,87 @@ struct FromBuilder<'c, 'a> {
     tables: usize,
 }
 
+/// How a table reference joins the ones before it.
+enum Cond<'e> {
+    None,
+    On(&'e ast::Expr),
+    /// `USING (a, b)`.
+    Using(Vec<String>),
+    /// `NATURAL JOIN`: USING the columns both sides name.
+    Natural,
+}
+
+/// The condition a join's constraint names.
+fn condition_of(c: &ast::JoinConstraint) -> Cond<'_> {
+    match c {
+        ast::JoinConstraint::On(e) => Cond::On(e),
+        ast::JoinConstraint::None => Cond::None,
+        ast::JoinConstraint::Natural => Cond::Natural,
+        ast::JoinConstraint::Using(names) => Cond::Using(
+            names
+                .iter()
+                .map(|n| crate::stmt::name_parts(n).pop().unwrap_or_default())
+                .collect(),
+        ),
+    }
+}
+
 impl FromBuilder<'_, '_> {
-    /// A table with its joins, in order.
-    fn joins(&mut self, twj: &ast::TableWithJoins) -> Result<()> {
-        self.factor(&twj.relation, false, None)?;
-        for j in &twj.joins {
-            use ast::JoinOperator as J;
+    /// A table with its joins, in order; the columns `*` lists of it (see
+    /// `FromLayout`).
+    fn joins(&mut self, twj: &ast::TableWithJoins) -> Result<Vec<usize>> {
+        use ast::JoinOperator as J;
+        let (mut vis, rest) = match twj.joins.split_first() {
+            // `a RIGHT JOIN b ON c` is `b LEFT JOIN a ON c`, as MySQL rewrites
+            // it: b is read first, a NULL-extended. `*` still lists a's
+            // columns first; with USING the merged columns (b's), then b's
+            // others, then a's, as MySQL's rewrite lists them.
+            Some((j, rest)) if matches!(j.join_operator, J::Right(_) | J::RightOuter(_)) => {
+                let (J::Right(c) | J::RightOuter(c)) = &j.join_operator else {
+                    return Err(SqlError::internal("right join"));
+                };
+                let bvis = self.factor(&j.relation, false, Cond::None, &[])?;
+                let cond = condition_of(c);
+                let merged = matches!(cond, Cond::Using(_) | Cond::Natural);
+                let vis = self.factor(&twj.relation, true, cond, &bvis)?;
+                if merged {
+                    (vis, rest)
+                } else {
+                    let (b, a) = vis.split_at(bvis.len());
+                    ([a, b].concat(), rest)
+                }
+            }
+            _ => (
+                self.factor(&twj.relation, false, Cond::None, &[])?,
+                &twj.joins[..],
+            ),
+        };
+        for j in rest {
             let (left, c) = match &j.join_operator {
                 J::Join(c) | J::Inner(c) | J::CrossJoin(c) | J::StraightJoin(c) => (false, c),
                 J::Left(c) | J::LeftOuter(c) => (true, c),
+                J::Right(_) | J::RightOuter(_) => {
+                    return Err(SqlError::unsupported(
+                        "RIGHT JOIN after another join (put it first, or use LEFT JOIN)",
+                    ))
+                }
                 _ => return Err(SqlError::unsupported("this join type")),
             };
-            let on = match c {
-                ast::JoinConstraint::On(e) => Some(e),
-                ast::JoinConstraint::None => None,
-                _ => return Err(SqlError::unsupported("JOIN ... USING / NATURAL JOIN")),
-            };
-            self.factor(&j.relation, left, on)?;
+            vis = self.factor(&j.relation, left, condition_of(c), &vis)?;
         }
-        Ok(())
+        Ok(vis)
     }
 
     /// One table reference joined to the tables before it (`left`: as the
-    /// inner side of a LEFT JOIN, `on`: its ON condition).
-    fn factor(&mut self, rel: &ast::TableFactor, left: bool, on: Option<&ast::Expr>) -> Result<()> {
+    /// inner side of a LEFT JOIN, `cond`: its condition, `lvis`: the columns
+    /// of the left operand); the columns of the join so far.
+    fn factor(
+        &mut self,
+        rel: &ast::TableFactor,
+        left: bool,
+        cond: Cond,
+        lvis: &[usize],
+    ) -> Result<Vec<usize>> {
         if let ast::TableFactor::NestedJoin {
             table_with_joins,
             alias,
@@ -156,20 +228,20 @@ impl FromBuilder<'_, '_> {
                 return Err(SqlError::unsupported("an alias on a parenthesized join"));
             }
             let first = self.out.len();
-            self.joins(table_with_joins)?;
+            let rvis = self.joins(table_with_joins)?;
             // Tables inner-joined without a condition need no group: the
             // parentheses change nothing.
-            if !left && on.is_none() {
-                return Ok(());
+            if !left && matches!(cond, Cond::None) {
+                return Ok([lvis, &rvis].concat());
             }
-            let on = self.bind_on(on)?;
+            let (on, vis) = self.condition(cond, lvis, &rvis)?;
             let len = self.out.len() - first;
             let Some(f) = self.out.get_mut(first) else {
                 return Err(SqlError::internal("empty parenthesized join"));
             };
             f.2 = left;
             f.6 = Some(crate::join::JoinGroup { len, on });
-            return Ok(());
+            return Ok(vis);
         }
         let subs = self.subs;
         let (t, a, hint, d) = match rel {
@@ -270,12 +342,83 @@ impl FromBuilder<'_, '_> {
             return Err(SqlError::duplicate_alias(a));
         }
         self.count(1)?;
+        let base = self.scope.cols.len();
         self.scope
             .cols
             .extend(t.def.columns.iter().map(|c| (a.clone(), c.name.clone())));
-        let on = self.bind_on(on)?;
+        let rvis: Vec<usize> = (base..self.scope.cols.len()).collect();
+        let (on, vis) = self.condition(cond, lvis, &rvis)?;
         self.out.push((t, a, left, on, hint, d, None));
-        Ok(())
+        Ok(vis)
+    }
+
+    /// The join condition of a right operand with columns `rvis` joined to a
+    /// left one with `lvis`, and the columns of the join. USING (and
+    /// NATURAL) equates each named column of the two sides (1054 if a side
+    /// lacks it, 1052 if it has two), lists it once, first, and hides the
+    /// right copy from unqualified names. The merged column (MySQL's
+    /// `COALESCE(l.c, r.c)`) always equals the left one: a RIGHT JOIN is
+    /// planned as a LEFT JOIN with its operands swapped (see `joins`).
+    fn condition(
+        &mut self,
+        cond: Cond,
+        lvis: &[usize],
+        rvis: &[usize],
+    ) -> Result<(Option<Expr>, Vec<usize>)> {
+        let names = match cond {
+            Cond::None => return Ok((None, [lvis, rvis].concat())),
+            Cond::On(e) => return Ok((self.bind_on(Some(e))?, [lvis, rvis].concat())),
+            Cond::Using(names) => names,
+            Cond::Natural => {
+                let mut names: Vec<String> = Vec::new();
+                for &p in lvis {
+                    let n = &self.scope.cols[p].1;
+                    if rvis
+                        .iter()
+                        .any(|&q| self.scope.cols[q].1.eq_ignore_ascii_case(n))
+                        && !names.iter().any(|x| x.eq_ignore_ascii_case(n))
+                    {
+                        names.push(n.clone());
+                    }
+                }
+                names
+            }
+        };
+        let cols = &self.scope.cols;
+        let find = |side: &[usize], n: &str| -> Result<usize> {
+            let mut hits = side.iter().filter(|&&p| cols[p].1.eq_ignore_ascii_case(n));
+            match (hits.next(), hits.next()) {
+                (Some(&p), None) => Ok(p),
+                (None, _) => Err(SqlError::unknown_column(n, "from clause")),
+                (Some(_), Some(_)) => Err(SqlError::ambiguous_column(n, "from clause")),
+            }
+        };
+        let mut on: Option<Expr> = None;
+        let (mut ls, mut rs) = (Vec::new(), Vec::new());
+        for n in &names {
+            let r = find(rvis, n)?;
+            let l = find(lvis, n)?;
+            if ls.contains(&l) {
+                // `USING (a, a)`: MySQL takes the column once.
+                continue;
+            }
+            let eq = Expr::Bin(
+                crate::expr::BinOp::Eq,
+                Box::new(Expr::Col(l)),
+                Box::new(Expr::Col(r)),
+            );
+            on = Some(match on {
+                None => eq,
+                Some(x) => Expr::Bin(crate::expr::BinOp::And, Box::new(x), Box::new(eq)),
+            });
+            ls.push(l);
+            rs.push(r);
+        }
+        self.scope.hidden.extend(rs.iter().copied());
+        let mut vis = ls.clone();
+        vis.extend(lvis.iter().filter(|p| !ls.contains(p)));
+        vis.extend(rvis.iter().filter(|p| !rs.contains(p)));
+        Ok((on, vis))
     }
 
     /// Counts `n` more tables read by the join: 1116 past MariaDB's bound.

@@ -66,8 +66,12 @@ impl SubPlanner for SubPlans<'_> {
         let mut outer = self.outer.to_vec();
         outer.push(scope.clone());
         let p = plan_in(q, self.st, self.cur_db, self.params, &outer)?;
-        if kind != SubKind::Exists && p.columns.len() != 1 {
-            return Err(SqlError::operand_columns(1));
+        match kind {
+            SubKind::Exists => {}
+            SubKind::InRow(n) if p.columns.len() != n => return Err(SqlError::operand_columns(n)),
+            SubKind::InRow(_) => {}
+            _ if p.columns.len() != 1 => return Err(SqlError::operand_columns(1)),
+            _ => {}
         }
         let ty = p.columns.first().map_or(OutType::Null, |c| c.ty.clone());
         let refs = p.outer_refs.clone();
@@ -177,7 +181,7 @@ fn plan_in(
         plan_view: &|q| plan_body(q, &[]),
         locks: &q.locks,
     };
-    let (from, derived) = from_tables(&sel.from, &fctx)?;
+    let (from, derived, layout) = from_tables(&sel.from, &fctx)?;
     if derived
         .iter()
         .any(|d| !d.outer_refs.is_empty() || d.union.iter().any(|(_, b)| !b.outer_refs.is_empty()))
@@ -200,6 +204,7 @@ fn plan_in(
             .iter()
             .flat_map(|(t, ..)| t.def.columns.iter().map(|c| c.ty.clone()))
             .collect(),
+        hidden: layout.hidden.clone(),
     };
     let mut from = from;
     let mut order: Vec<usize> = (0..from.len()).collect();
@@ -222,7 +227,7 @@ fn plan_in(
     }
     let scope = scope_of(&from);
     // `*` lists columns in FROM order, whatever the join order.
-    let star: Vec<usize> = {
+    let star_all: Vec<usize> = {
         let mut bases = Vec::with_capacity(from.len());
         let mut b = 0;
         for f in &from {
@@ -233,6 +238,15 @@ fn plan_in(
             .filter_map(|orig| order.iter().position(|&o| o == orig))
             .flat_map(|k| bases[k]..bases[k] + from[k].0.def.columns.len())
             .collect()
+    };
+    // USING / NATURAL joins list their merged columns once, first, and a
+    // RIGHT JOIN its left operand's columns first (`layout`, in the order
+    // of `from` unless `derived_first` moved tables, which it does only
+    // for comma joins, where the two agree).
+    let star = if order.iter().enumerate().all(|(i, o)| i == *o) {
+        layout.star.clone()
+    } else {
+        star_all.clone()
     };
     let all_cols: Vec<Column> = from
         .iter()
@@ -287,7 +301,7 @@ fn plan_in(
         }
         b.place = "field list";
         b.win = Some(crate::window::WinCtx::new(&sel.named_window)?);
-        let r = bind_output(&mut b, sel, q, &scope, &star);
+        let r = bind_output(&mut b, sel, q, &scope, [&star, &star_all]);
         match r {
             Err(e)
                 if e.code == crate::error::ER_INVALID_GROUP_FUNC_USE
@@ -659,7 +673,7 @@ fn bind_output(
     sel: &ast::Select,
     q: &ast::Query,
     scope: &Scope,
-    star: &[usize],
+    [star, star_all]: [&[usize]; 2],
 ) -> Result<Bound> {
     let mut out = Vec::new();
     let mut names: Vec<(String, Option<usize>)> = Vec::new();
@@ -697,7 +711,9 @@ fn bind_output(
                     _ => None,
                 };
                 let mut any = false;
-                for &i in star {
+                // `t.*` lists all of t's columns, merged ones included.
+                let list = if qual.is_some() { star_all } else { star };
+                for &i in list {
                     let (t, c) = &scope.cols[i];
                     if qual.as_ref().is_some_and(|q| !q.eq_ignore_ascii_case(t)) {
                         continue;

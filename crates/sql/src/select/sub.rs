@@ -149,7 +149,7 @@ pub(super) fn stop_after(kind: SubKind) -> Option<usize> {
     match kind {
         SubKind::Scalar => Some(2),
         SubKind::Exists => Some(1),
-        SubKind::In => None,
+        SubKind::In | SubKind::InRow(_) => None,
     }
 }
 
@@ -183,6 +183,7 @@ pub(super) fn sub_result(kind: SubKind, rows: Vec<Vec<Value>>) -> Result<SubResu
             )
         }
         SubKind::Exists => SubResult::Exists(!rows.is_empty()),
+        SubKind::InRow(_) => SubResult::Rows(rows),
         SubKind::In => SubResult::Set(SubSet::new(
             rows.into_iter()
                 .filter_map(|r| r.into_iter().next())

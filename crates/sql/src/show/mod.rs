@@ -251,6 +251,7 @@ fn variables(
                         (String::new(), "Value".into()),
                     ],
                     types: Vec::new(),
+                    hidden: Vec::new(),
                 };
                 let mut b = crate::bind::Binder::new(&[]);
                 let e = b.expr(w, &scope)?;

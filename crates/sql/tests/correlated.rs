@@ -76,6 +76,16 @@ fn answers_match_mariadb() {
              (SELECT 1 FROM t t2 WHERE t2.id = u.id AND t2.v > u.x * 3)) ORDER BY id",
             "1 2 5",
         ),
+        // A row IN subquery.
+        (
+            "SELECT id FROM t WHERE (g, 5) IN (SELECT tid, x FROM u WHERE u.id >= t.id) ORDER BY id",
+            "1 2",
+        ),
+        (
+            "SELECT id FROM t WHERE (g, 5) NOT IN (SELECT tid, x FROM u WHERE u.id >= t.id) \
+             ORDER BY id",
+            "3 4 5",
+        ),
         // ORDER BY the per-row value, with LIMIT.
         (
             "SELECT id, (SELECT COUNT(*) FROM u WHERE u.x > t.v / 4) c FROM t \

@@ -171,10 +171,22 @@ pub fn execute_counted(
                 } else {
                     Some(&p.want[..])
                 };
-                let filter = if has_deps { pre.as_ref() } else { p.filter.as_ref() };
-                access::for_each_row(txn, t, acc, p.lock, want, filter, &[], env, &mut |txn, r| {
-                    visit(txn, &r.values, true)
-                })?;
+                let filter = if has_deps {
+                    pre.as_ref()
+                } else {
+                    p.filter.as_ref()
+                };
+                access::for_each_row(
+                    txn,
+                    t,
+                    acc,
+                    p.lock,
+                    want,
+                    filter,
+                    &[],
+                    env,
+                    &mut |txn, r| visit(txn, &r.values, true),
+                )?;
             }
             _ if !p.join.is_empty() => {
                 crate::join::for_each(txn, &p.join, p.lock, env, &mut |txn, row| {

@@ -182,6 +182,40 @@ pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
             f @ (Func::CastSigned | Func::CastUnsigned | Func::CastDecimal(..) | Func::CastDouble),
             args,
         ) => Expr::Func(f, args.into_iter().map(|a| as_number(a, cx)).collect()),
+        // Numeric functions read hex and bit literals as their numbers; so do
+        // GREATEST/LEAST comparing them with numbers (MySQL).
+        Expr::Func(
+            f @ (Func::Abs
+            | Func::Round
+            | Func::Truncate
+            | Func::Floor
+            | Func::Ceil
+            | Func::Sign
+            | Func::Sqrt
+            | Func::Pow
+            | Func::Mod
+            | Func::Ln
+            | Func::Log
+            | Func::Log2
+            | Func::Log10
+            | Func::Exp
+            | Func::Sin
+            | Func::Cos
+            | Func::Tan
+            | Func::Asin
+            | Func::Acos
+            | Func::Atan
+            | Func::Atan2
+            | Func::Cot
+            | Func::Degrees
+            | Func::Radians),
+            args,
+        ) => Expr::Func(f, args.into_iter().map(crate::bind::hex_number).collect()),
+        Expr::Func(f @ (Func::Greatest | Func::Least), args)
+            if args.iter().any(crate::bind::is_hex) && args.iter().any(|a| numeric(a, cx)) =>
+        {
+            Expr::Func(f, args.into_iter().map(crate::bind::hex_number).collect())
+        }
         other => other,
     }
 }

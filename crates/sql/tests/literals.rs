@@ -43,6 +43,15 @@ fn hex_and_bit_literals_are_binary_strings() {
         ),
         vec!["-65|18446744073709551550|65|65|65|65.0000|1|1|65|A|1|4847075267103443274|66|A1|0"]
     );
+    assert_eq!(
+        t(
+            &mut s,
+            "SELECT ABS(0x41), ROUND(0x41), FLOOR(0x41), CEIL(0x41), SIGN(0x41), POW(0x41, 1), \
+             MOD(0x41, 10), TRUNCATE(0x41, 0), EXP(0x0), LN(0x01), GREATEST(0x41, 1), \
+             LEAST(0x41, 100), SUM(0x41), AVG(0x41), GREATEST(0x41, 'B')"
+        ),
+        vec!["65|65|65|65|1|65|5|65|1|0|65|65|65|65.0000|B"]
+    );
     q(
         &mut s,
         "CREATE TABLE n (i INT, d DOUBLE, c VARCHAR(10), b VARBINARY(10), bn BINARY(3))",

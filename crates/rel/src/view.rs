@@ -4,8 +4,29 @@
 use crate::{Error, Result};
 use lsm::coding::{put_length_prefixed, put_varint64, Decoder};
 
-/// The stored form's version byte.
+/// The stored form's version bytes: 2 adds the CHECK OPTION byte (a
+/// version 1 definition has none).
 const VIEW_DEF_V1: u8 = 1;
+const VIEW_DEF_V2: u8 = 2;
+
+/// `WITH [CASCADED | LOCAL] CHECK OPTION` of CREATE VIEW.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckOption {
+    None = 0,
+    Local = 1,
+    Cascaded = 2,
+}
+
+impl CheckOption {
+    /// information_schema.VIEWS.CHECK_OPTION.
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckOption::None => "NONE",
+            CheckOption::Local => "LOCAL",
+            CheckOption::Cascaded => "CASCADED",
+        }
+    }
+}
 
 /// ALGORITHM= of CREATE VIEW (shown, not acted on: every view is expanded
 /// as a derived table).
@@ -46,12 +67,14 @@ pub struct ViewDef {
     /// CREATE VIEW (SHOW CREATE VIEW and information_schema.VIEWS show them).
     pub charset_client: String,
     pub collation_connection: String,
+    /// WITH [CASCADED | LOCAL] CHECK OPTION.
+    pub check: CheckOption,
 }
 
 impl ViewDef {
     /// Serializes the definition.
     pub fn encode(&self) -> Vec<u8> {
-        let mut o = vec![VIEW_DEF_V1];
+        let mut o = vec![VIEW_DEF_V2];
         put_length_prefixed(&mut o, self.db.as_bytes());
         put_length_prefixed(&mut o, self.name.as_bytes());
         put_varint64(&mut o, self.columns.len() as u64);
@@ -65,6 +88,7 @@ impl ViewDef {
         o.push(self.invoker as u8);
         put_length_prefixed(&mut o, self.charset_client.as_bytes());
         put_length_prefixed(&mut o, self.collation_connection.as_bytes());
+        o.push(self.check as u8);
         o
     }
 
@@ -73,10 +97,10 @@ impl ViewDef {
     pub fn decode(buf: &[u8]) -> Result<ViewDef> {
         let bad = |w: &str| Error::Corruption(format!("view definition: {w}"));
         let mut d = Decoder::new(buf);
-        match d.u8() {
-            Some(VIEW_DEF_V1) => {}
+        let version = match d.u8() {
+            Some(v @ (VIEW_DEF_V1 | VIEW_DEF_V2)) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
-        }
+        };
         let s = |d: &mut Decoder| -> Result<String> {
             let b = d.length_prefixed().ok_or_else(|| bad("string"))?;
             String::from_utf8(b.to_vec()).map_err(|_| bad("utf8"))
@@ -107,6 +131,13 @@ impl ViewDef {
         };
         let charset_client = s(&mut d)?;
         let collation_connection = s(&mut d)?;
+        let check = match (version, d.u8()) {
+            (VIEW_DEF_V1, None) => CheckOption::None,
+            (VIEW_DEF_V2, Some(0)) => CheckOption::None,
+            (VIEW_DEF_V2, Some(1)) => CheckOption::Local,
+            (VIEW_DEF_V2, Some(2)) => CheckOption::Cascaded,
+            _ => return Err(bad("check option")),
+        };
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }
@@ -121,6 +152,7 @@ impl ViewDef {
             invoker,
             charset_client,
             collation_connection,
+            check,
         })
     }
 }
@@ -141,6 +173,7 @@ mod tests {
             invoker: true,
             charset_client: "utf8mb4".into(),
             collation_connection: "utf8mb4_general_ci".into(),
+            check: CheckOption::Cascaded,
         }
     }
 
@@ -159,8 +192,28 @@ mod tests {
         let mut long = b.clone();
         long.push(0);
         assert!(ViewDef::decode(&long).is_err());
-        let mut v2 = b;
-        v2[0] = 2;
-        assert!(ViewDef::decode(&v2).is_err());
+        let mut v3 = b.clone();
+        v3[0] = 3;
+        assert!(ViewDef::decode(&v3).is_err());
+        let mut bad_check = b;
+        *bad_check.last_mut().unwrap() = 3;
+        assert!(ViewDef::decode(&bad_check).is_err());
+    }
+
+    #[test]
+    fn version_1_reads_without_check_option() {
+        let v = sample();
+        let mut b = v.encode();
+        b[0] = 1;
+        b.pop();
+        let got = ViewDef::decode(&b).unwrap();
+        assert_eq!(got.check, CheckOption::None);
+        assert_eq!(
+            ViewDef {
+                check: v.check,
+                ..got
+            },
+            v
+        );
     }
 }

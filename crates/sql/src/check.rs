@@ -169,6 +169,9 @@ pub struct Checks {
     list: Vec<(String, Expr)>,
     db: String,
     table: String,
+    /// A write through a view WITH CHECK OPTION: (db, view, condition) the
+    /// row must satisfy (TRUE) whatever `check_constraint_checks` says.
+    view: Option<(String, String, Expr)>,
 }
 
 impl Checks {
@@ -178,6 +181,7 @@ impl Checks {
             list: Vec::with_capacity(def.checks.len()),
             db: def.db.clone(),
             table: def.name.clone(),
+            view: None,
         };
         if def.checks.is_empty() {
             return Ok(out);
@@ -200,13 +204,25 @@ impl Checks {
         Ok(out)
     }
 
+    /// These checks and a view's CHECK OPTION condition (bound by
+    /// [`bind_view_check`]).
+    pub fn with_view(mut self, view: Option<&(String, String, Expr)>) -> Checks {
+        self.view = view.cloned();
+        self
+    }
+
     /// True when there is nothing to check.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.list.is_empty() && self.view.is_none()
     }
 
     /// Checks a row about to be written (full row, table column order).
     pub fn verify(&self, row: &[Value], env: &dyn Env) -> Result<()> {
+        if let Some((db, view, e)) = &self.view {
+            if e.eval(row, env)?.truth() != Some(true) {
+                return Err(SqlError::check_option_failed(db, view));
+            }
+        }
         if self.list.is_empty() || !enabled(env) {
             return Ok(());
         }
@@ -222,6 +238,25 @@ impl Checks {
         }
         Ok(())
     }
+}
+
+/// A view's CHECK OPTION condition bound over the columns of `def` (its
+/// base table), for [`Checks::with_view`].
+pub fn bind_view_check(
+    c: &crate::viewdml::Check,
+    def: &TableDef,
+) -> Result<(String, String, Expr)> {
+    let scope = Scope {
+        cols: def
+            .columns
+            .iter()
+            .map(|col| (c.alias.clone(), col.name.clone()))
+            .collect(),
+        hidden: Vec::new(),
+    };
+    let mut b = Binder::new(&[]);
+    let e = annotate(b.expr(&c.cond, &scope)?, Ctx::new(&def.columns))?;
+    Ok((c.db.clone(), c.view.clone(), e))
 }
 
 /// `check_constraint_checks` (on unless set to 0).

@@ -46,6 +46,8 @@ pub struct InsertPlan {
     pub cols: Vec<usize>,
     pub source: InsertSource,
     pub on_dup: OnDup,
+    /// Through a view WITH CHECK OPTION: its condition (`crate::viewdml`).
+    pub view_check: Option<(String, String, Expr)>,
 }
 
 /// A planned UPDATE or DELETE.
@@ -60,6 +62,8 @@ pub struct ModifyPlan {
     pub limit: Option<Expr>,
     /// Uncorrelated subqueries of SET and WHERE, run before the first row.
     pub subqueries: Vec<(crate::select::SelectPlan, crate::subquery::SubKind)>,
+    /// Through a view WITH CHECK OPTION: its condition (`crate::viewdml`).
+    pub view_check: Option<(String, String, Expr)>,
 }
 
 fn column_list(t: &Table, cols: &[ast::ObjectName]) -> Result<Vec<usize>> {
@@ -89,11 +93,15 @@ pub fn plan_insert(
     params: &[(u64, u64)],
 ) -> Result<InsertPlan> {
     crate::accept::check_insert(ins)?;
+    if let Some((ins, check)) = crate::viewdml::insert(ins, st, cur_db)? {
+        let mut p = plan_insert(&ins, st, cur_db, params)?;
+        p.view_check = bind_check(check.as_ref(), &p.table)?;
+        return Ok(p);
+    }
     let name = match &ins.table {
         ast::TableObject::TableName(n) => n,
         _ => return Err(SqlError::unsupported("INSERT INTO a table function")),
     };
-    select::view::refuse_write(st, cur_db, name, "INSERT")?;
     let t = resolve_table(st, cur_db, name)?;
     let mut cols = column_list(&t, &ins.columns)?;
     let mut b = Binder::new(params);
@@ -185,6 +193,7 @@ pub fn plan_insert(
         cols,
         source,
         on_dup,
+        view_check: None,
     })
 }
 
@@ -257,7 +266,7 @@ pub struct InsertResult {
 pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<InsertResult> {
     let mut res = InsertResult::default();
     let mut limits = TxnLimits::of(env);
-    let checks = Checks::of(&p.table.def)?;
+    let checks = Checks::of(&p.table.def)?.with_view(p.view_check.as_ref());
     let mut insert_one = |txn: &mut Txn, rn: usize, given: Vec<Option<Value>>| -> Result<()> {
         insert_row(p, txn, env, (w, &checks), rn, given, &mut res)?;
         limits.after_write(txn)
@@ -534,6 +543,11 @@ pub fn plan_update(
     params: &[(u64, u64)],
 ) -> Result<ModifyPlan> {
     crate::accept::check_update(u)?;
+    if let Some((u, check)) = crate::viewdml::update(u, st, cur_db)? {
+        let mut p = plan_update(&u, st, cur_db, params)?;
+        p.view_check = bind_check(check.as_ref(), &p.table)?;
+        return Ok(p);
+    }
     let (t, alias, hint) = single_table(&u.table, st, cur_db)?;
     let scope = table_scope(&t, &alias);
     let subs = crate::select::SubPlans::new(st, cur_db, params);
@@ -591,6 +605,9 @@ pub fn plan_delete(
     params: &[(u64, u64)],
 ) -> Result<ModifyPlan> {
     crate::accept::check_delete(d)?;
+    if let Some(d) = crate::viewdml::delete(d, st, cur_db)? {
+        return plan_delete(&d, st, cur_db, params);
+    }
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
     };
@@ -618,6 +635,16 @@ pub fn plan_delete(
     with_subqueries(p, subs.into_plans(), "DELETE")
 }
 
+/// A view's CHECK OPTION condition bound over the table a write through
+/// it changes.
+fn bind_check(
+    c: Option<&crate::viewdml::Check>,
+    t: &Table,
+) -> Result<Option<(String, String, Expr)>> {
+    c.map(|c| crate::check::bind_view_check(c, &t.def))
+        .transpose()
+}
+
 fn single_table(
     twj: &ast::TableWithJoins,
     st: &CatalogState,
@@ -625,7 +652,6 @@ fn single_table(
 ) -> Result<(Arc<Table>, String, Option<crate::accept::IndexHint>)> {
     match &twj.relation {
         ast::TableFactor::Table { name, alias, .. } => {
-            select::view::refuse_write(st, cur_db, name, "UPDATE or DELETE")?;
             let t = resolve_table(st, cur_db, name)?;
             let hint = crate::accept::check_table(&twj.relation, &t.def)?;
             let a = alias
@@ -697,6 +723,7 @@ fn finish_modify(
         order,
         limit,
         subqueries: Vec::new(),
+        view_check: None,
     })
 }
 
@@ -749,7 +776,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     let checks = if p.set.is_empty() {
         Checks::default()
     } else {
-        Checks::of(&t.def)?
+        Checks::of(&t.def)?.with_view(p.view_check.as_ref())
     };
     let limit = match &p.limit {
         Some(e) => Some(e.eval(&[], env)?.to_i128().unwrap_or(0).max(0) as u64),

@@ -240,6 +240,9 @@ mysql_errors! {
     ER_VIEW_RECURSIVE = 1462, "HY000", fn view_recursive(db, view) => "`{db}`.`{view}` contains view recursion";
     ER_WRONG_OBJECT = 1347, "HY000", fn wrong_object(db, name, kind) => "'{db}.{name}' is not of type '{kind}'";
     ER_NON_INSERTABLE_TABLE = 1471, "HY000", fn not_insertable(name, verb) => "The target table {name} of the {verb} is not insertable-into";
+    ER_NONUPDATEABLE_COLUMN = 1348, "HY000", fn column_not_updatable(col) => "Column '{col}' is not updatable";
+    ER_VIEW_NONUPD_CHECK = 1368, "HY000", fn check_option_not_updatable(db, view) => "CHECK OPTION on non-updatable view `{db}`.`{view}`";
+    ER_VIEW_CHECK_FAILED = 1369, "44000", fn check_option_failed(db, view) => "CHECK OPTION failed `{db}`.`{view}`";
     /// DROP TABLE of a view (MariaDB's code; MySQL answers 1051).
     ER_IT_IS_A_VIEW = 1965, "42S02", fn is_a_view(name) => "'{name}' is a view";
     /// DROP VIEW of a name that is no view (MariaDB's code; MySQL answers 1051/1347).

@@ -367,7 +367,11 @@ impl View {
                     .collect()
             }
             View::Tables => tables(&st),
-            View::Columns => each_table(&st, columns),
+            View::Columns => {
+                let mut out = each_table(&st, columns);
+                out.extend(rows::view_columns(&st));
+                out
+            }
             View::Statistics => st_tables(&st).flat_map(statistics).collect(),
             View::TableConstraints => each_table(&st, table_constraints),
             View::KeyColumnUsage => each_table(&st, key_column_usage),

@@ -61,6 +61,7 @@ pub mod text;
 pub mod txnctl;
 pub mod types;
 pub mod vars;
+pub mod viewdml;
 pub mod window;
 
 pub use error::{Result, SqlError};

@@ -519,7 +519,8 @@ fn placeholders(s: &str) -> Vec<(u64, u64)> {
 
 /// CREATE/ALTER VIEW forms sqlparser does not read: `ALTER [ALGORITHM=..]
 /// [DEFINER=..] [SQL SECURITY ..] VIEW` is parsed as the CREATE it mirrors
-/// and marked ALTER; `WITH [CASCADED | LOCAL] CHECK OPTION` is refused.
+/// and marked ALTER; `WITH [CASCADED | LOCAL] CHECK OPTION` is cut off and
+/// kept in the statement.
 fn view_forms(sql: &str) -> Option<Result<Parsed>> {
     let ws = words(sql);
     let verb = ws.first()?.to_ascii_uppercase();
@@ -548,20 +549,46 @@ fn view_forms(sql: &str) -> Option<Result<Parsed>> {
         return None;
     }
     let n = ws.len();
-    if n > 3 && ws[n - 1].eq_ignore_ascii_case("OPTION") && ws[n - 2].eq_ignore_ascii_case("CHECK")
-    {
-        return Some(Err(SqlError::unsupported("WITH CHECK OPTION")));
+    let with_check = n > 3
+        && ws[n - 1].eq_ignore_ascii_case("OPTION")
+        && ws[n - 2].eq_ignore_ascii_case("CHECK");
+    let alter_form = verb == "ALTER" && at > 1;
+    if !with_check && !alter_form {
+        return None;
     }
-    if verb == "ALTER" && at > 1 {
-        let text = format!("CREATE{}", sql.get(5..)?);
-        return Some(parse(&text).map(|mut p| {
-            if let Stmt::Ddl(stmt::DdlStmt::CreateView { alter, .. }) = &mut p.stmt {
-                *alter = true;
+    // `WITH [CASCADED | LOCAL] CHECK OPTION` ends the statement: cut it
+    // off (sqlparser does not read it) and keep what it says.
+    let (body, check) = if with_check {
+        let trimmed = sql.trim_end().trim_end_matches(';').trim_end();
+        let upper = trimmed.to_ascii_uppercase();
+        let at = upper.rfind("WITH")?;
+        let tail: Vec<&str> = upper[at..].split_whitespace().collect();
+        let check = match tail.as_slice() {
+            ["WITH", "CHECK", "OPTION"] | ["WITH", "CASCADED", "CHECK", "OPTION"] => {
+                rel::view::CheckOption::Cascaded
             }
-            p
-        }));
-    }
-    None
+            ["WITH", "LOCAL", "CHECK", "OPTION"] => rel::view::CheckOption::Local,
+            _ => return None,
+        };
+        (trimmed[..at].to_string(), check)
+    } else {
+        (sql.to_string(), rel::view::CheckOption::None)
+    };
+    let text = if alter_form {
+        format!("CREATE{}", body.get(5..)?)
+    } else {
+        body
+    };
+    Some(parse(&text).map(|mut p| {
+        if let Stmt::Ddl(stmt::DdlStmt::CreateView {
+            alter, check: c, ..
+        }) = &mut p.stmt
+        {
+            *alter = *alter || alter_form;
+            *c = check;
+        }
+        p
+    }))
 }
 
 fn words(s: &str) -> Vec<String> {

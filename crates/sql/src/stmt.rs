@@ -183,6 +183,8 @@ pub enum DdlStmt {
     CreateView {
         view: Box<ast::CreateView>,
         alter: bool,
+        /// WITH [CASCADED | LOCAL] CHECK OPTION (read by `parse`).
+        check: rel::view::CheckOption,
     },
     DropViews {
         names: Vec<ast::ObjectName>,
@@ -337,6 +339,7 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
         S::CreateView(v) => Stmt::Ddl(DdlStmt::CreateView {
             view: Box::new(v),
             alter: false,
+            check: rel::view::CheckOption::None,
         }),
         S::AlterView {
             name,
@@ -375,6 +378,7 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
                     params: None,
                 }),
                 alter: true,
+                check: rel::view::CheckOption::None,
             })
         }
         S::CreateDatabase {

@@ -258,7 +258,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
         }
         DdlStmt::AlterTable(at) => alter_table(s, at),
         DdlStmt::RenameTables(pairs) => rename::rename_tables(s, pairs),
-        DdlStmt::CreateView { view, alter } => view::create_view(s, view, *alter),
+        DdlStmt::CreateView { view, alter, check } => view::create_view(s, view, *alter, *check),
         DdlStmt::DropViews { names, if_exists } => view::drop_views(s, names, *if_exists),
     }
 }

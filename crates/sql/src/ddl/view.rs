@@ -3,7 +3,8 @@
 //! CREATE time (unknown tables and columns fail then, as in MySQL) and
 //! stored as text with its column list and MySQL's definer, security and
 //! algorithm fields (`rel::view`); queries expand it where it is named
-//! (`select::view`). Writes through a view are refused (1235).
+//! (`select::view`); writes through a view are rewritten onto its table
+//! (`viewdml`), and WITH CHECK OPTION needs an updatable view (1368).
 use super::split_name;
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
@@ -12,7 +13,12 @@ use rel::view::{Algorithm, ViewDef};
 use sqlparser::ast;
 
 /// CREATE [OR REPLACE] VIEW / ALTER VIEW (`alter`).
-pub fn create_view(s: &mut Session, v: &ast::CreateView, alter: bool) -> Result<Outcome> {
+pub fn create_view(
+    s: &mut Session,
+    v: &ast::CreateView,
+    alter: bool,
+    check: rel::view::CheckOption,
+) -> Result<Outcome> {
     if v.materialized
         || v.secure
         || v.or_alter
@@ -105,11 +111,16 @@ pub fn create_view(s: &mut Session, v: &ast::CreateView, alter: bool) -> Result<
     // string literal holding a backslash in a form that reads back as
     // another string ('a\\b' prints as 'a\b'): refuse such a view rather
     // than store a different query.
-    let text = v.query.to_string();
+    // `*` stands for the columns the tables have now (MySQL expands it at
+    // CREATE: a column added later does not appear, one dropped makes the
+    // view invalid).
+    let mut query = (*v.query).clone();
+    expand_wildcards(&mut query, &st, &db)?;
+    let text = query.to_string();
     if text.contains('\\') {
         let same = matches!(
             crate::parse::parse(&text).map(|p| p.stmt),
-            Ok(crate::stmt::Stmt::Rows(crate::stmt::RowStmt::Select(q))) if *q == *v.query
+            Ok(crate::stmt::Stmt::Rows(crate::stmt::RowStmt::Select(q))) if *q == query
         );
         if !same {
             return Err(SqlError::unsupported(
@@ -128,7 +139,11 @@ pub fn create_view(s: &mut Session, v: &ast::CreateView, alter: bool) -> Result<
         invoker,
         charset_client: var("character_set_client", "utf8mb4"),
         collation_connection: var("collation_connection", "utf8mb4_general_ci"),
+        check,
     };
+    if check != rel::view::CheckOption::None && !crate::viewdml::updatable(&st, &def) {
+        return Err(SqlError::check_option_not_updatable(&def.db, &def.name));
+    }
     s.inst
         .catalog
         .put_view(def, v.or_replace, alter)
@@ -176,14 +191,140 @@ pub fn create_text(v: &ViewDef) -> String {
         let c: Vec<String> = v.columns.iter().map(|c| q(c)).collect();
         format!(" ({})", c.join(","))
     };
+    let check = match v.check {
+        rel::view::CheckOption::None => "",
+        rel::view::CheckOption::Local => " WITH LOCAL CHECK OPTION",
+        rel::view::CheckOption::Cascaded => " WITH CASCADED CHECK OPTION",
+    };
     format!(
-        "CREATE ALGORITHM={} DEFINER={}@{} SQL SECURITY {} VIEW {}{} AS {}",
+        "CREATE ALGORITHM={} DEFINER={}@{} SQL SECURITY {} VIEW {}{} AS {}{}",
         v.algorithm.name(),
         q(&v.definer_user),
         q(&v.definer_host),
         if v.invoker { "INVOKER" } else { "DEFINER" },
         q(&v.name),
         cols,
-        v.query
+        v.query,
+        check
     )
+}
+
+/// Replaces `*` and `t.*` in the select lists of a view's SELECT (each
+/// branch of a UNION) by the columns they stand for now, qualified by the
+/// table's alias or name. A FROM clause joined with USING or NATURAL, or
+/// reading a derived table or table function, keeps its `*` (read again
+/// at each use).
+fn expand_wildcards(q: &mut ast::Query, st: &rel::catalog::CatalogState, db: &str) -> Result<()> {
+    fn body(b: &mut ast::SetExpr, st: &rel::catalog::CatalogState, db: &str) -> Result<()> {
+        match b {
+            ast::SetExpr::Select(s) => select(s, st, db),
+            ast::SetExpr::SetOperation { left, right, .. } => {
+                body(left, st, db)?;
+                body(right, st, db)
+            }
+            ast::SetExpr::Query(q) => body(&mut q.body, st, db),
+            _ => Ok(()),
+        }
+    }
+    fn select(s: &mut ast::Select, st: &rel::catalog::CatalogState, db: &str) -> Result<()> {
+        let has_wild = s.projection.iter().any(|p| {
+            matches!(
+                p,
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..)
+            )
+        });
+        if !has_wild {
+            return Ok(());
+        }
+        // (qualifier, columns) per FROM item, in order.
+        let mut items: Vec<(String, Vec<String>)> = Vec::new();
+        for twj in &s.from {
+            let mut factors = vec![&twj.relation];
+            for j in &twj.joins {
+                use ast::JoinOperator as J;
+                let c = match &j.join_operator {
+                    J::Join(c)
+                    | J::Inner(c)
+                    | J::Left(c)
+                    | J::LeftOuter(c)
+                    | J::Right(c)
+                    | J::RightOuter(c)
+                    | J::CrossJoin(c)
+                    | J::StraightJoin(c) => c,
+                    _ => return Ok(()),
+                };
+                if matches!(
+                    c,
+                    ast::JoinConstraint::Using(_) | ast::JoinConstraint::Natural
+                ) {
+                    return Ok(());
+                }
+                factors.push(&j.relation);
+            }
+            for f in factors {
+                let ast::TableFactor::Table {
+                    name,
+                    alias,
+                    args: None,
+                    ..
+                } = f
+                else {
+                    return Ok(());
+                };
+                let parts = crate::stmt::name_parts(name);
+                let (d, n) = match parts.as_slice() {
+                    [n] => (db, n.as_str()),
+                    [d, n] => (d.as_str(), n.as_str()),
+                    _ => return Ok(()),
+                };
+                let cols: Vec<String> = if let Some(v) = st.view(d, n) {
+                    let t = crate::select::view::view_table(st, v)?;
+                    t.def.columns.iter().map(|c| c.name.clone()).collect()
+                } else if let Some(t) = st.table(d, n) {
+                    t.def.columns.iter().map(|c| c.name.clone()).collect()
+                } else {
+                    // A CTE or what the planner already refused.
+                    return Ok(());
+                };
+                let qual = alias
+                    .as_ref()
+                    .map_or_else(|| n.to_string(), |a| a.name.value.clone());
+                items.push((qual, cols));
+            }
+        }
+        let col = |q: &str, c: &str| {
+            ast::SelectItem::UnnamedExpr(ast::Expr::CompoundIdentifier(vec![
+                ast::Ident::with_quote('`', q),
+                ast::Ident::with_quote('`', c),
+            ]))
+        };
+        let mut out = Vec::with_capacity(s.projection.len());
+        for p in s.projection.drain(..) {
+            match p {
+                ast::SelectItem::Wildcard(_) => {
+                    for (q, cols) in &items {
+                        out.extend(cols.iter().map(|c| col(q, c)));
+                    }
+                }
+                ast::SelectItem::QualifiedWildcard(
+                    ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                    _,
+                ) => {
+                    let parts = crate::stmt::name_parts(&n);
+                    let want = parts.last().cloned().unwrap_or_default();
+                    match items.iter().find(|(q, _)| q.eq_ignore_ascii_case(&want)) {
+                        Some((q, cols)) => out.extend(cols.iter().map(|c| col(q, c))),
+                        None => return Err(SqlError::unknown_table(&want)),
+                    }
+                }
+                other => out.push(other),
+            }
+        }
+        s.projection = out;
+        Ok(())
+    }
+    if q.with.is_some() {
+        return Ok(());
+    }
+    body(&mut q.body, st, db)
 }

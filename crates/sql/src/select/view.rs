@@ -74,7 +74,7 @@ fn expand(st: &CatalogState, v: &ViewDef) -> Result<(ast::Query, usize)> {
 
 /// The stored text parsed, its table names qualified with the view's
 /// database.
-fn qualified(v: &ViewDef) -> Result<ast::Query> {
+pub(crate) fn qualified(v: &ViewDef) -> Result<ast::Query> {
     let parsed = crate::parse::parse(&v.query)?;
     let crate::stmt::Stmt::Rows(crate::stmt::RowStmt::Select(q)) = parsed.stmt else {
         return Err(SqlError::view_invalid(&v.db, &v.name));
@@ -286,6 +286,27 @@ fn mergeable_text(v: &ViewDef, q: &ast::Query) -> bool {
 /// Whether a planned view body reads its rows straight (no aggregation,
 /// window, DISTINCT, LIMIT or set operation between the rows and the view).
 fn mergeable_plan(p: &super::SelectPlan) -> bool {
+    straight(p)
+        && p.lock.is_some()
+        // A derived table in the body would be read without the locks
+        // (nested views carry them: they are planned here too).
+        && p.derived.iter().all(|d| d.lock.is_some())
+}
+
+/// A view's column names, and whether its planned body reads its rows
+/// straight from its FROM clause (no aggregation, window, DISTINCT, LIMIT
+/// or set operation): a condition of an updatable view (`crate::viewdml`,
+/// which also requires its FROM clause to be one table or view).
+pub(crate) fn straight_columns(st: &CatalogState, v: &ViewDef) -> Result<(bool, Vec<String>)> {
+    let (p, _) = plan_view(st, v, &[], &|q| super::plan(q, st, Some(&v.db), &[]))?;
+    Ok((
+        straight(&p),
+        p.columns.iter().map(|c| c.name.clone()).collect(),
+    ))
+}
+
+/// A plan that reads its rows straight from its FROM clause.
+fn straight(p: &super::SelectPlan) -> bool {
     p.agg.is_none()
         && p.window.is_none()
         && !p.distinct
@@ -294,10 +315,6 @@ fn mergeable_plan(p: &super::SelectPlan) -> bool {
         && p.union.is_empty()
         && p.sysview.is_none()
         && p.recursive.is_none()
-        && p.lock.is_some()
-        // A derived table in the body would be read without the locks
-        // (nested views carry them: they are planned here too).
-        && p.derived.iter().all(|d| d.lock.is_some())
 }
 
 /// A view's columns as a stand-in table (SHOW COLUMNS, information_schema).

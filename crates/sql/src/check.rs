@@ -252,6 +252,7 @@ pub fn bind_view_check(
             .iter()
             .map(|col| (c.alias.clone(), col.name.clone()))
             .collect(),
+        types: Vec::new(),
         hidden: Vec::new(),
     };
     let mut b = Binder::new(&[]);

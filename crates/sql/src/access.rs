@@ -96,6 +96,10 @@ fn probes(def: &TableDef, col: usize, v: &Expr) -> bool {
         || match v {
             Expr::Const(c) => matches!(c, Value::Bytes(_) | Value::Null),
             Expr::Neg(_) => false,
+            // An outer query's column: only a string one compares as a string.
+            Expr::Correlated(_, t) => {
+                matches!(t, crate::result::OutType::Column(ct) if ct.is_string())
+            }
             _ => true,
         }
 }

@@ -20,12 +20,22 @@ pub use literal::{cast_func, hex_number, is_hex, literal};
 /// planner, so that binding does not depend on planning).
 pub trait SubPlanner {
     /// Plans `q`, used as `kind` inside a query whose columns are `scope`;
-    /// returns its index among the statement's subqueries and the type of
-    /// its first column.
-    fn plan(&self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<(usize, OutType)>;
-    /// True if a query around this one has the column (a correlated
-    /// reference, which is not supported yet).
-    fn outer_has(&self, table: Option<&str>, name: &str) -> bool;
+    /// returns its index among the statement's subqueries, the type of its
+    /// first column, and the positions of `scope` it reads (correlated; else
+    /// empty).
+    fn plan(&self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<Planned>;
+    /// A column of the query around this one (`Expr::Correlated`), when
+    /// this is a subquery and that query has the column; an error when only
+    /// a query further out has it.
+    fn outer_ref(&self, table: Option<&str>, name: &str) -> Result<Option<Expr>>;
+}
+
+/// A subquery as `SubPlanner::plan` planned it.
+pub struct Planned {
+    pub k: usize,
+    pub ty: OutType,
+    /// The positions of the outer row it reads (empty: uncorrelated).
+    pub refs: Vec<usize>,
 }
 
 /// Names visible to an expression: position i of the row is `cols[i]`.
@@ -33,6 +43,9 @@ pub trait SubPlanner {
 pub struct Scope {
     /// (table name or alias, column name)
     pub cols: Vec<(String, String)>,
+    /// The type of each column where known (a correlated subquery's
+    /// `Expr::Correlated` takes it); may be empty.
+    pub types: Vec<rel::value::ColumnType>,
     /// Positions only a qualified name reaches: the right-hand copies of
     /// the columns a `JOIN ... USING` / `NATURAL JOIN` merged.
     pub hidden: Vec<usize>,
@@ -153,6 +166,9 @@ pub struct Binder<'a> {
     pub win: Option<crate::window::WinCtx>,
     /// Binding an aggregate's argument (a window function there is 4074).
     pub agg_arg: bool,
+    /// Correlated subqueries may appear (computed per row: a SELECT's WHERE,
+    /// and its select list and ORDER BY without grouping); elsewhere 1235.
+    pub dependent: bool,
 }
 
 impl<'a> Binder<'a> {
@@ -166,6 +182,7 @@ impl<'a> Binder<'a> {
             sub: None,
             win: None,
             agg_arg: false,
+            dependent: false,
         }
     }
 
@@ -533,8 +550,8 @@ impl<'a> Binder<'a> {
             }
             A::Function(f) => self.function(f, scope)?,
             A::Subquery(q) => {
-                let (k, ty) = self.subquery(q, SubKind::Scalar, scope)?;
-                Expr::Subquery(k, ty)
+                let p = self.subquery(q, SubKind::Scalar, scope)?;
+                dependent(Expr::Subquery(p.k, p.ty), p.refs)
             }
             A::InSubquery {
                 expr,
@@ -549,17 +566,18 @@ impl<'a> Binder<'a> {
                         .iter()
                         .map(|i| self.expr(i, scope))
                         .collect::<Result<Vec<_>>>()?;
-                    let (k, _) = self.subquery(subquery, SubKind::InRow(xs.len()), scope)?;
-                    let e = Expr::Func(Func::RowInSubquery(k, vec![None; xs.len()]), xs);
+                    let p = self.subquery(subquery, SubKind::InRow(xs.len()), scope)?;
+                    let e = Expr::Func(Func::RowInSubquery(p.k, vec![None; xs.len()]), xs);
+                    let e = dependent(e, p.refs);
                     return Ok(if *negated { Expr::Not(Box::new(e)) } else { e });
                 }
                 let x = self.expr(expr, scope)?;
-                let (k, _) = self.subquery(subquery, SubKind::In, scope)?;
-                Expr::InSubquery(Box::new(x), k, *negated)
+                let p = self.subquery(subquery, SubKind::In, scope)?;
+                dependent(Expr::InSubquery(Box::new(x), p.k, *negated), p.refs)
             }
             A::Exists { subquery, negated } => {
-                let (k, _) = self.subquery(subquery, SubKind::Exists, scope)?;
-                Expr::Exists(k, *negated)
+                let p = self.subquery(subquery, SubKind::Exists, scope)?;
+                dependent(Expr::Exists(p.k, *negated), p.refs)
             }
             // A row where one value belongs (`SELECT (1, 2)`, `(a, b) + 1`).
             A::Tuple(_) => return Err(SqlError::operand_columns(1)),
@@ -614,19 +632,28 @@ impl<'a> Binder<'a> {
         Ok(Expr::Func(Func::DateAdd(unit), vec![w, n]))
     }
 
-    fn subquery(
-        &mut self,
-        q: &ast::Query,
-        kind: SubKind,
-        scope: &Scope,
-    ) -> Result<(usize, OutType)> {
-        match self.sub {
-            Some(p) => p.plan(q, kind, scope),
-            None => Err(SqlError::unsupported(format!(
-                "subqueries in the {}",
-                self.place
-            ))),
+    fn subquery(&mut self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<Planned> {
+        let p = match self.sub {
+            Some(p) => p.plan(q, kind, scope)?,
+            None => {
+                return Err(SqlError::unsupported(format!(
+                    "subqueries in the {}",
+                    self.place
+                )))
+            }
+        };
+        if !p.refs.is_empty() && (!self.dependent || self.agg.is_some()) {
+            return Err(SqlError::unsupported(format!(
+                "correlated subqueries in the {}{}",
+                self.place,
+                if self.agg.is_some() {
+                    " of a grouped query"
+                } else {
+                    ""
+                }
+            )));
         }
+        Ok(p)
     }
 
     fn ident(&mut self, table: Option<&str>, id: &ast::Ident, scope: &Scope) -> Result<Expr> {
@@ -671,10 +698,10 @@ impl<'a> Binder<'a> {
                     Some(t) => format!("{t}.{name}"),
                     None => name.clone(),
                 };
-                if self.sub.is_some_and(|p| p.outer_has(table, name)) {
-                    return Err(SqlError::unsupported(format!(
-                        "correlated subqueries (reference to {full} of an outer query)"
-                    )));
+                if let Some(p) = self.sub {
+                    if let Some(e) = p.outer_ref(table, name)? {
+                        return Ok(e);
+                    }
                 }
                 Err(SqlError::unknown_column(&full, self.place))
             }
@@ -706,5 +733,15 @@ impl<'a> Binder<'a> {
                 Ok(Expr::Col(base + j))
             }
         }
+    }
+}
+
+/// `e` (a subquery expression) marked as computed per row when it reads
+/// positions `refs` of the row.
+fn dependent(e: Expr, refs: Vec<usize>) -> Expr {
+    if refs.is_empty() {
+        e
+    } else {
+        Expr::Dependent(Box::new(e), refs)
     }
 }

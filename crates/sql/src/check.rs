@@ -192,6 +192,7 @@ impl Checks {
                 .iter()
                 .map(|c| (def.name.clone(), c.name.clone()))
                 .collect(),
+            types: Vec::new(),
             hidden: Vec::new(),
         };
         for c in &def.checks {
@@ -251,6 +252,7 @@ pub fn bind_view_check(
             .iter()
             .map(|col| (c.alias.clone(), col.name.clone()))
             .collect(),
+        types: Vec::new(),
         hidden: Vec::new(),
     };
     let mut b = Binder::new(&[]);

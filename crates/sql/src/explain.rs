@@ -5,18 +5,23 @@ use crate::access;
 use crate::error::{Result, SqlError};
 use crate::exec::{self, Plan};
 use crate::result::{text, ColumnInfo, OutType, Outcome, ResultSink};
+use crate::select::SelectPlan;
 use crate::session::Session;
 use crate::stmt::RowStmt;
+use crate::subquery::SubKind;
 use rel::value::Value;
 
-/// One EXPLAIN row: table, access path, Extra, estimated rows, hash join.
-type Entry = (
-    std::sync::Arc<rel::catalog::Table>,
-    access::Access,
-    String,
-    Option<i64>,
-    bool,
-);
+/// One EXPLAIN row: select id, select_type, table, access path, Extra,
+/// estimated rows, hash join.
+struct Entry {
+    id: i64,
+    kind: &'static str,
+    table: std::sync::Arc<rel::catalog::Table>,
+    access: access::Access,
+    extra: String,
+    rows: Option<i64>,
+    hashed: bool,
+}
 
 /// EXPLAIN of a row statement.
 pub fn explain(
@@ -33,30 +38,6 @@ pub fn explain(
         Plan::MultiModify(m) => Plan::Select(Box::new(m.select)),
         p => p,
     };
-    let (table, acc, extra) = match &plan {
-        Plan::Select(p) => {
-            let mut extra = Vec::new();
-            if p.filter.is_some() {
-                extra.push("Using where");
-            }
-            if p.window.is_some() {
-                extra.push("Using temporary; Using window");
-            }
-            if !p.presorted {
-                extra.push("Using filesort");
-            }
-            if p.access.as_ref().is_some_and(|a| a.covering) {
-                extra.push("Using index");
-            }
-            (p.table.clone(), p.access.clone(), extra.join("; "))
-        }
-        Plan::Modify(p) => (
-            Some(p.table.clone()),
-            Some(p.access.clone()),
-            "Using where".to_string(),
-        ),
-        Plan::Insert(_) | Plan::MultiModify(_) => (None, None, String::new()),
-    };
     let cols = [
         "id",
         "select_type",
@@ -70,56 +51,42 @@ pub fn explain(
         "Extra",
     ];
     let mut entries: Vec<Entry> = Vec::new();
-    if let Plan::Select(p) = &plan {
-        // The tables in join order, each with its estimated rows per row of
-        // the tables before it; a hash join as MariaDB's BNLH join.
-        for (i, j) in p.join.iter().enumerate() {
-            let mut e: Vec<String> = Vec::new();
-            let hashed = !j.hash_join.is_empty() && j.derived.is_none();
-            if hashed {
-                e.push("Using where; Using join buffer (flat, BNLH join)".into());
-            } else if j.filter.is_some() || j.on.is_some() {
-                e.push("Using where".into());
-            }
-            if i + 1 == p.join.len() && !extra.is_empty() {
-                e.push(extra.clone());
-            }
-            let rows = (j.derived.is_none()).then(|| j.rows.round().max(1.0) as i64);
-            let mut parts: Vec<String> = Vec::new();
-            for x in e.join("; ").split("; ") {
-                if !x.is_empty() && !parts.iter().any(|p| p == x) {
-                    parts.push(x.to_string());
-                }
-            }
-            entries.push((
-                j.table.clone(),
-                j.access.clone(),
-                parts.join("; "),
-                rows,
-                hashed,
-            ));
+    let mut next_id = 1;
+    match &plan {
+        Plan::Select(p) => select_entries(p, "SIMPLE", &mut next_id, &mut entries),
+        Plan::Modify(p) => {
+            entries.push(Entry {
+                id: 1,
+                kind: "SIMPLE",
+                table: p.table.clone(),
+                access: p.access.clone(),
+                extra: "Using where".to_string(),
+                rows: None,
+                hashed: false,
+            });
+            next_id = 2;
+            subquery_entries(&p.subqueries, &mut next_id, &mut entries);
         }
-    }
-    if let (Some(t), Some(a)) = (table, acc) {
-        entries.push((t, a, extra.clone(), None, false));
+        Plan::Insert(_) | Plan::MultiModify(_) => {}
     }
     let mut rows = Vec::new();
-    for (t, a, extra, est, hashed) in entries {
-        let (kind, key) = a.describe(&t.def);
-        let (kind, key) = if hashed {
+    for e in entries {
+        let t = &e.table;
+        let (kind, key) = e.access.describe(&t.def);
+        let (kind, key) = if e.hashed {
             ("hash_ALL".to_string(), "#hash#$hj".to_string())
         } else {
             (kind, key)
         };
         let possible: Vec<String> = t.def.indexes().map(|i| i.name.clone()).collect();
-        let ranges = if a.ranges.is_empty() {
+        let ranges = if e.access.ranges.is_empty() {
             Value::Null
         } else {
-            Value::Int(a.ranges.len() as i64)
+            Value::Int(e.access.ranges.len() as i64)
         };
         rows.push(vec![
-            Value::Int(1),
-            text("SIMPLE"),
+            Value::Int(e.id),
+            text(e.kind),
             text(&t.def.name),
             text(&kind),
             text(possible.join(",")),
@@ -130,8 +97,8 @@ pub fn explain(
             },
             Value::Null,
             ranges,
-            est.map_or(Value::Null, Value::Int),
-            text(extra),
+            e.rows.map_or(Value::Null, Value::Int),
+            text(e.extra),
         ]);
     }
     if rows.is_empty() {
@@ -152,4 +119,79 @@ pub fn explain(
         result_set: true,
         ..Default::default()
     })
+}
+
+/// The rows of one SELECT (its tables in join order, each with its
+/// estimated rows per row of the tables before it; a hash join as MariaDB's
+/// BNLH join), then those of its subqueries.
+fn select_entries(p: &SelectPlan, kind: &'static str, next_id: &mut i64, out: &mut Vec<Entry>) {
+    let id = *next_id;
+    *next_id += 1;
+    let mut extra = Vec::new();
+    if p.filter.is_some() {
+        extra.push("Using where");
+    }
+    if p.window.is_some() {
+        extra.push("Using temporary; Using window");
+    }
+    if !p.presorted {
+        extra.push("Using filesort");
+    }
+    if p.access.as_ref().is_some_and(|a| a.covering) {
+        extra.push("Using index");
+    }
+    let extra = extra.join("; ");
+    for (i, j) in p.join.iter().enumerate() {
+        let mut e: Vec<String> = Vec::new();
+        let hashed = !j.hash_join.is_empty() && j.derived.is_none();
+        if hashed {
+            e.push("Using where; Using join buffer (flat, BNLH join)".into());
+        } else if j.filter.is_some() || j.on.is_some() {
+            e.push("Using where".into());
+        }
+        if i + 1 == p.join.len() && !extra.is_empty() {
+            e.push(extra.clone());
+        }
+        let rows = (j.derived.is_none()).then(|| j.rows.round().max(1.0) as i64);
+        let mut parts: Vec<String> = Vec::new();
+        for x in e.join("; ").split("; ") {
+            if !x.is_empty() && !parts.iter().any(|p| p == x) {
+                parts.push(x.to_string());
+            }
+        }
+        out.push(Entry {
+            id,
+            kind,
+            table: j.table.clone(),
+            access: j.access.clone(),
+            extra: parts.join("; "),
+            rows,
+            hashed,
+        });
+    }
+    if let (Some(t), Some(a)) = (&p.table, &p.access) {
+        out.push(Entry {
+            id,
+            kind,
+            table: t.clone(),
+            access: a.clone(),
+            extra,
+            rows: None,
+            hashed: false,
+        });
+    }
+    subquery_entries(&p.subqueries, next_id, out);
+}
+
+/// The rows of subqueries: SUBQUERY (run once per execution) or DEPENDENT
+/// SUBQUERY (per row of the query around it).
+fn subquery_entries(subs: &[(SelectPlan, SubKind)], next_id: &mut i64, out: &mut Vec<Entry>) {
+    for (sp, _) in subs {
+        let kind = if sp.outer_refs.is_empty() {
+            "SUBQUERY"
+        } else {
+            "DEPENDENT SUBQUERY"
+        };
+        select_entries(sp, kind, next_id, out);
+    }
 }

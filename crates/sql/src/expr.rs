@@ -76,6 +76,13 @@ pub enum Expr {
     InSubquery(Box<Expr>, usize, bool),
     /// `[NOT] EXISTS (subquery k)`.
     Exists(usize, bool),
+    /// A correlated subquery expression (`Subquery`, `InSubquery` or
+    /// `Exists`) and the positions of the row it reads (its plan's
+    /// `Correlated` values): computed for each row (`select::correlated`).
+    Dependent(Box<Expr>, Vec<usize>),
+    /// Inside a correlated subquery: value `j` of the row of the query
+    /// around it (its column's type); the same for one run of the subquery.
+    Correlated(usize, OutType),
     /// `x COLLATE c`: the value of `x`, compared under `c` (explicit).
     Collate(Box<Expr>, Collation),
     /// A comparison (=, <, IN, BETWEEN, LIKE, CASE x WHEN, STRCMP, ...)
@@ -126,6 +133,10 @@ pub trait Env {
     /// Fails once the statement must stop (max_execution_time).
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
+    }
+    /// Inside a correlated subquery: value `j` of the outer query's row.
+    fn correlated(&self, _j: usize) -> Option<&Value> {
+        None
     }
     /// The value of subquery `k` of the plan being executed.
     fn subquery(&self, _k: usize) -> Option<&SubResult> {
@@ -237,6 +248,11 @@ impl Expr {
                 let t = e.eval(row, env)?.truth();
                 Value::Int(((t == Some(*want)) != *negated) as i64)
             }
+            Expr::Correlated(j, _) => env
+                .correlated(*j)
+                .cloned()
+                .ok_or_else(|| SqlError::internal(format!("correlated value {j} not set")))?,
+            Expr::Dependent(e, _) => e.eval(row, env)?,
             Expr::Subquery(k, _) => match env.subquery(*k) {
                 Some(SubResult::Scalar(v)) => v.clone(),
                 _ => return Err(SqlError::internal(format!("subquery {k} not computed"))),
@@ -291,7 +307,7 @@ impl Expr {
         let mut indep = true;
         self.walk(&mut |e| {
             // An assignment changes a variable at each evaluation.
-            if matches!(e, Expr::Col(_) | Expr::Assign(..)) {
+            if matches!(e, Expr::Col(_) | Expr::Assign(..) | Expr::Dependent(..)) {
                 indep = false;
             }
         });
@@ -311,7 +327,8 @@ impl Expr {
             | Expr::Collate(e, _)
             | Expr::Collated(_, e)
             | Expr::SortKey(_, e)
-            | Expr::Assign(_, e) => e.walk(f),
+            | Expr::Assign(_, e)
+            | Expr::Dependent(e, _) => e.walk(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);
@@ -360,7 +377,8 @@ impl Expr {
             | Expr::Collate(e, _)
             | Expr::Collated(_, e)
             | Expr::SortKey(_, e)
-            | Expr::Assign(_, e) => e.walk_mut(f),
+            | Expr::Assign(_, e)
+            | Expr::Dependent(e, _) => e.walk_mut(f),
             Expr::Bin(_, a, b) | Expr::Like(a, b, _, _) => {
                 a.walk_mut(f);
                 b.walk_mut(f);
@@ -397,13 +415,39 @@ impl Expr {
 
     /// Columns this expression reads.
     pub fn columns(&self, out: &mut Vec<usize>) {
-        self.walk(&mut |e| {
-            if let Expr::Col(c) = e {
+        self.walk(&mut |e| match e {
+            Expr::Col(c) => {
                 if !out.contains(c) {
                     out.push(*c);
                 }
             }
+            // A correlated subquery reads these columns of the row.
+            Expr::Dependent(_, refs) => {
+                for c in refs {
+                    if !out.contains(c) {
+                        out.push(*c);
+                    }
+                }
+            }
+            _ => {}
         });
+    }
+
+    /// True if a correlated subquery (computed per row) is part of `self`.
+    pub fn has_dependent(&self) -> bool {
+        let mut d = false;
+        self.walk(&mut |e| d |= matches!(e, Expr::Dependent(..)));
+        d
+    }
+
+    /// The conjunction of `self`'s conjuncts without a correlated subquery
+    /// (None if none is left).
+    pub fn without_dependent(&self) -> Option<Expr> {
+        self.conjuncts()
+            .into_iter()
+            .filter(|c| !c.has_dependent())
+            .cloned()
+            .reduce(|a, b| Expr::Bin(BinOp::And, Box::new(a), Box::new(b)))
     }
 
     /// Splits a conjunction into its terms.

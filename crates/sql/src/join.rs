@@ -136,6 +136,16 @@ pub(crate) fn map_cols(e: &Expr, f: &dyn Fn(usize) -> Expr) -> Expr {
         Expr::Collate(x, c) => Expr::Collate(m(x), *c),
         Expr::Collated(c, x) => Expr::Collated(*c, m(x)),
         Expr::SortKey(c, x) => Expr::SortKey(*c, m(x)),
+        // The row positions a correlated subquery reads move with the row.
+        Expr::Dependent(x, refs) => Expr::Dependent(
+            m(x),
+            refs.iter()
+                .map(|r| match f(*r) {
+                    Expr::Col(n) => n,
+                    _ => *r,
+                })
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -321,13 +331,13 @@ pub(crate) fn hash_keys(local: &[Expr]) -> Vec<(usize, Expr)> {
 }
 
 /// Calls `visit` with every joined row (before the WHERE clause) until it
-/// returns false.
+/// returns false; it may read through the transaction it is given.
 pub fn for_each(
     txn: &mut Txn,
     tables: &[JoinTable],
     lock: Option<LockMode>,
     env: &dyn Env,
-    visit: &mut dyn FnMut(&[Value]) -> Result<bool>,
+    visit: &mut dyn FnMut(&mut Txn, &[Value]) -> Result<bool>,
 ) -> Result<()> {
     let width = tables
         .iter()
@@ -335,7 +345,7 @@ pub fn for_each(
         .max()
         .unwrap_or(0);
     let mut row = vec![Value::Null; width];
-    let mut visit = |_: &mut Txn, row: &mut Vec<Value>| visit(row);
+    let mut visit = |txn: &mut Txn, row: &mut Vec<Value>| visit(txn, row);
     let run = Run {
         tables,
         lock,

@@ -129,6 +129,7 @@ fn from_tables(
                     alias.clone(),
                     Scope {
                         cols: cols.collect(),
+                        types: Vec::new(),
                         hidden: Vec::new(),
                     },
                 )

@@ -14,7 +14,8 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
         Expr::Const(v) => of_value(v),
         Expr::Param(_) => OutType::Text { len: 255 },
         Expr::Outer(_) => OutType::Null,
-        Expr::Subquery(_, ty) => ty.clone(),
+        Expr::Subquery(_, ty) | Expr::Correlated(_, ty) => ty.clone(),
+        Expr::Dependent(x, _) => infer(x, t, agg),
         Expr::InSubquery(..) | Expr::Exists(..) => OutType::Int { unsigned: false },
         Expr::Col(i) => match agg {
             Some((groups, aggs)) => {

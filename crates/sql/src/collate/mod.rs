@@ -195,7 +195,8 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
                 None => None,
             },
         },
-        Expr::Subquery(_, t) => string_type(t).flatten(),
+        Expr::Subquery(_, t) | Expr::Correlated(_, t) => string_type(t).flatten(),
+        Expr::Dependent(x, _) => derive(x, cx)?,
         Expr::Case {
             whens, otherwise, ..
         } => {
@@ -345,6 +346,7 @@ pub fn annotate(e: Expr, cx: Ctx) -> Result<Expr> {
         Expr::Bin(op, x, y) => Expr::Bin(op, a(x)?, a(y)?),
         Expr::In(x, l, n) => Expr::In(a(x)?, all(l)?, n),
         Expr::InSubquery(x, k, n) => Expr::InSubquery(a(x)?, k, n),
+        Expr::Dependent(x, refs) => Expr::Dependent(a(x)?, refs),
         Expr::Between(x, l, h, n) => Expr::Between(a(x)?, a(l)?, a(h)?, n),
         Expr::Like(x, p, n, esc) => Expr::Like(a(x)?, a(p)?, n, esc),
         Expr::Case {

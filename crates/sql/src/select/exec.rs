@@ -93,11 +93,38 @@ pub fn execute_counted(
         .as_ref()
         .map(|w| crate::window::Windower::new(w, budget));
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
+    // Correlated subqueries: computed per row once the WHERE conjuncts
+    // without them hold (`correlated.rs`).
+    let mut deps = super::correlated::Dependents::of(p, env);
+    let has_deps = !deps.is_empty();
+    let pre = if deps.is_empty() {
+        None
+    } else {
+        p.filter.as_ref().and_then(Expr::without_dependent)
+    };
     {
         // `checked`: the row passed the WHERE already (the access path
-        // applied it).
-        let mut visit = |row: &[Value], checked: bool| -> Result<bool> {
-            if let Some(f) = p.filter.as_ref().filter(|_| !checked) {
+        // applied it; with correlated subqueries, only its conjuncts
+        // without them).
+        let mut visit = |txn: &mut Txn, row: &[Value], checked: bool| -> Result<bool> {
+            let row_subs;
+            let renv;
+            let env: &dyn Env = if deps.is_empty() {
+                env
+            } else {
+                if let Some(f) = pre.as_ref().filter(|_| !checked) {
+                    if !accepts(&f.eval(row, env)?) {
+                        return Ok(true);
+                    }
+                }
+                row_subs = deps.compute(p, row, txn, env)?;
+                renv = super::correlated::RowEnv {
+                    inner: env,
+                    subs: &row_subs,
+                };
+                &renv
+            };
+            if let Some(f) = p.filter.as_ref().filter(|_| !checked || has_deps) {
                 if !accepts(&f.eval(row, env)?) {
                     return Ok(true);
                 }
@@ -144,13 +171,27 @@ pub fn execute_counted(
                 } else {
                     Some(&p.want[..])
                 };
-                let filter = p.filter.as_ref();
-                access::for_each_row(txn, t, acc, p.lock, want, filter, &[], env, &mut |_, r| {
-                    visit(&r.values, true)
-                })?;
+                let filter = if has_deps {
+                    pre.as_ref()
+                } else {
+                    p.filter.as_ref()
+                };
+                access::for_each_row(
+                    txn,
+                    t,
+                    acc,
+                    p.lock,
+                    want,
+                    filter,
+                    &[],
+                    env,
+                    &mut |txn, r| visit(txn, &r.values, true),
+                )?;
             }
             _ if !p.join.is_empty() => {
-                crate::join::for_each(txn, &p.join, p.lock, env, &mut |row| visit(row, false))?;
+                crate::join::for_each(txn, &p.join, p.lock, env, &mut |txn, row| {
+                    visit(txn, row, false)
+                })?;
             }
             (None, None) if matches!(p.recursive.as_deref(), Some(super::Rec::Work(_))) => {
                 if let Some(super::Rec::Work(id)) = p.recursive.as_deref() {
@@ -158,7 +199,7 @@ pub fn execute_counted(
                         crate::error::SqlError::internal("recursive CTE work table")
                     })?;
                     for r in rows {
-                        if !visit(r, false)? {
+                        if !visit(txn, r, false)? {
                             break;
                         }
                     }
@@ -167,14 +208,14 @@ pub fn execute_counted(
             (None, None) if p.sysview.is_some() => {
                 if let Some(v) = p.sysview {
                     for r in env.view_rows(v)? {
-                        if !visit(&r, false)? {
+                        if !visit(txn, &r, false)? {
                             break;
                         }
                     }
                 }
             }
             _ => {
-                visit(&[], false)?;
+                visit(txn, &[], false)?;
             }
         }
     }

@@ -66,6 +66,7 @@ pub fn table_scope(t: &Table, alias: &str) -> Scope {
             .iter()
             .map(|c| (alias.to_string(), c.name.clone()))
             .collect(),
+        types: t.def.columns.iter().map(|c| c.ty.clone()).collect(),
         hidden: Vec::new(),
     }
 }
@@ -594,6 +595,7 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         union: Vec::new(),
         sysview: Some(v),
         recursive: None,
+        outer_refs: Vec::new(),
     }
 }
 

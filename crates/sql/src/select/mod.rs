@@ -2,6 +2,7 @@
 //! streaming rows to a sink when no sort, grouping or DISTINCT needs them
 //! all first; aggregation is in `crate::agg`, sorting and grouping spills
 //! in `crate::tail` and `crate::sort`.
+mod correlated;
 mod decorrelate;
 mod exec;
 mod from;
@@ -76,6 +77,9 @@ pub struct SelectPlan {
     /// An information_schema view: the rows come from it (`Env::view_rows`),
     /// not from a table (only as a derived table).
     pub sysview: Option<crate::infoschema::View>,
+    /// A correlated subquery: the positions of the outer row it reads
+    /// (its `Expr::Correlated(j)` is position `outer_refs[j]`).
+    pub outer_refs: Vec<usize>,
     /// A recursive CTE (only as a derived table), or the work table its
     /// recursive SELECTs read (`recursive.rs`).
     pub recursive: Option<Box<Rec>>,

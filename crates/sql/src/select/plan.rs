@@ -4,7 +4,7 @@
 use super::from::{derived_first, from_tables, FromCtx, FromTable};
 use super::SelectPlan;
 use crate::access;
-use crate::bind::{AggCtx, AggFunc, AggSpec, Binder, Scope, SubPlanner};
+use crate::bind::{AggCtx, AggFunc, AggSpec, Binder, Planned, Scope, SubPlanner};
 use crate::collate::{self, annotate, Ctx};
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
@@ -37,6 +37,9 @@ pub struct SubPlans<'s> {
     /// The scopes of the queries around this one, innermost last.
     outer: &'s [Scope],
     plans: RefCell<Vec<(SelectPlan, SubKind)>>,
+    /// The positions of the innermost outer row this query reads
+    /// (`Expr::Correlated(j)` is `refs[j]`).
+    refs: RefCell<Vec<usize>>,
 }
 
 impl<'s> SubPlans<'s> {
@@ -48,6 +51,7 @@ impl<'s> SubPlans<'s> {
             params,
             outer: &[],
             plans: RefCell::new(Vec::new()),
+            refs: RefCell::new(Vec::new()),
         }
     }
 
@@ -58,7 +62,7 @@ impl<'s> SubPlans<'s> {
 }
 
 impl SubPlanner for SubPlans<'_> {
-    fn plan(&self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<(usize, OutType)> {
+    fn plan(&self, q: &ast::Query, kind: SubKind, scope: &Scope) -> Result<Planned> {
         let mut outer = self.outer.to_vec();
         outer.push(scope.clone());
         let p = plan_in(q, self.st, self.cur_db, self.params, &outer)?;
@@ -70,15 +74,45 @@ impl SubPlanner for SubPlans<'_> {
             _ => {}
         }
         let ty = p.columns.first().map_or(OutType::Null, |c| c.ty.clone());
+        let refs = p.outer_refs.clone();
         let mut plans = self.plans.borrow_mut();
         plans.push((p, kind));
-        Ok((plans.len() - 1, ty))
+        Ok(Planned {
+            k: plans.len() - 1,
+            ty,
+            refs,
+        })
     }
 
-    fn outer_has(&self, table: Option<&str>, name: &str) -> bool {
-        self.outer
-            .iter()
-            .any(|s| !matches!(s.find(table, name), Ok(None)))
+    fn outer_ref(&self, table: Option<&str>, name: &str) -> Result<Option<Expr>> {
+        let Some((near, far)) = self.outer.split_last() else {
+            return Ok(None);
+        };
+        if let Some(pos) = near.find(table, name)? {
+            let mut refs = self.refs.borrow_mut();
+            let j = match refs.iter().position(|r| *r == pos) {
+                Some(j) => j,
+                None => {
+                    refs.push(pos);
+                    refs.len() - 1
+                }
+            };
+            let ty = near
+                .types
+                .get(pos)
+                .map_or(OutType::Null, |t| OutType::Column(t.clone()));
+            return Ok(Some(Expr::Correlated(j, ty)));
+        }
+        if far.iter().any(|s| !matches!(s.find(table, name), Ok(None))) {
+            let full = match table {
+                Some(t) => format!("{t}.{name}"),
+                None => name.to_string(),
+            };
+            return Err(SqlError::unsupported(format!(
+                "correlated subqueries reading a query two or more levels out ({full})"
+            )));
+        }
+        Ok(None)
     }
 }
 
@@ -127,6 +161,7 @@ fn plan_in(
         params,
         outer,
         plans: RefCell::new(Vec::new()),
+        refs: RefCell::new(Vec::new()),
     };
     let plan_body = |q: &ast::Query, outer: &[Scope]| match &*q.body {
         _ if super::recursive::is_marked(q) => {
@@ -147,6 +182,14 @@ fn plan_in(
         locks: &q.locks,
     };
     let (from, derived, layout) = from_tables(&sel.from, &fctx)?;
+    if derived
+        .iter()
+        .any(|d| !d.outer_refs.is_empty() || d.union.iter().any(|(_, b)| !b.outer_refs.is_empty()))
+    {
+        return Err(SqlError::unsupported(
+            "derived tables reading a column of the query around them",
+        ));
+    }
     let scope_of = |from: &[FromTable]| Scope {
         cols: from
             .iter()
@@ -156,6 +199,10 @@ fn plan_in(
                     .iter()
                     .map(move |c| (a.clone(), c.name.clone()))
             })
+            .collect(),
+        types: from
+            .iter()
+            .flat_map(|(t, ..)| t.def.columns.iter().map(|c| c.ty.clone()))
             .collect(),
         hidden: layout.hidden.clone(),
     };
@@ -171,6 +218,7 @@ fn plan_in(
             let mark = subs.plans.borrow().len();
             let mut b = Binder::new(params);
             b.sub = Some(&subs);
+            b.dependent = true;
             if let Ok(f) = b.expr(w, &scope_of(&from)) {
                 order = derived_first(&mut from, &f);
             }
@@ -219,6 +267,7 @@ fn plan_in(
     };
     let mut b = Binder::new(params);
     b.sub = Some(&subs);
+    b.dependent = true;
     b.place = "where clause";
     let filter = match &sel.selection {
         Some(w) => Some(b.expr(w, &scope)?),
@@ -238,6 +287,7 @@ fn plan_in(
         subs.plans.borrow_mut().truncate(mark);
         let mut b = Binder::new(params);
         b.sub = Some(&subs);
+        b.dependent = true;
         if use_agg {
             let mut ctx = AggCtx::default();
             for g in &group_ast {
@@ -269,6 +319,25 @@ fn plan_in(
             }
         }
     };
+    let in_calls = calls.iter().any(|c| {
+        c.args
+            .iter()
+            .chain(&c.spec.partition)
+            .chain(c.spec.order.iter().map(|(e, _)| e))
+            .chain(c.agg.as_ref().and_then(|a| a.arg.as_ref()))
+            .any(Expr::has_dependent)
+    });
+    if in_calls
+        || !calls.is_empty()
+            && out
+                .iter()
+                .chain(order.iter().map(|(e, _)| e))
+                .any(Expr::has_dependent)
+    {
+        return Err(SqlError::unsupported(
+            "correlated subqueries in the field list of a query with window functions",
+        ));
+    }
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
     // Collations (collate.rs): string comparisons under their collation,
     // MIN/MAX and DISTINCT aggregates, then (below) GROUP BY, DISTINCT and
@@ -391,13 +460,16 @@ fn plan_in(
     } else {
         None
     };
+    // Access paths and join order see the conjuncts that are not computed
+    // per row (a correlated subquery cannot key an index).
+    let keyable = filter.as_ref().and_then(Expr::without_dependent);
     let (access, want, presorted) = match &table {
         Some(t) => {
             let types: Vec<_> = t.def.columns.iter().map(|c| c.ty.clone()).collect();
-            let implied = crate::equality::with_implied(filter.as_ref(), &types);
+            let implied = crate::equality::with_implied(keyable.as_ref(), &types);
             let acc = access::choose(
                 &t.def,
-                implied.as_ref().or(filter.as_ref()),
+                implied.as_ref().or(keyable.as_ref()),
                 &used,
                 plain_order.as_deref(),
                 lock.is_some(),
@@ -455,7 +527,7 @@ fn plan_in(
                     .iter()
                     .any(|j| matches!(j.join_operator, ast::JoinOperator::StraightJoin(_)))
             });
-        crate::join::plan(&mut join, filter.as_ref(), lock.is_some(), straight);
+        crate::join::plan(&mut join, keyable.as_ref(), lock.is_some(), straight);
     }
     let columns = names
         .into_iter()
@@ -516,6 +588,7 @@ fn plan_in(
         union: Vec::new(),
         sysview: None,
         recursive: None,
+        outer_refs: subs.refs.into_inner(),
     })
 }
 

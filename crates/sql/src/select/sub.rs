@@ -16,7 +16,9 @@ use txn::Txn;
 /// tables.
 pub struct QueryEnv<'e> {
     inner: &'e dyn Env,
-    subs: Vec<SubResult>,
+    /// Per subquery of the plan: its result (None: correlated, computed
+    /// per row by `correlated.rs`).
+    subs: Vec<Option<SubResult>>,
     derived: Vec<Vec<Vec<Value>>>,
     /// Per derived table: a hash index on its join columns.
     indexes: Vec<Option<HashIndex>>,
@@ -67,14 +69,7 @@ impl<'e> QueryEnv<'e> {
         txn: &mut Txn,
         env: &'e dyn Env,
     ) -> Result<QueryEnv<'e>> {
-        // What the statement may hold in memory for them: four times
-        // tmp_table_size, at least 64 MiB (they do not spill to disk yet).
-        let max = env
-            .sys_var("tmp_table_size", false)
-            .and_then(|v| v.to_i128())
-            .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize)
-            .saturating_mul(4)
-            .max(64 << 20);
+        let max = held_max(env);
         let mut q = QueryEnv {
             inner: env,
             subs: Vec::with_capacity(subqueries.len()),
@@ -97,33 +92,12 @@ impl<'e> QueryEnv<'e> {
             q.derived.push(rows);
         }
         for (sp, kind) in subqueries {
-            let stop = match kind {
-                SubKind::Scalar => Some(2),
-                SubKind::Exists => Some(1),
-                SubKind::In | SubKind::InRow(_) => None,
-            };
-            let rows = q.run(sp, txn, max, "subquery".into(), stop)?;
-            let r = match kind {
-                SubKind::Scalar => {
-                    if rows.len() > 1 {
-                        return Err(SqlError::subquery_rows());
-                    }
-                    SubResult::Scalar(
-                        rows.into_iter()
-                            .next()
-                            .and_then(|r| r.into_iter().next())
-                            .unwrap_or(Value::Null),
-                    )
-                }
-                SubKind::Exists => SubResult::Exists(!rows.is_empty()),
-                SubKind::InRow(_) => SubResult::Rows(rows),
-                SubKind::In => SubResult::Set(SubSet::new(
-                    rows.into_iter()
-                        .filter_map(|r| r.into_iter().next())
-                        .collect(),
-                )),
-            };
-            q.subs.push(r);
+            if !sp.outer_refs.is_empty() {
+                q.subs.push(None);
+                continue;
+            }
+            let rows = q.run(sp, txn, max, "subquery".into(), stop_after(*kind))?;
+            q.subs.push(Some(sub_result(*kind, rows)?));
         }
         Ok(q)
     }
@@ -148,26 +122,74 @@ impl<'e> QueryEnv<'e> {
         what: String,
         stop_after: Option<usize>,
     ) -> Result<Vec<Vec<Value>>> {
-        let mut held = Held {
+        let held = Held {
             rows: Vec::new(),
             bytes: 0,
             max,
             what,
             stop_after,
         };
-        if let Some(super::Rec::Cte(c)) = p.recursive.as_deref() {
-            return super::recursive::run(p, c, txn, self.inner, held);
-        }
-        exec::execute_counted(p, txn, self.inner, &mut held, None)?;
-        self.union_rest(p, txn, &mut held)?;
-        Ok(held.rows)
+        run_held(p, txn, self.inner, held)
     }
+}
 
-    /// Adds the rows of `p`'s UNION branches after its own (deduplicated up
-    /// to each DISTINCT).
-    fn union_rest(&self, p: &SelectPlan, txn: &mut Txn, held: &mut Held) -> Result<()> {
-        union_rest(p, txn, self.inner, held)
+/// What a statement may hold in memory for its subqueries and derived
+/// tables: four times tmp_table_size, at least 64 MiB (they do not spill to
+/// disk yet).
+pub(super) fn held_max(env: &dyn Env) -> usize {
+    env.sys_var("tmp_table_size", false)
+        .and_then(|v| v.to_i128())
+        .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize)
+        .saturating_mul(4)
+        .max(64 << 20)
+}
+
+/// Scalar and EXISTS subqueries need only their first two rows, one row.
+pub(super) fn stop_after(kind: SubKind) -> Option<usize> {
+    match kind {
+        SubKind::Scalar => Some(2),
+        SubKind::Exists => Some(1),
+        SubKind::In | SubKind::InRow(_) => None,
     }
+}
+
+/// Runs plan `p` (with its UNION branches, or as a recursive CTE) into `held`.
+pub(super) fn run_held(
+    p: &SelectPlan,
+    txn: &mut Txn,
+    env: &dyn Env,
+    mut held: Held,
+) -> Result<Vec<Vec<Value>>> {
+    if let Some(super::Rec::Cte(c)) = p.recursive.as_deref() {
+        return super::recursive::run(p, c, txn, env, held);
+    }
+    exec::execute_counted(p, txn, env, &mut held, None)?;
+    union_rest(p, txn, env, &mut held)?;
+    Ok(held.rows)
+}
+
+/// What a subquery used as `kind` evaluates to, from its rows.
+pub(super) fn sub_result(kind: SubKind, rows: Vec<Vec<Value>>) -> Result<SubResult> {
+    Ok(match kind {
+        SubKind::Scalar => {
+            if rows.len() > 1 {
+                return Err(SqlError::subquery_rows());
+            }
+            SubResult::Scalar(
+                rows.into_iter()
+                    .next()
+                    .and_then(|r| r.into_iter().next())
+                    .unwrap_or(Value::Null),
+            )
+        }
+        SubKind::Exists => SubResult::Exists(!rows.is_empty()),
+        SubKind::InRow(_) => SubResult::Rows(rows),
+        SubKind::In => SubResult::Set(SubSet::new(
+            rows.into_iter()
+                .filter_map(|r| r.into_iter().next())
+                .collect(),
+        )),
+    })
 }
 
 /// Adds the rows of `p`'s UNION branches to `held` (see `QueryEnv::union_rest`).
@@ -206,8 +228,11 @@ pub(super) fn union_rest(
 
 impl Env for QueryEnv<'_> {
     crate::env::forward_session_env!(inner);
+    fn correlated(&self, j: usize) -> Option<&Value> {
+        self.inner.correlated(j)
+    }
     fn subquery(&self, k: usize) -> Option<&SubResult> {
-        self.subs.get(k)
+        self.subs.get(k).and_then(Option::as_ref)
     }
     fn derived(&self, k: usize) -> Option<&[Vec<Value>]> {
         self.derived.get(k).map(|v| &v[..])

@@ -250,6 +250,7 @@ fn variables(
                         (String::new(), "Variable_name".into()),
                         (String::new(), "Value".into()),
                     ],
+                    types: Vec::new(),
                     hidden: Vec::new(),
                 };
                 let mut b = crate::bind::Binder::new(&[]);

@@ -438,6 +438,11 @@ def write(res, out_dir, plots):
                  cfg["warmup_s"], cfg["warmup_read_max_s"], cfg["duration_read_s"], cfg["duration_write_s"],
                  cfg["drain_s"]))
     L.append("- ACID: sync on every commit for all engines. **Binary log: %s.**" % cfg["binlog"])
+    chosen = ["%s at %s: %s" % (LABEL[sw["engine"]], fmt_size(sw["mem"]), next(
+        "%s (`%s`)" % (c["label"], c["setting"]) for c in sw["candidates"] if c["variant"] == sw["chosen"]))
+        for sw in res.get("sweeps") or []]
+    if chosen:
+        L.append("- Cache sizes chosen by `--sweep-peers` (see Peer configurations): %s." % "; ".join(chosen))
     L.append("- Engine settings:\n" + settings_section(res) + "\n")
     L.append("## Load\n")
     L.append(load_table(res) + "\n")

@@ -40,8 +40,8 @@ FULL = dict(threads="8,16,32,64", mem="data/5,data/2.5,data/1.25", data="3000M",
             warmup_chunk=30, drain=120, size_every=10, stall=120, rounds=1, sweep_duration=60)
 # Quick mode runs 2 rounds of short windows, so that CI covers the interleaved path.
 QUICK = dict(threads="4,16", mem="256M", data=None, tables=2, table_size=5000,
-             duration_read=3, duration_write=3, warmup=1, warmup_read_max=2, warmup_chunk=1,
-             drain=2, size_every=1, stall=20, rounds=2, sweep_duration=3)
+             duration_read=3, duration_write=3, warmup=1, warmup_read_max=1, warmup_chunk=1,
+             drain=1, size_every=1, stall=20, rounds=2, sweep_duration=3)
 SWEEP = dict(mem="data/10,data/5,data/3,data/2,data/1.5,data/1", workloads="oltp_read_write",
              threads="16")
 

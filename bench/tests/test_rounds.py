@@ -38,6 +38,8 @@ class PercentileTest(unittest.TestCase):
         self.assertEqual(rounds.percentile(vals, 5), 5)
         self.assertEqual(rounds.percentile(vals, 50), 50)
         self.assertEqual(rounds.percentile(list(range(1, 201)), 1), 2)
+        self.assertEqual(rounds.percentile(list(range(1, 151)), 1), 2)  # rank ceil(1.5) = 2
+        self.assertEqual(rounds.percentile(list(range(1, 31)), 5), 2)
         self.assertEqual(rounds.percentile([7, 3, 9], 1), 3)  # fewer than 100 values: the minimum
         self.assertIsNone(rounds.percentile([], 1))
 

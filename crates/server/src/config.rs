@@ -21,6 +21,9 @@ pub struct Config {
     pub bottommost_compression: lsm::Compression,
     pub sync_on_commit: bool,
     pub root_password: Option<String>,
+    /// Where server-side LOAD DATA INFILE may read: a directory, "" for
+    /// anywhere, "NULL" for nowhere; default: `strata-files` beside the datadir.
+    pub secure_file_priv: Option<String>,
     pub max_allowed_packet: usize,
     pub lock_wait_timeout: u64,
     pub transaction_isolation: Option<String>,
@@ -49,6 +52,7 @@ impl Default for Config {
             bottommost_compression: lsm::Compression::Zstd,
             sync_on_commit: true,
             root_password: None,
+            secure_file_priv: None,
             max_allowed_packet: 64 << 20,
             lock_wait_timeout: 50,
             transaction_isolation: None,
@@ -65,6 +69,8 @@ strata: a MySQL-compatible server on an LSM-tree engine
 Usage: strata [--option=value ...]
 
   --datadir=DIR                 data directory (default ./strata-data, created if missing)
+  --secure-file-priv=DIR        LOAD DATA INFILE reads only files in DIR ('' anywhere,
+                                NULL nowhere; default: strata-files beside the datadir)
   --port=N                      TCP port (default 3306; 0 disables TCP)
   --bind-address=ADDR           address to listen on (default 127.0.0.1)
   --socket=PATH                 unix socket (default DATADIR/strata.sock; '' disables)
@@ -179,6 +185,7 @@ impl Config {
             | "innodb_flush_log_at_trx_commit"
             | "rocksdb_flush_log_at_trx_commit" => self.sync_on_commit = parse_bool(value)?,
             "root_password" => self.root_password = Some(value.to_string()),
+            "secure_file_priv" => self.secure_file_priv = Some(value.to_string()),
             "max_allowed_packet" => self.max_allowed_packet = parse_size(value)?,
             "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
                 self.lock_wait_timeout = num(value)?

@@ -257,6 +257,16 @@ fn run(
     cached: Option<&Plan>,
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
+    // A bulk load ends before any statement but an INSERT (which may go on
+    // with it) or SET (SET strata_bulk_load = 0 ends it below).
+    if s.bulk.is_some()
+        && !matches!(
+            &parsed.stmt,
+            Stmt::Rows(crate::stmt::RowStmt::Insert(_)) | Stmt::Set(_)
+        )
+    {
+        crate::bulk::end_session_load(s)?;
+    }
     match &parsed.stmt {
         Stmt::Rows(r) => {
             let mut res = match cached {
@@ -297,7 +307,11 @@ fn run(
         Stmt::Set(x) => {
             // SET evaluates expressions that may hold `?` (prepared SET).
             s.stmt_params = (parsed.params.clone(), params.to_vec());
-            set::run(s, x)
+            let r = set::run(s, x)?;
+            if s.var_int("strata_bulk_load") == 0 {
+                crate::bulk::end_session_load(s)?;
+            }
+            Ok(r)
         }
         Stmt::Show(x) => show::run(s, x, sink),
         Stmt::Ddl(d) => {
@@ -307,6 +321,7 @@ fn run(
             ddl::run(s, d)
         }
         Stmt::Maint(m) => maint::run(s, m, sink),
+        Stmt::Load(l) => crate::load::run(s, l, sink),
         Stmt::Prep(p) => {
             s.stmt_params = (parsed.params.clone(), params.to_vec());
             crate::sqlprep::run(s, p, sink)

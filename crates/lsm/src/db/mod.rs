@@ -15,7 +15,7 @@ mod resume;
 mod write;
 
 pub use iter::DbIterator;
-pub use ops::SstFileWriter;
+pub use ops::{BulkWriter, SstFileWriter};
 
 use crate::error::{Error, Result};
 use crate::key::SeqNo;

@@ -13,6 +13,7 @@ sys.path.insert(0, BENCH)
 
 from oltplib import sysbench  # noqa: E402
 from tpcclib import plan, report, stats  # noqa: E402
+from tpcclib.run import stall_tick  # noqa: E402
 
 MiB = stats.MiB
 
@@ -39,6 +40,36 @@ class SeriesTest(unittest.TestCase):
                                      "1412.58/1472.48/199.66) lat (ms,95%): 110.66 err/s 2.00 "
                                      "reconn/s: 0.00")
         self.assertEqual((iv["t"], iv["tps"], iv["err"], iv["p95_ms"]), (3, 90.84, 2.0, 110.66))
+
+
+class FakeServer:
+    def __init__(self):
+        self.up = True
+
+    def alive(self):
+        return self.up
+
+
+class StallTest(unittest.TestCase):
+    def test_stops_after_consecutive_zero_seconds_only(self):
+        srv = FakeServer()
+        tick = stall_tick(srv, 3)
+        iv = lambda t, tps: {"t": t, "tps": tps}  # noqa: E731
+        self.assertTrue(tick(iv(1, 0.0), 1))
+        self.assertTrue(tick(iv(2, 0.0), 2))
+        self.assertTrue(tick(iv(2, 0.0), 2.5))  # the same interval again does not count
+        self.assertTrue(tick(iv(3, 5.0), 3))  # a commit resets the count
+        for t in (4, 5):
+            self.assertTrue(tick(iv(t, 0.0), t))
+        self.assertFalse(tick(iv(6, 0.0), 6))
+        self.assertTrue(tick.stalled)
+
+    def test_stops_when_the_server_died(self):
+        srv = FakeServer()
+        tick = stall_tick(srv, 3)
+        srv.up = False
+        self.assertFalse(tick(None, 1))
+        self.assertFalse(tick.stalled)
 
 
 class SizingTest(unittest.TestCase):

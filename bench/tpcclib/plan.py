@@ -51,6 +51,8 @@ def build_parser(doc):
     a("--rounds", type=int, help="interleaved rounds (full: 3)")
     a("--no-fk", action="store_true", help="no foreign keys for any engine (seed 001); by default "
       "InnoDB and Strata have them and MyRocks, which has none, runs with --use_fk=0")
+    a("--stall", type=int, default=120, help="stop a run after this many seconds without a "
+      "transaction (reported as stalled)")
     a("--purge", action="store_true", help="also one run per engine with --enable_purge=yes")
     a("--no-cgroup", action="store_true", help="no memory cgroup (the engines are still sized "
       "for --mem; data then in the page cache)")

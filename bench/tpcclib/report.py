@@ -131,6 +131,8 @@ def render(meta, runs, plots):
              "cell is compared with MyRocks' RC run of the same round.", ""]
     lines += cell_table(runs)
     lines += ["", "## Load", ""] + load_table(meta)
+    for e, why in (meta.get("load_failed") or {}).items():
+        lines.append("- %s: load failed, no runs: %s" % (LABEL[e], why.splitlines()[0][:300]))
     lines += ["", "## Runs", "",
               "Server I/O and CPU from /proc/PID/io and /proc/PID/stat over the measured window; "
               "*other CPU* is the rest of the machine (sysbench included) in cores; *zero s* "

@@ -167,7 +167,11 @@ class Runner:
         a = self.a
         copy_dir(e.template, e.datadir)
         out = dict(spec, caches_dropped=procfs.drop_caches())
-        srv = self.start(e, spec["mem"])
+        try:
+            srv = self.start(e, spec["mem"])
+        except engines.EngineError as ex:
+            out.update(ok=False, tps=0.0, error="start failed: " + str(ex)[-2000:])
+            return out
         try:
             out["size_before"], out["tables_before"] = procfs.dir_size(e.datadir), table_bytes(e)
             common = ["--threads=%d" % spec["threads"], "--trx_level=%s" % spec["iso"],
@@ -175,18 +179,22 @@ class Runner:
             if spec["purge"]:
                 common.append("--enable_purge=yes")
             if a.warmup:
-                self.sysbench(self.tpcc(e, *common, "--time=%d" % a.warmup, "run"), a.warmup + 600)
+                self.sysbench(self.tpcc(e, *common, "--time=%d" % a.warmup, "run"),
+                              a.warmup + a.stall, on_tick=stall_tick(srv, a.stall))
             mem = []
+            alive = stall_tick(srv, a.stall)
 
-            def tick(_iv, el):
+            def tick(iv, el):
                 if srv.cgroup:
                     mem.append([round(el, 1), srv.cgroup.usage()])
-                return srv.alive()
+                return alive(iv, el)
             p0, m0, c0 = procfs.proc_sample(srv.pid), machine_cpu(), _try(e.counters)
             res = self.sysbench(self.tpcc(e, *common, "--time=%d" % a.duration, "run"),
-                                a.duration + 600, on_tick=tick)
+                                a.duration + a.stall, on_tick=tick)
             p1, m1, c1 = procfs.proc_sample(srv.pid), machine_cpu(), _try(e.counters)
             out.update(measured(res, p0, p1, m0, m1))
+            if alive.stalled or res.timed_out:
+                out.update(ok=False, error="stalled: no transaction for %d s" % a.stall)
             out["engine_counters"] = {k: c1[k] - c0[k] for k in e.WRITE_KEYS.values()
                                       if isinstance(c0.get(k), int) and isinstance(c1.get(k), int)}
             out["mem_series"] = mem
@@ -210,6 +218,22 @@ class Runner:
         return {"checks_passed": sum(1 for c in checks if c[2] == "PASSED"),
                 "checks_failed": ["%s/w%s" % (c[0], c[1]) for c in checks if c[2] == "FAILED"],
                 "check_ran": bool(checks) and chk.clean}
+
+
+def stall_tick(srv, stall):
+    """on_tick for sysbench.run: False (stop sysbench) once the server died or `stall`
+    consecutive 1-second intervals had no transaction (a server thrashing at its limit);
+    `.stalled` tells which."""
+    state = {"t": None, "zero": 0}
+
+    def tick(iv, _el):
+        if iv and iv["t"] != state["t"]:
+            state["t"] = iv["t"]
+            state["zero"] = state["zero"] + 1 if iv["tps"] == 0 else 0
+        tick.stalled = state["zero"] >= stall
+        return srv.alive() and not tick.stalled
+    tick.stalled = False
+    return tick
 
 
 def measured(res, p0, p1, m0, m1):

@@ -94,6 +94,6 @@ def estimate_seconds(plan, warehouses, warmup, duration, engines):
         total += 30 + warehouses * LOAD_S_PER_WAREHOUSE.get(e, 10.0)
     for r in plan:
         copy = warehouses * WAREHOUSE_BYTES.get(r["engine"], 100 * MiB) / (150.0 * MiB)
-        check = 5 + 2.0 * warehouses
-        total += copy + 20 + warmup + duration + check + 10
+        check = 3 + 1.5 * warehouses
+        total += copy + 12 + warmup + duration + check
     return total

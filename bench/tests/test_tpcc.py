@@ -131,12 +131,14 @@ class PlanTest(unittest.TestCase):
                 run("strata", 1, "RR", 150.0), run("innodb", 2, "RR", 110.0),
                 run("myrocks", 2, "RC", 70.0), run("strata", 2, "RR", 165.0)]
         runs[4]["oom_kills"] = 1  # a failed MyRocks round drops out of its ratio
+        runs[5]["tps"] = 198.0  # 1.8x InnoDB in round 2
         c = report.cells(runs)[(600 * MiB, 8, "RR")]
         self.assertEqual(c["myrocks"], [80.0, None])
         self.assertEqual(stats.ratio_summary(c["strata"], c["myrocks"])["ratios"], [150.0 / 80.0])
-        self.assertAlmostEqual(stats.ratio_summary(c["strata"], c["innodb"])["median"], 1.5)
+        self.assertAlmostEqual(stats.ratio_summary(c["strata"], c["innodb"])["median"], 1.65)
         text = "\n".join(report.cell_table(runs))
-        self.assertIn("**1.50x** (1.50-1.50)", text)
+        self.assertIn("**1.65x** (1.50-1.80) rounds disagree >10%", text)
+        self.assertIn("**1.88x** (1 round)", text)  # Strata/MyRocks: round 2's MyRocks failed
         self.assertIn("80, failed", text)
 
 

@@ -46,6 +46,8 @@ def _ratio(c, a, b):
     s = stats.ratio_summary(c[a], c[b])
     if not s:
         return "- (no round with both)"
+    if len(s["ratios"]) == 1:
+        return "**%.2fx** (1 round)" % s["median"]
     txt = "**%.2fx** (%.2f-%.2f)" % (s["median"], s["min"], s["max"])
     return txt + (" rounds disagree >10%" if s["disagree"] else "")
 

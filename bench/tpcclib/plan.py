@@ -36,7 +36,7 @@ def build_parser(doc):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     a = p.add_argument
     a("--quick", action="store_true", help="CI smoke: 1 warehouse, 256 MB, 1 round, 8 s runs")
-    a("--sweep", action="store_true", help="memory sweep like seed 001: data fixed (3000M, 30 "
+    a("--sweep", action="store_true", help="memory sweep like seed 001: data fixed (3000M, 31 "
       "warehouses), limits data/8 .. data/1.25, 32 threads, RC, 2 rounds")
     a("--engines", default=",".join(ENGINES), help="comma list of innodb,myrocks,strata")
     a("--warehouses", type=int, help="override the sizing from --data")

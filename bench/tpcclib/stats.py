@@ -9,12 +9,14 @@ import statistics
 MiB = 1024 * 1024
 
 # Table data on disk per warehouse (sysbench-tpcc, 1 table set, after the load and the
-# engine's settling), measured on this machine with 1 and 2 warehouses (the difference) and
-# 10 warehouses: see bench/README.md, "TPC-C". InnoDB is the nominal size: `--data` and the
+# engine's settling), measured here on 2026-11-26 as the slope between 1, 2 and 5 warehouses
+# (InnoDB 154/250/535 MB, MyRocks 28/52/120 MB, Strata 28/31/73 MB; the first warehouse
+# also carries the 100,000-row item table). InnoDB is the nominal size: `--data` and the
 # memory limits given as data/X are in InnoDB bytes, as bench/oltp's are.
-WAREHOUSE_BYTES = {"innodb": 100 * MiB, "myrocks": 25 * MiB, "strata": 15 * MiB}
-# sysbench-tpcc prepare seconds per warehouse here (10 warehouses: InnoDB 60 s, Strata 89 s).
-LOAD_S_PER_WAREHOUSE = {"innodb": 6.0, "myrocks": 9.0, "strata": 9.0}
+WAREHOUSE_BYTES = {"innodb": 96 * MiB, "myrocks": 23 * MiB, "strata": 14 * MiB}
+# sysbench-tpcc prepare seconds per warehouse here (5 warehouses: InnoDB 58 s, MyRocks 70 s,
+# Strata 92 s; 10 warehouses: InnoDB 60 s, Strata 89 s), an upper bound for --dry-run.
+LOAD_S_PER_WAREHOUSE = {"innodb": 7.0, "myrocks": 10.0, "strata": 12.0}
 
 
 def percentile(values, p):

@@ -1,6 +1,8 @@
 """bench/tpcc's figures (matplotlib, Agg, colours as oltplib.plots):
   tpcc_throughput.png   the 1-second tps series of every engine, one panel per memory limit x
                         cell (threads, isolation), every round (later rounds darker)
+  tpcc_datadir.png      datadir size over the measured window (seed 001's growth chart), the
+                        same panels, the last round
   tpcc_memory_sweep.png tps (median over rounds), KB read, KB written and CPU ms per
                         transaction against the memory limit (2+ limits only)
 Returns the names written.
@@ -57,6 +59,33 @@ def throughput(runs, engines, out_dir):
     return _save(fig, out_dir, "tpcc_throughput.png")
 
 
+def datadir(runs, engines, out_dir):
+    mems = sorted({r["mem"] for r in runs if not r["purge"]})
+    cells = _cells(runs)
+    if not mems or not cells or not any(r.get("size_series") for r in runs):
+        return None
+    fig, axes = plt.subplots(len(mems), len(cells), figsize=(max(6, 5.5 * len(cells)), 3.0 * len(mems)),
+                             squeeze=False)
+    for i, m in enumerate(mems):
+        for j, (th, iso) in enumerate(cells):
+            ax = axes[i][j]
+            for e in engines:
+                rs = [r for r in runs if not r["purge"] and r["engine"] == e and r["mem"] == m
+                      and r["threads"] == th and r["iso"] == engine_iso(e, iso) and r.get("size_series")]
+                if rs:
+                    ser = rs[-1]["size_series"]
+                    ax.plot([p[0] for p in ser], [p[1] / MiB for p in ser], color=COLORS[e],
+                            marker=".", label="%s r%d" % (LABEL[e], rs[-1]["round"]))
+            ax.set_title("%d MB, %d threads, %s (MyRocks RC)" % (m // MiB, th, iso), fontsize=9)
+            ax.set_xlabel("seconds after warm-up", fontsize=8)
+            ax.set_ylabel("datadir MB", fontsize=8)
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=6, ncol=len(engines))
+    return _save(fig, out_dir, "tpcc_datadir.png")
+
+
 def memory_sweep(runs, engines, out_dir):
     mems = sorted({r["mem"] for r in runs if not r["purge"]})
     cells = _cells(runs)
@@ -96,4 +125,5 @@ def _save(fig, out_dir, name):
 
 
 def make_all(runs, engines, out_dir):
-    return [n for n in (throughput(runs, engines, out_dir), memory_sweep(runs, engines, out_dir)) if n]
+    return [n for n in (throughput(runs, engines, out_dir), datadir(runs, engines, out_dir),
+                        memory_sweep(runs, engines, out_dir)) if n]

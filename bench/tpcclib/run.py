@@ -4,7 +4,7 @@
 One run: restore the template (`cp -a`), drop caches, start the server in a fresh cgroup at
 the limit, warm up (discarded), then the measured `run` with --report-interval=1 while the
 server's /proc/PID/io and CPU, the machine's CPU (/proc/stat) and the cgroup's memory are
-sampled, datadir size before and after, then `check` (the script's consistency checks), stop.
+sampled (and the datadir's size every 1-10 s), datadir size before and after, then `check` (the script's consistency checks), stop.
 """
 
 import os
@@ -184,12 +184,15 @@ class Runner:
             if a.warmup:
                 self.sysbench(self.tpcc(e, *common, "--time=%d" % a.warmup, "run"),
                               a.warmup + a.stall, on_tick=stall_tick(srv, a.stall))
-            mem = []
+            mem, sizes = [], []
             alive = stall_tick(srv, a.stall)
+            every = max(1, min(10, a.duration // 30))
 
             def tick(iv, el):
                 if srv.cgroup:
                     mem.append([round(el, 1), srv.cgroup.usage()])
+                if not sizes or el - sizes[-1][0] >= every:
+                    sizes.append([round(el, 1), procfs.dir_size(e.datadir)])
                 return alive(iv, el)
             p0, m0, c0 = procfs.proc_sample(srv.pid), machine_cpu(), _try(e.counters)
             res = self.sysbench(self.tpcc(e, *common, "--time=%d" % a.duration, "run"),
@@ -200,7 +203,7 @@ class Runner:
                 out.update(ok=False, error="stalled: no transaction for %d s" % a.stall)
             out["engine_counters"] = {k: c1[k] - c0[k] for k in e.WRITE_KEYS.values()
                                       if isinstance(c0.get(k), int) and isinstance(c1.get(k), int)}
-            out["mem_series"] = mem
+            out["mem_series"], out["size_series"] = mem, sizes
             out["size_after"], out["tables_after"] = procfs.dir_size(e.datadir), table_bytes(e)
             out.update(self.check(e))
         except engines.EngineError as ex:

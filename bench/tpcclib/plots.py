@@ -29,61 +29,54 @@ def _cells(runs):
         or sorted({(r["threads"], r["iso"]) for r in runs if not r["purge"]})
 
 
-def throughput(runs, engines, out_dir):
+def _grid(runs, engines, out_dir, name, ylabel, draw):
+    """One panel per memory limit x cell; draw(ax, engine, [runs of that engine in the
+    panel]) plots an engine's lines."""
     mems = sorted({r["mem"] for r in runs if not r["purge"]})
     cells = _cells(runs)
     if not mems or not cells:
         return None
-    rounds = max(r["round"] for r in runs)
     fig, axes = plt.subplots(len(mems), len(cells), figsize=(max(6, 5.5 * len(cells)), 3.0 * len(mems)),
                              squeeze=False)
     for i, m in enumerate(mems):
         for j, (th, iso) in enumerate(cells):
             ax = axes[i][j]
             for e in engines:
-                for r in runs:
-                    if r["purge"] or r["engine"] != e or r["mem"] != m or r["threads"] != th \
-                            or r["iso"] != engine_iso(e, iso) or not r.get("per_second"):
-                        continue
-                    alpha = 0.35 + 0.65 * r["round"] / float(rounds)
-                    label = "%s r%d%s" % (LABEL[e], r["round"], "" if run_ok(r) else " (failed)")
-                    ax.plot(range(1, len(r["per_second"]) + 1), r["per_second"], color=COLORS[e],
-                            alpha=alpha, linewidth=0.8, label=label)
+                draw(ax, e, [r for r in runs if not r["purge"] and r["engine"] == e and r["mem"] == m
+                             and r["threads"] == th and r["iso"] == engine_iso(e, iso)])
             ax.set_title("%d MB, %d threads, %s (MyRocks RC)" % (m // MiB, th, iso), fontsize=9)
             ax.set_xlabel("seconds after warm-up", fontsize=8)
-            ax.set_ylabel("tps (1 s)", fontsize=8)
+            ax.set_ylabel(ylabel, fontsize=8)
             ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=6, ncol=len(engines))
-    return _save(fig, out_dir, "tpcc_throughput.png")
+    return _save(fig, out_dir, name)
+
+
+def throughput(runs, engines, out_dir):
+    rounds = max([r["round"] for r in runs] + [1])
+
+    def draw(ax, e, rs):
+        for r in rs:
+            if r.get("per_second"):
+                label = "%s r%d%s" % (LABEL[e], r["round"], "" if run_ok(r) else " (failed)")
+                ax.plot(range(1, len(r["per_second"]) + 1), r["per_second"], color=COLORS[e],
+                        alpha=0.35 + 0.65 * r["round"] / float(rounds), linewidth=0.8, label=label)
+    return _grid(runs, engines, out_dir, "tpcc_throughput.png", "tps (1 s)", draw)
 
 
 def datadir(runs, engines, out_dir):
-    mems = sorted({r["mem"] for r in runs if not r["purge"]})
-    cells = _cells(runs)
-    if not mems or not cells or not any(r.get("size_series") for r in runs):
+    if not any(r.get("size_series") for r in runs):
         return None
-    fig, axes = plt.subplots(len(mems), len(cells), figsize=(max(6, 5.5 * len(cells)), 3.0 * len(mems)),
-                             squeeze=False)
-    for i, m in enumerate(mems):
-        for j, (th, iso) in enumerate(cells):
-            ax = axes[i][j]
-            for e in engines:
-                rs = [r for r in runs if not r["purge"] and r["engine"] == e and r["mem"] == m
-                      and r["threads"] == th and r["iso"] == engine_iso(e, iso) and r.get("size_series")]
-                if rs:
-                    ser = rs[-1]["size_series"]
-                    ax.plot([p[0] for p in ser], [p[1] / MiB for p in ser], color=COLORS[e],
-                            marker=".", label="%s r%d" % (LABEL[e], rs[-1]["round"]))
-            ax.set_title("%d MB, %d threads, %s (MyRocks RC)" % (m // MiB, th, iso), fontsize=9)
-            ax.set_xlabel("seconds after warm-up", fontsize=8)
-            ax.set_ylabel("datadir MB", fontsize=8)
-            ax.set_ylim(bottom=0)
-            ax.grid(alpha=0.3)
-            if ax.get_legend_handles_labels()[0]:
-                ax.legend(fontsize=6, ncol=len(engines))
-    return _save(fig, out_dir, "tpcc_datadir.png")
+
+    def draw(ax, e, rs):
+        rs = [r for r in rs if r.get("size_series")]
+        if rs:
+            ser = rs[-1]["size_series"]
+            ax.plot([p[0] for p in ser], [p[1] / MiB for p in ser], color=COLORS[e], marker=".",
+                    label="%s r%d" % (LABEL[e], rs[-1]["round"]))
+    return _grid(runs, engines, out_dir, "tpcc_datadir.png", "datadir MB", draw)
 
 
 def memory_sweep(runs, engines, out_dir):

@@ -97,5 +97,5 @@ def estimate_seconds(plan, warehouses, warmup, duration, engines):
     for r in plan:
         copy = warehouses * WAREHOUSE_BYTES.get(r["engine"], 100 * MiB) / (150.0 * MiB)
         check = 3 + 1.5 * warehouses
-        total += copy + 12 + warmup + duration + check
+        total += copy + 16 + warmup + duration + check
     return total

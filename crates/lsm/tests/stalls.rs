@@ -231,9 +231,10 @@ fn write_for(db: &Db, seed: u64, threads: usize, dur: Duration) -> (Duration, u6
 }
 
 /// The case: compaction is slow (its reads crawl) and writers push as
-/// fast as they can. Before the write controller and the flush thread, the
-/// flush waited behind the slow compaction and L0 ran into its stop: writes
-/// stopped for seconds. Now slowdowns are paced, stops are rare and short.
+/// fast as they can. Before the write controller and the flush thread (fixed
+/// 0.1-2 ms sleeps, flushes sharing threads with compactions), L0 ran into its
+/// stop and writes stopped for 0.8-1.05 s at a time (3 runs: 32-38 stops);
+/// now the delayed write rate keeps L0 below the stop (about 30 ms at most).
 #[test]
 fn slow_compaction_never_stops_writes_for_long() {
     let s = seed("slow_compaction_never_stops_writes_for_long");
@@ -261,7 +262,7 @@ fn slow_compaction_never_stops_writes_for_long() {
     fs.slow_reads(0);
     assert!(n > 100, "only {n} writes");
     assert!(
-        longest < Duration::from_millis(1000),
+        longest < Duration::from_millis(300),
         "seed {s}: no write completed for {longest:?}"
     );
 }

@@ -244,6 +244,7 @@ impl LockManager {
     /// Returns true when `txn` became a holder of the key (the caller
     /// records it for release), false when it already held it (re-entrant
     /// or upgraded).
+    #[cfg(test)]
     pub fn acquire(
         &self,
         txn: TxnId,

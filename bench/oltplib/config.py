@@ -13,6 +13,8 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from .rounds import rotation
+
 MiB = 1024 * 1024
 GiB = 1024 * MiB
 
@@ -35,10 +37,11 @@ REPO_DIR = os.path.dirname(BENCH_DIR)
 
 FULL = dict(threads="8,16,32,64", mem="data/5,data/2.5,data/1.25", data="3000M", tables=32,
             duration_read=300, duration_write=600, warmup=120, warmup_read_max=600,
-            warmup_chunk=30, drain=120, size_every=10, stall=120)
+            warmup_chunk=30, drain=120, size_every=10, stall=120, rounds=1, sweep_duration=60)
+# Quick mode runs 2 rounds of short windows, so that CI covers the interleaved path.
 QUICK = dict(threads="4,16", mem="256M", data=None, tables=2, table_size=5000,
-             duration_read=5, duration_write=5, warmup=2, warmup_read_max=4, warmup_chunk=2,
-             drain=3, size_every=1, stall=20)
+             duration_read=3, duration_write=3, warmup=1, warmup_read_max=1, warmup_chunk=1,
+             drain=1, size_every=1, stall=20, rounds=2, sweep_duration=3)
 SWEEP = dict(mem="data/10,data/5,data/3,data/2,data/1.5,data/1", workloads="oltp_read_write",
              threads="16")
 
@@ -81,6 +84,9 @@ class RunSpec:
     mem: int
     workload: str
     threads: int
+    round: int = 0       # 1-based round of an interleaved plan (0: no rounds)
+    variant: str = ""    # a --sweep-peers configuration (e.g. bp60); "" for the chosen one
+    seconds: int = 0     # measured window if not the workload's default (sweep runs)
 
     @property
     def is_read(self):
@@ -88,7 +94,12 @@ class RunSpec:
 
     def run_id(self):
         short = {"oltp_read_only": "ro", "oltp_read_write": "rw", "oltp_write_only": "wo"}
-        return "%s-%dM-%s-t%d" % (self.engine, self.mem // MiB, short[self.workload], self.threads)
+        rid = "%s-%dM-%s-t%d" % (self.engine, self.mem // MiB, short[self.workload], self.threads)
+        if self.variant:
+            rid += "-sweep-" + self.variant
+        if self.round:
+            rid += "-r%d" % self.round
+        return rid
 
 
 @dataclass
@@ -125,23 +136,53 @@ class Config:
     load_mem: int = 0
     stall: int = 120
     argv: list = field(default_factory=list)
+    rounds: int = 1
+    repeat_disturbed: bool = False
+    max_background: float = 0.15
+    sweep_peers: bool = False
+    sweep_workloads: list = field(default_factory=list)
+    sweep_threads: list = field(default_factory=list)
+    sweep_duration: int = 60
 
     @property
     def quick(self):
         return self.mode == "quick"
 
+    @property
+    def interleaved(self):
+        """Rounds: all engines loaded first, then every cell runs every engine per round."""
+        return self.rounds > 1
+
     def duration(self, workload):
         return self.duration_read if workload == "oltp_read_only" else self.duration_write
 
     def plan(self, engines=None):
-        """Run order: engine, then memory limit, then workload (restore), then threads."""
+        """Run order without rounds: engine, then memory limit, then workload (restore), then
+        threads. With rounds: memory limit, workload, threads, round, then the engines in the
+        round's rotated order (each run on a fresh copy of the template)."""
+        engines = engines if engines is not None else self.engines
         out = []
-        for e in engines if engines is not None else self.engines:
+        if self.interleaved:
+            for m in self.mems:
+                for w in self.workloads:
+                    for t in self.threads:
+                        for rnd in range(1, self.rounds + 1):
+                            out += [RunSpec(e, m, w, t, rnd) for e in rotation(engines, rnd)]
+            return out
+        for e in engines:
             for m in self.mems:
                 for w in self.workloads:
                     for t in self.threads:
                         out.append(RunSpec(e, m, w, t))
         return out
+
+    def sweep_plan(self, engine, mem):
+        """--sweep-peers runs of one engine at one limit: every configuration x sweep cell."""
+        from .engines import VARIANTS
+        if not self.sweep_peers:
+            return []
+        return [RunSpec(engine, mem, w, t, variant=v, seconds=self.sweep_duration)
+                for v, _ in VARIANTS[engine] for w in self.sweep_workloads for t in self.sweep_threads]
 
     def estimate_load_seconds(self, engine=None):
         rows = self.tables * self.table_size
@@ -151,17 +192,29 @@ class Config:
         """Upper-bound wall time of one run: restart, warm-up, measurement, drain, stop."""
         warm = self.warmup_read_max if spec.is_read else self.warmup
         restart = 8 if self.quick else 40
-        return restart + warm + self.duration(spec.workload) + self.drain
+        return restart + warm + (spec.seconds or self.duration(spec.workload)) + self.drain
+
+    def copy_seconds(self):
+        return self.tables * self.table_size * ROW_BYTES / (200.0 * MiB) + 2
+
+    def sweep_runs(self, engines=None):
+        engines = engines if engines is not None else self.engines
+        return [s for e in engines for m in self.mems for s in self.sweep_plan(e, m)]
 
     def estimate_seconds(self, engines=None):
+        """Upper bound: loads, restores (every run restores in rounds and sweeps), runs, and a
+        repeat of every window if --repeat-disturbed."""
         engines = engines if engines is not None else self.engines
         total = 0.0
-        copy = self.tables * self.table_size * ROW_BYTES / (200.0 * MiB) + 2
+        copy = self.copy_seconds()
         for e in engines:
             total += self.estimate_load_seconds(e)
-            total += len(self.mems) * len(self.workloads) * copy
-        for spec in self.plan(engines):
-            total += self.estimate_run_seconds(spec)
+            if not self.interleaved:
+                total += len(self.mems) * len(self.workloads) * copy
+        runs = self.plan(engines) + self.sweep_runs(engines)
+        for spec in runs:
+            sec = self.estimate_run_seconds(spec) + (copy if spec.round or spec.variant else 0)
+            total += sec * (2 if self.repeat_disturbed else 1)
         return total
 
 
@@ -223,6 +276,24 @@ def build_parser():
       "(default: the largest limit, at least 4G: MyRocks builds sysbench's secondary "
       "indexes with merge buffers, four at a time, and was OOM-killed at 1G with 12.6 M rows)")
     a("--dry-run", action="store_true", help="print the plan and its estimated duration, then exit")
+    r = p.add_argument_group("robust ratios (issue 15)")
+    r.add_argument("--rounds", type=int, help="run every cell (limit x workload x threads) N times, the "
+                   "engines interleaved in a rotating order, each on a fresh copy of its template; ratios "
+                   "are medians over rounds with their spread (full: 1 = the old engine-by-engine order; "
+                   "quick: 2). Without an explicit --duration*, the full-mode windows are divided by N "
+                   "(at least 60 s)")
+    r.add_argument("--max-background", type=float, default=0.15,
+                   help="a measured window is 'disturbed' when CPU taken by other processes plus steal "
+                   "exceeds this share of the machine's CPU capacity (default 0.15)")
+    r.add_argument("--repeat-disturbed", action="store_true",
+                   help="run a disturbed window once more; the repeat replaces it in the tables")
+    r.add_argument("--sweep-peers", action="store_true",
+                   help="per memory limit, first sweep each engine's cache size (InnoDB buffer pool "
+                   "75/60/50%%, MyRocks block cache 1/8, 1/4, 1/2, Strata block cache 1/4, 1/8, 1/2 of "
+                   "the limit) and run the measured cells with each engine's best configuration")
+    r.add_argument("--sweep-workloads", help="workloads of the sweep (default: --workloads)")
+    r.add_argument("--sweep-threads", help="thread counts of the sweep (default: the highest of --threads)")
+    r.add_argument("--sweep-duration", type=int, help="measured seconds per sweep run (full: 60, quick: 3)")
     return p
 
 
@@ -261,8 +332,18 @@ def from_args(argv):
         mems.append(int(data_bytes / float(m.group(1))) // MiB * MiB if m else parse_size(s))
     if min(mems) < 128 * MiB:
         raise SystemExit("memory limit %s is below 128 MB; MariaDB cannot start in that" % fmt_size(min(mems)))
-    dur_r = args.duration or pick("duration_read")
-    dur_w = args.duration or pick("duration_write")
+    rounds = max(1, args.rounds or d["rounds"])
+    dur_r = args.duration or args.duration_read
+    dur_w = args.duration or args.duration_write
+    if not args.quick and rounds > 1:  # the same measured time in all, split over the rounds
+        dur_r = dur_r or max(60, d["duration_read"] // rounds)
+        dur_w = dur_w or max(60, d["duration_write"] // rounds)
+    dur_r, dur_w = dur_r or d["duration_read"], dur_w or d["duration_write"]
+    sweep_w = [WORKLOAD_ALIASES.get(w, w) for w in split_list(args.sweep_workloads or ",".join(workloads))]
+    for w in sweep_w:
+        if w not in WORKLOADS:
+            raise SystemExit("unknown sweep workload %r" % w)
+    sweep_t = [int(t) for t in split_list(args.sweep_threads or str(max(threads)))]
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = args.out or os.path.join(BENCH_DIR, "results", "quick" if args.quick else stamp)
     require = split_list(args.require) if args.require is not None else ["innodb", "myrocks"]
@@ -278,7 +359,10 @@ def from_args(argv):
         strata_bin=args.strata_bin or os.path.join(REPO_DIR, "target", "release", "strata"),
         strata_args=args.strata_arg, require=[e for e in require if e in engines],
         max_error_rate=args.max_error_rate, dry_run=args.dry_run, argv=list(argv),
-        load_mem=args.load_mem or max(max(mems), 4 * GiB), stall=args.stall or d["stall"])
+        load_mem=args.load_mem or max(max(mems), 4 * GiB), stall=args.stall or d["stall"],
+        rounds=rounds, repeat_disturbed=args.repeat_disturbed, max_background=args.max_background,
+        sweep_peers=args.sweep_peers, sweep_workloads=sweep_w, sweep_threads=sweep_t,
+        sweep_duration=args.sweep_duration or d["sweep_duration"])
 
 
 def describe(cfg, engines=None):
@@ -294,7 +378,24 @@ def describe(cfg, engines=None):
         "measure %ds reads / %ds writes after warm-up (%ds; reads until memory stops growing, "
         "max %ds); drain watch %ds" % (cfg.duration_read, cfg.duration_write, cfg.warmup,
                                        cfg.warmup_read_max, cfg.drain),
-        "%d runs, estimated duration at most %s" % (
-            len(cfg.plan(engines)), fmt_duration(cfg.estimate_seconds(engines))),
     ]
+    if cfg.interleaved:
+        lines.append("%d rounds per cell, engines interleaved (round 1 %s, round 2 %s); every run on a "
+                     "fresh copy of the template" % (cfg.rounds, " ".join(rotation(engines, 1)),
+                                                     " ".join(rotation(engines, 2))))
+    lines.append("background load: a window with more than %.0f%% of the CPU taken by other processes "
+                 "or stolen is flagged as disturbed%s" % (
+                     100 * cfg.max_background, " and repeated once" if cfg.repeat_disturbed else ""))
+    if cfg.sweep_peers:
+        from .engines import VARIANTS
+        lines.append("peer sweep per memory limit (%d runs): %s; %s at %s threads, %ds each; best = highest "
+                     "geometric mean of TPS among configurations whose runs all completed" % (
+                         len(cfg.sweep_runs(engines)),
+                         "; ".join("%s %s" % (e, ",".join(v for v, _ in VARIANTS[e])) for e in engines),
+                         ",".join(cfg.sweep_workloads), ",".join(map(str, cfg.sweep_threads)),
+                         cfg.sweep_duration))
+    lines.append("%d measured runs%s, estimated duration at most %s" % (
+        len(cfg.plan(engines)),
+        " + %d sweep runs" % len(cfg.sweep_runs(engines)) if cfg.sweep_peers else "",
+        fmt_duration(cfg.estimate_seconds(engines))))
     return lines

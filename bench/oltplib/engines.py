@@ -26,6 +26,18 @@ from .proc import tail
 from .procfs import dir_size, port_open
 
 MARIADBD = "/usr/sbin/mariadbd"
+
+# Cache configurations swept by --sweep-peers, as (name, (numerator, denominator) of the memory
+# limit); the first of each list is the default (the seed's for InnoDB and MyRocks), which
+# also wins a tie. InnoDB: buffer pool; MyRocks and Strata: block cache (the rest of the
+# limit is the OS page cache, the memtables and the server's own memory).
+VARIANTS = {
+    "innodb": [("bp75", (3, 4)), ("bp60", (3, 5)), ("bp50", (1, 2))],
+    "myrocks": [("bc1_8", (1, 8)), ("bc1_4", (1, 4)), ("bc1_2", (1, 2))],
+    "strata": [("bc1_4", (1, 4)), ("bc1_8", (1, 8)), ("bc1_2", (1, 2))],
+}
+VARIANT_LABEL = {"bp75": "buffer pool 75%", "bp60": "buffer pool 60%", "bp50": "buffer pool 50%",
+                 "bc1_8": "block cache 1/8", "bc1_4": "block cache 1/4", "bc1_2": "block cache 1/2"}
 CLIENT = "mariadb"
 
 
@@ -61,6 +73,17 @@ class Engine:
         self.available = True
         self.reason = ""
         self.extra = {}  # facts learned at run time (e.g. compression), recorded in results
+        # Cache configuration (a VARIANTS name) per memory limit, chosen by --sweep-peers or set
+        # for one sweep run; the default (first) where absent.
+        self.variant = {}
+
+    def variant_name(self, limit):
+        return self.variant.get(limit) or VARIANTS[self.name][0][0]
+
+    def cache_fraction(self, limit):
+        """(numerator, denominator) of the limit for the engine's main cache at this limit."""
+        choices = dict(VARIANTS[self.name])
+        return choices.get(self.variant.get(limit), VARIANTS[self.name][0][1])
 
     # -- to override -------------------------------------------------------------------
     def settings(self, limit, probe=False):
@@ -202,7 +225,8 @@ class InnoDB(MariaDB):
         s.update({
             "default_storage_engine": "InnoDB",
             "transaction_isolation": "REPEATABLE-READ",
-            "innodb_buffer_pool_size": "%dM" % (limit * 3 // 4 // MiB),
+            "innodb_buffer_pool_size": "%dM" % (limit * self.cache_fraction(limit)[0]
+                                                // self.cache_fraction(limit)[1] // MiB),
             "innodb_flush_log_at_trx_commit": 1,
             "innodb_flush_method": "O_DIRECT",
             "innodb_doublewrite": "ON",
@@ -282,7 +306,8 @@ class MyRocks(MariaDB):
             "default_storage_engine": "ROCKSDB",
             "transaction_isolation": "READ-COMMITTED",
             "rocksdb_flush_log_at_trx_commit": 1,
-            "rocksdb_block_cache_size": "%dM" % (limit // 8 // MiB),
+            "rocksdb_block_cache_size": "%dM" % (limit * self.cache_fraction(limit)[0]
+                                                 // self.cache_fraction(limit)[1] // MiB),
             "rocksdb_use_direct_reads": "OFF",
             "rocksdb_use_direct_io_for_flush_and_compaction": "OFF",
             "rocksdb_max_background_jobs": 2,
@@ -359,11 +384,12 @@ class MyRocks(MariaDB):
         return out
 
 
-def strata_memory(limit):
-    """Strata's memory settings for a limit L: block cache L/4 and memtable L/16 (8-64 MB).
-    Strata reads through the OS page cache (buffered I/O, like MyRocks here), which takes the
-    rest of the cgroup, so the block cache stays well below InnoDB's 75% buffer pool."""
-    block_cache = max(16 * MiB, limit // 4 // MiB * MiB)
+def strata_memory(limit, fraction=(1, 4)):
+    """Strata's memory settings for a limit L: block cache L/4 (or `fraction` of L) and
+    memtable L/16 (8-64 MB). Strata reads through the OS page cache (buffered I/O, like MyRocks
+    here), which takes the rest of the cgroup, so the block cache stays well below InnoDB's 75%
+    buffer pool."""
+    block_cache = max(16 * MiB, limit * fraction[0] // fraction[1] // MiB * MiB)
     write_buffer = max(8 * MiB, min(64 * MiB, limit // 16)) // MiB * MiB
     return block_cache, write_buffer
 
@@ -378,7 +404,7 @@ class Strata(Engine):
         self.log_path = os.path.join(self.rundir, "stdout.log")
 
     def settings(self, limit, probe=False):
-        block_cache, write_buffer = strata_memory(limit)
+        block_cache, write_buffer = strata_memory(limit, self.cache_fraction(limit))
         s = {
             "block-cache-size": "%dM" % (block_cache // MiB),
             "write-buffer-size": "%dM" % (write_buffer // MiB),

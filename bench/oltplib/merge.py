@@ -15,6 +15,7 @@ import copy
 import json
 import os
 
+from . import rounds
 from .config import WORKLOADS
 
 # Settings that must agree for runs to belong in one table.
@@ -59,11 +60,15 @@ def merge(parts, dirs):
             r["invocation"] = d
             runs.append(r)
     base["runs"] = runs
+    # Peer sweeps and their runs are per invocation (each chose its own configurations).
+    base["sweeps"] = [dict(s, invocation=d) for p, d in zip(parts, dirs) for s in (p.get("sweeps") or [])]
+    base["sweep_runs"] = [r for p in parts for r in (p.get("sweep_runs") or [])]
     cfg = base["config"]
     cfg["engines"] = [e for e in ("innodb", "myrocks", "strata")
                       if any(e in p["config"]["engines"] for p in parts)]
     cfg["workloads"] = [w for w in WORKLOADS if any(w in p["config"]["workloads"] for p in parts)]
     cfg["threads"] = sorted({t for p in parts for t in p["config"]["threads"]})
+    cfg["rounds"] = max(p["config"].get("rounds") or 1 for p in parts)
     for k in ("duration_read_s", "duration_write_s", "warmup_s", "warmup_read_max_s", "drain_s"):
         vals = sorted({p["config"].get(k) for p in parts if p["config"].get(k) is not None})
         cfg[k] = vals[0] if len(vals) == 1 else vals[-1]
@@ -103,6 +108,7 @@ def main(dirs, out_dir, plots=True):
     from . import report
     parts = [load(d) for d in dirs]
     res = merge(parts, dirs)
+    res["ratios"] = rounds.all_ratio_summaries(res)
     os.makedirs(out_dir, exist_ok=True)
     res["harness"]["out_dir"] = out_dir
     with open(os.path.join(out_dir, "results.json"), "w") as f:

@@ -7,10 +7,11 @@ directory is restored before the next one.
 """
 
 import os
+import resource
 import statistics
 import time
 
-from . import procfs, sysbench
+from . import procfs, rounds, sysbench
 from .config import MiB, fmt_bytes, fmt_duration, fmt_size
 from .engines import EngineError
 
@@ -19,9 +20,16 @@ class OneRun:
     def run_one(self, e, spec):
         cfg = self.cfg
         rid = spec.run_id()
-        label = "%s %s %s %dthr" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads)
+        label = "%s %s %s %dthr%s%s" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads,
+                                         " round %d" % spec.round if spec.round else "",
+                                         " sweep %s" % spec.variant if spec.variant else "")
         rec = {"id": rid, "engine": e.name, "mem": spec.mem, "workload": spec.workload,
                "threads": spec.threads, "status": "ok"}
+        if spec.round:
+            rec["round"] = spec.round
+        if spec.variant:
+            rec["variant"] = spec.variant
+        rec["cache_variant"] = e.variant_name(spec.mem)
         raw = os.path.join(cfg.out_dir, "raw", rid + ".txt")
         self.progress.phase(label + ": starting")
         rec["caches_dropped"] = procfs.drop_caches()
@@ -161,16 +169,18 @@ class OneRun:
 
     def measure(self, e, srv, spec, label, raw):
         cfg = self.cfg
-        dur = cfg.duration(spec.workload)
+        dur = spec.seconds or cfg.duration(spec.workload)
         self.progress.phase(label + ": measuring")
         mem_series, size_series = [], []
         tick, state = self._sampler(srv, label, "measure", dur, mem_series, size_series, e)
         c0 = _try(e.counters)
-        p0 = procfs.proc_sample(srv.pid)
+        p0, w0 = procfs.proc_sample(srv.pid), _window_sample()
         res = sysbench.run(sysbench.run_cmd(spec.workload, e.port, cfg.tables, cfg.table_size,
                                             spec.threads, dur),
                            timeout=dur + cfg.stall, on_tick=tick, raw_path=raw, registry=self.procs)
-        p1 = procfs.proc_sample(srv.pid) or state["last"]
+        p1, w1 = procfs.proc_sample(srv.pid), _window_sample()
+        server_cpu = (p1["cpu_s"] - p0["cpu_s"]) if p0 and p1 else 0.0
+        p1 = p1 or state["last"]
         c1 = _try(e.counters) if srv.alive() else {}
         s = res.summary
         tx = s.get("transactions", 0)
@@ -184,6 +194,12 @@ class OneRun:
                "series_fields": ["t", "tps", "qps", "p95_ms", "err_per_s"],
                "mem_series": mem_series, "mem_series_fields": ["t", "usage", "cache", "rss"],
                "size_series": size_series, "stalled": state["stalled"] or res.timed_out}
+        # sysbench (a reaped child) and the harness itself are under test too: only the rest
+        # of the machine's busy CPU, and steal, is background.
+        under_test = server_cpu + (w1["children_s"] - w0["children_s"]) + (w1["self_s"] - w0["self_s"])
+        out["background"] = rounds.background(w0["stat"], w1["stat"], under_test, w1["t"] - w0["t"],
+                                              os.cpu_count(), threshold=cfg.max_background)
+        out["tps_1s"] = rounds.series_stats([iv["tps"] for iv in res.intervals])
         if qps_1s:
             mean = statistics.mean(qps_1s)
             out["qps_1s"] = {"min": min(qps_1s), "max": max(qps_1s), "median": statistics.median(qps_1s),
@@ -238,6 +254,13 @@ def engine_writes(e, c0, c1):
         if isinstance(a, int) and isinstance(b, int):
             out[name] = b - a
     return out
+
+
+def _window_sample():
+    """Machine CPU (/proc/stat), CPU of reaped children (sysbench) and of this process, now."""
+    ch, me = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
+    return {"t": time.time(), "stat": rounds.read_cpu_stat(), "children_s": ch.ru_utime + ch.ru_stime,
+            "self_s": me.ru_utime + me.ru_stime}
 
 
 def _try(fn):

@@ -5,7 +5,9 @@ the setup (machine, versions, settings) and the plots.
 """
 
 import os
+import statistics
 
+from . import rounds
 from .config import fmt_bytes, fmt_duration, fmt_size
 
 LABEL = {"innodb": "InnoDB", "myrocks": "MyRocks", "strata": "Strata"}
@@ -37,6 +39,43 @@ def _cell(r):
         mark = {"too_many_errors": " (errors)", "unclean_shutdown": " (unclean shutdown)"}.get(r["status"], "")
         return "{:,.0f}".format(r["qps"]) + mark
     return r["status"].replace("_", " ")
+
+
+def _cell_rounds(res, e, m, w, t):
+    """A QPS cell: with rounds, the median over the rounds that completed, and how many did
+    not; without, the one run."""
+    rr = rounds.round_runs(res["runs"], e, m, w, t)
+    if len(rr) <= 1:
+        return _cell(_one(res, e, m, w, t))
+    ok = [r["qps"] for r in rr.values() if r["status"] == "ok" and r.get("qps") is not None]
+    bad = [r for _, r in sorted(rr.items()) if r["status"] != "ok"]
+    if not ok:
+        return _cell(bad[-1])
+    txt = "{:,.0f}".format(statistics.median(ok))
+    if bad:
+        txt += " (%d of %d rounds: %s)" % (len(bad), len(rr), ", ".join(sorted({_cell(r) for r in bad})))
+    return txt
+
+
+def _ratio_rounds(res, num, den, m, w, t):
+    """A ratio cell: with rounds, the median of the per-round ratios, their min-max, and
+    flags (rounds disagree by more than 10%, disturbed rounds, rounds where a side failed)."""
+    s = rounds.ratio_summary(res["runs"], num, den, m, w, t)
+    n = 0 if s is None else len(s["per_round"]) + len(s["failed_rounds"])
+    if n <= 1:
+        return _ratio(_one(res, num, m, w, t), _one(res, den, m, w, t), LABEL[num], LABEL[den])
+    if not s["per_round"]:
+        fails = sorted({"%s %s" % (LABEL[e], st.replace("_", " ")) for f in s["failed_rounds"] for e, st in f["failed"]})
+        return "- (%s)" % ", ".join(fails)
+    txt = "%.2fx (%.2f-%.2f)" % (s["median"], s["min"], s["max"])
+    notes = []
+    if s["disagree"]:
+        notes.append("**rounds disagree >10%**")
+    if s["disturbed_rounds"]:
+        notes.append("%d disturbed" % len(s["disturbed_rounds"]))
+    if s["failed_rounds"]:
+        notes.append("%d of %d rounds failed" % (len(s["failed_rounds"]), n))
+    return txt + (" " + ", ".join(notes) if notes else "")
 
 
 def _ratio(a, b, a_label="", b_label=""):
@@ -72,7 +111,7 @@ def qps_table(res, workload):
                                                " | ".join(["n/a"] * len(cfg["threads"]))))
             continue
         for m in cfg["mem_limits"]:
-            cells = [_cell(_one(res, e, m, workload, t)) for t in cfg["threads"]]
+            cells = [_cell_rounds(res, e, m, workload, t) for t in cfg["threads"]]
             lines.append("| %s %s | %s |" % (LABEL[e], fmt_size(m), " | ".join(cells)))
     return "\n".join(lines)
 
@@ -90,8 +129,7 @@ def ratio_table(res, workload, num, den):
                                                  ["n/a"] * (len(cfg["threads"]) - 1)))
         return "\n".join(lines)
     for m in cfg["mem_limits"]:
-        cells = [_ratio(_one(res, num, m, workload, t), _one(res, den, m, workload, t), LABEL[num], LABEL[den])
-                 for t in cfg["threads"]]
+        cells = [_ratio_rounds(res, num, den, m, workload, t) for t in cfg["threads"]]
         lines.append("| %s | %s |" % (fmt_size(m), " | ".join(cells)))
     return "\n".join(lines)
 
@@ -110,26 +148,143 @@ def _debt(d):
 
 def detail_table(res):
     lines = ["| run | status | QPS | TPS | p95 ms | errors | read KB/trx | write KB/trx | CPU ms/trx "
-             "| 1-s QPS min / CV | size before -> after | peak mem | OOM kills | debt at end | drain writes |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| 1-s QPS min / CV | 1-s TPS median / p5 / p1 | background | size before -> after | peak mem "
+             "| OOM kills | debt at end | drain writes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in res["runs"]:
         pt = r.get("per_trx") or {}
         q1 = r.get("qps_1s") or {}
         debt = _debt(r.get("debt_end") or {})
         drain = r.get("drain") or {}
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["id"] + (" (retry)" if r.get("retry") else ""),
-            r["status"] + (" (retried)" if r.get("retried") else ""), _cell(r) if r["status"] == "ok" else "-",
+            r["status"] + (" (retried)" if r.get("retried") else "") +
+            (" (disturbed, repeated)" if r.get("superseded") else ""), _cell(r) if r["status"] == "ok" else "-",
             "-" if r.get("tps") is None else "{:,.0f}".format(r["tps"]),
             "-" if r.get("p95_ms") is None else r["p95_ms"], "-" if r.get("errors") is None else r["errors"],
             _kb(pt.get("read_bytes")), _kb(pt.get("write_bytes")),
             "-" if pt.get("cpu_ms") is None else "%.2f" % pt["cpu_ms"],
-            "-" if not q1 else "%.0f / %.2f" % (q1["min"], q1["cv"] or 0),
+            "-" if not q1 else "%.0f / %.2f" % (q1["min"], q1["cv"] or 0), _series_cell(r.get("tps_1s")),
+            _background_cell(r.get("background")),
             "%s -> %s" % (fmt_bytes(r.get("size_before")), fmt_bytes(r.get("size_after"))),
             fmt_bytes(r.get("peak_mem")), r.get("oom_kills", "-"), fmt_bytes(debt),
             "-" if not drain else "%s in %ss%s" % (fmt_bytes(drain.get("write_bytes")), drain.get("seconds"),
                                                    "" if drain.get("quiet") else "+")))
     return "\n".join(lines)
+
+
+def _series_cell(st):
+    if not st:
+        return "-"
+    return "%.0f / %.0f / %.0f%s" % (st["median"], st["p5"], st["p1"],
+                                     " (%d s at 0)" % st["zero_s"] if st["zero_s"] else "")
+
+
+def _background_cell(bg):
+    """Other processes' CPU + steal, as % of the machine's CPU over the measured window."""
+    if not bg:
+        return "-"
+    return "%.0f%% + %.0f%% steal%s" % (100 * bg["other_share"], 100 * bg["steal_share"],
+                                        " **disturbed**" if bg.get("disturbed") else "")
+
+
+STABILITY_TARGET = 0.8
+
+
+def stability_table(res, workload):
+    """Per engine and limit, the 1-second TPS p1/median of each thread count (the median over
+    rounds, the worst round beside it), and seconds without a commit; Strata's cells below
+    issue 15's target (p1/median >= 0.8, no zero second) are marked."""
+    cfg = res["config"]
+    engines = [e for e in cfg["engines"] if _available(res, e)]
+    if not engines:
+        return ""
+    lines = ["| 1-s TPS p1 / median, %s | %s |" % (SHORT[workload], " | ".join("%d thds" % t for t in cfg["threads"])),
+             "|---|" + "---|" * len(cfg["threads"])]
+    for e in engines:
+        for m in cfg["mem_limits"]:
+            cells = []
+            for t in cfg["threads"]:
+                sts = [r.get("tps_1s") for _, r in sorted(rounds.round_runs(res["runs"], e, m, workload, t).items())
+                       if r["status"] == "ok" and (r.get("tps_1s") or {}).get("p1_over_median") is not None]
+                if not sts:
+                    cells.append("-")
+                    continue
+                vals = [x["p1_over_median"] for x in sts]
+                zero = sum(x["zero_s"] for x in sts)
+                txt = "%.2f" % statistics.median(vals)
+                if len(vals) > 1:
+                    txt += " (worst %.2f)" % min(vals)
+                if zero:
+                    txt += ", %d s at 0" % zero
+                if e == "strata" and (min(vals) < STABILITY_TARGET or zero):
+                    txt = "**%s** (target >= %.1f, no zero second)" % (txt, STABILITY_TARGET)
+                cells.append(txt)
+            lines.append("| %s %s | %s |" % (LABEL[e], fmt_size(m), " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def background_section(res):
+    """Measured windows' background load: how many, how many disturbed, and which."""
+    runs = [r for r in res["runs"] + (res.get("sweep_runs") or []) if r.get("background")]
+    if not runs:
+        return ""
+    cfg = res["config"]
+    shares = [r["background"]["background_share"] for r in runs]
+    bad = [r for r in runs if r["background"].get("disturbed")]
+    out = ["Over each measured window, the CPU the machine spent outside the processes under test "
+           "(/proc/stat busy time minus the server's and sysbench's CPU and the harness's own) and the "
+           "steal time, as a share of its capacity (%s CPUs x the window). A window above %.0f%% is "
+           "*disturbed*%s.\n" % (runs[0]["background"].get("cpus"), 100 * cfg.get("max_background", 0.15),
+                                   "; `--repeat-disturbed` ran each once more and the repeat counts"
+                                   if cfg.get("repeat_disturbed") else "; `--repeat-disturbed` would run it again"),
+           "%d windows: background median %.0f%%, max %.0f%%; %d disturbed." % (
+               len(runs), 100 * statistics.median(shares), 100 * max(shares), len(bad))]
+    if bad:
+        out.append("")
+        for r in bad:
+            bg = r["background"]
+            out.append("- `%s`: other processes %.0f%%, steal %.0f%%%s" % (
+                r["id"], 100 * bg["other_share"], 100 * bg["steal_share"],
+                " (repeated)" if r.get("superseded") else ""))
+    return "\n".join(out)
+
+
+def sweep_section(res):
+    """--sweep-peers: every configuration's sweep TPS, whether it completed, its score and
+    which was chosen; the seed's configuration is marked, and Strata's chosen score over each."""
+    sweeps = res.get("sweeps") or []
+    if not sweeps:
+        return ""
+    out = []
+    for m in sorted({s["mem"] for s in sweeps}):
+        sw = [s for s in sweeps if s["mem"] == m]
+        strata = next((s for s in sw if s["engine"] == "strata"), None)
+        strata_best = next((c["score"] for c in (strata or {}).get("candidates", [])
+                            if c["variant"] == strata["chosen"] and c["ok"]), None) if strata else None
+        cells = [(r["workload"], r["threads"]) for r in sw[0]["candidates"][0]["runs"]]
+        out.append("\n**%s** (%s s per run)\n" % (fmt_size(m), sw[0]["duration_s"]))
+        out.append("| engine | configuration | %s | completed | score (geomean TPS) | Strata's chosen / this |" %
+                   " | ".join("%s %d thds TPS" % (SHORT[w], t) for w, t in cells))
+        out.append("|---|---|" + "---|" * len(cells) + "---|---|---|")
+        for s in sw:
+            for c in s["candidates"]:
+                marks = []
+                if c["variant"] == s["chosen"]:
+                    marks.append("**chosen**")
+                if c["variant"] == s["default"]:
+                    marks.append("seed's" if s["engine"] != "strata" else "default")
+                runs = {(r["workload"], r["threads"]): r for r in c["runs"]}
+                vals = []
+                for k in cells:
+                    r = runs.get(k)
+                    vals.append("-" if r is None else ("{:,.0f}".format(r["tps"]) if r["status"] == "ok" and r.get("tps")
+                                                       else _cell(dict(r, qps=None))))
+                rel = "%.2fx" % (strata_best / c["score"]) if strata_best and c["score"] and s["engine"] != "strata" else ""
+                out.append("| %s | %s (`%s`)%s | %s | %s | %s | %s |" % (
+                    LABEL[s["engine"]], c["label"], c["setting"], " " + ", ".join(marks) if marks else "",
+                    " | ".join(vals), "yes" if c["ok"] else "no", "%.0f" % c["score"] if c["score"] else "-", rel))
+    return "\n".join(out)
 
 
 WRITE_COLS = [("log", "log (WAL/redo)"), ("flush", "memtable flush"), ("pages", "page writes"),
@@ -283,6 +438,11 @@ def write(res, out_dir, plots):
                  cfg["warmup_s"], cfg["warmup_read_max_s"], cfg["duration_read_s"], cfg["duration_write_s"],
                  cfg["drain_s"]))
     L.append("- ACID: sync on every commit for all engines. **Binary log: %s.**" % cfg["binlog"])
+    chosen = ["%s at %s: %s" % (LABEL[sw["engine"]], fmt_size(sw["mem"]), next(
+        "%s (`%s`)" % (c["label"], c["setting"]) for c in sw["candidates"] if c["variant"] == sw["chosen"]))
+        for sw in res.get("sweeps") or []]
+    if chosen:
+        L.append("- Cache sizes chosen by `--sweep-peers` (see Peer configurations): %s." % "; ".join(chosen))
     L.append("- Engine settings:\n" + settings_section(res) + "\n")
     L.append("## Load\n")
     L.append(load_table(res) + "\n")
@@ -290,13 +450,42 @@ def write(res, out_dir, plots):
     L.append("Cells: queries per second over the measured window; `OOM` = the server was killed by the "
              "cgroup OOM killer; `stalled` = no transaction completed for %ds (the server thrashing at its "
              "memory limit, or the disk stalled); `-` = not run.\n" % cfg.get("stall_s", 0))
+    if (cfg.get("rounds") or 1) > 1:
+        L.append("**%d rounds per cell**, the engines interleaved in a rotating order (round 1 A B C, round 2 "
+                 "B C A, ...), each run on a fresh copy of its template: a QPS cell is the median over the "
+                 "rounds that completed; a ratio is the median of the per-round ratios (both engines from the "
+                 "same round), with their min-max in parentheses; *rounds disagree* when the largest per-round "
+                 "ratio exceeds the smallest by more than 10%%; *disturbed* counts rounds where a side's window "
+                 "had more background load than allowed (see Background load). Every per-round figure is in "
+                 "results.json (`ratios`).\n" % cfg["rounds"])
+    L.append("Write workloads also get the 1-second TPS series' p1 / median (nearest rank; issue 15's target "
+             "for Strata: >= 0.8 with no second at 0).\n")
     for w in cfg["workloads"]:
         L.append("### %s (%s)\n" % (SHORT[w], w))
         L.append(qps_table(res, w) + "\n")
-        for num, den in (("strata", "innodb"), ("strata", "myrocks"), ("myrocks", "innodb")):
+        for num, den in rounds.PAIRS:
             t = ratio_table(res, w, num, den)
             if t:
                 L.append(t + "\n")
+        if w != "oltp_read_only":
+            st = stability_table(res, w)
+            if st:
+                L.append(st + "\n")
+    pk = sweep_section(res)
+    if pk:
+        L.append("## Peer configurations (`--sweep-peers`)\n")
+        L.append("Before the measured runs of each memory limit, every engine ran each cache configuration on "
+                 "the sweep cells (a fresh copy of the template per run, the same warm-up as the measured runs). "
+                 "**Best** = the highest geometric mean of TPS over the sweep runs among the configurations "
+                 "whose sweep runs all completed (no OOM kill, stall or failure); a tie goes to the seed's "
+                 "(InnoDB buffer pool 75%, MyRocks block cache 1/8) or Strata's default (1/4); if none completed, "
+                 "the seed's/default. The measured runs above use the chosen configuration; the seed's "
+                 "configurations' numbers are these sweep rows.\n")
+        L.append(pk + "\n")
+    bgs = background_section(res)
+    if bgs:
+        L.append("## Background load\n")
+        L.append(bgs + "\n")
     sw = sweep_tables(res)
     if sw:
         L.append("## Memory sweep (seed 001 style)\n")

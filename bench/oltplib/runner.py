@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 
-from . import HARNESS_VERSION, cgroup, engines, procfs, setup, sysbench
+from . import HARNESS_VERSION, cgroup, engines, procfs, rounds, setup, sysbench
 from .config import RunSpec, describe, fmt_bytes, fmt_duration, fmt_size
 from .engines import EngineError, Server
 from .onerun import OneRun, _try
@@ -112,20 +112,25 @@ class Harness(OneRun):
             for w, sec in per:
                 print("  one %s run: at most ~%s" % (w, fmt_duration(sec)))
             return 0
-        need = 3.0 * cfg.data_bytes
+        # Rounds keep every engine's template until the end, beside one data directory.
+        need = (max(3.0, len(available) + 1.5) if cfg.interleaved else 3.0) * cfg.data_bytes
         free = procfs.machine_facts(self.workdir)["workdir_free_bytes"]
         if free < need:
             raise SystemExit("need about %s free in %s, have %s" % (fmt_bytes(need), self.workdir, fmt_bytes(free)))
-        self.progress.run_total = len(cfg.plan(available))
+        self.order = self.execution_order(available)
+        self.progress.run_total = len(self.order)
         self.t_start = time.time()
-        for e in self.engines:
-            if e.available:
-                self.run_engine(e, available)
+        if cfg.interleaved:
+            self.run_interleaved(available)
+        else:
+            for e in self.engines:
+                if e.available:
+                    self.run_engine(e, available)
         self.results["harness"]["finished"] = time.strftime("%Y-%m-%d %H:%M:%S")
         self.results["harness"]["duration_s"] = round(time.time() - self.t_start, 1)
         code = self.exit_status()
         self.write_outputs()
-        ok = sum(1 for r in self.results["runs"] if r["status"] == "ok" and not r.get("retried"))
+        ok = sum(1 for r in self.results["runs"] if r["status"] == "ok" and rounds.counted(r))
         # A plain closing line for CI logs: runs that passed, and failures of required engines.
         print("oltp: %d passed, %d failed" % (ok, len(self.results["harness"]["failures"])), flush=True)
         return code
@@ -159,7 +164,10 @@ class Harness(OneRun):
                        "table_size": cfg.table_size, "duration_read_s": cfg.duration_read,
                        "duration_write_s": cfg.duration_write, "warmup_s": cfg.warmup,
                        "warmup_read_max_s": cfg.warmup_read_max, "drain_s": cfg.drain,
-                       "load_mem_limit": cfg.load_mem, "stall_s": cfg.stall,
+                       "load_mem_limit": cfg.load_mem, "stall_s": cfg.stall, "rounds": cfg.rounds,
+                       "max_background": cfg.max_background, "repeat_disturbed": cfg.repeat_disturbed,
+                       "sweep_peers": cfg.sweep_peers, "sweep_workloads": cfg.sweep_workloads,
+                       "sweep_threads": cfg.sweep_threads, "sweep_duration_s": cfg.sweep_duration,
                        "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
                        "binlog": "off (skip-log-bin); the seed ran with binlog on and sync_binlog=1",
                        "estimated_s": round(cfg.estimate_seconds(
@@ -246,50 +254,158 @@ class Harness(OneRun):
         try:
             self.load(e, info)
         except EngineError as ex:
-            for srv in [s for s in self.servers if s.engine is e]:
-                self.stop(srv, timeout=60)
-            info["load"] = {"status": "failed", "error": str(ex)[:3000]}
-            self.log("%s: load failed: %s" % (e.label, str(ex)[:1500]))
-            if e.name == "strata":
-                info["available"], info["reason"] = False, "load failed: " + str(ex).splitlines()[0]
-            if e.name in self.cfg.require:
-                self.failures.append("%s load failed" % e.label)
-            self.progress.run_index += len(cfg.plan([e.name]))
+            self.load_failed(e, info, ex)
+            self.progress.run_index += len([s for s in self.order if s.engine == e.name])
             return
         for mem in cfg.mems:
+            if cfg.sweep_peers:
+                self.sweep(e, mem)
             for w in cfg.workloads:
                 self.restore(e)
                 for t in cfg.threads:
-                    spec = RunSpec(e.name, mem, w, t)
-                    self.progress.run_index += 1
-                    self.progress.set_remaining(self.remaining(available, spec))
-                    rec = self.run_one(e, spec)
-                    if rec["status"] == "stalled" and cfg.quick:
-                        # Quick mode's data fit in memory, so a stall is the machine (a disk
-                        # or CPU starved by other work), not the engine at its limit: record
-                        # it, and let one retry decide.
-                        rec["retried"] = True
-                        self.results["runs"].append(rec)
-                        self.log("%s: stalled (%s); retrying once" % (spec.run_id(), rec.get("reason", "")[:200]))
-                        self.restore(e)
-                        rec = self.run_one(e, spec)
-                        rec["retry"] = True
-                    self.results["runs"].append(rec)
-                    self.write_json()
-                    if rec["status"] != "ok":
-                        self.log("%s: %s %s" % (spec.run_id(), rec["status"], rec.get("reason", "")[:300]))
+                    rec = self.run_spec(e, RunSpec(e.name, mem, w, t), fresh=False)
                     if rec.get("needs_restore"):
                         self.restore(e)
         if not cfg.keep_workdir:
             shutil.rmtree(e.template, ignore_errors=True)
             shutil.rmtree(e.datadir, ignore_errors=True)
 
-    def remaining(self, available, current):
-        plan = self.cfg.plan(available)
-        idx = [s.run_id() for s in plan].index(current.run_id())
-        later = available[available.index(current.engine) + 1:]
-        return (sum(self.cfg.estimate_run_seconds(s) for s in plan[idx:])
-                + sum(self.cfg.estimate_load_seconds(x) for x in later))
+    def load_failed(self, e, info, ex):
+        for srv in [s for s in self.servers if s.engine is e]:
+            self.stop(srv, timeout=60)
+        info["load"] = {"status": "failed", "error": str(ex)[:3000]}
+        self.log("%s: load failed: %s" % (e.label, str(ex)[:1500]))
+        if e.name == "strata":
+            info["available"], info["reason"] = False, "load failed: " + str(ex).splitlines()[0]
+        if e.name in self.cfg.require:
+            self.failures.append("%s load failed" % e.label)
+
+    def run_interleaved(self, available):
+        """Rounds: load every engine's template first; then per memory limit the peer sweep
+        (if asked), and per cell (workload x threads) every round runs the engines in a
+        rotated order, each on a fresh copy of its template."""
+        cfg = self.cfg
+        loaded = []
+        for e in self.engines:
+            if not e.available:
+                continue
+            info = self.results["engines"][e.name]
+            try:
+                self.load(e, info)
+                loaded.append(e)
+            except EngineError as ex:
+                self.load_failed(e, info, ex)
+        by_name = {e.name: e for e in loaded}
+        self.order = [s for s in self.order if s.engine in by_name]
+        self.progress.run_total = len(self.order)
+        for mem in cfg.mems:
+            if cfg.sweep_peers:
+                for e in loaded:
+                    self.sweep(e, mem)
+            for spec in cfg.plan([e.name for e in loaded]):
+                if spec.mem == mem:
+                    e = by_name[spec.engine]
+                    self.run_spec(e, spec, fresh=True)
+                    if not cfg.keep_workdir:
+                        shutil.rmtree(e.datadir, ignore_errors=True)
+        if not cfg.keep_workdir:
+            for e in loaded:
+                shutil.rmtree(e.template, ignore_errors=True)
+
+    def run_spec(self, e, spec, fresh, store=None):
+        """One cell's run of one engine, recorded in `store` (the runs): quick mode retries a
+        stall once, and --repeat-disturbed runs a disturbed window once more (the first run
+        stays in the results, marked, and out of the tables and ratios)."""
+        cfg = self.cfg
+        store = self.results["runs"] if store is None else store
+        self.progress.run_index += 1
+        self.progress.set_remaining(self.remaining(spec))
+        if fresh:
+            self.restore(e)
+        rec = self.run_one(e, spec)
+        if rec["status"] == "stalled" and cfg.quick:
+            # Quick mode's data fit in memory, so a stall is the machine (a disk or CPU
+            # starved by other work), not the engine at its limit: record it, and let one
+            # retry decide.
+            rec["retried"] = True
+            store.append(rec)
+            self.log("%s: stalled (%s); retrying once" % (spec.run_id(), rec.get("reason", "")[:200]))
+            self.restore(e)
+            rec = self.run_one(e, spec)
+            rec["retry"] = True
+        bg = rec.get("background") or {}
+        if cfg.repeat_disturbed and rec["status"] == "ok" and bg.get("disturbed"):
+            rec["superseded"] = True
+            store.append(rec)
+            self.log("%s: disturbed window (background %.0f%% of the CPU: other %.0f%%, steal %.0f%%); "
+                     "repeating once" % (spec.run_id(), 100 * bg["background_share"], 100 * bg["other_share"],
+                                         100 * bg["steal_share"]))
+            self.restore(e)
+            rec = self.run_one(e, spec)
+            rec["id"] += "-again"
+            rec["repeat_of_disturbed"] = True
+        store.append(rec)
+        self.write_json()
+        if rec["status"] != "ok":
+            self.log("%s: %s %s" % (spec.run_id(), rec["status"], rec.get("reason", "")[:300]))
+        return rec
+
+    def sweep(self, e, mem):
+        """--sweep-peers: run every cache configuration of the engine on the sweep cells and
+        keep the best that completed for this limit (rounds.best_config)."""
+        from .engines import VARIANT_LABEL, VARIANTS
+        cfg = self.cfg
+        store = self.results.setdefault("sweep_runs", [])
+        cands = []
+        for v, (num, den) in VARIANTS[e.name]:
+            e.variant[mem] = v
+            runs = []
+            for spec in cfg.sweep_plan(e.name, mem):
+                if spec.variant == v:
+                    rec = self.run_spec(e, spec, fresh=True, store=store)
+                    runs.append({k: rec.get(k) for k in ("id", "workload", "threads", "status", "tps", "qps",
+                                                         "reason", "background", "tps_1s")})
+            cands.append({"variant": v, "label": VARIANT_LABEL[v], "fraction": "%d/%d" % (num, den),
+                          "setting": cache_setting(e, mem), "runs": runs})
+        best = rounds.best_config(cands)
+        default = VARIANTS[e.name][0][0]
+        e.variant[mem] = best or default
+        self.results.setdefault("sweeps", []).append({
+            "engine": e.name, "mem": mem, "workloads": cfg.sweep_workloads, "threads": cfg.sweep_threads,
+            "duration_s": cfg.sweep_duration, "candidates": cands, "default": default,
+            "best": best, "chosen": e.variant[mem],
+            "rule": "best = highest geometric mean of TPS over the sweep runs among configurations "
+                    "whose sweep runs all completed; a tie goes to the default; none completed: the default"})
+        self.write_json()
+        self.log("%s at %s: sweep chose %s (%s)" % (
+            e.label, fmt_size(mem), VARIANT_LABEL[e.variant[mem]],
+            ", ".join("%s %s" % (c["variant"], "%.0f tps" % c["score"] if c["ok"] else "did not complete")
+                      for c in cands)))
+
+    def execution_order(self, available):
+        cfg = self.cfg
+        if cfg.interleaved:
+            out = []
+            for m in cfg.mems:
+                out += [s for e in available for s in cfg.sweep_plan(e, m)]
+                out += [s for s in cfg.plan(available) if s.mem == m]
+            return out
+        return [s for e in available for m in cfg.mems
+                for s in cfg.sweep_plan(e, m) + [x for x in cfg.plan([e]) if x.mem == m]]
+
+    def remaining(self, current):
+        """Estimated seconds left from `current` on (its run included): runs, restores, and
+        the loads of engines not loaded yet."""
+        cfg = self.cfg
+        ids = [s.run_id() for s in self.order]
+        idx = ids.index(current.run_id()) if current.run_id() in ids else 0
+        left = self.order[idx:]
+        later = []
+        if not cfg.interleaved:
+            engines = list(dict.fromkeys(s.engine for s in self.order))
+            later = engines[engines.index(current.engine) + 1:] if current.engine in engines else []
+        return (sum(cfg.estimate_run_seconds(s) + (cfg.copy_seconds() if s.round or s.variant else 0)
+                    for s in left) + sum(cfg.estimate_load_seconds(x) for x in later))
 
     def load(self, e, info):
         cfg = self.cfg
@@ -356,7 +472,7 @@ class Harness(OneRun):
                 # Quick mode (tiny data) must be clean; in full mode an OOM kill, a stall at the
                 # memory limit or too many conflict errors is a measured result, not a failure.
                 result = r["status"] in ("oom", "stalled", "too_many_errors") and not self.cfg.quick
-                if r["engine"] == e.name and r["status"] != "ok" and not result and not r.get("retried"):
+                if r["engine"] == e.name and r["status"] != "ok" and not result and rounds.counted(r):
                     bad.append("%s: %s" % (r["id"], r["status"]))
         self.results["harness"]["failures"] = bad
         self.write_json()
@@ -376,6 +492,7 @@ class Harness(OneRun):
         from . import report
         if "harness" not in self.results or not os.path.isdir(self.cfg.out_dir):
             return
+        self.results["ratios"] = rounds.all_ratio_summaries(self.results)
         self.write_json()
         plots = []
         if self.cfg.plots:
@@ -387,6 +504,13 @@ class Harness(OneRun):
         path = report.write(self.results, self.cfg.out_dir, plots)
         self.log("wrote %s" % os.path.dirname(path))
         print(report.summary_table(self.results), flush=True)
+
+
+def cache_setting(e, mem):
+    """The engine's main-cache setting at this limit, as name=value."""
+    key = {"innodb": "innodb_buffer_pool_size", "myrocks": "rocksdb_block_cache_size",
+           "strata": "block-cache-size"}[e.name]
+    return "%s=%s" % (key, e.settings(mem).get(key))
 
 
 def _raise_interrupt(signum, frame):

@@ -32,6 +32,9 @@ pub struct Config {
     /// Seconds an idle session is kept (interactive clients: interactive_timeout).
     pub wait_timeout: u64,
     pub interactive_timeout: u64,
+    /// Settings of system variables passed through as they are (the slow
+    /// query log, max_statement_time): (name, value).
+    pub variables: Vec<(String, String)>,
 }
 
 impl Default for Config {
@@ -60,6 +63,7 @@ impl Default for Config {
             transaction_isolation: None,
             connect_timeout: 10,
             wait_timeout: 28800,
+            variables: Vec::new(),
             interactive_timeout: 28800,
         }
     }
@@ -102,6 +106,10 @@ Usage: strata [--option=value ...]
   --max-allowed-packet=BYTES    largest packet accepted (default 64M)
   --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
   --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
+  --slow-query-log=1|0          log statements slower than --long-query-time (default 0)
+  --long-query-time=S           seconds, fractional (default 10)
+  --slow-query-log-file=FILE    the slow log (default strata-slow.log; relative to the datadir)
+  --max-statement-time=S        abort statements running longer (MariaDB's, 1969; default 0: off)
   --defaults-file=FILE          read options from a my.cnf-style file first
   --version                     print the version
   --help                        this text
@@ -206,6 +214,32 @@ impl Config {
             "connect_timeout" => self.connect_timeout = num(value)?.max(1),
             "wait_timeout" => self.wait_timeout = num(value)?.max(1),
             "interactive_timeout" => self.interactive_timeout = num(value)?.max(1),
+            "slow_query_log" | "log_slow_query" => self.variables.push((
+                "slow_query_log".into(),
+                (parse_bool(value)? as u8).to_string(),
+            )),
+            "long_query_time" | "log_slow_query_time" | "max_statement_time" => {
+                let secs = value
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| format!("bad number of seconds '{value}' for --{name}"))?;
+                let var = if n == "max_statement_time" {
+                    "max_statement_time"
+                } else {
+                    "long_query_time"
+                };
+                self.variables
+                    .push((var.into(), format!("{:.6}", secs.min(31_536_000.0))))
+            }
+            "slow_query_log_file" | "log_slow_query_file" => {
+                if value.is_empty() {
+                    return Err(format!("--{name} needs a file name"));
+                }
+                self.variables
+                    .push(("slow_query_log_file".into(), value.to_string()))
+            }
             "transaction_isolation" | "tx_isolation" => {
                 self.transaction_isolation = Some(value.to_ascii_uppercase())
             }

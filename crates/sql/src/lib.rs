@@ -25,6 +25,7 @@ pub mod bind;
 pub mod check;
 mod checkprint;
 pub mod collate;
+pub mod com;
 pub mod convert;
 pub mod ddl;
 pub mod depth;
@@ -46,11 +47,13 @@ pub mod maint;
 pub mod members;
 pub mod multidml;
 pub mod parse;
+pub mod procs;
 pub mod result;
 pub mod select;
 pub mod session;
 pub mod set;
 pub mod show;
+pub mod slowlog;
 pub mod sort;
 pub mod sqlmode;
 pub mod sqlprep;
@@ -152,6 +155,29 @@ pub struct Instance {
     pub stmt_cache: stmt_cache::StmtCache,
     /// Prepared statements open in all sessions (max_prepared_stmt_count).
     pub prepared: AtomicU64,
+    /// Every session (SHOW PROCESSLIST, KILL).
+    pub procs: procs::Registry,
+    /// The Com_* counters of all sessions.
+    pub com: com::Global,
+    /// Other status counters (SHOW GLOBAL STATUS).
+    pub counters: Counters,
+    /// The slow query log's open file.
+    pub slow_log: slowlog::SlowLog,
+}
+
+/// Status counters kept by the instance.
+#[derive(Default)]
+pub struct Counters {
+    /// Connections that ended without COM_QUIT (Aborted_clients).
+    pub aborted_clients: AtomicU64,
+    /// Connection attempts that failed before a session began (Aborted_connects).
+    pub aborted_connects: AtomicU64,
+    /// Statements over long_query_time (Slow_queries).
+    pub slow_queries: AtomicU64,
+    /// The most sessions at once (Max_used_connections).
+    pub max_used: AtomicU64,
+    /// Statements stopped by max_statement_time (Max_statement_time_exceeded).
+    pub statement_timeouts: AtomicU64,
 }
 
 impl Instance {
@@ -210,6 +236,10 @@ impl Instance {
             panics: AtomicU64::new(0),
             slots: std::sync::Mutex::new(Vec::new()),
             stmt_cache: Default::default(),
+            procs: Default::default(),
+            com: Default::default(),
+            counters: Default::default(),
+            slow_log: Default::default(),
         }))
     }
 
@@ -268,7 +298,9 @@ impl Instance {
     /// Registers an authenticated session (Threads_connected, which
     /// max_connections bounds); returns how many there are now.
     pub fn attach(&self) -> u64 {
-        self.threads.fetch_add(1, Ordering::Relaxed) + 1
+        let n = self.threads.fetch_add(1, Ordering::Relaxed) + 1;
+        self.counters.max_used.fetch_max(n, Ordering::Relaxed);
+        n
     }
 
     /// Unregisters a session registered by `attach`.

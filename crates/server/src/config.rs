@@ -14,6 +14,9 @@ pub struct Config {
     pub block_cache_size: usize,
     pub write_buffer_size: usize,
     pub background_jobs: usize,
+    pub rate_limit: u64,
+    pub rate_limit_auto_tune: bool,
+    pub delayed_write_rate: u64,
     pub cache_index_and_filter_blocks: bool,
     pub max_open_files: usize,
     pub block_size: usize,
@@ -45,6 +48,9 @@ impl Default for Config {
             block_cache_size: 64 << 20,
             write_buffer_size: 64 << 20,
             background_jobs: 2,
+            rate_limit: 0,
+            rate_limit_auto_tune: true,
+            delayed_write_rate: 16 << 20,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
             block_size: 16 << 10,
@@ -79,7 +85,14 @@ Usage: strata [--option=value ...]
   --interactive-timeout=S       the same for interactive clients (default 28800)
   --block-cache-size=BYTES      engine block cache (default 64M; K/M/G suffixes)
   --write-buffer-size=BYTES     memtable size (default 64M)
-  --background-jobs=N           flush/compaction threads (default 2)
+  --background-jobs=N           background threads (default 2): a quarter (at least one) only
+                                flush memtables, the rest (at least one) compact
+  --rate-limit=BYTES            compaction write rate limit per second (default 0: none); flushes
+                                are never held by it, and compactions ignore it while writes are
+                                throttled by compaction debt
+  --rate-limit-auto-tune=1|0    tune that limit within [limit/20, limit] to the demand (default 1)
+  --delayed-write-rate=BYTES    write rate per second when a write slowdown starts (default 16M);
+                                it falls while compaction debt grows (see docs/WRITE-STALLS.md)
   --cache-index-and-filter-blocks=1|0  keep table index and bloom blocks in the block
                                 cache, charged to its size (default 1; 0 pins them per open table)
   --max-open-files=N            open table files kept (default 4096)
@@ -166,6 +179,13 @@ impl Config {
             }
             "background_jobs" | "max_background_jobs" => {
                 self.background_jobs = num(value)?.max(1) as usize
+            }
+            "rate_limit" | "rocksdb_rate_limiter_bytes_per_sec" => {
+                self.rate_limit = parse_size(value)? as u64
+            }
+            "rate_limit_auto_tune" => self.rate_limit_auto_tune = parse_bool(value)?,
+            "delayed_write_rate" | "rocksdb_delayed_write_rate" => {
+                self.delayed_write_rate = (parse_size(value)? as u64).max(16 << 10)
             }
             "cache_index_and_filter_blocks" | "rocksdb_cache_index_and_filter_blocks" => {
                 self.cache_index_and_filter_blocks = parse_bool(value)?

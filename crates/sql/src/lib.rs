@@ -98,6 +98,11 @@ pub struct InstanceOptions {
     pub write_buffer_size: usize,
     /// Background flush/compaction threads.
     pub background_jobs: usize,
+    /// Compaction write rate limit in bytes/s (0: none) and whether it is auto-tuned.
+    pub rate_limit: u64,
+    pub rate_limit_auto_tune: bool,
+    /// Write rate (bytes/s) at which a write slowdown starts.
+    pub delayed_write_rate: u64,
     /// Index and filter blocks live in the block cache (charged to it).
     pub cache_index_and_filter_blocks: bool,
     /// Open table files kept.
@@ -119,6 +124,9 @@ impl Default for InstanceOptions {
             block_cache_size: 64 << 20,
             write_buffer_size: 64 << 20,
             background_jobs: 2,
+            rate_limit: 0,
+            rate_limit_auto_tune: true,
+            delayed_write_rate: 16 << 20,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
             block_size: 16 << 10,
@@ -178,6 +186,9 @@ impl Instance {
         let mut o = lsm::Options {
             block_cache_size: opts.block_cache_size,
             max_background_jobs: opts.background_jobs.max(1),
+            rate_limit_bytes_per_sec: opts.rate_limit,
+            rate_limit_auto_tune: opts.rate_limit_auto_tune,
+            delayed_write_rate: opts.delayed_write_rate.max(1),
             cache_index_and_filter_blocks: opts.cache_index_and_filter_blocks,
             max_open_files: opts.max_open_files.max(16),
             ..Default::default()

@@ -1118,3 +1118,12 @@ SELECT id FROM ldx FORCE INDEX (uw) WHERE w = 'a'
 LOAD DATA INFILE 'x.txt' INTO TABLE ldx FIELDS ENCLOSED BY 'ab'
 LOAD DATA INFILE 'x.txt' INTO TABLE ldx FIELDS ESCAPED BY 'ab'
 DROP TABLE ldx
+-- Sessions: KILL of unknown ids, the statement time and slow log settings.
+KILL 999999
+KILL QUERY 999999
+KILL CONNECTION 999999
+KILL QUERY ID 999999
+KILL QUERY 0
+SELECT @@max_statement_time, @@long_query_time, @@slow_query_log
+SET max_statement_time = 'x'
+SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()

@@ -277,6 +277,8 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             // even without strict mode (IGNORE aside).
             ins.how.null_default &= rows.len() > 1 || ins.ignore;
             for (rn, r) in rows.iter().enumerate() {
+                // KILL and the statement's deadline (not a row read).
+                env.interrupted()?;
                 let given = r
                     .iter()
                     .map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose())

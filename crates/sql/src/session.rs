@@ -72,6 +72,11 @@ pub struct Session {
     slot: Arc<AtomicU64>,
     /// The `strata_bulk_load` load in progress (`bulk`).
     pub(crate) bulk: Option<crate::bulk::SessionLoad>,
+    /// This session's entry in the instance's registry (SHOW PROCESSLIST, KILL).
+    pub proc: Arc<crate::procs::Proc>,
+    /// This session's Com_* counters (`com::NAMES` order) and Questions.
+    pub(crate) com: Vec<u64>,
+    pub(crate) questions: u64,
 }
 
 impl Session {
@@ -103,7 +108,11 @@ impl Session {
             savepoints: Vec::new(),
             slot: slot_owner.register_session_slot(),
             bulk: None,
+            proc: slot_owner.procs.register(conn_id, user, None),
+            com: vec![0; crate::com::NAMES.len()],
+            questions: 0,
         };
+        s.proc.set_db(s.db.clone());
         s.refresh();
         s
     }
@@ -226,6 +235,7 @@ impl Session {
     fn begin_with(&self, iso: Isolation) -> Txn {
         let mut t = self.inst.txdb.begin(iso);
         t.set_lock_wait_timeout(self.lock_timeout);
+        t.set_interrupt(self.proc.killed.clone());
         // The version announced for this transaction (see `slot`): ALTER
         // TABLE refuses its writes to a table frozen at or before it.
         self.announce();
@@ -474,6 +484,7 @@ impl Drop for Session {
                 self.conn_id, e.msg
             );
         }
+        self.inst.procs.unregister(&self.proc);
         let n = self.stmts.len() as u64;
         if n > 0 {
             self.inst.prepared.fetch_sub(n, Ordering::AcqRel);

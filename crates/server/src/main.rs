@@ -5,6 +5,7 @@
 mod config;
 mod conn;
 mod results;
+mod watch;
 
 use config::Config;
 
@@ -28,7 +29,7 @@ pub struct Shared {
     pub max_packet: usize,
     /// Open client sockets, closed at shutdown.
     clients: Mutex<HashMap<u64, Client>>,
-    stopping: AtomicBool,
+    pub stopping: AtomicBool,
     /// Connections that have not authenticated yet (bounded apart from
     /// max_connections, which counts sessions).
     pub handshaking: std::sync::atomic::AtomicUsize,
@@ -82,7 +83,21 @@ fn run(cfg: Config) -> Result<(), String> {
             ));
         }
     }
+    let secure_file_priv = match &cfg.secure_file_priv {
+        Some(v) => v.clone(),
+        None => {
+            // Beside the datadir (as MySQL's packages put mysql-files beside mysql).
+            let data = std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone());
+            let dir = data
+                .parent()
+                .map(|p| p.join("strata-files"))
+                .unwrap_or_else(|| std::path::PathBuf::from("strata-files"));
+            let _ = std::fs::create_dir_all(&dir);
+            format!("{}/", dir.display())
+        }
+    };
     let mut vars = vec![
+        ("secure_file_priv".to_string(), secure_file_priv),
         ("port".to_string(), cfg.port.to_string()),
         ("datadir".to_string(), format!("{}/", cfg.datadir.display())),
         (
@@ -121,11 +136,15 @@ fn run(cfg: Config) -> Result<(), String> {
     if let Some(s) = cfg.socket_path() {
         vars.push(("socket".into(), s.display().to_string()));
     }
+    vars.extend(cfg.variables.iter().cloned());
     let opts = sql::InstanceOptions {
         sync_on_commit: cfg.sync_on_commit,
         block_cache_size: cfg.block_cache_size,
         write_buffer_size: cfg.write_buffer_size,
         background_jobs: cfg.background_jobs,
+        rate_limit: cfg.rate_limit,
+        rate_limit_auto_tune: cfg.rate_limit_auto_tune,
+        delayed_write_rate: cfg.delayed_write_rate,
         cache_index_and_filter_blocks: cfg.cache_index_and_filter_blocks,
         max_open_files: cfg.max_open_files,
         block_size: cfg.block_size,
@@ -155,6 +174,10 @@ fn run(cfg: Config) -> Result<(), String> {
         handshaking: std::sync::atomic::AtomicUsize::new(0),
     });
     let mut acceptors = Vec::new();
+    {
+        let sh = shared.clone();
+        acceptors.push(std::thread::spawn(move || watch::watch(sh)));
+    }
     if cfg.port != 0 {
         let addr = format!("{}:{}", cfg.bind_address, cfg.port);
         let l = TcpListener::bind(&addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -181,7 +204,7 @@ fn run(cfg: Config) -> Result<(), String> {
             Err(e) => eprintln!("strata: unix socket {} disabled: {e}", p.display()),
         }
     }
-    if acceptors.is_empty() {
+    if acceptors.len() == 1 {
         return Err("nothing to listen on (--port=0 and no socket)".into());
     }
     eprintln!(

@@ -465,3 +465,54 @@ fn bottom_level_values_lose_their_sequence_but_no_reader_notices() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn ingest_after_snapshots_hides_entries_from_older_snapshots() {
+    let dir = temp_dir("ingest-snap");
+    let db = Db::open(dir.join("db"), Options::default()).unwrap();
+    db.put(b"a", b"before").unwrap();
+    let write = |name: &str, from: u32| {
+        let p = dir.join(name);
+        let mut w = SstFileWriter::create(&OsFs, &p, &CfOptions::default()).unwrap();
+        for i in from..from + 100 {
+            w.put(&k(i), b"loaded").unwrap();
+        }
+        w.finish().unwrap();
+        p
+    };
+    let at = |snap: &lsm::Snapshot, key: &[u8]| {
+        let o = ReadOptions {
+            snapshot: Some(snap.clone()),
+            ..Default::default()
+        };
+        db.get_cf(&o, lsm::DEFAULT_CF, key).unwrap()
+    };
+    // Plain ingest: a file that overlaps nothing keeps sequence number 0, so even an
+    // older snapshot sees it (what bulk loads that bypass transactions accept).
+    let old = db.snapshot();
+    let p1 = write("one.sst", 0);
+    db.ingest(lsm::DEFAULT_CF, &[&p1]).unwrap();
+    assert_eq!(at(&old, &k(5)).as_deref(), Some(&b"loaded"[..]));
+    // After snapshots: the older snapshot does not see the entries, new reads do.
+    let p2 = write("two.sst", 1000);
+    db.ingest_after_snapshots(lsm::DEFAULT_CF, &[&p2]).unwrap();
+    assert_eq!(
+        at(&old, &k(1005)),
+        None,
+        "an older snapshot must not see the load"
+    );
+    assert_eq!(db.get(&k(1005)).unwrap().as_deref(), Some(&b"loaded"[..]));
+    let newer = db.snapshot();
+    assert_eq!(at(&newer, &k(1005)).as_deref(), Some(&b"loaded"[..]));
+    assert_eq!(at(&old, b"a").as_deref(), Some(&b"before"[..]));
+    drop((old, newer));
+    // Without live snapshots the file goes in as is and is visible.
+    let p3 = write("three.sst", 2000);
+    db.ingest_after_snapshots(lsm::DEFAULT_CF, &[&p3]).unwrap();
+    assert_eq!(db.get(&k(2050)).unwrap().as_deref(), Some(&b"loaded"[..]));
+    db.close().unwrap();
+    let db = Db::open(dir.join("db"), Options::default()).unwrap();
+    for key in [k(5), k(1005), k(2050)] {
+        assert_eq!(db.get(&key).unwrap().as_deref(), Some(&b"loaded"[..]));
+    }
+}

@@ -232,7 +232,7 @@ impl BulkLoad {
             })?;
             writers.push(w);
         }
-        lsm::BulkWriter::ingest_all(writers)?;
+        lsm::BulkWriter::ingest_all_after_snapshots(writers)?;
         self.table.pk_high.forget();
         self.table.estimate.add(done.rows as i64);
         BULK_ROWS.fetch_add(done.rows, Ordering::Relaxed);

@@ -143,7 +143,18 @@ impl BulkWriter {
     /// Finishes and ingests the files of several writers of one database
     /// and column family in one manifest record: after a crash all of them
     /// are in or none. Returns the entries ingested.
-    pub fn ingest_all(mut writers: Vec<BulkWriter>) -> Result<u64> {
+    pub fn ingest_all(writers: Vec<BulkWriter>) -> Result<u64> {
+        BulkWriter::ingest_all_inner(writers, false)
+    }
+
+    /// As [`BulkWriter::ingest_all`], but snapshots taken before the ingestion
+    /// do not see its entries (see [`Db::ingest_after_snapshots`]): for loads
+    /// that must look like a committed transaction to REPEATABLE READ readers.
+    pub fn ingest_all_after_snapshots(writers: Vec<BulkWriter>) -> Result<u64> {
+        BulkWriter::ingest_all_inner(writers, true)
+    }
+
+    fn ingest_all_inner(mut writers: Vec<BulkWriter>, after_snapshots: bool) -> Result<u64> {
         let Some(first) = writers.first() else {
             return Ok(0);
         };
@@ -162,7 +173,7 @@ impl BulkWriter {
             .iter()
             .flat_map(|w| w.done.iter().map(|p| p.as_path()))
             .collect();
-        db.ingest(cf, &paths)?;
+        db.ingest_inner(cf, &paths, after_snapshots)?;
         Ok(entries)
     }
 }
@@ -248,6 +259,19 @@ impl Db {
     /// wins). Files are hard-linked (copied across file systems) and left
     /// in place.
     pub fn ingest(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
+        self.ingest_inner(cf, paths, false)
+    }
+
+    /// As [`Db::ingest`], but entries are never visible to a snapshot that is
+    /// live when the files are added: with any snapshot live, every file is
+    /// rewritten with a fresh sequence number (into level 0) as an
+    /// overlapping one is, since entries with sequence number 0 would show
+    /// through every snapshot. Without snapshots it costs nothing more.
+    pub fn ingest_after_snapshots(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
+        self.ingest_inner(cf, paths, true)
+    }
+
+    fn ingest_inner(&self, cf: ColumnFamily, paths: &[&Path], after_snapshots: bool) -> Result<()> {
         use crate::iter::InternalIterator;
         let fs = self.inner.fs.clone();
         let opts = {
@@ -337,13 +361,15 @@ impl Db {
         let mems: Vec<_> = std::iter::once(c.mem.clone())
             .chain(c.imms.iter().cloned())
             .collect();
+        // Checked under the lock that also orders new snapshots after this.
+        let snapshots_live = after_snapshots && !st.snapshots.is_empty();
         let mut added = Vec::with_capacity(files.len());
         let mut max_seq = 0;
         for (i, (p, t, smallest, largest)) in files.iter().enumerate() {
             let (lo, hi) = (uk(smallest), uk(largest));
             let in_mems = mems.iter().any(|m| mem_overlaps(m, cmp, &lo, &hi));
             let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, &lo, &hi).is_empty());
-            let level = if in_mems || in_tables || among[i] {
+            let level = if in_mems || in_tables || among[i] || snapshots_live {
                 None
             } else {
                 free_level

@@ -21,6 +21,10 @@ pub struct Config {
     pub bottommost_compression: lsm::Compression,
     pub sync_on_commit: bool,
     pub root_password: Option<String>,
+    /// A file whose first line is root's password (not visible in `ps`).
+    pub root_password_file: Option<PathBuf>,
+    /// First start: a random root password, written to `<datadir>/root-password` (0600).
+    pub initialize: bool,
     pub max_allowed_packet: usize,
     pub lock_wait_timeout: u64,
     pub transaction_isolation: Option<String>,
@@ -49,6 +53,8 @@ impl Default for Config {
             bottommost_compression: lsm::Compression::Zstd,
             sync_on_commit: true,
             root_password: None,
+            root_password_file: None,
+            initialize: false,
             max_allowed_packet: 64 << 20,
             lock_wait_timeout: 50,
             transaction_isolation: None,
@@ -85,7 +91,12 @@ Usage: strata [--option=value ...]
                                 lives (default zstd: about 2x on sysbench rows, where lz4 gets 1.1x)
   --sync-on-commit=1|0          fsync the log at every commit (default 1);
                                 alias --innodb-flush-log-at-trx-commit / --rocksdb-flush-log-at-trx-commit
-  --root-password=PW            password of user root (default empty)
+  --root-password=PW            sets the password of the root accounts at this start
+                                (visible in `ps`: prefer --root-password-file)
+  --root-password-file=FILE     the same, read from the file's first line
+  --initialize                  on a new datadir: root gets a random password, printed
+                                once and written to <datadir>/root-password (mode 0600);
+                                without it a new instance's root has no password
   --max-allowed-packet=BYTES    largest packet accepted (default 64M)
   --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
   --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
@@ -179,6 +190,8 @@ impl Config {
             | "innodb_flush_log_at_trx_commit"
             | "rocksdb_flush_log_at_trx_commit" => self.sync_on_commit = parse_bool(value)?,
             "root_password" => self.root_password = Some(value.to_string()),
+            "root_password_file" => self.root_password_file = Some(PathBuf::from(value)),
+            "initialize" => self.initialize = parse_bool(value)?,
             "max_allowed_packet" => self.max_allowed_packet = parse_size(value)?,
             "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
                 self.lock_wait_timeout = num(value)?
@@ -258,7 +271,7 @@ impl Config {
                 None => {
                     let takes_value = !matches!(
                         opt.replace('-', "_").as_str(),
-                        "skip_name_resolve" | "skip_log_bin" | "disable_log_bin"
+                        "skip_name_resolve" | "skip_log_bin" | "disable_log_bin" | "initialize"
                     );
                     if takes_value && i < args.len() && !args[i].starts_with("--") {
                         i += 1;

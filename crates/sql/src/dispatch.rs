@@ -257,6 +257,7 @@ fn run(
     cached: Option<&Plan>,
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
+    crate::account::check(s, &parsed.stmt)?;
     match &parsed.stmt {
         Stmt::Rows(r) => {
             let mut res = match cached {
@@ -311,6 +312,7 @@ fn run(
             s.stmt_params = (parsed.params.clone(), params.to_vec());
             crate::sqlprep::run(s, p, sink)
         }
+        Stmt::Account(a) => crate::account::run(s, a, sink),
         Stmt::Empty => Err(SqlError::empty_query()),
         Stmt::CommentOnly => crate::result::ok(),
     }

@@ -34,6 +34,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
+    if let Some(s) = crate::account::parse(trimmed) {
+        return Ok(Parsed {
+            stmt: s?,
+            params: vec![],
+        });
+    }
     if let Some(p) = view_forms(trimmed) {
         return p;
     }

@@ -26,6 +26,8 @@ pub enum Stmt {
     Prep(PrepStmt),
     /// Only comments or whitespace.
     Empty,
+    /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE, SHOW GRANTS.
+    Account(crate::account::AccountStmt),
     /// Only comments (e.g. MariaDB's `/*M!... */` in dump files): nothing to do.
     CommentOnly,
 }

@@ -84,8 +84,9 @@ def start_system_mariadb(log):
 VENV = os.path.join(BENCH_DIR, ".venv")
 
 
-def ensure_matplotlib(log):
-    """Import matplotlib, or create bench/.venv with it and re-exec the harness there.
+def ensure_matplotlib(log, script="oltp"):
+    """Import matplotlib, or create bench/.venv with it and re-exec the harness (bench/<script>)
+    there.
     Returns True if matplotlib is importable in this process (False: plots are skipped)."""
     if importlib.util.find_spec("matplotlib"):
         return True
@@ -107,7 +108,7 @@ def ensure_matplotlib(log):
             % (e, err.decode(errors="replace")[-500:]))
         return False
     env = dict(os.environ, OLTP_IN_VENV="1")
-    script = os.path.join(BENCH_DIR, "oltp")
+    script = os.path.join(BENCH_DIR, script)
     os.execve(py, [py, script] + sys.argv[1:], env)
 
 

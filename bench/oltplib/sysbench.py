@@ -19,7 +19,7 @@ COMMON = ["--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-user=root",
 INTERVAL_RE = re.compile(
     r"^\[\s*(?P<t>\d+)s\s*\]\s+thds:\s*(?P<thds>\d+)\s+tps:\s*(?P<tps>[\d.]+)\s+"
     r"qps:\s*(?P<qps>[\d.]+)\s+\(r/w/o:\s*(?P<r>[\d.]+)/(?P<w>[\d.]+)/(?P<o>[\d.]+)\)\s+"
-    r"lat\s+\(ms,\s*\d+%\):\s*(?P<lat>[\d.]+)\s+err/s:\s*(?P<err>[\d.]+)\s+"
+    r"lat\s+\(ms,\s*\d+%\):\s*(?P<lat>[\d.]+)\s+err/s:?\s*(?P<err>[\d.]+)\s+"
     r"reconn/s:\s*(?P<reconn>[\d.]+)")
 
 SUMMARY_RE = {

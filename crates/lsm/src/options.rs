@@ -16,7 +16,8 @@ pub struct Options {
     pub create_if_missing: bool,
     /// Fail if it already exists (`error_if_exists`).
     pub error_if_exists: bool,
-    /// Background flush + compaction threads (`max_background_jobs`).
+    /// Background jobs (`max_background_jobs`): a quarter (at least one) are
+    /// flush-only threads, the rest (at least one) compaction threads.
     pub max_background_jobs: usize,
     /// Block cache capacity in bytes (`block_cache` size). 0 disables it.
     pub block_cache_size: usize,
@@ -28,7 +29,14 @@ pub struct Options {
     /// Open table files kept (`max_open_files`).
     pub max_open_files: usize,
     /// Background write rate limit in bytes/s (`rate_limiter`); 0 = none.
+    /// Compactions wait for it; flushes are charged without waiting, and
+    /// compactions stop waiting while writers are throttled by compaction debt.
     pub rate_limit_bytes_per_sec: u64,
+    /// Tune the rate within [limit / 20, limit] to the demand (`auto_tuned`).
+    pub rate_limit_auto_tune: bool,
+    /// Write rate (bytes/s) at which a slowdown starts; it then falls while
+    /// debt grows and recovers as it shrinks (`delayed_write_rate`).
+    pub delayed_write_rate: u64,
     /// How to treat a bad record in the last WAL (`wal_recovery_mode`).
     pub wal_recovery: TailPolicy,
     /// Read table files with O_DIRECT, bypassing the page cache
@@ -53,6 +61,8 @@ impl Default for Options {
             cache_index_and_filter_blocks: false,
             max_open_files: 4096,
             rate_limit_bytes_per_sec: 0,
+            rate_limit_auto_tune: false,
+            delayed_write_rate: 16 << 20,
             wal_recovery: TailPolicy::TolerateTornTail,
             use_direct_reads: false,
             fs: None,

@@ -46,8 +46,21 @@ counters! {
     bloom_useful: "Bloom filter checks that ruled a table out.",
     gets: "Point lookups.",
     stall_micros: "Time writers spent delayed or stopped.",
-    slowdowns: "Writes delayed by a slowdown trigger.",
-    stops: "Writes stopped until background work caught up.",
+    slowdowns: "Write groups delayed by a slowdown trigger.",
+    stops: "Write groups stopped until background work caught up.",
+    stall_l0_slowdowns: "Write groups delayed because level 0 had too many files.",
+    stall_l0_stops: "Write groups stopped at the level-0 stop trigger.",
+    stall_l0_micros: "Time writers waited because of level-0 files.",
+    stall_pending_slowdowns: "Write groups delayed by the soft pending-compaction-bytes limit.",
+    stall_pending_stops: "Write groups stopped at the hard pending-compaction-bytes limit.",
+    stall_pending_micros: "Time writers waited because of pending compaction bytes.",
+    stall_memtable_slowdowns: "Write groups delayed because memtables wait for a flush.",
+    stall_memtable_stops: "Write groups stopped because every memtable was full.",
+    stall_memtable_micros: "Time writers waited for memtables to be flushed.",
+    stall_longest_micros: "Longest single wait of a write group (gauge, since open).",
+    delayed_write_rate: "Current delayed write rate in bytes/s; 0 when writes are not delayed (gauge).",
+    compaction_rate_limit: "Current compaction rate limit in bytes/s; 0 when unlimited (gauge).",
+    compaction_rate_limited_micros: "Time compactions slept in the rate limiter.",
     background_errors: "Background write, flush or compaction errors.",
 }
 
@@ -56,6 +69,16 @@ impl Stats {
     #[inline]
     pub fn add(c: &AtomicU64, n: u64) {
         c.fetch_add(n, Ordering::Relaxed);
+    }
+    /// Sets a gauge.
+    #[inline]
+    pub fn set(c: &AtomicU64, n: u64) {
+        c.store(n, Ordering::Relaxed);
+    }
+    /// Raises a gauge to at least `n`.
+    #[inline]
+    pub fn max(c: &AtomicU64, n: u64) {
+        c.fetch_max(n, Ordering::Relaxed);
     }
 }
 

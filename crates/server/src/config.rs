@@ -14,6 +14,9 @@ pub struct Config {
     pub block_cache_size: usize,
     pub write_buffer_size: usize,
     pub background_jobs: usize,
+    pub rate_limit: u64,
+    pub rate_limit_auto_tune: bool,
+    pub delayed_write_rate: u64,
     pub cache_index_and_filter_blocks: bool,
     pub max_open_files: usize,
     pub block_size: usize,
@@ -33,6 +36,9 @@ pub struct Config {
     /// Seconds an idle session is kept (interactive clients: interactive_timeout).
     pub wait_timeout: u64,
     pub interactive_timeout: u64,
+    /// Settings of system variables passed through as they are (the slow
+    /// query log, max_statement_time): (name, value).
+    pub variables: Vec<(String, String)>,
 }
 
 impl Default for Config {
@@ -46,6 +52,9 @@ impl Default for Config {
             block_cache_size: 64 << 20,
             write_buffer_size: 64 << 20,
             background_jobs: 2,
+            rate_limit: 0,
+            rate_limit_auto_tune: true,
+            delayed_write_rate: 16 << 20,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
             block_size: 16 << 10,
@@ -60,6 +69,7 @@ impl Default for Config {
             transaction_isolation: None,
             connect_timeout: 10,
             wait_timeout: 28800,
+            variables: Vec::new(),
             interactive_timeout: 28800,
         }
     }
@@ -81,7 +91,14 @@ Usage: strata [--option=value ...]
   --interactive-timeout=S       the same for interactive clients (default 28800)
   --block-cache-size=BYTES      engine block cache (default 64M; K/M/G suffixes)
   --write-buffer-size=BYTES     memtable size (default 64M)
-  --background-jobs=N           flush/compaction threads (default 2)
+  --background-jobs=N           background threads (default 2): a quarter (at least one) only
+                                flush memtables, the rest (at least one) compact
+  --rate-limit=BYTES            compaction write rate limit per second (default 0: none); flushes
+                                are never held by it, and compactions ignore it while writes are
+                                throttled by compaction debt
+  --rate-limit-auto-tune=1|0    tune that limit within [limit/20, limit] to the demand (default 1)
+  --delayed-write-rate=BYTES    write rate per second when a write slowdown starts (default 16M);
+                                it falls while compaction debt grows (see docs/WRITE-STALLS.md)
   --cache-index-and-filter-blocks=1|0  keep table index and bloom blocks in the block
                                 cache, charged to its size (default 1; 0 pins them per open table)
   --max-open-files=N            open table files kept (default 4096)
@@ -100,6 +117,10 @@ Usage: strata [--option=value ...]
   --max-allowed-packet=BYTES    largest packet accepted (default 64M)
   --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
   --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
+  --slow-query-log=1|0          log statements slower than --long-query-time (default 0)
+  --long-query-time=S           seconds, fractional (default 10)
+  --slow-query-log-file=FILE    the slow log (default strata-slow.log; relative to the datadir)
+  --max-statement-time=S        abort statements running longer (MariaDB's, 1969; default 0: off)
   --defaults-file=FILE          read options from a my.cnf-style file first
   --version                     print the version
   --help                        this text
@@ -170,6 +191,13 @@ impl Config {
             "background_jobs" | "max_background_jobs" => {
                 self.background_jobs = num(value)?.max(1) as usize
             }
+            "rate_limit" | "rocksdb_rate_limiter_bytes_per_sec" => {
+                self.rate_limit = parse_size(value)? as u64
+            }
+            "rate_limit_auto_tune" => self.rate_limit_auto_tune = parse_bool(value)?,
+            "delayed_write_rate" | "rocksdb_delayed_write_rate" => {
+                self.delayed_write_rate = (parse_size(value)? as u64).max(16 << 10)
+            }
             "cache_index_and_filter_blocks" | "rocksdb_cache_index_and_filter_blocks" => {
                 self.cache_index_and_filter_blocks = parse_bool(value)?
             }
@@ -199,6 +227,32 @@ impl Config {
             "connect_timeout" => self.connect_timeout = num(value)?.max(1),
             "wait_timeout" => self.wait_timeout = num(value)?.max(1),
             "interactive_timeout" => self.interactive_timeout = num(value)?.max(1),
+            "slow_query_log" | "log_slow_query" => self.variables.push((
+                "slow_query_log".into(),
+                (parse_bool(value)? as u8).to_string(),
+            )),
+            "long_query_time" | "log_slow_query_time" | "max_statement_time" => {
+                let secs = value
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .ok_or_else(|| format!("bad number of seconds '{value}' for --{name}"))?;
+                let var = if n == "max_statement_time" {
+                    "max_statement_time"
+                } else {
+                    "long_query_time"
+                };
+                self.variables
+                    .push((var.into(), format!("{:.6}", secs.min(31_536_000.0))))
+            }
+            "slow_query_log_file" | "log_slow_query_file" => {
+                if value.is_empty() {
+                    return Err(format!("--{name} needs a file name"));
+                }
+                self.variables
+                    .push(("slow_query_log_file".into(), value.to_string()))
+            }
             "transaction_isolation" | "tx_isolation" => {
                 self.transaction_isolation = Some(value.to_ascii_uppercase())
             }

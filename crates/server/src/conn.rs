@@ -82,6 +82,8 @@ fn finish_more<S: Read + Write>(
 /// A client socket: a byte stream whose reads and writes can time out.
 pub trait Socket: Read + Write + Send {
     fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()>;
+    /// A second handle for the session registry (KILL CONNECTION, a client gone).
+    fn hook(&self) -> Option<crate::watch::SocketHook>;
 }
 
 impl Socket for std::net::TcpStream {
@@ -89,12 +91,18 @@ impl Socket for std::net::TcpStream {
         self.set_read_timeout(Some(read))?;
         self.set_write_timeout(Some(write))
     }
+    fn hook(&self) -> Option<crate::watch::SocketHook> {
+        self.try_clone().ok().map(crate::watch::SocketHook::Tcp)
+    }
 }
 
 impl Socket for std::os::unix::net::UnixStream {
     fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
         self.set_read_timeout(Some(read))?;
         self.set_write_timeout(Some(write))
+    }
+    fn hook(&self) -> Option<crate::watch::SocketHook> {
+        self.try_clone().ok().map(crate::watch::SocketHook::Unix)
     }
 }
 
@@ -183,6 +191,7 @@ fn serve_inner<S: Socket>(
     stream
         .set_timeouts(secs(inst, "connect_timeout", 10), write_timeout)
         .map_err(wire::Error::Io)?;
+    let hook = stream.hook();
     let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
     conn.set_capability(wire::cap::CLIENT_MULTI_STATEMENTS, true);
     conn.set_client_host(peer);
@@ -206,7 +215,7 @@ fn serve_inner<S: Socket>(
     // SUPER users).
     conn.set_client_host(&hosts[0]);
     let lookup = |u: &str| crate::accounts::credentials(inst, u, &hosts);
-    let info = conn.handshake_with(&lookup, &|hi| {
+    let info = match conn.handshake_with(&lookup, &|hi| {
         if let Some(d) = &hi.database {
             if !cat.catalog.state().databases.contains_key(d) {
                 return Err(sql_packet(SqlError::bad_db(d)));
@@ -220,11 +229,23 @@ fn serve_inner<S: Socket>(
             return Err(sql_packet(SqlError::too_many_connections()));
         }
         Ok(())
-    })?;
+    }) {
+        Ok(i) => i,
+        Err(e) => {
+            inst.counters
+                .aborted_connects
+                .fetch_add(1, Ordering::Relaxed);
+            return Err(e);
+        }
+    };
     drop(handshaking);
     conn.set_max_packet(shared.max_packet);
     let mut sess = inst.session(conn_id, &info.user, info.database.clone());
     crate::accounts::attach(&mut sess, &hosts);
+    sess.proc.set_host(peer);
+    if let Some(h) = hook {
+        sess.proc.set_hook(Arc::new(h));
+    }
     // An interactive client's wait_timeout starts from interactive_timeout.
     let interactive = info.capabilities & wire::cap::CLIENT_INTERACTIVE != 0;
     let idle = if interactive {
@@ -244,6 +265,11 @@ fn serve_inner<S: Socket>(
         multi: info.capabilities & wire::cap::CLIENT_MULTI_STATEMENTS != 0,
     };
     let result = command_loop(&mut conn, &mut sess, &mut cl, idle, write_timeout);
+    if result.is_err() || sess.proc.connection_killed() {
+        inst.counters
+            .aborted_clients
+            .fetch_add(1, Ordering::Relaxed);
+    }
     sess.close();
     drop(attached);
     result
@@ -338,7 +364,13 @@ fn command_loop<S: Socket>(
             }
             Err(e) => return Err(e),
         };
-        match catch_unwind(AssertUnwindSafe(|| dispatch(conn, sess, cl, cmd))) {
+        let r = catch_unwind(AssertUnwindSafe(|| dispatch(conn, sess, cl, cmd)));
+        // KILL CONNECTION (or the client gone): the connection ends here.
+        if sess.proc.connection_killed() {
+            let _ = conn.flush();
+            return Ok(());
+        }
+        match r {
             Ok(Ok(Step::Reply)) => conn.flush()?,
             Ok(Ok(Step::NoReply)) => {}
             Ok(Ok(Step::Quit)) => return Ok(()),
@@ -462,6 +494,7 @@ fn dispatch<S: Read + Write>(
                 param,
                 data,
             } => {
+                sess.count_com("stmt_send_long_data");
                 if let Some(st) = stmts.get_mut(&stmt_id) {
                     if let Some(slot) = st.long_data.get_mut(param as usize) {
                         let buf = slot.get_or_insert_with(Vec::new);
@@ -482,6 +515,7 @@ fn dispatch<S: Read + Write>(
                 return Ok(Step::NoReply);
             }
             Command::StmtReset(id) => {
+                sess.count_com("stmt_reset");
                 if let Some(st) = stmts.get_mut(&id) {
                     st.long_data.iter_mut().for_each(|d| *d = None);
                     st.long_overflow = false;
@@ -492,10 +526,13 @@ fn dispatch<S: Read + Write>(
                 })?;
             }
             Command::StmtFetch { .. } => send_sql(conn, &SqlError::unsupported("cursors"))?,
-            Command::Ping => conn.send_ok(&OkPacket {
-                status: status_flags(sess),
-                ..Default::default()
-            })?,
+            Command::Ping => {
+                sess.count_com("admin_commands");
+                conn.send_ok(&OkPacket {
+                    status: status_flags(sess),
+                    ..Default::default()
+                })?
+            }
             Command::InitDb(db) => {
                 let name = String::from_utf8_lossy(&db).into_owned();
                 let mut sink = sql::result::Collect::default();
@@ -564,7 +601,17 @@ fn dispatch<S: Read + Write>(
                 _ => send_sql(conn, &SqlError::unknown_command(": COM_SET_OPTION value"))?,
             },
             Command::Debug => conn.send_eof(status_flags(sess), 0)?,
-            Command::ProcessKill(_) => send_sql(conn, &SqlError::kill_unsupported())?,
+            Command::ProcessKill(id) => {
+                sess.count_com("kill");
+                let t = sql::procs::KillTarget::Thread(id.into());
+                match sql::procs::kill(sess, true, &t) {
+                    Ok(()) => conn.send_ok(&OkPacket {
+                        status: status_flags(sess),
+                        ..Default::default()
+                    })?,
+                    Err(e) => send_sql(conn, &e)?,
+                }
+            }
             Command::ChangeUser(cu) => {
                 // The old session ends first (its transaction rolls back), as in MySQL.
                 sess.rollback();

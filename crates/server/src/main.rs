@@ -6,6 +6,7 @@ mod accounts;
 mod config;
 mod conn;
 mod results;
+mod watch;
 
 use config::Config;
 
@@ -28,7 +29,7 @@ pub struct Shared {
     pub max_packet: usize,
     /// Open client sockets, closed at shutdown.
     clients: Mutex<HashMap<u64, Client>>,
-    stopping: AtomicBool,
+    pub stopping: AtomicBool,
     /// Connections that have not authenticated yet (bounded apart from
     /// max_connections, which counts sessions).
     pub handshaking: std::sync::atomic::AtomicUsize,
@@ -121,11 +122,15 @@ fn run(cfg: Config) -> Result<(), String> {
     if let Some(s) = cfg.socket_path() {
         vars.push(("socket".into(), s.display().to_string()));
     }
+    vars.extend(cfg.variables.iter().cloned());
     let opts = sql::InstanceOptions {
         sync_on_commit: cfg.sync_on_commit,
         block_cache_size: cfg.block_cache_size,
         write_buffer_size: cfg.write_buffer_size,
         background_jobs: cfg.background_jobs,
+        rate_limit: cfg.rate_limit,
+        rate_limit_auto_tune: cfg.rate_limit_auto_tune,
+        delayed_write_rate: cfg.delayed_write_rate,
         cache_index_and_filter_blocks: cfg.cache_index_and_filter_blocks,
         max_open_files: cfg.max_open_files,
         block_size: cfg.block_size,
@@ -146,6 +151,10 @@ fn run(cfg: Config) -> Result<(), String> {
         handshaking: std::sync::atomic::AtomicUsize::new(0),
     });
     let mut acceptors = Vec::new();
+    {
+        let sh = shared.clone();
+        acceptors.push(std::thread::spawn(move || watch::watch(sh)));
+    }
     if cfg.port != 0 {
         let addr = format!("{}:{}", cfg.bind_address, cfg.port);
         let l = TcpListener::bind(&addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
@@ -172,7 +181,7 @@ fn run(cfg: Config) -> Result<(), String> {
             Err(e) => eprintln!("strata: unix socket {} disabled: {e}", p.display()),
         }
     }
-    if acceptors.is_empty() {
+    if acceptors.len() == 1 {
         return Err("nothing to listen on (--port=0 and no socket)".into());
     }
     eprintln!(

@@ -1103,3 +1103,12 @@ SELECT a FROM sm WHERE l = 20
 SELECT 1 / 0, 1 DIV 0, 1 MOD 0
 SHOW WARNINGS
 DROP TABLE sm
+-- Sessions: KILL of unknown ids, the statement time and slow log settings.
+KILL 999999
+KILL QUERY 999999
+KILL CONNECTION 999999
+KILL QUERY ID 999999
+KILL QUERY 0
+SELECT @@max_statement_time, @@long_query_time, @@slow_query_log
+SET max_statement_time = 'x'
+SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()

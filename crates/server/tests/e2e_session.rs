@@ -87,6 +87,17 @@ fn session_variables_show_explain_check() {
     assert!(qs > 10, "Questions = {qs}");
     let threads = q(&mut c, "SHOW STATUS LIKE 'Threads_connected'");
     assert_eq!(threads, vec!["Threads_connected|2"]);
+    // Write stalls are counted per cause (docs/WRITE-STALLS.md).
+    let stalls: Vec<String> = q(&mut c, "SHOW GLOBAL STATUS LIKE 'Strata_stall%'")
+        .iter()
+        .map(|r| r.split('|').next().unwrap_or("").to_string())
+        .collect();
+    for cause in ["l0", "pending", "memtable"] {
+        for what in ["slowdowns", "stops", "micros"] {
+            let name = format!("Strata_stall_{cause}_{what}");
+            assert!(stalls.contains(&name), "{name} missing from {stalls:?}");
+        }
+    }
 
     // SHOW WARNINGS after a statement that warns, and cleared after one that does not.
     exec(&mut c, "DROP TABLE IF EXISTS missing");

@@ -28,7 +28,64 @@ impl Session {
     }
 
     pub fn query(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
+        self.observed("Query", sql, sink, |s, sink| s.query_inner(sql, sink))
+    }
+
+    /// Runs a client's statement as the registry and the status counters
+    /// see it: Questions, the processlist entry (command, text, time), rows
+    /// sent, the kill flag's error, the slow query log.
+    fn observed(
+        &mut self,
+        command: &'static str,
+        text: &str,
+        sink: &mut dyn ResultSink,
+        f: impl FnOnce(&mut Session, &mut dyn ResultSink) -> Result<Outcome>,
+    ) -> Result<Outcome> {
         self.inst.count_question();
+        self.questions += 1;
+        let qid = self.inst.procs.next_query_id();
+        let proc = self.proc.clone();
+        proc.begin(command, text, qid);
+        let start_micros = crate::env::now_micros();
+        let started = std::time::Instant::now();
+        let mut counting = Counting {
+            inner: sink,
+            proc: &proc,
+        };
+        let mut r = f(self, &mut counting);
+        // A statement stopped by KILL fails with the kill's error, whatever
+        // layer noticed it first (a lock wait, a row check).
+        if let (Err(e), Some(k)) = (&mut r, proc.kill_error()) {
+            if e.code == crate::error::ER_QUERY_INTERRUPTED || e.code == k.code {
+                *e = k;
+            }
+        }
+        crate::slowlog::record(
+            self,
+            &crate::slowlog::Entry {
+                text,
+                start_micros,
+                query_secs: started.elapsed().as_secs_f64(),
+                rows_sent: proc.sent.load(Ordering::Relaxed),
+                rows_examined: proc.examined.load(Ordering::Relaxed),
+            },
+        );
+        proc.end(&self.db);
+        r
+    }
+
+    /// Counts a statement in its Com_* counter (this session's and the instance's).
+    pub fn count_com(&mut self, name: &str) {
+        let i = crate::com::index(name);
+        if let Some(c) = self.com.get_mut(i) {
+            *c += 1;
+        }
+        self.inst.com.add(i);
+    }
+
+    /// `query` without the client-statement bookkeeping (for statements run
+    /// inside another, as CREATE TABLE ... SELECT runs its INSERT).
+    pub(crate) fn query_inner(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
         if let Some((c, params)) = self.auto_compiled(sql) {
             self.warnings.clear();
             self.announce();
@@ -51,6 +108,7 @@ impl Session {
 
     /// Prepares a statement; returns (id, parameter count, result columns).
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
+        self.count_com("stmt_prepare");
         let max = self
             .inst
             .global_var("max_prepared_stmt_count")
@@ -186,12 +244,19 @@ impl Session {
         params: &[Value],
         sink: &mut dyn ResultSink,
     ) -> Result<Outcome> {
-        self.inst.count_question();
-        self.warnings.clear();
-        self.announce();
-        let r = self.execute_prepared_inner(id, params, sink);
-        self.statement_done();
-        r
+        self.count_com("stmt_execute");
+        let text = self
+            .stmts
+            .get(&id)
+            .map(|p| p.sql.clone())
+            .unwrap_or_default();
+        self.observed("Execute", &text, sink, |s, sink| {
+            s.warnings.clear();
+            s.announce();
+            let r = s.execute_prepared_inner(id, params, sink);
+            s.statement_done();
+            r
+        })
     }
 
     pub(crate) fn execute_prepared_inner(
@@ -225,6 +290,7 @@ impl Session {
 
     /// Forgets a prepared statement.
     pub fn close_prepared(&mut self, id: u32) {
+        self.count_com("stmt_close");
         if self.stmts.remove(&id).is_some() {
             self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
             if !self.named_stmts.is_empty() {
@@ -258,6 +324,14 @@ fn run(
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
     crate::account::check(s, &parsed.stmt)?;
+    if let Some(name) = crate::com::of(&parsed.stmt) {
+        s.count_com(name);
+        // SQL-level EXECUTE is also a statement execution (PREPARE counts
+        // itself in `prepare`), as MariaDB counts them.
+        if let Stmt::Prep(crate::stmt::PrepStmt::Execute { .. }) = &parsed.stmt {
+            s.count_com("stmt_execute");
+        }
+    }
     match &parsed.stmt {
         Stmt::Rows(r) => {
             let mut res = match cached {
@@ -315,5 +389,22 @@ fn run(
         Stmt::Account(a) => crate::account::run(s, a, sink),
         Stmt::Empty => Err(SqlError::empty_query()),
         Stmt::CommentOnly => crate::result::ok(),
+    }
+}
+
+/// A sink that counts the rows sent (Rows_sent, the slow log).
+struct Counting<'a, 'b> {
+    inner: &'a mut dyn ResultSink,
+    proc: &'b crate::procs::Proc,
+}
+
+impl ResultSink for Counting<'_, '_> {
+    fn columns(&mut self, cols: &[ColumnInfo]) -> Result<()> {
+        self.inner.columns(cols)
+    }
+    fn row(&mut self, row: &[Value]) -> Result<()> {
+        let n = &self.proc.sent;
+        n.store(n.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.inner.row(row)
     }
 }

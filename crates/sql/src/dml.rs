@@ -297,6 +297,8 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     match &p.source {
         InsertSource::Values(rows) => {
             for (rn, r) in rows.iter().enumerate() {
+                // KILL and the statement's deadline (not a row read).
+                env.interrupted()?;
                 let given = r
                     .iter()
                     .map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose())

@@ -6,6 +6,7 @@ use crate::error::{Result, SqlError};
 use crate::expr::Env;
 use crate::session::Session;
 use rel::value::Value;
+use std::sync::atomic::Ordering;
 
 /// Evaluation environment of one statement.
 pub struct StmtEnv<'a> {
@@ -15,8 +16,9 @@ pub struct StmtEnv<'a> {
     /// Warnings raised while evaluating (moved to the session after the statement).
     /// (level, warning): "Warning" or "Note".
     pub warnings: std::cell::RefCell<Vec<(&'static str, SqlError)>>,
-    /// max_execution_time's deadline (SELECT only).
-    pub deadline: Option<std::time::Instant>,
+    /// The statement's deadline: max_execution_time's (SELECT only; 3024)
+    /// or, flagged true, MariaDB's max_statement_time (1969), the earlier.
+    pub deadline: Option<(std::time::Instant, bool)>,
     ticks: std::cell::Cell<u32>,
     pub skip_locked: bool,
     /// User variables assigned by SELECT ... INTO or `:=` (applied to the session
@@ -121,18 +123,54 @@ impl Env for StmtEnv<'_> {
         self.s.autocommit() && !self.s.explicit()
     }
     fn check_interrupt(&self) -> Result<()> {
-        let Some(d) = self.deadline else {
+        // One row read: counted (Rows_examined, the processlist), and the
+        // kill flag checked (KILL QUERY / CONNECTION, a client gone).
+        let p = &self.s.proc;
+        p.examined
+            .store(p.examined.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        if let Some(e) = p.kill_error() {
+            return Err(e);
+        }
+        if self.deadline.is_none() {
             return Ok(());
-        };
+        }
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
-        if t.is_multiple_of(64) && std::time::Instant::now() >= d {
-            return Err(SqlError::execution_time_exceeded());
+        if t.is_multiple_of(64) {
+            return self.past_deadline();
         }
         Ok(())
     }
+    fn interrupted(&self) -> Result<()> {
+        if let Some(e) = self.s.proc.kill_error() {
+            return Err(e);
+        }
+        self.past_deadline()
+    }
     fn view_rows(&self, v: crate::infoschema::View) -> Result<Vec<Vec<Value>>> {
         v.rows(self.s)
+    }
+}
+
+impl StmtEnv<'_> {
+    /// The deadline's error once it has passed.
+    fn past_deadline(&self) -> Result<()> {
+        let Some((d, maria)) = self.deadline else {
+            return Ok(());
+        };
+        if std::time::Instant::now() < d {
+            return Ok(());
+        }
+        Err(if maria {
+            self.s
+                .inst
+                .counters
+                .statement_timeouts
+                .fetch_add(1, Ordering::Relaxed);
+            SqlError::statement_timeout()
+        } else {
+            SqlError::execution_time_exceeded()
+        })
     }
 }
 
@@ -199,6 +237,9 @@ macro_rules! forward_session_env {
         }
         fn check_interrupt(&self) -> crate::error::Result<()> {
             self.$inner.check_interrupt()
+        }
+        fn interrupted(&self) -> crate::error::Result<()> {
+            self.$inner.interrupted()
         }
         fn view_rows(
             &self,

@@ -247,7 +247,15 @@ mysql_errors! {
     ER_MALFORMED_PACKET = 1835, "08S01", fn malformed_packet(what) => "Malformed communication packet: {what}";
     ER_UNKNOWN_COM_ERROR = 1047, "08S01", fn unknown_command(what) => "Unknown command{what}";
     ER_NET_PACKET_TOO_LARGE = 1153, "08S01", fn long_data_too_large() => "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
-    ER_NO_SUCH_THREAD = 1094, "HY000", fn kill_unsupported() => "KILL is not supported";
+    ER_NO_SUCH_THREAD = 1094, "HY000", fn no_such_thread(id) => "Unknown thread id: {id}";
+    ER_NO_SUCH_QUERY = 1957, "HY000", fn no_such_query(id) => "Unknown query id: {id}";
+    ER_KILL_DENIED_ERROR = 1095, "HY000", fn kill_denied(id) => "You are not owner of thread {id}";
+    /// KILL QUERY (or a client gone away) stopped the statement.
+    ER_QUERY_INTERRUPTED = 1317, "70100", fn query_interrupted() => "Query execution was interrupted";
+    /// KILL CONNECTION stopped the statement (the connection closes).
+    ER_CONNECTION_KILLED = 1927, "70100", fn connection_killed() => "Connection was killed";
+    /// MariaDB's max_statement_time passed.
+    ER_STATEMENT_TIMEOUT = 1969, "70100", fn statement_timeout() => "Query execution was interrupted (max_statement_time exceeded)";
     CR_SERVER_LOST = 2013, "HY000", fn connection_lost(why) => "lost connection: {why}";
 
     // Views and recursive common table expressions.
@@ -310,6 +318,7 @@ impl From<txn::Error> for SqlError {
         match e {
             txn::Error::LockWaitTimeout => SqlError::lock_wait_timeout(),
             txn::Error::Deadlock => SqlError::deadlock(),
+            txn::Error::Interrupted => SqlError::query_interrupted(),
             txn::Error::Engine(e) => lsm_error(e),
             #[allow(unreachable_patterns)]
             other => SqlError::internal(other.to_string()),

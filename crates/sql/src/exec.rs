@@ -49,6 +49,28 @@ pub fn plan_under(
     })
 }
 
+/// The statement's deadline: MySQL's max_execution_time (ms, SELECT only)
+/// and MariaDB's max_statement_time (seconds, every row statement), from the
+/// statement's start; the earlier one, flagged true for max_statement_time.
+fn deadline(s: &Session, plan: &Plan) -> Option<(std::time::Instant, bool)> {
+    let start = s.proc.since();
+    let mut d: Option<(std::time::Instant, bool)> = None;
+    if matches!(plan, Plan::Select(_)) {
+        let ms = s.var_int("max_execution_time");
+        if ms > 0 {
+            d = Some((start + Duration::from_millis(ms as u64), false));
+        }
+    }
+    let secs = crate::slowlog::secs_var(s, "max_statement_time");
+    if secs > 0.0 {
+        let m = start + Duration::from_secs_f64(secs.min(31_536_000.0));
+        if d.is_none_or(|(x, _)| m < x) {
+            d = Some((m, true));
+        }
+    }
+    d
+}
+
 /// Runs a planned row statement inside the session's transaction
 /// (autocommit wraps it in its own).
 pub fn run(
@@ -65,11 +87,8 @@ pub fn run(
         let mut env = StmtEnv::new(s, params);
         env.div_zero = div_zero(env.sql_mode(), plan);
         let mut nowait = false;
+        env.deadline = deadline(s, plan);
         if let Plan::Select(p) = plan {
-            let ms = s.var_int("max_execution_time");
-            if ms > 0 {
-                env.deadline = Some(std::time::Instant::now() + Duration::from_millis(ms as u64));
-            }
             if p.lock.is_some() && p.nonblock.is_some() {
                 // NOWAIT / SKIP LOCKED: never wait for a row lock.
                 nowait = true;

@@ -130,8 +130,14 @@ pub trait Env {
     fn skip_locked(&self) -> bool {
         false
     }
-    /// Fails once the statement must stop (max_execution_time).
+    /// One row read: fails once the statement must stop (KILL,
+    /// max_execution_time, max_statement_time).
     fn check_interrupt(&self) -> Result<()> {
+        Ok(())
+    }
+    /// Fails once the statement must stop, reading the clock now (for
+    /// waits such as SLEEP()).
+    fn interrupted(&self) -> Result<()> {
         Ok(())
     }
     /// Inside a correlated subquery: value `j` of the outer query's row.

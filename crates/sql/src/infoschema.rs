@@ -330,6 +330,16 @@ impl View {
                 ("TIME", N),
                 ("STATE", S),
                 ("INFO", L),
+                ("TIME_MS", S),
+                ("STAGE", N),
+                ("MAX_STAGE", N),
+                ("PROGRESS", S),
+                ("MEMORY_USED", N),
+                ("MAX_MEMORY_USED", N),
+                ("EXAMINED_ROWS", N),
+                ("QUERY_ID", N),
+                ("INFO_BINARY", L),
+                ("TID", N),
             ],
             View::SessionVariables
             | View::GlobalVariables
@@ -422,16 +432,10 @@ impl View {
                     ]
                 })
                 .collect(),
-            View::Processlist => vec![vec![
-                Value::UInt(s.conn_id),
-                t(&s.user),
-                t("localhost"),
-                s.db.as_deref().map_or(Value::Null, t),
-                t("Query"),
-                Value::UInt(0),
-                t("executing"),
-                Value::Null,
-            ]],
+            View::Processlist => crate::procs::visible(s)
+                .iter()
+                .map(|p| p.row(true))
+                .collect(),
             View::SessionVariables | View::GlobalVariables => {
                 let global = self == View::GlobalVariables;
                 s.inst
@@ -443,10 +447,12 @@ impl View {
                     })
                     .collect()
             }
-            View::SessionStatus | View::GlobalStatus => crate::show::status::status(s)
-                .into_iter()
-                .map(|(k, v)| vec![t(&k.to_ascii_uppercase()), Value::Bytes(v.text())])
-                .collect(),
+            View::SessionStatus | View::GlobalStatus => {
+                crate::show::status::status(s, self == View::GlobalStatus)
+                    .into_iter()
+                    .map(|(k, v)| vec![t(&k.to_ascii_uppercase()), Value::Bytes(v.text())])
+                    .collect()
+            }
         })
     }
 }

@@ -26,6 +26,7 @@ pub mod bind;
 pub mod check;
 mod checkprint;
 pub mod collate;
+pub mod com;
 pub mod convert;
 pub mod ddl;
 pub mod depth;
@@ -47,11 +48,13 @@ pub mod maint;
 pub mod members;
 pub mod multidml;
 pub mod parse;
+pub mod procs;
 pub mod result;
 pub mod select;
 pub mod session;
 pub mod set;
 pub mod show;
+pub mod slowlog;
 pub mod sort;
 pub mod sqlmode;
 pub mod sqlprep;
@@ -96,6 +99,11 @@ pub struct InstanceOptions {
     pub write_buffer_size: usize,
     /// Background flush/compaction threads.
     pub background_jobs: usize,
+    /// Compaction write rate limit in bytes/s (0: none) and whether it is auto-tuned.
+    pub rate_limit: u64,
+    pub rate_limit_auto_tune: bool,
+    /// Write rate (bytes/s) at which a write slowdown starts.
+    pub delayed_write_rate: u64,
     /// Index and filter blocks live in the block cache (charged to it).
     pub cache_index_and_filter_blocks: bool,
     /// Open table files kept.
@@ -117,6 +125,9 @@ impl Default for InstanceOptions {
             block_cache_size: 64 << 20,
             write_buffer_size: 64 << 20,
             background_jobs: 2,
+            rate_limit: 0,
+            rate_limit_auto_tune: true,
+            delayed_write_rate: 16 << 20,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
             block_size: 16 << 10,
@@ -145,6 +156,29 @@ pub struct Instance {
     pub stmt_cache: stmt_cache::StmtCache,
     /// Prepared statements open in all sessions (max_prepared_stmt_count).
     pub prepared: AtomicU64,
+    /// Every session (SHOW PROCESSLIST, KILL).
+    pub procs: procs::Registry,
+    /// The Com_* counters of all sessions.
+    pub com: com::Global,
+    /// Other status counters (SHOW GLOBAL STATUS).
+    pub counters: Counters,
+    /// The slow query log's open file.
+    pub slow_log: slowlog::SlowLog,
+}
+
+/// Status counters kept by the instance.
+#[derive(Default)]
+pub struct Counters {
+    /// Connections that ended without COM_QUIT (Aborted_clients).
+    pub aborted_clients: AtomicU64,
+    /// Connection attempts that failed before a session began (Aborted_connects).
+    pub aborted_connects: AtomicU64,
+    /// Statements over long_query_time (Slow_queries).
+    pub slow_queries: AtomicU64,
+    /// The most sessions at once (Max_used_connections).
+    pub max_used: AtomicU64,
+    /// Statements stopped by max_statement_time (Max_statement_time_exceeded).
+    pub statement_timeouts: AtomicU64,
 }
 
 impl Instance {
@@ -153,6 +187,9 @@ impl Instance {
         let mut o = lsm::Options {
             block_cache_size: opts.block_cache_size,
             max_background_jobs: opts.background_jobs.max(1),
+            rate_limit_bytes_per_sec: opts.rate_limit,
+            rate_limit_auto_tune: opts.rate_limit_auto_tune,
+            delayed_write_rate: opts.delayed_write_rate.max(1),
             cache_index_and_filter_blocks: opts.cache_index_and_filter_blocks,
             max_open_files: opts.max_open_files.max(16),
             ..Default::default()
@@ -200,6 +237,10 @@ impl Instance {
             panics: AtomicU64::new(0),
             slots: std::sync::Mutex::new(Vec::new()),
             stmt_cache: Default::default(),
+            procs: Default::default(),
+            com: Default::default(),
+            counters: Default::default(),
+            slow_log: Default::default(),
         }))
     }
 
@@ -258,7 +299,9 @@ impl Instance {
     /// Registers an authenticated session (Threads_connected, which
     /// max_connections bounds); returns how many there are now.
     pub fn attach(&self) -> u64 {
-        self.threads.fetch_add(1, Ordering::Relaxed) + 1
+        let n = self.threads.fetch_add(1, Ordering::Relaxed) + 1;
+        self.counters.max_used.fetch_max(n, Ordering::Relaxed);
+        n
     }
 
     /// Unregisters a session registered by `attach`.

@@ -8,6 +8,10 @@ use crate::stmt::MaintStmt;
 /// Runs a maintenance statement.
 pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
     match stmt {
+        MaintStmt::Kill { connection, target } => {
+            crate::procs::kill(s, *connection, target)?;
+            crate::result::ok()
+        }
         MaintStmt::Check(tables) => {
             let mut out = Vec::new();
             for (db, t) in tables {

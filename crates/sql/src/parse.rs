@@ -7,6 +7,7 @@
 //! positions of `?` placeholders are recorded so the binder can number
 //! them in text order.
 use crate::error::{Result, SqlError};
+use crate::procs::KillTarget;
 use crate::stmt::{self, DdlStmt, MaintStmt, SetStmt, ShowStmt, Stmt, TxnStmt};
 use sqlparser::ast;
 use sqlparser::parser::Parser;
@@ -695,6 +696,45 @@ fn alter_database(ws: &[String]) -> Result<Stmt> {
     }))
 }
 
+/// KILL [HARD | SOFT] [CONNECTION | QUERY [ID]] id / KILL ... USER name
+/// (MariaDB's forms; the id a number or CONNECTION_ID()).
+fn kill(ws: &[String], u: &[&str]) -> Result<Stmt> {
+    let u = match u.first() {
+        Some(&"HARD") => &u[1..],
+        Some(&"SOFT") => return Err(SqlError::unsupported("KILL SOFT")),
+        _ => u,
+    };
+    let ws = &ws[ws.len() - u.len()..];
+    let (connection, query_id, rest, wrest) = match u {
+        ["CONNECTION", r @ ..] => (true, false, r, &ws[1..]),
+        ["QUERY", "ID", r @ ..] => (false, true, r, &ws[2..]),
+        ["QUERY", r @ ..] => (false, false, r, &ws[1..]),
+        r => (true, false, r, ws),
+    };
+    let bad = || SqlError::parse(format!("near '{}' at KILL", wrest.join(" ")));
+    let target = match rest {
+        ["USER", _] if !query_id => {
+            let name = unquote(&wrest[1]);
+            let name = name.split('@').next().unwrap_or("").trim_matches('\'');
+            KillTarget::User(unquote(name))
+        }
+        [n] => {
+            let id = if *n == "CONNECTION_ID()" {
+                None
+            } else {
+                Some(n.parse::<u64>().map_err(|_| bad())?)
+            };
+            match (query_id, id) {
+                (true, Some(q)) => KillTarget::QueryId(q),
+                (false, Some(t)) => KillTarget::Thread(t),
+                (_, None) => KillTarget::Own,
+            }
+        }
+        _ => return Err(bad()),
+    };
+    Ok(Stmt::Maint(MaintStmt::Kill { connection, target }))
+}
+
 /// Statements recognized without sqlparser.
 fn admin(s: &str) -> Result<Option<Stmt>> {
     let ws = words(s);
@@ -730,11 +770,19 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
         }
         ["SHOW", "WARNINGS", ..] => Some(Stmt::Show(ShowStmt::Warnings)),
         ["SHOW", "ERRORS", ..] => Some(Stmt::Show(ShowStmt::Errors)),
-        ["SHOW", "GLOBAL" | "SESSION", "STATUS", ..] => Some(Stmt::Show(ShowStmt::Status {
-            like: like_arg(&ws, 3),
-        })),
+        ["SHOW", "GLOBAL" | "SESSION" | "LOCAL", "STATUS", "WHERE", ..]
+        | ["SHOW", "STATUS", "WHERE", ..] => {
+            return Err(SqlError::unsupported("SHOW STATUS WHERE"))
+        }
+        ["SHOW", scope @ ("GLOBAL" | "SESSION" | "LOCAL"), "STATUS", ..] => {
+            Some(Stmt::Show(ShowStmt::Status {
+                like: like_arg(&ws, 3),
+                global: *scope == "GLOBAL",
+            }))
+        }
         ["SHOW", "STATUS", ..] => Some(Stmt::Show(ShowStmt::Status {
             like: like_arg(&ws, 2),
+            global: false,
         })),
         ["SHOW", "INDEX" | "INDEXES" | "KEYS", "FROM" | "IN", t, rest @ ..] => {
             let (db, table) = table_name(&ws[3]);
@@ -770,9 +818,11 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
                 like: at.and_then(|a| like_arg(&ws, a)),
             }))
         }
-        ["SHOW", "PROCESSLIST", ..] | ["SHOW", "FULL", "PROCESSLIST", ..] => {
-            Some(Stmt::Show(ShowStmt::ProcessList))
+        ["SHOW", "PROCESSLIST", ..] => Some(Stmt::Show(ShowStmt::ProcessList { full: false })),
+        ["SHOW", "FULL", "PROCESSLIST", ..] => {
+            Some(Stmt::Show(ShowStmt::ProcessList { full: true }))
         }
+        ["KILL", ..] => Some(kill(&ws[1..], &u[1..])?),
         ["SHOW", "GRANTS", ..] => Some(Stmt::Show(ShowStmt::Grants)),
         ["ALTER", "DATABASE" | "SCHEMA", ..] => Some(alter_database(&ws[2..])?),
         ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => rest

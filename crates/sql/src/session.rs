@@ -76,6 +76,11 @@ pub struct Session {
     /// refuses writes to the table it replaces from transactions tagged
     /// with its version or later, and waits for the others.
     slot: Arc<AtomicU64>,
+    /// This session's entry in the instance's registry (SHOW PROCESSLIST, KILL).
+    pub proc: Arc<crate::procs::Proc>,
+    /// This session's Com_* counters (`com::NAMES` order) and Questions.
+    pub(crate) com: Vec<u64>,
+    pub(crate) questions: u64,
 }
 
 impl Session {
@@ -108,7 +113,11 @@ impl Session {
             txn_read_only: false,
             savepoints: Vec::new(),
             slot: slot_owner.register_session_slot(),
+            proc: slot_owner.procs.register(conn_id, user, None),
+            com: vec![0; crate::com::NAMES.len()],
+            questions: 0,
         };
+        s.proc.set_db(s.db.clone());
         s.refresh();
         s
     }
@@ -231,6 +240,7 @@ impl Session {
     fn begin_with(&self, iso: Isolation) -> Txn {
         let mut t = self.inst.txdb.begin(iso);
         t.set_lock_wait_timeout(self.lock_timeout);
+        t.set_interrupt(self.proc.killed.clone());
         // The version announced for this transaction (see `slot`): ALTER
         // TABLE refuses its writes to a table frozen at or before it.
         self.announce();
@@ -472,6 +482,7 @@ fn same_name(a: &str, b: &str) -> bool {
 impl Drop for Session {
     /// A session's prepared statements end with it (max_prepared_stmt_count).
     fn drop(&mut self) {
+        self.inst.procs.unregister(&self.proc);
         let n = self.stmts.len() as u64;
         if n > 0 {
             self.inst.prepared.fetch_sub(n, Ordering::AcqRel);

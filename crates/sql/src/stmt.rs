@@ -104,8 +104,10 @@ pub enum SetStmt {
 pub enum ShowStmt {
     Warnings,
     Errors,
+    /// SHOW [GLOBAL | SESSION] STATUS [LIKE].
     Status {
         like: Option<String>,
+        global: bool,
     },
     Variables {
         global: bool,
@@ -141,7 +143,10 @@ pub enum ShowStmt {
     Charset {
         like: Option<String>,
     },
-    ProcessList,
+    /// SHOW [FULL] PROCESSLIST.
+    ProcessList {
+        full: bool,
+    },
     Grants,
 }
 
@@ -210,6 +215,11 @@ pub enum MaintStmt {
     Keys {
         db: Option<String>,
         table: String,
+    },
+    /// KILL [HARD | SOFT] [CONNECTION | QUERY [ID]] target / KILL USER name.
+    Kill {
+        connection: bool,
+        target: crate::procs::KillTarget,
     },
 }
 
@@ -297,11 +307,13 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
         S::ShowVariables { filter, global, .. } => {
             Stmt::Show(ShowStmt::Variables { global, filter })
         }
-        S::ShowStatus { filter, .. } => Stmt::Show(ShowStmt::Status {
+        S::ShowStatus { filter, global, .. } => Stmt::Show(ShowStmt::Status {
             like: match filter {
                 Some(ast::ShowStatementFilter::Like(p)) => Some(p),
-                _ => None,
+                None => None,
+                Some(_) => return Err(SqlError::unsupported("SHOW STATUS WHERE")),
             },
+            global,
         }),
         S::ShowDatabases { show_options, .. } => Stmt::Show(ShowStmt::Databases {
             like: like_of(&show_options),

@@ -50,6 +50,11 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("max_allowed_packet", i(67108864)),
         ("max_connections", i(151)),
         ("max_execution_time", i(0)),
+        ("max_statement_time", s("0.000000")),
+        ("long_query_time", s("10.000000")),
+        ("slow_query_log", i(0)),
+        ("slow_query_log_file", s("strata-slow.log")),
+        ("log_output", s("FILE")),
         ("max_prepared_stmt_count", i(16382)),
         ("net_buffer_length", i(16384)),
         ("net_read_timeout", i(30)),
@@ -127,6 +132,10 @@ pub fn canonical(name: &str) -> String {
         "tx_read_only" => "transaction_read_only".into(),
         // MariaDB's name for MySQL's bound on recursive CTE rounds.
         "max_recursive_iterations" => "cte_max_recursion_depth".into(),
+        // MariaDB 10.11's names of the slow log settings.
+        "log_slow_query" => "slow_query_log".into(),
+        "log_slow_query_file" => "slow_query_log_file".into(),
+        "log_slow_query_time" => "long_query_time".into(),
         _ => n,
     }
 }
@@ -140,6 +149,9 @@ pub fn global_only(name: &str) -> bool {
             | "strata_block_cache_size"
             | "strata_write_buffer_size"
             | "max_prepared_stmt_count"
+            | "slow_query_log"
+            | "slow_query_log_file"
+            | "log_output"
     )
 }
 
@@ -218,6 +230,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "sql_big_selects"
         | "sql_quote_show_create"
         | "strata_auto_parameterize"
+        | "slow_query_log"
         | "rocksdb_commit_in_the_middle"
         | "strata_sync_on_commit" => {
             let b = match v {
@@ -301,6 +314,35 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
                 Err(SqlError::unsupported(format!("{name} other than ''")))
             }
         }
+        // Seconds, fractional (MariaDB shows six decimals).
+        "long_query_time" | "max_statement_time" => {
+            let n = match v {
+                Value::Int(_) | Value::UInt(_) | Value::Decimal(..) | Value::Double(_) => {
+                    String::from_utf8_lossy(&v.text()).parse::<f64>().ok()
+                }
+                _ => None,
+            };
+            match n {
+                Some(n) if n.is_finite() => Ok(s(&format!("{:.6}", n.clamp(0.0, 31_536_000.0)))),
+                _ => Err(SqlError::wrong_type_for_var(name)),
+            }
+        }
+        "slow_query_log_file" => {
+            let t = String::from_utf8_lossy(&v.text()).into_owned();
+            if t.is_empty() || t.contains('\0') {
+                Err(bad_value(name, &t))
+            } else {
+                Ok(s(&t))
+            }
+        }
+        "log_output" => match text().as_str() {
+            "FILE" => Ok(s("FILE")),
+            "TABLE" | "NONE" => Err(SqlError::unsupported(format!(
+                "log_output={} (the slow query log is a file)",
+                text()
+            ))),
+            t => Err(bad_value(name, t)),
+        },
         "max_execution_time" | "cte_max_recursion_depth" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),

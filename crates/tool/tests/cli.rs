@@ -140,21 +140,67 @@ fn wal_dump_shows_every_batch() {
 
 #[test]
 fn duration_ends_a_benchmark_by_the_clock_alone() {
-    // db_bench's fillsync writes num/1000 keys per thread, unless --duration
-    // is given: then only the clock stops it (RocksDB's `Duration`).
+    // db_bench's fillsync does --num synced writes per thread over the first
+    // num/1000 keys ("(N ops)" names that key space), unless --duration is
+    // given: then only the clock stops it (RocksDB's `Duration`).
     let d = tmpdir("dur");
     let db = format!("--db={}", d.display());
-    let out = dbbench(&[&db, "--num=1000", "--threads=2", "--benchmarks=fillsync"]);
-    assert_eq!(result_line(&out, "fillsync").2, 2);
-    let _ = std::fs::remove_dir_all(&d);
     let out = dbbench(&[
         &db,
         "--num=1000",
+        "--threads=2",
+        "--benchmarks=fillsync,readseq",
+    ]);
+    assert_eq!(result_line(&out, "fillsync").2, 2000);
+    assert!(out.contains("(1 ops)"), "{out}");
+    // One key (0), read by each of the two readseq threads.
+    assert_eq!(result_line(&out, "readseq").2, 2);
+    let _ = std::fs::remove_dir_all(&d);
+    let out = dbbench(&[
+        &db,
+        "--num=1000000",
         "--threads=2",
         "--duration=1",
         "--benchmarks=fillsync",
     ]);
     let (_, _, n) = result_line(&out, "fillsync");
-    assert!(n > 2, "--duration=1 stopped after {n} operations");
+    assert!(
+        n > 2 && n < 2_000_000,
+        "--duration=1 stopped after {n} operations"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn chained_run_finds_what_db_bench_finds() {
+    // `db_bench --num=1000 --seed=42 --key_size=16 --value_size=100
+    // --benchmarks=fillseq,fillrandom,overwrite,readrandom,seekrandom --seek_nexts=10`
+    // (RocksDB 7.8.3) printed "(874 of 1000 found)" for readrandom and "(876 of 1000
+    // found)" for seekrandom, and `ldb scan` listed 872 keys: fillrandom starts a fresh
+    // database and each benchmark's thread draws with its own seed.
+    let d = tmpdir("chain");
+    let db = format!("--db={}", d.display());
+    let out = dbbench(&[
+        &db,
+        "--num=1000",
+        "--seed=42",
+        "--seek_nexts=10",
+        "--benchmarks=fillseq,fillrandom,overwrite,readrandom,seekrandom,readseq",
+    ]);
+    assert!(
+        out.contains("readrandom") && out.contains("(874 of 1000 found)"),
+        "{out}"
+    );
+    assert!(out.contains("(876 of 1000 found)"), "{out}");
+    assert_eq!(result_line(&out, "readseq").2, 872, "{out}");
+    // --use_existing_db skips the fills, as db_bench does.
+    let out = dbbench(&[
+        &db,
+        "--num=1000",
+        "--use_existing_db=1",
+        "--benchmarks=fillrandom,readseq",
+    ]);
+    assert!(out.contains("fillrandom   : skipped"), "{out}");
+    assert_eq!(result_line(&out, "readseq").2, 872, "{out}");
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -19,6 +19,9 @@ pub enum Error {
     /// transactions. The caller must roll back the whole transaction
     /// (MySQL error 1213).
     Deadlock,
+    /// A lock wait stopped because its owner was interrupted (KILL QUERY,
+    /// see `Txn::set_interrupt`). Only the statement fails. MySQL error 1317.
+    Interrupted,
 }
 
 impl Error {
@@ -40,6 +43,7 @@ impl fmt::Display for Error {
                 f,
                 "Deadlock found when trying to get lock; try restarting transaction"
             ),
+            Error::Interrupted => write!(f, "Query execution was interrupted"),
         }
     }
 }

@@ -25,7 +25,7 @@
 //! `Error::Deadlock` without waiting.
 use crate::error::{Error, Result};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -244,6 +244,7 @@ impl LockManager {
     /// Returns true when `txn` became a holder of the key (the caller
     /// records it for release), false when it already held it (re-entrant
     /// or upgraded).
+    #[cfg(test)]
     pub fn acquire(
         &self,
         txn: TxnId,
@@ -251,6 +252,20 @@ impl LockManager {
         key: &[u8],
         mode: LockMode,
         timeout: Duration,
+    ) -> Result<bool> {
+        self.acquire_or_stop(txn, cf, key, mode, timeout, None)
+    }
+
+    /// `acquire`, whose wait also ends (`Error::Interrupted`) once `stop`
+    /// turns non-zero (checked at least every 50 ms).
+    pub fn acquire_or_stop(
+        &self,
+        txn: TxnId,
+        cf: u32,
+        key: &[u8],
+        mode: LockMode,
+        timeout: Duration,
+        stop: Option<&AtomicU8>,
     ) -> Result<bool> {
         let shard = self.shard(cf, key);
         let mut g = lock(&shard.map);
@@ -336,18 +351,24 @@ impl LockManager {
                 break Ok(());
             }
             let now = Instant::now();
-            let left = match deadline {
-                Some(d) if now >= d => {
-                    entry.remove_waiter(txn);
-                    if self.detect {
-                        lock(&self.graph).remove(&txn);
-                    }
-                    self.after_change(shard, entry);
-                    self.stats.timeouts.fetch_add(1, Ordering::Relaxed);
-                    break Err(Error::LockWaitTimeout);
+            let stopped = stop.is_some_and(|f| f.load(Ordering::Relaxed) != 0);
+            if stopped || deadline.is_some_and(|d| now >= d) {
+                entry.remove_waiter(txn);
+                if self.detect {
+                    lock(&self.graph).remove(&txn);
                 }
-                Some(d) => d - now,
-                None => Duration::from_secs(3600),
+                self.after_change(shard, entry);
+                if stopped {
+                    break Err(Error::Interrupted);
+                }
+                self.stats.timeouts.fetch_add(1, Ordering::Relaxed);
+                break Err(Error::LockWaitTimeout);
+            }
+            let left = deadline.map_or(Duration::from_secs(3600), |d| d - now);
+            let left = if stop.is_some() {
+                left.min(Duration::from_millis(50))
+            } else {
+                left
             };
             g = shard
                 .cv

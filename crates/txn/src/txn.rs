@@ -32,6 +32,9 @@ pub struct Txn {
     tag: u64,
     /// Whether the commit fsyncs (default: the `TxnDb`'s `sync` option).
     sync: bool,
+    /// Non-zero while the owner wants its lock waits to stop (KILL): a lock
+    /// wait then fails with `Error::Interrupted`.
+    interrupt: Option<Arc<std::sync::atomic::AtomicU8>>,
 }
 
 impl std::fmt::Debug for Txn {
@@ -62,6 +65,7 @@ impl Txn {
             finished: false,
             tag: u64::MAX - 1,
             sync,
+            interrupt: None,
         }
     }
 
@@ -92,6 +96,12 @@ impl Txn {
     /// The isolation level.
     pub fn isolation(&self) -> Isolation {
         self.iso
+    }
+
+    /// A flag the owner sets (non-zero) to stop this transaction's lock
+    /// waits (KILL QUERY): the waiting `lock` fails with `Error::Interrupted`.
+    pub fn set_interrupt(&mut self, flag: Arc<std::sync::atomic::AtomicU8>) {
+        self.interrupt = Some(flag);
     }
 
     /// Sets how long a lock request waits (`innodb_lock_wait_timeout` for
@@ -289,11 +299,14 @@ impl Txn {
     /// stays usable), or `Error::Deadlock` at once if waiting would close a
     /// cycle (the caller must roll back).
     pub fn lock(&mut self, cf: ColumnFamily, key: &[u8], mode: LockMode) -> Result<()> {
-        if self
-            .shared
-            .locks
-            .acquire(self.id, cf.0, key, mode, self.lock_wait_timeout)?
-        {
+        if self.shared.locks.acquire_or_stop(
+            self.id,
+            cf.0,
+            key,
+            mode,
+            self.lock_wait_timeout,
+            self.interrupt.as_deref(),
+        )? {
             self.locks.push((cf.0, key.to_vec()));
         }
         Ok(())

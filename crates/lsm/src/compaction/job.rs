@@ -22,7 +22,7 @@ use crate::iter::InternalIterator;
 use crate::key::{self, Comparator, SeqNo, ValueKind};
 use crate::options::CfOptions;
 use crate::range_del::{RangeTombstone, Tombstones};
-use crate::rate_limit::RateLimiter;
+use crate::rate_limit::Pacer;
 use crate::sstable::{TableBuilder, TableOptions};
 use crate::version::{NewFile, Version};
 use crate::vfs::Fs;
@@ -49,7 +49,7 @@ pub struct OutputSpec<'a> {
     /// Version used to decide if a key exists below the output level.
     pub version: Option<&'a Version>,
     /// Throttle for background writes.
-    pub rate_limiter: Option<&'a RateLimiter>,
+    pub rate_limiter: Option<Pacer<'a>>,
 }
 
 fn stripe(snapshots: &[SeqNo], seq: SeqNo) -> usize {
@@ -115,10 +115,10 @@ fn add_entry(
     }
     if let Some((_, b)) = builder.as_mut() {
         b.add(ikey, value)?;
-        if let Some(r) = spec.rate_limiter {
+        if let Some(r) = &spec.rate_limiter {
             let sz = b.file_size();
             if sz > *limited + (1 << 20) {
-                r.request(sz - *limited);
+                r.pay(sz - *limited);
                 *limited = sz;
             }
         }

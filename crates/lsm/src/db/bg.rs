@@ -1,7 +1,11 @@
 //! Background work: flushing immutable memtables to level 0 and running
-//! compactions, on `max_background_jobs` threads. Flushes go first. Each
-//! job is picked and installed under the state lock and run without it.
-//! A failed job puts the database in the read-only error state.
+//! compactions. Threads come in two pools, as RocksDB's high- and
+//! low-priority pools: flush threads (`max_background_jobs / 4`, at least
+//! one) run only flushes, so a flush never waits for a thread behind a long
+//! compaction; compaction threads (the rest, at least one) run flushes first,
+//! then compactions. Each job is picked and installed under the state lock
+//! and run without it. A failed job puts the database in the read-only
+//! error state.
 use super::{ColumnFamily, Db, Inner, State};
 use crate::compaction::{self, Compaction, OutputSpec};
 use crate::error::{Error, Result};
@@ -47,7 +51,7 @@ fn write_flush(
     mems: &[Arc<MemTable>],
     stats: &Stats,
     snapshots: &[SeqNo],
-    limiter: Option<&crate::rate_limit::RateLimiter>,
+    limiter: Option<crate::rate_limit::Pacer<'_>>,
 ) -> Result<Option<NewFile>> {
     let children: Vec<Box<dyn InternalIterator>> = mems
         .iter()
@@ -100,7 +104,23 @@ fn snapshots(st: &State) -> Vec<SeqNo> {
     st.snapshots.keys().copied().collect()
 }
 
-fn pick_job(st: &mut State) -> Option<Job> {
+/// Which jobs a background thread runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Pool {
+    /// Flushes only (RocksDB's high-priority pool).
+    Flush,
+    /// Flushes first, then compactions.
+    Compaction,
+}
+
+/// Flush and compaction threads for `max_background_jobs` (RocksDB's split:
+/// a quarter flush, at least one of each).
+pub(crate) fn pool_sizes(jobs: usize) -> (usize, usize) {
+    let flush = (jobs / 4).max(1);
+    (flush, jobs.saturating_sub(flush).max(1))
+}
+
+fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
     if st.bg_error.is_some() || st.closing {
         return None;
     }
@@ -119,6 +139,9 @@ fn pick_job(st: &mut State) -> Option<Job> {
                 snapshots: snaps,
             });
         }
+    }
+    if pool == Pool::Flush {
+        return None;
     }
     let oldest = snaps.first().copied().unwrap_or(SeqNo::MAX);
     for (id, cf) in st.cfs.iter() {
@@ -141,20 +164,20 @@ fn pick_job(st: &mut State) -> Option<Job> {
     None
 }
 
-pub(crate) fn background_loop(inner: Arc<Inner>) {
+pub(crate) fn background_loop(inner: Arc<Inner>, pool: Pool) {
     let mut st = inner.lock();
     let mut last_resume = std::time::Instant::now();
     loop {
         if st.closing {
             break;
         }
-        if super::resume::due(&st, &inner, &mut last_resume) {
+        if pool == Pool::Compaction && super::resume::due(&st, &inner, &mut last_resume) {
             drop(st);
             let _ = inner.resume();
             st = inner.lock();
             continue;
         }
-        match pick_job(&mut st) {
+        match pick_job(&mut st, pool) {
             Some(job) => {
                 st.running_jobs += 1;
                 drop(st);
@@ -178,6 +201,18 @@ pub(crate) fn background_loop(inner: Arc<Inner>) {
     }
 }
 
+/// How a flush (`high`) or a compaction pays the rate limiter.
+fn pacer(inner: &Inner, high: bool) -> Option<crate::rate_limit::Pacer<'_>> {
+    let limiter = inner.rate_limiter.as_ref()?;
+    Stats::set(&inner.stats.compaction_rate_limit, limiter.rate());
+    Some(crate::rate_limit::Pacer {
+        limiter,
+        high_priority: high,
+        urgent: Some(&inner.compaction_urgent),
+        slept_micros: Some(&inner.stats.compaction_rate_limited_micros),
+    })
+}
+
 fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
     match job {
         Job::Flush {
@@ -195,7 +230,7 @@ fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
                 &mems,
                 &inner.stats,
                 &snapshots,
-                inner.rate_limiter.as_ref(),
+                pacer(inner, true),
             )
             .and_then(|f| {
                 // The new file's directory entry must be durable before the
@@ -384,7 +419,7 @@ fn run_compaction_job(
         snapshots,
         target_file_size: opts.target_file_size,
         version: Some(version),
-        rate_limiter: inner.rate_limiter.as_ref(),
+        rate_limiter: pacer(inner, false),
     };
     let mut next = || inner.lock().versions.new_file_number();
     let mut written = 0;

@@ -12,6 +12,7 @@ mod open;
 mod ops;
 mod read;
 mod resume;
+mod stall;
 mod write;
 
 pub use iter::DbIterator;
@@ -73,6 +74,11 @@ pub(crate) struct State {
     pub resuming: bool,
     pub running_jobs: usize,
     pub closing: bool,
+    /// Bumped whenever the stall debt may change (a version edit or a
+    /// memtable switch): the delayed write rate is recomputed (stall.rs).
+    pub stall_epoch: u64,
+    /// The delayed write rate (stall.rs).
+    pub delay: stall::Delay,
 }
 
 pub(crate) struct Inner {
@@ -87,6 +93,11 @@ pub(crate) struct Inner {
     pub stats: Arc<Stats>,
     pub level_stats: crate::stats::LevelStats,
     pub rate_limiter: Option<crate::rate_limit::RateLimiter>,
+    /// See `Options::delayed_write_rate` (bytes/s).
+    pub delayed_write_rate: f64,
+    /// Writers are throttled by compaction debt (L0 files or pending bytes):
+    /// compactions skip the rate limiter until it is paid.
+    pub compaction_urgent: std::sync::atomic::AtomicBool,
     /// See `Options::auto_resume_interval`.
     pub auto_resume: Option<std::time::Duration>,
     pub(crate) _lock: Box<dyn FileLock>,
@@ -126,6 +137,7 @@ impl Inner {
         st: &mut State,
         edit: crate::version::VersionEdit,
     ) -> Result<()> {
+        st.stall_epoch += 1;
         let r = st.versions.log_and_apply(edit);
         if let Err(e) = &r {
             if !matches!(e, Error::InvalidArgument(_)) {

@@ -353,9 +353,14 @@ impl Db {
     ) -> Result<Db> {
         let read_only = wal.is_none();
         let visible = versions.last_sequence;
-        let rate_limiter = (opts.rate_limit_bytes_per_sec > 0)
-            .then(|| crate::rate_limit::RateLimiter::new(opts.rate_limit_bytes_per_sec));
-        let jobs = opts.max_background_jobs.max(1);
+        let rate_limiter = (opts.rate_limit_bytes_per_sec > 0).then(|| {
+            crate::rate_limit::RateLimiter::with_tuning(
+                opts.rate_limit_bytes_per_sec,
+                opts.rate_limit_auto_tune,
+            )
+        });
+        let (flush_threads, compaction_threads) =
+            super::bg::pool_sizes(opts.max_background_jobs.max(1));
         let inner = Arc::new(Inner {
             dir,
             fs,
@@ -377,6 +382,8 @@ impl Db {
                 resuming: false,
                 running_jobs: 0,
                 closing: false,
+                stall_epoch: 0,
+                delay: super::stall::Delay::new(),
             }),
             write_cv: Condvar::new(),
             bg_cv: Condvar::new(),
@@ -384,15 +391,24 @@ impl Db {
             stats,
             level_stats: Default::default(),
             rate_limiter,
+            delayed_write_rate: opts.delayed_write_rate as f64,
+            compaction_urgent: Default::default(),
             auto_resume: opts.auto_resume_interval,
             _lock: lock,
         });
         let mut threads = Vec::new();
-        for i in 0..jobs {
+        let pools = std::iter::repeat_n(super::bg::Pool::Flush, flush_threads).chain(
+            std::iter::repeat_n(super::bg::Pool::Compaction, compaction_threads),
+        );
+        for (i, pool) in pools.enumerate() {
             let inner = inner.clone();
+            let name = match pool {
+                super::bg::Pool::Flush => format!("strata-flush-{i}"),
+                super::bg::Pool::Compaction => format!("strata-bg-{i}"),
+            };
             let t = std::thread::Builder::new()
-                .name(format!("strata-bg-{i}"))
-                .spawn(move || super::bg::background_loop(inner))
+                .name(name)
+                .spawn(move || super::bg::background_loop(inner, pool))
                 .map_err(|e| Error::io("spawn background thread", e))?;
             threads.push(t);
         }

@@ -3,6 +3,7 @@
 //! switch), merges the batches queued behind it into one WAL record, writes
 //! and syncs it once with the state lock released, applies the group to the
 //! memtables, publishes the new sequence number and wakes the group.
+use super::stall::{self, Cause};
 use super::{Db, Inner, State, Writer};
 use crate::error::{Error, Result};
 use crate::filename;
@@ -181,6 +182,7 @@ impl Inner {
             }
             group.push(x.clone());
         }
+        st.delay.charge(bytes);
         let first_seq = st.versions.last_sequence + 1;
         combined.set_seq(first_seq);
         let count = combined.count() as u64;
@@ -250,79 +252,46 @@ impl Inner {
     }
 
     /// Waits for or creates room in the memtables; switches memtables (and
-    /// the WAL) when full or when `force` asks for a flush.
+    /// the WAL) when full or when `force` asks for a flush. Applies the
+    /// write throttles (stall.rs): paces the group at the delayed write rate
+    /// during a slowdown, waits for background work at a stop.
     fn make_room<'a>(
         &'a self,
         mut st: MutexGuard<'a, State>,
         force: bool,
     ) -> (MutexGuard<'a, State>, Result<()>) {
-        let mut allow_delay = !force;
-        loop {
+        let started = Instant::now();
+        let (mut slowed, mut stopped) = (false, false);
+        let r = loop {
             if let Some(e) = &st.bg_error {
-                let e = e.clone();
-                return (st, Err(e));
+                break Err(e.clone());
             }
             if st.closing {
-                return (st, Err(Error::Closed));
+                break Err(Error::Closed);
             }
-            // Pressure across column families.
-            let mut slowdown: f64 = 0.0;
-            let mut stop = false;
-            let mut need_switch = force;
-            let mut too_many_imms = false;
-            for (id, cf) in st.cfs.iter() {
-                let Some(v) = st.versions.cfs.get(id) else {
-                    continue;
-                };
-                let l0 = v.current.levels[0].len();
-                let o = &cf.opts;
-                if l0 >= o.level0_stop_trigger {
-                    stop = true;
-                } else if l0 >= o.level0_slowdown_trigger {
-                    let span = (o.level0_stop_trigger - o.level0_slowdown_trigger).max(1) as f64;
-                    slowdown = slowdown.max((l0 - o.level0_slowdown_trigger + 1) as f64 / span);
-                }
-                let pending = super::bg::pending_compaction_bytes(&v.current, o);
-                if pending >= o.hard_pending_compaction_bytes {
-                    stop = true;
-                } else if pending >= o.soft_pending_compaction_bytes {
-                    let span = (o.hard_pending_compaction_bytes - o.soft_pending_compaction_bytes)
-                        .max(1) as f64;
-                    slowdown =
-                        slowdown.max((pending - o.soft_pending_compaction_bytes) as f64 / span);
-                }
-                // Immutable memtables piling up (flushes fall behind): slow
-                // down one memtable before the stop (RocksDB's rule).
-                let mwbn = o.max_write_buffer_number;
-                if mwbn > 3 && cf.imms.len() + 1 >= mwbn - 1 {
-                    slowdown = slowdown.max(0.5);
-                }
-                if cf.mem.approximate_size() >= o.write_buffer_size {
-                    need_switch = true;
-                    if cf.imms.len() + 1 >= o.max_write_buffer_number {
-                        too_many_imms = true;
-                    }
-                }
+            let p = stall::pressure(&st, force);
+            self.compaction_urgent
+                .store(p.compaction_debt, std::sync::atomic::Ordering::Relaxed);
+            if !force {
+                let epoch = st.stall_epoch;
+                st.delay
+                    .update(&p, epoch, self.delayed_write_rate, &self.stats);
             }
-            if allow_delay && slowdown > 0.0 && !stop {
-                // Smooth slowdown: from 100 us at the trigger to 2 ms near the stop.
-                let d = Duration::from_micros(100 + (1900.0 * slowdown.min(1.0)) as u64);
-                allow_delay = false;
-                Stats::add(&self.stats.slowdowns, 1);
-                let t = Instant::now();
-                st = self
-                    .bg_cv
-                    .wait_timeout(st, d)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-                Stats::add(&self.stats.stall_micros, t.elapsed().as_micros() as u64);
-                continue;
-            }
-            if !need_switch {
-                return (st, Ok(()));
-            }
-            if too_many_imms || (stop && !force) {
-                Stats::add(&self.stats.stops, 1);
+            // A stop: no memtable to switch to, or L0 / pending bytes at
+            // their stop thresholds and this write needs a switch.
+            let stop = if p.need_switch && p.too_many_imms {
+                Some(Cause::Memtable)
+            } else if p.need_switch && !force {
+                p.stop
+            } else {
+                None
+            };
+            if let Some(cause) = stop {
+                if !stopped {
+                    stall::record_event(&self.stats, cause, true);
+                    stopped = true;
+                }
+                st.delay.was_stopped = true;
                 let t = Instant::now();
                 self.bg_cv.notify_all();
                 st = self
@@ -330,8 +299,28 @@ impl Inner {
                     .wait_timeout(st, Duration::from_millis(100))
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
-                Stats::add(&self.stats.stall_micros, t.elapsed().as_micros() as u64);
+                stall::record_wait(&self.stats, cause, t.elapsed().as_micros() as u64);
                 continue;
+            }
+            if let (false, Some((cause, _))) = (force, p.slowdown) {
+                let now = Instant::now();
+                if st.delay.active && st.delay.next_at > now {
+                    if !slowed {
+                        stall::record_event(&self.stats, cause, false);
+                        slowed = true;
+                    }
+                    let d = (st.delay.next_at - now).min(stall::RECALC);
+                    st = self
+                        .bg_cv
+                        .wait_timeout(st, d)
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                    stall::record_wait(&self.stats, cause, now.elapsed().as_micros() as u64);
+                    continue;
+                }
+            }
+            if !p.need_switch {
+                break Ok(());
             }
             let r = self.switch_memtables(&mut st, force);
             if let Err(e) = &r {
@@ -340,8 +329,15 @@ impl Inner {
                 self.set_bg_error(&mut st, "WAL switch failed", e);
             }
             self.bg_cv.notify_all();
-            return (st, r);
+            break r;
+        };
+        if slowed || stopped {
+            Stats::max(
+                &self.stats.stall_longest_micros,
+                started.elapsed().as_micros() as u64,
+            );
         }
+        (st, r)
     }
 
     /// Starts a new WAL and moves full (or, if `all`, every non-empty)
@@ -363,6 +359,7 @@ impl Inner {
         st.wal = Some(LogWriter::new(file));
         st.wal_number = n;
         st.live_wals.push(n);
+        st.stall_epoch += 1;
         for cf in st.cfs.values_mut() {
             if !cf.mem.is_empty() && (all || cf.mem.approximate_size() >= cf.opts.write_buffer_size)
             {

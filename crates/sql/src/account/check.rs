@@ -156,7 +156,7 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
             | ShowStmt::Engines
             | ShowStmt::Collation { .. }
             | ShowStmt::Charset { .. }
-            | ShowStmt::ProcessList
+            | ShowStmt::ProcessList { .. }
             | ShowStmt::Grants,
         ) => Ok(()),
         Stmt::Show(sh) => show(&w, sh),
@@ -244,6 +244,8 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
         MaintStmt::Flush(_) => w.specific(p::RELOAD, "RELOAD"),
         MaintStmt::LockTables => w.db(p::LOCK_TABLES | p::SELECT, &w.current_db()),
         MaintStmt::UnlockTables => Ok(()),
+        // Whose connection it is is not known here: SUPER, to be safe.
+        MaintStmt::Kill { .. } => w.specific(p::SUPER, "SUPER"),
         MaintStmt::Keys { db, table } => refs(&[(db.clone(), table.clone())], p::ALTER, "ALTER"),
     }
 }

@@ -189,7 +189,7 @@ pub fn create_as_select(
         query
     );
     let mut sink = Collect::default();
-    match s.query(&insert, &mut sink) {
+    match s.query_inner(&insert, &mut sink) {
         Ok(o) => Ok(o),
         Err(e) => {
             let _ = s.inst.catalog.drop_table(&db, &name, true);

@@ -1030,7 +1030,16 @@ fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<V
         }
         Func::Sleep => {
             let secs = a(0)?.to_f64().unwrap_or(0.0).clamp(0.0, 3600.0);
-            std::thread::sleep(std::time::Duration::from_secs_f64(secs));
+            // In slices, so KILL and the statement's deadline stop it.
+            let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+            loop {
+                env.interrupted()?;
+                let now = std::time::Instant::now();
+                if now >= end {
+                    break;
+                }
+                std::thread::sleep((end - now).min(std::time::Duration::from_millis(20)));
+            }
             Value::Int(0)
         }
     })

@@ -29,8 +29,8 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 .collect();
             rows(sink, &["Level", "Code", "Message"], r)
         }
-        ShowStmt::Status { like } => {
-            let r = status(s)
+        ShowStmt::Status { like, global } => {
+            let r = status(s, *global)
                 .into_iter()
                 .filter(|(k, _)| like.as_ref().is_none_or(|l| vars::like_ci(k, l)))
                 .map(|(k, v)| vec![text(k), v])
@@ -164,21 +164,20 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 })
                 .collect(),
         ),
-        ShowStmt::ProcessList => rows(
+        ShowStmt::ProcessList { full } => rows(
             sink,
             &[
-                "Id", "User", "Host", "db", "Command", "Time", "State", "Info",
+                "Id", "User", "Host", "db", "Command", "Time", "State", "Info", "Progress",
             ],
-            vec![vec![
-                Value::UInt(s.conn_id),
-                text(&s.user),
-                text("localhost"),
-                s.db.as_ref().map(text).unwrap_or(Value::Null),
-                text("Query"),
-                Value::Int(0),
-                text(""),
-                text("SHOW PROCESSLIST"),
-            ]],
+            crate::procs::visible(s)
+                .iter()
+                .map(|p| {
+                    let mut r = p.row(*full);
+                    r.truncate(8);
+                    r.push(text("0.000"));
+                    r
+                })
+                .collect(),
         ),
         ShowStmt::Grants => rows(
             sink,

@@ -2,18 +2,53 @@
 //! written per source and lock statistics).
 use crate::session::Session;
 use rel::value::Value;
+use std::sync::atomic::Ordering;
 
-/// SHOW STATUS variables.
-pub fn status(s: &Session) -> Vec<(String, Value)> {
+/// SHOW [GLOBAL | SESSION] STATUS variables: Com_* and Questions are the
+/// session's unless `global`, the others the server's.
+pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
     let inst = &s.inst;
     let e = inst.txdb.db().stats();
     let t = inst.txdb.stats();
     let u = |v: u64| Value::UInt(v);
+    let c = &inst.counters;
+    let r = |a: &std::sync::atomic::AtomicU64| u(a.load(Ordering::Relaxed));
     let mut v: Vec<(String, Value)> = vec![
-        ("Uptime".into(), u(inst.started.elapsed().as_secs())),
-        ("Threads_connected".into(), u(inst.threads_connected())),
-        ("Questions".into(), u(inst.questions())),
+        ("Aborted_clients".into(), r(&c.aborted_clients)),
+        ("Aborted_connects".into(), r(&c.aborted_connects)),
+    ];
+    for (i, name) in crate::com::NAMES.iter().enumerate() {
+        let n = if global {
+            inst.com.get(i)
+        } else {
+            s.com.get(i).copied().unwrap_or(0)
+        };
+        v.push((format!("Com_{name}"), u(n)));
+    }
+    v.extend([
         ("Connections".into(), u(inst.connections())),
+        (
+            "Max_statement_time_exceeded".into(),
+            r(&c.statement_timeouts),
+        ),
+        ("Max_used_connections".into(), r(&c.max_used)),
+        ("Prepared_stmt_count".into(), r(&inst.prepared)),
+        ("Queries".into(), u(inst.questions())),
+        (
+            "Questions".into(),
+            u(if global {
+                inst.questions()
+            } else {
+                s.questions
+            }),
+        ),
+        ("Slow_queries".into(), r(&c.slow_queries)),
+        ("Threads_connected".into(), u(inst.threads_connected())),
+        ("Threads_created".into(), u(inst.connections())),
+        ("Threads_running".into(), u(inst.procs.running())),
+        ("Uptime".into(), u(inst.started.elapsed().as_secs())),
+    ]);
+    v.extend([
         ("Strata_panics".into(), u(inst.panics())),
         ("Innodb_row_lock_waits".into(), u(t.row_lock_waits)),
         (
@@ -36,7 +71,7 @@ pub fn status(s: &Session) -> Vec<(String, Value)> {
             "Strata_live_table_bytes".into(),
             u(inst.txdb.db().live_table_bytes()),
         ),
-    ];
+    ]);
     let db = inst.txdb.db();
     v.push((
         "Strata_pending_compaction_bytes".into(),

@@ -44,7 +44,7 @@ pub mod vfs;
 pub mod wal;
 
 pub use batch::WriteBatch;
-pub use db::{ColumnFamily, Db, DbIterator, Snapshot, DEFAULT_CF};
+pub use db::{BulkWriter, ColumnFamily, Db, DbIterator, Snapshot, DEFAULT_CF};
 pub use error::{Error, Result};
 pub use key::{Comparator, SeqNo};
 pub use options::{CfOptions, Options, ReadOptions, WriteOptions};

@@ -16,7 +16,7 @@ use crate::scan::for_each_row_locked;
 use crate::schema::{Index, TableDef};
 use crate::table as rt;
 use crate::{Error, Result};
-use lsm::{WriteBatch, DEFAULT_CF};
+use lsm::{Db, ReadOptions, Snapshot, WriteBatch, DEFAULT_CF};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +37,76 @@ pub fn build_index(txdb: &TxnDb, t: &Table, ix: &Index, lock_wait: Duration) -> 
         fill_row(txn, t, ix, k, v)
     })?;
     Ok(())
+}
+
+/// True when index `id` holds no entry at `snap` (no writer has put one
+/// since the index was published): the precondition of filling it by
+/// ingesting sorted files, which must not meet entries of writers.
+pub fn index_empty(db: &Db, snap: &Snapshot, id: u32) -> Result<bool> {
+    let lo = keycodec::index_prefix(id).to_vec();
+    let mut it = db.iter(ReadOptions {
+        snapshot: Some(snap.clone()),
+        lower_bound: Some(lo.clone()),
+        upper_bound: Some(keycodec::index_prefix(id + 1).to_vec()),
+        no_fill_cache: true,
+        ..Default::default()
+    })?;
+    it.seek(&lo);
+    let empty = !it.valid();
+    it.status()?;
+    Ok(empty)
+}
+
+/// Calls `each(key, unique_len)` with the entry of index `ix` for every row
+/// of `t` at `snap`, in primary key order (the rows read bypassing the block
+/// cache, only the columns the entry needs decoded). `unique_len` is the
+/// length of the key's prefix up to the end of the index columns when `ix`
+/// is unique and none of them is NULL (that prefix must not repeat), else 0.
+/// Returns the rows read. For the sorted fill of a new index while writers
+/// are held out (`sql::ddl`), which sorts the entries and ingests them.
+pub fn index_entries(
+    db: &Db,
+    snap: &Snapshot,
+    t: &Table,
+    ix: &Index,
+    each: &mut dyn FnMut(Vec<u8>, usize) -> Result<()>,
+) -> Result<u64> {
+    let def = &t.def;
+    let mut want = vec![false; def.columns.len()];
+    for &c in ix.columns.iter().chain(&def.pk.columns) {
+        want[c] = true;
+    }
+    let mut rows = 0u64;
+    crate::scan::scan(db, snap, def.pk.id, &mut |k, v| {
+        rows += 1;
+        let row = rt::decode_row(def, k, v, Some(want.as_slice()))?;
+        let (key, split) = rt::sk_key_split(def, ix, &row.values, row.hidden)?;
+        let unique = ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null());
+        each(key, if unique { split } else { 0 })
+    })?;
+    Ok(rows)
+}
+
+/// The duplicate-key error (1062) for a unique index entry `key` that
+/// repeats an earlier entry's index columns, with the values of the row it
+/// points to at `snap`.
+pub fn dup_error(db: &Db, snap: &Snapshot, t: &Table, ix: &Index, key: &[u8]) -> Error {
+    let text = (|| -> Result<String> {
+        let pk = rt::pk_of_sk(&t.def, ix, key)?;
+        let opts = ReadOptions {
+            snapshot: Some(snap.clone()),
+            ..Default::default()
+        };
+        let v = db
+            .get_cf(&opts, DEFAULT_CF, &pk)?
+            .ok_or_else(|| Error::Internal("indexed row not found".into()))?;
+        let row = rt::decode_row(&t.def, &pk, &v, None)?;
+        Ok(rt::key_text(ix, &row.values))
+    })();
+    match text {
+        Ok(text) => Error::DupKey(text, ix.name.clone()),
+        Err(e) => e,
+    }
 }
 
 /// Writes the entry of one row (locked, at its latest version) unless a
@@ -192,6 +262,9 @@ impl Catalog {
         n.building = cur.building.clone();
         n.since = cur.since.clone();
         n.estimate = cur.estimate.clone();
+        if cur.def.pk.id == n.def.pk.id {
+            n.pk_high = cur.pk_high.clone();
+        }
         n
     }
 }

@@ -47,9 +47,22 @@ pub fn pk_key(def: &TableDef, row: &[Value], hidden: Option<u64>) -> Result<Vec<
 
 /// A secondary index entry's key for a full row.
 pub fn sk_key(def: &TableDef, ix: &Index, row: &[Value], hidden: Option<u64>) -> Result<Vec<u8>> {
+    sk_key_split(def, ix, row, hidden).map(|(k, _)| k)
+}
+
+/// A secondary index entry's key for a full row, and the length of its
+/// prefix up to the end of the index columns (what a unique index keeps
+/// unique).
+pub fn sk_key_split(
+    def: &TableDef,
+    ix: &Index,
+    row: &[Value],
+    hidden: Option<u64>,
+) -> Result<(Vec<u8>, usize)> {
     let mut k = Vec::with_capacity(32);
     k.extend_from_slice(&keycodec::index_prefix(ix.id));
     encode_cols(&mut k, def, &ix.columns, row)?;
+    let split = k.len();
     if def.hidden_pk {
         let h = hidden.ok_or_else(|| Error::Internal("hidden pk missing".into()))?;
         k.extend_from_slice(&h.to_be_bytes());
@@ -63,7 +76,7 @@ pub fn sk_key(def: &TableDef, ix: &Index, row: &[Value], hidden: Option<u64>) ->
             .collect();
         encode_cols(&mut k, def, &rest, row)?;
     }
-    Ok(k)
+    Ok((k, split))
 }
 
 /// The row value (non-PK columns).
@@ -300,6 +313,54 @@ fn unique_holder(
     }
 }
 
+/// An upper bound of a table's primary keys, stored or being written by
+/// any transaction (shared by the table's successive `Table`s while its
+/// primary index id stays): an insert whose key is above it cannot be a
+/// duplicate, so it skips the read (loads in key order, AUTO_INCREMENT).
+/// Unknown until the first insert reads the index's last key; every insert
+/// raises it under its row lock, so an uncommitted row is always below it;
+/// rollbacks and deletes leave it high (still a bound).
+#[derive(Debug, Default)]
+pub struct PkHigh(std::sync::Mutex<Option<Vec<u8>>>);
+
+impl PkHigh {
+    /// True when `key` (its row lock held) is above every primary key of
+    /// index `pk` (it becomes the bound).
+    fn claim(&self, db: &lsm::Db, pk: u32, key: &[u8]) -> Result<bool> {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let high = match &mut *g {
+            Some(h) => h,
+            None => g.insert(last_key(db, pk)?.unwrap_or_default()),
+        };
+        if key > high.as_slice() {
+            high.clear();
+            high.extend_from_slice(key);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Forgets the bound (keys were added another way: ingestion).
+    pub fn forget(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// The last key of index `id`, at the latest state.
+fn last_key(db: &lsm::Db, id: u32) -> Result<Option<Vec<u8>>> {
+    let lo = keycodec::index_prefix(id).to_vec();
+    let hi = keycodec::index_prefix(id + 1).to_vec();
+    let mut it = db.iter(lsm::ReadOptions {
+        lower_bound: Some(lo),
+        upper_bound: Some(hi),
+        ..Default::default()
+    })?;
+    it.seek_to_last();
+    let k = it.valid().then(|| it.key().to_vec());
+    it.status()?;
+    Ok(k)
+}
+
 /// Inserts a new row; fails with `DupKey` on a primary or unique conflict.
 /// Hidden-PK tables get their hidden id here. Returns the row's key.
 pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
@@ -310,9 +371,13 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         .then(|| t.hidden_next.fetch_add(1, Ordering::SeqCst));
     let key = pk_key(def, row, hidden)?;
     if hidden.is_none() {
-        let old = txn
-            .get_locked(DEFAULT_CF, &key, LockMode::Exclusive)
+        txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
             .map_err(txn_err)?;
+        let old = if t.pk_high.claim(txn.db(), def.pk.id, &key)? {
+            None
+        } else {
+            txn.get_latest(DEFAULT_CF, &key).map_err(txn_err)?
+        };
         if old.is_some() {
             return Err(Error::DupKey(
                 dup_text(def, &def.pk, row),

@@ -28,6 +28,9 @@ pub struct Config {
     pub root_password_file: Option<PathBuf>,
     /// First start: a random root password, written to `<datadir>/root-password` (0600).
     pub initialize: bool,
+    /// Where server-side LOAD DATA INFILE may read: a directory, "" for
+    /// anywhere, "NULL" for nowhere; default: `strata-files` beside the datadir.
+    pub secure_file_priv: Option<String>,
     pub max_allowed_packet: usize,
     pub lock_wait_timeout: u64,
     pub transaction_isolation: Option<String>,
@@ -64,6 +67,7 @@ impl Default for Config {
             root_password: None,
             root_password_file: None,
             initialize: false,
+            secure_file_priv: None,
             max_allowed_packet: 64 << 20,
             lock_wait_timeout: 50,
             transaction_isolation: None,
@@ -81,6 +85,8 @@ strata: a MySQL-compatible server on an LSM-tree engine
 Usage: strata [--option=value ...]
 
   --datadir=DIR                 data directory (default ./strata-data, created if missing)
+  --secure-file-priv=DIR        LOAD DATA INFILE reads only files in DIR ('' anywhere,
+                                NULL nowhere; default: strata-files beside the datadir)
   --port=N                      TCP port (default 3306; 0 disables TCP)
   --bind-address=ADDR           address to listen on (default 127.0.0.1)
   --socket=PATH                 unix socket (default DATADIR/strata.sock; '' disables)
@@ -220,6 +226,7 @@ impl Config {
             "root_password" => self.root_password = Some(value.to_string()),
             "root_password_file" => self.root_password_file = Some(PathBuf::from(value)),
             "initialize" => self.initialize = parse_bool(value)?,
+            "secure_file_priv" => self.secure_file_priv = Some(value.to_string()),
             "max_allowed_packet" => self.max_allowed_packet = parse_size(value)?,
             "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
                 self.lock_wait_timeout = num(value)?

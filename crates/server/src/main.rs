@@ -83,7 +83,21 @@ fn run(cfg: Config) -> Result<(), String> {
             ));
         }
     }
+    let secure_file_priv = match &cfg.secure_file_priv {
+        Some(v) => v.clone(),
+        None => {
+            // Beside the datadir (as MySQL's packages put mysql-files beside mysql).
+            let data = std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone());
+            let dir = data
+                .parent()
+                .map(|p| p.join("strata-files"))
+                .unwrap_or_else(|| std::path::PathBuf::from("strata-files"));
+            let _ = std::fs::create_dir_all(&dir);
+            format!("{}/", dir.display())
+        }
+    };
     let mut vars = vec![
+        ("secure_file_priv".to_string(), secure_file_priv),
         ("port".to_string(), cfg.port.to_string()),
         ("datadir".to_string(), format!("{}/", cfg.datadir.display())),
         (

@@ -128,6 +128,13 @@ impl<'a, S: Read + Write> Sink<'a, S> {
 }
 
 impl<S: Read + Write> ResultSink for Sink<'_, S> {
+    fn local_infile(&mut self, name: &str) -> sql::Result<Box<dyn Read + '_>> {
+        match self.conn.local_infile(name.as_bytes()).map_err(io_err)? {
+            Some(r) => Ok(Box::new(r)),
+            None => Err(sql::SqlError::local_infile_disabled()),
+        }
+    }
+
     fn columns(&mut self, cols: &[ColumnInfo]) -> sql::Result<()> {
         let mut defs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
         self.types = defs.iter().map(|d| d.col_type).collect();

@@ -1103,6 +1103,21 @@ SELECT a FROM sm WHERE l = 20
 SELECT 1 / 0, 1 DIV 0, 1 MOD 0
 SHOW WARNINGS
 DROP TABLE sm
+-- Loading (docs/LOAD.md): CREATE INDEX by sorted runs, UNIQUE duplicates, LOAD DATA clause errors.
+CREATE TABLE ldx (id INT PRIMARY KEY, v INT, w VARCHAR(10))
+INSERT INTO ldx VALUES (1, 5, 'a'), (2, 5, 'b'), (3, 6, 'A'), (4, NULL, NULL), (5, NULL, NULL)
+CREATE UNIQUE INDEX uv ON ldx (v)
+CREATE UNIQUE INDEX uw ON ldx (w)
+CREATE INDEX kv ON ldx (v)
+SELECT id FROM ldx FORCE INDEX (kv) WHERE v = 5 ORDER BY id
+SELECT id FROM ldx FORCE INDEX (kv) WHERE v IS NULL ORDER BY id
+DELETE FROM ldx WHERE id IN (2, 3)
+CREATE UNIQUE INDEX uv ON ldx (v)
+ALTER TABLE ldx ADD UNIQUE INDEX uw (w)
+SELECT id FROM ldx FORCE INDEX (uw) WHERE w = 'a'
+LOAD DATA INFILE 'x.txt' INTO TABLE ldx FIELDS ENCLOSED BY 'ab'
+LOAD DATA INFILE 'x.txt' INTO TABLE ldx FIELDS ESCAPED BY 'ab'
+DROP TABLE ldx
 -- Sessions: KILL of unknown ids, the statement time and slow log settings.
 KILL 999999
 KILL QUERY 999999

@@ -31,6 +31,7 @@ pub const NAMES: &[&str] = &[
     "insert",
     "insert_select",
     "kill",
+    "load",
     "lock_tables",
     "prepare_sql",
     "release_savepoint",
@@ -188,6 +189,7 @@ pub fn of(stmt: &Stmt) -> Option<&'static str> {
             PrepStmt::Deallocate(_) => "dealloc_sql",
         },
         Stmt::Empty => "empty_query",
+        Stmt::Load(_) => "load",
         Stmt::CommentOnly => return None,
     })
 }

@@ -324,6 +324,16 @@ fn run(
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
     crate::account::check(s, &parsed.stmt)?;
+    // A bulk load ends before any statement but an INSERT (which may go on
+    // with it) or SET (SET strata_bulk_load = 0 ends it below).
+    if s.bulk.is_some()
+        && !matches!(
+            &parsed.stmt,
+            Stmt::Rows(crate::stmt::RowStmt::Insert(_)) | Stmt::Set(_)
+        )
+    {
+        crate::bulk::end_session_load(s)?;
+    }
     if let Some(name) = crate::com::of(&parsed.stmt) {
         s.count_com(name);
         // SQL-level EXECUTE is also a statement execution (PREPARE counts
@@ -372,7 +382,11 @@ fn run(
         Stmt::Set(x) => {
             // SET evaluates expressions that may hold `?` (prepared SET).
             s.stmt_params = (parsed.params.clone(), params.to_vec());
-            set::run(s, x)
+            let r = set::run(s, x)?;
+            if s.var_int("strata_bulk_load") == 0 {
+                crate::bulk::end_session_load(s)?;
+            }
+            Ok(r)
         }
         Stmt::Show(x) => show::run(s, x, sink),
         Stmt::Ddl(d) => {
@@ -382,6 +396,7 @@ fn run(
             ddl::run(s, d)
         }
         Stmt::Maint(m) => maint::run(s, m, sink),
+        Stmt::Load(l) => crate::load::run(s, l, sink),
         Stmt::Prep(p) => {
             s.stmt_params = (parsed.params.clone(), params.to_vec());
             crate::sqlprep::run(s, p, sink)

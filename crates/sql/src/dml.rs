@@ -200,7 +200,7 @@ pub fn plan_insert(
     })
 }
 
-fn assignment(
+pub(crate) fn assignment(
     t: &Table,
     a: &ast::Assignment,
     b: &mut Binder,
@@ -270,32 +270,12 @@ pub struct InsertResult {
 
 /// Runs an INSERT.
 pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<InsertResult> {
-    let mut res = InsertResult::default();
-    let mut limits = TxnLimits::of(env);
-    let checks = Checks::of(&p.table.def)?.with_view(p.view_check.as_ref());
-    let mode = env.sql_mode();
-    let ignore = matches!(p.on_dup, OnDup::Ignore);
-    let mut how = Storing::new(mode, ignore);
-    if let InsertSource::Values(rows) = &p.source {
-        // MariaDB: NULL for a NOT NULL column fails a single-row INSERT ... VALUES
-        // even without strict mode (IGNORE aside).
-        how.null_default &= rows.len() > 1 || ignore;
-    }
-    let auto_zero = !mode.has(crate::sqlmode::SqlMode::NO_AUTO_VALUE_ON_ZERO);
-    let mut insert_one = |txn: &mut Txn, rn: usize, given: Vec<Option<Value>>| -> Result<()> {
-        insert_row(
-            p,
-            txn,
-            env,
-            (w, &checks, how, auto_zero),
-            rn,
-            given,
-            &mut res,
-        )?;
-        limits.after_write(txn)
-    };
+    let mut ins = Inserter::new(p, env, w)?;
     match &p.source {
         InsertSource::Values(rows) => {
+            // MariaDB: NULL for a NOT NULL column fails a single-row INSERT ... VALUES
+            // even without strict mode (IGNORE aside).
+            ins.how.null_default &= rows.len() > 1 || ins.ignore;
             for (rn, r) in rows.iter().enumerate() {
                 // KILL and the statement's deadline (not a row read).
                 env.interrupted()?;
@@ -303,7 +283,7 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
                     .iter()
                     .map(|e| e.as_ref().map(|e| e.eval(&[], env)).transpose())
                     .collect::<Result<Vec<_>>>()?;
-                insert_one(txn, rn, given)?;
+                ins.row(txn, rn, given, None)?;
             }
         }
         InsertSource::Select(sp) => {
@@ -313,13 +293,70 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             select::execute(sp, txn, env, &mut spool)?;
             let mut rn = 0;
             spool.0.finish(&mut |row| {
-                insert_one(txn, rn, row.into_iter().map(Some).collect())?;
+                ins.row(txn, rn, row.into_iter().map(Some).collect(), None)?;
                 rn += 1;
                 Ok(true)
             })?;
         }
     }
-    Ok(res)
+    Ok(ins.res)
+}
+
+/// Inserts rows one at a time for an INSERT or LOAD DATA (`InsertPlan`'s
+/// source unused): defaults, AUTO_INCREMENT, conversions under sql_mode,
+/// CHECK constraints, duplicates handling, transaction limits.
+pub(crate) struct Inserter<'p> {
+    p: &'p InsertPlan,
+    env: &'p dyn Env,
+    w: Writer<'p>,
+    checks: Checks,
+    pub(crate) how: Storing,
+    pub(crate) ignore: bool,
+    auto_zero: bool,
+    limits: TxnLimits,
+    pub(crate) res: InsertResult,
+}
+
+impl<'p> Inserter<'p> {
+    pub(crate) fn new(p: &'p InsertPlan, env: &'p dyn Env, w: Writer<'p>) -> Result<Inserter<'p>> {
+        let checks = Checks::of(&p.table.def)?.with_view(p.view_check.as_ref());
+        let mode = env.sql_mode();
+        let ignore = matches!(p.on_dup, OnDup::Ignore);
+        Ok(Inserter {
+            p,
+            env,
+            w,
+            checks,
+            how: Storing::new(mode, ignore),
+            ignore,
+            auto_zero: !mode.has(crate::sqlmode::SqlMode::NO_AUTO_VALUE_ON_ZERO),
+            limits: TxnLimits::of(env),
+            res: InsertResult::default(),
+        })
+    }
+
+    /// Inserts row `rn` (from 0): one value per column of the plan's list
+    /// (`None`: the column's default); into `bulk` instead of the
+    /// transaction when given (duplicates are then found when it finishes).
+    pub(crate) fn row(
+        &mut self,
+        txn: &mut Txn,
+        rn: usize,
+        given: Vec<Option<Value>>,
+        bulk: Option<&mut crate::bulk::BulkLoad>,
+    ) -> Result<()> {
+        insert_row(
+            self.p,
+            txn,
+            self.env,
+            (self.w, &self.checks, self.how, self.auto_zero),
+            rn,
+            given,
+            &mut self.res,
+            bulk,
+        )?;
+        self.limits.after_write(txn)
+    }
 }
 
 /// Inserts one row of an INSERT (row number `rn` from 0).
@@ -331,6 +368,7 @@ fn insert_row(
     rn: usize,
     given: Vec<Option<Value>>,
     res: &mut InsertResult,
+    bulk: Option<&mut crate::bulk::BulkLoad>,
 ) -> Result<()> {
     let t = &p.table;
     let ncols = t.def.columns.len();
@@ -393,6 +431,11 @@ fn insert_row(
         }
         if !matches!(p.on_dup, OnDup::Update(_)) {
             checks.verify(&row, env)?;
+        }
+        if let Some(b) = bulk {
+            b.add(&row)?;
+            res.affected += 1;
+            return Ok(());
         }
         match &p.on_dup {
             OnDup::Error => {

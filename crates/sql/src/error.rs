@@ -238,6 +238,20 @@ mysql_errors! {
     ER_LOCK_TABLE_FULL = 1206, "HY000", fn txn_too_big(what) => "{what}: commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON";
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", fn read_only_transaction() => "Cannot execute statement in a READ ONLY transaction.";
     ER_OPTION_PREVENTS_STATEMENT = 1290, "HY000", fn read_only_server() => "The MySQL server is running with the --read-only option so it cannot execute this statement";
+    /// LOAD DATA INFILE of a file outside secure_file_priv (or with it NULL).
+    ER_OPTION_PREVENTS_STATEMENT_FILE = 1290, "HY000", fn secure_file_priv() => "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement";
+    /// LOAD DATA of a file the server cannot open (`errno`: the OS error number, `what`: its text), as MariaDB.
+    ER_CANT_GET_STAT = 13, "HY000", fn cant_get_stat(file, errno, what) => "Can't get stat of '{file}' (Errcode: {errno} \"{what}\")";
+    /// LOAD DATA LOCAL with local_infile off, or a client that cannot send files (MariaDB's).
+    ER_LOAD_INFILE_CAPABILITY_DISABLED = 4166, "HY000", fn local_infile_disabled() => "The used command is not allowed because the MariaDB server or client has disabled the local infile capability";
+    /// LOAD DATA: a line with fewer fields than columns (a warning, an error in strict mode).
+    ER_WARN_TOO_FEW_RECORDS = 1261, "01000", fn too_few_records(row) => "Row {row} doesn't contain data for all columns";
+    /// LOAD DATA: a line with more fields than columns.
+    ER_WARN_TOO_MANY_RECORDS = 1262, "01000", fn too_many_records(row) => "Row {row} was truncated; it contained more data than there were input columns";
+    /// LOAD DATA: FIELDS ENCLOSED BY / ESCAPED BY of more than one character.
+    ER_WRONG_FIELD_TERMINATORS = 1083, "42000", fn wrong_field_terminators() => "Field separator argument is not what is expected; check the manual";
+    /// strata_bulk_load: a primary key not above the previous one (MariaDB's text).
+    ER_KEYS_OUT_OF_ORDER = 4054, "HY000", fn keys_out_of_order() => "Keys are out order during bulk load";
     ER_CANT_CHANGE_TX_CHARACTERISTICS = 1568, "25001", fn in_transaction() => "Transaction characteristics can't be changed while a transaction is in progress";
     ER_QUERY_TIMEOUT = 3024, "HY000", fn execution_time_exceeded() => "Query execution was interrupted, maximum statement execution time exceeded";
     ER_MAX_PREPARED_STMT_COUNT_REACHED = 1461, "42000", fn too_many_prepared(max) => "Can't create more than max_prepared_stmt_count statements (current value: {max})";

@@ -82,6 +82,13 @@ pub fn run(
     if !matches!(plan, Plan::Select(_)) {
         s.check_write()?;
     }
+    if let Plan::Insert(p) = plan {
+        if s.var_int("strata_bulk_load") != 0 {
+            if let Some(out) = crate::bulk::session_insert(s, p, params)? {
+                return Ok(out);
+            }
+        }
+    }
     let mut txn = s.statement_txn();
     let (result, warnings, assign) = {
         let mut env = StmtEnv::new(s, params);

@@ -29,6 +29,9 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
+    if let Some(p) = crate::fastvalues::parse(trimmed) {
+        return p;
+    }
     if let Some(s) = crate::sqlprep::parse(trimmed) {
         return Ok(Parsed {
             stmt: s?,
@@ -38,6 +41,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if let Some(s) = crate::account::parse(trimmed) {
         return Ok(Parsed {
             stmt: s?,
+            params: vec![],
+        });
+    }
+    if crate::load::syntax::is_load(trimmed) {
+        return Ok(Parsed {
+            stmt: Stmt::Load(Box::new(crate::load::syntax::parse(trimmed)?)),
             params: vec![],
         });
     }
@@ -150,7 +159,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
 }
 
 /// The statement's tokens with the byte offset each starts at.
-fn tokens_at(sql: &str) -> Option<Vec<(sqlparser::tokenizer::Token, usize)>> {
+pub(crate) fn tokens_at(sql: &str) -> Option<Vec<(sqlparser::tokenizer::Token, usize)>> {
     let dialect = crate::dialect::StrataDialect::default();
     let toks = sqlparser::tokenizer::Tokenizer::new(&dialect, sql)
         .tokenize_with_location()

@@ -79,6 +79,13 @@ pub trait ResultSink {
     fn columns(&mut self, cols: &[ColumnInfo]) -> Result<()>;
     /// One row (after `columns`).
     fn row(&mut self, row: &[Value]) -> Result<()>;
+    /// LOAD DATA LOCAL: asks the client for file `name` and reads what it
+    /// sends (the server's sink speaks MySQL's LOCAL INFILE request); the
+    /// reader must be read to its end. Sinks without a client refuse (1148).
+    fn local_infile(&mut self, name: &str) -> Result<Box<dyn std::io::Read + '_>> {
+        let _ = name;
+        Err(crate::SqlError::local_infile_disabled())
+    }
 }
 
 /// How a statement ended.

@@ -76,6 +76,8 @@ pub struct Session {
     /// refuses writes to the table it replaces from transactions tagged
     /// with its version or later, and waits for the others.
     slot: Arc<AtomicU64>,
+    /// The `strata_bulk_load` load in progress (`bulk`).
+    pub(crate) bulk: Option<crate::bulk::SessionLoad>,
     /// This session's entry in the instance's registry (SHOW PROCESSLIST, KILL).
     pub proc: Arc<crate::procs::Proc>,
     /// This session's Com_* counters (`com::NAMES` order) and Questions.
@@ -113,6 +115,7 @@ impl Session {
             txn_read_only: false,
             savepoints: Vec::new(),
             slot: slot_owner.register_session_slot(),
+            bulk: None,
             proc: slot_owner.procs.register(conn_id, user, None),
             com: vec![0; crate::com::NAMES.len()],
             questions: 0,
@@ -482,6 +485,13 @@ fn same_name(a: &str, b: &str) -> bool {
 impl Drop for Session {
     /// A session's prepared statements end with it (max_prepared_stmt_count).
     fn drop(&mut self) {
+        // A bulk load still open ends with the session (MyRocks' too).
+        if let Err(e) = crate::bulk::end_session_load(self) {
+            eprintln!(
+                "strata: bulk load of connection {} failed at its end: {}",
+                self.conn_id, e.msg
+            );
+        }
         self.inst.procs.unregister(&self.proc);
         let n = self.stmts.len() as u64;
         if n > 0 {

@@ -161,9 +161,14 @@ impl Sorter {
     }
 
     /// Calls `f` with each row in order until it returns false.
-    pub fn finish(mut self, f: &mut dyn FnMut(Vec<Value>) -> Result<bool>) -> Result<()> {
+    pub fn finish(self, f: &mut dyn FnMut(Vec<Value>) -> Result<bool>) -> Result<()> {
+        self.finish_rows(&mut |(out, _)| f(out))
+    }
+
+    /// Calls `f` with each row and its sort keys in order until it returns false.
+    pub fn finish_rows(mut self, f: &mut dyn FnMut(SortRow) -> Result<bool>) -> Result<()> {
         let mut left = self.keep.unwrap_or(usize::MAX);
-        let mut f = |row: Vec<Value>| -> Result<bool> {
+        let mut f = |row: SortRow| -> Result<bool> {
             if left == 0 {
                 return Ok(false);
             }
@@ -172,8 +177,8 @@ impl Sorter {
         };
         if self.runs.is_empty() {
             self.sort_mem();
-            for (out, _) in self.mem {
-                if !f(out)? {
+            for row in self.mem {
+                if !f(row)? {
                     break;
                 }
             }
@@ -212,10 +217,10 @@ impl Sorter {
             }
             let Some(i) = best else { break };
             let next = readers[i].next()?;
-            let Some((out, _)) = std::mem::replace(&mut heads[i], next) else {
+            let Some(row) = std::mem::replace(&mut heads[i], next) else {
                 break;
             };
-            if !f(out)? {
+            if !f(row)? {
                 break;
             }
         }

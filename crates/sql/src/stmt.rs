@@ -24,6 +24,8 @@ pub enum Stmt {
     Maint(MaintStmt),
     /// SQL-level prepared statements (`sqlprep`).
     Prep(PrepStmt),
+    /// LOAD DATA [LOCAL] INFILE (`load`).
+    Load(Box<crate::load::syntax::LoadStmt>),
     /// Only comments or whitespace.
     Empty,
     /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE, SHOW GRANTS.

@@ -102,6 +102,14 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("strata_max_txn_memory", i(256 << 20)),
         ("rocksdb_commit_in_the_middle", i(0)),
         ("rocksdb_bulk_load_size", i(1000)),
+        ("local_infile", i(1)),
+        ("strata_bulk_load", i(0)),
+        ("rocksdb_bulk_load", i(0)),
+        ("secure_file_priv", Value::Null),
+        (
+            "strata_merge_buf_size",
+            i(crate::ddl::sortbuild::DEFAULT_MERGE_BUF),
+        ),
         ("innodb_flush_log_at_trx_commit", i(1)),
         ("innodb_buffer_pool_size", i(0)),
         ("session_track_system_variables", s("")),
@@ -117,6 +125,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         let key = k.replace('-', "_").to_ascii_lowercase();
         let val = match v.parse::<i64>() {
             Ok(n) => Value::Int(n),
+            Err(_) if key == "secure_file_priv" && v.eq_ignore_ascii_case("NULL") => Value::Null,
             Err(_) => s(v),
         };
         m.insert(key, val);
@@ -146,6 +155,7 @@ pub fn global_only(name: &str) -> bool {
     matches!(
         name,
         "max_connections"
+            | "local_infile"
             | "strata_block_cache_size"
             | "strata_write_buffer_size"
             | "max_prepared_stmt_count"
@@ -181,6 +191,7 @@ pub fn read_only(name: &str) -> bool {
             | "default_authentication_plugin"
             | "warning_count"
             | "error_count"
+            | "secure_file_priv"
     )
 }
 
@@ -232,6 +243,8 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "strata_auto_parameterize"
         | "slow_query_log"
         | "rocksdb_commit_in_the_middle"
+        | "local_infile"
+        | "strata_bulk_load"
         | "strata_sync_on_commit" => {
             let b = match v {
                 Value::Int(0) | Value::Int(1) => v,
@@ -314,6 +327,20 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
                 Err(SqlError::unsupported(format!("{name} other than ''")))
             }
         }
+        // Not MyRocks' exactly (Strata's loads only empty tables and holds other
+        // writers out): refused rather than half honoured.
+        "rocksdb_bulk_load" => match v.to_i128() {
+            Some(0) => Ok(Value::Int(0)),
+            _ if text() == "OFF" => Ok(Value::Int(0)),
+            _ => Err(SqlError::unsupported(
+                "rocksdb_bulk_load=1 (use strata_bulk_load=1: rows in primary key order into an empty table)",
+            )),
+        },
+        // Memory of an index build's sort before it spills runs to disk.
+        "strata_merge_buf_size" => match v.to_i128() {
+            Some(n) if (65536..=i64::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
+            _ => Err(bad_value(name, &text())),
+        },
         // Seconds, fractional (MariaDB shows six decimals).
         "long_query_time" | "max_statement_time" => {
             let n = match v {

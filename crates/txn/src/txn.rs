@@ -223,6 +223,11 @@ impl Txn {
         self.get_latest(cf, key)
     }
 
+    /// The engine this transaction runs on.
+    pub fn db(&self) -> &lsm::Db {
+        &self.shared.db
+    }
+
     /// Reads the latest committed value, own writes first, without locking
     /// (the caller is expected to hold the row lock).
     pub fn get_latest(&self, cf: ColumnFamily, key: &[u8]) -> Result<Option<Vec<u8>>> {

@@ -153,6 +153,29 @@ impl<S: Read + Write> Conn<S> {
         }
     }
 
+    /// LOAD DATA LOCAL: asks the client for file `name` (a 0xFB packet) and
+    /// returns a reader over the contents it sends, packet by packet up to
+    /// the empty packet that ends them (an empty file: at once). `None` when
+    /// the client did not negotiate CLIENT_LOCAL_FILES (nothing is sent). The
+    /// reader drains the rest of the file when dropped early, so the next
+    /// reply (OK or ERR) follows the client's last packet.
+    pub fn local_infile(&mut self, name: &[u8]) -> Result<Option<LocalInfile<'_, S>>> {
+        if self.caps & cap::CLIENT_LOCAL_FILES == 0 {
+            return Ok(None);
+        }
+        let mut p = Vec::with_capacity(1 + name.len());
+        p.push(0xFB);
+        p.extend_from_slice(name);
+        self.io.write_packet(&p)?;
+        self.io.flush()?;
+        Ok(Some(LocalInfile {
+            conn: self,
+            buf: Vec::new(),
+            pos: 0,
+            done: false,
+        }))
+    }
+
     /// Appends one raw packet (e.g. the COM_STATISTICS reply string).
     pub fn send_packet(&mut self, payload: &[u8]) -> Result<()> {
         self.io.write_packet(payload)
@@ -166,5 +189,49 @@ impl<S: Read + Write> Conn<S> {
     /// Bytes buffered and not yet written.
     pub fn pending_output(&self) -> usize {
         self.io.pending()
+    }
+}
+
+/// The file a client sends for LOAD DATA LOCAL (`Conn::local_infile`).
+#[derive(Debug)]
+pub struct LocalInfile<'a, S: Read + Write> {
+    conn: &'a mut Conn<S>,
+    buf: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl<S: Read + Write> Read for LocalInfile<'_, S> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos >= self.buf.len() {
+            if self.done {
+                return Ok(0);
+            }
+            let p = self.conn.io.read_packet().map_err(|e| {
+                self.done = true;
+                std::io::Error::other(e.to_string())
+            })?;
+            if p.is_empty() {
+                self.done = true;
+                return Ok(0);
+            }
+            self.buf = p;
+            self.pos = 0;
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl<S: Read + Write> Drop for LocalInfile<'_, S> {
+    fn drop(&mut self) {
+        while !self.done {
+            match self.conn.io.read_packet() {
+                Ok(p) if !p.is_empty() => {}
+                _ => self.done = true,
+            }
+        }
     }
 }

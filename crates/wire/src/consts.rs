@@ -36,6 +36,7 @@ pub mod cap {
     /// tracking, no multi-statements; add the latter with `Conn::set_capability`).
     pub const DEFAULT_SERVER: u32 = CLIENT_LONG_PASSWORD
         | CLIENT_FOUND_ROWS
+        | CLIENT_LOCAL_FILES
         | CLIENT_LONG_FLAG
         | CLIENT_CONNECT_WITH_DB
         | CLIENT_NO_SCHEMA

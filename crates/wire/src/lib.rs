@@ -61,7 +61,7 @@ mod row;
 
 pub use auth::{native_password_hash, sha2_password_hash, AuthPlugin, Credentials};
 pub use command::{decode_command, ChangeUser, Command};
-pub use conn::Conn;
+pub use conn::{Conn, LocalInfile};
 pub use consts::{cap, charset, colflag, com, errcode, status, ColumnType};
 pub use error::{Error, Result};
 pub use handshake::{parse_handshake_response, HandshakeInfo, HandshakeResponse};

@@ -16,7 +16,7 @@ mod stall;
 mod write;
 
 pub use iter::DbIterator;
-pub use ops::SstFileWriter;
+pub use ops::{BulkWriter, SstFileWriter};
 
 use crate::error::{Error, Result};
 use crate::key::SeqNo;

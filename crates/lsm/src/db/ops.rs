@@ -16,7 +16,8 @@ use std::sync::Arc;
 pub struct SstFileWriter {
     builder: Option<TableBuilder>,
     cmp: Comparator,
-    last: Option<Vec<u8>>,
+    last: Vec<u8>,
+    any: bool,
     scratch: Vec<u8>,
 }
 
@@ -34,21 +35,32 @@ impl SstFileWriter {
         Ok(SstFileWriter {
             builder: Some(TableBuilder::new(fs.create(path)?, topts)),
             cmp: opts.comparator,
-            last: None,
+            last: Vec::new(),
+            any: false,
             scratch: Vec::new(),
         })
     }
 
+    /// Bytes written so far (an estimate of the finished file's size).
+    pub fn file_size(&self) -> u64 {
+        self.builder.as_ref().map_or(0, |b| b.file_size())
+    }
+
+    /// Entries added so far.
+    pub fn num_entries(&self) -> u64 {
+        self.builder.as_ref().map_or(0, |b| b.num_entries())
+    }
+
     /// Adds a key; keys must be strictly increasing.
     pub fn put(&mut self, k: &[u8], v: &[u8]) -> Result<()> {
-        if let Some(l) = &self.last {
-            if self.cmp.compare(l, k) != std::cmp::Ordering::Less {
-                return Err(Error::InvalidArgument(
-                    "SstFileWriter: keys must be added in increasing order".into(),
-                ));
-            }
+        if self.any && self.cmp.compare(&self.last, k) != std::cmp::Ordering::Less {
+            return Err(Error::InvalidArgument(
+                "SstFileWriter: keys must be added in increasing order".into(),
+            ));
         }
-        self.last = Some(k.to_vec());
+        self.any = true;
+        self.last.clear();
+        self.last.extend_from_slice(k);
         key::make_internal_key(&mut self.scratch, k, 0, ValueKind::Value);
         self.builder
             .as_mut()
@@ -66,7 +78,127 @@ impl SstFileWriter {
     }
 }
 
+/// Tables being written in the database directory for one ingestion
+/// (`Db::bulk_writer`): keys in increasing order, cut into files of about
+/// the column family's target file size. The files are temporary (`*.tmp`:
+/// removed at the next open if a crash leaves them) until `ingest`, which
+/// links them in and removes the temporary names; dropped unfinished, they
+/// are removed.
+pub struct BulkWriter {
+    db: Db,
+    cf: ColumnFamily,
+    opts: Arc<CfOptions>,
+    cur: Option<(std::path::PathBuf, SstFileWriter)>,
+    done: Vec<std::path::PathBuf>,
+    entries: u64,
+    /// The last key of the files finished so far.
+    prev_last: Option<Vec<u8>>,
+}
+
+impl BulkWriter {
+    /// Adds an entry; keys must be strictly increasing across all files.
+    pub fn put(&mut self, k: &[u8], v: &[u8]) -> Result<()> {
+        if self.cur.is_none() {
+            let number = self.db.inner.lock().versions.new_file_number();
+            let p = self.db.inner.dir.join(format!("bulk-{number:06}.sst.tmp"));
+            let mut w = SstFileWriter::create(self.db.inner.fs.as_ref(), &p, &self.opts)?;
+            // Keys stay increasing across files.
+            if let Some(l) = self.prev_last.take() {
+                w.last = l;
+                w.any = true;
+            }
+            self.cur = Some((p, w));
+        }
+        let Some((_, w)) = self.cur.as_mut() else {
+            return Err(Error::Closed);
+        };
+        w.put(k, v)?;
+        self.entries += 1;
+        if w.file_size() >= self.opts.target_file_size {
+            self.close_file()?;
+        }
+        Ok(())
+    }
+
+    /// Entries added so far.
+    pub fn entries(&self) -> u64 {
+        self.entries
+    }
+
+    fn close_file(&mut self) -> Result<()> {
+        if let Some((p, mut w)) = self.cur.take() {
+            self.done.push(p);
+            self.prev_last = Some(std::mem::take(&mut w.last));
+            w.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Finishes the last file and ingests them all (`Db::ingest`): into
+    /// the last level as they are when their key range holds nothing yet.
+    pub fn ingest(self) -> Result<u64> {
+        BulkWriter::ingest_all(vec![self])
+    }
+
+    /// Finishes and ingests the files of several writers of one database
+    /// and column family in one manifest record: after a crash all of them
+    /// are in or none. Returns the entries ingested.
+    pub fn ingest_all(mut writers: Vec<BulkWriter>) -> Result<u64> {
+        let Some(first) = writers.first() else {
+            return Ok(0);
+        };
+        let (db, cf) = (first.db.clone(), first.cf);
+        let mut entries = 0;
+        for w in writers.iter_mut() {
+            if w.cf != cf || !Arc::ptr_eq(&w.db.inner, &db.inner) {
+                return Err(Error::InvalidArgument(
+                    "bulk writers of different column families".into(),
+                ));
+            }
+            w.close_file()?;
+            entries += w.entries;
+        }
+        let paths: Vec<&Path> = writers
+            .iter()
+            .flat_map(|w| w.done.iter().map(|p| p.as_path()))
+            .collect();
+        db.ingest(cf, &paths)?;
+        Ok(entries)
+    }
+}
+
+impl Drop for BulkWriter {
+    fn drop(&mut self) {
+        if let Some((p, _)) = self.cur.take() {
+            let _ = self.db.inner.fs.remove(&p);
+        }
+        for p in &self.done {
+            let _ = self.db.inner.fs.remove(p);
+        }
+    }
+}
+
 impl Db {
+    /// Starts writing tables to ingest into `cf` (see [`BulkWriter`]).
+    pub fn bulk_writer(&self, cf: ColumnFamily) -> Result<BulkWriter> {
+        let opts = {
+            let st = self.inner.lock();
+            st.cfs
+                .get(&cf.0)
+                .map(|c| c.opts.clone())
+                .ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?
+        };
+        Ok(BulkWriter {
+            db: self.clone(),
+            cf,
+            opts,
+            cur: None,
+            done: Vec::new(),
+            entries: 0,
+            prev_last: None,
+        })
+    }
+
     /// Writes a consistent copy of the database into `target` (which must not
     /// exist): table files are hard-linked, WAL files linked after a WAL
     /// switch, and a manifest describing that state is written. The copy
@@ -105,14 +237,18 @@ impl Db {
         Ok(())
     }
 
-    /// Ingests tables written by [`SstFileWriter`] into a column family.
-    /// A file whose key range overlaps nothing in the column family (no
-    /// table at any level, no memtable) is added as is, with sequence
-    /// number 0, at the lowest level no compaction is busy on; any other
-    /// file is rewritten with a new sequence number into level 0 so that it
-    /// wins over what it overwrites. Files are hard-linked (copied across
-    /// file systems) and left in place.
+    /// Ingests tables written by [`SstFileWriter`] into a column family, all
+    /// of them in one manifest record (after a crash either every file is
+    /// in or none is). A file whose key range overlaps nothing in the column
+    /// family (no table at any level, no memtable, no other file of the
+    /// call) is added as is, with sequence number 0, at the lowest level no
+    /// compaction is busy on; any other file is rewritten with a new
+    /// sequence number into level 0 so that it wins over what it
+    /// overwrites (files of one call overlapping each other: the later one
+    /// wins). Files are hard-linked (copied across file systems) and left
+    /// in place.
     pub fn ingest(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
+        use crate::iter::InternalIterator;
         let fs = self.inner.fs.clone();
         let opts = {
             let st = self.inner.lock();
@@ -123,6 +259,8 @@ impl Db {
         };
         // Make memtable contents visible to the overlap check.
         self.flush()?;
+        // (path, table, smallest internal key, largest internal key)
+        let mut files = Vec::with_capacity(paths.len());
         for p in paths {
             let name = p.display().to_string();
             let t = Table::open(
@@ -136,7 +274,6 @@ impl Db {
             )?;
             let t = Arc::new(t);
             let mut it = t.iter(false);
-            use crate::iter::InternalIterator;
             it.seek_to_first();
             if !it.valid() {
                 it.status()?;
@@ -146,61 +283,84 @@ impl Db {
             it.seek_to_last();
             let largest = it.key().to_vec();
             it.status()?;
-            let (lo, hi) = (
-                key::user_key(&smallest).to_vec(),
-                key::user_key(&largest).to_vec(),
-            );
-            let mut st = self.inner.lock();
-            // Wait until no write group is in flight, so that sequence numbers
-            // taken here are published in order.
-            while st.wal.is_none() {
-                st = self
-                    .inner
-                    .write_cv
-                    .wait(st)
-                    .unwrap_or_else(|p| p.into_inner());
-            }
-            let v = st
-                .versions
-                .cfs
-                .get(&cf.0)
-                .map(|c| c.current.clone())
-                .ok_or(Error::Closed)?;
-            // Entries keep sequence number 0 only if nothing else holds a key
-            // in their range: no table at any level (a table below with a
-            // higher sequence number would win in iterators and compactions)
-            // and no memtable. They then go to the lowest level above every
-            // level a compaction is busy on (its outputs may span the range).
-            let cmp = v.cmp;
-            let c = st.cfs.get(&cf.0).ok_or(Error::Closed)?;
-            let in_mems = std::iter::once(&c.mem)
-                .chain(c.imms.iter())
-                .any(|m| mem_overlaps(m, cmp, &lo, &hi));
-            let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, &lo, &hi).is_empty());
-            let mut level = None;
-            if !in_mems && !in_tables {
-                for l in 0..NUM_LEVELS {
-                    if v.levels[l].iter().any(|f| f.is_compacting()) {
-                        break;
-                    }
-                    level = Some(l);
+            files.push((*p, t, smallest, largest));
+        }
+        if files.is_empty() {
+            return Ok(());
+        }
+        let cmp = opts.comparator;
+        let uk = |k: &[u8]| key::user_key(k).to_vec();
+        // Whether each file overlaps another file of the call.
+        let mut among = vec![false; files.len()];
+        for i in 0..files.len() {
+            for j in 0..i {
+                let (a, b) = (&files[i], &files[j]);
+                let apart = cmp.compare(key::user_key(&a.3), key::user_key(&b.2))
+                    == std::cmp::Ordering::Less
+                    || cmp.compare(key::user_key(&b.3), key::user_key(&a.2))
+                        == std::cmp::Ordering::Less;
+                if !apart {
+                    among[i] = true;
+                    among[j] = true;
                 }
             }
+        }
+        let mut st = self.inner.lock();
+        // Wait until no write group is in flight, so that sequence numbers
+        // taken here are published in order.
+        while st.wal.is_none() {
+            st = self
+                .inner
+                .write_cv
+                .wait(st)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+        let v = st
+            .versions
+            .cfs
+            .get(&cf.0)
+            .map(|c| c.current.clone())
+            .ok_or(Error::Closed)?;
+        // Entries keep sequence number 0 only if nothing else holds a key in
+        // their range: no table at any level (a table below with a higher
+        // sequence number would win in iterators and compactions) and no
+        // memtable. They then go to the lowest level above every level a
+        // compaction is busy on (its outputs may span the range).
+        let mut free_level = None;
+        for l in 0..NUM_LEVELS {
+            if v.levels[l].iter().any(|f| f.is_compacting()) {
+                break;
+            }
+            free_level = Some(l);
+        }
+        let c = st.cfs.get(&cf.0).ok_or(Error::Closed)?;
+        let mems: Vec<_> = std::iter::once(c.mem.clone())
+            .chain(c.imms.iter().cloned())
+            .collect();
+        let mut added = Vec::with_capacity(files.len());
+        let mut max_seq = 0;
+        for (i, (p, t, smallest, largest)) in files.iter().enumerate() {
+            let (lo, hi) = (uk(smallest), uk(largest));
+            let in_mems = mems.iter().any(|m| mem_overlaps(m, cmp, &lo, &hi));
+            let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, &lo, &hi).is_empty());
+            let level = if in_mems || in_tables || among[i] {
+                None
+            } else {
+                free_level
+            };
             let number = st.versions.new_file_number();
             let dst = filename::table(&self.inner.dir, number);
-            let seq;
             let info = match level {
                 Some(_) => {
                     if fs.link(p, &dst).is_err() {
                         let data = fs.read_all(p)?;
                         crate::vfs::write_file_synced(fs.as_ref(), &dst, &data)?;
                     }
-                    seq = 0;
                     NewFile {
                         number,
                         size: fs.file_size(&dst)?,
-                        smallest,
-                        largest,
+                        smallest: smallest.clone(),
+                        largest: largest.clone(),
                         smallest_seq: 0,
                         largest_seq: 0,
                         num_entries: t.properties().num_entries,
@@ -211,7 +371,8 @@ impl Db {
                 None => {
                     // Rewrite with a fresh sequence number, into level 0.
                     st.versions.last_sequence += 1;
-                    seq = st.versions.last_sequence;
+                    let seq = st.versions.last_sequence;
+                    max_seq = seq;
                     let topts = TableOptions {
                         cmp: opts.comparator,
                         block_size: opts.block_size,
@@ -222,6 +383,7 @@ impl Db {
                     };
                     let mut b = TableBuilder::new(fs.create(&dst)?, topts);
                     let mut k = Vec::new();
+                    let mut it = t.iter(false);
                     it.seek_to_first();
                     while it.valid() {
                         key::make_internal_key(
@@ -248,18 +410,19 @@ impl Db {
                     }
                 }
             };
-            // The new file's directory entry must be durable before the
-            // manifest names it.
-            fs.sync_dir(&self.inner.dir)?;
-            let edit = VersionEdit {
-                cf: cf.0,
-                added: vec![(level.unwrap_or(0), info)],
-                ..Default::default()
-            };
-            self.inner.log_and_apply(&mut st, edit)?;
-            st.visible_seq = st.visible_seq.max(seq);
-            self.inner.bg_cv.notify_all();
+            added.push((level.unwrap_or(0), info));
         }
+        // The new files' directory entries must be durable before the
+        // manifest names them.
+        fs.sync_dir(&self.inner.dir)?;
+        let edit = VersionEdit {
+            cf: cf.0,
+            added,
+            ..Default::default()
+        };
+        self.inner.log_and_apply(&mut st, edit)?;
+        st.visible_seq = st.visible_seq.max(max_seq);
+        self.inner.bg_cv.notify_all();
         Ok(())
     }
 }

@@ -59,6 +59,9 @@ impl Catalog {
         if !fresh_pk {
             t.estimate = old.estimate.clone();
         }
+        if old.def.pk.id == t.def.pk.id {
+            t.pk_high = old.pk_high.clone();
+        }
         let t = Arc::new(t);
         let t2 = t.clone();
         self.publish(|st| {
@@ -174,6 +177,9 @@ impl Catalog {
                 t.since = Table::since_after(&t.def, c.from.as_deref(), seq);
                 if let Some(f) = &c.from {
                     t.estimate = f.estimate.clone();
+                    if f.def.pk.id == t.def.pk.id {
+                        t.pk_high = f.pk_high.clone();
+                    }
                 }
                 Arc::new(t)
             })

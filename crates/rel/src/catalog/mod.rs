@@ -71,6 +71,9 @@ pub struct Table {
     /// Estimated rows and ANALYZE's statistics (planner input), shared
     /// with the table's earlier and later `Table`s.
     pub estimate: Arc<crate::stats::Estimate>,
+    /// An upper bound of the primary keys (the insert shortcut), shared
+    /// with the earlier and later `Table`s of the same primary index id.
+    pub pk_high: Arc<crate::table::PkHigh>,
 }
 
 impl Table {
@@ -85,6 +88,7 @@ impl Table {
             since: Vec::new(),
             shadow: None,
             estimate: Arc::default(),
+            pk_high: Arc::default(),
         }
     }
 

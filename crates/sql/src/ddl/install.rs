@@ -370,6 +370,48 @@ pub(super) fn hold_writers<'a>(s: &'a Session, tables: &'a [Arc<Table>]) -> Resu
     Ok(thaw)
 }
 
+/// A table frozen for writers (`hold_writers` for one table, owning what
+/// it needs): thawed when dropped, unless the table was replaced meanwhile
+/// (its successor is not frozen).
+pub(crate) struct Frozen {
+    inst: Arc<crate::Instance>,
+    table: Arc<Table>,
+    version: u64,
+}
+
+impl Frozen {
+    /// Freezes `t` and waits for the transactions that may still write it
+    /// (1205 after lock_wait_timeout). The caller must not itself be
+    /// inside a transaction or statement (its own slot would be waited for).
+    pub(crate) fn new(s: &Session, t: &Arc<Table>) -> Result<Frozen> {
+        let tables = [t.clone()];
+        let thaw = hold_writers(s, &tables)?;
+        std::mem::forget(thaw);
+        Ok(Frozen {
+            inst: s.inst.clone(),
+            table: t.clone(),
+            version: t.frozen.load(Ordering::SeqCst),
+        })
+    }
+
+    /// The frozen table.
+    pub(crate) fn table(&self) -> &Arc<Table> {
+        &self.table
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        let _ = self.table.frozen.compare_exchange(
+            self.version,
+            u64::MAX,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        self.inst.catalog.bump();
+    }
+}
+
 /// With foreign_key_checks on, the rows of a rebuilt table must satisfy
 /// its foreign keys (new ones, and old ones whose columns changed).
 fn validate_new_keys(s: &Session, def: &TableDef, old: &Arc<Table>) -> Result<()> {

@@ -11,6 +11,7 @@ mod fkey;
 mod install;
 mod online;
 mod rename;
+pub mod sortbuild;
 mod view;
 
 pub use coltypes::{json_alias_alter, json_alias_create};
@@ -18,6 +19,7 @@ pub use coltypes::{json_alias_alter, json_alias_create};
 pub use view::create_text as view_create_text;
 
 pub use define::{column_type, const_eval, index_columns, table_def};
+pub(crate) use install::Frozen;
 
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
@@ -352,8 +354,9 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
 }
 
 /// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the index to writers
-/// only, fills it from a snapshot of the table in batches, then stores the
-/// definition with it (a crash before leaves the old definition, and the
+/// only, fills it from a snapshot of the table (by sorted runs ingested as
+/// table files with writers held out, or online in batches: `sortbuild`),
+/// then stores the definition with it (a crash before leaves the old definition, and the
 /// entries written so far are dropped at the next open).
 /// Before filling it, waits (lock_wait_timeout) for transactions that
 /// started before the index was published to end: they do not maintain it.
@@ -395,14 +398,7 @@ pub fn create_index(
         Err(SqlError::lock_wait_timeout())
     };
     let built = ready
-        .and_then(|_| {
-            Ok(rel::build::build_index(
-                &s.inst.txdb,
-                &nt,
-                &ix,
-                s.lock_timeout(),
-            )?)
-        })
+        .and_then(|_| sortbuild::fill(s, &nt, &ix))
         .and_then(|_| Ok(cat.finish_index(&nt.def.db, &nt.def.name, ix.id)?));
     if let Err(e) = built {
         // Undo: writers stop maintaining it; once those that planned with

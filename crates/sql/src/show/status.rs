@@ -72,6 +72,20 @@ pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
             u(inst.txdb.db().live_table_bytes()),
         ),
     ]);
+    use crate::ddl::sortbuild as sb;
+    use std::sync::atomic::Ordering::Relaxed;
+    v.push((
+        "Strata_sorted_index_builds".into(),
+        u(sb::SORTED_BUILDS.load(Relaxed)),
+    ));
+    v.push((
+        "Strata_sorted_index_runs".into(),
+        u(sb::SORTED_RUNS.load(Relaxed)),
+    ));
+    v.push((
+        "Strata_bulk_load_rows".into(),
+        u(crate::bulk::BULK_ROWS.load(Relaxed)),
+    ));
     let db = inst.txdb.db();
     v.push((
         "Strata_pending_compaction_bytes".into(),

@@ -1,0 +1,378 @@
+//! Loading rows into an empty table as table files instead of through
+//! transactions: the rows' primary key entries and each secondary index's
+//! entries are sorted (`sort::Sorter`, spilling to disk past a budget) or,
+//! for input already in primary key order, written as they come, into
+//! table files (`lsm::BulkWriter`) that are ingested together, in one
+//! manifest record, at the end: into the last level, never through the
+//! memtable, the WAL or a compaction. Used by LOAD DATA into an empty
+//! table (`load`, sorted: duplicates of the primary key or of a UNIQUE
+//! index fail the whole load with 1062, as InnoDB's rolled-back statement)
+//! and by the `strata_bulk_load` session mode (ordered: a key not above
+//! the previous one is MariaDB's 4054, "Keys are out order during bulk
+//! load").
+//!
+//! The caller holds other writers out of the table while it loads
+//! (`ddl::hold_writers`) and checks `eligible` first: no foreign keys to
+//! check, no index being built or rebuilt, and nothing stored under any of
+//! its index ids.
+use crate::error::{Result, SqlError};
+use crate::sort::Sorter;
+use rel::catalog::Table;
+use rel::schema::Index;
+use rel::table as rt;
+use rel::value::Value;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Rows loaded through table files (`Strata_bulk_load_rows`).
+pub static BULK_ROWS: AtomicU64 = AtomicU64::new(0);
+
+/// What a repeated primary key does in a sorted load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dedup {
+    /// Fails the load (1062).
+    Error,
+    /// The first row stays (IGNORE).
+    First,
+    /// The last row stays (REPLACE).
+    Last,
+}
+
+/// What a finished load did.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub rows: u64,
+    /// Rows dropped for a repeated key (IGNORE: skipped, REPLACE: replaced).
+    pub dropped: u64,
+    /// The first few repeated keys' errors (IGNORE's warnings).
+    pub dups: Vec<SqlError>,
+}
+
+/// Where a load's primary key entries go.
+enum Primary {
+    /// Input in key order: written as it comes (the last key kept).
+    Ordered(lsm::BulkWriter, Option<Vec<u8>>),
+    /// Any order: sorted at the end.
+    Sorted(Sorter),
+}
+
+/// One bulk load into one table.
+pub struct BulkLoad {
+    pub table: Arc<Table>,
+    primary: Primary,
+    /// Per secondary index: its entries, sorted at the end.
+    secondary: Vec<(Index, Sorter)>,
+    rows: u64,
+}
+
+/// True when `t` can be loaded in bulk: no foreign key of its own (their
+/// checks need the transaction path), no index being built and no online
+/// rebuild, and no entry under any of its index ids (read at the latest
+/// state; the caller holds writers out).
+pub fn eligible(db: &lsm::Db, t: &Table) -> Result<bool> {
+    if !t.def.foreign_keys.is_empty() || !t.building.is_empty() || t.shadow.is_some() {
+        return Ok(false);
+    }
+    let snap = db.snapshot();
+    for ix in t.def.indexes() {
+        if !rel::build::index_empty(db, &snap, ix.id)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn internal(e: rel::Error) -> SqlError {
+    e.into()
+}
+
+impl BulkLoad {
+    /// Starts a load of `t`; `ordered`: rows come in primary key order.
+    /// `budget`: memory of each sort before it spills.
+    pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
+        let primary = if ordered {
+            Primary::Ordered(db.bulk_writer(lsm::DEFAULT_CF)?, None)
+        } else {
+            Primary::Sorted(Sorter::new(vec![false], budget, None))
+        };
+        let secondary = t
+            .def
+            .secondary
+            .iter()
+            .map(|ix| (ix.clone(), Sorter::new(vec![false], budget, None)))
+            .collect();
+        Ok(BulkLoad {
+            table: t,
+            primary,
+            secondary,
+            rows: 0,
+        })
+    }
+
+    /// Adds a complete row (coerced to the column types, checked).
+    pub fn add(&mut self, row: &[Value]) -> Result<()> {
+        let t = &self.table;
+        let def = &t.def;
+        let hidden = def
+            .hidden_pk
+            .then(|| t.hidden_next.fetch_add(1, Ordering::SeqCst));
+        let key = rt::pk_key(def, row, hidden).map_err(internal)?;
+        let value = rt::row_value(def, row);
+        match &mut self.primary {
+            Primary::Ordered(w, last) => {
+                if last.as_ref().is_some_and(|l| *l >= key) {
+                    return Err(SqlError::keys_out_of_order());
+                }
+                w.put(&key, &value)?;
+                *last = Some(key);
+                // Secondary entries now: the row is in.
+                for (ix, s) in &mut self.secondary {
+                    push_entry(s, def, ix, row, hidden)?;
+                }
+            }
+            // Secondary entries once the primary keys are sorted and their
+            // repeats dropped.
+            Primary::Sorted(s) => s.push((vec![Value::Bytes(value)], vec![Value::Bytes(key)]))?,
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Rows added so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Sorts what is left, writes the table files and ingests them all at
+    /// once. Fails (ingesting nothing) on a duplicate unique key, or a
+    /// repeated primary key under `Dedup::Error`.
+    pub fn finish(mut self, db: &lsm::Db, dedup: Dedup) -> Result<Loaded> {
+        let def = &self.table.def;
+        let mut writers = Vec::with_capacity(1 + self.secondary.len());
+        let mut done = Loaded::default();
+        match self.primary {
+            Primary::Ordered(w, _) => {
+                writers.push(w);
+                done.rows = self.rows;
+            }
+            Primary::Sorted(s) => {
+                let mut w = db.bulk_writer(lsm::DEFAULT_CF)?;
+                // The row held back until the next key shows it is not repeated.
+                let mut held: Option<(Vec<u8>, Vec<u8>)> = None;
+                let secondary = &mut self.secondary;
+                let mut emit = |k: &[u8], v: &[u8], done: &mut Loaded| -> Result<()> {
+                    w.put(k, v)?;
+                    done.rows += 1;
+                    if !secondary.is_empty() {
+                        let row = rt::decode_row(def, k, v, None).map_err(internal)?;
+                        for (ix, s) in secondary.iter_mut() {
+                            push_entry(s, def, ix, &row.values, row.hidden)?;
+                        }
+                    }
+                    Ok(())
+                };
+                s.finish_rows(&mut |(mut out, mut keys)| {
+                    let (Some(Value::Bytes(v)), Some(Value::Bytes(k))) = (out.pop(), keys.pop())
+                    else {
+                        return Err(SqlError::internal("bulk load: bad sort row"));
+                    };
+                    if let Some((hk, hv)) = held.take() {
+                        if hk == k {
+                            done.dropped += 1;
+                            if dedup == Dedup::Error || done.dups.len() < 64 {
+                                let row = rt::decode_row(def, &k, &v, None).map_err(internal)?;
+                                let e = SqlError::dup_entry(
+                                    rt::key_text(&def.pk, &row.values),
+                                    &def.pk.name,
+                                );
+                                if dedup == Dedup::Error {
+                                    return Err(e);
+                                }
+                                done.dups.push(e);
+                            }
+                            held = Some(if dedup == Dedup::Last {
+                                (k, v)
+                            } else {
+                                (hk, hv)
+                            });
+                            return Ok(true);
+                        }
+                        emit(&hk, &hv, &mut done)?;
+                    }
+                    held = Some((k, v));
+                    Ok(true)
+                })?;
+                if let Some((hk, hv)) = held.take() {
+                    emit(&hk, &hv, &mut done)?;
+                }
+                writers.push(w);
+            }
+        }
+        for (ix, s) in self.secondary {
+            let mut w = db.bulk_writer(lsm::DEFAULT_CF)?;
+            let (mut prev, mut prev_len) = (Vec::new(), 0usize);
+            s.finish_rows(&mut |(out, keys)| {
+                let (Some(Value::Int(len)), Some(Value::Bytes(k))) = (out.first(), keys.first())
+                else {
+                    return Err(SqlError::internal("bulk load: bad sort row"));
+                };
+                let len = *len as usize;
+                if len > 0 && len == prev_len && prev.get(..len) == k.get(..len) {
+                    let text = match out.get(1) {
+                        Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
+                        _ => String::new(),
+                    };
+                    return Err(SqlError::dup_entry(&text, &ix.name));
+                }
+                w.put(k, &[])?;
+                prev.clear();
+                prev.extend_from_slice(k);
+                prev_len = len;
+                Ok(true)
+            })?;
+            writers.push(w);
+        }
+        lsm::BulkWriter::ingest_all(writers)?;
+        self.table.pk_high.forget();
+        self.table.estimate.add(done.rows as i64);
+        BULK_ROWS.fetch_add(done.rows, Ordering::Relaxed);
+        Ok(done)
+    }
+}
+
+/// Pushes row's entry of secondary index `ix` into its sort: the key, and
+/// for a unique index with no NULL the length of its unique prefix and the
+/// key's text (for 1062).
+fn push_entry(
+    s: &mut Sorter,
+    def: &rel::schema::TableDef,
+    ix: &Index,
+    row: &[Value],
+    hidden: Option<u64>,
+) -> Result<()> {
+    let (k, split) = rt::sk_key_split(def, ix, row, hidden).map_err(internal)?;
+    let unique = ix.unique && ix.columns.iter().all(|&c| !row[c].is_null());
+    let out = if unique {
+        vec![
+            Value::Int(split as i64),
+            Value::Bytes(rt::key_text(ix, row).into_bytes()),
+        ]
+    } else {
+        vec![Value::Int(0)]
+    };
+    s.push((out, vec![Value::Bytes(k)]))
+}
+
+/// The `strata_bulk_load` session mode (MyRocks' `rocksdb_bulk_load`):
+/// INSERTs into one empty table, in primary key order, written straight
+/// into table files; the rows become visible when the load ends (SET
+/// strata_bulk_load = 0, an INSERT into another table, any other statement
+/// but SET, or the end of the session), ingested with their secondary
+/// index entries at once. Other writers of the table wait meanwhile.
+pub struct SessionLoad {
+    load: BulkLoad,
+    _frozen: crate::ddl::Frozen,
+}
+
+/// Ends the session's bulk load, if any: its rows are ingested (an error
+/// leaves none of them, e.g. 1062 for a repeated unique key, or 1412 when
+/// the table was changed meanwhile).
+pub(crate) fn end_session_load(s: &mut crate::session::Session) -> Result<()> {
+    let Some(b) = s.bulk.take() else {
+        return Ok(());
+    };
+    let t = &b.load.table;
+    let current = s
+        .inst
+        .catalog
+        .state()
+        .table(&t.def.db, &t.def.name)
+        .is_some_and(|c| c.def.pk.id == t.def.pk.id);
+    if !current {
+        return Err(SqlError::table_def_changed());
+    }
+    b.load.finish(s.inst.txdb.db(), Dedup::Error)?;
+    Ok(())
+}
+
+/// An INSERT under `strata_bulk_load = 1`: `None` when it runs the ordinary
+/// way instead (not a plain INSERT ... VALUES, inside a transaction, or a
+/// table that is not empty or has foreign keys).
+pub(crate) fn session_insert(
+    s: &mut crate::session::Session,
+    p: &crate::dml::InsertPlan,
+    params: &[Value],
+) -> Result<Option<crate::result::Outcome>> {
+    use crate::dml::{InsertSource, OnDup};
+    let InsertSource::Values(rows) = &p.source else {
+        end_session_load(s)?;
+        return Ok(None);
+    };
+    if !matches!(p.on_dup, OnDup::Error) || p.view_check.is_some() {
+        end_session_load(s)?;
+        return Ok(None);
+    }
+    let same = s.bulk.as_ref().is_some_and(|b| {
+        let t = &b.load.table.def;
+        t.db == p.table.def.db && t.name == p.table.def.name && t.pk.id == p.table.def.pk.id
+    });
+    if !same {
+        end_session_load(s)?;
+        if s.explicit() || !s.autocommit() {
+            return Ok(None);
+        }
+        let paused = s.pause_for_ddl();
+        let f = crate::ddl::Frozen::new(s, &p.table);
+        if paused {
+            s.announce();
+        }
+        let f = f?;
+        if !eligible(s.inst.txdb.db(), f.table())? {
+            return Ok(None);
+        }
+        let budget = crate::ddl::sortbuild::budget(s);
+        let load = BulkLoad::new(s.inst.txdb.db(), f.table().clone(), true, budget)?;
+        s.bulk = Some(SessionLoad { load, _frozen: f });
+    }
+    let Some(mut b) = s.bulk.take() else {
+        return Ok(None);
+    };
+    let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
+    let (result, warnings) = {
+        let env = crate::env::StmtEnv::new(s, params);
+        let st = s.inst.catalog.state();
+        let r = (|| -> Result<crate::dml::InsertResult> {
+            let w = rel::fk::Writer::new(&st, s.fk_checks());
+            let mut ins = crate::dml::Inserter::new(p, &env, w)?;
+            ins.how.null_default &= rows.len() > 1;
+            for (rn, r) in rows.iter().enumerate() {
+                let given = r
+                    .iter()
+                    .map(|e| e.as_ref().map(|e| e.eval(&[], &env)).transpose())
+                    .collect::<Result<Vec<_>>>()?;
+                ins.row(&mut txn, rn, given, Some(&mut b.load))?;
+            }
+            Ok(ins.res)
+        })();
+        (r, env.warnings.into_inner())
+    };
+    s.bulk = Some(b);
+    for (level, w) in warnings {
+        s.warn(level, w);
+    }
+    let res = result?;
+    if let Some(id) = res.first_auto_id {
+        s.last_insert_id = id;
+    }
+    s.row_count = res.affected as i64;
+    Ok(Some(crate::result::Outcome {
+        affected_rows: res.affected,
+        last_insert_id: res.first_auto_id.unwrap_or(0),
+        info: if rows.len() > 1 {
+            format!("Records: {}  Duplicates: 0  Warnings: 0", rows.len())
+        } else {
+            String::new()
+        },
+        ..Default::default()
+    }))
+}

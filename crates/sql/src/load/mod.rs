@@ -1,0 +1,478 @@
+//! LOAD DATA [LOCAL] INFILE: the statement's text (`syntax`), the input
+//! split into rows of fields (`reader`), and here the rows mapped onto the
+//! table's columns and user variables, SET evaluated, and the rows stored.
+//!
+//! - The file: with LOCAL the client sends it (the sink's `local_infile`,
+//!   MySQL's 0xFB request; refused with 1148 when `local_infile` is off);
+//!   otherwise the server reads it, only inside `secure_file_priv` (1290
+//!   outside it or when that is NULL; a relative name is taken relative to
+//!   the current database's directory, as MySQL does; 13 for a missing
+//!   file, as MariaDB).
+//! - Fields: converted from the statement's CHARACTER SET (default
+//!   character_set_database: utf8mb4/utf8mb3/utf8/binary as they are, latin1
+//!   converted; others 1235) and stored as an INSERT would store the same
+//!   strings, under sql_mode; a line with fewer fields than targets gives
+//!   1261 per missing column, which gets NULL when its default is NULL and
+//!   else its type's zero value ('' or 0: MariaDB's, not the column's
+//!   DEFAULT), more fields give 1262 (both errors in strict mode). LOCAL acts as IGNORE (duplicates skipped, bad
+//!   values adjusted with warnings), as in MySQL.
+//! - Rows: into an empty table, with autocommit and no open transaction,
+//!   they go through `bulk` (sorted, written as table files, ingested at the
+//!   end; writers held out meanwhile); otherwise row by row in the
+//!   statement's transaction (`dml::Inserter`).
+//!
+//! The answer is MySQL's "Records: n  Deleted: n  Skipped: n  Warnings: n".
+pub mod reader;
+pub mod syntax;
+
+use crate::bulk::{self, BulkLoad, Dedup};
+use crate::dml::{self, InsertPlan, InsertSource, OnDup};
+use crate::env::StmtEnv;
+use crate::error::{Result, SqlError};
+use crate::expr::{Env, Expr};
+use crate::result::{Outcome, ResultSink};
+use crate::session::Session;
+use reader::Reader;
+use rel::catalog::Table;
+use rel::value::Value;
+use std::io::Read;
+use syntax::{Dup, LoadStmt, Target};
+
+/// Where each field of a line goes, and the table's SET expressions.
+struct Mapping {
+    /// Per field: a column of `cols` (by position) or a user variable.
+    fields: Vec<Slot>,
+    /// `(column, expression)` of SET, over a row of the table's columns.
+    set: Vec<(usize, Expr)>,
+    /// The plan's column list: the fields' columns, then SET's.
+    cols: Vec<usize>,
+    /// Per column of `cols`: what it gets when its field is missing (None:
+    /// generated, AUTO_INCREMENT).
+    missing: Vec<Option<Value>>,
+    /// The table's column count (the width of the row SET reads).
+    ncols: usize,
+}
+
+enum Slot {
+    Col(usize),
+    Var(String),
+}
+
+fn mapping(t: &Table, l: &LoadStmt) -> Result<Mapping> {
+    let def = &t.def;
+    let mut fields = Vec::new();
+    let mut cols = Vec::new();
+    match &l.targets {
+        None => {
+            for c in 0..def.columns.len() {
+                fields.push(Slot::Col(cols.len()));
+                cols.push(c);
+            }
+        }
+        Some(list) => {
+            for tg in list {
+                match tg {
+                    Target::Column(name) => {
+                        let c = def
+                            .column(name)
+                            .ok_or_else(|| SqlError::unknown_column(name, "field list"))?;
+                        fields.push(Slot::Col(cols.len()));
+                        cols.push(c);
+                    }
+                    Target::Var(v) => fields.push(Slot::Var(v.to_ascii_lowercase())),
+                }
+            }
+        }
+    }
+    let scope = crate::select::table_scope(t, &def.name);
+    let mut b = crate::bind::Binder::new(&[]);
+    let mut set = Vec::new();
+    for a in &l.set {
+        let (c, e) = dml::assignment(t, a, &mut b, &scope)?;
+        set.push((c, e));
+        if !cols.contains(&c) {
+            cols.push(c);
+        }
+    }
+    let missing = cols
+        .iter()
+        .map(|&c| {
+            let col = &def.columns[c];
+            if col.auto_increment {
+                None
+            } else if col.nullable
+                && col.default.as_ref().is_none_or(|d| d.is_null())
+                && !col.default_now
+            {
+                Some(Value::Null)
+            } else {
+                Some(crate::store::zero_value(col))
+            }
+        })
+        .collect();
+    Ok(Mapping {
+        fields,
+        set,
+        cols,
+        missing,
+        ncols: def.columns.len(),
+    })
+}
+
+/// The file of a server-side LOAD DATA, inside secure_file_priv. A
+/// relative name is relative to the current database's directory under
+/// the datadir, as MySQL takes it.
+fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
+    let prv = s
+        .get_var("secure_file_priv", true)
+        .filter(|v| !v.is_null())
+        .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+        .ok_or_else(SqlError::secure_file_priv)?;
+    let path = std::path::Path::new(name);
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        let data = s
+            .get_var("datadir", true)
+            .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+            .unwrap_or_default();
+        std::path::Path::new(&data)
+            .join(s.db.as_deref().unwrap_or(""))
+            .join(path)
+    };
+    let full = std::path::absolute(&full).unwrap_or(full);
+    if !prv.is_empty() {
+        let root = std::fs::canonicalize(&prv).map_err(|_| SqlError::secure_file_priv())?;
+        // The file's directory must be inside (the file itself may not exist).
+        let dir = full
+            .parent()
+            .and_then(|d| std::fs::canonicalize(d).ok())
+            .ok_or_else(SqlError::secure_file_priv)?;
+        if !dir.starts_with(&root) {
+            return Err(SqlError::secure_file_priv());
+        }
+    }
+    let stat_err = |e: std::io::Error| {
+        let errno = e.raw_os_error().unwrap_or(2);
+        let what = match e.kind() {
+            std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+            std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
+            _ => e.to_string(),
+        };
+        SqlError::cant_get_stat(full.display(), errno, what)
+    };
+    let canon = std::fs::canonicalize(&full).map_err(stat_err)?;
+    if !prv.is_empty() {
+        let root = std::fs::canonicalize(&prv).map_err(|_| SqlError::secure_file_priv())?;
+        if !canon.starts_with(&root) {
+            return Err(SqlError::secure_file_priv());
+        }
+    }
+    if canon.is_dir() {
+        return Err(SqlError::cant_get_stat(
+            full.display(),
+            21,
+            "Is a directory",
+        ));
+    }
+    let f = std::fs::File::open(&canon).map_err(stat_err)?;
+    Ok(Box::new(f))
+}
+
+/// How the input's bytes become UTF-8 text.
+#[derive(Clone, Copy)]
+enum Charset {
+    Utf8,
+    Latin1,
+}
+
+fn charset(s: &Session, l: &LoadStmt) -> Result<Charset> {
+    let name = match &l.charset {
+        Some(c) => c.to_ascii_lowercase(),
+        None => s
+            .get_var("character_set_database", false)
+            .map(|v| String::from_utf8_lossy(&v.text()).to_ascii_lowercase())
+            .unwrap_or_else(|| "utf8mb4".into()),
+    };
+    match name.as_str() {
+        "utf8mb4" | "utf8mb3" | "utf8" | "binary" | "ascii" => Ok(Charset::Utf8),
+        "latin1" => Ok(Charset::Latin1),
+        "default" => Ok(Charset::Utf8),
+        _ if l.charset.is_some() => Err(SqlError::unsupported(format!(
+            "LOAD DATA ... CHARACTER SET {name}"
+        ))),
+        _ => Ok(Charset::Utf8),
+    }
+}
+
+fn field_value(f: reader::Field, cs: Charset) -> Value {
+    match f {
+        None => Value::Null,
+        Some(b) => match cs {
+            Charset::Utf8 => Value::Bytes(b),
+            Charset::Latin1 if b.is_ascii() => Value::Bytes(b),
+            Charset::Latin1 => Value::Bytes(
+                b.iter()
+                    .map(|&c| c as char)
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
+        },
+    }
+}
+
+/// Runs LOAD DATA.
+pub fn run(s: &mut Session, l: &LoadStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    s.check_write()?;
+    let st = s.inst.catalog.state();
+    let t = crate::select::resolve_table(&st, s.db.as_deref(), &l.table)?;
+    let map = mapping(&t, l)?;
+    let cs = charset(s, l)?;
+    let input: Box<dyn Read + '_> = if l.local {
+        if s.var_int("local_infile") == 0 {
+            return Err(SqlError::local_infile_disabled());
+        }
+        sink.local_infile(&l.file)?
+    } else {
+        open_server_file(s, &l.file)?
+    };
+    let mut rd = Reader::new(input, l.format.clone());
+    for _ in 0..l.ignore_lines {
+        if !rd.skip_line().map_err(read_err)? {
+            break;
+        }
+    }
+    // LOCAL acts as IGNORE: the server cannot stop the client mid-file.
+    let dup = match (l.dup, l.local) {
+        (Dup::Error, true) => Dup::Ignore,
+        (d, _) => d,
+    };
+    let plan = InsertPlan {
+        table: t.clone(),
+        cols: map.cols.clone(),
+        source: InsertSource::Values(vec![]),
+        on_dup: match dup {
+            Dup::Error => OnDup::Error,
+            Dup::Ignore => OnDup::Ignore,
+            Dup::Replace => OnDup::Replace,
+        },
+        view_check: None,
+    };
+    let bulk_ok = s.autocommit()
+        && !s.explicit()
+        && (dup == Dup::Error || t.def.secondary.iter().all(|i| !i.unique));
+    let frozen = if bulk_ok {
+        let paused = s.pause_for_ddl();
+        let f = crate::ddl::Frozen::new(s, &t);
+        if paused {
+            s.announce();
+        }
+        let f = f?;
+        bulk::eligible(s.inst.txdb.db(), f.table())?.then_some(f)
+    } else {
+        None
+    };
+    if frozen.is_some() {
+        load_bulk(s, l, &plan, &map, cs, dup, &mut rd)
+    } else {
+        load_rows(s, l, &plan, &map, cs, &mut rd)
+    }
+}
+
+fn read_err(e: std::io::Error) -> SqlError {
+    SqlError::engine(format!("LOAD DATA: error reading the input: {e}"))
+}
+
+/// Reads every line and calls `each(row number from 0, the plan's values)`;
+/// user variables of the column list are set in `env` before SET runs.
+fn for_each_line<R: Read>(
+    l: &LoadStmt,
+    map: &Mapping,
+    cs: Charset,
+    rd: &mut Reader<R>,
+    env: &StmtEnv,
+    each: &mut dyn FnMut(usize, Vec<Option<Value>>) -> Result<()>,
+) -> Result<u64> {
+    let strict = env.sql_mode().strict() && !l.local && l.dup != Dup::Ignore;
+    let mut rn = 0usize;
+    while let Some(fields) = rd.next_row().map_err(read_err)? {
+        env.check_interrupt()?;
+        let n = fields.len();
+        let mut given: Vec<Option<Value>> = vec![None; map.cols.len()];
+        let mut it = fields.into_iter();
+        for slot in &map.fields {
+            let v = it.next();
+            match (slot, v) {
+                (Slot::Col(i), Some(f)) => given[*i] = Some(field_value(f, cs)),
+                (Slot::Var(name), Some(f)) => env.set_user_var(name, field_value(f, cs))?,
+                (Slot::Var(name), None) => env.set_user_var(name, Value::Null)?,
+                (Slot::Col(i), None) => {
+                    given[*i] = map.missing[*i].clone();
+                    if given[*i].is_some() {
+                        let e = SqlError::too_few_records(rn + 1);
+                        if strict {
+                            return Err(e);
+                        }
+                        env.warn(e);
+                    }
+                }
+            }
+        }
+        if n > map.fields.len() {
+            let e = SqlError::too_many_records(rn + 1);
+            if strict {
+                return Err(e);
+            }
+            env.warn(e);
+        }
+        if !map.set.is_empty() {
+            let mut row = vec![Value::Null; map.ncols];
+            for (i, c) in map.cols.iter().enumerate() {
+                if let Some(Some(v)) = given.get(i) {
+                    row[*c] = v.clone();
+                }
+            }
+            for (c, e) in &map.set {
+                let v = e.eval(&row, env)?;
+                row[*c] = v.clone();
+                if let Some(i) = map.cols.iter().position(|x| x == c) {
+                    given[i] = Some(v);
+                }
+            }
+        }
+        each(rn, given)?;
+        rn += 1;
+    }
+    Ok(rn as u64)
+}
+
+fn info(records: u64, deleted: u64, skipped: u64, warnings: usize) -> String {
+    format!("Records: {records}  Deleted: {deleted}  Skipped: {skipped}  Warnings: {warnings}")
+}
+
+/// Row by row in the statement's transaction.
+fn load_rows<R: Read>(
+    s: &mut Session,
+    l: &LoadStmt,
+    plan: &InsertPlan,
+    map: &Mapping,
+    cs: Charset,
+    rd: &mut Reader<R>,
+) -> Result<Outcome> {
+    let mut txn = s.statement_txn();
+    let (result, warnings, assign) = {
+        let env = StmtEnv::new(s, &[]);
+        let st = s.inst.catalog.state();
+        let r = (|| -> Result<(u64, dml::InsertResult)> {
+            let w = rel::fk::Writer::new(&st, s.fk_checks());
+            let mut ins = dml::Inserter::new(plan, &env, w)?;
+            ins.how.null_default = true;
+            if l.local {
+                ins.how.adjust = true;
+            }
+            let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
+                ins.row(&mut txn, rn, given, None)
+            })?;
+            Ok((records, ins.res))
+        })();
+        (r, env.warnings.into_inner(), env.assign.into_inner())
+    };
+    finish_statement(s, txn, result, warnings, assign)
+}
+
+fn finish_statement(
+    s: &mut Session,
+    txn: txn::Txn,
+    result: Result<(u64, dml::InsertResult)>,
+    warnings: Vec<(&'static str, SqlError)>,
+    assign: std::collections::HashMap<String, Value>,
+) -> Result<Outcome> {
+    s.user_vars.extend(assign);
+    match result {
+        Ok((records, res)) => {
+            let n = warnings.len() + res.ignored.len();
+            for (level, w) in warnings {
+                s.warn(level, w);
+            }
+            let skipped = if res.ignored.is_empty() {
+                0
+            } else {
+                res.duplicates
+            };
+            let deleted = if skipped == 0 { res.duplicates } else { 0 };
+            for w in res.ignored {
+                s.warn("Warning", w);
+            }
+            if let Some(id) = res.first_auto_id {
+                s.last_insert_id = id;
+            }
+            s.row_count = res.affected as i64;
+            s.end_statement(txn, None)?;
+            Ok(Outcome {
+                affected_rows: res.affected,
+                last_insert_id: res.first_auto_id.unwrap_or(0),
+                info: info(records, deleted, skipped, n),
+                ..Default::default()
+            })
+        }
+        Err(e) => {
+            for (level, w) in warnings {
+                s.warn(level, w);
+            }
+            s.end_statement(txn, Some(&e))?;
+            Err(e)
+        }
+    }
+}
+
+/// Into an empty table through table files (writers held out by the caller).
+fn load_bulk<R: Read>(
+    s: &mut Session,
+    l: &LoadStmt,
+    plan: &InsertPlan,
+    map: &Mapping,
+    cs: Charset,
+    dup: Dup,
+    rd: &mut Reader<R>,
+) -> Result<Outcome> {
+    let db = s.inst.txdb.db().clone();
+    let budget = crate::ddl::sortbuild::budget(s);
+    // A transaction that never writes: the row path's checks need one.
+    let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
+    let (result, warnings, assign) = {
+        let env = StmtEnv::new(s, &[]);
+        let st = s.inst.catalog.state();
+        let r = (|| -> Result<(u64, dml::InsertResult)> {
+            let w = rel::fk::Writer::new(&st, s.fk_checks());
+            let mut ins = dml::Inserter::new(plan, &env, w)?;
+            ins.how.null_default = true;
+            if l.local {
+                ins.how.adjust = true;
+            }
+            let mut bl = BulkLoad::new(&db, plan.table.clone(), false, budget)?;
+            let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
+                ins.row(&mut txn, rn, given, Some(&mut bl))
+            })?;
+            let dedup = match dup {
+                Dup::Error => Dedup::Error,
+                Dup::Ignore => Dedup::First,
+                Dup::Replace => Dedup::Last,
+            };
+            let done = bl.finish(&db, dedup)?;
+            let mut res = ins.res;
+            res.affected = done.rows
+                + if dup == Dup::Replace {
+                    2 * done.dropped
+                } else {
+                    0
+                };
+            res.duplicates = done.dropped;
+            if dup == Dup::Ignore {
+                res.ignored.extend(done.dups);
+            }
+            Ok((records, res))
+        })();
+        (r, env.warnings.into_inner(), env.assign.into_inner())
+    };
+    finish_statement(s, txn, result, warnings, assign)
+}

@@ -22,6 +22,7 @@ pub struct Config {
     pub block_size: usize,
     pub compression: lsm::Compression,
     pub bottommost_compression: lsm::Compression,
+    pub use_direct_reads: bool,
     pub sync_on_commit: bool,
     pub root_password: Option<String>,
     /// A file whose first line is root's password (not visible in `ps`).
@@ -63,6 +64,7 @@ impl Default for Config {
             block_size: 16 << 10,
             compression: lsm::Compression::Lz4,
             bottommost_compression: lsm::Compression::Zstd,
+            use_direct_reads: false,
             sync_on_commit: true,
             root_password: None,
             root_password_file: None,
@@ -112,6 +114,9 @@ Usage: strata [--option=value ...]
   --compression=none|lz4|zstd   block compression above the bottommost level (default lz4)
   --bottommost-compression=none|lz4|zstd  compression of the last level, where most data
                                 lives (default zstd: about 2x on sysbench rows, where lz4 gets 1.1x)
+  --use-direct-reads=1|0        read table files with O_DIRECT, bypassing the OS page cache
+                                (default 0); then the block cache is the only cache of table
+                                data: size it to most of the memory. Alias rocksdb_use_direct_reads
   --sync-on-commit=1|0          fsync the log at every commit (default 1);
                                 alias --innodb-flush-log-at-trx-commit / --rocksdb-flush-log-at-trx-commit
   --root-password=PW            sets the password of the root accounts at this start
@@ -219,6 +224,9 @@ impl Config {
             }
             "compression" => self.compression = parse_compression(value)?,
             "bottommost_compression" => self.bottommost_compression = parse_compression(value)?,
+            "use_direct_reads" | "rocksdb_use_direct_reads" => {
+                self.use_direct_reads = parse_bool(value)?
+            }
             "sync_on_commit"
             | "strata_sync_on_commit"
             | "innodb_flush_log_at_trx_commit"
@@ -371,6 +379,7 @@ mod tests {
             "/tmp/x",
             "--block_cache_size=1G",
             "--sync-on-commit=off",
+            "--use-direct-reads=1",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -380,6 +389,8 @@ mod tests {
         assert_eq!(c.datadir, PathBuf::from("/tmp/x"));
         assert_eq!(c.block_cache_size, 1 << 30);
         assert!(!c.sync_on_commit);
+        assert!(c.use_direct_reads);
+        assert!(!Config::default().use_direct_reads);
         assert!(Config::from_args(&["--nope=1".to_string()]).is_err());
         assert!(Config::from_args(&["--port=abc".to_string()]).is_err());
         assert_eq!(parse_size("64K").unwrap(), 65536);

@@ -150,6 +150,7 @@ fn run(cfg: Config) -> Result<(), String> {
         block_size: cfg.block_size,
         compression: cfg.compression,
         bottommost_compression: cfg.bottommost_compression,
+        use_direct_reads: cfg.use_direct_reads,
         variables: vars,
     };
     eprintln!("strata: opening {}", cfg.datadir.display());

@@ -422,4 +422,7 @@ impl ResultSink for Counting<'_, '_> {
         n.store(n.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         self.inner.row(row)
     }
+    fn local_infile(&mut self, name: &str) -> Result<Box<dyn std::io::Read + '_>> {
+        self.inner.local_infile(name)
+    }
 }

@@ -117,6 +117,8 @@ pub struct InstanceOptions {
     pub compression: lsm::Compression,
     /// Block compression of the bottommost level (most of the data).
     pub bottommost_compression: lsm::Compression,
+    /// Table files read with O_DIRECT: the block cache is the only cache of table data.
+    pub use_direct_reads: bool,
     /// Extra (name, value) settings for system variables.
     pub variables: Vec<(String, String)>,
 }
@@ -136,6 +138,7 @@ impl Default for InstanceOptions {
             block_size: 16 << 10,
             compression: lsm::Compression::Lz4,
             bottommost_compression: lsm::Compression::Zstd,
+            use_direct_reads: false,
             variables: Vec::new(),
         }
     }
@@ -195,6 +198,7 @@ impl Instance {
             delayed_write_rate: opts.delayed_write_rate.max(1),
             cache_index_and_filter_blocks: opts.cache_index_and_filter_blocks,
             max_open_files: opts.max_open_files.max(16),
+            use_direct_reads: opts.use_direct_reads,
             ..Default::default()
         };
         o.default_cf.write_buffer_size = opts.write_buffer_size;

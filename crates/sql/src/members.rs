@@ -193,24 +193,12 @@ pub fn numeric_context(e: Expr, cx: Ctx) -> Expr {
             | Func::Sign
             | Func::Sqrt
             | Func::Pow
-            | Func::Mod
-            | Func::Ln
-            | Func::Log
-            | Func::Log2
-            | Func::Log10
-            | Func::Exp
-            | Func::Sin
-            | Func::Cos
-            | Func::Tan
-            | Func::Asin
-            | Func::Acos
-            | Func::Atan
-            | Func::Atan2
-            | Func::Cot
-            | Func::Degrees
-            | Func::Radians),
+            | Func::Mod),
             args,
         ) => Expr::Func(f, args.into_iter().map(crate::bind::hex_number).collect()),
+        Expr::Func(f, args) if f.is_transcendental() => {
+            Expr::Func(f, args.into_iter().map(crate::bind::hex_number).collect())
+        }
         Expr::Func(f @ (Func::Greatest | Func::Least), args)
             if args.iter().any(crate::bind::is_hex) && args.iter().any(|a| numeric(a, cx)) =>
         {

@@ -271,25 +271,8 @@ fn func_type(
         Func::IfNull | Func::Coalesce | Func::Greatest | Func::Least => {
             unify(args.iter().map(|a| infer(a, t, agg)))
         }
-        Func::Sqrt
-        | Func::Pow
-        | Func::Rand
-        | Func::CastDouble
-        | Func::Ln
-        | Func::Log
-        | Func::Log2
-        | Func::Log10
-        | Func::Exp
-        | Func::Sin
-        | Func::Cos
-        | Func::Tan
-        | Func::Asin
-        | Func::Acos
-        | Func::Atan
-        | Func::Atan2
-        | Func::Cot
-        | Func::Degrees
-        | Func::Radians => OutType::Double,
+        Func::Sqrt | Func::Pow | Func::Rand | Func::CastDouble => OutType::Double,
+        f if f.is_transcendental() => OutType::Double,
         Func::RowInSubquery(..) => OutType::Int { unsigned: false },
         Func::SecToTime => OutType::Time,
         Func::CastDecimal(_, s) => OutType::Decimal { scale: *s },

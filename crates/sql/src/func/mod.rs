@@ -221,6 +221,30 @@ pub enum Func {
 }
 
 impl Func {
+    /// The logarithmic, exponential, trigonometric and angle functions: DOUBLE
+    /// results, arguments read as numbers (hex and bit literals too), evaluated by
+    /// `math`. One list for the binder, the type inference and the evaluator.
+    pub fn is_transcendental(&self) -> bool {
+        matches!(
+            self,
+            Func::Ln
+                | Func::Log
+                | Func::Log2
+                | Func::Log10
+                | Func::Exp
+                | Func::Sin
+                | Func::Cos
+                | Func::Tan
+                | Func::Asin
+                | Func::Acos
+                | Func::Atan
+                | Func::Atan2
+                | Func::Cot
+                | Func::Degrees
+                | Func::Radians
+        )
+    }
+
     /// Looks a function up by (upper-case) name.
     pub fn by_name(name: &str) -> Option<Func> {
         Some(match name {

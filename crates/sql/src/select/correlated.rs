@@ -96,7 +96,7 @@ impl Dependents {
                 .map(|r| row.get(*r).cloned().unwrap_or(Value::Null))
                 .collect();
             // Exact images: 'a' and 'A', 1 and 1.0 may give different rows.
-            let key = (*k, format!("{vals:?}").into_bytes());
+            let key = (*k, exact_image(&vals));
             if let Some(r) = self.memo.get(&key) {
                 out[*k] = Some(r.clone());
                 continue;
@@ -174,5 +174,89 @@ impl Env for CorrEnv<'_> {
     }
     fn work_table(&self, id: usize) -> Option<&[Vec<Value>]> {
         self.inner.work_table(id)
+    }
+}
+
+/// An exact, unambiguous byte image of outer values for the memo: a type tag, then
+/// the value's bits (strings length-prefixed). Equal images mean identical values, so
+/// a remembered result is reused only for exactly the same outer row (two values that
+/// compare equal under a collation or numerically may still differ here: a miss, never
+/// a wrong answer).
+fn exact_image(vals: &[Value]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(vals.len() * 10);
+    for v in vals {
+        match v {
+            Value::Null => out.push(0),
+            Value::Int(i) => {
+                out.push(1);
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+            Value::UInt(u) => {
+                out.push(2);
+                out.extend_from_slice(&u.to_le_bytes());
+            }
+            Value::Double(d) => {
+                out.push(3);
+                out.extend_from_slice(&d.to_bits().to_le_bytes());
+            }
+            Value::Decimal(m, sc) => {
+                out.push(4);
+                out.extend_from_slice(&m.to_le_bytes());
+                out.push(*sc);
+            }
+            Value::Bytes(b) => {
+                out.push(5);
+                out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                out.extend_from_slice(b);
+            }
+            Value::Date(d) => {
+                out.push(6);
+                out.extend_from_slice(&d.to_le_bytes());
+            }
+            Value::DateTime(t) => {
+                out.push(7);
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+            Value::Time(t) => {
+                out.push(8);
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_images_tell_apart_what_may_answer_differently() {
+        let img = |v: Vec<Value>| exact_image(&v);
+        assert_ne!(
+            img(vec![Value::Bytes(b"a".to_vec())]),
+            img(vec![Value::Bytes(b"A".to_vec())])
+        );
+        assert_ne!(img(vec![Value::Int(1)]), img(vec![Value::Double(1.0)]));
+        assert_ne!(
+            img(vec![Value::Decimal(10, 1)]),
+            img(vec![Value::Decimal(1, 0)])
+        );
+        assert_ne!(img(vec![Value::Null]), img(vec![Value::Int(0)]));
+        // Length prefixes: ("ab", "c") is not ("a", "bc").
+        assert_ne!(
+            img(vec![
+                Value::Bytes(b"ab".to_vec()),
+                Value::Bytes(b"c".to_vec())
+            ]),
+            img(vec![
+                Value::Bytes(b"a".to_vec()),
+                Value::Bytes(b"bc".to_vec())
+            ])
+        );
+        assert_eq!(
+            img(vec![Value::Int(7), Value::Null]),
+            img(vec![Value::Int(7), Value::Null])
+        );
     }
 }

@@ -25,6 +25,10 @@ pub struct Config {
     pub use_direct_reads: bool,
     pub sync_on_commit: bool,
     pub root_password: Option<String>,
+    /// A file whose first line is root's password (not visible in `ps`).
+    pub root_password_file: Option<PathBuf>,
+    /// First start: a random root password, written to `<datadir>/root-password` (0600).
+    pub initialize: bool,
     /// Where server-side LOAD DATA INFILE may read: a directory, "" for
     /// anywhere, "NULL" for nowhere; default: `strata-files` beside the datadir.
     pub secure_file_priv: Option<String>,
@@ -63,6 +67,8 @@ impl Default for Config {
             use_direct_reads: false,
             sync_on_commit: true,
             root_password: None,
+            root_password_file: None,
+            initialize: false,
             secure_file_priv: None,
             max_allowed_packet: 64 << 20,
             lock_wait_timeout: 50,
@@ -113,7 +119,12 @@ Usage: strata [--option=value ...]
                                 data: size it to most of the memory. Alias rocksdb_use_direct_reads
   --sync-on-commit=1|0          fsync the log at every commit (default 1);
                                 alias --innodb-flush-log-at-trx-commit / --rocksdb-flush-log-at-trx-commit
-  --root-password=PW            password of user root (default empty)
+  --root-password=PW            sets the password of the root accounts at this start
+                                (visible in `ps`: prefer --root-password-file)
+  --root-password-file=FILE     the same, read from the file's first line
+  --initialize                  on a new datadir: root gets a random password, printed
+                                once and written to <datadir>/root-password (mode 0600);
+                                without it a new instance's root has no password
   --max-allowed-packet=BYTES    largest packet accepted (default 64M)
   --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
   --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
@@ -221,6 +232,8 @@ impl Config {
             | "innodb_flush_log_at_trx_commit"
             | "rocksdb_flush_log_at_trx_commit" => self.sync_on_commit = parse_bool(value)?,
             "root_password" => self.root_password = Some(value.to_string()),
+            "root_password_file" => self.root_password_file = Some(PathBuf::from(value)),
+            "initialize" => self.initialize = parse_bool(value)?,
             "secure_file_priv" => self.secure_file_priv = Some(value.to_string()),
             "max_allowed_packet" => self.max_allowed_packet = parse_size(value)?,
             "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
@@ -327,7 +340,7 @@ impl Config {
                 None => {
                     let takes_value = !matches!(
                         opt.replace('-', "_").as_str(),
-                        "skip_name_resolve" | "skip_log_bin" | "disable_log_bin"
+                        "skip_name_resolve" | "skip_log_bin" | "disable_log_bin" | "initialize"
                     );
                     if takes_value && i < args.len() && !args[i].starts_with("--") {
                         i += 1;

@@ -204,7 +204,7 @@ fn serve_inner<S: Socket>(
         send_sql(&mut conn, &SqlError::too_many_connections())?;
         return conn.flush();
     }
-    let users = shared.users.clone();
+    let hosts = crate::accounts::client_hosts(peer);
     let cat = inst.clone();
     let attached = Attached {
         inst,
@@ -213,11 +213,14 @@ fn serve_inner<S: Socket>(
     // After authentication, before the OK: unknown database, then the
     // session limit (one more session for root, as MySQL keeps one for
     // SUPER users).
-    let info = match conn.handshake_with(&|u| users.get(u).cloned(), &|hi| {
+    conn.set_client_host(&hosts[0]);
+    let lookup = |u: &str| crate::accounts::credentials(inst, u, &hosts);
+    let info = match conn.handshake_with(&lookup, &|hi| {
         if let Some(d) = &hi.database {
             if !cat.catalog.state().databases.contains_key(d) {
                 return Err(sql_packet(SqlError::bad_db(d)));
             }
+            crate::accounts::check_db(inst, &hi.user, &hosts, d).map_err(sql_packet)?;
         }
         let n = inst.attach();
         attached.counted.set(true);
@@ -238,6 +241,7 @@ fn serve_inner<S: Socket>(
     drop(handshaking);
     conn.set_max_packet(shared.max_packet);
     let mut sess = inst.session(conn_id, &info.user, info.database.clone());
+    crate::accounts::attach(&mut sess, &hosts);
     sess.proc.set_host(peer);
     if let Some(h) = hook {
         sess.proc.set_hook(Arc::new(h));
@@ -580,7 +584,9 @@ fn dispatch<S: Read + Write>(
                     sess.user.clone(),
                     sess.db.clone(),
                 );
+                let hosts = crate::accounts::client_hosts(&sess.host);
                 *sess = inst.session(id, &user, db);
+                crate::accounts::attach(sess, &hosts);
                 stmts.clear();
                 conn.send_ok(&OkPacket {
                     status: status_flags(sess),
@@ -616,12 +622,21 @@ fn dispatch<S: Read + Write>(
                         return Ok(Step::Quit);
                     }
                 }
-                let users = cl.shared.users.clone();
-                match conn.change_user(&cu, &|u| users.get(u).cloned()) {
+                let inst = sess.inst.clone();
+                let hosts = crate::accounts::client_hosts(&sess.host);
+                let lookup = |u: &str| crate::accounts::credentials(&inst, u, &hosts);
+                if let Some(d) = &cu.database {
+                    if let Err(e) = crate::accounts::check_db(&inst, &cu.user, &hosts, d) {
+                        send_sql(conn, &e)?;
+                        conn.flush()?;
+                        return Ok(Step::Quit);
+                    }
+                }
+                match conn.change_user(&cu, &lookup) {
                     Ok(info) => {
-                        let inst = sess.inst.clone();
                         let wait = sess.vars.get("wait_timeout").cloned();
                         *sess = inst.session(sess.conn_id, &info.user, info.database.clone());
+                        crate::accounts::attach(sess, &hosts);
                         if let Some(w) = wait {
                             sess.vars.insert("wait_timeout".into(), w);
                         }

@@ -2,6 +2,7 @@
 //! socket, and serves each connection on its own thread (as MySQL does).
 //! SIGTERM / SIGINT stop accepting, close client connections, flush the
 //! engine and exit 0.
+mod accounts;
 mod config;
 mod conn;
 mod results;
@@ -24,7 +25,6 @@ use std::time::Duration;
 /// State shared by every connection.
 pub struct Shared {
     pub inst: Arc<sql::Instance>,
-    pub users: Arc<HashMap<String, wire::Credentials>>,
     pub max_connections: usize,
     pub max_packet: usize,
     /// Open client sockets, closed at shutdown.
@@ -156,17 +156,9 @@ fn run(cfg: Config) -> Result<(), String> {
     eprintln!("strata: opening {}", cfg.datadir.display());
     let inst = sql::Instance::open(&cfg.datadir, &opts)
         .map_err(|e| format!("cannot open the database: {}", e.msg))?;
-    let mut users = HashMap::new();
-    users.insert(
-        "root".to_string(),
-        match &cfg.root_password {
-            Some(p) if !p.is_empty() => wire::Credentials::from_password(p.as_bytes()),
-            _ => wire::Credentials::empty(),
-        },
-    );
+    accounts::bootstrap(&inst, &cfg)?;
     let shared = Arc::new(Shared {
         inst,
-        users: Arc::new(users),
         max_connections: cfg.max_connections,
         max_packet: cfg.max_allowed_packet,
         clients: Mutex::new(HashMap::new()),

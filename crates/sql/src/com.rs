@@ -139,6 +139,7 @@ pub fn of(stmt: &Stmt) -> Option<&'static str> {
             TxnStmt::Characteristics { .. } => "set_option",
         },
         Stmt::Set(SetStmt::Use(_)) => "change_db",
+        Stmt::Account(_) => return None,
         Stmt::Set(_) => "set_option",
         Stmt::Show(s) => match s {
             ShowStmt::Warnings => "show_warnings",

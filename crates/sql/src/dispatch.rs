@@ -323,6 +323,7 @@ fn run(
     cached: Option<&Plan>,
     sink: &mut dyn ResultSink,
 ) -> Result<Outcome> {
+    crate::account::check(s, &parsed.stmt)?;
     // A bulk load ends before any statement but an INSERT (which may go on
     // with it) or SET (SET strata_bulk_load = 0 ends it below).
     if s.bulk.is_some()
@@ -400,6 +401,7 @@ fn run(
             s.stmt_params = (parsed.params.clone(), params.to_vec());
             crate::sqlprep::run(s, p, sink)
         }
+        Stmt::Account(a) => crate::account::run(s, a, sink),
         Stmt::Empty => Err(SqlError::empty_query()),
         Stmt::CommentOnly => crate::result::ok(),
     }

@@ -64,6 +64,17 @@ mysql_errors! {
     ER_EMPTY_QUERY = 1065, "42000", fn empty_query() => "Query was empty";
     ER_NO_DB_ERROR = 1046, "3D000", fn no_db() => "No database selected";
     ER_BAD_DB_ERROR = 1049, "42000", fn bad_db(db) => "Unknown database '{db}'";
+    // Accounts and privileges (crates/sql/src/account).
+    ER_CANNOT_USER = 1396, "HY000", fn cannot_user(op, users) => "Operation {op} failed for {users}";
+    ER_USER_CREATE_EXISTS = 1973, "HY000", fn user_exists(user) => "Can't create user {user}; it already exists";
+    ER_USER_DROP_EXISTS = 1974, "HY000", fn user_missing(user) => "Can't drop user {user}; it doesn't exist";
+    ER_PASSWORD_NO_MATCH = 1133, "28000", fn password_no_match() => "Can't find any matching row in the user table";
+    ER_NONEXISTING_GRANT = 1141, "42000", fn no_such_grant(user, host) => "There is no such grant defined for user '{user}' on host '{host}'";
+    ER_PASSWD_LENGTH = 1372, "HY000", fn passwd_length() => "Password hash should be a 41-digit hexadecimal number";
+    ER_DBACCESS_DENIED_ERROR = 1044, "42000", fn db_access_denied(user, host, db) => "Access denied for user '{user}'@'{host}' to database '{db}'";
+    ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", fn table_access_denied(cmd, user, host, db, table) => "{cmd} command denied to user '{user}'@'{host}' for table `{db}`.`{table}`";
+    ER_SPECIFIC_ACCESS_DENIED_ERROR = 1227, "42000", fn specific_access_denied(privs) => "Access denied; you need (at least one of) the {privs} privilege(s) for this operation";
+    ER_ACCESS_DENIED_ERROR = 1045, "28000", fn access_denied(user, host, pw) => "Access denied for user '{user}'@'{host}' (using password: {pw})";
     ER_DB_CREATE_EXISTS = 1007, "HY000", fn db_exists(db) => "Can't create database '{db}'; database exists";
     ER_DB_DROP_EXISTS = 1008, "HY000", fn db_drop_missing(db) => "Can't drop database '{db}'; database doesn't exist";
     /// `name` is `db.table`.

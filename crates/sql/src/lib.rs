@@ -19,6 +19,7 @@
 
 pub mod accept;
 pub mod access;
+pub mod account;
 pub mod agg;
 pub mod autoparam;
 pub mod bind;

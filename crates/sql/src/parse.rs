@@ -38,6 +38,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
+    if let Some(s) = crate::account::parse(trimmed) {
+        return Ok(Parsed {
+            stmt: s?,
+            params: vec![],
+        });
+    }
     if crate::load::syntax::is_load(trimmed) {
         return Ok(Parsed {
             stmt: Stmt::Load(Box::new(crate::load::syntax::parse(trimmed)?)),

@@ -34,6 +34,12 @@ pub struct Session {
     pub inst: Arc<Instance>,
     pub conn_id: u64,
     pub user: String,
+    /// The account the session logged in as (user, host pattern): its
+    /// privileges are checked on every statement (`account::check`);
+    /// `None` (embedded use, tests): every statement is allowed.
+    pub account: Option<(String, String)>,
+    /// The client's host, as access-denied messages name it.
+    pub host: String,
     pub db: Option<String>,
     pub vars: HashMap<String, Value>,
     pub user_vars: HashMap<String, Value>,
@@ -87,6 +93,8 @@ impl Session {
             inst,
             conn_id,
             user: user.to_string(),
+            account: None,
+            host: "localhost".to_string(),
             db,
             vars: HashMap::new(),
             user_vars: HashMap::new(),

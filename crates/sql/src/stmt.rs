@@ -28,6 +28,8 @@ pub enum Stmt {
     Load(Box<crate::load::syntax::LoadStmt>),
     /// Only comments or whitespace.
     Empty,
+    /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE, SHOW GRANTS.
+    Account(crate::account::AccountStmt),
     /// Only comments (e.g. MariaDB's `/*M!... */` in dump files): nothing to do.
     CommentOnly,
 }

@@ -12,6 +12,7 @@
 //! 00000001 'P' <first id u32 BE>          -> end id u32 LE    ids a rebuild fills
 //! 00000001 'V' <db name> 00 <view name>  -> ViewDef bytes    a view
 //! 00000001 'S' <db name> 00 <table name> -> TableStats bytes statistics
+//! 00000001 'U' <user> 00 <host>           -> Account bytes    an account
 //! ```
 use crate::collation::Collation;
 use crate::keycodec::{self, prefix_successor};
@@ -24,10 +25,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
+mod accounts;
 mod defs;
 mod open;
 mod views;
 
+pub use accounts::{
+    find_account, host_matches, privs, Account, AccountMap, AccountWrite, NATIVE_PLUGIN,
+};
 pub(crate) use defs::reclaim_ids;
 pub use defs::DefChange;
 use open::encode_database;
@@ -188,6 +193,8 @@ pub struct CatalogState {
     pub referenced_by: HashMap<(String, String), Vec<ChildKey>>,
     /// Views, by (database, name); they share the tables' namespace.
     pub views: HashMap<(String, String), Arc<ViewDef>>,
+    /// Accounts, by (user, host pattern).
+    pub accounts: AccountMap,
 }
 
 impl CatalogState {
@@ -315,6 +322,7 @@ impl Catalog {
             unreadable: g.unreadable.clone(),
             referenced_by: HashMap::new(),
             views: g.views.clone(),
+            accounts: g.accounts.clone(),
         };
         f(&mut st);
         st.index_references();

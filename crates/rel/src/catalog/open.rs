@@ -70,6 +70,20 @@ impl Catalog {
                         Err(e) => eprintln!("strata: statistics of {db}.{name} ignored: {e}"),
                     }
                 }
+                Some(b'U') => {
+                    // An account that does not decode is left out (its
+                    // user cannot log in) and reported; the record stays.
+                    let (user, host) = split_name(&k[1..]);
+                    match Account::decode(it.value()) {
+                        Ok(a) if a.user == user && a.host == host => {
+                            st.accounts.insert((user, host), Arc::new(a));
+                        }
+                        Ok(_) => eprintln!(
+                            "strata: account '{user}'@'{host}' ignored: its record names another"
+                        ),
+                        Err(e) => eprintln!("strata: account '{user}'@'{host}' ignored: {e}"),
+                    }
+                }
                 Some(b'N') => {
                     let v = it.value();
                     if v.len() != 4 {

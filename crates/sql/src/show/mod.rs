@@ -46,6 +46,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 .databases
                 .keys()
                 .chain(["information_schema".to_string()].iter())
+                .filter(|d| crate::account::can_see_db(s, d))
                 .filter(|d| like.as_ref().is_none_or(|p| vars::like_ci(d, p)))
                 .map(|d| vec![text(d)])
                 .collect();

@@ -1,0 +1,124 @@
+//! Logins against the stored accounts: which host names a client has,
+//! which account it is (`rel::catalog::find_account`), its credentials for
+//! the handshake, the database access check at connect, and root's
+//! password at startup (`--root-password[-file]`, `--initialize`).
+use crate::config::Config;
+use rel::catalog::{find_account, privs};
+use sql::error::SqlError;
+use sql::{Instance, Session};
+use std::io::Write;
+
+/// The names a client's account host patterns are matched against, the
+/// first being the one messages show: a loopback or unix-socket client is
+/// `localhost` (as MySQL resolves it) and also its address.
+pub fn client_hosts(peer: &str) -> Vec<String> {
+    let loopback = peer == "localhost"
+        || peer == "::1"
+        || peer.starts_with("127.")
+        || peer.starts_with("::ffff:127.");
+    let mut v = Vec::new();
+    if loopback {
+        v.push("localhost".to_string());
+    }
+    if peer != "localhost" {
+        v.push(peer.to_string());
+    }
+    v
+}
+
+fn find(
+    inst: &Instance,
+    user: &str,
+    hosts: &[String],
+) -> Option<std::sync::Arc<rel::catalog::Account>> {
+    let hs: Vec<&str> = hosts.iter().map(String::as_str).collect();
+    find_account(&inst.catalog.state().accounts, user, &hs)
+}
+
+/// The stored credentials of the account `user` from `hosts` is.
+pub fn credentials(inst: &Instance, user: &str, hosts: &[String]) -> Option<wire::Credentials> {
+    let a = find(inst, user, hosts)?;
+    Some(wire::Credentials {
+        native_hash: a.hash,
+        // caching_sha2_password clients are switched to mysql_native_password.
+        sha2_hash: None,
+    })
+}
+
+/// Connecting with a database: the account must have some privilege (1044).
+pub fn check_db(inst: &Instance, user: &str, hosts: &[String], db: &str) -> Result<(), SqlError> {
+    let Some(a) = find(inst, user, hosts) else {
+        return Err(SqlError::db_access_denied(user, &hosts[0], db));
+    };
+    if a.global & (privs::ALL | privs::GRANT_OPTION) != 0
+        || db.eq_ignore_ascii_case("information_schema")
+    {
+        return Ok(());
+    }
+    // MariaDB names the account's host pattern here.
+    Err(SqlError::db_access_denied(user, &a.host, db))
+}
+
+/// Ties an authenticated session to its account (its privileges are
+/// checked from then on).
+pub fn attach(sess: &mut Session, hosts: &[String]) {
+    let inst = sess.inst.clone();
+    sess.host = hosts.first().cloned().unwrap_or_else(|| "localhost".into());
+    // An account that went between the handshake and here has no
+    // privileges: the session gets none rather than all.
+    sess.account = Some(
+        find(&inst, &sess.user, hosts)
+            .map(|a| (a.user.clone(), a.host.clone()))
+            .unwrap_or_else(|| (sess.user.clone(), String::new())),
+    );
+}
+
+/// Startup: root's password from the flag or the file, or a random one on
+/// `--initialize` of a new instance (printed once, written to
+/// `<datadir>/root-password` with mode 0600).
+pub fn bootstrap(inst: &Instance, cfg: &Config) -> Result<(), String> {
+    let mut pw = cfg.root_password.clone();
+    if let Some(f) = &cfg.root_password_file {
+        let t =
+            std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+        pw = Some(t.lines().next().unwrap_or("").to_string());
+    }
+    if cfg.initialize && pw.is_none() {
+        if inst.catalog.state().accounts.is_empty() {
+            let p = random_password()?;
+            let path = cfg.datadir.join("root-password");
+            write_private(&path, &p)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            eprintln!(
+                "strata: a temporary password is generated for root@%: {p} (also in {})",
+                path.display()
+            );
+            pw = Some(p);
+        } else {
+            eprintln!("strata: --initialize: the instance already has accounts; nothing changed");
+        }
+    }
+    sql::account::bootstrap_root(inst, pw.as_deref()).map_err(|e| e.msg)
+}
+
+fn random_password() -> Result<String, String> {
+    let mut b = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut b))
+        .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
+    const A: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    Ok(b.iter().map(|x| A[*x as usize % A.len()] as char).collect())
+}
+
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    writeln!(f, "{text}")?;
+    f.sync_all()
+}

@@ -1,0 +1,335 @@
+//! Running the account statements against the catalog's `U` records, the
+//! first start's root account, and SHOW GRANTS in MariaDB's format.
+use super::{AccountStmt, Auth, Target, UserName, UserSpec};
+use crate::error::{Result, SqlError};
+use crate::result::{self, Outcome, ResultSink};
+use crate::session::Session;
+use crate::Instance;
+use rel::catalog::{privs, Account, AccountMap, AccountWrite};
+use sha1::{Digest, Sha1};
+
+/// SHA1(SHA1(password)): what `mysql_native_password` stores.
+pub fn native_hash(pw: &str) -> [u8; 20] {
+    let a: [u8; 20] = Sha1::digest(pw.as_bytes()).into();
+    Sha1::digest(a).into()
+}
+
+/// `*` and 40 hex digits (MySQL's `authentication_string`) as the hash;
+/// empty: no password.
+fn parse_hash(s: &str) -> Result<Option<[u8; 20]>> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    let hex = s.strip_prefix('*').ok_or_else(SqlError::passwd_length)?;
+    if hex.len() != 40 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(SqlError::passwd_length());
+    }
+    let mut h = [0u8; 20];
+    for (i, b) in h.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
+            .map_err(|_| SqlError::passwd_length())?;
+    }
+    Ok(Some(h))
+}
+
+fn hash_of(a: &Auth) -> Result<Option<[u8; 20]>> {
+    match a {
+        Auth::Password(p) if p.is_empty() => Ok(None),
+        Auth::Password(p) => Ok(Some(native_hash(p))),
+        Auth::Hash(h) => parse_hash(h),
+    }
+}
+
+fn hash_text(h: &[u8; 20]) -> String {
+    let mut s = String::from("*");
+    for b in h {
+        s.push_str(&format!("{b:02X}"));
+    }
+    s
+}
+
+/// `'user'@'host'` as MariaDB names accounts in messages.
+fn quoted((u, h): &(String, String)) -> String {
+    format!("'{u}'@'{h}'")
+}
+
+fn key(u: &(String, String)) -> (String, String) {
+    u.clone()
+}
+
+/// The session's own account (CURRENT_USER), or `name`.
+fn resolve(s: &Session, name: &UserName) -> Result<(String, String)> {
+    match name {
+        Some(n) => Ok(n.clone()),
+        None => Ok(s
+            .account
+            .clone()
+            .unwrap_or_else(|| (s.user.clone(), "%".to_string()))),
+    }
+}
+
+/// Runs an account statement (privileges were checked by `check`).
+pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    if !matches!(st, AccountStmt::ShowGrants(_)) {
+        // Account changes commit the open transaction, as DDL does.
+        s.commit()?;
+        s.check_write()?;
+    }
+    let mut notes = Vec::new();
+    let cat = &s.inst.catalog;
+    match st {
+        AccountStmt::Create {
+            users,
+            if_not_exists,
+            or_replace,
+        } => cat.change_accounts(|m| {
+            let mut w = Vec::new();
+            let mut failed = Vec::new();
+            for UserSpec { name, auth } in users {
+                let hash = auth.as_ref().map(hash_of).transpose()?.flatten();
+                let exists =
+                    m.contains_key(name) || w.iter().any(|(k, _): &AccountWrite| k == name);
+                if exists && !or_replace {
+                    if *if_not_exists {
+                        notes.push(SqlError::user_exists(quoted(name)));
+                    } else {
+                        failed.push(quoted(name));
+                    }
+                    continue;
+                }
+                w.push((
+                    key(name),
+                    Some(Account {
+                        user: name.0.clone(),
+                        host: name.1.clone(),
+                        hash,
+                        global: 0,
+                    }),
+                ));
+            }
+            fail_after(w, failed, "CREATE USER")
+        })?,
+        AccountStmt::Alter { users, if_exists } => cat.change_accounts(|m| {
+            let mut w = Vec::new();
+            let mut failed = Vec::new();
+            for UserSpec { name, auth } in users {
+                let Some(a) = m.get(name) else {
+                    if *if_exists {
+                        notes.push(SqlError::cannot_user("ALTER USER", quoted(name)));
+                    } else {
+                        failed.push(quoted(name));
+                    }
+                    continue;
+                };
+                let mut a = (**a).clone();
+                if let Some(auth) = auth {
+                    a.hash = hash_of(auth)?;
+                }
+                w.push((key(name), Some(a)));
+            }
+            fail_after(w, failed, "ALTER USER")
+        })?,
+        AccountStmt::Drop { users, if_exists } => cat.change_accounts(|m| {
+            let mut w: Vec<AccountWrite> = Vec::new();
+            let mut failed = Vec::new();
+            for name in users {
+                if !m.contains_key(name) || w.iter().any(|(k, _)| k == name) {
+                    if *if_exists {
+                        notes.push(SqlError::user_missing(quoted(name)));
+                    } else {
+                        failed.push(quoted(name));
+                    }
+                    continue;
+                }
+                w.push((key(name), None));
+            }
+            fail_after(w, failed, "DROP USER")
+        })?,
+        AccountStmt::Rename(pairs) => cat.change_accounts(|m| {
+            // Applied in order on a copy, as MariaDB renames one by one.
+            let mut cur: AccountMap = m.clone();
+            let mut failed = Vec::new();
+            for (from, to) in pairs {
+                if !cur.contains_key(from) || cur.contains_key(to) {
+                    failed.push(quoted(from));
+                    continue;
+                }
+                if let Some(a) = cur.remove(from) {
+                    let mut a = (*a).clone();
+                    a.user = to.0.clone();
+                    a.host = to.1.clone();
+                    cur.insert(key(to), std::sync::Arc::new(a));
+                }
+            }
+            let mut w: Vec<AccountWrite> = Vec::new();
+            for k in m.keys().filter(|k| !cur.contains_key(*k)) {
+                w.push((k.clone(), None));
+            }
+            for (k, a) in &cur {
+                if m.get(k) != Some(a) {
+                    w.push((k.clone(), Some((**a).clone())));
+                }
+            }
+            fail_after(w, failed, "RENAME USER")
+        })?,
+        AccountStmt::SetPassword { user, auth } => {
+            let name = resolve(s, user)?;
+            let hash = hash_of(auth)?;
+            cat.change_accounts(|m| {
+                let Some(a) = m.get(&name) else {
+                    return Err(SqlError::password_no_match());
+                };
+                let mut a = (**a).clone();
+                a.hash = hash;
+                Ok((vec![(name.clone(), Some(a))], None))
+            })?
+        }
+        AccountStmt::Grant {
+            privs: p,
+            target: Target::Global,
+            users,
+        } => cat.change_accounts(|m| {
+            let mut w = Vec::new();
+            for UserSpec { name, auth } in users {
+                let mut a = match m.get(name) {
+                    Some(a) => (**a).clone(),
+                    // NO_AUTO_CREATE_USER (MariaDB's default): a GRANT
+                    // creates an account only with a password.
+                    None if auth.is_some() => Account {
+                        user: name.0.clone(),
+                        host: name.1.clone(),
+                        hash: None,
+                        global: 0,
+                    },
+                    None => return Err(SqlError::password_no_match()),
+                };
+                if let Some(auth) = auth {
+                    a.hash = hash_of(auth)?;
+                }
+                a.global |= p;
+                w.push((key(name), Some(a)));
+            }
+            Ok((w, None))
+        })?,
+        AccountStmt::Revoke {
+            privs: p,
+            target: Target::Global,
+            users,
+        } => cat.change_accounts(|m| revoke(m, users, *p))?,
+        AccountStmt::RevokeAll(users) => cat.change_accounts(|m| {
+            let mut w = Vec::new();
+            let mut failed = Vec::new();
+            for name in users {
+                match m.get(name) {
+                    Some(a) => {
+                        let mut a = (**a).clone();
+                        a.global = 0;
+                        w.push((key(name), Some(a)));
+                    }
+                    None => failed.push(quoted(name)),
+                }
+            }
+            fail_after(w, failed, "REVOKE")
+        })?,
+        AccountStmt::ShowGrants(u) => return show_grants(s, u, sink),
+    }
+    for n in notes {
+        s.warn("Note", n);
+    }
+    result::ok()
+}
+
+fn revoke(m: &AccountMap, users: &[(String, String)], p: u64) -> Writes {
+    let mut w = Vec::new();
+    for name in users {
+        let Some(a) = m.get(name) else {
+            return Err(SqlError::no_such_grant(&name.0, &name.1));
+        };
+        let mut a = (**a).clone();
+        a.global &= !p;
+        w.push((key(name), Some(a)));
+    }
+    Ok((w, None))
+}
+
+/// The writes, unless some accounts failed: then the others are still
+/// written (as MariaDB does) and 1396 names the failed ones.
+fn fail_after(w: Vec<AccountWrite>, failed: Vec<String>, op: &'static str) -> Writes {
+    if failed.is_empty() {
+        return Ok((w, None));
+    }
+    Ok((w, Some(SqlError::cannot_user(op, failed.join(",")))))
+}
+
+type Writes = Result<(Vec<AccountWrite>, Option<SqlError>)>;
+
+/// The privilege list of SHOW GRANTS (`USAGE` for none).
+pub(super) fn priv_text(bits: u64) -> String {
+    if bits & privs::ALL == privs::ALL {
+        return "ALL PRIVILEGES".into();
+    }
+    let names: Vec<&str> = privs::NAMES
+        .iter()
+        .filter(|(b, _)| bits & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    if names.is_empty() {
+        "USAGE".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    let name = resolve(s, u)?;
+    let st = s.inst.catalog.state();
+    let Some(a) = st.accounts.get(&name) else {
+        return Err(SqlError::no_such_grant(&name.0, &name.1));
+    };
+    let mut line = format!(
+        "GRANT {} ON *.* TO `{}`@`{}`",
+        priv_text(a.global),
+        a.user.replace('`', "``"),
+        a.host.replace('`', "``")
+    );
+    if let Some(h) = &a.hash {
+        line.push_str(&format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)));
+    }
+    if a.global & privs::GRANT_OPTION != 0 {
+        line.push_str(" WITH GRANT OPTION");
+    }
+    result::rows(
+        sink,
+        &[&format!("Grants for {}@{}", a.user, a.host)],
+        vec![vec![result::text(line)]],
+    )
+}
+
+/// At every start: makes sure `root` exists (a new instance gets
+/// `'root'@'%'` with all privileges, as the single account of earlier
+/// releases was), and, when `password` is given, sets the password of
+/// every `root` account to it.
+pub fn bootstrap_root(inst: &Instance, password: Option<&str>) -> Result<()> {
+    inst.catalog.change_accounts(|m| {
+        let mut w: Vec<AccountWrite> = Vec::new();
+        let hash = password.filter(|p| !p.is_empty()).map(native_hash);
+        if m.is_empty() {
+            w.push((
+                ("root".into(), "%".into()),
+                Some(Account {
+                    user: "root".into(),
+                    host: "%".into(),
+                    hash,
+                    global: privs::ALL | privs::GRANT_OPTION,
+                }),
+            ));
+        } else if password.is_some() {
+            for (k, a) in m.iter().filter(|(k, _)| k.0 == "root") {
+                let mut a = (**a).clone();
+                a.hash = hash;
+                w.push((k.clone(), Some(a)));
+            }
+        }
+        Ok::<_, SqlError>((w, None))
+    })
+}

@@ -131,7 +131,10 @@ impl RateLimiter {
     pub fn charge(&self, bytes: u64) {
         let mut s = self.lock();
         self.refill(&mut s, Instant::now());
-        s.tokens -= bytes as f64;
+        // The debt is capped at one second of the current rate: a burst of flushes
+        // after an idle spell (the auto-tuned rate at its floor) must not put the
+        // next compaction to sleep for minutes while level 0 fills up.
+        s.tokens = (s.tokens - bytes as f64).max(-s.rate);
     }
 }
 
@@ -188,6 +191,17 @@ mod tests {
         assert!(t.elapsed() < Duration::from_millis(50));
         let slept = r.request(1); // a compaction pays the flush's 200 ms
         assert!(slept >= Duration::from_millis(150), "{slept:?}");
+    }
+
+    #[test]
+    fn flush_debt_is_capped_at_one_second_of_rate() {
+        let r = RateLimiter::new(1_000_000);
+        for _ in 0..50 {
+            r.charge(1_000_000); // 50 s of flushes at 1 MB/s
+        }
+        let slept = r.request(1);
+        assert!(slept <= Duration::from_millis(1100), "{slept:?}");
+        assert!(slept >= Duration::from_millis(500), "{slept:?}");
     }
 
     #[test]

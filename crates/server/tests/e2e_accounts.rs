@@ -140,6 +140,36 @@ fn accounts_grants_and_privilege_checks() {
     exec(&mut app, "INSERT INTO d1.t VALUES (2)");
     let e = server_err(app.query_drop("DELETE FROM d1.t"));
     assert_eq!(e.code, 1142);
+    // GRANT OPTION alone neither sets passwords nor creates accounts (CREATE USER's):
+    // otherwise `GRANT USAGE ... TO root IDENTIFIED BY` would take root over.
+    exec(&mut root, "GRANT SELECT ON *.* TO app WITH GRANT OPTION");
+    for sql in [
+        "GRANT USAGE ON *.* TO root IDENTIFIED BY 'mine'",
+        "GRANT SELECT ON *.* TO nosuch",
+    ] {
+        let e = server_err(app.query_drop(sql));
+        assert_eq!(e.code, 1227, "{sql}: {}", e.message);
+    }
+    exec(&mut app, "GRANT SELECT ON *.* TO app");
+    exec(&mut root, "REVOKE GRANT OPTION ON *.* FROM app");
+    // SELECT and INSERT only: no overwriting or deleting through other shapes.
+    for (sql, cmd) in [
+        ("REPLACE INTO d1.t VALUES (1)", "DELETE"),
+        ("INSERT INTO d1.t VALUES (1) ON DUPLICATE KEY UPDATE a = 5", "UPDATE"),
+        (
+            "DELETE s FROM (SELECT 1 AS x FROM information_schema.ENGINES LIMIT 1) x JOIN d1.t s ON 1",
+            "DELETE",
+        ),
+        (
+            "UPDATE (SELECT 1 AS x FROM information_schema.ENGINES LIMIT 1) x JOIN d1.t s SET s.a = 9",
+            "UPDATE",
+        ),
+    ] {
+        let e = server_err(app.query_drop(sql));
+        assert_eq!(e.code, 1142, "{sql}: {}", e.message);
+        assert!(e.message.starts_with(cmd), "{sql}: {}", e.message);
+    }
+    assert_eq!(q(&mut app, "SELECT a FROM d1.t ORDER BY a"), vec!["1", "2"]);
     assert_eq!(
         q(&mut app, "SHOW DATABASES").len(),
         3,

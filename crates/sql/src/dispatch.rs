@@ -45,6 +45,8 @@ impl Session {
         self.questions += 1;
         let qid = self.inst.procs.next_query_id();
         let proc = self.proc.clone();
+        let shown = crate::slowlog::redact_secrets(text);
+        let text: &str = &shown;
         proc.begin(command, text, qid);
         let start_micros = crate::env::now_micros();
         let started = std::time::Instant::now();

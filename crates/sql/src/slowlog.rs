@@ -6,6 +6,7 @@
 //! `SET timestamp=...;`, the statement), and counted in Slow_queries.
 use crate::session::Session;
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -101,12 +102,54 @@ pub fn record(s: &Session, e: &Entry) {
     }
 }
 
+/// The text the processlist and the slow log show: a statement that may carry a
+/// password (`IDENTIFIED BY '...'`, `PASSWORD('...')`, `SET PASSWORD = '...'`: any
+/// text naming IDENTIFIED or PASSWORD) has every quoted string replaced by
+/// `'<secret>'`, as MySQL rewrites such statements before logging them.
+pub fn redact_secrets(text: &str) -> std::borrow::Cow<'_, str> {
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains("identified") && !lower.contains("password") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut plain = 0;
+    while i < b.len() {
+        let q = b[i];
+        if q != b'\'' && q != b'"' {
+            i += 1;
+            continue;
+        }
+        out.push_str(&text[plain..i]);
+        // Skip the literal: backslash escapes and doubled quotes stay inside.
+        let mut j = i + 1;
+        while j < b.len() {
+            if b[j] == b'\\' {
+                j += 2;
+            } else if b[j] == q && b.get(j + 1) == Some(&q) {
+                j += 2;
+            } else if b[j] == q {
+                break;
+            } else {
+                j += 1;
+            }
+        }
+        out.push_str("'<secret>'");
+        i = (j + 1).min(b.len());
+        plain = i;
+    }
+    out.push_str(&text[plain.min(text.len())..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Opens the log for appending; a new file starts with MySQL's header.
 fn open(path: &Path) -> Option<std::fs::File> {
     let new = !path.exists();
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(path)
         .map_err(|e| {
             eprintln!(
@@ -147,4 +190,27 @@ pub fn iso_time(micros: i64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+#[cfg(test)]
+mod redact_tests {
+    use super::redact_secrets;
+
+    #[test]
+    fn passwords_never_reach_the_log() {
+        assert_eq!(
+            redact_secrets("CREATE USER 'u'@'%' IDENTIFIED BY 'pa''ss\\'word'"),
+            "CREATE USER '<secret>'@'<secret>' IDENTIFIED BY '<secret>'"
+        );
+        assert_eq!(
+            redact_secrets("SET PASSWORD = PASSWORD(\"x\")"),
+            "SET PASSWORD = PASSWORD('<secret>')"
+        );
+        assert_eq!(redact_secrets("SELECT 'a' FROM t"), "SELECT 'a' FROM t");
+        // An unterminated literal is cut, not echoed.
+        assert_eq!(
+            redact_secrets("ALTER USER u IDENTIFIED BY 'abc"),
+            "ALTER USER u IDENTIFIED BY '<secret>'"
+        );
+    }
 }

@@ -123,6 +123,40 @@ fn rows(w: &Who, r: &RowStmt) -> Result<()> {
             w.tables(std::slice::from_ref(n), p::SELECT, "SELECT")?;
         }
     }
+    // REPLACE also deletes, ON DUPLICATE KEY UPDATE also updates (MySQL's rule).
+    let mut extra = 0;
+    if let RowStmt::Insert(i) = r {
+        if i.replace_into {
+            extra |= p::DELETE;
+        }
+        if matches!(i.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
+            extra |= p::UPDATE;
+        }
+    }
+    // Privileges are global only: a write needs its privileges whichever table it
+    // changes. The first relation is not always the target (multi-table DELETE and
+    // UPDATE may start with a derived table, even one over information_schema,
+    // which the per-table check lets through), so check the server-wide grant.
+    let all = need | extra;
+    if all != 0 && w.g & all != all {
+        let missing = all & !w.g;
+        let cmd = if missing & need != 0 {
+            cmd
+        } else if missing & p::DELETE != 0 {
+            "DELETE"
+        } else {
+            "UPDATE"
+        };
+        let target = names
+            .iter()
+            .find(|n| !w.split(n).0.eq_ignore_ascii_case("information_schema"))
+            .or(names.first());
+        if let Some(n) = target {
+            let (db, t) = w.split(n);
+            let (u, h) = w.user();
+            return Err(SqlError::table_access_denied(cmd, u, h, &db, &t));
+        }
+    }
     Ok(())
 }
 
@@ -264,7 +298,22 @@ fn account(w: &Who, a: &AccountStmt) -> Result<()> {
         AccountStmt::ShowGrants(user) if own(user) => Ok(()),
         AccountStmt::SetPassword { .. } => w.db(p::UPDATE, "mysql"),
         AccountStmt::ShowGrants(_) => w.db(p::SELECT, "mysql"),
-        AccountStmt::Grant { privs, .. } | AccountStmt::Revoke { privs, .. } => {
+        AccountStmt::Grant { privs, users, .. } => {
+            if w.g & p::GRANT_OPTION == 0 || privs & !w.g != 0 {
+                return Err(w.denied_password());
+            }
+            // GRANT ... IDENTIFIED BY sets a password, and GRANT to a missing account
+            // creates it: both are CREATE USER's to do (MariaDB), not GRANT OPTION's.
+            let st = w.s.inst.catalog.state();
+            if users
+                .iter()
+                .any(|u| u.auth.is_some() || !st.accounts.contains_key(&u.name))
+            {
+                return w.specific(p::CREATE_USER, "CREATE USER");
+            }
+            Ok(())
+        }
+        AccountStmt::Revoke { privs, .. } => {
             if w.g & p::GRANT_OPTION == 0 || privs & !w.g != 0 {
                 return Err(w.denied_password());
             }

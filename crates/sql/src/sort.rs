@@ -303,7 +303,9 @@ fn encode_row(r: &SortRow, out: &mut Vec<u8>) {
     }
 }
 
-fn encode_value(v: &Value, out: &mut Vec<u8>) {
+/// A value's exact image: a type tag, then its bits (strings length-prefixed). Also the
+/// correlated-subquery memo's key (`select::correlated`).
+pub(crate) fn encode_value(v: &Value, out: &mut Vec<u8>) {
     match v {
         Value::Null => out.push(0),
         Value::Int(i) => {

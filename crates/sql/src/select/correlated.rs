@@ -185,43 +185,7 @@ impl Env for CorrEnv<'_> {
 fn exact_image(vals: &[Value]) -> Vec<u8> {
     let mut out = Vec::with_capacity(vals.len() * 10);
     for v in vals {
-        match v {
-            Value::Null => out.push(0),
-            Value::Int(i) => {
-                out.push(1);
-                out.extend_from_slice(&i.to_le_bytes());
-            }
-            Value::UInt(u) => {
-                out.push(2);
-                out.extend_from_slice(&u.to_le_bytes());
-            }
-            Value::Double(d) => {
-                out.push(3);
-                out.extend_from_slice(&d.to_bits().to_le_bytes());
-            }
-            Value::Decimal(m, sc) => {
-                out.push(4);
-                out.extend_from_slice(&m.to_le_bytes());
-                out.push(*sc);
-            }
-            Value::Bytes(b) => {
-                out.push(5);
-                out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                out.extend_from_slice(b);
-            }
-            Value::Date(d) => {
-                out.push(6);
-                out.extend_from_slice(&d.to_le_bytes());
-            }
-            Value::DateTime(t) => {
-                out.push(7);
-                out.extend_from_slice(&t.to_le_bytes());
-            }
-            Value::Time(t) => {
-                out.push(8);
-                out.extend_from_slice(&t.to_le_bytes());
-            }
-        }
+        crate::sort::encode_value(v, &mut out);
     }
     out
 }

@@ -44,7 +44,9 @@ pub mod vfs;
 pub mod wal;
 
 pub use batch::WriteBatch;
-pub use db::{BulkWriter, ColumnFamily, Db, DbIterator, Snapshot, DEFAULT_CF};
+pub use db::{
+    BulkWriter, CfInfo, ColumnFamily, Db, DbIterator, LevelInfo, Snapshot, SstInfo, DEFAULT_CF,
+};
 pub use error::{Error, Result};
 pub use key::{Comparator, SeqNo};
 pub use options::{CfOptions, Options, ReadOptions, WriteOptions};

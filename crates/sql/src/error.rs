@@ -64,6 +64,7 @@ mysql_errors! {
     ER_EMPTY_QUERY = 1065, "42000", fn empty_query() => "Query was empty";
     ER_NO_DB_ERROR = 1046, "3D000", fn no_db() => "No database selected";
     ER_BAD_DB_ERROR = 1049, "42000", fn bad_db(db) => "Unknown database '{db}'";
+    ER_UNKNOWN_STORAGE_ENGINE = 1286, "42000", fn unknown_engine(name) => "Unknown storage engine '{name}'";
     // Accounts and privileges (crates/sql/src/account).
     ER_CANNOT_USER = 1396, "HY000", fn cannot_user(op, users) => "Operation {op} failed for {users}";
     ER_USER_CREATE_EXISTS = 1973, "HY000", fn user_exists(user) => "Can't create user {user}; it already exists";

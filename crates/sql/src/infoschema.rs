@@ -14,6 +14,7 @@ use rel::fk::{index_led_by, resolve_columns};
 use rel::schema::{Column, TableDef};
 use rel::value::{TypeKind, Value};
 
+mod engine;
 mod rows;
 use rows::*;
 pub use rows::{charsets, column_key};
@@ -51,6 +52,10 @@ pub enum View {
     GlobalVariables,
     SessionStatus,
     GlobalStatus,
+    StrataCf,
+    StrataCfOptions,
+    StrataCompactionStats,
+    StrataSstFiles,
 }
 
 const S: OutType = OutType::Text { len: 64 };
@@ -59,7 +64,7 @@ const N: OutType = OutType::Int { unsigned: true };
 
 impl View {
     /// Every view, in SHOW TABLES order.
-    pub const ALL: [View; 22] = [
+    pub const ALL: [View; 26] = [
         View::CharacterSets,
         View::CheckConstraints,
         View::CollationCharsets,
@@ -78,6 +83,10 @@ impl View {
         View::SessionStatus,
         View::SessionVariables,
         View::Statistics,
+        View::StrataCf,
+        View::StrataCfOptions,
+        View::StrataCompactionStats,
+        View::StrataSstFiles,
         View::TableConstraints,
         View::Tables,
         View::Triggers,
@@ -109,6 +118,10 @@ impl View {
             View::GlobalVariables => "GLOBAL_VARIABLES",
             View::SessionStatus => "SESSION_STATUS",
             View::GlobalStatus => "GLOBAL_STATUS",
+            View::StrataCf => "STRATA_CF",
+            View::StrataCfOptions => "STRATA_CF_OPTIONS",
+            View::StrataCompactionStats => "STRATA_COMPACTION_STATS",
+            View::StrataSstFiles => "STRATA_SST_FILES",
         }
     }
 
@@ -121,6 +134,9 @@ impl View {
 
     /// Column names and types.
     pub fn columns(self) -> Vec<(&'static str, OutType)> {
+        if let Some(cols) = engine::columns(self) {
+            return cols.to_vec();
+        }
         let cols: &[(&str, OutType)] = match self {
             View::Schemata => &[
                 ("CATALOG_NAME", S),
@@ -345,12 +361,19 @@ impl View {
             | View::GlobalVariables
             | View::SessionStatus
             | View::GlobalStatus => &[("VARIABLE_NAME", S), ("VARIABLE_VALUE", L)],
+            View::StrataCf
+            | View::StrataCfOptions
+            | View::StrataCompactionStats
+            | View::StrataSstFiles => &[],
         };
         cols.to_vec()
     }
 
     /// The view's rows now, as `s` sees them.
     pub fn rows(self, s: &Session) -> Result<Vec<Vec<Value>>> {
+        if let Some(rows) = engine::rows(self, s.inst.txdb.db()) {
+            return Ok(rows);
+        }
         let st = s.inst.catalog.state();
         Ok(match self {
             View::Schemata => {
@@ -453,6 +476,10 @@ impl View {
                     .map(|(k, v)| vec![t(&k.to_ascii_uppercase()), Value::Bytes(v.text())])
                     .collect()
             }
+            View::StrataCf
+            | View::StrataCfOptions
+            | View::StrataCompactionStats
+            | View::StrataSstFiles => Vec::new(),
         })
     }
 }

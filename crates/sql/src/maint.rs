@@ -1,9 +1,38 @@
 //! Table maintenance and locking statements: CHECK TABLE (the engine-level
-//! check in `rel::check`), ANALYZE TABLE (statistics in `rel::stats`), FLUSH, LOCK / UNLOCK TABLES.
+//! check in `rel::check`), ANALYZE TABLE (statistics in `rel::stats`),
+//! OPTIMIZE TABLE (each index's key range compacted down to the last level,
+//! as MyRocks' OPTIMIZE: deleted and overwritten entries dropped), FLUSH,
+//! LOCK / UNLOCK TABLES.
 use crate::error::{Result, SqlError};
 use crate::result::{ok, rows, text, Outcome, ResultSink};
 use crate::session::Session;
 use crate::stmt::MaintStmt;
+use rel::value::Value;
+
+/// The two rows of a table operation that failed: the error, then the
+/// status (MariaDB's shape).
+fn failed(label: &Value, op: &str, msg: String) -> [Vec<Value>; 2] {
+    [
+        vec![label.clone(), text(op), text("Error"), text(msg)],
+        vec![
+            label.clone(),
+            text(op),
+            text("status"),
+            text("Operation failed"),
+        ],
+    ]
+}
+
+/// Compacts the key range of each of the table's indexes (primary and
+/// secondary) down to the engine's last level.
+fn optimize(db: &lsm::Db, def: &rel::schema::TableDef) -> lsm::Result<()> {
+    for ix in def.indexes() {
+        let lo = rel::keycodec::index_prefix(ix.id);
+        let hi = rel::keycodec::index_prefix(ix.id + 1);
+        db.compact_range(lsm::DEFAULT_CF, Some(&lo), Some(&hi))?;
+    }
+    Ok(())
+}
 
 /// Runs a maintenance statement.
 pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
@@ -19,20 +48,11 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
                 let st = s.inst.catalog.state();
                 let label = text(format!("{db}.{t}"));
                 match st.table(&db, t) {
-                    None => {
-                        out.push(vec![
-                            label.clone(),
-                            text("check"),
-                            text("Error"),
-                            text(format!("Table '{db}.{t}' doesn't exist")),
-                        ]);
-                        out.push(vec![
-                            label,
-                            text("check"),
-                            text("status"),
-                            text("Operation failed"),
-                        ]);
-                    }
+                    None => out.extend(failed(
+                        &label,
+                        "check",
+                        format!("Table '{db}.{t}' doesn't exist"),
+                    )),
                     Some(table) => {
                         let rep = rel::check::check_table(s.inst.txdb.db(), table)?;
                         for e in &rep.errors {
@@ -69,6 +89,27 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
                         "Table doesn't exist"
                     }),
                 ]);
+            }
+            rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)
+        }
+        MaintStmt::Optimize(tables) => {
+            let mut out = Vec::new();
+            for (db, t) in tables {
+                let db = db.clone().or(s.db.clone()).ok_or_else(SqlError::no_db)?;
+                let table = s.inst.catalog.state().table(&db, t).cloned();
+                let label = text(format!("{db}.{t}"));
+                let Some(table) = table else {
+                    out.extend(failed(
+                        &label,
+                        "optimize",
+                        format!("Table '{db}.{t}' doesn't exist"),
+                    ));
+                    continue;
+                };
+                match optimize(s.inst.txdb.db(), &table.def) {
+                    Ok(()) => out.push(vec![label, text("optimize"), text("status"), text("OK")]),
+                    Err(e) => out.extend(failed(&label, "optimize", e.to_string())),
+                }
             }
             rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)
         }

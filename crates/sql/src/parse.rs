@@ -805,7 +805,9 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
         ["SHOW", "ENGINES", ..] | ["SHOW", "STORAGE", "ENGINES", ..] => {
             Some(Stmt::Show(ShowStmt::Engines))
         }
-        ["SHOW", "ENGINE", _, "STATUS", ..] => Some(Stmt::Show(ShowStmt::EngineStatus)),
+        ["SHOW", "ENGINE", _, "STATUS"] => {
+            Some(Stmt::Show(ShowStmt::EngineStatus(unquote(&ws[2]))))
+        }
         ["SHOW", "COLLATION", rest @ ..]
         | ["SHOW", "CHARSET", rest @ ..]
         | ["SHOW", "CHARACTER", "SET", rest @ ..] => {
@@ -849,6 +851,17 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
         | ["ANALYZE", "LOCAL", "TABLE", ..] => {
             let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
             Some(Stmt::Maint(MaintStmt::Analyze(
+                ws[at..].iter().map(|w| table_name(w)).collect(),
+            )))
+        }
+        ["OPTIMIZE", "TABLE", ..]
+        | ["OPTIMIZE", "NO_WRITE_TO_BINLOG", "TABLE", ..]
+        | ["OPTIMIZE", "LOCAL", "TABLE", ..] => {
+            let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
+            if ws.len() <= at {
+                return Err(SqlError::parse("near '' at OPTIMIZE TABLE"));
+            }
+            Some(Stmt::Maint(MaintStmt::Optimize(
                 ws[at..].iter().map(|w| table_name(w)).collect(),
             )))
         }

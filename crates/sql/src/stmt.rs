@@ -138,7 +138,8 @@ pub enum ShowStmt {
         like: Option<String>,
     },
     Engines,
-    EngineStatus,
+    /// SHOW ENGINE name STATUS.
+    EngineStatus(String),
     Collation {
         like: Option<String>,
     },
@@ -209,6 +210,8 @@ pub type TableRef = (Option<String>, String);
 pub enum MaintStmt {
     Check(Vec<TableRef>),
     Analyze(Vec<TableRef>),
+    /// OPTIMIZE TABLE: the tables' key ranges compacted (`lsm::Db::compact_range`).
+    Optimize(Vec<TableRef>),
     /// FLUSH and what follows it.
     Flush(String),
     LockTables,

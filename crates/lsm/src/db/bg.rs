@@ -6,14 +6,14 @@
 //! then compactions. Each job is picked and installed under the state lock
 //! and run without it. A failed job puts the database in the read-only
 //! error state.
-use super::{ColumnFamily, Db, Inner, State};
+use super::{Db, Inner, State};
 use crate::compaction::{self, Compaction, OutputSpec};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::filename;
 use crate::iter::{InternalIterator, MergingIterator};
 use crate::key::SeqNo;
 use crate::memtable::MemTable;
-use crate::options::{CfOptions, NUM_LEVELS};
+use crate::options::CfOptions;
 use crate::stats::Stats;
 use crate::table_cache::LevelIter;
 use crate::version::{NewFile, Version, VersionEdit};
@@ -83,7 +83,7 @@ fn write_flush(
     Ok(files.pop())
 }
 
-enum Job {
+pub(super) enum Job {
     Flush {
         cf: u32,
         mems: Vec<Arc<MemTable>>,
@@ -100,7 +100,7 @@ enum Job {
     },
 }
 
-fn snapshots(st: &State) -> Vec<SeqNo> {
+pub(super) fn snapshots(st: &State) -> Vec<SeqNo> {
     st.snapshots.keys().copied().collect()
 }
 
@@ -213,7 +213,7 @@ fn pacer(inner: &Inner, high: bool) -> Option<crate::rate_limit::Pacer<'_>> {
     })
 }
 
-fn run_job(inner: &Arc<Inner>, job: Job) -> Result<()> {
+pub(super) fn run_job(inner: &Inner, job: Job) -> Result<()> {
     match job {
         Job::Flush {
             cf,
@@ -384,7 +384,7 @@ fn input_iter(
 }
 
 fn run_compaction_job(
-    inner: &Arc<Inner>,
+    inner: &Inner,
     cf: u32,
     c: &Compaction,
     version: &Version,
@@ -490,121 +490,5 @@ impl Db {
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
-    }
-
-    /// Compacts every file overlapping `[start, end]` (None = unbounded)
-    /// down to the last level, dropping deleted and overwritten data that no
-    /// snapshot needs. Runs in the calling thread.
-    pub fn compact_range(
-        &self,
-        cf: ColumnFamily,
-        start: Option<&[u8]>,
-        end: Option<&[u8]>,
-    ) -> Result<()> {
-        self.flush()?;
-        let last = NUM_LEVELS - 1;
-        for level in 0..NUM_LEVELS {
-            loop {
-                let mut st = self.inner.lock();
-                if let Some(e) = &st.bg_error {
-                    return Err(e.clone());
-                }
-                let Some(cfs) = st.cfs.get(&cf.0) else {
-                    return Err(Error::InvalidArgument(format!("no column family {}", cf.0)));
-                };
-                let opts = (*cfs.opts).clone();
-                let Some(v) = st.versions.cfs.get(&cf.0).map(|v| v.current.clone()) else {
-                    return Ok(());
-                };
-                let cmp = v.cmp;
-                let files: Vec<_> = v.levels[level]
-                    .iter()
-                    .filter(|f| {
-                        start.is_none_or(|s| {
-                            cmp.compare(f.largest_user(), s) != std::cmp::Ordering::Less
-                        }) && end.is_none_or(|e| {
-                            cmp.compare(f.smallest_user(), e) != std::cmp::Ordering::Greater
-                        })
-                    })
-                    .cloned()
-                    .collect();
-                if files.is_empty() {
-                    break;
-                }
-                let deeper = (level + 1..NUM_LEVELS).any(|l| !v.levels[l].is_empty());
-                let output = if level == last || !deeper && level > 0 {
-                    if !files.iter().any(|f| {
-                        f.info.num_deletions + f.info.num_range_deletions > 0
-                            || f.info.largest_seq > 0
-                    }) {
-                        break;
-                    }
-                    level
-                } else if level == 0 {
-                    compaction::picker::targets(&v, &opts).base_level
-                } else {
-                    level + 1
-                };
-                if files.iter().any(|f| f.is_compacting()) {
-                    st = self
-                        .inner
-                        .bg_cv
-                        .wait_timeout(st, Duration::from_millis(20))
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
-                    drop(st);
-                    continue;
-                }
-                let inputs = if level == 0 {
-                    v.levels[0].clone()
-                } else {
-                    files
-                };
-                let Some(mut c) = compaction::picker::build(&v, level, output, inputs, "manual")
-                else {
-                    st = self
-                        .inner
-                        .bg_cv
-                        .wait_timeout(st, Duration::from_millis(20))
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
-                    drop(st);
-                    continue;
-                };
-                if output == level {
-                    c.trivial_move = false;
-                }
-                for f in c.all_files() {
-                    f.being_compacted.store(true, Ordering::Release);
-                }
-                let snaps = snapshots(&st);
-                st.running_jobs += 1;
-                drop(st);
-                let r = run_job(
-                    &self.inner,
-                    Job::Compact {
-                        cf: cf.0,
-                        c: c.clone(),
-                        version: v.clone(),
-                        opts,
-                        snapshots: snaps,
-                    },
-                );
-                let mut st = self.inner.lock();
-                st.running_jobs -= 1;
-                self.inner.bg_cv.notify_all();
-                if let Err(e) = r {
-                    if !matches!(e, Error::InvalidArgument(_)) {
-                        self.inner
-                            .set_bg_error(&mut st, "manual compaction failed", &e);
-                    }
-                    return Err(e);
-                }
-                if output == level {
-                    break; // rewritten in place: done with this level
-                }
-            }
-        }
-        Ok(())
     }
 }

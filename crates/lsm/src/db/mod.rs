@@ -8,8 +8,10 @@
 //! appended to the manifest.
 mod bg;
 mod iter;
+mod manual;
 mod open;
 mod ops;
+mod props;
 mod read;
 mod resume;
 mod stall;
@@ -17,6 +19,7 @@ mod write;
 
 pub use iter::DbIterator;
 pub use ops::{BulkWriter, SstFileWriter};
+pub use props::{option_pairs, CfInfo, LevelInfo, SstInfo};
 
 use crate::error::{Error, Result};
 use crate::key::SeqNo;
@@ -100,6 +103,8 @@ pub(crate) struct Inner {
     pub compaction_urgent: std::sync::atomic::AtomicBool,
     /// See `Options::auto_resume_interval`.
     pub auto_resume: Option<std::time::Duration>,
+    /// Range-deleted key ranges for the reclaim thread (manual.rs).
+    pub(crate) reclaims: manual::Reclaims,
     pub(crate) _lock: Box<dyn FileLock>,
 }
 
@@ -331,19 +336,14 @@ impl Db {
         let (Some(v), Some(c)) = (st.versions.cfs.get(&cf.0), st.cfs.get(&cf.0)) else {
             return String::new();
         };
-        let t = crate::compaction::picker::targets(&v.current, &c.opts);
+        let (scores, _) = props::level_scores(&v.current, &c.opts);
         let levels: Vec<(usize, u64, f64)> = (0..crate::options::NUM_LEVELS)
             .map(|l| {
-                let size = v.current.level_size(l);
-                let score = if l == 0 {
-                    v.current.levels[0].len() as f64
-                        / c.opts.level0_compaction_trigger.max(1) as f64
-                } else if t.target[l] > 0 && l + 1 < crate::options::NUM_LEVELS {
-                    size as f64 / t.target[l] as f64
-                } else {
-                    0.0
-                };
-                (v.current.levels[l].len(), size, score)
+                (
+                    v.current.levels[l].len(),
+                    v.current.level_size(l),
+                    scores[l],
+                )
             })
             .collect();
         crate::stats::format_table(&c.name, &levels, &self.inner.level_stats)
@@ -376,6 +376,7 @@ impl Db {
             let mut st = self.inner.lock();
             st.closing = true;
             self.inner.bg_cv.notify_all();
+            self.inner.reclaims.wake();
             while st.running_jobs > 0 {
                 st = self.inner.bg_cv.wait(st).unwrap_or_else(|p| p.into_inner());
             }
@@ -400,6 +401,7 @@ impl Drop for Db {
             st.closing = true;
             self.inner.bg_cv.notify_all();
             drop(st);
+            self.inner.reclaims.wake();
             let threads =
                 std::mem::take(&mut *self.threads.lock().unwrap_or_else(|p| p.into_inner()));
             for t in threads {

@@ -394,6 +394,7 @@ impl Db {
             delayed_write_rate: opts.delayed_write_rate as f64,
             compaction_urgent: Default::default(),
             auto_resume: opts.auto_resume_interval,
+            reclaims: Default::default(),
             _lock: lock,
         });
         let mut threads = Vec::new();
@@ -412,6 +413,12 @@ impl Db {
                 .map_err(|e| Error::io("spawn background thread", e))?;
             threads.push(t);
         }
+        let r = inner.clone();
+        let t = std::thread::Builder::new()
+            .name("strata-reclaim".into())
+            .spawn(move || super::manual::reclaim_loop(r))
+            .map_err(|e| Error::io("spawn reclaim thread", e))?;
+        threads.push(t);
         Ok(Db {
             inner,
             threads: Arc::new(Mutex::new(threads)),

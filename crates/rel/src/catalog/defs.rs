@@ -72,9 +72,7 @@ impl Catalog {
         let live: Vec<u32> = t.def.indexes().map(|i| i.id).collect();
         for ix in old.def.indexes() {
             if !live.contains(&ix.id) {
-                let lo = keycodec::index_prefix(ix.id);
-                let hi = keycodec::index_prefix(ix.id + 1);
-                self.db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
+                reclaim_ids(&self.db, ix.id, ix.id + 1)?;
             }
         }
         Ok(t)
@@ -230,7 +228,10 @@ pub(super) fn id_span(def: &TableDef) -> (u32, u32) {
     (first, last + 1)
 }
 
-/// Range-deletes the entries of index ids `first..end`.
+/// Range-deletes the entries of index ids `first..end` and has the engine
+/// remove their files from disk in the background (`lsm::Db::reclaim_range`):
+/// the ids are never used again. Callers have made the catalog change that
+/// drops the ids durable first.
 pub(crate) fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
     if first < FIRST_USER_INDEX_ID || end <= first {
         return Ok(());
@@ -238,5 +239,6 @@ pub(crate) fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
     let lo = keycodec::index_prefix(first);
     let hi = keycodec::index_prefix(end);
     db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
+    db.reclaim_range(lsm::DEFAULT_CF, &lo, &hi);
     Ok(())
 }

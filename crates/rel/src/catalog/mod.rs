@@ -432,9 +432,7 @@ impl Catalog {
     /// Deletes every entry of a dropped table's indexes.
     fn reclaim(&self, def: &TableDef) -> Result<()> {
         for ix in def.indexes() {
-            let lo = keycodec::index_prefix(ix.id);
-            let hi = keycodec::index_prefix(ix.id + 1);
-            self.db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
+            reclaim_ids(&self.db, ix.id, ix.id + 1)?;
         }
         Ok(())
     }

@@ -225,7 +225,7 @@ fn show(w: &Who, sh: &ShowStmt) -> Result<()> {
             }
             Ok(())
         }
-        ShowStmt::EngineStatus => w.specific(p::PROCESS, "PROCESS"),
+        ShowStmt::EngineStatus(_) => w.specific(p::PROCESS, "PROCESS"),
         _ => Ok(()),
     }
 }
@@ -277,7 +277,7 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
     };
     match m {
         MaintStmt::Check(r) => refs(r, p::SELECT, "SELECT"),
-        MaintStmt::Analyze(r) => refs(r, p::SELECT | p::INSERT, "INSERT"),
+        MaintStmt::Analyze(r) | MaintStmt::Optimize(r) => refs(r, p::SELECT | p::INSERT, "INSERT"),
         MaintStmt::Flush(_) => w.specific(p::RELOAD, "RELOAD"),
         MaintStmt::LockTables => w.db(p::LOCK_TABLES | p::SELECT, &w.current_db()),
         MaintStmt::UnlockTables => Ok(()),

@@ -1,6 +1,7 @@
 //! SHOW and DESCRIBE: one function per form, from the catalog, the
 //! session and the server's counters. Table descriptions live in `table`,
 //! status counters in `status`.
+pub mod engine;
 pub mod status;
 mod table;
 
@@ -112,15 +113,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 text("NO"),
             ]],
         ),
-        ShowStmt::EngineStatus => rows(
-            sink,
-            &["Type", "Name", "Status"],
-            vec![vec![
-                text("STRATA"),
-                text(""),
-                text(s.inst.txdb.db().describe_levels()),
-            ]],
-        ),
+        ShowStmt::EngineStatus(engine) => engine::status(s, engine, sink),
         ShowStmt::Collation { like } => rows(
             sink,
             &[

@@ -1,13 +1,24 @@
 //! SHOW STATUS: the server's counters (including the engine's bytes
 //! written per source and lock statistics).
 use crate::session::Session;
+use crate::Instance;
 use rel::value::Value;
 use std::sync::atomic::Ordering;
 
 /// SHOW [GLOBAL | SESSION] STATUS variables: Com_* and Questions are the
 /// session's unless `global`, the others the server's.
 pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
-    let inst = &s.inst;
+    collect(&s.inst, (!global).then_some(s))
+}
+
+/// The server's GLOBAL STATUS variables, without a session (the metrics
+/// endpoint).
+pub fn global_status(inst: &Instance) -> Vec<(String, Value)> {
+    collect(inst, None)
+}
+
+/// Status variables: Com_* and Questions of `session` if given.
+fn collect(inst: &Instance, session: Option<&Session>) -> Vec<(String, Value)> {
     let e = inst.txdb.db().stats();
     let t = inst.txdb.stats();
     let u = |v: u64| Value::UInt(v);
@@ -18,10 +29,9 @@ pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
         ("Aborted_connects".into(), r(&c.aborted_connects)),
     ];
     for (i, name) in crate::com::NAMES.iter().enumerate() {
-        let n = if global {
-            inst.com.get(i)
-        } else {
-            s.com.get(i).copied().unwrap_or(0)
+        let n = match session {
+            None => inst.com.get(i),
+            Some(s) => s.com.get(i).copied().unwrap_or(0),
         };
         v.push((format!("Com_{name}"), u(n)));
     }
@@ -36,11 +46,7 @@ pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
         ("Queries".into(), u(inst.questions())),
         (
             "Questions".into(),
-            u(if global {
-                inst.questions()
-            } else {
-                s.questions
-            }),
+            u(session.map_or(inst.questions(), |s| s.questions)),
         ),
         ("Slow_queries".into(), r(&c.slow_queries)),
         ("Threads_connected".into(), u(inst.threads_connected())),
@@ -95,6 +101,12 @@ pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
         v.push((format!("Strata_l{level}_files"), u(files as u64)));
         v.push((format!("Strata_l{level}_bytes"), u(bytes)));
     }
+    v.push(("Strata_block_cache_usage".into(), u(db.block_cache_usage())));
+    v.push(("Strata_snapshots".into(), u(db.snapshot_count() as u64)));
+    v.push((
+        "Strata_pending_reclaims".into(),
+        u(db.pending_reclaims() as u64),
+    ));
     for (k, val) in e.pairs() {
         v.push((format!("Strata_{k}"), u(val)));
     }

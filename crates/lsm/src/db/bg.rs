@@ -188,7 +188,7 @@ pub(crate) fn background_loop(inner: Arc<Inner>, pool: Pool) {
                     inner.set_bg_error(&mut st, "background job failed", &e);
                 }
                 inner.bg_cv.notify_all();
-                inner.write_cv.notify_all();
+                inner.notify_writers(&st);
             }
             None => {
                 st = inner

@@ -371,6 +371,7 @@ impl Db {
                 wal_number,
                 live_wals,
                 writers: VecDeque::new(),
+                write_waiters: 0,
                 snapshots: BTreeMap::new(),
                 visible_seq: visible,
                 bg_error: read_only.then(|| {

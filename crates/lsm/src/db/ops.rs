@@ -333,11 +333,7 @@ impl Db {
         // Wait until no write group is in flight, so that sequence numbers
         // taken here are published in order.
         while st.wal.is_none() {
-            st = self
-                .inner
-                .write_cv
-                .wait(st)
-                .unwrap_or_else(|p| p.into_inner());
+            st = self.inner.wait_writers(st);
         }
         let v = st
             .versions

@@ -164,14 +164,14 @@ impl Inner {
             if st.writers.front().is_some_and(|f| Arc::ptr_eq(f, &w)) {
                 break;
             }
-            st = self.write_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+            st = self.wait_writers(st);
         }
         // Leader.
         let (g, room) = self.make_room(st, force_switch);
         st = g;
         if room.is_err() || force_switch {
             st.writers.pop_front();
-            self.write_cv.notify_all();
+            self.notify_writers(&st);
             return room;
         }
         let mut group: Vec<Arc<Writer>> = Vec::new();
@@ -227,7 +227,7 @@ impl Inner {
             st.writers.pop_front();
             *lock(&x.done) = Some(result.clone());
         }
-        self.write_cv.notify_all();
+        self.notify_writers(&st);
         drop(st);
         take_done(&w).unwrap_or(result)
     }

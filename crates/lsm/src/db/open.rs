@@ -370,6 +370,7 @@ impl Db {
                 wal,
                 wal_number,
                 live_wals,
+                wal_pins: Vec::new(),
                 writers: VecDeque::new(),
                 snapshots: BTreeMap::new(),
                 visible_seq: visible,

@@ -330,6 +330,7 @@ fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
             None if !c.mem.is_empty() => c.mem.wal_number,
             None => current,
         })
+        .chain(st.wal_pins.iter().copied())
         .min()
         .unwrap_or(current);
     let (dead, live): (Vec<u64>, Vec<u64>) = st.live_wals.iter().partition(|w| **w < min_needed);

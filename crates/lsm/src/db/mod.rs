@@ -7,6 +7,7 @@
 //! table building or block reads; it is held while a version edit is
 //! appended to the manifest.
 mod bg;
+mod checkpoint;
 mod iter;
 mod open;
 mod ops;
@@ -15,6 +16,7 @@ mod resume;
 mod stall;
 mod write;
 
+pub use checkpoint::CheckpointInfo;
 pub use iter::DbIterator;
 pub use ops::{BulkWriter, SstFileWriter};
 
@@ -62,6 +64,8 @@ pub(crate) struct State {
     pub wal: Option<LogWriter>,
     pub wal_number: u64,
     pub live_wals: Vec<u64>,
+    /// The oldest WAL each running checkpoint still copies: kept on disk.
+    pub wal_pins: Vec<u64>,
     pub writers: VecDeque<Arc<Writer>>,
     /// Threads waiting on `write_cv` (always changed under this lock): a
     /// notification with nobody waiting is skipped, since std's condvar

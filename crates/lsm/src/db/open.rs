@@ -370,6 +370,7 @@ impl Db {
                 wal,
                 wal_number,
                 live_wals,
+                wal_pins: Vec::new(),
                 writers: VecDeque::new(),
                 write_waiters: 0,
                 snapshots: BTreeMap::new(),

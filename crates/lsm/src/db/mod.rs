@@ -93,7 +93,8 @@ pub(crate) struct Inner {
     pub dir: PathBuf,
     pub fs: Arc<dyn Fs>,
     pub state: Mutex<State>,
-    /// Signals writers waiting in the queue.
+    /// Signals writers waiting in the queue. Wait on it only through
+    /// `wait_writers` (notifications skip a condvar nobody is counted on).
     pub write_cv: Condvar,
     /// Signals background threads (work available) and waiters (work done).
     pub bg_cv: Condvar,

@@ -36,6 +36,7 @@ pub mod memtable;
 pub mod options;
 pub mod range_del;
 pub mod rate_limit;
+pub mod seal;
 pub mod sstable;
 pub mod stats;
 pub mod table_cache;
@@ -45,7 +46,8 @@ pub mod wal;
 
 pub use batch::WriteBatch;
 pub use db::{
-    BulkWriter, CfInfo, ColumnFamily, Db, DbIterator, LevelInfo, Snapshot, SstInfo, DEFAULT_CF,
+    BulkWriter, CfInfo, CheckpointInfo, ColumnFamily, Db, DbIterator, LevelInfo, Snapshot, SstInfo,
+    DEFAULT_CF,
 };
 pub use error::{Error, Result};
 pub use key::{Comparator, SeqNo};

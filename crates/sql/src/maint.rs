@@ -37,6 +37,7 @@ fn optimize(db: &lsm::Db, def: &rel::schema::TableDef) -> lsm::Result<()> {
 /// Runs a maintenance statement.
 pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
     match stmt {
+        MaintStmt::Backup(dir) => crate::backup::run(s, dir, sink),
         MaintStmt::Kill { connection, target } => {
             crate::procs::kill(s, *connection, target)?;
             crate::result::ok()

@@ -370,7 +370,9 @@ impl Db {
                 wal,
                 wal_number,
                 live_wals,
+                wal_pins: Vec::new(),
                 writers: VecDeque::new(),
+                write_waiters: 0,
                 snapshots: BTreeMap::new(),
                 visible_seq: visible,
                 bg_error: read_only.then(|| {
@@ -385,7 +387,7 @@ impl Db {
                 stall_epoch: 0,
                 delay: super::stall::Delay::new(),
             }),
-            write_cv: Condvar::new(),
+            queue_cv: Condvar::new(),
             bg_cv: Condvar::new(),
             tables,
             stats,

@@ -145,11 +145,6 @@ impl Proc {
         }
     }
 
-    /// Sets the running statement's state (SHOW PROCESSLIST's State).
-    pub(crate) fn set_state(&self, state: &'static str) {
-        lock(&self.activity).state = state;
-    }
-
     /// When the running statement (or the idle time) began.
     pub fn since(&self) -> Instant {
         lock(&self.activity).since

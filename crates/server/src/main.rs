@@ -157,6 +157,9 @@ fn run(cfg: Config) -> Result<(), String> {
     let inst = sql::Instance::open(&cfg.datadir, &opts)
         .map_err(|e| format!("cannot open the database: {}", e.msg))?;
     accounts::bootstrap(&inst, &cfg)?;
+    if cfg.skip_grant_tables {
+        accounts::skip_grant_tables(&cfg)?;
+    }
     let shared = Arc::new(Shared {
         inst,
         max_connections: cfg.max_connections,

@@ -195,6 +195,10 @@ pub struct CatalogState {
     pub views: HashMap<(String, String), Arc<ViewDef>>,
     /// Accounts, by (user, host pattern).
     pub accounts: AccountMap,
+    /// The catalog has had accounts (its `A` record): an instance whose
+    /// accounts were all dropped stays without any, rather than getting a
+    /// passwordless root again at the next start.
+    pub accounts_initialized: bool,
 }
 
 impl CatalogState {

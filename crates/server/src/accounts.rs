@@ -26,7 +26,7 @@ pub fn skip_grant_tables(cfg: &Config) -> Result<(), String> {
     let loopback = a == "localhost"
         || a == "::1"
         || a.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback());
-    if cfg.port != 0 && !loopback {
+    if !loopback {
         return Err(format!(
             "--skip-grant-tables lets anyone in: it needs --bind-address on a loopback address (not {a})"
         ));

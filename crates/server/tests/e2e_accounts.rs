@@ -403,7 +403,7 @@ fn no_root_comes_back_after_all_accounts_are_dropped() {
     // Recovery: any login holds every privilege, on loopback only.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
         .arg(format!("--datadir={}", srv.datadir.display()))
-        .args(["--port=0", "--socket=", "--bind-address=0.0.0.0", "--skip-grant-tables"])
+        .args(["--port=1", "--socket=", "--bind-address=0.0.0.0", "--skip-grant-tables"])
         .output()
         .unwrap();
     assert!(!out.status.success());

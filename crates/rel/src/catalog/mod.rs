@@ -327,6 +327,7 @@ impl Catalog {
             referenced_by: HashMap::new(),
             views: g.views.clone(),
             accounts: g.accounts.clone(),
+            accounts_initialized: g.accounts_initialized,
         };
         f(&mut st);
         st.index_references();

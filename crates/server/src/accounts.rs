@@ -25,7 +25,8 @@ pub fn skip_grant_tables(cfg: &Config) -> Result<(), String> {
     let a = cfg.bind_address.as_str();
     let loopback = a == "localhost"
         || a == "::1"
-        || a.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback());
+        || a.parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
     if !loopback {
         return Err(format!(
             "--skip-grant-tables lets anyone in: it needs --bind-address on a loopback address (not {a})"

@@ -628,7 +628,7 @@ fn dispatch<S: Read + Write>(
                 }
                 let inst = sess.inst.clone();
                 let hosts = &cl.hosts;
-                let lookup = |u: &str| crate::accounts::credentials(&inst, u, &hosts);
+                let lookup = |u: &str| crate::accounts::credentials(&inst, u, hosts);
                 if let Some(d) = &cu.database {
                     if let Err(e) = crate::accounts::check_db(&inst, &cu.user, hosts, d) {
                         send_sql(conn, &e)?;

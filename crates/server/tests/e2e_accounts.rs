@@ -325,7 +325,10 @@ fn sessions_are_seen_and_killed_by_privilege_not_by_name() {
     assert_eq!(e.code, 1095);
     exec(&mut root, "GRANT SUPER ON *.* TO 'root'@'localhost'");
     assert_eq!(com_process_kill(&mut raw, app_id), Ok(()));
-    assert!(app.query_drop("SELECT 1").is_err(), "killed by COM_PROCESS_KILL");
+    assert!(
+        app.query_drop("SELECT 1").is_err(),
+        "killed by COM_PROCESS_KILL"
+    );
 }
 
 /// COM_RESET_CONNECTION and COM_CHANGE_USER find the account from the
@@ -339,7 +342,10 @@ fn session_commands_keep_the_account_and_prepare_checks_privileges() {
     let mut root = srv.fresh_db("d1");
     exec(&mut root, "CREATE TABLE t (a INT, secret TEXT)");
     exec(&mut root, "INSERT INTO t VALUES (1, 'x')");
-    exec(&mut root, "CREATE USER 'ip'@'127.0.0.1' IDENTIFIED BY 'ipw'");
+    exec(
+        &mut root,
+        "CREATE USER 'ip'@'127.0.0.1' IDENTIFIED BY 'ipw'",
+    );
     exec(&mut root, "GRANT SELECT ON *.* TO 'ip'@'127.0.0.1'");
     let mut ip = as_user(&srv, "ip", "ipw", None).unwrap();
     assert_eq!(q(&mut ip, "SELECT a FROM d1.t"), vec!["1"]);
@@ -351,7 +357,11 @@ fn session_commands_keep_the_account_and_prepare_checks_privileges() {
             .with_pass(Some("ipw".into())),
     )
     .unwrap();
-    assert_eq!(q(&mut ip, "SELECT a FROM d1.t"), vec!["1"], "after change_user");
+    assert_eq!(
+        q(&mut ip, "SELECT a FROM d1.t"),
+        vec!["1"],
+        "after change_user"
+    );
     // A wrong password: 1045, and the connection is closed.
     let e = ip
         .change_user(
@@ -361,7 +371,10 @@ fn session_commands_keep_the_account_and_prepare_checks_privileges() {
         )
         .unwrap_err();
     assert_eq!(common::err_code(&e).map(|c| c.0), Some(1045), "{e}");
-    assert!(ip.query_drop("SELECT 1").is_err(), "closed after a failed change");
+    assert!(
+        ip.query_drop("SELECT 1").is_err(),
+        "closed after a failed change"
+    );
 
     exec(&mut root, "CREATE USER app IDENTIFIED BY 'pw1'");
     let mut app = as_user(&srv, "app", "pw1", None).unwrap();
@@ -399,11 +412,20 @@ fn no_root_comes_back_after_all_accounts_are_dropped() {
     srv.restart();
     let e = server_err(Conn::new(srv.opts()));
     assert_eq!(e.code, 1045, "{}", e.message);
-    assert!(srv.log_tail(20).contains("there are no accounts"), "{}", srv.log_tail(20));
+    assert!(
+        srv.log_tail(20).contains("there are no accounts"),
+        "{}",
+        srv.log_tail(20)
+    );
     // Recovery: any login holds every privilege, on loopback only.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
         .arg(format!("--datadir={}", srv.datadir.display()))
-        .args(["--port=1", "--socket=", "--bind-address=0.0.0.0", "--skip-grant-tables"])
+        .args([
+            "--port=1",
+            "--socket=",
+            "--bind-address=0.0.0.0",
+            "--skip-grant-tables",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

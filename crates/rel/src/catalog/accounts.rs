@@ -366,7 +366,11 @@ mod tests {
         let long = "%_".repeat(120) + "z";
         assert!(!host_matches(&long, &"y".repeat(250)));
         assert!(host_matches(&("%a".repeat(33) + "%"), &host));
-        assert!(t.elapsed() < std::time::Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "{:?}",
+            t.elapsed()
+        );
     }
 
     #[test]

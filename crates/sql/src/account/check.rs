@@ -291,6 +291,8 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
         // Whose session it names is known only when it runs: `procs::kill`
         // asks for SUPER to kill another user's session (1095), as MySQL.
         MaintStmt::Kill { .. } => Ok(()),
+        // A copy of everything, accounts included: RELOAD, as MariaDB's BACKUP STAGE.
+        MaintStmt::Backup(_) => w.specific(p::RELOAD, "RELOAD"),
         MaintStmt::Keys { db, table } => refs(&[(db.clone(), table.clone())], p::ALTER, "ALTER"),
     }
 }

@@ -124,7 +124,7 @@ impl Db {
             if st.wal.is_some() {
                 break;
             }
-            st = inner.write_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+            st = inner.wait_writers(st);
         }
         if let Err(e) = inner.switch_memtables(&mut st, true) {
             inner.set_bg_error(&mut st, "WAL switch failed", &e);

@@ -114,8 +114,14 @@ pub(crate) struct Inner {
     pub auto_resume: Option<std::time::Duration>,
     /// Range-deleted key ranges for the reclaim thread (manual.rs).
     pub(crate) reclaims: manual::Reclaims,
+    /// Called while an ingestion rewrites a file, outside the state lock
+    /// (`Db::set_ingest_hook`, for tests).
+    pub ingest_hook: Mutex<Option<IngestHook>>,
     pub(crate) _lock: Box<dyn FileLock>,
 }
+
+/// See `Db::set_ingest_hook`.
+pub type IngestHook = Arc<dyn Fn() + Send + Sync>;
 
 /// True when `e` says the disk is full (directly or as the cause of a read-only state).
 pub(crate) fn is_no_space(e: &Error) -> bool {

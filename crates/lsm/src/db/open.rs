@@ -397,6 +397,7 @@ impl Db {
             compaction_urgent: Default::default(),
             auto_resume: opts.auto_resume_interval,
             reclaims: Default::default(),
+            ingest_hook: Mutex::new(None),
             _lock: lock,
         });
         let mut threads = Vec::new();

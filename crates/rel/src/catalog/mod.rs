@@ -195,6 +195,10 @@ pub struct CatalogState {
     pub views: HashMap<(String, String), Arc<ViewDef>>,
     /// Accounts, by (user, host pattern).
     pub accounts: AccountMap,
+    /// The catalog has had accounts (its `A` record): an instance whose
+    /// accounts were all dropped stays without any, rather than getting a
+    /// passwordless root again at the next start.
+    pub accounts_initialized: bool,
 }
 
 impl CatalogState {
@@ -323,6 +327,7 @@ impl Catalog {
             referenced_by: HashMap::new(),
             views: g.views.clone(),
             accounts: g.accounts.clone(),
+            accounts_initialized: g.accounts_initialized,
         };
         f(&mut st);
         st.index_references();
@@ -554,6 +559,15 @@ impl Catalog {
         self.db.write(sync(), b)?;
         t.estimate.set(s);
         Ok(())
+    }
+
+    /// Runs `f` while `t` is the current table of its name, with every
+    /// catalog change held out (DDL waits): None, not run, when it is not.
+    pub fn while_current<R>(&self, t: &Arc<Table>, f: impl FnOnce() -> R) -> Option<R> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        let cur = st.table(&t.def.db, &t.def.name)?;
+        Arc::ptr_eq(cur, t).then(f)
     }
 
     /// The engine.

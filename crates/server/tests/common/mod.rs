@@ -155,6 +155,11 @@ impl Server {
         self.launch();
     }
 
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// True while the child process is alive.
     pub fn is_running(&mut self) -> bool {
         match self.child.as_mut() {

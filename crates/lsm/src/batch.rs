@@ -72,6 +72,10 @@ impl WriteBatch {
     }
 
     fn op(&mut self, kind: ValueKind, cf: u32, key: &[u8], value: Option<&[u8]>) {
+        // One reservation for the whole op (kind, cf and two length varints
+        // take at most 16 bytes) instead of a reallocation per field.
+        self.rep
+            .reserve(16 + key.len() + value.map_or(0, |v| v.len()));
         self.rep.push(kind as u8);
         put_varint32(&mut self.rep, cf);
         put_length_prefixed(&mut self.rep, key);
@@ -131,9 +135,20 @@ impl WriteBatch {
     /// Decodes every update; `Corruption` if the bytes do not decode or the
     /// count does not match.
     pub fn ops(&self) -> Result<Vec<BatchOp<'_>>> {
+        let mut out = Vec::with_capacity(self.count() as usize);
+        self.for_each_op(|op| {
+            out.push(op);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Decodes every update in order and calls `f` on each, without
+    /// collecting them; `Corruption` as `ops`, or the first error of `f`.
+    pub fn for_each_op<'a>(&'a self, mut f: impl FnMut(BatchOp<'a>) -> Result<()>) -> Result<()> {
         let bad = |what: &str| Error::corruption("", 0, format!("write batch: {what}"));
         let mut d = Decoder::new(&self.rep[HEADER..]);
-        let mut out = Vec::with_capacity(self.count() as usize);
+        let mut n = 0usize;
         while !d.is_empty() {
             let kind = d
                 .u8()
@@ -147,17 +162,18 @@ impl WriteBatch {
                 }
                 _ => &[],
             };
-            out.push(BatchOp {
+            f(BatchOp {
                 kind,
                 cf,
                 key,
                 value,
-            });
+            })?;
+            n += 1;
         }
-        if out.len() != self.count() as usize {
+        if n != self.count() as usize {
             return Err(bad("count does not match"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 

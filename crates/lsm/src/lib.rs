@@ -36,6 +36,7 @@ pub mod memtable;
 pub mod options;
 pub mod range_del;
 pub mod rate_limit;
+pub mod seal;
 pub mod sstable;
 pub mod stats;
 pub mod table_cache;
@@ -44,7 +45,7 @@ pub mod vfs;
 pub mod wal;
 
 pub use batch::WriteBatch;
-pub use db::{BulkWriter, ColumnFamily, Db, DbIterator, Snapshot, DEFAULT_CF};
+pub use db::{BulkWriter, CheckpointInfo, ColumnFamily, Db, DbIterator, Snapshot, DEFAULT_CF};
 pub use error::{Error, Result};
 pub use key::{Comparator, SeqNo};
 pub use options::{CfOptions, Options, ReadOptions, WriteOptions};

@@ -21,7 +21,9 @@ fn checkpoint_is_a_consistent_openable_copy() {
     for i in 0..100 {
         db.put(&k(i), b"new").unwrap(); // only in the memtable + WAL
     }
-    db.checkpoint(dir.join("ckpt")).unwrap();
+    let info = db.checkpoint(dir.join("ckpt")).unwrap();
+    assert!(info.sequence >= 5100, "{info:?}");
+    assert!(info.files >= 3 && info.bytes > 0, "{info:?}");
     for i in 0..100 {
         db.put(&k(i), b"after").unwrap();
     }
@@ -29,6 +31,9 @@ fn checkpoint_is_a_consistent_openable_copy() {
         db.checkpoint(dir.join("ckpt")).is_err(),
         "existing target must be refused"
     );
+    // An empty directory is a fine target.
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    db.checkpoint(dir.join("empty")).unwrap();
     db.close().unwrap();
     let c = Db::open(dir.join("ckpt"), Options::default()).unwrap();
     assert_eq!(c.get(&k(5)).unwrap().as_deref(), Some(&b"new"[..]));

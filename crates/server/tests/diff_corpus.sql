@@ -1127,3 +1127,12 @@ KILL QUERY 0
 SELECT @@max_statement_time, @@long_query_time, @@slow_query_log
 SET max_statement_time = 'x'
 SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()
+-- Numbers stored in TIME: [-]HHMMSS, range-checked (a huge number is 1292, never wrapped).
+CREATE TABLE tnum (p INT PRIMARY KEY, q TIME)
+INSERT INTO tnum VALUES (1, 123456), (2, -123), (3, 8385959), (4, 1e3), (5, 0)
+INSERT INTO tnum VALUES (6, 9223372036854775807)
+INSERT INTO tnum VALUES (7, 8395959)
+INSERT INTO tnum VALUES (8, 16000)
+SELECT p, q FROM tnum ORDER BY p
+CREATE TABLE tnum2 (p INT PRIMARY KEY, q TIME DEFAULT 9223372036854775807)
+DROP TABLE tnum

@@ -10,6 +10,7 @@ pub const NAMES: &[&str] = &[
     "alter_db",
     "alter_table",
     "analyze",
+    "backup",
     "begin",
     "change_db",
     "check",
@@ -182,6 +183,7 @@ pub fn of(stmt: &Stmt) -> Option<&'static str> {
             MaintStmt::UnlockTables => "unlock_tables",
             MaintStmt::Keys { .. } => "alter_table",
             MaintStmt::Kill { .. } => "kill",
+            MaintStmt::Backup(_) => "backup",
         },
         Stmt::Prep(p) => match p {
             PrepStmt::Prepare { .. } => "prepare_sql",

@@ -146,12 +146,12 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
                 .map(Value::Time)
                 .ok_or_else(|| incorrect(col, &v, row, "time")),
             Value::DateTime(p) => Ok(Value::Time(p.rem_euclid(86_400_000_000))),
-            other => {
-                let n = other.to_i128().unwrap_or(0) as i64;
-                Ok(Value::Time(
-                    ((n / 10000) * 3600 + (n / 100 % 100) * 60 + n % 100) * 1_000_000,
-                ))
-            }
+            // A number is [-]HHMMSS[.ffffff]: its text goes through the same
+            // range check as a string (838:59:59 at most, minutes and
+            // seconds below 60), so a huge number is refused, never wrapped.
+            other => val::parse_time(&other.text())
+                .map(Value::Time)
+                .ok_or_else(|| incorrect(col, &v, row, "time")),
         },
         _ => Ok(v),
     }

@@ -241,6 +241,8 @@ mysql_errors! {
     ER_LOCK_TABLE_FULL = 1206, "HY000", fn txn_too_big(what) => "{what}: commit in smaller transactions, raise the limit, or SET rocksdb_commit_in_the_middle=ON";
     ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION = 1792, "25006", fn read_only_transaction() => "Cannot execute statement in a READ ONLY transaction.";
     ER_OPTION_PREVENTS_STATEMENT = 1290, "HY000", fn read_only_server() => "The MySQL server is running with the --read-only option so it cannot execute this statement";
+    /// BACKUP DATABASE TO a directory that exists and is not empty (MySQL's SELECT ... INTO OUTFILE error).
+    ER_FILE_EXISTS_ERROR = 1086, "HY000", fn file_exists(file) => "File '{file}' already exists";
     /// LOAD DATA INFILE of a file outside secure_file_priv (or with it NULL).
     ER_OPTION_PREVENTS_STATEMENT_FILE = 1290, "HY000", fn secure_file_priv() => "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement";
     /// LOAD DATA of a file the server cannot open (`errno`: the OS error number, `what`: its text), as MariaDB.

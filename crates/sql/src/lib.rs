@@ -22,6 +22,7 @@ pub mod access;
 pub mod account;
 pub mod agg;
 pub mod autoparam;
+pub mod backup;
 pub mod bind;
 pub mod bulk;
 pub mod check;

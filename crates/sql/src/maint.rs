@@ -8,6 +8,7 @@ use crate::stmt::MaintStmt;
 /// Runs a maintenance statement.
 pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
     match stmt {
+        MaintStmt::Backup(dir) => crate::backup::run(s, dir, sink),
         MaintStmt::Kill { connection, target } => {
             crate::procs::kill(s, *connection, target)?;
             crate::result::ok()

@@ -832,6 +832,7 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
             Some(Stmt::Show(ShowStmt::ProcessList { full: true }))
         }
         ["KILL", ..] => Some(kill(&ws[1..], &u[1..])?),
+        ["BACKUP", ..] => Some(crate::backup::parse(s)?),
         ["SHOW", "GRANTS", ..] => Some(Stmt::Show(ShowStmt::Grants)),
         ["ALTER", "DATABASE" | "SCHEMA", ..] => Some(alter_database(&ws[2..])?),
         ["SHOW", "CREATE", "DATABASE" | "SCHEMA", rest @ ..] => rest

@@ -125,6 +125,11 @@ impl Proc {
         a.query_id = query_id;
     }
 
+    /// What the running statement is doing now (SHOW PROCESSLIST's State).
+    pub fn set_state(&self, state: &'static str) {
+        lock(&self.activity).state = state;
+    }
+
     /// The statement ended: the session sleeps (in database `db`).
     pub(crate) fn end(&self, db: &Option<String>) {
         {

@@ -223,6 +223,8 @@ pub enum MaintStmt {
         connection: bool,
         target: crate::procs::KillTarget,
     },
+    /// BACKUP DATABASE TO 'dir' (`backup.rs`).
+    Backup(String),
 }
 
 /// The parts of a possibly qualified name.

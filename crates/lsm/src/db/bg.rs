@@ -188,7 +188,7 @@ pub(crate) fn background_loop(inner: Arc<Inner>, pool: Pool) {
                     inner.set_bg_error(&mut st, "background job failed", &e);
                 }
                 inner.bg_cv.notify_all();
-                inner.write_cv.notify_all();
+                inner.notify_writers(&st);
             }
             None => {
                 st = inner
@@ -330,6 +330,7 @@ fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
             None if !c.mem.is_empty() => c.mem.wal_number,
             None => current,
         })
+        .chain(st.wal_pins.iter().copied())
         .min()
         .unwrap_or(current);
     let (dead, live): (Vec<u64>, Vec<u64>) = st.live_wals.iter().partition(|w| **w < min_needed);

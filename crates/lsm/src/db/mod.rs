@@ -7,6 +7,7 @@
 //! table building or block reads; it is held while a version edit is
 //! appended to the manifest.
 mod bg;
+mod checkpoint;
 mod iter;
 mod open;
 mod ops;
@@ -15,6 +16,7 @@ mod resume;
 mod stall;
 mod write;
 
+pub use checkpoint::CheckpointInfo;
 pub use iter::DbIterator;
 pub use ops::{BulkWriter, SstFileWriter};
 
@@ -62,7 +64,13 @@ pub(crate) struct State {
     pub wal: Option<LogWriter>,
     pub wal_number: u64,
     pub live_wals: Vec<u64>,
+    /// The oldest WAL each running checkpoint still copies: kept on disk.
+    pub wal_pins: Vec<u64>,
     pub writers: VecDeque<Arc<Writer>>,
+    /// Threads waiting on `write_cv` (always changed under this lock): a
+    /// notification with nobody waiting is skipped, since std's condvar
+    /// makes a futex system call for every notify.
+    pub write_waiters: usize,
     /// Sequence numbers of live snapshots, with counts.
     pub snapshots: BTreeMap<SeqNo, usize>,
     /// Highest sequence number whose writes are fully applied.
@@ -85,7 +93,8 @@ pub(crate) struct Inner {
     pub dir: PathBuf,
     pub fs: Arc<dyn Fs>,
     pub state: Mutex<State>,
-    /// Signals writers waiting in the queue.
+    /// Signals writers waiting in the queue. Wait on it only through
+    /// `wait_writers` (notifications skip a condvar nobody is counted on).
     pub write_cv: Condvar,
     /// Signals background threads (work available) and waiters (work done).
     pub bg_cv: Condvar,
@@ -126,8 +135,24 @@ impl Inner {
             st.bg_retry = is_no_space(e);
             crate::stats::Stats::add(&self.stats.background_errors, 1);
         }
-        self.write_cv.notify_all();
+        self.notify_writers(st);
         self.bg_cv.notify_all();
+    }
+
+    /// Waits on `write_cv`, counted in `write_waiters`.
+    pub(crate) fn wait_writers<'a>(&self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        st.write_waiters += 1;
+        let mut st = self.write_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+        st.write_waiters -= 1;
+        st
+    }
+
+    /// Wakes every thread waiting on `write_cv`, if any (call with the
+    /// state lock held, as every waiter counts itself under it).
+    pub(crate) fn notify_writers(&self, st: &State) {
+        if st.write_waiters > 0 {
+            self.write_cv.notify_all();
+        }
     }
 
     /// Appends `edit` to the manifest and installs it. A failed manifest

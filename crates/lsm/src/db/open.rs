@@ -370,7 +370,9 @@ impl Db {
                 wal,
                 wal_number,
                 live_wals,
+                wal_pins: Vec::new(),
                 writers: VecDeque::new(),
+                write_waiters: 0,
                 snapshots: BTreeMap::new(),
                 visible_seq: visible,
                 bg_error: read_only.then(|| {

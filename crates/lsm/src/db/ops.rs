@@ -1,11 +1,10 @@
-//! Operations on whole files: checkpoints (a consistent copy of the
-//! database made of hard links plus the WAL files, usable as an online
-//! backup) and ingestion of externally built tables (the basis of bulk load).
+//! Operations on whole files: ingestion of externally built tables (the
+//! basis of bulk load). Checkpoints are in `checkpoint.rs`.
 use super::{ColumnFamily, Db};
 use crate::error::{Error, Result};
 use crate::filename;
 use crate::key::{self, Comparator, ValueKind};
-use crate::options::{CfOptions, WriteOptions, NUM_LEVELS};
+use crate::options::{CfOptions, NUM_LEVELS};
 use crate::sstable::{Table, TableBuilder, TableOptions};
 use crate::version::{NewFile, VersionEdit};
 use std::path::Path;
@@ -210,44 +209,6 @@ impl Db {
         })
     }
 
-    /// Writes a consistent copy of the database into `target` (which must not
-    /// exist): table files are hard-linked, WAL files linked after a WAL
-    /// switch, and a manifest describing that state is written. The copy
-    /// opens as a normal database.
-    pub fn checkpoint(&self, target: impl AsRef<Path>) -> Result<()> {
-        let target = target.as_ref();
-        let fs = &self.inner.fs;
-        if fs.exists(target) {
-            return Err(Error::InvalidArgument(format!(
-                "checkpoint target {} already exists",
-                target.display()
-            )));
-        }
-        // Close the current WAL so every WAL to copy is immutable.
-        self.inner.write(WriteOptions::default(), None, true)?;
-        fs.create_dir_all(target)?;
-        let st = self.inner.lock();
-        for cf in st.versions.cfs.values() {
-            for files in &cf.current.levels {
-                for f in files {
-                    fs.link(
-                        &filename::table(&self.inner.dir, f.number()),
-                        &filename::table(target, f.number()),
-                    )?;
-                }
-            }
-        }
-        for w in st.live_wals.iter().filter(|w| **w != st.wal_number) {
-            let src = filename::wal(&self.inner.dir, *w);
-            if fs.exists(&src) {
-                fs.link(&src, &filename::wal(target, *w))?;
-            }
-        }
-        st.versions
-            .write_manifest_into(fs.as_ref(), target, st.versions.next_file_number)?;
-        Ok(())
-    }
-
     /// Ingests tables written by [`SstFileWriter`] into a column family, all
     /// of them in one manifest record (after a crash either every file is
     /// in or none is). A file whose key range overlaps nothing in the column
@@ -333,11 +294,7 @@ impl Db {
         // Wait until no write group is in flight, so that sequence numbers
         // taken here are published in order.
         while st.wal.is_none() {
-            st = self
-                .inner
-                .write_cv
-                .wait(st)
-                .unwrap_or_else(|p| p.into_inner());
+            st = self.inner.wait_writers(st);
         }
         let v = st
             .versions

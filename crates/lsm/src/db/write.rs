@@ -121,8 +121,12 @@ impl Inner {
         force_switch: bool,
     ) -> Result<()> {
         if let Some(b) = &batch {
-            let st = self.lock();
-            for op in b.ops()? {
+            // Decodes the whole batch once (so the group below applies only
+            // well-formed batches); the state lock is taken only when an op
+            // names a column family other than the default, which always
+            // exists.
+            let mut other_cf = false;
+            b.for_each_op(|op| {
                 if op.key.len() > crate::memtable::MAX_KEY_SIZE {
                     return Err(Error::InvalidArgument(format!(
                         "key of {} bytes is longer than the limit of {} bytes",
@@ -130,12 +134,18 @@ impl Inner {
                         crate::memtable::MAX_KEY_SIZE
                     )));
                 }
-                if !st.cfs.contains_key(&op.cf) {
-                    return Err(Error::InvalidArgument(format!(
+                other_cf |= op.cf != 0;
+                Ok(())
+            })?;
+            if other_cf {
+                let st = self.lock();
+                b.for_each_op(|op| match st.cfs.contains_key(&op.cf) {
+                    true => Ok(()),
+                    false => Err(Error::InvalidArgument(format!(
                         "no column family {}",
                         op.cf
-                    )));
-                }
+                    ))),
+                })?;
             }
         }
         let w = Arc::new(Writer {
@@ -154,18 +164,20 @@ impl Inner {
             if st.writers.front().is_some_and(|f| Arc::ptr_eq(f, &w)) {
                 break;
             }
-            st = self.write_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+            st = self.wait_writers(st);
         }
         // Leader.
         let (g, room) = self.make_room(st, force_switch);
         st = g;
         if room.is_err() || force_switch {
             st.writers.pop_front();
-            self.write_cv.notify_all();
+            self.notify_writers(&st);
             return room;
         }
         let mut group: Vec<Arc<Writer>> = Vec::new();
-        let mut combined = WriteBatch::new();
+        // A group of one writes its own batch; only a larger group copies
+        // the batches into one record.
+        let mut combined: Option<WriteBatch> = None;
         let mut bytes = 0;
         for x in st.writers.iter() {
             if x.force_switch || (x.sync && !w.sync) || x.disable_wal != w.disable_wal {
@@ -178,10 +190,14 @@ impl Inner {
             }
             if let Some(b) = lock(&x.batch).take() {
                 bytes += b.size();
-                combined.append(&b);
+                match &mut combined {
+                    None => combined = Some(b),
+                    Some(c) => c.append(&b),
+                }
             }
             group.push(x.clone());
         }
+        let mut combined = combined.unwrap_or_default();
         st.delay.charge(bytes);
         let first_seq = st.versions.last_sequence + 1;
         combined.set_seq(first_seq);
@@ -211,7 +227,7 @@ impl Inner {
             st.writers.pop_front();
             *lock(&x.done) = Some(result.clone());
         }
-        self.write_cv.notify_all();
+        self.notify_writers(&st);
         drop(st);
         take_done(&w).unwrap_or(result)
     }
@@ -224,7 +240,6 @@ impl Inner {
         disable_wal: bool,
         mems: &[(u32, Arc<MemTable>)],
     ) -> Result<()> {
-        let ops = batch.ops()?;
         if !disable_wal {
             let w = wal.as_mut().ok_or(Error::Closed)?;
             w.add_record(batch.data())?;
@@ -239,15 +254,18 @@ impl Inner {
         Stats::add(&self.stats.write_groups, 1);
         let mut seq = batch.seq();
         let mut user_bytes = 0u64;
-        for op in &ops {
+        // Every batch in the group was decoded whole by its writer, so this
+        // pass cannot stop half way.
+        batch.for_each_op(|op| {
             if let Some((_, m)) = mems.iter().find(|(id, _)| *id == op.cf) {
                 m.add(seq, op.kind, op.key, op.value);
             }
             user_bytes += (op.key.len() + op.value.len()) as u64;
             seq += 1;
-        }
+            Ok(())
+        })?;
         Stats::add(&self.stats.user_bytes_written, user_bytes);
-        Stats::add(&self.stats.user_writes, ops.len() as u64);
+        Stats::add(&self.stats.user_writes, batch.count() as u64);
         Ok(())
     }
 
@@ -260,7 +278,8 @@ impl Inner {
         mut st: MutexGuard<'a, State>,
         force: bool,
     ) -> (MutexGuard<'a, State>, Result<()>) {
-        let started = Instant::now();
+        // Read the clock only once a throttle fires (not on every write).
+        let mut started: Option<Instant> = None;
         let (mut slowed, mut stopped) = (false, false);
         let r = loop {
             if let Some(e) = &st.bg_error {
@@ -293,6 +312,7 @@ impl Inner {
                 }
                 st.delay.was_stopped = true;
                 let t = Instant::now();
+                started.get_or_insert(t);
                 self.bg_cv.notify_all();
                 st = self
                     .bg_cv
@@ -305,6 +325,7 @@ impl Inner {
             if let (false, Some((cause, _))) = (force, p.slowdown) {
                 let now = Instant::now();
                 if st.delay.active && st.delay.next_at > now {
+                    started.get_or_insert(now);
                     if !slowed {
                         stall::record_event(&self.stats, cause, false);
                         slowed = true;
@@ -331,10 +352,10 @@ impl Inner {
             self.bg_cv.notify_all();
             break r;
         };
-        if slowed || stopped {
+        if let Some(t) = started {
             Stats::max(
                 &self.stats.stall_longest_micros,
-                started.elapsed().as_micros() as u64,
+                t.elapsed().as_micros() as u64,
             );
         }
         (st, r)

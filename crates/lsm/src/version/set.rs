@@ -199,7 +199,8 @@ impl VersionSet {
         n
     }
 
-    fn snapshot_edits(&self) -> Vec<VersionEdit> {
+    /// The whole current state as edits (a new manifest's records).
+    pub(crate) fn snapshot_edits(&self) -> Vec<VersionEdit> {
         let mut out = Vec::new();
         for (id, cf) in &self.cfs {
             let mut e = VersionEdit {
@@ -224,11 +225,16 @@ impl VersionSet {
         out
     }
 
-    /// Writes a manifest holding the whole current state, plus CURRENT, into
-    /// another directory (used by checkpoints).
-    pub fn write_manifest_into(&self, fs: &dyn Fs, dir: &Path, number: u64) -> Result<()> {
+    /// Writes a manifest of `edits` (a state taken by [`VersionSet::snapshot_edits`])
+    /// as file `number`, plus CURRENT, into another directory (used by checkpoints).
+    pub(crate) fn write_manifest_into(
+        fs: &dyn Fs,
+        dir: &Path,
+        number: u64,
+        edits: &[VersionEdit],
+    ) -> Result<()> {
         let mut w = LogWriter::new(fs.create(&filename::manifest(dir, number))?);
-        for e in self.snapshot_edits() {
+        for e in edits {
             w.add_record(&e.encode())?;
         }
         w.sync()?;

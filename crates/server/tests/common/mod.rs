@@ -47,6 +47,16 @@ impl Server {
     /// Starts a server with extra command-line options (`--x=y`).
     pub fn start_with(name: &str, extra: &[&str]) -> Server {
         let root = unique_root(name);
+        Server::start_in(root.clone(), root.join("data"), extra)
+    }
+
+    /// Starts a server on an existing data directory (a restored backup);
+    /// the directory is not removed with the server.
+    pub fn start_on(name: &str, datadir: &std::path::Path, extra: &[&str]) -> Server {
+        Server::start_in(unique_root(name), datadir.to_path_buf(), extra)
+    }
+
+    fn start_in(root: PathBuf, datadir: PathBuf, extra: &[&str]) -> Server {
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(&root).expect("create the test directory");
         let password = extra
@@ -56,7 +66,7 @@ impl Server {
         let mut s = Server {
             child: None,
             port: 0,
-            datadir: root.join("data"),
+            datadir,
             log: root.join("server.log"),
             root,
             args: extra.iter().map(|s| s.to_string()).collect(),

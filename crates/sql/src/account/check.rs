@@ -283,6 +283,8 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
         MaintStmt::UnlockTables => Ok(()),
         // Whose connection it is is not known here: SUPER, to be safe.
         MaintStmt::Kill { .. } => w.specific(p::SUPER, "SUPER"),
+        // A copy of everything, accounts included: RELOAD, as MariaDB's BACKUP STAGE.
+        MaintStmt::Backup(_) => w.specific(p::RELOAD, "RELOAD"),
         MaintStmt::Keys { db, table } => refs(&[(db.clone(), table.clone())], p::ALTER, "ALTER"),
     }
 }

@@ -119,15 +119,27 @@ fn mapping(t: &Table, l: &LoadStmt) -> Result<Mapping> {
     })
 }
 
-/// The file of a server-side LOAD DATA, inside secure_file_priv. A
-/// relative name is relative to the current database's directory under
-/// the datadir, as MySQL takes it.
-fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
+/// The directory server files must be in: `None` when secure_file_priv is
+/// empty (anywhere), 1290 when it is NULL (nowhere) or does not exist.
+pub(crate) fn secure_root(s: &Session) -> Result<Option<std::path::PathBuf>> {
     let prv = s
         .get_var("secure_file_priv", true)
         .filter(|v| !v.is_null())
         .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
         .ok_or_else(SqlError::secure_file_priv)?;
+    if prv.is_empty() {
+        return Ok(None);
+    }
+    std::fs::canonicalize(&prv)
+        .map(Some)
+        .map_err(|_| SqlError::secure_file_priv())
+}
+
+/// The file of a server-side LOAD DATA, inside secure_file_priv. A
+/// relative name is relative to the current database's directory under
+/// the datadir, as MySQL takes it.
+fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
+    let root = secure_root(s)?;
     let path = std::path::Path::new(name);
     let full = if path.is_absolute() {
         path.to_path_buf()
@@ -141,14 +153,13 @@ fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
             .join(path)
     };
     let full = std::path::absolute(&full).unwrap_or(full);
-    if !prv.is_empty() {
-        let root = std::fs::canonicalize(&prv).map_err(|_| SqlError::secure_file_priv())?;
+    if let Some(root) = &root {
         // The file's directory must be inside (the file itself may not exist).
         let dir = full
             .parent()
             .and_then(|d| std::fs::canonicalize(d).ok())
             .ok_or_else(SqlError::secure_file_priv)?;
-        if !dir.starts_with(&root) {
+        if !dir.starts_with(root) {
             return Err(SqlError::secure_file_priv());
         }
     }
@@ -162,9 +173,8 @@ fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
         SqlError::cant_get_stat(full.display(), errno, what)
     };
     let canon = std::fs::canonicalize(&full).map_err(stat_err)?;
-    if !prv.is_empty() {
-        let root = std::fs::canonicalize(&prv).map_err(|_| SqlError::secure_file_priv())?;
-        if !canon.starts_with(&root) {
+    if let Some(root) = &root {
+        if !canon.starts_with(root) {
             return Err(SqlError::secure_file_priv());
         }
     }

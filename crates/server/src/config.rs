@@ -29,6 +29,9 @@ pub struct Config {
     pub root_password_file: Option<PathBuf>,
     /// First start: a random root password, written to `<datadir>/root-password` (0600).
     pub initialize: bool,
+    /// Recovery: every login is accepted without a password and holds every
+    /// privilege (MySQL's --skip-grant-tables); loopback only.
+    pub skip_grant_tables: bool,
     /// Where server-side LOAD DATA INFILE may read: a directory, "" for
     /// anywhere, "NULL" for nowhere; default: `strata-files` beside the datadir.
     pub secure_file_priv: Option<String>,
@@ -76,6 +79,7 @@ impl Default for Config {
             root_password: None,
             root_password_file: None,
             initialize: false,
+            skip_grant_tables: false,
             secure_file_priv: None,
             max_allowed_packet: 64 << 20,
             lock_wait_timeout: 50,
@@ -135,6 +139,9 @@ Usage: strata [--option=value ...]
   --initialize                  on a new datadir: root gets a random password, printed
                                 once and written to <datadir>/root-password (mode 0600);
                                 without it a new instance's root has no password
+  --skip-grant-tables           recovery when no account can log in (all dropped, password
+                                lost): any user logs in without a password and holds every
+                                privilege; refused unless --bind-address is a loopback address
   --max-allowed-packet=BYTES    largest packet accepted (default 64M)
   --innodb-lock-wait-timeout=S  row lock wait timeout in seconds (default 50)
   --transaction-isolation=L     READ-COMMITTED or REPEATABLE-READ (default)
@@ -251,6 +258,7 @@ impl Config {
             "root_password" => self.root_password = Some(value.to_string()),
             "root_password_file" => self.root_password_file = Some(PathBuf::from(value)),
             "initialize" => self.initialize = parse_bool(value)?,
+            "skip_grant_tables" => self.skip_grant_tables = parse_bool(value)?,
             "secure_file_priv" => self.secure_file_priv = Some(value.to_string()),
             "max_allowed_packet" => self.max_allowed_packet = parse_size(value)?,
             "innodb_lock_wait_timeout" | "lock_wait_timeout" => {
@@ -369,6 +377,7 @@ impl Config {
                             | "initialize"
                             | "ssl"
                             | "skip_ssl"
+                            | "skip_grant_tables"
                     );
                     if takes_value && i < args.len() && !args[i].starts_with("--") {
                         i += 1;

@@ -251,6 +251,7 @@ fn serve_inner(
         shared,
         stmts: HashMap::new(),
         multi: info.capabilities & wire::cap::CLIENT_MULTI_STATEMENTS != 0,
+        hosts: hosts.clone(),
     };
     let result = command_loop(&mut conn, &mut sess, &mut cl, idle, write_timeout);
     if result.is_err() || sess.proc.connection_killed() {
@@ -317,6 +318,10 @@ struct Client<'a> {
     stmts: HashMap<u32, StmtState>,
     /// CLIENT_MULTI_STATEMENTS (from the handshake, or COM_SET_OPTION).
     multi: bool,
+    /// The client's host names (`accounts::client_hosts` of its address):
+    /// COM_RESET_CONNECTION and COM_CHANGE_USER find the account from these,
+    /// as the handshake did.
+    hosts: Vec<String>,
 }
 
 fn command_loop<S: Socket>(
@@ -572,9 +577,8 @@ fn dispatch<S: Read + Write>(
                     sess.user.clone(),
                     sess.db.clone(),
                 );
-                let hosts = crate::accounts::client_hosts(&sess.host);
                 *sess = inst.session(id, &user, db);
-                crate::accounts::attach(sess, &hosts);
+                crate::accounts::attach(sess, &cl.hosts);
                 stmts.clear();
                 conn.send_ok(&OkPacket {
                     status: status_flags(sess),
@@ -611,10 +615,10 @@ fn dispatch<S: Read + Write>(
                     }
                 }
                 let inst = sess.inst.clone();
-                let hosts = crate::accounts::client_hosts(&sess.host);
-                let lookup = |u: &str| crate::accounts::credentials(&inst, u, &hosts);
+                let hosts = &cl.hosts;
+                let lookup = |u: &str| crate::accounts::credentials(&inst, u, hosts);
                 if let Some(d) = &cu.database {
-                    if let Err(e) = crate::accounts::check_db(&inst, &cu.user, &hosts, d) {
+                    if let Err(e) = crate::accounts::check_db(&inst, &cu.user, hosts, d) {
                         send_sql(conn, &e)?;
                         conn.flush()?;
                         return Ok(Step::Quit);
@@ -624,7 +628,7 @@ fn dispatch<S: Read + Write>(
                     Ok(info) => {
                         let wait = sess.vars.get("wait_timeout").cloned();
                         *sess = inst.session(sess.conn_id, &info.user, info.database.clone());
-                        crate::accounts::attach(sess, &hosts);
+                        crate::accounts::attach(sess, hosts);
                         if let Some(w) = wait {
                             sess.vars.insert("wait_timeout".into(), w);
                         }

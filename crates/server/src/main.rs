@@ -174,6 +174,9 @@ fn run(cfg: Config) -> Result<(), String> {
         use_direct_reads: cfg.use_direct_reads,
         variables: vars,
     };
+    if cfg.skip_grant_tables {
+        accounts::skip_grant_tables(&cfg)?;
+    }
     eprintln!("strata: opening {}", cfg.datadir.display());
     let inst = sql::Instance::open(&cfg.datadir, &opts)
         .map_err(|e| format!("cannot open the database: {}", e.msg))?;

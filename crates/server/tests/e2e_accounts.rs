@@ -245,3 +245,201 @@ fn root_password_from_a_file_and_initialize() {
     let mut c = srv.conn();
     assert_eq!(q1(&mut c, "SELECT 1"), "1");
 }
+
+/// Sends COM_PROCESS_KILL (the protocol's kill) for `id`; Ok on OK, the
+/// error code on ERR.
+fn com_process_kill(s: &mut std::net::TcpStream, id: i64) -> Result<(), u16> {
+    use std::io::Write;
+    let mut p = vec![0x0C];
+    p.extend_from_slice(&(id as u32).to_le_bytes());
+    s.write_all(&common::packet(0, &p)).unwrap();
+    let (r, _) = common::read_packet(s).expect("a reply");
+    match r[0] {
+        0x00 => Ok(()),
+        0xFF => Err(u16::from_le_bytes([r[1], r[2]])),
+        x => panic!("unexpected reply {x:#x}"),
+    }
+}
+
+fn ids(c: &mut Conn, sql: &str) -> Vec<i64> {
+    q(c, sql)
+        .iter()
+        .map(|r| r.split('|').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// SHOW PROCESSLIST, information_schema.PROCESSLIST, KILL and the protocol's
+/// COM_PROCESS_KILL go by privileges (PROCESS to see, SUPER to kill another
+/// user's sessions), never by the user's name: an account named root
+/// without privileges sees and kills only its own user's sessions.
+#[test]
+fn sessions_are_seen_and_killed_by_privilege_not_by_name() {
+    let srv = Server::start("accounts-procs");
+    let mut root = srv.fresh_db("d1");
+    let root_id = common::q_i64(&mut root, "SELECT CONNECTION_ID()");
+    exec(&mut root, "CREATE USER app IDENTIFIED BY 'pw1'");
+    let mut app = as_user(&srv, "app", "pw1", None).unwrap();
+    let app_id = common::q_i64(&mut app, "SELECT CONNECTION_ID()");
+    // From now on a client of 127.0.0.1 logging in as root is
+    // 'root'@'localhost' (more specific than '%'): no privileges at all.
+    exec(&mut root, "CREATE USER 'root'@'localhost'");
+    let mut weak = srv.conn();
+    let weak_id = common::q_i64(&mut weak, "SELECT CONNECTION_ID()");
+    for sql in [
+        "SHOW PROCESSLIST",
+        "SHOW FULL PROCESSLIST",
+        "SELECT ID FROM information_schema.PROCESSLIST ORDER BY ID",
+    ] {
+        assert_eq!(ids(&mut weak, sql), vec![root_id, weak_id], "{sql}");
+        assert_eq!(ids(&mut app, sql), vec![app_id], "{sql}");
+        assert_eq!(ids(&mut root, sql), vec![root_id, app_id, weak_id], "{sql}");
+    }
+    let msg = format!("You are not owner of thread {app_id}");
+    for sql in [
+        format!("KILL {app_id}"),
+        format!("KILL QUERY {app_id}"),
+        format!("KILL CONNECTION {app_id}"),
+        "KILL USER app".to_string(),
+    ] {
+        let e = server_err(weak.query_drop(&sql));
+        assert_eq!((e.code, e.message.as_str()), (1095, msg.as_str()), "{sql}");
+    }
+    // The protocol's kill is checked the same way.
+    let mut raw = common::login(srv.port, None).expect("raw login as 'root'@'localhost'");
+    assert_eq!(com_process_kill(&mut raw, app_id), Err(1095));
+    assert_eq!(q1(&mut app, "SELECT 1"), "1", "app's session lives");
+    let e = server_err(app.query_drop(format!("KILL {root_id}")));
+    assert_eq!(e.code, 1095);
+    // Its own user's sessions a user may kill without any privilege.
+    let mut app2 = as_user(&srv, "app", "pw1", None).unwrap();
+    let app2_id = common::q_i64(&mut app2, "SELECT CONNECTION_ID()");
+    exec(&mut app, &format!("KILL {app2_id}"));
+    assert!(app2.query_drop("SELECT 1").is_err(), "killed");
+    // PROCESS shows every session, but killing another user's needs SUPER.
+    exec(&mut root, "GRANT PROCESS ON *.* TO app");
+    let seen = ids(&mut app, "SHOW PROCESSLIST");
+    for id in [root_id, app_id, weak_id] {
+        assert!(seen.contains(&id), "{id} in {seen:?}");
+    }
+    let e = server_err(app.query_drop(format!("KILL QUERY {weak_id}")));
+    assert_eq!(e.code, 1095);
+    exec(&mut root, "GRANT SUPER ON *.* TO 'root'@'localhost'");
+    assert_eq!(com_process_kill(&mut raw, app_id), Ok(()));
+    assert!(
+        app.query_drop("SELECT 1").is_err(),
+        "killed by COM_PROCESS_KILL"
+    );
+}
+
+/// COM_RESET_CONNECTION and COM_CHANGE_USER find the account from the
+/// client's real address (an account for '127.0.0.1' keeps its privileges),
+/// COM_CHANGE_USER authenticates (a wrong password is 1045 and the
+/// connection closes), and COM_STMT_PREPARE checks privileges (1142) before
+/// telling a table's columns, and execution checks them again.
+#[test]
+fn session_commands_keep_the_account_and_prepare_checks_privileges() {
+    let srv = Server::start("accounts-session");
+    let mut root = srv.fresh_db("d1");
+    exec(&mut root, "CREATE TABLE t (a INT, secret TEXT)");
+    exec(&mut root, "INSERT INTO t VALUES (1, 'x')");
+    exec(
+        &mut root,
+        "CREATE USER 'ip'@'127.0.0.1' IDENTIFIED BY 'ipw'",
+    );
+    exec(&mut root, "GRANT SELECT ON *.* TO 'ip'@'127.0.0.1'");
+    let mut ip = as_user(&srv, "ip", "ipw", None).unwrap();
+    assert_eq!(q(&mut ip, "SELECT a FROM d1.t"), vec!["1"]);
+    ip.reset().unwrap();
+    assert_eq!(q(&mut ip, "SELECT a FROM d1.t"), vec!["1"], "after reset");
+    ip.change_user(
+        mysql::ChangeUserOpts::default()
+            .with_user(Some("ip".into()))
+            .with_pass(Some("ipw".into())),
+    )
+    .unwrap();
+    assert_eq!(
+        q(&mut ip, "SELECT a FROM d1.t"),
+        vec!["1"],
+        "after change_user"
+    );
+    // A wrong password: 1045, and the connection is closed.
+    let e = ip
+        .change_user(
+            mysql::ChangeUserOpts::default()
+                .with_user(Some("ip".into()))
+                .with_pass(Some("wrong".into())),
+        )
+        .unwrap_err();
+    assert_eq!(common::err_code(&e).map(|c| c.0), Some(1045), "{e}");
+    assert!(
+        ip.query_drop("SELECT 1").is_err(),
+        "closed after a failed change"
+    );
+
+    exec(&mut root, "CREATE USER app IDENTIFIED BY 'pw1'");
+    let mut app = as_user(&srv, "app", "pw1", None).unwrap();
+    for sql in ["SELECT * FROM d1.t", "SELECT * FROM d1.nosuch"] {
+        let e = server_err(app.prep(sql));
+        assert_eq!(e.code, 1142, "{sql}: {}", e.message);
+        assert_eq!(
+            e.message,
+            format!(
+                "SELECT command denied to user 'app'@'localhost' for table `d1`.`{}`",
+                if sql.ends_with('t') { "t" } else { "nosuch" }
+            )
+        );
+    }
+    let e = server_err(app.prep("INSERT INTO d1.t VALUES (?, ?)"));
+    assert_eq!(e.code, 1142);
+    exec(&mut root, "GRANT SELECT ON *.* TO app");
+    let st = app.prep("SELECT a FROM d1.t WHERE a = ?").unwrap();
+    let got: Vec<i64> = app.exec(&st, (1,)).unwrap();
+    assert_eq!(got, vec![1]);
+    exec(&mut root, "REVOKE SELECT ON *.* FROM app");
+    let e = server_err(app.exec::<i64, _, _>(&st, (1,)));
+    assert_eq!(e.code, 1142);
+}
+
+/// Dropping every account does not bring a passwordless root back at the
+/// next start (MySQL never recreates root); `--skip-grant-tables`, bound to
+/// a loopback address only, lets an administrator create one again.
+#[test]
+fn no_root_comes_back_after_all_accounts_are_dropped() {
+    let mut srv = Server::start("accounts-none");
+    let mut root = srv.conn();
+    exec(&mut root, "DROP USER root");
+    drop(root);
+    srv.restart();
+    let e = server_err(Conn::new(srv.opts()));
+    assert_eq!(e.code, 1045, "{}", e.message);
+    assert!(
+        srv.log_tail(20).contains("there are no accounts"),
+        "{}",
+        srv.log_tail(20)
+    );
+    // Recovery: any login holds every privilege, on loopback only.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg(format!("--datadir={}", srv.datadir.display()))
+        .args([
+            "--port=1",
+            "--socket=",
+            "--bind-address=0.0.0.0",
+            "--skip-grant-tables",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("loopback"), "{err}");
+    srv.set_args(&["--skip-grant-tables"]);
+    srv.restart();
+    let mut c = Conn::new(srv.opts().user(Some("anyone"))).unwrap();
+    exec(&mut c, "CREATE USER admin IDENTIFIED BY 'back'");
+    exec(&mut c, "GRANT ALL ON *.* TO admin WITH GRANT OPTION");
+    drop(c);
+    srv.set_args(&[]);
+    srv.restart();
+    server_err(Conn::new(srv.opts().user(Some("anyone"))));
+    let mut admin = as_user(&srv, "admin", "back", None).unwrap();
+    exec(&mut admin, "CREATE DATABASE back_again");
+}

@@ -154,13 +154,19 @@ impl Session {
     /// The compiled form of `sql` in the current database at the current
     /// catalog version, its literals under `coll`: from the instance's cache,
     /// or parsed and planned now (which reports errors and result columns at
-    /// prepare time).
+    /// prepare time); refused (1142, 1044, ...) unless the session's account
+    /// may run it.
     fn compile(&self, sql: &str, coll: rel::collation::Collation) -> Result<Arc<Compiled>> {
         let version = self.inst.catalog.version();
         if let Some(c) = self.inst.stmt_cache.get(sql, &self.db, coll, version) {
+            crate::account::check(self, &c.parsed.stmt)?;
             return Ok(c);
         }
         let parsed = parse::parse(sql)?;
+        // Privileges first, as MySQL checks them at prepare (1142): a statement
+        // the account may not run is neither planned nor described (its result
+        // columns would tell a table's columns). Execution checks again.
+        crate::account::check(self, &parsed.stmt)?;
         let plan = match &parsed.stmt {
             Stmt::Rows(r) => Some(exec::plan_under(self, r, &parsed.params, coll)?),
             _ => None,

@@ -300,10 +300,22 @@ pub enum KillTarget {
     Own,
 }
 
-/// Whether `s` may see and kill `p` (PROCESS / CONNECTION ADMIN: only root
-/// has them while root is the only account).
+/// Whether `p` is a session of `s`'s user (MySQL compares user names: every
+/// session of the user, whichever account host it came in by).
+fn own(s: &Session, p: &Proc) -> bool {
+    s.user == p.user
+}
+
+/// Whether `s` may see `p` in the process list: its own user's sessions,
+/// every session with PROCESS (MySQL's rule; the user's name gives nothing).
 fn may_see(s: &Session, p: &Proc) -> bool {
-    s.user == "root" || s.user == p.user
+    own(s, p) || crate::account::has_global(s, rel::catalog::privs::PROCESS)
+}
+
+/// Whether `s` may kill `p`: its own user's sessions, any with SUPER
+/// (MariaDB's CONNECTION ADMIN, which SUPER implies).
+fn may_kill(s: &Session, p: &Proc) -> bool {
+    own(s, p) || crate::account::has_global(s, rel::catalog::privs::SUPER)
 }
 
 /// The sessions `s` may see, by id.
@@ -323,7 +335,7 @@ pub fn kill(s: &Session, connection: bool, target: &KillTarget) -> Result<()> {
         KillTarget::Own => s.proc.kill(connection),
         KillTarget::Thread(id) => {
             let p = reg.get(*id).ok_or_else(|| SqlError::no_such_thread(id))?;
-            if !may_see(s, &p) {
+            if !may_kill(s, &p) {
                 return Err(SqlError::kill_denied(id));
             }
             p.kill(connection);
@@ -334,17 +346,20 @@ pub fn kill(s: &Session, connection: bool, target: &KillTarget) -> Result<()> {
                 .into_iter()
                 .find(|p| p.busy() && p.query_id() == *q)
                 .ok_or_else(|| SqlError::no_such_query(q))?;
-            if !may_see(s, &p) {
+            if !may_kill(s, &p) {
                 return Err(SqlError::kill_denied(p.id));
             }
             p.kill(connection);
         }
         KillTarget::User(u) => {
-            // MariaDB: no error when the user has no session.
-            for p in reg.all().into_iter().filter(|p| p.user == *u) {
-                if may_see(s, &p) {
-                    p.kill(connection);
-                }
+            // MariaDB: no error when the user has no session; another
+            // user's sessions need SUPER (1095, and none is killed).
+            let targets: Vec<_> = reg.all().into_iter().filter(|p| p.user == *u).collect();
+            if let Some(p) = targets.iter().find(|p| !may_kill(s, p)) {
+                return Err(SqlError::kill_denied(p.id));
+            }
+            for p in targets {
+                p.kill(connection);
             }
         }
     }

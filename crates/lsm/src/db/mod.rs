@@ -67,7 +67,7 @@ pub(crate) struct State {
     /// The oldest WAL each running checkpoint still copies: kept on disk.
     pub wal_pins: Vec<u64>,
     pub writers: VecDeque<Arc<Writer>>,
-    /// Threads waiting on `write_cv` (always changed under this lock): a
+    /// Threads waiting on `queue_cv` (always changed under this lock): a
     /// notification with nobody waiting is skipped, since std's condvar
     /// makes a futex system call for every notify.
     pub write_waiters: usize,
@@ -95,7 +95,7 @@ pub(crate) struct Inner {
     pub state: Mutex<State>,
     /// Signals writers waiting in the queue. Wait on it only through
     /// `wait_writers` (notifications skip a condvar nobody is counted on).
-    pub write_cv: Condvar,
+    pub queue_cv: Condvar,
     /// Signals background threads (work available) and waiters (work done).
     pub bg_cv: Condvar,
     pub tables: Arc<TableCache>,
@@ -139,19 +139,19 @@ impl Inner {
         self.bg_cv.notify_all();
     }
 
-    /// Waits on `write_cv`, counted in `write_waiters`.
+    /// Waits on `queue_cv`, counted in `write_waiters`.
     pub(crate) fn wait_writers<'a>(&self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
         st.write_waiters += 1;
-        let mut st = self.write_cv.wait(st).unwrap_or_else(|p| p.into_inner());
+        let mut st = self.queue_cv.wait(st).unwrap_or_else(|p| p.into_inner());
         st.write_waiters -= 1;
         st
     }
 
-    /// Wakes every thread waiting on `write_cv`, if any (call with the
+    /// Wakes every thread waiting on `queue_cv`, if any (call with the
     /// state lock held, as every waiter counts itself under it).
     pub(crate) fn notify_writers(&self, st: &State) {
         if st.write_waiters > 0 {
-            self.write_cv.notify_all();
+            self.queue_cv.notify_all();
         }
     }
 

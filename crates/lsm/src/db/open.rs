@@ -387,7 +387,7 @@ impl Db {
                 stall_epoch: 0,
                 delay: super::stall::Delay::new(),
             }),
-            write_cv: Condvar::new(),
+            queue_cv: Condvar::new(),
             bg_cv: Condvar::new(),
             tables,
             stats,

@@ -65,7 +65,7 @@ impl Inner {
                 }
             }
         }
-        self.write_cv.notify_all();
+        self.queue_cv.notify_all();
         self.bg_cv.notify_all();
         r
     }

@@ -195,6 +195,10 @@ pub struct CatalogState {
     pub views: HashMap<(String, String), Arc<ViewDef>>,
     /// Accounts, by (user, host pattern).
     pub accounts: AccountMap,
+    /// The catalog has had accounts (its `A` record): an instance whose
+    /// accounts were all dropped stays without any, rather than getting a
+    /// passwordless root again at the next start.
+    pub accounts_initialized: bool,
 }
 
 impl CatalogState {
@@ -323,6 +327,7 @@ impl Catalog {
             referenced_by: HashMap::new(),
             views: g.views.clone(),
             accounts: g.accounts.clone(),
+            accounts_initialized: g.accounts_initialized,
         };
         f(&mut st);
         st.index_references();

@@ -84,6 +84,7 @@ impl Catalog {
                         Err(e) => eprintln!("strata: account '{user}'@'{host}' ignored: {e}"),
                     }
                 }
+                Some(b'A') => st.accounts_initialized = true,
                 Some(b'N') => {
                     let v = it.value();
                     if v.len() != 4 {

@@ -170,6 +170,11 @@ impl Server {
         self.child.as_ref().map(Child::id)
     }
 
+    /// Replaces the extra command-line options of the next (re)start.
+    pub fn set_args(&mut self, extra: &[&str]) {
+        self.args = extra.iter().map(|s| s.to_string()).collect();
+    }
+
     /// True while the child process is alive.
     pub fn is_running(&mut self) -> bool {
         match self.child.as_mut() {
@@ -411,6 +416,11 @@ pub fn login(port: u16, db: Option<&str>) -> Option<TcpStream> {
 
 /// `login` with the handshake's collation id (45 utf8mb4_general_ci, 8 latin1_swedish_ci).
 pub fn login_with(port: u16, db: Option<&str>, collation: u8) -> Option<TcpStream> {
+    login_user(port, "root", db, collation)
+}
+
+/// Logs in as `user` (an account without a password) with a raw handshake.
+pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Option<TcpStream> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     let (greeting, _) = read_packet(&mut s)?;
@@ -430,7 +440,8 @@ pub fn login_with(port: u16, db: Option<&str>, collation: u8) -> Option<TcpStrea
     p.extend_from_slice(&(16u32 << 20).to_le_bytes());
     p.push(collation);
     p.extend_from_slice(&[0; 23]);
-    p.extend_from_slice(b"root\0");
+    p.extend_from_slice(user.as_bytes());
+    p.push(0);
     p.push(0); // empty auth response
     if let Some(d) = db {
         p.extend_from_slice(d.as_bytes());

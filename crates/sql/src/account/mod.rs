@@ -11,7 +11,7 @@ use crate::stmt::Stmt;
 mod check;
 mod run;
 
-pub use check::{can_see_db, check};
+pub use check::{can_see_db, check, has_global};
 pub use run::{bootstrap_root, native_hash, run};
 
 /// `'user'@'host'` (`None`: CURRENT_USER).

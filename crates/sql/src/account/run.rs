@@ -331,15 +331,18 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
     )
 }
 
-/// At every start: makes sure `root` exists (a new instance gets
+/// At every start: a new instance (or a catalog from before accounts) gets
 /// `'root'@'%'` with all privileges, as the single account of earlier
-/// releases was), and, when `password` is given, sets the password of
-/// every `root` account to it.
+/// releases was; and, when `password` is given, every `root` account's
+/// password is set to it. An instance whose accounts were all dropped gets
+/// none back (MySQL never recreates root): nobody can log in until a start
+/// with `--skip-grant-tables` creates one (docs/ACCOUNTS.md).
 pub fn bootstrap_root(inst: &Instance, password: Option<&str>) -> Result<()> {
+    let fresh = !inst.catalog.state().accounts_initialized;
     inst.catalog.change_accounts(|m| {
         let mut w: Vec<AccountWrite> = Vec::new();
         let hash = password.filter(|p| !p.is_empty()).map(native_hash);
-        if m.is_empty() {
+        if m.is_empty() && fresh {
             w.push((
                 ("root".into(), "%".into()),
                 Some(Account {
@@ -350,6 +353,11 @@ pub fn bootstrap_root(inst: &Instance, password: Option<&str>) -> Result<()> {
                     require_ssl: false,
                 }),
             ));
+        } else if m.is_empty() {
+            eprintln!(
+                "strata: there are no accounts (all were dropped): nobody can log in; \
+                 start with --skip-grant-tables to create one"
+            );
         } else if password.is_some() {
             for (k, a) in m.iter().filter(|(k, _)| k.0 == "root") {
                 let mut a = (**a).clone();

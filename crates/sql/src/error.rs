@@ -265,6 +265,8 @@ mysql_errors! {
     ER_CON_COUNT_ERROR = 1040, "08004", fn too_many_connections() => "Too many connections";
     ER_MALFORMED_PACKET = 1835, "08S01", fn malformed_packet(what) => "Malformed communication packet: {what}";
     ER_UNKNOWN_COM_ERROR = 1047, "08S01", fn unknown_command(what) => "Unknown command{what}";
+    /// LOAD DATA: a line (e.g. an enclosed field never closed) longer than max_allowed_packet.
+    ER_NET_PACKET_TOO_LARGE_LOAD = 1153, "08S01", fn load_line_too_large(max) => "Got a packet bigger than 'max_allowed_packet' bytes (a LOAD DATA line longer than {max} bytes)";
     ER_NET_PACKET_TOO_LARGE = 1153, "08S01", fn long_data_too_large() => "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes";
     ER_NO_SUCH_THREAD = 1094, "HY000", fn no_such_thread(id) => "Unknown thread id: {id}";
     ER_NO_SUCH_QUERY = 1957, "HY000", fn no_such_query(id) => "Unknown query id: {id}";

@@ -171,6 +171,8 @@ pub struct Instance {
     pub counters: Counters,
     /// The slow query log's open file.
     pub slow_log: slowlog::SlowLog,
+    /// Tables held by a bulk load or a DDL (`bulk::lock`).
+    pub bulk_locks: Arc<bulk::lock::TableLocks>,
 }
 
 /// Status counters kept by the instance.
@@ -249,6 +251,7 @@ impl Instance {
             com: Default::default(),
             counters: Default::default(),
             slow_log: Default::default(),
+            bulk_locks: Default::default(),
         }))
     }
 

@@ -109,8 +109,14 @@ pub(crate) struct Inner {
     pub compaction_urgent: std::sync::atomic::AtomicBool,
     /// See `Options::auto_resume_interval`.
     pub auto_resume: Option<std::time::Duration>,
+    /// Called while an ingestion rewrites a file, outside the state lock
+    /// (`Db::set_ingest_hook`, for tests).
+    pub ingest_hook: Mutex<Option<IngestHook>>,
     pub(crate) _lock: Box<dyn FileLock>,
 }
+
+/// See `Db::set_ingest_hook`.
+pub type IngestHook = Arc<dyn Fn() + Send + Sync>;
 
 /// True when `e` says the disk is full (directly or as the cause of a read-only state).
 pub(crate) fn is_no_space(e: &Error) -> bool {

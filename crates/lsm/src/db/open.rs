@@ -396,6 +396,7 @@ impl Db {
             delayed_write_rate: opts.delayed_write_rate as f64,
             compaction_urgent: Default::default(),
             auto_resume: opts.auto_resume_interval,
+            ingest_hook: Mutex::new(None),
             _lock: lock,
         });
         let mut threads = Vec::new();

@@ -268,13 +268,12 @@ impl Db {
             it.seek_to_last();
             let largest = it.key().to_vec();
             it.status()?;
-            files.push((*p, t, smallest, largest));
+            files.push((p.to_path_buf(), t, smallest, largest));
         }
         if files.is_empty() {
             return Ok(());
         }
         let cmp = opts.comparator;
-        let uk = |k: &[u8]| key::user_key(k).to_vec();
         // Whether each file overlaps another file of the call.
         let mut among = vec![false; files.len()];
         for i in 0..files.len() {
@@ -290,57 +289,58 @@ impl Db {
                 }
             }
         }
-        let mut st = self.inner.lock();
-        // Wait until no write group is in flight, so that sequence numbers
-        // taken here are published in order.
-        while st.wal.is_none() {
-            st = self.inner.wait_writers(st);
-        }
-        let v = st
-            .versions
-            .cfs
-            .get(&cf.0)
-            .map(|c| c.current.clone())
-            .ok_or(Error::Closed)?;
-        // Entries keep sequence number 0 only if nothing else holds a key in
-        // their range: no table at any level (a table below with a higher
-        // sequence number would win in iterators and compactions) and no
-        // memtable. They then go to the lowest level above every level a
-        // compaction is busy on (its outputs may span the range).
-        let mut free_level = None;
-        for l in 0..NUM_LEVELS {
-            if v.levels[l].iter().any(|f| f.is_compacting()) {
-                break;
+        // Sequence numbers and file numbers are taken under the state lock,
+        // but files are rewritten outside it (writers go on meanwhile), then
+        // added under it if nothing they were placed against changed; else
+        // again, and the third time with the lock held throughout.
+        for attempt in 0.. {
+            let mut st = self.inner.lock();
+            // Wait until no write group is in flight, so that sequence
+            // numbers taken here are published in order.
+            while st.wal.is_none() {
+                st = self.inner.wait_writers(st);
             }
-            free_level = Some(l);
+            let plan = plan_ingest(&mut st, cf, &files, &among, after_snapshots)?;
+            if plan.iter().any(|p| p.level.is_none()) && attempt < 2 {
+                drop(st);
+                let added = self.place_files(&opts, &files, &plan);
+                let st = self.inner.lock();
+                let added = added?;
+                if !still_valid(&st, cf, &files, &among, after_snapshots, &plan)? {
+                    drop(st);
+                    for (_, f) in &added {
+                        let _ = fs.remove(&filename::table(&self.inner.dir, f.number));
+                    }
+                    continue;
+                }
+                return self.publish_ingested(st, cf, added, &plan);
+            }
+            let added = self.place_files(&opts, &files, &plan)?;
+            return self.publish_ingested(st, cf, added, &plan);
         }
-        let c = st.cfs.get(&cf.0).ok_or(Error::Closed)?;
-        let mems: Vec<_> = std::iter::once(c.mem.clone())
-            .chain(c.imms.iter().cloned())
-            .collect();
-        // Checked under the lock that also orders new snapshots after this.
-        let snapshots_live = after_snapshots && !st.snapshots.is_empty();
+        Ok(())
+    }
+
+    /// Links or rewrites each file as `plan` says (see `ingest`).
+    fn place_files(
+        &self,
+        opts: &CfOptions,
+        files: &[Ingested],
+        plan: &[Placed],
+    ) -> Result<Vec<(usize, NewFile)>> {
+        use crate::iter::InternalIterator;
+        let fs = self.inner.fs.clone();
         let mut added = Vec::with_capacity(files.len());
-        let mut max_seq = 0;
-        for (i, (p, t, smallest, largest)) in files.iter().enumerate() {
-            let (lo, hi) = (uk(smallest), uk(largest));
-            let in_mems = mems.iter().any(|m| mem_overlaps(m, cmp, &lo, &hi));
-            let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, &lo, &hi).is_empty());
-            let level = if in_mems || in_tables || among[i] || snapshots_live {
-                None
-            } else {
-                free_level
-            };
-            let number = st.versions.new_file_number();
-            let dst = filename::table(&self.inner.dir, number);
-            let info = match level {
+        for ((p, t, smallest, largest), pl) in files.iter().zip(plan) {
+            let dst = filename::table(&self.inner.dir, pl.number);
+            let info = match pl.level {
                 Some(_) => {
                     if fs.link(p, &dst).is_err() {
                         let data = fs.read_all(p)?;
                         crate::vfs::write_file_synced(fs.as_ref(), &dst, &data)?;
                     }
                     NewFile {
-                        number,
+                        number: pl.number,
                         size: fs.file_size(&dst)?,
                         smallest: smallest.clone(),
                         largest: largest.clone(),
@@ -352,10 +352,8 @@ impl Db {
                     }
                 }
                 None => {
-                    // Rewrite with a fresh sequence number, into level 0.
-                    st.versions.last_sequence += 1;
-                    let seq = st.versions.last_sequence;
-                    max_seq = seq;
+                    // Rewritten with its sequence number, into level 0.
+                    let seq = pl.seq;
                     let topts = TableOptions {
                         cmp: opts.comparator,
                         block_size: opts.block_size,
@@ -364,6 +362,15 @@ impl Db {
                         prefix_len: opts.prefix_len,
                         compression: opts.compression_for(0, false),
                     };
+                    let hook = self
+                        .inner
+                        .ingest_hook
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .clone();
+                    if let Some(h) = hook {
+                        h();
+                    }
                     let mut b = TableBuilder::new(fs.create(&dst)?, topts);
                     let mut k = Vec::new();
                     let mut it = t.iter(false);
@@ -381,7 +388,7 @@ impl Db {
                     it.status()?;
                     let ti = b.finish()?;
                     NewFile {
-                        number,
+                        number: pl.number,
                         size: ti.file_size,
                         smallest: ti.smallest,
                         largest: ti.largest,
@@ -393,11 +400,23 @@ impl Db {
                     }
                 }
             };
-            added.push((level.unwrap_or(0), info));
+            added.push((pl.level.unwrap_or(0), info));
         }
+        Ok(added)
+    }
+
+    /// Adds the placed files in one manifest record.
+    fn publish_ingested(
+        &self,
+        mut st: std::sync::MutexGuard<'_, super::State>,
+        cf: ColumnFamily,
+        added: Vec<(usize, NewFile)>,
+        plan: &[Placed],
+    ) -> Result<()> {
         // The new files' directory entries must be durable before the
         // manifest names them.
-        fs.sync_dir(&self.inner.dir)?;
+        self.inner.fs.sync_dir(&self.inner.dir)?;
+        let max_seq = plan.iter().map(|p| p.seq).max().unwrap_or(0);
         let edit = VersionEdit {
             cf: cf.0,
             added,
@@ -408,6 +427,169 @@ impl Db {
         self.inner.bg_cv.notify_all();
         Ok(())
     }
+
+    /// Sets (or clears) a function called while an ingestion rewrites a
+    /// file with a fresh sequence number, outside the state lock: tests
+    /// use it to check that writers are not held up by an ingestion.
+    #[doc(hidden)]
+    pub fn set_ingest_hook(&self, hook: Option<super::IngestHook>) {
+        *self
+            .inner
+            .ingest_hook
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = hook;
+    }
+}
+
+/// A file to ingest: (path, table, smallest internal key, largest internal key).
+type Ingested = (std::path::PathBuf, Arc<Table>, Vec<u8>, Vec<u8>);
+
+/// Where an ingested file goes: `level` with sequence number 0, or
+/// (None) rewritten with `seq` into level 0; as table `number`. `seen`:
+/// the numbers of the tables overlapping it when it was placed.
+struct Placed {
+    level: Option<usize>,
+    number: u64,
+    seq: u64,
+    seen: Vec<u64>,
+}
+
+/// The file numbers of the tables of `v` whose user-key range meets `[lo, hi]`.
+fn overlapping_tables(v: &crate::version::Version, lo: &[u8], hi: &[u8]) -> Vec<u64> {
+    let cmp = v.cmp;
+    let mut out: Vec<u64> = v
+        .levels
+        .iter()
+        .flatten()
+        .filter(|f| {
+            cmp.compare(f.smallest_user(), hi) != std::cmp::Ordering::Greater
+                && cmp.compare(f.largest_user(), lo) != std::cmp::Ordering::Less
+        })
+        .map(|f| f.number())
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// The level each file could take with sequence number 0 (None: it must
+/// be rewritten), as the state is now. Entries keep sequence number 0 only
+/// if nothing else holds a key in their range: no table at any level (a
+/// table below with a higher sequence number would win in iterators and
+/// compactions) and no memtable. They then go to the lowest level above
+/// every level a compaction is busy on (its outputs may span the range).
+fn free_levels(
+    st: &super::State,
+    cf: ColumnFamily,
+    files: &[Ingested],
+    among: &[bool],
+    after_snapshots: bool,
+) -> Result<(Vec<Option<usize>>, Arc<crate::version::Version>)> {
+    let v = st
+        .versions
+        .cfs
+        .get(&cf.0)
+        .map(|c| c.current.clone())
+        .ok_or(Error::Closed)?;
+    let mut free_level = None;
+    for l in 0..NUM_LEVELS {
+        if v.levels[l].iter().any(|f| f.is_compacting()) {
+            break;
+        }
+        free_level = Some(l);
+    }
+    let c = st.cfs.get(&cf.0).ok_or(Error::Closed)?;
+    let mems: Vec<_> = std::iter::once(c.mem.clone())
+        .chain(c.imms.iter().cloned())
+        .collect();
+    // Checked under the lock that also orders new snapshots after this.
+    let snapshots_live = after_snapshots && !st.snapshots.is_empty();
+    let cmp = v.cmp;
+    let levels = files
+        .iter()
+        .enumerate()
+        .map(|(i, (_, _, smallest, largest))| {
+            let (lo, hi) = (key::user_key(smallest), key::user_key(largest));
+            let in_mems = mems.iter().any(|m| mem_overlaps(m, cmp, lo, hi));
+            let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, lo, hi).is_empty());
+            if in_mems || in_tables || among[i] || snapshots_live {
+                None
+            } else {
+                free_level
+            }
+        })
+        .collect();
+    Ok((levels, v))
+}
+
+/// Places every file (`free_levels`), taking a table number for each and
+/// a fresh sequence number for each one rewritten (in call order: a later
+/// file wins over an earlier one it overlaps).
+fn plan_ingest(
+    st: &mut super::State,
+    cf: ColumnFamily,
+    files: &[Ingested],
+    among: &[bool],
+    after_snapshots: bool,
+) -> Result<Vec<Placed>> {
+    let (levels, v) = free_levels(st, cf, files, among, after_snapshots)?;
+    let mut plan = Vec::with_capacity(files.len());
+    for ((_, _, smallest, largest), level) in files.iter().zip(levels) {
+        let number = st.versions.new_file_number();
+        let seq = match level {
+            Some(_) => 0,
+            None => {
+                st.versions.last_sequence += 1;
+                st.versions.last_sequence
+            }
+        };
+        let seen = overlapping_tables(&v, key::user_key(smallest), key::user_key(largest));
+        plan.push(Placed {
+            level,
+            number,
+            seq,
+            seen,
+        });
+    }
+    Ok(plan)
+}
+
+/// Whether files placed by `plan` (before the state lock was let go) may
+/// still be added as placed: no snapshot taken since their sequence
+/// numbers were (it would not see entries it should), no table meeting a
+/// rewritten file's range written since (a flush or compaction meanwhile
+/// could hold older entries of its keys above it, or newer ones below),
+/// and every file kept at sequence number 0 still free at its level.
+fn still_valid(
+    st: &super::State,
+    cf: ColumnFamily,
+    files: &[Ingested],
+    among: &[bool],
+    after_snapshots: bool,
+    plan: &[Placed],
+) -> Result<bool> {
+    let first = plan
+        .iter()
+        .filter(|p| p.level.is_none())
+        .map(|p| p.seq)
+        .min()
+        .unwrap_or(u64::MAX);
+    if st.snapshots.range(first..).next().is_some() {
+        return Ok(false);
+    }
+    let (levels, v) = free_levels(st, cf, files, among, after_snapshots)?;
+    for (((_, _, smallest, largest), pl), now) in files.iter().zip(plan).zip(levels) {
+        match pl.level {
+            Some(l) if now.is_none_or(|n| n < l) => return Ok(false),
+            Some(_) => {}
+            None => {
+                let seen = overlapping_tables(&v, key::user_key(smallest), key::user_key(largest));
+                if seen.iter().any(|n| !pl.seen.contains(n)) {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// True if a memtable holds a point entry or a range tombstone in the

@@ -563,6 +563,15 @@ impl Catalog {
         Ok(())
     }
 
+    /// Runs `f` while `t` is the current table of its name, with every
+    /// catalog change held out (DDL waits): None, not run, when it is not.
+    pub fn while_current<R>(&self, t: &Arc<Table>, f: impl FnOnce() -> R) -> Option<R> {
+        let _g = self.lock_ddl();
+        let st = self.state();
+        let cur = st.table(&t.def.db, &t.def.name)?;
+        Arc::ptr_eq(cur, t).then(f)
+    }
+
     /// The engine.
     pub fn db(&self) -> &Db {
         &self.db

@@ -7,6 +7,7 @@
 //! errors), and the new definitions are committed in one catalog write.
 use super::alter::Work;
 use super::ddl_wait;
+use crate::bulk::lock::{lock_tables, TableLock};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
 use crate::session::Session;
@@ -230,7 +231,7 @@ pub(super) fn install(
     let frozen: Vec<Arc<Table>> = std::iter::once(old.clone())
         .chain(children.iter().map(|c| c.0.clone()))
         .collect();
-    let thaw = hold_writers(s, &frozen)?;
+    let (thaw, _held) = hold_writers(s, &frozen)?;
     let now = crate::env::now_micros();
     // New checks hold for every row; so must all of them for rewritten rows.
     let mut checks = if w.checks_added || (change == Change::Rebuild && !def.checks.is_empty()) {
@@ -348,9 +349,15 @@ fn validate_in_place(
 /// Freezes `tables` at a new catalog version: transactions that begin
 /// from now on are refused writes to them (and wait, see `dispatch`);
 /// older ones may write and are waited for here (1205 after
-/// lock_wait_timeout). Returns what undoes the freeze if the change is
+/// lock_wait_timeout). First takes the tables' bulk locks (`bulk::lock`:
+/// waits for another session's bulk load of them to end), held until the
+/// returned guards drop. Returns what undoes the freeze if the change is
 /// abandoned (a committed change retires the old tables instead).
-pub(super) fn hold_writers<'a>(s: &'a Session, tables: &'a [Arc<Table>]) -> Result<impl Fn() + 'a> {
+pub(super) fn hold_writers<'a>(
+    s: &'a Session,
+    tables: &'a [Arc<Table>],
+) -> Result<(impl Fn() + 'a, Vec<TableLock>)> {
+    let locks = lock_tables(s, tables.iter().map(|t| name_of(t)).collect())?;
     let cat = &s.inst.catalog;
     let v = cat.bump_with(|v| {
         for t in tables {
@@ -367,31 +374,58 @@ pub(super) fn hold_writers<'a>(s: &'a Session, tables: &'a [Arc<Table>]) -> Resu
         thaw();
         return Err(SqlError::lock_wait_timeout());
     }
-    Ok(thaw)
+    Ok((thaw, locks))
+}
+
+/// A table's name as the bulk locks key it.
+pub(crate) fn name_of(t: &Table) -> crate::bulk::lock::Name {
+    (t.def.db.clone(), t.def.name.clone())
+}
+
+/// True while `t` is the current table of its name.
+pub(crate) fn is_current(s: &Session, t: &Arc<Table>) -> bool {
+    s.inst
+        .catalog
+        .state()
+        .table(&t.def.db, &t.def.name)
+        .is_some_and(|c| Arc::ptr_eq(c, t))
 }
 
 /// A table frozen for writers (`hold_writers` for one table, owning what
-/// it needs): thawed when dropped, unless the table was replaced meanwhile
-/// (its successor is not frozen).
+/// it needs) and held for its session (its bulk lock): thawed when
+/// dropped, unless the table was replaced meanwhile (its successor is not
+/// frozen).
 pub(crate) struct Frozen {
     inst: Arc<crate::Instance>,
     table: Arc<Table>,
     version: u64,
+    _locks: Vec<TableLock>,
 }
 
 impl Frozen {
-    /// Freezes `t` and waits for the transactions that may still write it
-    /// (1205 after lock_wait_timeout). The caller must not itself be
-    /// inside a transaction or statement (its own slot would be waited for).
-    pub(crate) fn new(s: &Session, t: &Arc<Table>) -> Result<Frozen> {
+    /// Takes `t`'s bulk lock (waiting for another session's load or DDL
+    /// of it), freezes it and waits for the transactions that may still
+    /// write it (1205 after lock_wait_timeout). None when `t` is no longer
+    /// the current table of its name, or an index build or online rebuild
+    /// is changing it: the caller resolves the table again. The caller
+    /// must not itself be inside a transaction or statement (its own slot
+    /// would be waited for).
+    pub(crate) fn new(s: &Session, t: &Arc<Table>) -> Result<Option<Frozen>> {
+        let locks = lock_tables(s, vec![name_of(t)])?;
+        if !is_current(s, t) || !t.building.is_empty() || t.shadow.is_some() {
+            return Ok(None);
+        }
         let tables = [t.clone()];
-        let thaw = hold_writers(s, &tables)?;
+        let (thaw, _) = hold_writers(s, &tables)?;
         std::mem::forget(thaw);
-        Ok(Frozen {
+        let f = Frozen {
             inst: s.inst.clone(),
             table: t.clone(),
             version: t.frozen.load(Ordering::SeqCst),
-        })
+            _locks: locks,
+        };
+        // Replaced while its writers were waited for (DROP, TRUNCATE...).
+        Ok(is_current(s, t).then_some(f))
     }
 
     /// The frozen table.

@@ -19,7 +19,7 @@ pub use coltypes::{json_alias_alter, json_alias_create};
 pub use view::create_text as view_create_text;
 
 pub use define::{column_type, const_eval, index_columns, table_def};
-pub(crate) use install::Frozen;
+pub(crate) use install::{is_current, name_of, Frozen};
 
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
@@ -181,6 +181,8 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                     }
                 }
             }
+            // Waits for bulk loads of the tables to end.
+            let _held = crate::bulk::lock::lock_tables(s, listed.clone())?;
             // DROP TABLE names no view: MariaDB's 1965 (a note with IF EXISTS).
             let mut views = Vec::new();
             for n in names {
@@ -242,6 +244,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
         }
         DdlStmt::DropIndex { name, table } => {
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), table)?;
+            let _held = crate::bulk::lock::lock_tables(s, vec![name_of(&t)])?;
             drop_index(&s.inst.catalog, &t, name)?;
             ok()
         }
@@ -249,6 +252,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             for n in names {
                 let st = s.inst.catalog.state();
                 let t = resolve_table(&st, s.db.as_deref(), n)?;
+                let _held = crate::bulk::lock::lock_tables(s, vec![name_of(&t)])?;
                 if s.fk_checks() {
                     if let Some(c) = fkey::referenced_from_outside(&t.def, &st, &[]) {
                         return Err(SqlError::truncate_referenced(c));
@@ -369,6 +373,8 @@ pub fn create_index(
     if_not_exists: bool,
 ) -> Result<()> {
     let cat = &s.inst.catalog;
+    // Held until the index is published: no bulk load of the table meanwhile.
+    let _held = crate::bulk::lock::lock_tables(s, vec![name_of(t)])?;
     let wait = ddl_wait(s);
     if t.def
         .indexes()

@@ -137,7 +137,7 @@ fn run(
         Err(e) => return Err(first_error().unwrap_or_else(|| e.into())),
     };
     let frozen = [nt.clone()];
-    let thaw = hold_writers(s, &frozen)?;
+    let (thaw, _held) = hold_writers(s, &frozen)?;
     let committed = (|| -> Result<()> {
         if let Some(e) = first_error() {
             return Err(e);

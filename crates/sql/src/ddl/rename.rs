@@ -124,7 +124,7 @@ pub fn rename_tables(
     }
     moved.extend(others);
     let tables: Vec<Arc<Table>> = moved.iter().map(|(a, _)| a.clone()).collect();
-    let thaw = hold_writers(s, &tables)?;
+    let (thaw, _held) = hold_writers(s, &tables)?;
     let changes = moved
         .into_iter()
         .map(|(a, def)| DefChange {

@@ -40,7 +40,7 @@ pub(super) fn fill(s: &Session, t: &Arc<Table>, ix: &Index) -> Result<()> {
     let db = s.inst.txdb.db();
     if rel::build::index_empty(db, &db.snapshot(), ix.id)? {
         let tables = [t.clone()];
-        let thaw = hold_writers(s, &tables)?;
+        let (thaw, _held) = hold_writers(s, &tables)?;
         let snap = db.snapshot();
         match rel::build::index_empty(db, &snap, ix.id) {
             Ok(true) => {

@@ -234,10 +234,14 @@ fn field_value(f: reader::Field, cs: Charset) -> Value {
 /// Runs LOAD DATA.
 pub fn run(s: &mut Session, l: &LoadStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
     s.check_write()?;
-    let st = s.inst.catalog.state();
-    let t = crate::select::resolve_table(&st, s.db.as_deref(), &l.table)?;
-    let map = mapping(&t, l)?;
     let cs = charset(s, l)?;
+    // LOCAL acts as IGNORE: the server cannot stop the client mid-file.
+    let dup = match (l.dup, l.local) {
+        (Dup::Error, true) => Dup::Ignore,
+        (d, _) => d,
+    };
+    let (t, frozen) = resolve_and_freeze(s, l, dup)?;
+    let map = mapping(&t, l)?;
     let input: Box<dyn Read + '_> = if l.local {
         if s.var_int("local_infile") == 0 {
             return Err(SqlError::local_infile_disabled());
@@ -246,17 +250,17 @@ pub fn run(s: &mut Session, l: &LoadStmt, sink: &mut dyn ResultSink) -> Result<O
     } else {
         open_server_file(s, &l.file)?
     };
-    let mut rd = Reader::new(input, l.format.clone());
+    let limit = s
+        .get_var("max_allowed_packet", false)
+        .and_then(|v| v.to_i128())
+        .unwrap_or(64 << 20)
+        .clamp(1024, 1 << 30) as usize;
+    let mut rd = Reader::new(input, l.format.clone()).with_limit(limit);
     for _ in 0..l.ignore_lines {
         if !rd.skip_line().map_err(read_err)? {
             break;
         }
     }
-    // LOCAL acts as IGNORE: the server cannot stop the client mid-file.
-    let dup = match (l.dup, l.local) {
-        (Dup::Error, true) => Dup::Ignore,
-        (d, _) => d,
-    };
     let plan = InsertPlan {
         table: t.clone(),
         cols: map.cols.clone(),
@@ -268,28 +272,51 @@ pub fn run(s: &mut Session, l: &LoadStmt, sink: &mut dyn ResultSink) -> Result<O
         },
         view_check: None,
     };
-    let bulk_ok = s.autocommit()
-        && !s.explicit()
-        && (dup == Dup::Error || t.def.secondary.iter().all(|i| !i.unique));
-    let frozen = if bulk_ok {
+    let bulk = frozen.as_ref().map(|_| dup);
+    load(s, l, &plan, &map, cs, bulk, &mut rd)
+}
+
+/// The table, and when it qualifies for the bulk path (autocommit outside
+/// a transaction; for REPLACE/IGNORE no UNIQUE secondary index; empty, see
+/// `bulk::eligible`) held and frozen for it. Resolved again when a DDL
+/// replaced it before it was frozen: rows must go to the table as it is
+/// now, never to a stale definition.
+fn resolve_and_freeze(
+    s: &mut Session,
+    l: &LoadStmt,
+    dup: Dup,
+) -> Result<(std::sync::Arc<Table>, Option<crate::ddl::Frozen>)> {
+    for _ in 0..16 {
+        let t = crate::select::resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &l.table)?;
+        let bulk_ok = s.autocommit()
+            && !s.explicit()
+            && (dup == Dup::Error || t.def.secondary.iter().all(|i| !i.unique));
+        if !bulk_ok {
+            return Ok((t, None));
+        }
         let paused = s.pause_for_ddl();
         let f = crate::ddl::Frozen::new(s, &t);
         if paused {
             s.announce();
         }
-        let f = f?;
-        bulk::eligible(s.inst.txdb.db(), f.table())?.then_some(f)
-    } else {
-        None
-    };
-    if frozen.is_some() {
-        load_bulk(s, l, &plan, &map, cs, dup, &mut rd)
-    } else {
-        load_rows(s, l, &plan, &map, cs, &mut rd)
+        match f? {
+            Some(f) => {
+                let ok = bulk::eligible(s.inst.txdb.db(), f.table())?;
+                return Ok((t, ok.then_some(f)));
+            }
+            // Being changed (an index build, an online rebuild): row by row.
+            None if crate::ddl::is_current(s, &t) => return Ok((t, None)),
+            // Replaced meanwhile: again with the new table.
+            None => {}
+        }
     }
+    Err(SqlError::table_def_changed())
 }
 
 fn read_err(e: std::io::Error) -> SqlError {
+    if let Some(reader::LineTooLong(max)) = e.get_ref().and_then(|x| x.downcast_ref()) {
+        return SqlError::load_line_too_large(max);
+    }
     SqlError::engine(format!("LOAD DATA: error reading the input: {e}"))
 }
 
@@ -360,16 +387,24 @@ fn info(records: u64, deleted: u64, skipped: u64, warnings: usize) -> String {
     format!("Records: {records}  Deleted: {deleted}  Skipped: {skipped}  Warnings: {warnings}")
 }
 
-/// Row by row in the statement's transaction.
-fn load_rows<R: Read>(
+/// Stores the rows: row by row in the statement's transaction, or with
+/// `bulk` (how repeated keys go) into the empty table through table files
+/// (held and frozen by the caller), ingested at the end.
+fn load<R: Read>(
     s: &mut Session,
     l: &LoadStmt,
     plan: &InsertPlan,
     map: &Mapping,
     cs: Charset,
+    bulk: Option<Dup>,
     rd: &mut Reader<R>,
 ) -> Result<Outcome> {
-    let mut txn = s.statement_txn();
+    let budget = crate::ddl::sortbuild::budget(s);
+    // The bulk path's transaction never writes: the row path's checks need one.
+    let mut txn = match bulk {
+        Some(_) => s.inst.txdb.begin(txn::Isolation::ReadCommitted),
+        None => s.statement_txn(),
+    };
     let (result, warnings, assign) = {
         let env = StmtEnv::new(s, &[]);
         let st = s.inst.catalog.state();
@@ -380,10 +415,35 @@ fn load_rows<R: Read>(
             if l.local {
                 ins.how.adjust = true;
             }
+            let Some(dup) = bulk else {
+                let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
+                    ins.row(&mut txn, rn, given, None)
+                })?;
+                return Ok((records, ins.res));
+            };
+            let cat = &s.inst.catalog;
+            let mut bl = BulkLoad::new(cat.db(), plan.table.clone(), false, budget)?;
             let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
-                ins.row(&mut txn, rn, given, None)
+                ins.row(&mut txn, rn, given, Some(&mut bl))
             })?;
-            Ok((records, ins.res))
+            let dedup = match dup {
+                Dup::Error => Dedup::Error,
+                Dup::Ignore => Dedup::First,
+                Dup::Replace => Dedup::Last,
+            };
+            let done = bl.finish(cat, dedup)?;
+            let mut res = ins.res;
+            res.affected = done.rows
+                + if dup == Dup::Replace {
+                    2 * done.dropped
+                } else {
+                    0
+                };
+            res.duplicates = done.dropped;
+            if dup == Dup::Ignore {
+                res.ignored.extend(done.dups);
+            }
+            Ok((records, res))
         })();
         (r, env.warnings.into_inner(), env.assign.into_inner())
     };
@@ -433,56 +493,4 @@ fn finish_statement(
             Err(e)
         }
     }
-}
-
-/// Into an empty table through table files (writers held out by the caller).
-fn load_bulk<R: Read>(
-    s: &mut Session,
-    l: &LoadStmt,
-    plan: &InsertPlan,
-    map: &Mapping,
-    cs: Charset,
-    dup: Dup,
-    rd: &mut Reader<R>,
-) -> Result<Outcome> {
-    let db = s.inst.txdb.db().clone();
-    let budget = crate::ddl::sortbuild::budget(s);
-    // A transaction that never writes: the row path's checks need one.
-    let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
-    let (result, warnings, assign) = {
-        let env = StmtEnv::new(s, &[]);
-        let st = s.inst.catalog.state();
-        let r = (|| -> Result<(u64, dml::InsertResult)> {
-            let w = rel::fk::Writer::new(&st, s.fk_checks());
-            let mut ins = dml::Inserter::new(plan, &env, w)?;
-            ins.how.null_default = true;
-            if l.local {
-                ins.how.adjust = true;
-            }
-            let mut bl = BulkLoad::new(&db, plan.table.clone(), false, budget)?;
-            let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
-                ins.row(&mut txn, rn, given, Some(&mut bl))
-            })?;
-            let dedup = match dup {
-                Dup::Error => Dedup::Error,
-                Dup::Ignore => Dedup::First,
-                Dup::Replace => Dedup::Last,
-            };
-            let done = bl.finish(&db, dedup)?;
-            let mut res = ins.res;
-            res.affected = done.rows
-                + if dup == Dup::Replace {
-                    2 * done.dropped
-                } else {
-                    0
-                };
-            res.duplicates = done.dropped;
-            if dup == Dup::Ignore {
-                res.ignored.extend(done.dups);
-            }
-            Ok((records, res))
-        })();
-        (r, env.warnings.into_inner(), env.assign.into_inner())
-    };
-    finish_statement(s, txn, result, warnings, assign)
 }

@@ -12,7 +12,10 @@
 //! terminator (or the end), and a doubled one stands for itself.
 //!
 //! The input is read in chunks from any `Read` (a file, or the packets of a
-//! LOCAL client), so memory does not grow with the file.
+//! LOCAL client), so memory does not grow with the file; a line is held
+//! whole, up to a limit (`with_limit`: max_allowed_packet), past which
+//! reading fails with `LineTooLong` (an enclosed field never closed would
+//! otherwise grow to the end of the input).
 use std::io::Read;
 
 /// The reading options of a LOAD DATA statement.
@@ -40,6 +43,18 @@ impl Default for Format {
 /// One field: `None` is NULL.
 pub type Field = Option<Vec<u8>>;
 
+/// The error (inside an `std::io::Error`) of a line over the limit.
+#[derive(Debug)]
+pub struct LineTooLong(pub usize);
+
+impl std::fmt::Display for LineTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a line longer than {} bytes", self.0)
+    }
+}
+
+impl std::error::Error for LineTooLong {}
+
 const CHUNK: usize = 256 << 10;
 
 /// Rows of fields from an input.
@@ -49,6 +64,10 @@ pub struct Reader<R: Read> {
     pos: usize,
     eof: bool,
     f: Format,
+    /// Most bytes of one line's fields.
+    limit: usize,
+    /// Bytes of the current line's fields so far.
+    line_bytes: usize,
 }
 
 impl<R: Read> Reader<R> {
@@ -59,7 +78,24 @@ impl<R: Read> Reader<R> {
             pos: 0,
             eof: false,
             f,
+            limit: usize::MAX,
+            line_bytes: 0,
         }
+    }
+
+    /// Caps the bytes of one line's fields at `limit`.
+    pub fn with_limit(mut self, limit: usize) -> Reader<R> {
+        self.limit = limit;
+        self
+    }
+
+    /// Fails once the line holds more than the limit (`extra`: bytes of
+    /// the field being read).
+    fn check_len(&self, extra: usize) -> std::io::Result<()> {
+        if self.line_bytes.saturating_add(extra) > self.limit {
+            return Err(std::io::Error::other(LineTooLong(self.limit)));
+        }
+        Ok(())
     }
 
     /// Makes at least `n` bytes available from `pos` unless the input ends.
@@ -144,8 +180,13 @@ impl<R: Read> Reader<R> {
             return Ok(None);
         }
         let mut row = Vec::new();
+        self.line_bytes = 0;
         loop {
             let (field, line_end) = self.field()?;
+            // A field counts at least one byte: a line of endless empty
+            // fields is bounded too.
+            self.line_bytes += field.as_ref().map_or(0, |f| f.len()).max(1);
+            self.check_len(0)?;
             row.push(field);
             if line_end {
                 return Ok(Some(row));
@@ -167,6 +208,7 @@ impl<R: Read> Reader<R> {
         };
         let mut escaped_any = false;
         loop {
+            self.check_len(out.len())?;
             let Some(c) = self.peek()? else {
                 return Ok((self.finish(out, enclosed, escaped_any), true));
             };

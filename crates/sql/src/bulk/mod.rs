@@ -11,10 +11,17 @@
 //! the previous one is MariaDB's 4054, "Keys are out order during bulk
 //! load").
 //!
-//! The caller holds other writers out of the table while it loads
-//! (`ddl::hold_writers`) and checks `eligible` first: no foreign keys to
-//! check, no index being built or rebuilt, and nothing stored under any of
-//! its index ids.
+//! The caller holds the table (`lock`: no other load or DDL of it) and
+//! other writers out of it while it loads (`ddl::Frozen`) and checks
+//! `eligible` first: no foreign keys to check, no index being built or
+//! rebuilt, and nothing stored under any of its index ids. The files are
+//! ingested only while the table is still the current one of its name
+//! (`Catalog::while_current`), else the load fails with 1412.
+pub mod lock;
+mod session;
+
+pub(crate) use session::{end_session_load, session_insert, SessionLoad};
+
 use crate::error::{Result, SqlError};
 use crate::sort::Sorter;
 use rel::catalog::Table;
@@ -50,10 +57,21 @@ pub struct Loaded {
 
 /// Where a load's primary key entries go.
 enum Primary {
-    /// Input in key order: written as it comes (the last key kept).
-    Ordered(lsm::BulkWriter, Option<Vec<u8>>),
+    /// Input in key order: written at the end of each statement
+    /// (`commit_stmt`; the last key written kept, the statement's rows
+    /// staged meanwhile).
+    Ordered(Box<lsm::BulkWriter>, Option<Vec<u8>>, Vec<Staged>),
     /// Any order: sorted at the end.
     Sorted(Sorter),
+}
+
+/// A row of the running statement (ordered loads): its primary key
+/// entry, its values and its hidden primary key.
+struct Staged {
+    key: Vec<u8>,
+    value: Vec<u8>,
+    row: Vec<Value>,
+    hidden: Option<u64>,
 }
 
 /// One bulk load into one table.
@@ -63,6 +81,8 @@ pub struct BulkLoad {
     /// Per secondary index: its entries, sorted at the end.
     secondary: Vec<(Index, Sorter)>,
     rows: u64,
+    /// A write of staged rows failed: the load can only be abandoned.
+    broken: bool,
 }
 
 /// True when `t` can be loaded in bulk: no foreign key of its own (their
@@ -91,7 +111,7 @@ impl BulkLoad {
     /// `budget`: memory of each sort before it spills.
     pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
         let primary = if ordered {
-            Primary::Ordered(db.bulk_writer(lsm::DEFAULT_CF)?, None)
+            Primary::Ordered(Box::new(db.bulk_writer(lsm::DEFAULT_CF)?), None, Vec::new())
         } else {
             Primary::Sorted(Sorter::new(vec![false], budget, None))
         };
@@ -106,6 +126,7 @@ impl BulkLoad {
             primary,
             secondary,
             rows: 0,
+            broken: false,
         })
     }
 
@@ -119,40 +140,83 @@ impl BulkLoad {
         let key = rt::pk_key(def, row, hidden).map_err(internal)?;
         let value = rt::row_value(def, row);
         match &mut self.primary {
-            Primary::Ordered(w, last) => {
-                if last.as_ref().is_some_and(|l| *l >= key) {
+            Primary::Ordered(_, last, staged) => {
+                let prev = staged.last().map(|s| &s.key).or(last.as_ref());
+                if prev.is_some_and(|l| *l >= key) {
                     return Err(SqlError::keys_out_of_order());
                 }
-                w.put(&key, &value)?;
-                *last = Some(key);
-                // Secondary entries now: the row is in.
-                for (ix, s) in &mut self.secondary {
-                    push_entry(s, def, ix, row, hidden)?;
-                }
+                staged.push(Staged {
+                    key,
+                    value,
+                    row: row.to_vec(),
+                    hidden,
+                });
             }
             // Secondary entries once the primary keys are sorted and their
             // repeats dropped.
-            Primary::Sorted(s) => s.push((vec![Value::Bytes(value)], vec![Value::Bytes(key)]))?,
+            Primary::Sorted(s) => {
+                s.push((vec![Value::Bytes(value)], vec![Value::Bytes(key)]))?;
+                self.rows += 1;
+            }
         }
-        self.rows += 1;
         Ok(())
     }
 
-    /// Rows added so far.
+    /// Ends a statement of an ordered load that succeeded: its staged rows
+    /// join the load (a failed statement calls `abort_stmt`, and none of
+    /// its rows are loaded). An error here leaves the load broken.
+    pub fn commit_stmt(&mut self) -> Result<()> {
+        let Primary::Ordered(w, last, staged) = &mut self.primary else {
+            return Ok(());
+        };
+        let def = &self.table.def;
+        let r = (|| -> Result<()> {
+            for st in staged.drain(..) {
+                w.put(&st.key, &st.value)?;
+                for (ix, s) in &mut self.secondary {
+                    push_entry(s, def, ix, &st.row, st.hidden)?;
+                }
+                *last = Some(st.key);
+                self.rows += 1;
+            }
+            Ok(())
+        })();
+        if r.is_err() {
+            self.broken = true;
+        }
+        r
+    }
+
+    /// Drops the staged rows of a statement that failed.
+    pub fn abort_stmt(&mut self) {
+        if let Primary::Ordered(_, _, staged) = &mut self.primary {
+            staged.clear();
+        }
+    }
+
+    /// Rows added so far (of an ordered load: of its ended statements).
     pub fn rows(&self) -> u64 {
         self.rows
     }
 
     /// Sorts what is left, writes the table files and ingests them all at
-    /// once. Fails (ingesting nothing) on a duplicate unique key, or a
-    /// repeated primary key under `Dedup::Error`.
-    pub fn finish(mut self, db: &lsm::Db, dedup: Dedup) -> Result<Loaded> {
+    /// once, if the table is still the current one of its name (else
+    /// 1412). Fails (ingesting nothing) on a duplicate unique key, or a
+    /// repeated primary key under `Dedup::Error`. Rows still staged (a
+    /// statement that did not end) are not loaded.
+    pub fn finish(mut self, cat: &rel::catalog::Catalog, dedup: Dedup) -> Result<Loaded> {
+        if self.broken {
+            return Err(SqlError::internal(
+                "bulk load abandoned after a failed write: none of its rows were loaded",
+            ));
+        }
+        let db = cat.db();
         let def = &self.table.def;
         let mut writers = Vec::with_capacity(1 + self.secondary.len());
         let mut done = Loaded::default();
         match self.primary {
-            Primary::Ordered(w, _) => {
-                writers.push(w);
+            Primary::Ordered(w, _, _) => {
+                writers.push(*w);
                 done.rows = self.rows;
             }
             Primary::Sorted(s) => {
@@ -232,7 +296,12 @@ impl BulkLoad {
             })?;
             writers.push(w);
         }
-        lsm::BulkWriter::ingest_all_after_snapshots(writers)?;
+        // Not into a table dropped or changed meanwhile (its ids may be
+        // gone, or an index be missing the rows' entries).
+        cat.while_current(&self.table, || {
+            lsm::BulkWriter::ingest_all_after_snapshots(writers)
+        })
+        .ok_or_else(SqlError::table_def_changed)??;
         self.table.pk_high.forget();
         self.table.estimate.add(done.rows as i64);
         BULK_ROWS.fetch_add(done.rows, Ordering::Relaxed);
@@ -261,118 +330,4 @@ fn push_entry(
         vec![Value::Int(0)]
     };
     s.push((out, vec![Value::Bytes(k)]))
-}
-
-/// The `strata_bulk_load` session mode (MyRocks' `rocksdb_bulk_load`):
-/// INSERTs into one empty table, in primary key order, written straight
-/// into table files; the rows become visible when the load ends (SET
-/// strata_bulk_load = 0, an INSERT into another table, any other statement
-/// but SET, or the end of the session), ingested with their secondary
-/// index entries at once. Other writers of the table wait meanwhile.
-pub struct SessionLoad {
-    load: BulkLoad,
-    _frozen: crate::ddl::Frozen,
-}
-
-/// Ends the session's bulk load, if any: its rows are ingested (an error
-/// leaves none of them, e.g. 1062 for a repeated unique key, or 1412 when
-/// the table was changed meanwhile).
-pub(crate) fn end_session_load(s: &mut crate::session::Session) -> Result<()> {
-    let Some(b) = s.bulk.take() else {
-        return Ok(());
-    };
-    let t = &b.load.table;
-    let current = s
-        .inst
-        .catalog
-        .state()
-        .table(&t.def.db, &t.def.name)
-        .is_some_and(|c| c.def.pk.id == t.def.pk.id);
-    if !current {
-        return Err(SqlError::table_def_changed());
-    }
-    b.load.finish(s.inst.txdb.db(), Dedup::Error)?;
-    Ok(())
-}
-
-/// An INSERT under `strata_bulk_load = 1`: `None` when it runs the ordinary
-/// way instead (not a plain INSERT ... VALUES, inside a transaction, or a
-/// table that is not empty or has foreign keys).
-pub(crate) fn session_insert(
-    s: &mut crate::session::Session,
-    p: &crate::dml::InsertPlan,
-    params: &[Value],
-) -> Result<Option<crate::result::Outcome>> {
-    use crate::dml::{InsertSource, OnDup};
-    let InsertSource::Values(rows) = &p.source else {
-        end_session_load(s)?;
-        return Ok(None);
-    };
-    if !matches!(p.on_dup, OnDup::Error) || p.view_check.is_some() {
-        end_session_load(s)?;
-        return Ok(None);
-    }
-    let same = s.bulk.as_ref().is_some_and(|b| {
-        let t = &b.load.table.def;
-        t.db == p.table.def.db && t.name == p.table.def.name && t.pk.id == p.table.def.pk.id
-    });
-    if !same {
-        end_session_load(s)?;
-        if s.explicit() || !s.autocommit() {
-            return Ok(None);
-        }
-        let paused = s.pause_for_ddl();
-        let f = crate::ddl::Frozen::new(s, &p.table);
-        if paused {
-            s.announce();
-        }
-        let f = f?;
-        if !eligible(s.inst.txdb.db(), f.table())? {
-            return Ok(None);
-        }
-        let budget = crate::ddl::sortbuild::budget(s);
-        let load = BulkLoad::new(s.inst.txdb.db(), f.table().clone(), true, budget)?;
-        s.bulk = Some(SessionLoad { load, _frozen: f });
-    }
-    let Some(mut b) = s.bulk.take() else {
-        return Ok(None);
-    };
-    let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
-    let (result, warnings) = {
-        let env = crate::env::StmtEnv::new(s, params);
-        let st = s.inst.catalog.state();
-        let r = (|| -> Result<crate::dml::InsertResult> {
-            let w = rel::fk::Writer::new(&st, s.fk_checks());
-            let mut ins = crate::dml::Inserter::new(p, &env, w)?;
-            ins.how.null_default &= rows.len() > 1;
-            for (rn, r) in rows.iter().enumerate() {
-                let given = r
-                    .iter()
-                    .map(|e| e.as_ref().map(|e| e.eval(&[], &env)).transpose())
-                    .collect::<Result<Vec<_>>>()?;
-                ins.row(&mut txn, rn, given, Some(&mut b.load))?;
-            }
-            Ok(ins.res)
-        })();
-        (r, env.warnings.into_inner())
-    };
-    s.bulk = Some(b);
-    for (level, w) in warnings {
-        s.warn(level, w);
-    }
-    let res = result?;
-    if let Some(id) = res.first_auto_id {
-        s.last_insert_id = id;
-    }
-    s.row_count = res.affected as i64;
-    Ok(Some(crate::result::Outcome {
-        affected_rows: res.affected,
-        last_insert_id: res.first_auto_id.unwrap_or(0),
-        info: if rows.len() > 1 {
-            format!("Records: {}  Duplicates: 0  Warnings: 0", rows.len())
-        } else {
-            String::new()
-        },
-        ..Default::default()
-    }))
 }

@@ -8,17 +8,22 @@ use std::sync::atomic::Ordering;
 /// SHOW [GLOBAL | SESSION] STATUS variables: Com_* and Questions are the
 /// session's unless `global`, the others the server's.
 pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
-    collect(&s.inst, (!global).then_some(s))
+    collect(&s.inst, (!global).then_some(s), Some(s))
 }
 
 /// The server's GLOBAL STATUS variables, without a session (the metrics
 /// endpoint).
 pub fn global_status(inst: &Instance) -> Vec<(String, Value)> {
-    collect(inst, None)
+    collect(inst, None, None)
 }
 
-/// Status variables: Com_* and Questions of `session` if given.
-fn collect(inst: &Instance, session: Option<&Session>) -> Vec<(String, Value)> {
+/// Status variables: Com_* and Questions of `session` if given, the Ssl_*
+/// values of `conn`'s connection.
+fn collect(
+    inst: &Instance,
+    session: Option<&Session>,
+    conn: Option<&Session>,
+) -> Vec<(String, Value)> {
     let e = inst.txdb.db().stats();
     let t = inst.txdb.stats();
     let u = |v: u64| Value::UInt(v);
@@ -26,8 +31,7 @@ fn collect(inst: &Instance, session: Option<&Session>) -> Vec<(String, Value)> {
     let r = |a: &std::sync::atomic::AtomicU64| u(a.load(Ordering::Relaxed));
     let tls = |f: fn(&crate::session::TlsInfo) -> &String| {
         Value::Bytes(
-            s.tls
-                .as_ref()
+            conn.and_then(|s| s.tls.as_ref())
                 .map(f)
                 .cloned()
                 .unwrap_or_default()

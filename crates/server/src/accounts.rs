@@ -80,6 +80,36 @@ pub fn credentials(inst: &Instance, user: &str, hosts: &[String]) -> Option<wire
     })
 }
 
+/// The transport checks after a login's password (MySQL's order): an
+/// account with REQUIRE SSL needs TLS (a unix socket is not enough, as in
+/// MariaDB: 1045), and under require_secure_transport a TCP connection
+/// needs TLS (3159; unix sockets are secure).
+pub fn check_transport(
+    inst: &Instance,
+    user: &str,
+    hosts: &[String],
+    tls: bool,
+    unix: bool,
+) -> Result<(), SqlError> {
+    if tls {
+        return Ok(());
+    }
+    if let Some(a) = find(inst, user, hosts) {
+        if a.require_ssl {
+            let pw = if a.hash.is_some() { "YES" } else { "NO" };
+            return Err(SqlError::access_denied(user, &hosts[0], pw));
+        }
+    }
+    let required = inst
+        .global_var("require_secure_transport")
+        .and_then(|v| v.to_i128())
+        .is_some_and(|v| v != 0);
+    if required && !unix {
+        return Err(SqlError::secure_transport_required());
+    }
+    Ok(())
+}
+
 /// Connecting with a database: the account must have some privilege (1044).
 pub fn check_db(inst: &Instance, user: &str, hosts: &[String], db: &str) -> Result<(), SqlError> {
     if skipping() {

@@ -46,6 +46,13 @@ pub struct Config {
     /// Settings of system variables passed through as they are (the slow
     /// query log, max_statement_time): (name, value).
     pub variables: Vec<(String, String)>,
+    /// TLS: the server's certificate, key and the CA client certificates are
+    /// checked against (PEM files).
+    pub tls: crate::tls::TlsFiles,
+    /// `--skip-ssl` / `--ssl=0`: no TLS even with the files given.
+    pub ssl: bool,
+    /// Refuse plain TCP connections (TLS and unix sockets only).
+    pub require_secure_transport: bool,
 }
 
 impl Default for Config {
@@ -81,6 +88,9 @@ impl Default for Config {
             wait_timeout: 28800,
             variables: Vec::new(),
             interactive_timeout: 28800,
+            tls: Default::default(),
+            ssl: true,
+            require_secure_transport: false,
         }
     }
 }
@@ -139,6 +149,13 @@ Usage: strata [--option=value ...]
   --long-query-time=S           seconds, fractional (default 10)
   --slow-query-log-file=FILE    the slow log (default strata-slow.log; relative to the datadir)
   --max-statement-time=S        abort statements running longer (MariaDB's, 1969; default 0: off)
+  --ssl-cert=FILE               the server's TLS certificate (PEM; a chain: the server's first)
+  --ssl-key=FILE                its private key (PEM); with --ssl-cert clients may use TLS
+                                (`mariadb --ssl`); a bad file stops the server at startup
+  --ssl-ca=FILE                 CA certificates (PEM) client certificates are checked against
+  --skip-ssl                    no TLS even with the files above (also --ssl=0)
+  --require-secure-transport=1|0  refuse TCP connections without TLS (error 3159; unix
+                                socket connections are secure); SET GLOBAL changes it
   --defaults-file=FILE          read options from a my.cnf-style file first
   --version                     print the version
   --help                        this text
@@ -276,6 +293,12 @@ impl Config {
                 self.variables
                     .push(("slow_query_log_file".into(), value.to_string()))
             }
+            "ssl_cert" => self.tls.cert = Some(value.to_string()),
+            "ssl_key" => self.tls.key = Some(value.to_string()),
+            "ssl_ca" => self.tls.ca = Some(value.to_string()),
+            "ssl" => self.ssl = parse_bool(value)?,
+            "skip_ssl" => self.ssl = !parse_bool(value)?,
+            "require_secure_transport" => self.require_secure_transport = parse_bool(value)?,
             "transaction_isolation" | "tx_isolation" => {
                 self.transaction_isolation = Some(value.to_ascii_uppercase())
             }
@@ -352,6 +375,8 @@ impl Config {
                             | "skip_log_bin"
                             | "disable_log_bin"
                             | "initialize"
+                            | "ssl"
+                            | "skip_ssl"
                             | "skip_grant_tables"
                     );
                     if takes_value && i < args.len() && !args[i].starts_with("--") {
@@ -406,6 +431,30 @@ mod tests {
         assert!(Config::from_args(&["--nope=1".to_string()]).is_err());
         assert!(Config::from_args(&["--port=abc".to_string()]).is_err());
         assert_eq!(parse_size("64K").unwrap(), 65536);
+    }
+
+    #[test]
+    fn tls_options() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Config::from_args(&args(&[
+            "--ssl-cert=/c.pem",
+            "--ssl-key",
+            "/k.pem",
+            "--ssl-ca=/ca.pem",
+            "--require-secure-transport=ON",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(c.tls.cert.as_deref(), Some("/c.pem"));
+        assert_eq!(c.tls.key.as_deref(), Some("/k.pem"));
+        assert_eq!(c.tls.ca.as_deref(), Some("/ca.pem"));
+        assert!(c.require_secure_transport && c.ssl);
+        let c = Config::from_args(&args(&["--skip-ssl", "--ssl-cert=/c.pem"]))
+            .unwrap()
+            .unwrap();
+        assert!(!c.ssl);
+        assert!(!Config::default().require_secure_transport);
+        assert!(Config::from_args(&args(&["--require-secure-transport=maybe"])).is_err());
     }
 
     #[test]

@@ -86,26 +86,6 @@ pub trait Socket: Read + Write + Send {
     fn hook(&self) -> Option<crate::watch::SocketHook>;
 }
 
-impl Socket for std::net::TcpStream {
-    fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
-        self.set_read_timeout(Some(read))?;
-        self.set_write_timeout(Some(write))
-    }
-    fn hook(&self) -> Option<crate::watch::SocketHook> {
-        self.try_clone().ok().map(crate::watch::SocketHook::Tcp)
-    }
-}
-
-impl Socket for std::os::unix::net::UnixStream {
-    fn set_timeouts(&self, read: Duration, write: Duration) -> std::io::Result<()> {
-        self.set_read_timeout(Some(read))?;
-        self.set_write_timeout(Some(write))
-    }
-    fn hook(&self) -> Option<crate::watch::SocketHook> {
-        self.try_clone().ok().map(crate::watch::SocketHook::Unix)
-    }
-}
-
 /// Holds an authenticated session's place in `Threads_connected` (which
 /// max_connections bounds) from the moment it is counted until dropped,
 /// whichever way the connection ends.
@@ -151,7 +131,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// Serves one connection until it quits or fails. A panic (a bug) ends
 /// only this connection: its transaction rolls back, its locks and slot are
 /// released, and it is counted in `Strata_panics`.
-pub fn serve<S: Socket>(shared: &Arc<Shared>, stream: S, peer: &str) {
+pub fn serve(shared: &Arc<Shared>, stream: crate::tls::Stream, peer: &str) {
     let inst = &shared.inst;
     let conn_id = inst.connect();
     let r = catch_unwind(AssertUnwindSafe(|| {
@@ -178,9 +158,9 @@ fn is_timeout(e: &wire::Error) -> bool {
     matches!(e, wire::Error::Io(io) if matches!(io.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
 }
 
-fn serve_inner<S: Socket>(
+fn serve_inner(
     shared: &Arc<Shared>,
-    stream: S,
+    stream: crate::tls::Stream,
     conn_id: u64,
     peer: &str,
 ) -> wire::Result<()> {
@@ -192,7 +172,11 @@ fn serve_inner<S: Socket>(
         .set_timeouts(secs(inst, "connect_timeout", 10), write_timeout)
         .map_err(wire::Error::Io)?;
     let hook = stream.hook();
+    let unix = stream.is_unix();
     let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
+    if let Some(cfg) = shared.tls.clone() {
+        conn.enable_tls(Box::new(move |s, early| s.start_tls(&cfg, early)));
+    }
     conn.set_capability(wire::cap::CLIENT_MULTI_STATEMENTS, true);
     conn.set_client_host(peer);
     // Before authentication a client gets no more than a handshake
@@ -216,6 +200,9 @@ fn serve_inner<S: Socket>(
     conn.set_client_host(&hosts[0]);
     let lookup = |u: &str| crate::accounts::credentials(inst, u, &hosts);
     let info = match conn.handshake_with(&lookup, &|hi| {
+        // REQUIRE SSL, then require_secure_transport (MySQL's order).
+        crate::accounts::check_transport(inst, &hi.user, &hosts, hi.tls, unix)
+            .map_err(sql_packet)?;
         if let Some(d) = &hi.database {
             if !cat.catalog.state().databases.contains_key(d) {
                 return Err(sql_packet(SqlError::bad_db(d)));
@@ -243,6 +230,7 @@ fn serve_inner<S: Socket>(
     let mut sess = inst.session(conn_id, &info.user, info.database.clone());
     crate::accounts::attach(&mut sess, &hosts);
     sess.proc.set_host(peer);
+    sess.tls = conn.get_ref().tls_info();
     if let Some(h) = hook {
         sess.proc.set_hook(Arc::new(h));
     }

@@ -6,6 +6,7 @@ mod accounts;
 mod config;
 mod conn;
 mod results;
+mod tls;
 mod watch;
 
 use config::Config;
@@ -33,6 +34,8 @@ pub struct Shared {
     /// Connections that have not authenticated yet (bounded apart from
     /// max_connections, which counts sessions).
     pub handshaking: std::sync::atomic::AtomicUsize,
+    /// TLS offered to clients (`--ssl-cert`/`--ssl-key`).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 enum Client {
@@ -83,6 +86,8 @@ fn run(cfg: Config) -> Result<(), String> {
             ));
         }
     }
+    // Bad TLS files stop the server before anything is opened.
+    let tls = if cfg.ssl { tls::load(&cfg.tls)? } else { None };
     let secure_file_priv = match &cfg.secure_file_priv {
         Some(v) => v.clone(),
         None => {
@@ -130,6 +135,22 @@ fn run(cfg: Config) -> Result<(), String> {
         );
         vars.push(("strata_max_txn_memory".into(), cap.to_string()));
     }
+    if tls.is_some() {
+        vars.push(("have_ssl".into(), "YES".into()));
+        for (name, f) in [
+            ("ssl_cert", &cfg.tls.cert),
+            ("ssl_key", &cfg.tls.key),
+            ("ssl_ca", &cfg.tls.ca),
+        ] {
+            if let Some(f) = f {
+                vars.push((name.into(), f.clone()));
+            }
+        }
+    }
+    vars.push((
+        "require_secure_transport".into(),
+        u8::from(cfg.require_secure_transport).to_string(),
+    ));
     if let Some(iso) = &cfg.transaction_isolation {
         vars.push(("transaction_isolation".into(), iso.clone()));
     }
@@ -167,6 +188,7 @@ fn run(cfg: Config) -> Result<(), String> {
         clients: Mutex::new(HashMap::new()),
         stopping: AtomicBool::new(false),
         handshaking: std::sync::atomic::AtomicUsize::new(0),
+        tls,
     });
     let mut acceptors = Vec::new();
     {
@@ -288,12 +310,7 @@ fn next_client_id() -> u64 {
 
 /// Registers a client socket (so shutdown can close it) and serves it on
 /// its own thread.
-fn spawn_client<S: conn::Socket + 'static>(
-    sh: &Arc<Shared>,
-    stream: S,
-    handle: Option<Client>,
-    peer: String,
-) {
+fn spawn_client(sh: &Arc<Shared>, stream: tls::Stream, handle: Option<Client>, peer: String) {
     let id = next_client_id();
     if let Some(c) = handle {
         sh.clients
@@ -345,7 +362,7 @@ fn accept_tcp(sh: Arc<Shared>, l: TcpListener) {
             let _ = s.set_nonblocking(false);
             let _ = s.set_nodelay(true);
             let handle = s.try_clone().ok().map(Client::Tcp);
-            spawn_client(&sh, s, handle, peer.ip().to_string());
+            spawn_client(&sh, tls::Stream::tcp(s), handle, peer.ip().to_string());
         },
     );
 }
@@ -357,7 +374,7 @@ fn accept_unix(sh: Arc<Shared>, l: UnixListener) {
         |(s, _)| {
             let _ = s.set_nonblocking(false);
             let handle = s.try_clone().ok().map(Client::Unix);
-            spawn_client(&sh, s, handle, "localhost".to_string());
+            spawn_client(&sh, tls::Stream::unix(s), handle, "localhost".to_string());
         },
     );
 }

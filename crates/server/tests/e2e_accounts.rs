@@ -78,7 +78,7 @@ fn accounts_grants_and_privilege_checks() {
     for s in [
         "GRANT SELECT ON d1.* TO app",
         "GRANT SELECT (a) ON *.* TO app",
-        "CREATE USER c REQUIRE SSL",
+        "CREATE USER c REQUIRE X509",
         "CREATE ROLE r",
         "CREATE USER c IDENTIFIED VIA ed25519",
     ] {

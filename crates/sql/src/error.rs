@@ -75,6 +75,9 @@ mysql_errors! {
     ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", fn table_access_denied(cmd, user, host, db, table) => "{cmd} command denied to user '{user}'@'{host}' for table `{db}`.`{table}`";
     ER_SPECIFIC_ACCESS_DENIED_ERROR = 1227, "42000", fn specific_access_denied(privs) => "Access denied; you need (at least one of) the {privs} privilege(s) for this operation";
     ER_ACCESS_DENIED_ERROR = 1045, "28000", fn access_denied(user, host, pw) => "Access denied for user '{user}'@'{host}' (using password: {pw})";
+    /// MySQL's refusal of a plain TCP connection under require_secure_transport (MariaDB
+    /// 10.11 answers 1045 instead, which hides the reason).
+    ER_SECURE_TRANSPORT_REQUIRED = 3159, "HY000", fn secure_transport_required() => "Connections using insecure transport are prohibited while --require_secure_transport=ON.";
     ER_DB_CREATE_EXISTS = 1007, "HY000", fn db_exists(db) => "Can't create database '{db}'; database exists";
     ER_DB_DROP_EXISTS = 1008, "HY000", fn db_drop_missing(db) => "Can't drop database '{db}'; database doesn't exist";
     /// `name` is `db.table`.

@@ -29,6 +29,14 @@ pub struct Warning {
     pub msg: String,
 }
 
+/// The TLS parameters of a session's connection, in OpenSSL's names (the
+/// Ssl_cipher and Ssl_version status variables).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TlsInfo {
+    pub cipher: String,
+    pub version: String,
+}
+
 /// A session's state.
 pub struct Session {
     pub inst: Arc<Instance>,
@@ -40,6 +48,8 @@ pub struct Session {
     pub account: Option<(String, String)>,
     /// The client's host, as access-denied messages name it.
     pub host: String,
+    /// The connection's TLS, if it runs over TLS (set by the server).
+    pub tls: Option<TlsInfo>,
     pub db: Option<String>,
     pub vars: HashMap<String, Value>,
     pub user_vars: HashMap<String, Value>,
@@ -95,6 +105,7 @@ impl Session {
             user: user.to_string(),
             account: None,
             host: "localhost".to_string(),
+            tls: None,
             db,
             vars: HashMap::new(),
             user_vars: HashMap::new(),

@@ -39,7 +39,19 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("sql_quote_show_create", i(1)),
         ("strata_auto_parameterize", i(1)),
         ("sql_warnings", i(0)),
+        // TLS (the server passes its settings: crates/server/src/tls.rs).
         ("have_ssl", s("DISABLED")),
+        ("have_openssl", s("NO")),
+        ("ssl_ca", Value::Null),
+        ("ssl_capath", Value::Null),
+        ("ssl_cert", Value::Null),
+        ("ssl_cipher", Value::Null),
+        ("ssl_crl", Value::Null),
+        ("ssl_crlpath", Value::Null),
+        ("ssl_key", Value::Null),
+        ("tls_version", s("TLSv1.2,TLSv1.3")),
+        ("version_ssl_library", s("rustls 0.23")),
+        ("require_secure_transport", i(0)),
         ("hostname", s("localhost")),
         ("init_connect", s("")),
         ("innodb_lock_wait_timeout", i(50)),
@@ -162,6 +174,7 @@ pub fn global_only(name: &str) -> bool {
             | "slow_query_log"
             | "slow_query_log_file"
             | "log_output"
+            | "require_secure_transport"
     )
 }
 
@@ -183,6 +196,16 @@ pub fn read_only(name: &str) -> bool {
             | "lower_case_table_names"
             | "system_time_zone"
             | "have_ssl"
+            | "have_openssl"
+            | "ssl_ca"
+            | "ssl_capath"
+            | "ssl_cert"
+            | "ssl_cipher"
+            | "ssl_crl"
+            | "ssl_crlpath"
+            | "ssl_key"
+            | "tls_version"
+            | "version_ssl_library"
             | "character_set_system"
             | "log_bin"
             | "performance_schema"
@@ -245,6 +268,7 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "rocksdb_commit_in_the_middle"
         | "local_infile"
         | "strata_bulk_load"
+        | "require_secure_transport"
         | "strata_sync_on_commit" => {
             let b = match v {
                 Value::Int(0) | Value::Int(1) => v,

@@ -11,6 +11,21 @@ use crate::consts::{cap, charset, errcode, status};
 use crate::error::{Error, Result};
 use crate::packet::PacketStream;
 
+/// Switches a connection's stream to TLS in place, after the client's SSLRequest
+/// (see [`Conn::enable_tls`]): called with the stream and the bytes the client sent
+/// after the SSLRequest that were already read (the start of its TLS handshake); returns
+/// once the TLS handshake is complete, or fails (the connection must then be closed).
+pub type TlsUpgrade<S> = Box<dyn FnMut(&mut S, &[u8]) -> std::io::Result<()> + Send>;
+
+/// The TLS upgrade of a connection that offers TLS.
+pub(crate) struct TlsHook<S>(pub(crate) TlsUpgrade<S>);
+
+impl<S> std::fmt::Debug for TlsHook<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TlsHook")
+    }
+}
+
 /// One client connection. Every `send_*`/row method only appends to an output buffer;
 /// [`Conn::flush`] writes it with one `write_all` (large result sets are also written
 /// early, about every megabyte).
@@ -31,6 +46,10 @@ pub struct Conn<S> {
     pub(crate) client_host: String,
     /// Reusable formatting space for row values.
     pub(crate) scratch: Vec<u8>,
+    /// Set by [`Conn::enable_tls`]: TLS is offered.
+    pub(crate) tls: Option<TlsHook<S>>,
+    /// The connection runs over TLS (the client's SSLRequest was honoured).
+    pub(crate) secure: bool,
 }
 
 impl<S: Read + Write> Conn<S> {
@@ -49,12 +68,32 @@ impl<S: Read + Write> Conn<S> {
             status: status::SERVER_STATUS_AUTOCOMMIT,
             client_host: "localhost".to_string(),
             scratch: Vec::new(),
+            tls: None,
+            secure: false,
         }
+    }
+
+    /// Offers TLS: the greeting advertises CLIENT_SSL, and a client's SSLRequest (the
+    /// 32-byte short handshake response) makes the handshake run `upgrade` on the
+    /// stream, then read the full handshake response over TLS. Without it an
+    /// SSLRequest is refused (ER_HANDSHAKE_ERROR).
+    pub fn enable_tls(&mut self, upgrade: TlsUpgrade<S>) {
+        self.tls = Some(TlsHook(upgrade));
+        self.server_caps |= cap::CLIENT_SSL;
+        if !self.client_known {
+            self.caps = self.server_caps;
+        }
+    }
+
+    /// True once the connection runs over TLS.
+    pub fn is_tls(&self) -> bool {
+        self.secure
     }
 
     /// Turns a server capability on or off before the handshake (e.g.
     /// `CLIENT_MULTI_STATEMENTS`, `CLIENT_SESSION_TRACK`). Flags this crate cannot
-    /// honour (SSL, compression, query attributes, optional metadata) stay off.
+    /// honour (compression, query attributes, optional metadata) stay off; SSL is
+    /// turned on by [`Conn::enable_tls`].
     pub fn set_capability(&mut self, flag: u32, on: bool) {
         if on {
             self.server_caps |= flag & !cap::UNSUPPORTED;

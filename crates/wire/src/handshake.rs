@@ -30,6 +30,9 @@ pub struct HandshakeInfo {
     pub attrs: Vec<(String, String)>,
     /// The client's max packet size.
     pub max_packet: u32,
+    /// The connection runs over TLS (the client sent an SSLRequest and the TLS
+    /// handshake completed).
+    pub tls: bool,
 }
 
 /// A parsed HandshakeResponse41 packet.
@@ -196,21 +199,26 @@ impl<S: Read + Write> Conn<S> {
         self.send_greeting()?;
         self.flush()?;
         let payload = self.read_packet_checked()?;
-        let resp = match parse_handshake_response(&payload, self.server_caps) {
-            Ok(r) => r,
-            Err(e) => {
-                self.reject(errcode::ER_HANDSHAKE_ERROR, "08S01", "Bad handshake")?;
-                return Err(e);
-            }
-        };
-        self.caps = resp.capabilities & self.server_caps;
-        self.client_known = true;
+        let mut resp = self.parse_response(&payload)?;
         if resp.ssl_request {
-            return self.reject(
-                errcode::ER_HANDSHAKE_ERROR,
-                "08S01",
-                "SSL connections are not supported",
-            );
+            let Some(hook) = self.tls.as_mut() else {
+                return self.reject(
+                    errcode::ER_HANDSHAKE_ERROR,
+                    "08S01",
+                    "SSL connections are not supported",
+                );
+            };
+            // The client starts its TLS handshake right after the SSLRequest, without
+            // waiting for a reply: what was read ahead of it is TLS's. A failed TLS
+            // handshake gets no ERR packet (the stream is no longer plain protocol).
+            let early = self.io.take_read_ahead();
+            (hook.0)(self.io.get_mut(), &early)?;
+            self.secure = true;
+            let payload = self.read_packet_checked()?;
+            resp = self.parse_response(&payload)?;
+            if resp.ssl_request {
+                return self.reject(errcode::ER_HANDSHAKE_ERROR, "08S01", "Bad handshake");
+            }
         }
         let user = lossy(&resp.user);
         let plugin = match &resp.auth_plugin {
@@ -226,6 +234,7 @@ impl<S: Read + Write> Conn<S> {
             auth_plugin: used.to_string(),
             attrs: resp.attrs,
             max_packet: resp.max_packet,
+            tls: self.secure,
         };
         if let Err(e) = check(&info) {
             return self.reject(e.code, &e.sqlstate, &e.message);
@@ -264,7 +273,23 @@ impl<S: Read + Write> Conn<S> {
             auth_plugin: used.to_string(),
             attrs: cu.attrs.clone(),
             max_packet: 0,
+            tls: self.secure,
         })
+    }
+
+    /// Parses a handshake response and records the negotiated capabilities; a
+    /// malformed one gets ER_HANDSHAKE_ERROR.
+    fn parse_response(&mut self, payload: &[u8]) -> Result<HandshakeResponse> {
+        let resp = match parse_handshake_response(payload, self.server_caps) {
+            Ok(r) => r,
+            Err(e) => {
+                self.reject(errcode::ER_HANDSHAKE_ERROR, "08S01", "Bad handshake")?;
+                return Err(e);
+            }
+        };
+        self.caps = resp.capabilities & self.server_caps;
+        self.client_known = true;
+        Ok(resp)
     }
 
     fn send_greeting(&mut self) -> Result<()> {

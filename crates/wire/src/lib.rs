@@ -35,7 +35,8 @@
 //! # API summary
 //!
 //! * [`Conn`]: `new`, configuration (`set_capability`, `set_default_auth_plugin`,
-//!   `set_max_packet`, `set_client_host`, `set_status`, `set_server_charset`),
+//!   `set_max_packet`, `set_client_host`, `set_status`, `set_server_charset`,
+//!   `enable_tls`), `is_tls`,
 //!   `handshake` / `handshake_with`, `read_command`, `change_user`, responses
 //!   (`send_ok`, `send_err`, `send_eof`, `send_columns`, `finish_result_set`,
 //!   `send_prepare_ok`, `send_field_list`, `send_column_defs_only`, `send_packet`),
@@ -61,7 +62,7 @@ mod row;
 
 pub use auth::{native_password_hash, sha2_password_hash, AuthPlugin, Credentials};
 pub use command::{decode_command, ChangeUser, Command};
-pub use conn::{Conn, LocalInfile};
+pub use conn::{Conn, LocalInfile, TlsUpgrade};
 pub use consts::{cap, charset, colflag, com, errcode, status, ColumnType};
 pub use error::{Error, Result};
 pub use handshake::{parse_handshake_response, HandshakeInfo, HandshakeResponse};

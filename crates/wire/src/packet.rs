@@ -56,6 +56,16 @@ impl<S: Read + Write> PacketStream<S> {
         self.stream
     }
 
+    /// Takes the input read ahead of the last packet (bytes the client sent after it),
+    /// leaving the read buffer empty: after an SSLRequest these are the start of the
+    /// client's TLS handshake, which the TLS layer must see first.
+    pub fn take_read_ahead(&mut self) -> Vec<u8> {
+        let v = self.rbuf[self.rpos..self.rend].to_vec();
+        self.rpos = 0;
+        self.rend = 0;
+        v
+    }
+
     pub fn set_max_packet(&mut self, n: usize) {
         self.max_packet = n.max(1024);
     }

@@ -1,5 +1,6 @@
 //! Accounts in the catalog: the `U` records (one per `'user'@'host'`, with
-//! its password hash and global privileges; docs/formats/accounts.md), the
+//! its password hash, global privileges and TLS requirement;
+//! docs/formats/accounts.md), the
 //! in-memory map statements and logins read, MySQL's host patterns (`%`,
 //! `_`) and which account a connecting client is (the most specific host).
 use super::*;
@@ -88,6 +89,8 @@ pub struct Account {
     pub hash: Option<[u8; 20]>,
     /// Global (`*.*`) privileges, `privs` bits.
     pub global: u64,
+    /// REQUIRE SSL: the account logs in only over TLS.
+    pub require_ssl: bool,
 }
 
 /// Accounts by (user, host).
@@ -96,7 +99,9 @@ pub type AccountMap = BTreeMap<(String, String), Arc<Account>>;
 /// An account change: the key goes (`None`) or gets this account.
 pub type AccountWrite = ((String, String), Option<Account>);
 
-const VERSION: u8 = 1;
+/// The version written; version 1 records (before REQUIRE SSL) are still read,
+/// as REQUIRE NONE.
+const VERSION: u8 = 2;
 
 impl Account {
     /// The record's value (docs/formats/accounts.md).
@@ -115,6 +120,7 @@ impl Account {
             None => v.push(0),
         }
         v.extend_from_slice(&self.global.to_le_bytes());
+        v.push(u8::from(self.require_ssl));
         let crc = crc32(&v);
         v.extend_from_slice(&crc.to_le_bytes());
         v
@@ -139,7 +145,8 @@ impl Account {
             r = b;
             Ok(a)
         };
-        if take(1)?[0] != VERSION {
+        let version = take(1)?[0];
+        if !(1..=VERSION).contains(&version) {
             return Err("unknown account record version".into());
         }
         let mut strings = Vec::new();
@@ -163,6 +170,14 @@ impl Account {
         };
         let mut g = [0u8; 8];
         g.copy_from_slice(take(8)?);
+        let require_ssl = match version {
+            1 => false,
+            _ => match take(1)?[0] {
+                0 => false,
+                1 => true,
+                n => return Err(format!("unknown TLS requirement {n} in account record")),
+            },
+        };
         if !r.is_empty() {
             return Err("trailing bytes in account record".into());
         }
@@ -173,6 +188,7 @@ impl Account {
             host,
             hash,
             global: u64::from_le_bytes(g),
+            require_ssl,
         })
     }
 }
@@ -300,6 +316,7 @@ mod tests {
             host: "10.0.%".into(),
             hash: Some([7; 20]),
             global: privs::SELECT | privs::GRANT_OPTION,
+            require_ssl: true,
         };
         let v = a.encode();
         assert_eq!(Account::decode(&v), Ok(a.clone()));
@@ -311,8 +328,46 @@ mod tests {
             w[i] ^= 0x40;
             assert!(Account::decode(&w).is_err(), "flipped byte {i}");
         }
-        let none = Account { hash: None, ..a };
+        let none = Account {
+            hash: None,
+            require_ssl: false,
+            ..a
+        };
         assert_eq!(Account::decode(&none.encode()), Ok(none));
+    }
+
+    /// A version 1 record (before REQUIRE SSL), byte by byte: still read, as REQUIRE NONE.
+    #[test]
+    fn version_1_records_still_read() {
+        let mut v = vec![1u8, 3, 0];
+        v.extend_from_slice(b"app");
+        v.extend_from_slice(&[1, 0, b'%', 1, 20]);
+        v.extend_from_slice(&[9; 20]);
+        v.extend_from_slice(&(privs::SELECT | privs::INSERT).to_le_bytes());
+        let crc = crc32(&v);
+        v.extend_from_slice(&crc.to_le_bytes());
+        let a = Account::decode(&v).unwrap();
+        assert_eq!(
+            a,
+            Account {
+                user: "app".into(),
+                host: "%".into(),
+                hash: Some([9; 20]),
+                global: privs::SELECT | privs::INSERT,
+                require_ssl: false,
+            }
+        );
+        // Rewritten as version 2: one more byte before the checksum.
+        let w = a.encode();
+        assert_eq!(w[0], 2);
+        assert_eq!(w.len(), v.len() + 1);
+        assert_eq!(w[w.len() - 5], 0);
+        // A version 2 requirement byte other than 0 or 1 is refused.
+        let mut bad = w[..w.len() - 5].to_vec();
+        bad.push(2);
+        let crc = crc32(&bad);
+        bad.extend_from_slice(&crc.to_le_bytes());
+        assert!(Account::decode(&bad).is_err());
     }
 
     #[test]
@@ -341,6 +396,7 @@ mod tests {
                     host: h.into(),
                     hash: None,
                     global: 0,
+                    require_ssl: false,
                 }),
             );
         }

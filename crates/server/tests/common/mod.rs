@@ -165,6 +165,11 @@ impl Server {
         self.launch();
     }
 
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Replaces the extra command-line options of the next (re)start.
     pub fn set_args(&mut self, extra: &[&str]) {
         self.args = extra.iter().map(|s| s.to_string()).collect();

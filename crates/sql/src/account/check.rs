@@ -312,13 +312,13 @@ fn account(w: &Who, a: &AccountStmt) -> Result<()> {
             if w.g & p::GRANT_OPTION == 0 || privs & !w.g != 0 {
                 return Err(w.denied_password());
             }
-            // GRANT ... IDENTIFIED BY sets a password, and GRANT to a missing account
-            // creates it: both are CREATE USER's to do (MariaDB), not GRANT OPTION's.
+            // GRANT ... IDENTIFIED BY sets a password, GRANT ... REQUIRE the TLS
+            // requirement, and GRANT to a missing account creates it: CREATE USER's
+            // to do (MariaDB), not GRANT OPTION's.
             let st = w.s.inst.catalog.state();
-            if users
-                .iter()
-                .any(|u| u.auth.is_some() || !st.accounts.contains_key(&u.name))
-            {
+            if users.iter().any(|u| {
+                u.auth.is_some() || u.require_ssl.is_some() || !st.accounts.contains_key(&u.name)
+            }) {
                 return w.specific(p::CREATE_USER, "CREATE USER");
             }
             Ok(())

@@ -2,8 +2,9 @@
 //! SET PASSWORD, GRANT/REVOKE and SHOW GRANTS are read here (sqlparser does
 //! not know MySQL's forms), run in `run.rs`, and every statement's
 //! privileges are checked in `check.rs`. What the grammar allows but Strata
-//! does not honour (column privileges, roles, REQUIRE, resource limits,
-//! password expiry, locking, other plugins) is refused with 1235.
+//! does not honour (column privileges, roles, REQUIRE X509/ISSUER/SUBJECT/
+//! CIPHER, resource limits, password expiry, locking, other plugins) is
+//! refused with 1235.
 use crate::error::{Result, SqlError};
 use crate::stmt::Stmt;
 
@@ -30,6 +31,10 @@ pub enum Auth {
 pub struct UserSpec {
     pub name: (String, String),
     pub auth: Option<Auth>,
+    /// The statement's `REQUIRE SSL` (true) or `REQUIRE NONE` (false); `None`:
+    /// no REQUIRE clause (a new account requires nothing, an existing one keeps
+    /// its requirement).
+    pub require_ssl: Option<bool>,
 }
 
 /// What a GRANT/REVOKE names: `*.*` only (database and table level come
@@ -265,7 +270,35 @@ impl P<'_> {
     fn spec(&mut self) -> Result<UserSpec> {
         let name = self.named_user()?;
         let auth = self.auth()?;
-        Ok(UserSpec { name, auth })
+        Ok(UserSpec {
+            name,
+            auth,
+            require_ssl: None,
+        })
+    }
+    /// `[REQUIRE {NONE | SSL}]` after the accounts, for every one of them;
+    /// X509, ISSUER, SUBJECT and CIPHER (client certificates) are 1235.
+    fn require(&mut self, users: &mut [UserSpec]) -> Result<()> {
+        if !self.kw("REQUIRE") {
+            return Ok(());
+        }
+        let ssl = if self.kw("NONE") {
+            false
+        } else if self.kw("SSL") {
+            true
+        } else {
+            return match self.t.get(self.i) {
+                Some(Tok::Word(w)) => Err(SqlError::unsupported(format!(
+                    "REQUIRE {}",
+                    w.to_ascii_uppercase()
+                ))),
+                _ => Err(self.err()),
+            };
+        };
+        for u in users {
+            u.require_ssl = Some(ssl);
+        }
+        Ok(())
     }
     fn list<T>(&mut self, mut f: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
         let mut v = vec![f(self)?];
@@ -451,7 +484,8 @@ fn parse_account(text: &str) -> Result<AccountStmt> {
         let or_replace = p.kws(&["OR", "REPLACE"]);
         p.expect_kw("USER")?;
         let if_not_exists = p.kws(&["IF", "NOT", "EXISTS"]);
-        let users = p.list(P::spec)?;
+        let mut users = p.list(P::spec)?;
+        p.require(&mut users)?;
         AccountStmt::Create {
             users,
             if_not_exists,
@@ -459,7 +493,8 @@ fn parse_account(text: &str) -> Result<AccountStmt> {
         }
     } else if p.kws(&["ALTER", "USER"]) {
         let if_exists = p.kws(&["IF", "EXISTS"]);
-        let users = p.list(P::spec)?;
+        let mut users = p.list(P::spec)?;
+        p.require(&mut users)?;
         AccountStmt::Alter { users, if_exists }
     } else if p.kws(&["DROP", "USER"]) {
         let if_exists = p.kws(&["IF", "EXISTS"]);
@@ -495,7 +530,8 @@ fn parse_account(text: &str) -> Result<AccountStmt> {
     } else if p.kw("GRANT") {
         let (privs, target) = p.privs_on()?;
         p.expect_kw("TO")?;
-        let users = p.list(P::spec)?;
+        let mut users = p.list(P::spec)?;
+        p.require(&mut users)?;
         let mut privs = privs;
         if p.kws(&["WITH", "GRANT", "OPTION"]) {
             privs |= rel::catalog::privs::GRANT_OPTION;
@@ -559,11 +595,13 @@ mod tests {
                 users: vec![
                     UserSpec {
                         name: u("app", "10.%"),
-                        auth: Some(Auth::Password("p'w".into()))
+                        auth: Some(Auth::Password("p'w".into())),
+                        require_ssl: None,
                     },
                     UserSpec {
                         name: u("bob", "%"),
-                        auth: None
+                        auth: None,
+                        require_ssl: None,
                     }
                 ],
                 if_not_exists: true,
@@ -589,15 +627,50 @@ mod tests {
                 target: Target::Global,
                 users: vec![UserSpec {
                     name: u("a", "%"),
-                    auth: None
+                    auth: None,
+                    require_ssl: None,
                 }]
             }
         );
+        // REQUIRE applies to every account of the statement.
+        assert_eq!(
+            acc("ALTER USER a, b@h REQUIRE SSL").unwrap(),
+            AccountStmt::Alter {
+                users: vec![
+                    UserSpec {
+                        name: u("a", "%"),
+                        auth: None,
+                        require_ssl: Some(true),
+                    },
+                    UserSpec {
+                        name: u("b", "h"),
+                        auth: None,
+                        require_ssl: Some(true),
+                    }
+                ],
+                if_exists: false,
+            }
+        );
+        match acc("CREATE USER a IDENTIFIED BY 'x' REQUIRE NONE").unwrap() {
+            AccountStmt::Create { users, .. } => assert_eq!(users[0].require_ssl, Some(false)),
+            other => panic!("{other:?}"),
+        }
+        match acc("GRANT SELECT ON *.* TO a REQUIRE SSL WITH GRANT OPTION").unwrap() {
+            AccountStmt::Grant { users, privs, .. } => {
+                assert_eq!(users[0].require_ssl, Some(true));
+                assert_eq!(privs, p::SELECT | p::GRANT_OPTION);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(acc("CREATE USER u REQUIRE").unwrap_err().code, 1064);
         for refused in [
             "GRANT SELECT (a) ON *.* TO u",
             "GRANT r TO u",
             "CREATE ROLE r",
-            "CREATE USER u REQUIRE SSL",
+            "CREATE USER u REQUIRE X509",
+            "ALTER USER u REQUIRE ISSUER 'x'",
+            "CREATE USER u REQUIRE SUBJECT 'x'",
+            "GRANT USAGE ON *.* TO u REQUIRE CIPHER 'x'",
             "CREATE USER u PASSWORD EXPIRE",
             "GRANT ALL ON *.* TO u WITH MAX_QUERIES_PER_HOUR 3",
             "CREATE USER u IDENTIFIED VIA ed25519",

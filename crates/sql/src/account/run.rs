@@ -85,7 +85,12 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
         } => cat.change_accounts(|m| {
             let mut w = Vec::new();
             let mut failed = Vec::new();
-            for UserSpec { name, auth } in users {
+            for UserSpec {
+                name,
+                auth,
+                require_ssl,
+            } in users
+            {
                 let hash = auth.as_ref().map(hash_of).transpose()?.flatten();
                 let exists =
                     m.contains_key(name) || w.iter().any(|(k, _): &AccountWrite| k == name);
@@ -104,6 +109,7 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                         host: name.1.clone(),
                         hash,
                         global: 0,
+                        require_ssl: require_ssl.unwrap_or(false),
                     }),
                 ));
             }
@@ -112,7 +118,12 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
         AccountStmt::Alter { users, if_exists } => cat.change_accounts(|m| {
             let mut w = Vec::new();
             let mut failed = Vec::new();
-            for UserSpec { name, auth } in users {
+            for UserSpec {
+                name,
+                auth,
+                require_ssl,
+            } in users
+            {
                 let Some(a) = m.get(name) else {
                     if *if_exists {
                         notes.push(SqlError::cannot_user("ALTER USER", quoted(name)));
@@ -124,6 +135,9 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                 let mut a = (**a).clone();
                 if let Some(auth) = auth {
                     a.hash = hash_of(auth)?;
+                }
+                if let Some(r) = require_ssl {
+                    a.require_ssl = *r;
                 }
                 w.push((key(name), Some(a)));
             }
@@ -190,7 +204,12 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
             users,
         } => cat.change_accounts(|m| {
             let mut w = Vec::new();
-            for UserSpec { name, auth } in users {
+            for UserSpec {
+                name,
+                auth,
+                require_ssl,
+            } in users
+            {
                 let mut a = match m.get(name) {
                     Some(a) => (**a).clone(),
                     // NO_AUTO_CREATE_USER (MariaDB's default): a GRANT
@@ -200,11 +219,15 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                         host: name.1.clone(),
                         hash: None,
                         global: 0,
+                        require_ssl: false,
                     },
                     None => return Err(SqlError::password_no_match()),
                 };
                 if let Some(auth) = auth {
                     a.hash = hash_of(auth)?;
+                }
+                if let Some(r) = require_ssl {
+                    a.require_ssl = *r;
                 }
                 a.global |= p;
                 w.push((key(name), Some(a)));
@@ -295,6 +318,9 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
     if let Some(h) = &a.hash {
         line.push_str(&format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)));
     }
+    if a.require_ssl {
+        line.push_str(" REQUIRE SSL");
+    }
     if a.global & privs::GRANT_OPTION != 0 {
         line.push_str(" WITH GRANT OPTION");
     }
@@ -324,6 +350,7 @@ pub fn bootstrap_root(inst: &Instance, password: Option<&str>) -> Result<()> {
                     host: "%".into(),
                     hash,
                     global: privs::ALL | privs::GRANT_OPTION,
+                    require_ssl: false,
                 }),
             ));
         } else if m.is_empty() {

@@ -13,6 +13,16 @@ pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
     let u = |v: u64| Value::UInt(v);
     let c = &inst.counters;
     let r = |a: &std::sync::atomic::AtomicU64| u(a.load(Ordering::Relaxed));
+    let tls = |f: fn(&crate::session::TlsInfo) -> &String| {
+        Value::Bytes(
+            s.tls
+                .as_ref()
+                .map(f)
+                .cloned()
+                .unwrap_or_default()
+                .into_bytes(),
+        )
+    };
     let mut v: Vec<(String, Value)> = vec![
         ("Aborted_clients".into(), r(&c.aborted_clients)),
         ("Aborted_connects".into(), r(&c.aborted_connects)),
@@ -43,6 +53,9 @@ pub fn status(s: &Session, global: bool) -> Vec<(String, Value)> {
             }),
         ),
         ("Slow_queries".into(), r(&c.slow_queries)),
+        // The connection's TLS (GLOBAL shows the session's too, as MariaDB does).
+        ("Ssl_cipher".into(), tls(|t| &t.cipher)),
+        ("Ssl_version".into(), tls(|t| &t.version)),
         ("Threads_connected".into(), u(inst.threads_connected())),
         ("Threads_created".into(), u(inst.connections())),
         ("Threads_running".into(), u(inst.procs.running())),

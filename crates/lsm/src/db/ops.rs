@@ -293,12 +293,29 @@ impl Db {
         // but files are rewritten outside it (writers go on meanwhile), then
         // added under it if nothing they were placed against changed; else
         // again, and the third time with the lock held throughout.
+        let mut flushes = 0;
         for attempt in 0.. {
             let mut st = self.inner.lock();
             // Wait until no write group is in flight, so that sequence
             // numbers taken here are published in order.
             while st.wal.is_none() {
                 st = self.inner.wait_writers(st);
+            }
+            // A write into the files' range since the flush above sits in a
+            // memtable with an older sequence number than the one the files
+            // are about to get, and reads trust a memtable over every table:
+            // flush it first, as RocksDB does (bounded: a range written
+            // without pause is refused).
+            if mems_overlap(&st, cf, &files)? {
+                drop(st);
+                flushes += 1;
+                if flushes > 8 {
+                    return Err(Error::Busy(
+                        "ingestion: the files' key range is being written; retry".into(),
+                    ));
+                }
+                self.flush()?;
+                continue;
             }
             let plan = plan_ingest(&mut st, cf, &files, &among, after_snapshots)?;
             if plan.iter().any(|p| p.level.is_none()) && attempt < 2 {
@@ -590,6 +607,17 @@ fn still_valid(
         }
     }
     Ok(true)
+}
+
+/// True if a memtable of `cf` holds an entry in the range of any of `files`.
+fn mems_overlap(st: &super::State, cf: ColumnFamily, files: &[Ingested]) -> Result<bool> {
+    let c = st.cfs.get(&cf.0).ok_or(Error::Closed)?;
+    let cmp = c.opts.comparator;
+    Ok(std::iter::once(&c.mem).chain(c.imms.iter()).any(|m| {
+        files.iter().any(|(_, _, smallest, largest)| {
+            mem_overlaps(m, cmp, key::user_key(smallest), key::user_key(largest))
+        })
+    }))
 }
 
 /// True if a memtable holds a point entry or a range tombstone in the

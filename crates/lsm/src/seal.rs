@@ -153,6 +153,16 @@ pub fn verify(dir: &Path) -> Result<Seal> {
             (Some("file"), Some(crc), Some(size), Some(name)) => {
                 let crc = u32::from_str_radix(crc, 16).map_err(|_| bad(dir, l))?;
                 let size = size.parse::<u64>().map_err(|_| bad(dir, l))?;
+                // A plain file name inside the backup, listed once: a name
+                // with a separator or `..` would make restore read or write
+                // outside the directories it was given.
+                let plain = matches!(
+                    Path::new(name).components().collect::<Vec<_>>()[..],
+                    [std::path::Component::Normal(_)]
+                ) && !name.contains(['/', '\\']);
+                if !plain || seal.files.iter().any(|(n, _, _)| n == name) {
+                    return Err(bad(dir, format!("bad file name in '{l}'")));
+                }
                 seal.files.push((name.to_string(), size, crc));
             }
             _ => return Err(bad(dir, format!("bad line '{l}'"))),

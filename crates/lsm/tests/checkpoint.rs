@@ -196,3 +196,55 @@ fn checkpoint_refuses_a_non_empty_target() {
     db.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A seal naming a file outside its directory (`../x`, an absolute path) or
+/// one file twice is refused, even with a correct checksum: restore copies
+/// the files a seal lists, so such a name would read or write elsewhere.
+#[test]
+fn a_seal_with_a_path_outside_its_directory_is_refused() {
+    let dir = common::temp_dir("seal-names");
+    std::fs::create_dir_all(dir.join("b")).unwrap();
+    std::fs::write(dir.join("outside"), b"x").unwrap();
+    std::fs::write(dir.join("b").join("inside"), b"x").unwrap();
+    let crc = crc32c_of(b"x");
+    for name in [
+        "../outside",
+        "/etc/hostname",
+        "inside\nfile 0 0 inside",
+        "a/../inside",
+    ] {
+        let body = format!("strata-backup 1\nfile {crc:08x} 1 {name}\n");
+        seal_with(&dir.join("b"), &body);
+        let e = lsm::seal::verify(&dir.join("b")).err();
+        assert!(e.is_some(), "accepted a seal naming {name:?}");
+    }
+    let body = format!("strata-backup 1\nfile {crc:08x} 1 inside\nfile {crc:08x} 1 inside\n");
+    seal_with(&dir.join("b"), &body);
+    assert!(
+        lsm::seal::verify(&dir.join("b")).is_err(),
+        "accepted a file listed twice"
+    );
+    // The same directory sealed properly verifies.
+    let body = format!("strata-backup 1\nfile {crc:08x} 1 inside\n");
+    seal_with(&dir.join("b"), &body);
+    lsm::seal::verify(&dir.join("b")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn crc32c_of(b: &[u8]) -> u32 {
+    let p = std::env::temp_dir().join(format!("seal-crc-{}", std::process::id()));
+    std::fs::write(&p, b).unwrap();
+    let (_, c) = lsm::seal::file_crc(&p).unwrap();
+    let _ = std::fs::remove_file(&p);
+    c
+}
+
+/// Writes BACKUP-INFO with `body` and its correct end line.
+fn seal_with(dir: &std::path::Path, body: &str) {
+    // The end line's checksum is CRC32C of the body: take it from a file.
+    let p = dir.with_extension("body");
+    std::fs::write(&p, body).unwrap();
+    let (_, c) = lsm::seal::file_crc(&p).unwrap();
+    let _ = std::fs::remove_file(&p);
+    std::fs::write(dir.join("BACKUP-INFO"), format!("{body}end {c:08x}\n")).unwrap();
+}

@@ -252,6 +252,8 @@ fn serve_inner(
         stmts: HashMap::new(),
         multi: info.capabilities & wire::cap::CLIENT_MULTI_STATEMENTS != 0,
         hosts: hosts.clone(),
+        unix,
+        tls: sess.tls.clone(),
     };
     let result = command_loop(&mut conn, &mut sess, &mut cl, idle, write_timeout);
     if result.is_err() || sess.proc.connection_killed() {
@@ -322,6 +324,11 @@ struct Client<'a> {
     /// COM_RESET_CONNECTION and COM_CHANGE_USER find the account from these,
     /// as the handshake did.
     hosts: Vec<String>,
+    /// Connected over the unix socket (secure transport, as in MySQL).
+    unix: bool,
+    /// The connection's TLS cipher and version, for every session it gets
+    /// (COM_RESET_CONNECTION and COM_CHANGE_USER make new ones).
+    tls: Option<sql::session::TlsInfo>,
 }
 
 fn command_loop<S: Socket>(
@@ -579,6 +586,7 @@ fn dispatch<S: Read + Write>(
                 );
                 *sess = inst.session(id, &user, db);
                 crate::accounts::attach(sess, &cl.hosts);
+                sess.tls = cl.tls.clone();
                 stmts.clear();
                 conn.send_ok(&OkPacket {
                     status: status_flags(sess),
@@ -616,6 +624,18 @@ fn dispatch<S: Read + Write>(
                 }
                 let inst = sess.inst.clone();
                 let hosts = &cl.hosts;
+                // The transport checks of a login (REQUIRE SSL,
+                // require_secure_transport) hold for the new user too. They
+                // run before the password here (the wire layer sends the OK
+                // itself); a refused REQUIRE SSL account gets the same 1045
+                // as a wrong password, so nothing is revealed.
+                if let Err(e) =
+                    crate::accounts::check_transport(&inst, &cu.user, hosts, conn.is_tls(), cl.unix)
+                {
+                    send_sql(conn, &e)?;
+                    conn.flush()?;
+                    return Ok(Step::Quit);
+                }
                 let lookup = |u: &str| crate::accounts::credentials(&inst, u, hosts);
                 if let Some(d) = &cu.database {
                     if let Err(e) = crate::accounts::check_db(&inst, &cu.user, hosts, d) {
@@ -629,6 +649,7 @@ fn dispatch<S: Read + Write>(
                         let wait = sess.vars.get("wait_timeout").cloned();
                         *sess = inst.session(sess.conn_id, &info.user, info.database.clone());
                         crate::accounts::attach(sess, hosts);
+                        sess.tls = cl.tls.clone();
                         if let Some(w) = wait {
                             sess.vars.insert("wait_timeout".into(), w);
                         }

@@ -12,6 +12,7 @@
 mod common;
 
 use common::{exec, expect_err, packet, q, q1, read_packet, server_err, Rng, Server, TempDir};
+use mysql::prelude::Queryable;
 use mysql::Conn;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -286,6 +287,22 @@ fn tls_connections_accounts_and_secure_transport() {
     );
     assert!(!ok);
     assert!(err.contains("ERROR 1045 (28000)"), "{err}");
+    // COM_CHANGE_USER to it over plain TCP is refused the same way (1045)
+    // and ends the connection: the transport checks hold for a change of
+    // user as for a login.
+    let mut p = as_user(&srv, "plain", "pw").unwrap();
+    let e = p
+        .change_user(
+            mysql::ChangeUserOpts::default()
+                .with_user(Some("sec".into()))
+                .with_pass(Some("pw".into())),
+        )
+        .unwrap_err();
+    assert_eq!(common::err_code(&e).map(|c| c.0), Some(1045), "{e}");
+    assert!(
+        p.query_drop("SELECT 1").is_err(),
+        "closed after a refused change"
+    );
     sec_logs_in_over_tls(&srv);
     // A wrong password is still a wrong password.
     let (ok, _, err) = client(&srv, Via::Tcp, "sec", &["--ssl", "-pbad"], "SELECT 1");

@@ -98,6 +98,11 @@ fn target(s: &Session, dir: &str) -> Result<PathBuf> {
 /// Runs BACKUP DATABASE: one row with the backup's directory, the sequence
 /// number of its cut, when it began, and its files and bytes.
 pub fn run(s: &mut Session, dir: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    // One backup at a time: a second one into the same directory then
+    // finds it not empty (1086) before it writes or removes anything, and
+    // its cleanup below can never delete the first one's files.
+    static BACKUPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = BACKUPS.lock().unwrap_or_else(|p| p.into_inner());
     let full = target(s, dir)?;
     let existed = full.exists();
     let started = std::time::SystemTime::now()

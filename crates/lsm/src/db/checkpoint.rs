@@ -69,6 +69,10 @@ impl Db {
     /// The copy opens as a normal database holding every write up to
     /// [`CheckpointInfo::sequence`].
     pub fn checkpoint(&self, target: impl AsRef<Path>) -> Result<CheckpointInfo> {
+        // One checkpoint at a time in the process: two into one target
+        // would otherwise both pass the emptiness check below.
+        static CHECKPOINTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one = CHECKPOINTS.lock().unwrap_or_else(|p| p.into_inner());
         let target = target.as_ref();
         let fs = self.inner.fs.clone();
         if fs.exists(target) && !fs.list(target)?.is_empty() {
@@ -168,6 +172,14 @@ impl Db {
 /// Puts `src` at `dst`: a hard link if `link` and the file system allows
 /// it, else a synced copy.
 fn place(fs: &dyn Fs, src: &Path, dst: &Path, link: bool, info: &mut CheckpointInfo) -> Result<()> {
+    // Never write over a file that is there: it may be a link to a live
+    // table (a copy would truncate it first).
+    if fs.exists(dst) {
+        return Err(Error::InvalidArgument(format!(
+            "checkpoint: {} already exists",
+            dst.display()
+        )));
+    }
     if link && fs.link(src, dst).is_ok() {
         info.linked += 1;
     } else {

@@ -5,6 +5,7 @@
 mod accounts;
 mod config;
 mod conn;
+mod metrics;
 mod results;
 mod tls;
 mod watch;
@@ -223,6 +224,15 @@ fn run(cfg: Config) -> Result<(), String> {
     }
     if acceptors.len() == 1 {
         return Err("nothing to listen on (--port=0 and no socket)".into());
+    }
+    if cfg.metrics_port != 0 {
+        let addr = format!("{}:{}", cfg.metrics_bind, cfg.metrics_port);
+        let l = TcpListener::bind(&addr)
+            .map_err(|e| format!("cannot listen on {addr} (--metrics-port): {e}"))?;
+        l.set_nonblocking(true).map_err(|e| e.to_string())?;
+        eprintln!("strata: metrics on http://{addr}/metrics");
+        let sh = shared.clone();
+        acceptors.push(std::thread::spawn(move || metrics::serve(sh, l)));
     }
     eprintln!(
         "strata: ready for connections (version {})",

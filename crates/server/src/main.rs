@@ -89,6 +89,8 @@ fn run(cfg: Config) -> Result<(), String> {
     }
     // Bad TLS files stop the server before anything is opened.
     let tls = if cfg.ssl { tls::load(&cfg.tls)? } else { None };
+    // So does a metrics port that is taken.
+    let metrics_listener = metrics::listen(&cfg)?;
     let secure_file_priv = match &cfg.secure_file_priv {
         Some(v) => v.clone(),
         None => {
@@ -225,12 +227,7 @@ fn run(cfg: Config) -> Result<(), String> {
     if acceptors.len() == 1 {
         return Err("nothing to listen on (--port=0 and no socket)".into());
     }
-    if cfg.metrics_port != 0 {
-        let addr = format!("{}:{}", cfg.metrics_bind, cfg.metrics_port);
-        let l = TcpListener::bind(&addr)
-            .map_err(|e| format!("cannot listen on {addr} (--metrics-port): {e}"))?;
-        l.set_nonblocking(true).map_err(|e| e.to_string())?;
-        eprintln!("strata: metrics on http://{addr}/metrics");
+    if let Some(l) = metrics_listener {
         let sh = shared.clone();
         acceptors.push(std::thread::spawn(move || metrics::serve(sh, l)));
     }

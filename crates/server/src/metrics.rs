@@ -6,58 +6,78 @@
 //! `mysql_global_status_commands_total{command="..."}`), so existing
 //! dashboards work.
 //!
-//! A tiny HTTP/1.1 server on std: one short-lived thread per request, at
-//! most `MAX_CONNECTIONS` at once (more get 503 at once), the request head
-//! bounded to `MAX_HEAD` bytes and `DEADLINE` seconds, every response
-//! `Connection: close`. Anything malformed gets 400; it never blocks the
-//! server or takes it down.
+//! A tiny HTTP/1.1 server on std, apart from the MySQL listeners: a fixed
+//! pool of `WORKERS` handler threads fed through a queue of `QUEUE`
+//! connections (more get 503 at once), the request head bounded to
+//! `MAX_HEAD` bytes and `DEADLINE` seconds, every response `Connection:
+//! close`. Anything malformed gets 400; a slow, huge or garbage request
+//! holds one handler for at most the deadline, never the server.
 use crate::Shared;
 use rel::value::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc::TrySendError;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Requests served at once.
-const MAX_CONNECTIONS: usize = 8;
+/// Handler threads (each serves one request at a time).
+const WORKERS: usize = 4;
+/// Accepted connections waiting for a handler; more get 503 at once.
+const QUEUE: usize = 4;
 /// Largest request head (request line and headers).
 const MAX_HEAD: usize = 8 << 10;
 /// Time a client has to send its request head.
-const DEADLINE: Duration = Duration::from_secs(5);
+const DEADLINE: Duration = Duration::from_secs(2);
 
-/// Counts a request in flight; dropped when it ends (also if its thread
-/// could not start).
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+/// Binds the endpoint's listener (`--metrics-port`, None when 0); a port
+/// that is taken stops the server's start with a message naming it.
+pub fn listen(cfg: &crate::config::Config) -> Result<Option<TcpListener>, String> {
+    if cfg.metrics_port == 0 {
+        return Ok(None);
     }
+    let addr = format!("{}:{}", cfg.metrics_bind, cfg.metrics_port);
+    let l = TcpListener::bind(&addr).map_err(|e| {
+        format!("cannot listen on {addr} for the metrics endpoint (--metrics-port): {e}")
+    })?;
+    l.set_nonblocking(true).map_err(|e| e.to_string())?;
+    eprintln!("strata: metrics on http://{addr}/metrics");
+    Ok(Some(l))
 }
 
-/// The accept loop of the metrics listener (until shutdown).
+/// The accept loop of the metrics listener (until shutdown): connections go
+/// to `WORKERS` handler threads through a queue of `QUEUE`; when it is full
+/// the connection is answered 503 and closed by the accept thread.
 pub fn serve(sh: Arc<Shared>, l: TcpListener) {
-    let active = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = std::sync::mpsc::sync_channel::<TcpStream>(QUEUE);
+    let rx = Arc::new(Mutex::new(rx));
+    for i in 0..WORKERS {
+        let (sh, rx) = (sh.clone(), rx.clone());
+        let spawned = std::thread::Builder::new()
+            .name(format!("strata-metrics-{i}"))
+            .spawn(move || loop {
+                // The sender goes with the accept loop: then the workers end.
+                let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                match next {
+                    Ok(s) => handle(&sh, s),
+                    Err(_) => return,
+                }
+            });
+        if let Err(e) = spawned {
+            eprintln!("strata: cannot start a metrics thread: {e}");
+        }
+    }
     crate::accept_loop(
         &sh,
         || l.accept(),
-        |(mut s, _)| {
+        |(s, _)| {
             let _ = s.set_nonblocking(false);
-            if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-                let _slot = Slot(active.clone());
+            if let Err(TrySendError::Full(mut s) | TrySendError::Disconnected(mut s)) =
+                tx.try_send(s)
+            {
                 let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
                 let _ = respond(&mut s, 503, "text/plain", b"busy\n", false);
-                return;
+                let _ = s.shutdown(std::net::Shutdown::Both);
             }
-            let slot = Slot(active.clone());
-            let sh = sh.clone();
-            let _ = std::thread::Builder::new()
-                .name("strata-metrics".into())
-                .spawn(move || {
-                    let _slot = slot;
-                    handle(&sh, s);
-                });
         },
     );
 }
@@ -73,8 +93,13 @@ enum HeadError {
     Closed,
 }
 
-/// Reads bytes up to the blank line ending the request head.
-fn read_head(s: &mut impl Read, deadline: Instant) -> Result<Vec<u8>, HeadError> {
+/// Reads bytes up to the blank line ending the request head, by
+/// `deadline`: `wait(s, left)` bounds each read to the time left.
+fn read_head<R: Read>(
+    s: &mut R,
+    deadline: Instant,
+    mut wait: impl FnMut(&mut R, Duration),
+) -> Result<Vec<u8>, HeadError> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 1024];
     loop {
@@ -85,9 +110,11 @@ fn read_head(s: &mut impl Read, deadline: Instant) -> Result<Vec<u8>, HeadError>
         if buf.len() > MAX_HEAD {
             return Err(HeadError::TooLarge);
         }
-        if Instant::now() >= deadline {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
             return Err(HeadError::Timeout);
         }
+        wait(s, left);
         match s.read(&mut chunk) {
             Ok(0) => return Err(HeadError::Closed),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
@@ -156,9 +183,10 @@ pub fn parse(head: &[u8]) -> Option<Request> {
 }
 
 fn handle(sh: &Shared, mut s: TcpStream) {
-    let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
     let _ = s.set_write_timeout(Some(Duration::from_secs(5)));
-    let head = match read_head(&mut s, Instant::now() + DEADLINE) {
+    let head = match read_head(&mut s, Instant::now() + DEADLINE, |s, left| {
+        let _ = s.set_read_timeout(Some(left.max(Duration::from_millis(1))));
+    }) {
         Ok(h) => h,
         Err(HeadError::Closed) => return,
         Err(HeadError::TooLarge) => {
@@ -248,7 +276,6 @@ fn is_gauge(name: &str) -> bool {
             | "Strata_stall_longest_micros"
             | "Strata_delayed_write_rate"
             | "Strata_compaction_rate_limit"
-            | "Strata_manifest_bytes"
     ) || name
         .strip_prefix("Strata_l")
         .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
@@ -326,16 +353,16 @@ mod tests {
     #[test]
     fn heads_are_bounded() {
         let mut big = std::io::repeat(b'a');
-        let r = read_head(&mut big, Instant::now() + DEADLINE);
+        let r = read_head(&mut big, Instant::now() + DEADLINE, |_, _| {});
         assert_eq!(r, Err(HeadError::TooLarge));
         let mut ok = &b"GET / HTTP/1.0\n\nrest"[..];
         assert_eq!(
-            read_head(&mut ok, Instant::now() + DEADLINE).unwrap(),
+            read_head(&mut ok, Instant::now() + DEADLINE, |_, _| {}).unwrap(),
             b"GET / HTTP/1.0"
         );
         let mut short = &b"GET / HTTP/1.0\r\n"[..];
         assert_eq!(
-            read_head(&mut short, Instant::now() + DEADLINE),
+            read_head(&mut short, Instant::now() + DEADLINE, |_, _| {}),
             Err(HeadError::Closed)
         );
     }

@@ -112,6 +112,11 @@ fn metrics_endpoint_serves_status_and_survives_garbage() {
         "mysql_global_status_strata_block_cache_hits",
         "mysql_global_status_strata_compaction_bytes_written",
         "mysql_global_status_strata_wal_bytes",
+        "mysql_global_status_strata_wal_syncs",
+        "mysql_global_status_strata_block_cache_misses",
+        "mysql_global_status_strata_l0_bytes",
+        "mysql_global_status_strata_pending_compaction_bytes",
+        "mysql_global_status_threads_running",
     ] {
         assert!(before.contains_key(name), "{name} missing");
     }
@@ -217,7 +222,41 @@ fn metrics_endpoint_serves_status_and_survives_garbage() {
         std::thread::sleep(Duration::from_millis(200));
     }
     drop(idle);
+    assert_eq!(q1(&mut c, "SELECT COUNT(*) FROM t"), "20");
     let (last, _) = scrape(mport);
     assert!(last[sel] >= after[sel] + 2.0);
     eprintln!("seed {s0}");
+}
+
+/// A metrics port that is taken stops the start with a message naming it
+/// (before the database is opened); without --metrics-port nothing listens.
+#[test]
+fn metrics_port_in_use_stops_startup() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let dir = testkit::unique_temp_path("e2e-metrics-taken");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_strata"))
+        .arg(format!("--datadir={}", dir.join("data").display()))
+        .arg(format!("--port={}", free_port()))
+        .arg("--socket=")
+        .arg(format!("--metrics-port={port}"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "cannot listen on 127.0.0.1:{port} for the metrics endpoint (--metrics-port)"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("ready for connections"), "{err}");
+    drop(taken);
+
+    // Off by default: the log names no endpoint.
+    let srv = Server::start("metrics-off");
+    let log = std::fs::read_to_string(&srv.log).unwrap();
+    assert!(!log.contains("metrics on"), "{log}");
 }

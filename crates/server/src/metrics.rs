@@ -16,6 +16,7 @@ use crate::Shared;
 use rel::value::Value;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -45,20 +46,25 @@ pub fn listen(cfg: &crate::config::Config) -> Result<Option<TcpListener>, String
 }
 
 /// The accept loop of the metrics listener (until shutdown): connections go
-/// to `WORKERS` handler threads through a queue of `QUEUE`; when it is full
-/// the connection is answered 503 and closed by the accept thread.
+/// to `WORKERS` handler threads through a queue; at most `WORKERS + QUEUE`
+/// are held at once (counted from accept to the end of their answer), and
+/// any beyond are answered 503 and closed by the accept thread.
 pub fn serve(sh: Arc<Shared>, l: TcpListener) {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<TcpStream>(QUEUE);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<TcpStream>(WORKERS + QUEUE);
     let rx = Arc::new(Mutex::new(rx));
+    let held = Arc::new(AtomicUsize::new(0));
     for i in 0..WORKERS {
-        let (sh, rx) = (sh.clone(), rx.clone());
+        let (sh, rx, held) = (sh.clone(), rx.clone(), held.clone());
         let spawned = std::thread::Builder::new()
             .name(format!("strata-metrics-{i}"))
             .spawn(move || loop {
                 // The sender goes with the accept loop: then the workers end.
                 let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 match next {
-                    Ok(s) => handle(&sh, s),
+                    Ok(s) => {
+                        handle(&sh, s);
+                        held.fetch_sub(1, Ordering::AcqRel);
+                    }
                     Err(_) => return,
                 }
             });
@@ -71,9 +77,16 @@ pub fn serve(sh: Arc<Shared>, l: TcpListener) {
         || l.accept(),
         |(s, _)| {
             let _ = s.set_nonblocking(false);
-            if let Err(TrySendError::Full(mut s) | TrySendError::Disconnected(mut s)) =
-                tx.try_send(s)
-            {
+            let refused = if held.fetch_add(1, Ordering::AcqRel) >= WORKERS + QUEUE {
+                Some(s)
+            } else {
+                // Never full: the count above bounds what is queued.
+                tx.try_send(s).err().map(|e| match e {
+                    TrySendError::Full(s) | TrySendError::Disconnected(s) => s,
+                })
+            };
+            if let Some(mut s) = refused {
+                held.fetch_sub(1, Ordering::AcqRel);
                 let _ = s.set_write_timeout(Some(Duration::from_millis(200)));
                 let _ = respond(&mut s, 503, "text/plain", b"busy\n", false);
                 let _ = s.shutdown(std::net::Shutdown::Both);

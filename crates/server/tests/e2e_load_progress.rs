@@ -56,6 +56,12 @@ fn watch(c: &mut mysql::Conn, id: &str, done: &dyn Fn() -> bool) -> Vec<Seen> {
             .find(|r| r.split('|').next() == Some(id) && r.contains("LOAD DATA"));
         if let (Some(r), Some(sr)) = (r.first(), show_row) {
             let f: Vec<&str> = r.split('|').collect();
+            // Not yet reporting (the statement is being set up), or the
+            // file not yet opened: nothing to check.
+            if f[1] == "0" || f[3] == "Reading file: 0 rows" {
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
             seen.push(Seen {
                 stage: f[0].parse().unwrap(),
                 max_stage: f[1].parse().unwrap(),

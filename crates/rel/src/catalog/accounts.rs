@@ -127,10 +127,8 @@ pub struct Account {
     pub hash: Option<[u8; 20]>,
     /// Global (`*.*`) privileges, `privs` bits.
     pub global: u64,
-<<<<<<< ours
     /// REQUIRE SSL: the account logs in only over TLS.
     pub require_ssl: bool,
-=======
     /// Database-level grants (`db.*`): the database name or pattern (`%`,
     /// `_`, `\` escapes, as MySQL reads a grant's database) and its bits
     /// (within `privs::DB`, never 0).
@@ -138,7 +136,6 @@ pub struct Account {
     /// Table-level grants (`db.t`, exact names) and their bits (within
     /// `privs::TABLE`, never 0).
     pub tables: BTreeMap<(String, String), u64>,
->>>>>>> theirs
 }
 
 /// Accounts by (user, host).
@@ -147,22 +144,18 @@ pub type AccountMap = BTreeMap<(String, String), Arc<Account>>;
 /// An account change: the key goes (`None`) or gets this account.
 pub type AccountWrite = ((String, String), Option<Account>);
 
-<<<<<<< ours
-/// The version written; version 1 records (before REQUIRE SSL) are still read,
-/// as REQUIRE NONE.
-const VERSION: u8 = 2;
-=======
-/// Version 1: global privileges only; version 2 adds database and table
-/// grants (written only when the account has some, so an account without
-/// them keeps version 1's bytes).
+/// Version 1: global privileges only; version 2 adds the TLS requirement;
+/// version 3 adds database and table grants. Version 3 is written only when
+/// the account has some grant below the global level, so an account without
+/// them keeps version 2's bytes (readable by releases before grants).
 const VERSION_1: u8 = 1;
 const VERSION_2: u8 = 2;
+const VERSION_3: u8 = 3;
 
 fn put_str(v: &mut Vec<u8>, s: &str) {
     v.extend_from_slice(&(s.len() as u16).to_le_bytes());
     v.extend_from_slice(s.as_bytes());
 }
->>>>>>> theirs
 
 impl Account {
     /// An account without a password or privileges.
@@ -172,6 +165,7 @@ impl Account {
             host: host.to_string(),
             hash: None,
             global: 0,
+            require_ssl: false,
             dbs: BTreeMap::new(),
             tables: BTreeMap::new(),
         }
@@ -180,7 +174,7 @@ impl Account {
     /// The record's value (docs/formats/accounts.md).
     pub fn encode(&self) -> Vec<u8> {
         let grants = !self.dbs.is_empty() || !self.tables.is_empty();
-        let mut v = vec![if grants { VERSION_2 } else { VERSION_1 }];
+        let mut v = vec![if grants { VERSION_3 } else { VERSION_2 }];
         for s in [&self.user, &self.host] {
             put_str(&mut v, s);
         }
@@ -193,9 +187,7 @@ impl Account {
             None => v.push(0),
         }
         v.extend_from_slice(&self.global.to_le_bytes());
-<<<<<<< ours
         v.push(u8::from(self.require_ssl));
-=======
         if grants {
             v.extend_from_slice(&(self.dbs.len() as u32).to_le_bytes());
             for (d, bits) in &self.dbs {
@@ -209,7 +201,6 @@ impl Account {
                 v.extend_from_slice(&bits.to_le_bytes());
             }
         }
->>>>>>> theirs
         let crc = crc32(&v);
         v.extend_from_slice(&crc.to_le_bytes());
         v
@@ -225,23 +216,9 @@ impl Account {
         if crc32(body) != u32::from_le_bytes([sum[0], sum[1], sum[2], sum[3]]) {
             return Err("account record checksum mismatch".into());
         }
-<<<<<<< ours
-        let mut r = body;
-        let mut take = |n: usize| -> std::result::Result<&[u8], String> {
-            if r.len() < n {
-                return Err("short account record".into());
-            }
-            let (a, b) = r.split_at(n);
-            r = b;
-            Ok(a)
-        };
-        let version = take(1)?[0];
-        if !(1..=VERSION).contains(&version) {
-=======
         let mut r = Reader(body);
         let version = r.take(1)?[0];
-        if version != VERSION_1 && version != VERSION_2 {
->>>>>>> theirs
+        if !(VERSION_1..=VERSION_3).contains(&version) {
             return Err("unknown account record version".into());
         }
         let user = r.string()?;
@@ -258,37 +235,22 @@ impl Account {
             }
             n => return Err(format!("bad password hash length {n} in account record")),
         };
-<<<<<<< ours
-        let mut g = [0u8; 8];
-        g.copy_from_slice(take(8)?);
+        let global = r.u64()?;
         let require_ssl = match version {
-            1 => false,
-            _ => match take(1)?[0] {
+            VERSION_1 => false,
+            _ => match r.take(1)?[0] {
                 0 => false,
                 1 => true,
                 n => return Err(format!("unknown TLS requirement {n} in account record")),
             },
         };
-        if !r.is_empty() {
-            return Err("trailing bytes in account record".into());
-        }
-        let host = strings.pop().unwrap_or_default();
-        let user = strings.pop().unwrap_or_default();
-        Ok(Account {
-            user,
-            host,
-            hash,
-            global: u64::from_le_bytes(g),
-            require_ssl,
-        })
-=======
-        let global = r.u64()?;
         let mut a = Account {
             hash,
             global,
+            require_ssl,
             ..Account::new(&user, &host)
         };
-        if version == VERSION_2 {
+        if version == VERSION_3 {
             for _ in 0..r.u32()? {
                 let d = r.string()?;
                 let bits = r.u64()?;
@@ -300,9 +262,7 @@ impl Account {
                 let d = r.string()?;
                 let t = r.string()?;
                 let bits = r.u64()?;
-                if bits == 0
-                    || bits & !privs::TABLE != 0
-                    || a.tables.insert((d, t), bits).is_some()
+                if bits == 0 || bits & !privs::TABLE != 0 || a.tables.insert((d, t), bits).is_some()
                 {
                     return Err("bad table grant in account record".into());
                 }
@@ -384,7 +344,6 @@ impl<'a> Reader<'a> {
         let mut g = [0u8; 8];
         g.copy_from_slice(self.take(8)?);
         Ok(u64::from_le_bytes(g))
->>>>>>> theirs
     }
 }
 
@@ -547,11 +506,8 @@ mod tests {
         let a = Account {
             hash: Some([7; 20]),
             global: privs::SELECT | privs::GRANT_OPTION,
-<<<<<<< ours
             require_ssl: true,
-=======
             ..Account::new("app", "10.0.%")
->>>>>>> theirs
         };
         let v = a.encode();
         assert_eq!(Account::decode(&v), Ok(a.clone()));
@@ -563,16 +519,12 @@ mod tests {
             w[i] ^= 0x40;
             assert!(Account::decode(&w).is_err(), "flipped byte {i}");
         }
-<<<<<<< ours
+        assert_eq!(v[0], 2, "no grants: version 2's bytes");
         let none = Account {
             hash: None,
             require_ssl: false,
             ..a
         };
-=======
-        assert_eq!(v[0], 1, "no grants: version 1's bytes");
-        let none = Account { hash: None, ..a };
->>>>>>> theirs
         assert_eq!(Account::decode(&none.encode()), Ok(none));
     }
 
@@ -594,7 +546,7 @@ mod tests {
                 host: "%".into(),
                 hash: Some([9; 20]),
                 global: privs::SELECT | privs::INSERT,
-                require_ssl: false,
+                ..Account::new("app", "%")
             }
         );
         // Rewritten as version 2: one more byte before the checksum.
@@ -610,16 +562,61 @@ mod tests {
         assert!(Account::decode(&bad).is_err());
     }
 
+    /// A version 2 record as today's releases before grants write it, byte
+    /// by byte: read as it was, and written back with the same bytes.
     #[test]
-    fn grants_round_trip_in_version_2_and_refuse_every_damage() {
+    fn version_2_records_read_and_rewrite_unchanged() {
+        let mut v = vec![2u8, 3, 0];
+        v.extend_from_slice(b"app");
+        v.extend_from_slice(&[1, 0, b'%', 1, 20]);
+        v.extend_from_slice(&[7; 20]);
+        v.extend_from_slice(&privs::SELECT.to_le_bytes());
+        v.push(1);
+        let crc = crc32(&v);
+        v.extend_from_slice(&crc.to_le_bytes());
+        let a = Account::decode(&v).unwrap();
+        assert_eq!(a.hash, Some([7; 20]));
+        assert_eq!(a.global, privs::SELECT);
+        assert!(a.require_ssl);
+        assert!(a.dbs.is_empty() && a.tables.is_empty());
+        assert_eq!(a.encode(), v);
+    }
+
+    /// The version 3 example of docs/formats/accounts.md, byte by byte.
+    #[test]
+    fn version_3_bytes_are_the_documented_ones() {
+        let mut a = Account::new("app", "%");
+        a.global = privs::SELECT;
+        a.dbs.insert("d".into(), privs::INSERT);
+        a.tables.insert(
+            ("d".into(), "t".into()),
+            privs::SELECT | privs::UPDATE | privs::GRANT_OPTION,
+        );
+        let mut v = vec![3u8, 3, 0];
+        v.extend_from_slice(b"app");
+        v.extend_from_slice(&[1, 0, b'%', 1, 0]);
+        v.extend_from_slice(&privs::SELECT.to_le_bytes());
+        v.push(0);
+        v.extend_from_slice(&[1, 0, 0, 0, 1, 0, b'd', 2, 0, 0, 0, 0, 0, 0, 0]);
+        v.extend_from_slice(&[1, 0, 0, 0, 1, 0, b'd', 1, 0, b't', 5, 4, 0, 0, 0, 0, 0, 0]);
+        let crc = crc32(&v);
+        v.extend_from_slice(&crc.to_le_bytes());
+        assert_eq!(a.encode(), v);
+        assert_eq!(Account::decode(&v), Ok(a));
+    }
+
+    #[test]
+    fn grants_round_trip_in_version_3_and_refuse_every_damage() {
         let mut a = Account::new("app", "%");
         a.global = privs::PROCESS;
         a.dbs.insert("d1".into(), privs::SELECT | privs::INSERT);
         a.dbs.insert("d\\_%".into(), privs::DB);
-        a.tables
-            .insert(("d2".into(), "t".into()), privs::UPDATE | privs::GRANT_OPTION);
+        a.tables.insert(
+            ("d2".into(), "t".into()),
+            privs::UPDATE | privs::GRANT_OPTION,
+        );
         let v = a.encode();
-        assert_eq!(v[0], 2);
+        assert_eq!(v[0], 3);
         assert_eq!(Account::decode(&v), Ok(a.clone()));
         for n in 0..v.len() {
             assert!(Account::decode(&v[..n]).is_err(), "truncated at {n}");
@@ -638,7 +635,10 @@ mod tests {
         assert_eq!(a.db_privs("d_x"), privs::DB);
         assert_eq!(a.db_privs("dax"), 0, "escaped _ is literal");
         assert_eq!(a.db_privs("D1"), 0, "case-sensitive");
-        assert_eq!(a.table_privs("d2", "t"), privs::PROCESS | privs::UPDATE | privs::GRANT_OPTION);
+        assert_eq!(
+            a.table_privs("d2", "t"),
+            privs::PROCESS | privs::UPDATE | privs::GRANT_OPTION
+        );
         assert!(a.any_in_db("d2") && a.any_in_db("d_1") && !a.any_in_db("d3"));
         assert!(a.any_on_table("d1", "anything") && !a.any_on_table("d2", "u"));
     }
@@ -662,20 +662,7 @@ mod tests {
         assert!(host_matches("", ""));
         let mut m = AccountMap::new();
         for h in ["%", "10.%", "10.0.0.1", "localhost"] {
-            m.insert(
-                ("u".into(), h.into()),
-<<<<<<< ours
-                Arc::new(Account {
-                    user: "u".into(),
-                    host: h.into(),
-                    hash: None,
-                    global: 0,
-                    require_ssl: false,
-                }),
-=======
-                Arc::new(Account::new("u", h)),
->>>>>>> theirs
-            );
+            m.insert(("u".into(), h.into()), Arc::new(Account::new("u", h)));
         }
         let host = |hs: &[&str]| find_account(&m, "u", hs).map(|a| a.host.clone());
         assert_eq!(host(&["10.0.0.1"]).as_deref(), Some("10.0.0.1"));

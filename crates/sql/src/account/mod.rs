@@ -1,25 +1,20 @@
 //! Accounts and privileges as statements: CREATE/ALTER/DROP/RENAME USER,
 //! SET PASSWORD, GRANT/REVOKE and SHOW GRANTS are read here (sqlparser does
 //! not know MySQL's forms), run in `run.rs`, and every statement's
-<<<<<<< ours
-//! privileges are checked in `check.rs`. What the grammar allows but Strata
-//! does not honour (column privileges, roles, REQUIRE X509/ISSUER/SUBJECT/
-//! CIPHER, resource limits, password expiry, locking, other plugins) is
-//! refused with 1235.
-=======
-//! privileges are checked in `check.rs`. Privileges are global (`*.*`),
+//! privileges are checked in `check.rs` (the tables a row statement reads
+//! and writes are found in `rows.rs`). Privileges are global (`*.*`),
 //! database (`db.*`) or table (`db.t`) level. What the grammar allows but
-//! Strata does not honour (column and routine privileges, roles, REQUIRE,
-//! resource limits, password expiry, locking, other plugins) is refused
-//! with 1235.
->>>>>>> theirs
+//! Strata does not honour (column and routine privileges, roles, REQUIRE
+//! X509/ISSUER/SUBJECT/CIPHER, resource limits, password expiry, locking,
+//! other plugins) is refused with 1235.
 use crate::error::{Result, SqlError};
 use crate::stmt::Stmt;
 
 mod check;
+mod rows;
 mod run;
 
-pub use check::{can_see_db, check, has_global};
+pub use check::{can_see_db, check, has_global, Visibility};
 pub use run::{bootstrap_root, native_hash, run};
 
 /// `'user'@'host'` (`None`: CURRENT_USER).
@@ -699,8 +694,14 @@ mod tests {
         }
         for (text, target) in [
             ("GRANT SELECT ON db.* TO u", Target::Db(Some("db".into()))),
-            ("GRANT SELECT ON `d-1`.`t 1` TO u", Target::Table(Some("d-1".into()), "t 1".into())),
-            ("GRANT SELECT ON TABLE t TO u", Target::Table(None, "t".into())),
+            (
+                "GRANT SELECT ON `d-1`.`t 1` TO u",
+                Target::Table(Some("d-1".into()), "t 1".into()),
+            ),
+            (
+                "GRANT SELECT ON TABLE t TO u",
+                Target::Table(None, "t".into()),
+            ),
             ("GRANT SELECT ON * TO u", Target::Db(None)),
         ] {
             match acc(text).unwrap() {

@@ -100,7 +100,7 @@ fn grant_levels_errors_and_show_grants() {
             format!("GRANT USAGE ON *.* TO `k`@`%` IDENTIFIED BY PASSWORD '{hash}'"),
             "GRANT INSERT ON `d1`.* TO `k`@`%`".to_string(),
             "GRANT ALL PRIVILEGES ON `d2`.* TO `k`@`%`".to_string(),
-            "GRANT SELECT ON `d\\\\_%`.* TO `k`@`%`".to_string(),
+            "GRANT SELECT ON `d\\_%`.* TO `k`@`%`".to_string(),
             "GRANT SELECT, UPDATE ON `d1`.`t` TO `k`@`%` WITH GRANT OPTION".to_string(),
             "GRANT USAGE ON `d1`.`u` TO `k`@`%` WITH GRANT OPTION".to_string(),
         ]
@@ -115,7 +115,7 @@ fn grant_levels_errors_and_show_grants() {
         q(&mut root, "SHOW GRANTS FOR k")[1..],
         [
             "GRANT INSERT ON `d1`.* TO `k`@`%`",
-            "GRANT SELECT ON `d\\\\_%`.* TO `k`@`%`",
+            "GRANT SELECT ON `d\\_%`.* TO `k`@`%`",
             "GRANT USAGE ON `d1`.`t` TO `k`@`%` WITH GRANT OPTION",
             "GRANT USAGE ON `d1`.`u` TO `k`@`%` WITH GRANT OPTION",
         ]

@@ -428,7 +428,7 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
         lines.push(format!(
             "GRANT {} ON {}.* TO {to}{}",
             priv_text(*bits, privs::DB),
-            bq(&d.replace('\\', "\\\\")),
+            bq(d),
             with(*bits)
         ));
     }

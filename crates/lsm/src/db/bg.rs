@@ -320,7 +320,7 @@ fn remove_table(inner: &Inner, number: u64) {
     let _ = inner.fs.remove(&filename::table(&inner.dir, number));
 }
 
-fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
+pub(super) fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
     let current = st.wal_number;
     let min_needed = st
         .cfs

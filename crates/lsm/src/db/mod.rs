@@ -114,8 +114,8 @@ pub(crate) struct Inner {
     pub auto_resume: Option<std::time::Duration>,
     /// Range-deleted key ranges for the reclaim thread (manual.rs).
     pub(crate) reclaims: manual::Reclaims,
-    /// Called while an ingestion rewrites a file, outside the state lock
-    /// (`Db::set_ingest_hook`, for tests).
+    /// Called once an ingestion has linked its files in, before it takes
+    /// the state lock to publish them (`Db::set_ingest_hook`, for tests).
     pub ingest_hook: Mutex<Option<IngestHook>>,
     pub(crate) _lock: Box<dyn FileLock>,
 }

@@ -252,19 +252,18 @@ impl Inner {
             Stats::add(&self.stats.wal_bytes, batch.size() as u64 + 7);
         }
         Stats::add(&self.stats.write_groups, 1);
-        if disable_wal {
-            // Before the entries go in: a checkpoint that sees them (it
-            // waits for no group in flight) sees the mark too.
-            for (_, m) in mems {
-                m.mark_unlogged();
-            }
-        }
         let mut seq = batch.seq();
         let mut user_bytes = 0u64;
         // Every batch in the group was decoded whole by its writer, so this
         // pass cannot stop half way.
         batch.for_each_op(|op| {
             if let Some((_, m)) = mems.iter().find(|(id, _)| *id == op.cf) {
+                // Only a memtable that receives an entry, before it goes
+                // in: a checkpoint that sees the entry (it waits for no
+                // group in flight) sees the mark too.
+                if disable_wal {
+                    m.mark_unlogged();
+                }
                 m.add(seq, op.kind, op.key, op.value);
             }
             user_bytes += (op.key.len() + op.value.len()) as u64;

@@ -150,6 +150,19 @@ impl Inner {
         self.bg_cv.notify_all();
     }
 
+    /// Waits on `bg_cv` for at most `d`: until background work signals
+    /// progress (a job done, an error) or the time passes.
+    pub(crate) fn wait_bg<'a>(
+        &self,
+        st: MutexGuard<'a, State>,
+        d: std::time::Duration,
+    ) -> MutexGuard<'a, State> {
+        self.bg_cv
+            .wait_timeout(st, d)
+            .unwrap_or_else(|p| p.into_inner())
+            .0
+    }
+
     /// Waits on `queue_cv`, counted in `write_waiters`.
     pub(crate) fn wait_writers<'a>(&self, mut st: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
         st.write_waiters += 1;

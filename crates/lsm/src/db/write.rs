@@ -320,11 +320,7 @@ impl Inner {
                 let t = Instant::now();
                 started.get_or_insert(t);
                 self.bg_cv.notify_all();
-                st = self
-                    .bg_cv
-                    .wait_timeout(st, Duration::from_millis(100))
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
+                st = self.wait_bg(st, Duration::from_millis(100));
                 stall::record_wait(&self.stats, cause, t.elapsed().as_micros() as u64);
                 continue;
             }
@@ -337,11 +333,7 @@ impl Inner {
                         slowed = true;
                     }
                     let d = (st.delay.next_at - now).min(stall::RECALC);
-                    st = self
-                        .bg_cv
-                        .wait_timeout(st, d)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
+                    st = self.wait_bg(st, d);
                     stall::record_wait(&self.stats, cause, now.elapsed().as_micros() as u64);
                     continue;
                 }

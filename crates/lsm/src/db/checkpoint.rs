@@ -57,6 +57,11 @@ impl Drop for WalPin<'_> {
             if let Some(i) = st.wal_pins.iter().position(|p| *p == f) {
                 st.wal_pins.swap_remove(i);
             }
+            // WALs kept only for this pin (e.g. by `resume`) go now, not
+            // at the next flush.
+            if st.bg_error.is_none() && !st.closing {
+                super::bg::delete_obsolete_wals(self.inner, &mut st);
+            }
         }
     }
 }
@@ -252,7 +257,7 @@ impl Db {
         for (v, cmp, prefix) in families {
             for (level, files) in v.levels.iter().enumerate() {
                 for f in files {
-                    let t = self.inner.tables.get(f.number(), level, cmp, prefix)?;
+                    let t = self.inner.tables.get(f, level, cmp, prefix)?;
                     let mut it = t.iter(false);
                     it.seek_to_first();
                     while it.valid() {

@@ -542,7 +542,14 @@ fn dispatch<S: Read + Write>(
             Command::FieldList { table, .. } => {
                 let t = String::from_utf8_lossy(&table).into_owned();
                 let st = sess.inst.catalog.state();
-                match sess.db.as_ref().and_then(|d| st.table(d, &t)) {
+                // A table the account holds nothing on is unknown (as SHOW COLUMNS).
+                let vis = sql::account::Visibility::of(&*sess);
+                match sess
+                    .db
+                    .as_ref()
+                    .filter(|d| vis.table(d, &t))
+                    .and_then(|d| st.table(d, &t))
+                {
                     Some(tab) => {
                         let defs: Vec<ColumnDef> = tab
                             .def

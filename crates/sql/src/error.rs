@@ -103,6 +103,9 @@ mysql_errors! {
     ER_UNKNOWN_TABLE = 1109, "42S02", fn unknown_schema_table(name) => "Unknown table '{name}' in information_schema";
     ER_UNKNOWN_TABLE_MULTI = 1109, "42S02", fn unknown_table_in(name, place) => "Unknown table '{name}' in {place}";
     ER_NON_UPDATABLE_TABLE = 1288, "HY000", fn not_updatable(name, verb) => "The target table {name} of the {verb} is not updatable";
+    ER_WRONG_DB_NAME = 1102, "42000", fn wrong_db_name(name) => "Incorrect database name '{name}'";
+    ER_WRONG_TABLE_NAME = 1103, "42000", fn wrong_table_name(name) => "Incorrect table name '{name}'";
+    ER_WRONG_STRING_LENGTH = 1470, "HY000", fn string_too_long(s, what, max) => "String '{s}' is too long for {what} (should be no longer than {max})";
     ER_WRONG_USAGE = 1221, "HY000", fn wrong_usage(a, b) => "Incorrect usage of {a} and {b}";
     ER_BAD_TABLE_ERROR = 1051, "42S02", fn unknown_table(name) => "Unknown table '{name}'";
     ER_BAD_FIELD_ERROR = 1054, "42S22", fn unknown_column(name, place) => "Unknown column '{name}' in '{place}'";

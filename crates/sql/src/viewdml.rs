@@ -59,6 +59,17 @@ pub fn updatable(st: &CatalogState, v: &ViewDef) -> bool {
     matches!(target(st, v, 0), Ok(Some(_)))
 }
 
+/// The base table a write through view `v` lands in, as (database,
+/// table); None when the view is not updatable.
+pub fn base_table(st: &CatalogState, v: &ViewDef) -> Result<Option<(String, String)>> {
+    Ok(
+        target(st, v, 0)?.and_then(|t| match crate::stmt::name_parts(&t.table).as_slice() {
+            [d, n] => Some((d.clone(), n.clone())),
+            _ => None,
+        }),
+    )
+}
+
 /// The target of a write through view `v`; None when it is not updatable.
 fn target(st: &CatalogState, v: &ViewDef, depth: usize) -> Result<Option<Target>> {
     if depth >= MAX_DEPTH {

@@ -152,9 +152,14 @@ const VERSION_1: u8 = 1;
 const VERSION_2: u8 = 2;
 const VERSION_3: u8 = 3;
 
-fn put_str(v: &mut Vec<u8>, s: &str) {
-    v.extend_from_slice(&(s.len() as u16).to_le_bytes());
+/// A length-prefixed string; one longer than the prefix holds is refused
+/// (the SQL layer refuses names over MySQL's limits before this).
+fn put_str(v: &mut Vec<u8>, s: &str) -> std::result::Result<(), Error> {
+    let n = u16::try_from(s.len())
+        .map_err(|_| Error::Internal(format!("account record name of {} bytes", s.len())))?;
+    v.extend_from_slice(&n.to_le_bytes());
     v.extend_from_slice(s.as_bytes());
+    Ok(())
 }
 
 impl Account {
@@ -171,12 +176,13 @@ impl Account {
         }
     }
 
-    /// The record's value (docs/formats/accounts.md).
-    pub fn encode(&self) -> Vec<u8> {
+    /// The record's value (docs/formats/accounts.md); a name too long for
+    /// its length prefix is an error, never truncated.
+    pub fn encode(&self) -> std::result::Result<Vec<u8>, Error> {
         let grants = !self.dbs.is_empty() || !self.tables.is_empty();
         let mut v = vec![if grants { VERSION_3 } else { VERSION_2 }];
         for s in [&self.user, &self.host] {
-            put_str(&mut v, s);
+            put_str(&mut v, s)?;
         }
         v.push(1);
         match &self.hash {
@@ -191,19 +197,19 @@ impl Account {
         if grants {
             v.extend_from_slice(&(self.dbs.len() as u32).to_le_bytes());
             for (d, bits) in &self.dbs {
-                put_str(&mut v, d);
+                put_str(&mut v, d)?;
                 v.extend_from_slice(&bits.to_le_bytes());
             }
             v.extend_from_slice(&(self.tables.len() as u32).to_le_bytes());
             for ((d, t), bits) in &self.tables {
-                put_str(&mut v, d);
-                put_str(&mut v, t);
+                put_str(&mut v, d)?;
+                put_str(&mut v, t)?;
                 v.extend_from_slice(&bits.to_le_bytes());
             }
         }
         let crc = crc32(&v);
         v.extend_from_slice(&crc.to_le_bytes());
-        v
+        Ok(v)
     }
 
     /// Reads a record's value; any other version, plugin, hash length, a
@@ -283,7 +289,23 @@ impl Account {
         }
         self.dbs
             .iter()
-            .filter(|(p, _)| has_wildcard(p) && db_matches(p, db))
+            // A pattern, or a name with `\` escapes (`my\_db` names my_db).
+            .filter(|(p, _)| (has_wildcard(p) || p.contains('\\')) && db_matches(p, db))
+            .max_by_key(|(p, _)| specificity(p))
+            .map_or(0, |(_, b)| *b)
+    }
+
+    /// The database-level privileges the account holds on every database
+    /// a grant pattern `target` matches (GRANT ... ON `pattern`.* checks
+    /// the grantor with this): its own entry for that exact pattern, else
+    /// the most specific pattern covering every name `target` matches.
+    pub fn db_privs_pattern(&self, target: &str) -> u64 {
+        if let Some(b) = self.dbs.get(target) {
+            return *b;
+        }
+        self.dbs
+            .iter()
+            .filter(|(p, _)| (has_wildcard(p) || p.contains('\\')) && pattern_covers(p, target))
             .max_by_key(|(p, _)| specificity(p))
             .map_or(0, |(_, b)| *b)
     }
@@ -374,6 +396,59 @@ pub fn host_matches(pattern: &str, host: &str) -> bool {
 /// Linux).
 pub fn db_matches(pattern: &str, db: &str) -> bool {
     wild_match(pattern.as_bytes(), db.as_bytes(), true)
+}
+
+/// A grant pattern's pieces: a literal byte, `_`, `%`.
+#[derive(Clone, Copy, PartialEq)]
+enum Wild {
+    Lit(u8),
+    One,
+    Any,
+}
+
+fn wild_tokens(p: &str) -> Vec<Wild> {
+    let b = p.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if i + 1 < b.len() => {
+                out.push(Wild::Lit(b[i + 1]));
+                i += 2;
+                continue;
+            }
+            b'%' => out.push(Wild::Any),
+            b'_' => out.push(Wild::One),
+            c => out.push(Wild::Lit(c)),
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether every name pattern `target` matches is matched by `pattern`
+/// (sound, not complete: `%` covers any run of the target's pieces, `_`
+/// one literal or `_`, a literal only itself). O(pattern x target).
+pub fn pattern_covers(pattern: &str, target: &str) -> bool {
+    let (p, t) = (wild_tokens(pattern), wild_tokens(target));
+    // ok[i][j]: p[i..] covers t[j..]; filled from the ends.
+    let w = t.len() + 1;
+    let mut ok = vec![false; (p.len() + 1) * w];
+    ok[p.len() * w + t.len()] = true;
+    for i in (0..p.len()).rev() {
+        for j in (0..=t.len()).rev() {
+            let next = |di: usize, dj: usize| ok[(i + di) * w + j + dj];
+            let v = match (p[i], t.get(j)) {
+                (Wild::Any, None) => next(1, 0),
+                (Wild::Any, Some(_)) => next(1, 0) || next(0, 1),
+                (Wild::One, Some(Wild::Lit(_) | Wild::One)) => next(1, 1),
+                (Wild::Lit(c), Some(Wild::Lit(d))) if c == *d => next(1, 1),
+                _ => false,
+            };
+            ok[i * w + j] = v;
+        }
+    }
+    ok[0]
 }
 
 /// Whether a grant's database names a pattern (an unescaped `%` or `_`).
@@ -479,7 +554,7 @@ impl Catalog {
         for ((u, h), a) in &writes {
             let k = key(b'U', &[u.as_bytes(), h.as_bytes()]);
             match a {
-                Some(a) => b.put(&k, &a.encode()),
+                Some(a) => b.put(&k, &a.encode()?),
                 None => b.delete(&k),
             }
         }
@@ -498,6 +573,7 @@ impl Catalog {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -509,7 +585,7 @@ mod tests {
             require_ssl: true,
             ..Account::new("app", "10.0.%")
         };
-        let v = a.encode();
+        let v = a.encode().unwrap();
         assert_eq!(Account::decode(&v), Ok(a.clone()));
         for n in 0..v.len() {
             assert!(Account::decode(&v[..n]).is_err(), "truncated at {n}");
@@ -525,7 +601,7 @@ mod tests {
             require_ssl: false,
             ..a
         };
-        assert_eq!(Account::decode(&none.encode()), Ok(none));
+        assert_eq!(Account::decode(&none.encode().unwrap()), Ok(none));
     }
 
     /// A version 1 record (before REQUIRE SSL), byte by byte: still read, as REQUIRE NONE.
@@ -550,7 +626,7 @@ mod tests {
             }
         );
         // Rewritten as version 2: one more byte before the checksum.
-        let w = a.encode();
+        let w = a.encode().unwrap();
         assert_eq!(w[0], 2);
         assert_eq!(w.len(), v.len() + 1);
         assert_eq!(w[w.len() - 5], 0);
@@ -579,7 +655,7 @@ mod tests {
         assert_eq!(a.global, privs::SELECT);
         assert!(a.require_ssl);
         assert!(a.dbs.is_empty() && a.tables.is_empty());
-        assert_eq!(a.encode(), v);
+        assert_eq!(a.encode().unwrap(), v);
     }
 
     /// The version 3 example of docs/formats/accounts.md, byte by byte.
@@ -601,7 +677,7 @@ mod tests {
         v.extend_from_slice(&[1, 0, 0, 0, 1, 0, b'd', 1, 0, b't', 5, 4, 0, 0, 0, 0, 0, 0]);
         let crc = crc32(&v);
         v.extend_from_slice(&crc.to_le_bytes());
-        assert_eq!(a.encode(), v);
+        assert_eq!(a.encode().unwrap(), v);
         assert_eq!(Account::decode(&v), Ok(a));
     }
 
@@ -615,7 +691,7 @@ mod tests {
             ("d2".into(), "t".into()),
             privs::UPDATE | privs::GRANT_OPTION,
         );
-        let v = a.encode();
+        let v = a.encode().unwrap();
         assert_eq!(v[0], 3);
         assert_eq!(Account::decode(&v), Ok(a.clone()));
         for n in 0..v.len() {
@@ -629,7 +705,28 @@ mod tests {
         // A database grant with a global-only privilege is refused.
         let mut bad = a.clone();
         bad.dbs.insert("x".into(), privs::SUPER);
-        assert!(Account::decode(&bad.encode()).is_err());
+        assert!(Account::decode(&bad.encode().unwrap()).is_err());
+        // A pattern covers another only if it matches all it matches.
+        for (p, t, want) in [
+            ("%", "d_", true),
+            ("d%", "d_x%", true),
+            ("d_", "d%", false),
+            ("d_", "d_", true),
+            ("d\\_", "d_", false),
+            ("d_", "d\\_", true),
+            ("a%b", "a%", false),
+            ("%x", "_%x", true),
+        ] {
+            assert_eq!(pattern_covers(p, t), want, "{p} covers {t}");
+        }
+        // An escaped name grants that one database.
+        let mut e = Account::new("e", "%");
+        e.dbs.insert("my\\_db".into(), privs::SELECT);
+        assert_eq!(e.db_privs("my_db"), privs::SELECT);
+        assert_eq!(e.db_privs("myxdb"), 0);
+        // A name longer than its length prefix is an error, not truncated.
+        let long = Account::new(&"u".repeat(70_000), "%");
+        assert!(long.encode().is_err());
         // The privileges that apply.
         assert_eq!(a.db_privs("d1"), privs::SELECT | privs::INSERT);
         assert_eq!(a.db_privs("d_x"), privs::DB);

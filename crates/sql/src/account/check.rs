@@ -76,12 +76,63 @@ impl Who<'_> {
         }
     }
     fn table(&self, need: u64, cmd: &str, db: &str, t: &str) -> Result<()> {
-        if db.eq_ignore_ascii_case("information_schema") || self.a.table_privs(db, t) & need == need
-        {
-            return Ok(());
+        if is_info(db) {
+            return self.info_read(need);
         }
-        let (u, h) = self.user();
-        Err(SqlError::table_access_denied(cmd, u, h, db, t))
+        if self.a.table_privs(db, t) & need != need {
+            let (u, h) = self.user();
+            return Err(SqlError::table_access_denied(cmd, u, h, db, t));
+        }
+        let st = self.s.inst.catalog.state();
+        match st.view(db, t) {
+            Some(v) => self.through_view(&st, need, v, 0),
+            None => Ok(()),
+        }
+    }
+    /// What view `v` reads (SELECT) and, for a write through it, the base
+    /// table it writes must be held by its definer (SQL SECURITY DEFINER,
+    /// when that account exists) or the session's account, else 1356, as
+    /// MySQL; views beneath are checked the same way.
+    fn through_view(
+        &self,
+        st: &rel::catalog::CatalogState,
+        need: u64,
+        v: &rel::view::ViewDef,
+        depth: usize,
+    ) -> Result<()> {
+        let invalid = || SqlError::view_invalid(&v.db, &v.name);
+        if depth > 64 {
+            return Err(invalid());
+        }
+        let acct = if v.invoker {
+            None
+        } else {
+            rel::catalog::find_account(&st.accounts, &v.definer_user, &[v.definer_host.as_str()])
+        };
+        let acct = acct.as_deref().unwrap_or(&*self.a);
+        let writes = need & (p::INSERT | p::UPDATE | p::DELETE);
+        if writes != 0 {
+            if let Some((d, t)) = crate::viewdml::base_table(st, v)? {
+                if acct.table_privs(&d, &t) & writes != writes {
+                    return Err(invalid());
+                }
+            }
+        }
+        if need & p::SELECT != 0 || writes != 0 {
+            let q = crate::select::view::qualified(v)?;
+            for (d, t) in super::rows::tables_read(&q, &v.db) {
+                if is_info(&d) {
+                    continue;
+                }
+                if acct.table_privs(&d, &t) & p::SELECT == 0 {
+                    return Err(invalid());
+                }
+                if let Some(sub) = st.view(&d, &t) {
+                    self.through_view(st, p::SELECT, sub, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
     }
     /// Some privilege on the table (SHOW CREATE TABLE, SHOW COLUMNS).
     fn any_table(&self, cmd: &str, db: &str, t: &str) -> Result<()> {
@@ -92,13 +143,23 @@ impl Who<'_> {
         Err(SqlError::table_access_denied(cmd, u, h, db, t))
     }
     fn db(&self, need: u64, db: &str) -> Result<()> {
-        if db.eq_ignore_ascii_case("information_schema")
-            || (self.a.global | self.a.db_privs(db)) & need == need
-        {
+        if is_info(db) {
+            return self.info_read(need);
+        }
+        if (self.a.global | self.a.db_privs(db)) & need == need {
             return Ok(());
         }
         let (u, h) = self.account();
         Err(SqlError::db_access_denied(u, h, db))
+    }
+    /// information_schema is readable by everyone and writable by no one
+    /// (1044, as MySQL).
+    fn info_read(&self, need: u64) -> Result<()> {
+        if need & !p::SELECT == 0 {
+            return Ok(());
+        }
+        let (u, h) = self.account();
+        Err(SqlError::db_access_denied(u, h, "information_schema"))
     }
     /// Some privilege in the database (USE, SHOW TABLES).
     fn any_db(&self, db: &str) -> Result<()> {
@@ -145,16 +206,18 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
     let Some(a) = account_of(s) else {
         return Ok(());
     };
-    if a.global & p::ALL == p::ALL && a.global & p::GRANT_OPTION != 0 {
+    let w = Who { s, a };
+    info_schema_writes(&w, stmt)?;
+    if w.a.global & p::ALL == p::ALL && w.a.global & p::GRANT_OPTION != 0 {
         return Ok(());
     }
-    let w = Who { s, a };
     match stmt {
         Stmt::Rows(r) | Stmt::Explain(r) => super::rows::rows(&w.rows(), r),
         Stmt::Set(SetStmt::Use(db)) => w.any_db(db),
-        Stmt::Set(SetStmt::Vars(v)) if v.to_string().to_ascii_uppercase().contains("GLOBAL") => {
-            w.specific(p::SUPER, "SUPER")
-        }
+        Stmt::Set(SetStmt::Vars(v)) if sets_global(v) => w.specific(p::SUPER, "SUPER"),
+        Stmt::Txn(crate::stmt::TxnStmt::Characteristics {
+            scope: Some(true), ..
+        }) => w.specific(p::SUPER, "SUPER"),
         Stmt::Txn(_)
         | Stmt::Set(_)
         | Stmt::Prep(_)
@@ -229,6 +292,79 @@ fn show(w: &Who, sh: &ShowStmt) -> Result<()> {
     }
 }
 
+/// Whether a SET assigns a global variable (`SET GLOBAL x`, `SET
+/// @@global.x`), by the parsed scope and names, never by the values.
+fn sets_global(v: &ast::Set) -> bool {
+    let name = |n: &ast::ObjectName| {
+        n.to_string()
+            .trim_start_matches('`')
+            .to_ascii_uppercase()
+            .starts_with("@@GLOBAL.")
+    };
+    let scope = |c: &Option<ast::ContextModifier>| matches!(c, Some(ast::ContextModifier::Global));
+    match v {
+        ast::Set::SingleAssignment {
+            scope: c, variable, ..
+        } => scope(c) || name(variable),
+        ast::Set::MultipleAssignments { assignments } => {
+            assignments.iter().any(|a| scope(&a.scope) || name(&a.name))
+        }
+        ast::Set::ParenthesizedAssignments { variables, .. } => variables.iter().any(name),
+        // Other forms: by their text (stricter).
+        other => other.to_string().to_ascii_uppercase().contains("GLOBAL"),
+    }
+}
+
+fn is_info(db: &str) -> bool {
+    db.eq_ignore_ascii_case("information_schema")
+}
+
+/// Creating, changing or dropping information_schema (in any case) or
+/// anything in it, or granting on it, is refused to every account, root
+/// included (1044, as MySQL).
+fn info_schema_writes(w: &Who, stmt: &Stmt) -> Result<()> {
+    let table = |n: &ast::ObjectName| is_info(&w.split(n).0);
+    let hit = match stmt {
+        Stmt::Ddl(d) => match d {
+            DdlStmt::CreateDatabase { name, .. } | DdlStmt::DropDatabase { name, .. } => {
+                is_info(name)
+            }
+            DdlStmt::AlterDatabase { name, .. } => {
+                is_info(&name.clone().unwrap_or_else(|| w.current_db()))
+            }
+            DdlStmt::CreateTable(c) => table(&c.name),
+            DdlStmt::CreateIndex(c) => table(&c.table_name),
+            DdlStmt::AlterTable(a) => {
+                table(&a.name)
+                    || a.operations.iter().any(|op| match op {
+                        ast::AlterTableOperation::RenameTable { table_name } => match table_name {
+                            ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => {
+                                table(n)
+                            }
+                        },
+                        _ => false,
+                    })
+            }
+            DdlStmt::RenameTables(pairs) => pairs.iter().any(|(a, b)| table(a) || table(b)),
+            DdlStmt::DropTables { names, .. }
+            | DdlStmt::DropViews { names, .. }
+            | DdlStmt::Truncate(names) => names.iter().any(table),
+            DdlStmt::DropIndex { table: t, .. } => table(t),
+            DdlStmt::CreateView { view, .. } => table(&view.name),
+        },
+        Stmt::Account(AccountStmt::Grant { target, .. }) => match super::run::level(w.s, target) {
+            Ok(super::run::Level::Db(d) | super::run::Level::Table(d, _)) => is_info(&d),
+            _ => false,
+        },
+        _ => false,
+    };
+    if hit {
+        let (u, h) = w.account();
+        return Err(SqlError::db_access_denied(u, h, "information_schema"));
+    }
+    Ok(())
+}
+
 fn ddl(w: &Who, d: &DdlStmt) -> Result<()> {
     match d {
         DdlStmt::CreateDatabase { name, .. } => w.db(p::CREATE, name),
@@ -252,7 +388,20 @@ fn ddl(w: &Who, d: &DdlStmt) -> Result<()> {
             Ok(())
         }
         DdlStmt::CreateIndex(c) => w.tables(std::slice::from_ref(&c.table_name), p::INDEX, "INDEX"),
-        DdlStmt::AlterTable(a) => w.tables(std::slice::from_ref(&a.name), p::ALTER, "ALTER"),
+        DdlStmt::AlterTable(a) => {
+            w.tables(std::slice::from_ref(&a.name), p::ALTER, "ALTER")?;
+            // RENAME TO moves the table: as RENAME TABLE (MySQL's rule).
+            for op in &a.operations {
+                if let ast::AlterTableOperation::RenameTable { table_name } = op {
+                    let to = match table_name {
+                        ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
+                    };
+                    w.tables(std::slice::from_ref(&a.name), p::ALTER | p::DROP, "DROP")?;
+                    w.tables(std::slice::from_ref(to), p::CREATE | p::INSERT, "INSERT")?;
+                }
+            }
+            Ok(())
+        }
         DdlStmt::RenameTables(pairs) => {
             for (from, to) in pairs {
                 w.tables(std::slice::from_ref(from), p::ALTER | p::DROP, "ALTER")?;
@@ -268,7 +417,8 @@ fn ddl(w: &Who, d: &DdlStmt) -> Result<()> {
         }
         DdlStmt::Truncate(names) => w.tables(names, p::DROP, "DROP"),
         DdlStmt::CreateView { view, alter, .. } => {
-            if *alter {
+            // ALTER VIEW and CREATE OR REPLACE VIEW may drop the old one.
+            if *alter || view.or_replace {
                 w.tables(std::slice::from_ref(&view.name), p::DROP, "DROP")?;
             }
             w.tables(
@@ -276,7 +426,10 @@ fn ddl(w: &Who, d: &DdlStmt) -> Result<()> {
                 p::CREATE_VIEW,
                 "CREATE VIEW",
             )?;
-            super::rows::rows(&w.rows(), &RowStmt::Select(view.query.clone()))
+            // The query is planned in the view's database (ddl/view.rs).
+            let mut t = w.rows();
+            t.db = w.split(&view.name).0;
+            super::rows::rows(&t, &RowStmt::Select(view.query.clone()))
         }
     }
 }
@@ -347,6 +500,16 @@ fn grant_level(w: &Who, privs: u64, target: &Target) -> Result<()> {
                 return Err(w.denied_password());
             }
             Ok(())
+        }
+        // A pattern is granted only by a pattern covering all it matches.
+        super::run::Level::Db(d)
+            if (rel::catalog::has_wildcard(&d) || d.contains('\\')) && !is_info(&d) =>
+        {
+            if (w.a.global | w.a.db_privs_pattern(&d)) & need == need {
+                return Ok(());
+            }
+            let (u, h) = w.account();
+            Err(SqlError::db_access_denied(u, h, &d))
         }
         super::run::Level::Db(d) => w.db(need, &d),
         super::run::Level::Table(d, t) => w.table(need, "GRANT", &d, &t),

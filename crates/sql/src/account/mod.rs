@@ -240,6 +240,13 @@ impl P<'_> {
         if u.is_empty() {
             return Err(SqlError::unsupported("anonymous accounts"));
         }
+        // MariaDB's limits (characters), as it refuses longer ones.
+        if u.chars().count() > 80 {
+            return Err(SqlError::string_too_long(&u, "user name", 80));
+        }
+        if h.chars().count() > 255 {
+            return Err(SqlError::string_too_long(&h, "host name", 255));
+        }
         Ok(Some((u, h.to_ascii_lowercase())))
     }
     fn named_user(&mut self) -> Result<(String, String)> {
@@ -440,15 +447,28 @@ impl P<'_> {
             }
             return Ok(Target::Db(None));
         }
+        // Names over MySQL's 64 characters are refused (1102, 1103).
+        let db = |n: String| {
+            if n.chars().count() > 64 {
+                return Err(SqlError::wrong_db_name(&n));
+            }
+            Ok(n)
+        };
+        let table = |n: String| {
+            if n.chars().count() > 64 {
+                return Err(SqlError::wrong_table_name(&n));
+            }
+            Ok(n)
+        };
         let first = self.name()?;
         if !self.punct('.') {
-            return Ok(Target::Table(None, first));
+            return Ok(Target::Table(None, table(first)?));
         }
         if self.punct('*') {
-            return Ok(Target::Db(Some(first)));
+            return Ok(Target::Db(Some(db(first)?)));
         }
         let t = self.name()?;
-        Ok(Target::Table(Some(first), t))
+        Ok(Target::Table(Some(db(first)?), table(t)?))
     }
 }
 

@@ -8,8 +8,9 @@
 //! MySQL, never looser). An UPDATE or DELETE whose WHERE, SET values or
 //! ORDER BY read a column of a table it writes needs SELECT on that table
 //! (1143 naming the column, as MariaDB; an unqualified column of a
-//! multi-table statement counts for every written table). Names of WITH's
-//! common table expressions are not tables; a view is checked as itself
+//! multi-table statement counts for every written table). A name a WITH
+//! defines is not a table where that WITH is in scope (its own query
+//! expression: later CTEs, itself if RECURSIVE, the body); a view is checked as itself
 //! (its definer's privileges cover what it reads).
 use crate::error::Result;
 use crate::stmt::{name_parts, RowStmt};
@@ -45,35 +46,117 @@ impl Tables<'_> {
     }
 }
 
-/// The names WITH clauses anywhere in the statement define.
-struct Ctes(Vec<String>);
+/// One query expression being visited: the names its WITH defines and how
+/// many of them are in scope at the point visited (a CTE's definition sees
+/// the CTEs before it, and itself only WITH RECURSIVE; the body sees all).
+struct Frame {
+    names: Vec<String>,
+    /// The CTE definitions' queries, to know when one is entered.
+    defs: Vec<*const ast::Query>,
+    recursive: bool,
+    visible: usize,
+    /// Set on a CTE definition's frame: its index in the parent's WITH.
+    cte_of: Option<usize>,
+}
 
-impl ast::Visitor for Ctes {
+/// The tables a statement names, skipping one-part names that a WITH in
+/// scope at that point defines (as the planner applies them: only inside
+/// their own query expression, never in a non-recursive CTE's own
+/// definition, never outside).
+struct Scoped<'a, 'b> {
+    t: &'a Tables<'b>,
+    stack: Vec<Frame>,
+    out: Vec<Name>,
+}
+
+impl ast::Visitor for Scoped<'_, '_> {
     type Break = ();
     fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
-        if let Some(w) = &q.with {
-            for c in &w.cte_tables {
-                self.0.push(c.alias.name.value.clone());
+        let ptr = q as *const ast::Query;
+        let mut cte_of = None;
+        if let Some(top) = self.stack.last_mut() {
+            if let Some(k) = top.defs.iter().position(|d| *d == ptr) {
+                top.visible = if top.recursive { k + 1 } else { k };
+                cte_of = Some(k);
             }
+        }
+        let (names, defs, recursive) = match &q.with {
+            Some(w) => (
+                w.cte_tables
+                    .iter()
+                    .map(|c| c.alias.name.value.clone())
+                    .collect(),
+                w.cte_tables
+                    .iter()
+                    .map(|c| &*c.query as *const ast::Query)
+                    .collect(),
+                w.recursive,
+            ),
+            None => (Vec::new(), Vec::new(), false),
+        };
+        // Names become visible as their definitions are passed; a WITH
+        // whose definitions are never entered stays hidden (stricter).
+        let visible = if names.is_empty() {
+            0
+        } else {
+            usize::from(recursive)
+        };
+        self.stack.push(Frame {
+            names,
+            defs,
+            recursive,
+            visible,
+            cte_of,
+        });
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _q: &ast::Query) -> ControlFlow<()> {
+        if let Some(Frame {
+            cte_of: Some(k), ..
+        }) = self.stack.pop()
+        {
+            if let Some(top) = self.stack.last_mut() {
+                top.visible = (k + 1).min(top.names.len());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_relation(&mut self, r: &ast::ObjectName) -> ControlFlow<()> {
+        let parts = name_parts(r);
+        let cte = parts.len() == 1
+            && self.stack.iter().any(|f| {
+                f.names[..f.visible.min(f.names.len())]
+                    .iter()
+                    .any(|c| c.eq_ignore_ascii_case(&parts[0]))
+            });
+        if !cte {
+            self.out.push(self.t.split(r));
         }
         ControlFlow::Continue(())
     }
 }
 
-/// The tables a statement names (not its CTEs), in order of appearance.
+/// The tables a statement names (not the CTEs in scope where they are
+/// named), in order of appearance.
 fn relations<V: ast::Visit>(t: &Tables, v: &V) -> Vec<Name> {
-    let mut ctes = Ctes(Vec::new());
-    let _ = v.visit(&mut ctes);
-    let mut out = Vec::new();
-    let _ = ast::visit_relations(v, |r| {
-        let parts = name_parts(r);
-        let cte = parts.len() == 1 && ctes.0.iter().any(|c| c.eq_ignore_ascii_case(&parts[0]));
-        if !cte {
-            out.push(t.split(r));
-        }
-        ControlFlow::<()>::Continue(())
-    });
-    out
+    let mut s = Scoped {
+        t,
+        stack: Vec::new(),
+        out: Vec::new(),
+    };
+    let _ = v.visit(&mut s);
+    s.out
+}
+
+/// The tables query `q` reads, bare names in database `db` (CTE names in
+/// scope skipped): what a view's definer must hold SELECT on.
+pub fn tables_read(q: &ast::Query, db: &str) -> Vec<(String, String)> {
+    let t = Tables {
+        check: Box::new(|_, _, _, _| Ok(())),
+        column: Box::new(|_, _, _| Ok(())),
+        db: db.to_string(),
+    };
+    relations(&t, q)
 }
 
 /// The FROM items of an UPDATE or DELETE: alias (or table name) → the
@@ -255,9 +338,10 @@ fn update_targets(t: &Tables, u: &ast::Update, from: &BTreeMap<String, Option<Na
                     Err(())
                 }
             }
-            2 => resolve(t, &parts[..1], from),
-            3 => Ok(Some((parts[0].clone(), parts[1].clone()))),
-            _ => Err(()),
+            // As the executor: the part before the column names a table
+            // of the join (a database part is not compared).
+            0 => Err(()),
+            n => resolve(t, &parts[n - 2..n - 1], from),
         };
         match r {
             Ok(Some(n)) => targets.push(n),
@@ -338,12 +422,32 @@ pub fn rows(t: &Tables, r: &RowStmt) -> Result<()> {
                     _ => targets.extend(all_bases(&from)),
                 }
             } else {
-                for n in &d.tables {
-                    let parts = name_parts(n);
-                    let r = match parts.as_slice() {
-                        [a] => resolve(t, std::slice::from_ref(a), &from),
-                        [db, tb] => Ok(Some((db.clone(), tb.clone()))),
-                        _ => Err(()),
+                // As the executor: `DELETE t1, t2 FROM <join>` or `DELETE
+                // FROM t1, t2 USING <join>`; each target's last name part
+                // is an alias (or table name) of the join.
+                let mut names = Vec::new();
+                let join: Vec<&ast::TableWithJoins> = match &d.using {
+                    Some(u) => {
+                        for f in &list {
+                            match &f.relation {
+                                ast::TableFactor::Table { name, .. } => names.push(Some(name)),
+                                _ => names.push(None),
+                            }
+                        }
+                        u.iter().collect()
+                    }
+                    None => {
+                        names.extend(d.tables.iter().map(Some));
+                        list.clone()
+                    }
+                };
+                let mut jm = BTreeMap::new();
+                aliases(t, &join, &mut jm);
+                for n in names {
+                    let last = n.and_then(|n| name_parts(n).pop());
+                    let r = match last {
+                        Some(a) => resolve(t, std::slice::from_ref(&a), &jm),
+                        None => Err(()),
                     };
                     match r {
                         Ok(Some(n)) => targets.push(n),

@@ -231,8 +231,10 @@ pub fn table_status(s: &Session, like: Option<&str>, sink: &mut dyn ResultSink) 
     let mut names = st.table_names(&db);
     names.extend(st.view_names(&db));
     names.sort();
+    // Only the tables the account holds something on, as SHOW TABLES.
+    let vis = crate::account::Visibility::of(s);
     for name in names {
-        if like.is_some_and(|p| !crate::vars::like_ci(&name, p)) {
+        if like.is_some_and(|p| !crate::vars::like_ci(&name, p)) || !vis.table(&db, &name) {
             continue;
         }
         let Some(t) = st.table(&db, &name) else {

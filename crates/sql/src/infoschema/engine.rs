@@ -43,6 +43,7 @@ pub(super) fn columns(v: View) -> Option<&'static [(&'static str, OutType)]> {
             ("NUM_DELETIONS", N),
             ("NUM_RANGE_DELETIONS", N),
             ("BEING_COMPACTED", N),
+            ("COMPRESSION", S),
         ],
         View::StrataCompactionStats => &[
             ("CF_NAME", S),
@@ -74,6 +75,15 @@ fn hex(b: &[u8]) -> Value {
         s.push_str(&format!("{x:02X}"));
     }
     Value::Bytes(s.into_bytes())
+}
+
+/// RocksDB's name of a compression (as ROCKSDB_SST_PROPS.COMPRESSION_ALGO shows it).
+pub fn compression_name(c: lsm::Compression) -> &'static str {
+    match c {
+        lsm::Compression::None => "NoCompression",
+        lsm::Compression::Lz4 => "LZ4",
+        lsm::Compression::Zstd => "ZSTD",
+    }
 }
 
 /// Rows of an engine view (None for the others).
@@ -125,6 +135,7 @@ pub(super) fn rows(v: View, db: &lsm::Db) -> Option<Vec<Vec<Value>>> {
                     u(f.deletions),
                     u(f.range_deletions),
                     u(f.being_compacted as u64),
+                    f.compression.map_or(Value::Null, |c| t(compression_name(c))),
                 ]
             })
             .collect(),

@@ -26,7 +26,8 @@ impl CfConfig {
         let default = apply(base, default)?;
         let mut o = BTreeMap::new();
         for (name, s) in split_overrides(overrides)? {
-            let opts = apply(&default, &s).map_err(|e| bad(&format!("{e} (column family {name})")))?;
+            let opts =
+                apply(&default, &s).map_err(|e| bad(&format!("{e} (column family {name})")))?;
             if o.insert(name.clone(), opts).is_some() {
                 return Err(bad(&format!("column family {name} is overridden twice")));
             }
@@ -39,10 +40,7 @@ impl CfConfig {
 
     /// The options of the column family `name`.
     pub fn options_for(&self, name: &str) -> CfOptions {
-        self.overrides
-            .get(name)
-            .unwrap_or(&self.default)
-            .clone()
+        self.overrides.get(name).unwrap_or(&self.default).clone()
     }
 }
 
@@ -101,7 +99,10 @@ pub fn split_overrides(s: &str) -> Result<Vec<(String, String)>> {
     split_pairs(s)?
         .into_iter()
         .map(|(name, v)| {
-            if name.len() > 64 || name.chars().any(|c| c.is_whitespace() || c == '{' || c == '}')
+            if name.len() > 64
+                || name
+                    .chars()
+                    .any(|c| c.is_whitespace() || c == '{' || c == '}')
             {
                 return Err(bad(&format!("bad column family name '{name}'")));
             }
@@ -213,7 +214,10 @@ pub fn apply(base: &CfOptions, s: &str) -> Result<CfOptions> {
             "prefix_extractor" => {
                 o.prefix_len = match v {
                     "nullptr" => None,
-                    _ => match v.strip_prefix("rocksdb.FixedPrefix.").or(v.strip_prefix("fixed:")) {
+                    _ => match v
+                        .strip_prefix("rocksdb.FixedPrefix.")
+                        .or(v.strip_prefix("fixed:"))
+                    {
                         Some(n) => Some(usize_of(&k, n)?),
                         None => {
                             return Err(bad(&format!(
@@ -272,9 +276,9 @@ fn table_options(o: &mut CfOptions, s: &str) -> Result<()> {
                                 "option filter_policy: block-based (legacy) bloom filters are not supported",
                             ));
                         }
-                        let b: f64 = bits
-                            .parse()
-                            .map_err(|_| bad(&format!("option filter_policy: bad bits '{bits}'")))?;
+                        let b: f64 = bits.parse().map_err(|_| {
+                            bad(&format!("option filter_policy: bad bits '{bits}'"))
+                        })?;
                         if !(0.0..=100.0).contains(&b) {
                             return Err(bad("option filter_policy: bits per key from 0 to 100"));
                         }

@@ -43,8 +43,14 @@ fn parses_the_supported_subset() {
     assert_eq!(o.block_restart_interval, 8);
     assert_eq!(o.bloom_bits_per_key, 12);
     // Untouched options keep the base's values; an empty string is the base.
-    assert_eq!(o.tombstone_compaction_ratio, base().tombstone_compaction_ratio);
-    assert_eq!(apply(&base(), "").unwrap().write_buffer_size, base().write_buffer_size);
+    assert_eq!(
+        o.tombstone_compaction_ratio,
+        base().tombstone_compaction_ratio
+    );
+    assert_eq!(
+        apply(&base(), "").unwrap().write_buffer_size,
+        base().write_buffer_size
+    );
     assert_eq!(
         apply(&base(), "block_based_table_factory={filter_policy=nullptr}")
             .unwrap()
@@ -197,14 +203,26 @@ fn a_family_writes_its_tables_with_its_compression() {
     db.write(w, b).unwrap();
     db.flush().unwrap();
     // Flushes write level 0 above the bottommost level: the level's compression.
-    assert_eq!(compressions(&db, "plain"), vec![(0, Some(Compression::None))]);
-    assert_eq!(compressions(&db, "other"), vec![(0, Some(Compression::Lz4))]);
-    assert_eq!(compressions(&db, "default"), vec![(0, Some(Compression::Lz4))]);
+    assert_eq!(
+        compressions(&db, "plain"),
+        vec![(0, Some(Compression::None))]
+    );
+    assert_eq!(
+        compressions(&db, "other"),
+        vec![(0, Some(Compression::Lz4))]
+    );
+    assert_eq!(
+        compressions(&db, "default"),
+        vec![(0, Some(Compression::Lz4))]
+    );
     // A full compaction writes the bottommost level: its compression.
     db.compact_range(plain, None, None).unwrap();
     let c = compressions(&db, "plain");
     assert!(!c.is_empty());
-    assert!(c.iter().all(|x| *x == (6, Some(Compression::Zstd))), "{c:?}");
+    assert!(
+        c.iter().all(|x| *x == (6, Some(Compression::Zstd))),
+        "{c:?}"
+    );
     let info = db.cf_infos();
     let p = info.iter().find(|c| c.name == "plain").unwrap();
     let get = |k: &str| p.options.iter().find(|o| o.0 == k).unwrap().1.clone();

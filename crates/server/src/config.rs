@@ -503,8 +503,14 @@ mod tests {
             "--override-cf-options=cf1={compression=kNoCompression};cf2={}",
         ]))
         .unwrap();
-        assert_eq!(c.default_cf_options, "write_buffer_size=8m;compression=kZSTD");
-        assert_eq!(c.override_cf_options, "cf1={compression=kNoCompression};cf2={}");
+        assert_eq!(
+            c.default_cf_options,
+            "write_buffer_size=8m;compression=kZSTD"
+        );
+        assert_eq!(
+            c.override_cf_options,
+            "cf1={compression=kNoCompression};cf2={}"
+        );
         for bad in [
             "--default-cf-options=no_such_option=1",
             "--default-cf-options=compression=kSnappyCompression",

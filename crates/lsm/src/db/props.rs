@@ -122,7 +122,9 @@ pub fn option_pairs(o: &CfOptions) -> Vec<(&'static str, String)> {
         (
             "bottommost_compression",
             o.bottommost_compression
-                .map_or("kDisableCompressionOption".into(), |c| c.rocksdb_name().into()),
+                .map_or("kDisableCompressionOption".into(), |c| {
+                    c.rocksdb_name().into()
+                }),
         ),
         (
             "level0_file_num_compaction_trigger",
@@ -230,10 +232,9 @@ impl Db {
         let mut open = Vec::new();
         let st = self.inner.lock();
         for (id, c) in &st.versions.cfs {
-            let (cmp, prefix) = st
-                .cfs
-                .get(id)
-                .map_or((c.current.cmp, None), |x| (x.opts.comparator, x.opts.prefix_len));
+            let (cmp, prefix) = st.cfs.get(id).map_or((c.current.cmp, None), |x| {
+                (x.opts.comparator, x.opts.prefix_len)
+            });
             for (level, files) in c.current.levels.iter().enumerate() {
                 for f in files {
                     out.push(SstInfo {

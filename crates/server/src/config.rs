@@ -502,6 +502,7 @@ mod tests {
             "--default-cf-options=write_buffer_size=8m;compression=kZSTD",
             "--override-cf-options=cf1={compression=kNoCompression};cf2={}",
         ]))
+        .unwrap()
         .unwrap();
         assert_eq!(
             c.default_cf_options,

@@ -115,8 +115,12 @@ impl Db {
 
     /// Switches every memtable to a new WAL with no write in flight and
     /// takes the files and manifest edits of that state.
+    /// Writes made with `disable_wal` are in no WAL: while a memtable holds
+    /// one, its memtables are flushed first (a few times at most: writes
+    /// without a WAL arriving without pause refuse the checkpoint).
     fn cut(&self) -> Result<Cut> {
         let inner = &self.inner;
+        let mut flushes = 0;
         let mut st = inner.lock();
         loop {
             if let Some(e) = &st.bg_error {
@@ -125,15 +129,31 @@ impl Db {
             if st.closing {
                 return Err(Error::Closed);
             }
-            if st.wal.is_some() {
+            if st.wal.is_none() {
+                st = inner.wait_writers(st);
+                continue;
+            }
+            let unlogged = st
+                .cfs
+                .values()
+                .any(|c| c.mem.has_unlogged() || c.imms.iter().any(|m| m.has_unlogged()));
+            if !unlogged {
                 break;
             }
-            st = inner.wait_writers(st);
+            drop(st);
+            flushes += 1;
+            if flushes > 8 {
+                return Err(Error::Busy(
+                    "checkpoint: writes without a WAL keep arriving; retry".into(),
+                ));
+            }
+            self.flush()?;
+            st = inner.lock();
         }
-        if let Err(e) = inner.switch_memtables(&mut st, true) {
-            inner.set_bg_error(&mut st, "WAL switch failed", &e);
-            return Err(e);
-        }
+        // A failed WAL create fails the checkpoint only (the database stays
+        // writable); a failed sync of the old WAL is fatal, and
+        // `switch_memtables` has then put the database in its error state.
+        inner.switch_memtables(&mut st, true)?;
         // The switched memtables are flushed as usual.
         inner.bg_cv.notify_all();
         let versions: Vec<_> = st
@@ -159,7 +179,9 @@ impl Db {
         // A number of its own: the copy's next files never reuse it.
         let manifest = st.versions.new_file_number();
         Ok(Cut {
-            sequence: st.versions.last_sequence,
+            // Not `last_sequence`: numbers taken for a write or ingestion
+            // not yet published are not in the copy.
+            sequence: st.visible_seq,
             tables,
             wals,
             manifest,

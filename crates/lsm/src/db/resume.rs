@@ -8,7 +8,8 @@
 //!    torn record in the old one) and points CURRENT at it;
 //! 3. flushes every memtable, mutable and immutable, to level-0 tables, so no WAL is
 //!    needed any more (the current WAL may end in a torn, unacknowledged record);
-//! 4. starts a fresh WAL, logs its number, and deletes the old WALs.
+//! 4. starts a fresh WAL, logs its number, and deletes the old WALs (but not those a
+//!    running checkpoint pinned: it is still copying them).
 //!
 //! Any failure leaves the database read-only as it was; the next attempt starts over.
 //! A database opened on a full disk (`open` could not write) is in the same state, with
@@ -113,14 +114,22 @@ impl Inner {
         for cf in st.cfs.values_mut() {
             cf.mem = Arc::new(MemTable::new(cf.opts.comparator, n));
         }
+        // The memtables are flushed, so no old WAL is needed for recovery,
+        // but one a running checkpoint still copies (pinned) stays on disk
+        // and listed, for the usual clean-up once the pin is gone.
+        let pin = st.wal_pins.iter().min().copied().unwrap_or(u64::MAX);
+        let mut kept = Vec::new();
         for old in std::mem::take(&mut st.live_wals) {
-            if old != n {
+            if old >= pin && old != n {
+                kept.push(old);
+            } else if old != n {
                 let _ = self.fs.remove(&filename::wal(&self.dir, old));
             }
         }
+        kept.push(n);
         st.wal = Some(wal);
         st.wal_number = n;
-        st.live_wals = vec![n];
+        st.live_wals = kept;
         Ok(())
     }
 }

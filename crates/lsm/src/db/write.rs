@@ -252,6 +252,13 @@ impl Inner {
             Stats::add(&self.stats.wal_bytes, batch.size() as u64 + 7);
         }
         Stats::add(&self.stats.write_groups, 1);
+        if disable_wal {
+            // Before the entries go in: a checkpoint that sees them (it
+            // waits for no group in flight) sees the mark too.
+            for (_, m) in mems {
+                m.mark_unlogged();
+            }
+        }
         let mut seq = batch.seq();
         let mut user_bytes = 0u64;
         // Every batch in the group was decoded whole by its writer, so this
@@ -371,12 +378,26 @@ impl Inner {
             return Ok(());
         }
         let n = st.versions.new_file_number();
-        let file = self.fs.create(&filename::wal(&self.dir, n))?;
-        // On error the old WAL stays in place (the caller goes read-only).
-        if let Some(old) = st.wal.as_mut() {
-            old.sync()?;
+        let path = filename::wal(&self.dir, n);
+        // A failed create (or directory sync) changes nothing: the old WAL
+        // stays current and intact, so the database stays writable (the
+        // caller decides whether the failure is fatal to it).
+        let file = self.fs.create(&path)?;
+        if let Err(e) = self.fs.sync_dir(&self.dir) {
+            drop(file);
+            let _ = self.fs.remove(&path);
+            return Err(e);
         }
-        self.fs.sync_dir(&self.dir)?;
+        // A failed sync of the old WAL is fatal: its acknowledged writes
+        // may not be durable, and nothing can retry an fsync safely.
+        if let Some(old) = st.wal.as_mut() {
+            if let Err(e) = old.sync() {
+                drop(file);
+                let _ = self.fs.remove(&path);
+                self.set_bg_error(st, "WAL sync failed", &e);
+                return Err(e);
+            }
+        }
         st.wal = Some(LogWriter::new(file));
         st.wal_number = n;
         st.live_wals.push(n);

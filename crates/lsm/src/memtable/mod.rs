@@ -33,6 +33,9 @@ pub struct MemTable {
     entries: AtomicU64,
     deletes: AtomicU64,
     range_dels: RwLock<Vec<RangeTombstone>>,
+    /// Holds writes made with `disable_wal` (in no WAL: a checkpoint must
+    /// flush them to copy them).
+    unlogged: std::sync::atomic::AtomicBool,
     /// The WAL file that holds this memtable's writes (and any later ones).
     pub wal_number: u64,
 }
@@ -47,8 +50,20 @@ impl MemTable {
             entries: AtomicU64::new(0),
             deletes: AtomicU64::new(0),
             range_dels: RwLock::new(Vec::new()),
+            unlogged: std::sync::atomic::AtomicBool::new(false),
             wal_number,
         }
+    }
+
+    /// Notes that a write in no WAL went into this memtable.
+    pub fn mark_unlogged(&self) {
+        self.unlogged
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// True if a write made with `disable_wal` is in this memtable.
+    pub fn has_unlogged(&self) -> bool {
+        self.unlogged.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Adds an entry. Callers serialize writes (see the module comment).

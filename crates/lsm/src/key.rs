@@ -131,6 +131,34 @@ pub fn make_internal_key(dst: &mut Vec<u8>, user_key: &[u8], seq: SeqNo, kind: V
     dst.extend_from_slice(&((seq << 8) | kind as u64).to_le_bytes());
 }
 
+/// `k` (an internal key) with its sequence number replaced by `seq` and its
+/// kind kept, into `out` (cleared first; a malformed key is copied as is).
+pub fn replace_seq(out: &mut Vec<u8>, k: &[u8], seq: SeqNo) {
+    out.clear();
+    if k.len() < 8 {
+        out.extend_from_slice(k);
+        return;
+    }
+    let (uk, t) = k.split_at(k.len() - 8);
+    out.extend_from_slice(uk);
+    out.extend_from_slice(&((seq << 8) | t[0] as u64).to_le_bytes());
+}
+
+/// `k` with its sequence number replaced by `seq` (see [`replace_seq`]).
+pub fn with_seq(k: &[u8], seq: SeqNo) -> Vec<u8> {
+    let mut v = Vec::with_capacity(k.len());
+    replace_seq(&mut v, k, seq);
+    v
+}
+
+/// The sequence number of an internal key (0 if malformed).
+pub fn seq_of(k: &[u8]) -> SeqNo {
+    if k.len() < 8 {
+        return 0;
+    }
+    split(k).1 >> 8
+}
+
 /// Returns a new internal key.
 pub fn internal_key(user_key: &[u8], seq: SeqNo, kind: ValueKind) -> Vec<u8> {
     let mut v = Vec::new();

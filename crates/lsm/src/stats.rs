@@ -62,6 +62,8 @@ counters! {
     compaction_rate_limit: "Current compaction rate limit in bytes/s; 0 when unlimited (gauge).",
     compaction_rate_limited_micros: "Time compactions slept in the rate limiter.",
     background_errors: "Background write, flush or compaction errors.",
+    ingested_files: "Table files ingested (linked or copied in, never rewritten).",
+    ingested_global_seqno_files: "Ingested files given a global sequence number (over older data, or after live snapshots).",
 }
 
 impl Stats {

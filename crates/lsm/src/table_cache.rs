@@ -46,15 +46,17 @@ impl TableCache {
         }
     }
 
-    /// The open table for file `number`, which lives in `level` (level-0
-    /// tables pin their index and filter).
+    /// The open table for file `f`, which lives in `level` (level-0
+    /// tables pin their index and filter), reading with the file's global
+    /// sequence number if it has one.
     pub fn get(
         &self,
-        number: u64,
+        f: &FileMeta,
         level: usize,
         cmp: Comparator,
         prefix_len: Option<usize>,
     ) -> Result<Arc<Table>> {
+        let number = f.number();
         if let Some(t) = self.tables.get(&number) {
             return Ok(t);
         }
@@ -65,15 +67,18 @@ impl TableCache {
             .unwrap_or_default();
         let file = self.fs.open(&path)?;
         let pin = !self.cache_index_and_filter || level == 0;
-        let t = Arc::new(Table::open(
-            file,
-            &name,
-            cmp,
-            self.blocks.clone(),
-            self.stats.clone(),
-            prefix_len,
-            pin,
-        )?);
+        let t = Arc::new(
+            Table::open(
+                file,
+                &name,
+                cmp,
+                self.blocks.clone(),
+                self.stats.clone(),
+                prefix_len,
+                pin,
+            )?
+            .with_global_seq(f.info.global_seq),
+        );
         self.tables.insert(number, t.clone(), 1);
         Ok(t)
     }
@@ -140,10 +145,7 @@ impl LevelIter {
         let Some(f) = self.files.get(i) else {
             return false;
         };
-        match self
-            .cache
-            .get(f.number(), self.level, self.cmp, self.prefix_len)
-        {
+        match self.cache.get(f, self.level, self.cmp, self.prefix_len) {
             Ok(t) => {
                 self.cur = Some(t.iter(self.fill_cache).with_prefix_check(self.prefix_check));
                 true

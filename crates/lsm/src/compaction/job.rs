@@ -196,6 +196,8 @@ pub fn write_table_from_iter(
             num_entries: info.props.num_entries,
             num_deletions: info.props.num_deletions,
             num_range_deletions: info.props.num_range_deletions,
+            // Outputs hold their entries' effective numbers.
+            global_seq: 0,
         });
         Ok(())
     };

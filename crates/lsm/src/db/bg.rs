@@ -350,15 +350,13 @@ fn input_iter(
     let mut tombs = Vec::new();
     for f in c.all_files() {
         if f.info.num_range_deletions > 0 {
-            let t = inner
-                .tables
-                .get(f.number(), c.level, cmp, opts.prefix_len)?;
+            let t = inner.tables.get(f, c.level, cmp, opts.prefix_len)?;
             tombs.extend(t.range_tombstones().iter().cloned());
         }
     }
     if c.level == 0 {
         for f in &c.inputs {
-            let t = inner.tables.get(f.number(), 0, cmp, opts.prefix_len)?;
+            let t = inner.tables.get(f, 0, cmp, opts.prefix_len)?;
             children.push(Box::new(t.iter(false)));
         }
     } else {

@@ -252,7 +252,7 @@ impl Db {
         for (v, cmp, prefix) in families {
             for (level, files) in v.levels.iter().enumerate() {
                 for f in files {
-                    let t = self.inner.tables.get(f.number(), level, cmp, prefix)?;
+                    let t = self.inner.tables.get(f, level, cmp, prefix)?;
                     let mut it = t.iter(false);
                     it.seek_to_first();
                     while it.valid() {

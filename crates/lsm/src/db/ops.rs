@@ -211,30 +211,31 @@ impl Db {
 
     /// Ingests tables written by [`SstFileWriter`] into a column family, all
     /// of them in one manifest record (after a crash either every file is
-    /// in or none is). A file whose key range overlaps nothing in the column
-    /// family (no table at any level, no memtable, no other file of the
-    /// call) is added as is, with sequence number 0, at the lowest level no
-    /// compaction is busy on; any other file is rewritten with a new
-    /// sequence number into level 0 so that it wins over what it
-    /// overwrites (files of one call overlapping each other: the later one
-    /// wins). Files are hard-linked (copied across file systems) and left
+    /// in or none is). No file is ever rewritten: each is hard-linked (or
+    /// copied across file systems) into the database directory outside the
+    /// state lock, then published under it in O(1). A file whose key range
+    /// overlaps nothing in the column family (no table at any level, no
+    /// memtable, no other file of the call) is added with sequence number
+    /// 0 at the lowest level no compaction is busy on; any other file goes
+    /// into level 0 with a fresh global sequence number (RocksDB's): the
+    /// manifest records it and every entry of the file reads with it, so
+    /// the file wins over what it overwrites (files of one call
+    /// overlapping each other: the later one wins). Source files are left
     /// in place.
     pub fn ingest(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
         self.ingest_inner(cf, paths, false)
     }
 
     /// As [`Db::ingest`], but entries are never visible to a snapshot that is
-    /// live when the files are added: with any snapshot live, every file is
-    /// rewritten with a fresh sequence number (into level 0) as an
-    /// overlapping one is, since entries with sequence number 0 would show
-    /// through every snapshot. Without snapshots it costs nothing more.
+    /// live when the files are added: with any snapshot live, every file
+    /// takes a global sequence number newer than every snapshot (into level
+    /// 0), as an overlapping one does, since entries with sequence number 0
+    /// would show through every snapshot. It costs no rewrite either way.
     pub fn ingest_after_snapshots(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
         self.ingest_inner(cf, paths, true)
     }
 
     fn ingest_inner(&self, cf: ColumnFamily, paths: &[&Path], after_snapshots: bool) -> Result<()> {
-        use crate::iter::InternalIterator;
-        let fs = self.inner.fs.clone();
         let opts = {
             let st = self.inner.lock();
             st.cfs
@@ -244,57 +245,25 @@ impl Db {
         };
         // Make memtable contents visible to the overlap check.
         self.flush()?;
-        // (path, table, smallest internal key, largest internal key)
-        let mut files = Vec::with_capacity(paths.len());
-        for p in paths {
-            let name = p.display().to_string();
-            let t = Table::open(
-                fs.open(p)?,
-                &name,
-                opts.comparator,
-                None,
-                self.inner.stats.clone(),
-                opts.prefix_len,
-                true,
-            )?;
-            let t = Arc::new(t);
-            let mut it = t.iter(false);
-            it.seek_to_first();
-            if !it.valid() {
-                it.status()?;
-                continue;
-            }
-            let smallest = it.key().to_vec();
-            it.seek_to_last();
-            let largest = it.key().to_vec();
-            it.status()?;
-            files.push((p.to_path_buf(), t, smallest, largest));
-        }
+        let files = open_ingested(self.inner.fs.as_ref(), &opts, &self.inner.stats, paths)?;
         if files.is_empty() {
             return Ok(());
         }
-        let cmp = opts.comparator;
-        // Whether each file overlaps another file of the call.
-        let mut among = vec![false; files.len()];
-        for i in 0..files.len() {
-            for j in 0..i {
-                let (a, b) = (&files[i], &files[j]);
-                let apart = cmp.compare(key::user_key(&a.3), key::user_key(&b.2))
-                    == std::cmp::Ordering::Less
-                    || cmp.compare(key::user_key(&b.3), key::user_key(&a.2))
-                        == std::cmp::Ordering::Less;
-                if !apart {
-                    among[i] = true;
-                    among[j] = true;
-                }
-            }
+        let among = overlapping_among(opts.comparator, &files);
+        // Into the database directory under numbers of their own, outside
+        // the state lock (a copy across file systems takes its time).
+        let linked = Linked::new(self, &files)?;
+        let hook = self
+            .inner
+            .ingest_hook
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        if let Some(h) = hook {
+            h();
         }
-        // Sequence numbers and file numbers are taken under the state lock,
-        // but files are rewritten outside it (writers go on meanwhile), then
-        // added under it if nothing they were placed against changed; else
-        // again, and the third time with the lock held throughout.
         let mut flushes = 0;
-        for attempt in 0.. {
+        loop {
             let mut st = self.inner.lock();
             // Wait until no write group is in flight, so that sequence
             // numbers taken here are published in order.
@@ -317,137 +286,66 @@ impl Db {
                 self.flush()?;
                 continue;
             }
-            let plan = plan_ingest(&mut st, cf, &files, &among, after_snapshots)?;
-            if plan.iter().any(|p| p.level.is_none()) && attempt < 2 {
-                drop(st);
-                let added = self.place_files(&opts, &files, &plan);
-                let st = self.inner.lock();
-                let added = added?;
-                if !still_valid(&st, cf, &files, &among, after_snapshots, &plan)? {
-                    drop(st);
-                    for (_, f) in &added {
-                        let _ = fs.remove(&filename::table(&self.inner.dir, f.number));
+            let (levels, _) = free_levels(&st, cf, &files, &among, after_snapshots)?;
+            let mut added = Vec::with_capacity(files.len());
+            let mut max_seq = 0;
+            for (((_, t, smallest, largest), level), (number, size)) in
+                files.iter().zip(levels).zip(&linked.files)
+            {
+                let p = t.properties();
+                let mut f = NewFile {
+                    number: *number,
+                    size: *size,
+                    smallest: smallest.clone(),
+                    largest: largest.clone(),
+                    num_entries: p.num_entries,
+                    num_deletions: p.num_deletions,
+                    num_range_deletions: p.num_range_deletions,
+                    ..Default::default()
+                };
+                let level = match level {
+                    Some(l) => l,
+                    None => {
+                        // In call order: a later file wins over an earlier
+                        // one it overlaps.
+                        if p.largest_seq != 0 {
+                            return Err(Error::InvalidArgument(format!(
+                                "ingested file {} holds sequence numbers: it cannot be placed over existing data",
+                                t.name()
+                            )));
+                        }
+                        st.versions.last_sequence += 1;
+                        let g = st.versions.last_sequence;
+                        f.global_seq = g;
+                        f.smallest_seq = g;
+                        f.largest_seq = g;
+                        f.smallest = key::with_seq(smallest, g);
+                        f.largest = key::with_seq(largest, g);
+                        max_seq = g;
+                        crate::stats::Stats::add(&self.inner.stats.ingested_global_seqno_files, 1);
+                        0
                     }
-                    continue;
-                }
-                return self.publish_ingested(st, cf, added, &plan);
+                };
+                added.push((level, f));
             }
-            let added = self.place_files(&opts, &files, &plan)?;
-            return self.publish_ingested(st, cf, added, &plan);
-        }
-        Ok(())
-    }
-
-    /// Links or rewrites each file as `plan` says (see `ingest`).
-    fn place_files(
-        &self,
-        opts: &CfOptions,
-        files: &[Ingested],
-        plan: &[Placed],
-    ) -> Result<Vec<(usize, NewFile)>> {
-        use crate::iter::InternalIterator;
-        let fs = self.inner.fs.clone();
-        let mut added = Vec::with_capacity(files.len());
-        for ((p, t, smallest, largest), pl) in files.iter().zip(plan) {
-            let dst = filename::table(&self.inner.dir, pl.number);
-            let info = match pl.level {
-                Some(_) => {
-                    if fs.link(p, &dst).is_err() {
-                        let data = fs.read_all(p)?;
-                        crate::vfs::write_file_synced(fs.as_ref(), &dst, &data)?;
-                    }
-                    NewFile {
-                        number: pl.number,
-                        size: fs.file_size(&dst)?,
-                        smallest: smallest.clone(),
-                        largest: largest.clone(),
-                        smallest_seq: 0,
-                        largest_seq: 0,
-                        num_entries: t.properties().num_entries,
-                        num_deletions: t.properties().num_deletions,
-                        num_range_deletions: t.properties().num_range_deletions,
-                    }
-                }
-                None => {
-                    // Rewritten with its sequence number, into level 0.
-                    let seq = pl.seq;
-                    let topts = TableOptions {
-                        cmp: opts.comparator,
-                        block_size: opts.block_size,
-                        restart_interval: opts.block_restart_interval,
-                        bloom_bits: opts.bloom_bits_per_key,
-                        prefix_len: opts.prefix_len,
-                        compression: opts.compression_for(0, false),
-                    };
-                    let hook = self
-                        .inner
-                        .ingest_hook
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .clone();
-                    if let Some(h) = hook {
-                        h();
-                    }
-                    let mut b = TableBuilder::new(fs.create(&dst)?, topts);
-                    let mut k = Vec::new();
-                    let mut it = t.iter(false);
-                    it.seek_to_first();
-                    while it.valid() {
-                        key::make_internal_key(
-                            &mut k,
-                            key::user_key(it.key()),
-                            seq,
-                            ValueKind::Value,
-                        );
-                        b.add(&k, it.value())?;
-                        it.next();
-                    }
-                    it.status()?;
-                    let ti = b.finish()?;
-                    NewFile {
-                        number: pl.number,
-                        size: ti.file_size,
-                        smallest: ti.smallest,
-                        largest: ti.largest,
-                        smallest_seq: seq,
-                        largest_seq: seq,
-                        num_entries: ti.props.num_entries,
-                        num_deletions: 0,
-                        num_range_deletions: 0,
-                    }
-                }
+            let edit = VersionEdit {
+                cf: cf.0,
+                added,
+                ..Default::default()
             };
-            added.push((pl.level.unwrap_or(0), info));
+            self.inner.log_and_apply(&mut st, edit)?;
+            st.visible_seq = st.visible_seq.max(max_seq);
+            crate::stats::Stats::add(&self.inner.stats.ingested_files, files.len() as u64);
+            linked.keep();
+            self.inner.bg_cv.notify_all();
+            return Ok(());
         }
-        Ok(added)
     }
 
-    /// Adds the placed files in one manifest record.
-    fn publish_ingested(
-        &self,
-        mut st: std::sync::MutexGuard<'_, super::State>,
-        cf: ColumnFamily,
-        added: Vec<(usize, NewFile)>,
-        plan: &[Placed],
-    ) -> Result<()> {
-        // The new files' directory entries must be durable before the
-        // manifest names them.
-        self.inner.fs.sync_dir(&self.inner.dir)?;
-        let max_seq = plan.iter().map(|p| p.seq).max().unwrap_or(0);
-        let edit = VersionEdit {
-            cf: cf.0,
-            added,
-            ..Default::default()
-        };
-        self.inner.log_and_apply(&mut st, edit)?;
-        st.visible_seq = st.visible_seq.max(max_seq);
-        self.inner.bg_cv.notify_all();
-        Ok(())
-    }
-
-    /// Sets (or clears) a function called while an ingestion rewrites a
-    /// file with a fresh sequence number, outside the state lock: tests
-    /// use it to check that writers are not held up by an ingestion.
+    /// Sets (or clears) a function called once an ingestion has linked its
+    /// files in, before it takes the state lock to publish them: tests use
+    /// it to act in the middle of an ingestion (writers must not be held
+    /// up by it).
     #[doc(hidden)]
     pub fn set_ingest_hook(&self, hook: Option<super::IngestHook>) {
         *self
@@ -461,31 +359,116 @@ impl Db {
 /// A file to ingest: (path, table, smallest internal key, largest internal key).
 type Ingested = (std::path::PathBuf, Arc<Table>, Vec<u8>, Vec<u8>);
 
-/// Where an ingested file goes: `level` with sequence number 0, or
-/// (None) rewritten with `seq` into level 0; as table `number`. `seen`:
-/// the numbers of the tables overlapping it when it was placed.
-struct Placed {
-    level: Option<usize>,
-    number: u64,
-    seq: u64,
-    seen: Vec<u64>,
+/// Opens the files to ingest and reads their key ranges (empty files are
+/// left out).
+fn open_ingested(
+    fs: &dyn crate::vfs::Fs,
+    opts: &CfOptions,
+    stats: &Arc<crate::stats::Stats>,
+    paths: &[&Path],
+) -> Result<Vec<Ingested>> {
+    use crate::iter::InternalIterator;
+    let mut files = Vec::with_capacity(paths.len());
+    for p in paths {
+        let name = p.display().to_string();
+        let t = Table::open(
+            fs.open(p)?,
+            &name,
+            opts.comparator,
+            None,
+            stats.clone(),
+            opts.prefix_len,
+            true,
+        )?;
+        let t = Arc::new(t);
+        let mut it = t.iter(false);
+        it.seek_to_first();
+        if !it.valid() {
+            it.status()?;
+            continue;
+        }
+        let smallest = it.key().to_vec();
+        it.seek_to_last();
+        let largest = it.key().to_vec();
+        it.status()?;
+        files.push((p.to_path_buf(), t, smallest, largest));
+    }
+    Ok(files)
 }
 
-/// The file numbers of the tables of `v` whose user-key range meets `[lo, hi]`.
-fn overlapping_tables(v: &crate::version::Version, lo: &[u8], hi: &[u8]) -> Vec<u64> {
-    let cmp = v.cmp;
-    let mut out: Vec<u64> = v
-        .levels
-        .iter()
-        .flatten()
-        .filter(|f| {
-            cmp.compare(f.smallest_user(), hi) != std::cmp::Ordering::Greater
-                && cmp.compare(f.largest_user(), lo) != std::cmp::Ordering::Less
-        })
-        .map(|f| f.number())
-        .collect();
-    out.sort_unstable();
-    out
+/// Whether each file overlaps another file of the call.
+fn overlapping_among(cmp: Comparator, files: &[Ingested]) -> Vec<bool> {
+    let mut among = vec![false; files.len()];
+    for i in 0..files.len() {
+        for j in 0..i {
+            let (a, b) = (&files[i], &files[j]);
+            let apart = cmp.compare(key::user_key(&a.3), key::user_key(&b.2))
+                == std::cmp::Ordering::Less
+                || cmp.compare(key::user_key(&b.3), key::user_key(&a.2))
+                    == std::cmp::Ordering::Less;
+            if !apart {
+                among[i] = true;
+                among[j] = true;
+            }
+        }
+    }
+    among
+}
+
+/// The files of an ingestion linked (or copied) into the database
+/// directory as tables: (number, size) each. Removed again when dropped,
+/// unless published (`keep`).
+struct Linked<'a> {
+    db: &'a Db,
+    files: Vec<(u64, u64)>,
+    kept: bool,
+}
+
+impl<'a> Linked<'a> {
+    fn new(db: &'a Db, files: &[Ingested]) -> Result<Linked<'a>> {
+        let fs = db.inner.fs.clone();
+        let mut l = Linked {
+            db,
+            files: Vec::with_capacity(files.len()),
+            kept: false,
+        };
+        for (p, _, _, _) in files {
+            let number = db.inner.lock().versions.new_file_number();
+            let dst = filename::table(&db.inner.dir, number);
+            // Listed first: a failed copy is removed too.
+            l.files.push((number, 0));
+            if fs.link(p, &dst).is_err() {
+                let data = fs.read_all(p)?;
+                crate::vfs::write_file_synced(fs.as_ref(), &dst, &data)?;
+            }
+            let size = fs.file_size(&dst)?;
+            if let Some(last) = l.files.last_mut() {
+                last.1 = size;
+            }
+        }
+        // The new files' directory entries must be durable before the
+        // manifest names them.
+        fs.sync_dir(&db.inner.dir)?;
+        Ok(l)
+    }
+
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Linked<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            for (n, _) in &self.files {
+                let _ = self
+                    .db
+                    .inner
+                    .fs
+                    .remove(&filename::table(&self.db.inner.dir, *n));
+            }
+        }
+    }
 }
 
 /// The level each file could take with sequence number 0 (None: it must
@@ -536,77 +519,6 @@ fn free_levels(
         })
         .collect();
     Ok((levels, v))
-}
-
-/// Places every file (`free_levels`), taking a table number for each and
-/// a fresh sequence number for each one rewritten (in call order: a later
-/// file wins over an earlier one it overlaps).
-fn plan_ingest(
-    st: &mut super::State,
-    cf: ColumnFamily,
-    files: &[Ingested],
-    among: &[bool],
-    after_snapshots: bool,
-) -> Result<Vec<Placed>> {
-    let (levels, v) = free_levels(st, cf, files, among, after_snapshots)?;
-    let mut plan = Vec::with_capacity(files.len());
-    for ((_, _, smallest, largest), level) in files.iter().zip(levels) {
-        let number = st.versions.new_file_number();
-        let seq = match level {
-            Some(_) => 0,
-            None => {
-                st.versions.last_sequence += 1;
-                st.versions.last_sequence
-            }
-        };
-        let seen = overlapping_tables(&v, key::user_key(smallest), key::user_key(largest));
-        plan.push(Placed {
-            level,
-            number,
-            seq,
-            seen,
-        });
-    }
-    Ok(plan)
-}
-
-/// Whether files placed by `plan` (before the state lock was let go) may
-/// still be added as placed: no snapshot taken since their sequence
-/// numbers were (it would not see entries it should), no table meeting a
-/// rewritten file's range written since (a flush or compaction meanwhile
-/// could hold older entries of its keys above it, or newer ones below),
-/// and every file kept at sequence number 0 still free at its level.
-fn still_valid(
-    st: &super::State,
-    cf: ColumnFamily,
-    files: &[Ingested],
-    among: &[bool],
-    after_snapshots: bool,
-    plan: &[Placed],
-) -> Result<bool> {
-    let first = plan
-        .iter()
-        .filter(|p| p.level.is_none())
-        .map(|p| p.seq)
-        .min()
-        .unwrap_or(u64::MAX);
-    if st.snapshots.range(first..).next().is_some() {
-        return Ok(false);
-    }
-    let (levels, v) = free_levels(st, cf, files, among, after_snapshots)?;
-    for (((_, _, smallest, largest), pl), now) in files.iter().zip(plan).zip(levels) {
-        match pl.level {
-            Some(l) if now.is_none_or(|n| n < l) => return Ok(false),
-            Some(_) => {}
-            None => {
-                let seen = overlapping_tables(&v, key::user_key(smallest), key::user_key(largest));
-                if seen.iter().any(|n| !pl.seen.contains(n)) {
-                    return Ok(false);
-                }
-            }
-        }
-    }
-    Ok(true)
 }
 
 /// True if a memtable of `cf` holds an entry in the range of any of `files`.

@@ -85,10 +85,7 @@ impl Db {
                 view.version.find_file(level, &target).into_iter().collect()
             };
             for f in candidates {
-                let t = self
-                    .inner
-                    .tables
-                    .get(f.number(), level, cmp, view.opts.prefix_len)?;
+                let t = self.inner.tables.get(f, level, cmp, view.opts.prefix_len)?;
                 covered = covered.max(t.max_covering_tombstone(key, seq));
                 if let Some((ik, v)) = t.get(&target, key, hash)? {
                     let p = key::parse_internal_key(&ik)
@@ -135,10 +132,7 @@ impl Db {
             let files: Vec<_> = files.iter().filter(|f| in_bounds(f)).cloned().collect();
             for f in &files {
                 if f.info.num_range_deletions > 0 {
-                    let t = self
-                        .inner
-                        .tables
-                        .get(f.number(), level, cmp, view.opts.prefix_len)?;
+                    let t = self.inner.tables.get(f, level, cmp, view.opts.prefix_len)?;
                     tombs.extend(t.range_tombstones().iter().cloned());
                 }
             }
@@ -147,7 +141,7 @@ impl Db {
                     let t = self
                         .inner
                         .tables
-                        .get(f.number(), level, cmp, view.opts.prefix_len)?;
+                        .get(&f, level, cmp, view.opts.prefix_len)?;
                     children.push(Box::new(t.iter(fill).with_prefix_check(prefix_check)));
                 }
             } else if !files.is_empty() {

@@ -49,6 +49,9 @@ pub struct Table {
     cache_id: u64,
     stats: Arc<Stats>,
     prefix_len: Option<usize>,
+    /// When not 0, every entry reads with this sequence number (an
+    /// ingested table's global sequence number, from the manifest).
+    global_seq: SeqNo,
 }
 
 impl Table {
@@ -128,7 +131,27 @@ impl Table {
             cache_id,
             stats,
             prefix_len,
+            global_seq: 0,
         })
+    }
+
+    /// Makes every entry and range tombstone of the table read with
+    /// sequence number `seq` (0: as stored), RocksDB's global sequence
+    /// number: an ingested table's entries are written with 0 and take the
+    /// number the manifest gives the file.
+    pub fn with_global_seq(mut self, seq: SeqNo) -> Table {
+        if seq != 0 {
+            self.global_seq = seq;
+            for t in &mut self.range_dels {
+                t.seq = seq;
+            }
+        }
+        self
+    }
+
+    /// The global sequence number (0: none).
+    pub fn global_seq(&self) -> SeqNo {
+        self.global_seq
     }
 
     /// The index block (pinned, cached, or read again).
@@ -297,7 +320,17 @@ impl Table {
             if it.valid() {
                 if self.cmp.compare(key::user_key(it.key()), user_key) == std::cmp::Ordering::Equal
                 {
-                    return Ok(Some((it.key().to_vec(), it.value().to_vec())));
+                    if self.global_seq == 0 {
+                        return Ok(Some((it.key().to_vec(), it.value().to_vec())));
+                    }
+                    // One entry per user key in such a table: it is newer
+                    // than the lookup, or it is the entry.
+                    if self.global_seq > key::seq_of(target) {
+                        return Ok(None);
+                    }
+                    let mut k = Vec::new();
+                    key::replace_seq(&mut k, it.key(), self.global_seq);
+                    return Ok(Some((k, it.value().to_vec())));
                 }
                 return Ok(None);
             }
@@ -316,6 +349,7 @@ impl Table {
         };
         TableIter {
             index: BlockIter::new(index, self.cmp),
+            gkey: Vec::new(),
             table: self.clone(),
             data: None,
             data_handle: None,
@@ -422,6 +456,9 @@ impl Readahead {
 /// Two-level iterator: the index block picks data blocks.
 pub struct TableIter {
     table: Arc<Table>,
+    /// The current key with the table's global sequence number (when it
+    /// has one).
+    gkey: Vec<u8>,
     index: BlockIter,
     data: Option<BlockIter>,
     data_handle: Option<u64>,
@@ -491,6 +528,17 @@ impl TableIter {
         }
     }
 
+    /// Rebuilds `gkey` for the current entry (tables with a global
+    /// sequence number only).
+    fn apply_global(&mut self) {
+        let g = self.table.global_seq;
+        if g != 0 {
+            if let Some(d) = self.data.as_ref().filter(|d| d.valid()) {
+                key::replace_seq(&mut self.gkey, d.key(), g);
+            }
+        }
+    }
+
     fn skip_forward(&mut self) {
         self.check_data_status();
         while !self.data_valid() && self.err.is_none() {
@@ -536,6 +584,7 @@ impl InternalIterator for TableIter {
             d.seek_to_first();
         }
         self.skip_forward();
+        self.apply_global();
     }
     fn seek_to_last(&mut self) {
         self.err = None;
@@ -545,6 +594,7 @@ impl InternalIterator for TableIter {
             d.seek_to_last();
         }
         self.skip_backward();
+        self.apply_global();
     }
     fn seek(&mut self, target: &[u8]) {
         self.err = None;
@@ -564,20 +614,41 @@ impl InternalIterator for TableIter {
             d.seek(target);
         }
         self.skip_forward();
+        self.apply_global();
+        // The stored entry of the target's user key (sequence 0) is at or
+        // after the target, but with the global number it may be before it
+        // (newer than the target's number): then the next entry is the one.
+        let g = self.table.global_seq;
+        if g != 0
+            && self.valid()
+            && g > key::seq_of(target)
+            && self
+                .table
+                .cmp
+                .compare(key::user_key(&self.gkey), key::user_key(target))
+                == std::cmp::Ordering::Equal
+        {
+            self.next();
+        }
     }
     fn next(&mut self) {
         if let Some(d) = &mut self.data {
             d.next();
         }
         self.skip_forward();
+        self.apply_global();
     }
     fn prev(&mut self) {
         if let Some(d) = &mut self.data {
             d.prev();
         }
         self.skip_backward();
+        self.apply_global();
     }
     fn key(&self) -> &[u8] {
+        if self.table.global_seq != 0 {
+            return &self.gkey;
+        }
         self.data.as_ref().map_or(&[], |d| d.key())
     }
     fn value(&self) -> &[u8] {

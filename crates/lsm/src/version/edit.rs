@@ -10,8 +10,13 @@
 //!   5 deleted file: level varint32,       (varint64 each unless noted)
 //!     number varint64                   7 column family id: varint32
 //!   8 add column family: lenprefixed    9 drop column family (no payload)
-//!  10 max column family id: varint32
+//!  10 max column family id: varint32  11 new file, version 2: the
+//!                                        fields of 6, then global seq
 //! ```
+//! Tag 11 is written only for a file with a global sequence number (an
+//! ingested table whose entries all take that number when read); every
+//! other file is written as tag 6, so a manifest without ingestions stays
+//! readable by older binaries, and one with them is refused by them.
 //! Tag numbers are persisted: never reuse one. An unknown tag is corruption
 //! (an older binary must not silently misread a newer manifest).
 use crate::coding::{put_length_prefixed, put_varint32, put_varint64, Decoder};
@@ -38,6 +43,11 @@ pub struct NewFile {
     pub num_deletions: u64,
     /// Range tombstones.
     pub num_range_deletions: u64,
+    /// When not 0, the sequence number of every entry of the file, whatever
+    /// the file itself holds (RocksDB's global sequence number: an ingested
+    /// table is published without being rewritten). `smallest`, `largest`
+    /// and the seq fields above hold it already.
+    pub global_seq: u64,
 }
 
 /// One manifest record.
@@ -102,7 +112,7 @@ impl VersionEdit {
             put_varint64(&mut v, *n);
         }
         for (level, f) in &self.added {
-            put_varint32(&mut v, 6);
+            put_varint32(&mut v, if f.global_seq == 0 { 6 } else { 11 });
             put_varint32(&mut v, *level as u32);
             put_varint64(&mut v, f.number);
             put_varint64(&mut v, f.size);
@@ -116,6 +126,9 @@ impl VersionEdit {
                 f.num_range_deletions,
             ] {
                 put_varint64(&mut v, x);
+            }
+            if f.global_seq != 0 {
+                put_varint64(&mut v, f.global_seq);
             }
         }
         v
@@ -137,9 +150,9 @@ impl VersionEdit {
                 3 => d.varint64().map(|x| e.next_file_number = Some(x)),
                 4 => d.varint64().map(|x| e.last_sequence = Some(x)),
                 5 => (|| Some(e.deleted.push((level(d.varint32()?)?, d.varint64()?))))(),
-                6 => (|| {
+                6 | 11 => (|| {
                     let lvl = level(d.varint32()?)?;
-                    let f = NewFile {
+                    let mut f = NewFile {
                         number: d.varint64()?,
                         size: d.varint64()?,
                         smallest: d.length_prefixed()?.to_vec(),
@@ -149,7 +162,11 @@ impl VersionEdit {
                         num_entries: d.varint64()?,
                         num_deletions: d.varint64()?,
                         num_range_deletions: d.varint64()?,
+                        global_seq: 0,
                     };
+                    if tag == 11 {
+                        f.global_seq = d.varint64().filter(|g| *g != 0)?;
+                    }
                     e.added.push((lvl, f));
                     Some(())
                 })(),
@@ -207,5 +224,41 @@ mod tests {
         assert_eq!(VersionEdit::decode(&b).unwrap(), e);
         assert!(VersionEdit::decode(&[99]).is_err());
         assert!(VersionEdit::decode(&b[..b.len() - 1]).is_err());
+    }
+
+    /// A file with a global sequence number is a tag-11 record carrying it;
+    /// one without stays a tag-6 record, byte for byte what older binaries
+    /// write and read (old manifests decode with global_seq 0).
+    #[test]
+    fn global_seq_is_a_version_2_new_file_record() {
+        let file = |g| NewFile {
+            number: 7,
+            size: 100,
+            smallest: b"a".to_vec(),
+            largest: b"z".to_vec(),
+            smallest_seq: g,
+            largest_seq: g,
+            num_entries: 3,
+            global_seq: g,
+            ..Default::default()
+        };
+        let edit = |g| VersionEdit {
+            cf: 0,
+            added: vec![(0, file(g))],
+            ..Default::default()
+        };
+        let old = edit(0).encode();
+        // cf tag 7, cf 0, then the new-file tag.
+        assert_eq!(&old[..3], &[7, 0, 6]);
+        assert_eq!(VersionEdit::decode(&old).unwrap(), edit(0));
+        let new = edit(300).encode();
+        assert_eq!(&new[..3], &[7, 0, 11]);
+        assert_eq!(VersionEdit::decode(&new).unwrap(), edit(300));
+        assert!(VersionEdit::decode(&new[..new.len() - 1]).is_err());
+        // A version-2 record must carry a number.
+        let mut zero = old.clone();
+        zero[2] = 11;
+        zero.push(0);
+        assert!(VersionEdit::decode(&zero).is_err());
     }
 }

@@ -252,14 +252,14 @@ impl Db {
                         being_compacted: f.is_compacting(),
                         compression: None,
                     });
-                    open.push((f.number(), level, cmp, prefix));
+                    open.push((f.clone(), level, cmp, prefix));
                 }
             }
         }
         drop(st);
         // Properties come from the open table (through the table cache), outside the lock.
-        for (info, (n, level, cmp, prefix)) in out.iter_mut().zip(open) {
-            if let Ok(t) = self.inner.tables.get(n, level, cmp, prefix) {
+        for (info, (f, level, cmp, prefix)) in out.iter_mut().zip(open) {
+            if let Ok(t) = self.inner.tables.get(&f, level, cmp, prefix) {
                 info.compression = t.properties().compression;
             }
         }

@@ -118,6 +118,9 @@ impl Fs for GateFs {
     fn sync_dir(&self, dir: &Path) -> lsm::Result<()> {
         self.inner.sync_dir(dir)
     }
+    fn sync_file(&self, path: &Path) -> lsm::Result<()> {
+        self.inner.sync_file(path)
+    }
     fn file_size(&self, path: &Path) -> lsm::Result<u64> {
         self.inner.file_size(path)
     }
@@ -160,6 +163,15 @@ fn resume_keeps_the_wals_a_running_checkpoint_copies() {
         .unwrap()
         .expect("the checkpoint lost its pinned WAL");
     assert!(info.sequence >= 200, "{info:?}");
+    // Once the checkpoint is done, the WALs it pinned go (without waiting
+    // for a flush): only the current one is left.
+    let wals: Vec<String> = mem
+        .list(Path::new("/db"))
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .collect();
+    assert_eq!(wals.len(), 1, "{wals:?}");
     db.close().unwrap();
     let c = Db::open("/ckpt", opts(Arc::new(mem.clone()))).unwrap();
     for i in 0..200 {
@@ -203,5 +215,37 @@ fn a_checkpoint_holds_writes_made_without_the_wal() {
             "key {i} written without the WAL is missing from the copy"
         );
     }
+    c.close().unwrap();
+}
+
+/// A write made with `disable_wal` marks only the memtable it goes into: an
+/// empty memtable of another column family (which a flush does not switch)
+/// must not hold every later checkpoint at Busy.
+#[test]
+fn a_write_without_the_wal_to_one_cf_does_not_block_later_checkpoints() {
+    let mem = MemFs::new();
+    let db = Db::open("/db", opts(Arc::new(mem.clone()))).unwrap();
+    let other = db.create_cf("other", lsm::CfOptions::default()).unwrap();
+    let no_wal = WriteOptions {
+        disable_wal: true,
+        ..WriteOptions::default()
+    };
+    let mut b = WriteBatch::new();
+    b.put_cf(other.0, b"only", b"in other");
+    db.write(no_wal, b).unwrap();
+    // An empty batch without the WAL marks nothing either.
+    db.write(no_wal, WriteBatch::new()).unwrap();
+    db.checkpoint("/ckpt1")
+        .expect("the default column family's empty memtable holds no unlogged write");
+    db.checkpoint("/ckpt2").expect("a second checkpoint too");
+    db.close().unwrap();
+    let c = Db::open("/ckpt2", opts(Arc::new(mem.clone()))).unwrap();
+    let cf = c.cf("other").unwrap();
+    assert_eq!(
+        c.get_cf(&lsm::ReadOptions::default(), cf, b"only")
+            .unwrap()
+            .as_deref(),
+        Some(&b"in other"[..])
+    );
     c.close().unwrap();
 }

@@ -153,6 +153,10 @@ impl Fs for HookFs {
         self.hooks.op("sync_dir", dir)?;
         self.inner.sync_dir(dir)
     }
+    fn sync_file(&self, path: &Path) -> lsm::Result<()> {
+        self.hooks.op("sync_file", path)?;
+        self.inner.sync_file(path)
+    }
     fn file_size(&self, path: &Path) -> lsm::Result<u64> {
         self.inner.file_size(path)
     }

@@ -162,6 +162,9 @@ impl Fs for SlowFs {
     fn sync_dir(&self, dir: &Path) -> lsm::Result<()> {
         self.inner.sync_dir(dir)
     }
+    fn sync_file(&self, path: &Path) -> lsm::Result<()> {
+        self.inner.sync_file(path)
+    }
     fn file_size(&self, path: &Path) -> lsm::Result<u64> {
         self.inner.file_size(path)
     }

@@ -191,11 +191,7 @@ pub(crate) fn background_loop(inner: Arc<Inner>, pool: Pool) {
                 inner.notify_writers(&st);
             }
             None => {
-                st = inner
-                    .bg_cv
-                    .wait_timeout(st, Duration::from_millis(500))
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
+                st = inner.wait_bg(st, Duration::from_millis(500));
             }
         }
     }
@@ -320,7 +316,7 @@ fn remove_table(inner: &Inner, number: u64) {
     let _ = inner.fs.remove(&filename::table(&inner.dir, number));
 }
 
-fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
+pub(super) fn delete_obsolete_wals(inner: &Inner, st: &mut State) {
     let current = st.wal_number;
     let min_needed = st
         .cfs
@@ -443,24 +439,7 @@ impl Db {
     /// Switches every non-empty memtable to immutable and waits until all
     /// are flushed to level 0.
     pub fn flush(&self) -> Result<()> {
-        self.inner
-            .write(crate::options::WriteOptions::default(), None, true)?;
-        let mut st = self.inner.lock();
-        loop {
-            if let Some(e) = &st.bg_error {
-                return Err(e.clone());
-            }
-            if st.cfs.values().all(|c| c.imms.is_empty()) {
-                return Ok(());
-            }
-            self.inner.bg_cv.notify_all();
-            st = self
-                .inner
-                .bg_cv
-                .wait_timeout(st, Duration::from_millis(100))
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
-        }
+        self.inner.flush_all()
     }
 
     /// Waits until no compaction is due or running.
@@ -482,12 +461,7 @@ impl Db {
                 return Ok(());
             }
             self.inner.bg_cv.notify_all();
-            st = self
-                .inner
-                .bg_cv
-                .wait_timeout(st, Duration::from_millis(50))
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            st = self.inner.wait_bg(st, Duration::from_millis(50));
         }
     }
 }

@@ -57,6 +57,11 @@ impl Drop for WalPin<'_> {
             if let Some(i) = st.wal_pins.iter().position(|p| *p == f) {
                 st.wal_pins.swap_remove(i);
             }
+            // WALs kept only for this pin (e.g. by `resume`) go now, not
+            // at the next flush.
+            if st.bg_error.is_none() && !st.closing {
+                super::bg::delete_obsolete_wals(self.inner, &mut st);
+            }
         }
     }
 }

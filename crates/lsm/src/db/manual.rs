@@ -242,9 +242,10 @@ impl Inner {
         Ok(all)
     }
 
-    /// Switches and flushes every memtable (as `Db::flush`), giving up when
-    /// the database closes.
-    fn flush_all(&self) -> Result<()> {
+    /// Switches every non-empty memtable to immutable and waits until all
+    /// are flushed to level 0 (`Db::flush`), giving up when the database
+    /// closes.
+    pub(crate) fn flush_all(&self) -> Result<()> {
         self.write(WriteOptions::default(), None, true)?;
         let mut st = self.lock();
         loop {
@@ -258,11 +259,7 @@ impl Inner {
                 return Ok(());
             }
             self.bg_cv.notify_all();
-            st = self
-                .bg_cv
-                .wait_timeout(st, Duration::from_millis(100))
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            st = self.wait_bg(st, Duration::from_millis(100));
         }
     }
 
@@ -321,11 +318,7 @@ impl Inner {
                     level + 1
                 };
                 if files.iter().any(|f| f.is_compacting()) {
-                    st = self
-                        .bg_cv
-                        .wait_timeout(st, Duration::from_millis(20))
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
+                    st = self.wait_bg(st, Duration::from_millis(20));
                     drop(st);
                     continue;
                 }
@@ -336,11 +329,7 @@ impl Inner {
                 };
                 let Some(mut c) = compaction::picker::build(&v, level, output, inputs, "manual")
                 else {
-                    st = self
-                        .bg_cv
-                        .wait_timeout(st, Duration::from_millis(20))
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
+                    st = self.wait_bg(st, Duration::from_millis(20));
                     drop(st);
                     continue;
                 };

@@ -114,8 +114,8 @@ pub(crate) struct Inner {
     pub auto_resume: Option<std::time::Duration>,
     /// Range-deleted key ranges for the reclaim thread (manual.rs).
     pub(crate) reclaims: manual::Reclaims,
-    /// Called while an ingestion rewrites a file, outside the state lock
-    /// (`Db::set_ingest_hook`, for tests).
+    /// Called once an ingestion has linked its files in, before it takes
+    /// the state lock to publish them (`Db::set_ingest_hook`, for tests).
     pub ingest_hook: Mutex<Option<IngestHook>>,
     /// See `Options::cf_config`.
     pub cf_config: Option<Arc<crate::optstr::CfConfig>>,
@@ -150,6 +150,19 @@ impl Inner {
         }
         self.notify_writers(st);
         self.bg_cv.notify_all();
+    }
+
+    /// Waits on `bg_cv` for at most `d`: until background work signals
+    /// progress (a job done, an error) or the time passes.
+    pub(crate) fn wait_bg<'a>(
+        &self,
+        st: MutexGuard<'a, State>,
+        d: std::time::Duration,
+    ) -> MutexGuard<'a, State> {
+        self.bg_cv
+            .wait_timeout(st, d)
+            .unwrap_or_else(|p| p.into_inner())
+            .0
     }
 
     /// Waits on `queue_cv`, counted in `write_waiters`.

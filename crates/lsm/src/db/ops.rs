@@ -221,7 +221,10 @@ impl Db {
     /// manifest records it and every entry of the file reads with it, so
     /// the file wins over what it overwrites (files of one call
     /// overlapping each other: the later one wins). Source files are left
-    /// in place.
+    /// in place, but a hard-linked one shares its data with the table: the
+    /// caller must not write into a source path after the call (replacing
+    /// it, by a rename or a remove and create, is safe). Files holding
+    /// range deletions, or a user key twice, are refused.
     pub fn ingest(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
         self.ingest_inner(cf, paths, false)
     }
@@ -287,6 +290,15 @@ impl Db {
                 continue;
             }
             let (levels, _) = free_levels(&st, cf, &files, &among, after_snapshots)?;
+            // Every file is checked before any sequence number is taken.
+            for ((_, t, _, _), level) in files.iter().zip(&levels) {
+                if level.is_none() && t.properties().largest_seq != 0 {
+                    return Err(Error::InvalidArgument(format!(
+                        "ingested file {} holds sequence numbers: it cannot be placed over existing data",
+                        t.name()
+                    )));
+                }
+            }
             let mut added = Vec::with_capacity(files.len());
             let mut max_seq = 0;
             for (((_, t, smallest, largest), level), (number, size)) in
@@ -308,12 +320,6 @@ impl Db {
                     None => {
                         // In call order: a later file wins over an earlier
                         // one it overlaps.
-                        if p.largest_seq != 0 {
-                            return Err(Error::InvalidArgument(format!(
-                                "ingested file {} holds sequence numbers: it cannot be placed over existing data",
-                                t.name()
-                            )));
-                        }
                         st.versions.last_sequence += 1;
                         let g = st.versions.last_sequence;
                         f.global_seq = g;
@@ -333,10 +339,23 @@ impl Db {
                 added,
                 ..Default::default()
             };
-            self.inner.log_and_apply(&mut st, edit)?;
-            st.visible_seq = st.visible_seq.max(max_seq);
-            crate::stats::Stats::add(&self.inner.stats.ingested_files, files.len() as u64);
+            let r = self.inner.log_and_apply(&mut st, edit);
+            if let Err(e @ Error::InvalidArgument(_)) = r {
+                // Refused before anything was logged (the column family
+                // was dropped): the linked files are removed.
+                return Err(e);
+            }
+            // Whatever else log_and_apply returns, the record may be on
+            // disk (a failed sync after the append) or applied and synced
+            // (a failed manifest roll): the files stay (open's orphan sweep
+            // removes them if no manifest names them), and the database is
+            // in its error state already (`Inner::log_and_apply`).
             linked.keep();
+            // The files read with sequence numbers up to `max_seq` if the
+            // version holds them; none else has those numbers.
+            st.visible_seq = st.visible_seq.max(max_seq);
+            r?;
+            crate::stats::Stats::add(&self.inner.stats.ingested_files, files.len() as u64);
             self.inner.bg_cv.notify_all();
             return Ok(());
         }
@@ -381,6 +400,20 @@ fn open_ingested(
             true,
         )?;
         let t = Arc::new(t);
+        let props = t.properties();
+        // A file's bounds come from its point keys: a range tombstone
+        // could reach past them (or be all the file holds), and a get
+        // consults only files whose bounds hold the key.
+        if props.num_range_deletions > 0 || !t.range_tombstones().is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "ingested file {name} holds range deletions: not supported"
+            )));
+        }
+        // Every entry of a file without sequence numbers reads with one
+        // number (0 or its global one): a user key twice would be two
+        // identical internal keys. Checked entry by entry (outside the
+        // state lock), which also reads every block's checksum.
+        let distinct_seqs = props.largest_seq != 0;
         let mut it = t.iter(false);
         it.seek_to_first();
         if !it.valid() {
@@ -388,8 +421,26 @@ fn open_ingested(
             continue;
         }
         let smallest = it.key().to_vec();
-        it.seek_to_last();
-        let largest = it.key().to_vec();
+        let mut largest = smallest.clone();
+        it.next();
+        while it.valid() {
+            let k = it.key();
+            match opts
+                .comparator
+                .compare(key::user_key(&largest), key::user_key(k))
+            {
+                std::cmp::Ordering::Less => {}
+                std::cmp::Ordering::Equal if distinct_seqs => {}
+                _ => {
+                    return Err(Error::InvalidArgument(format!(
+                        "ingested file {name}: user keys are not strictly increasing"
+                    )))
+                }
+            }
+            largest.clear();
+            largest.extend_from_slice(k);
+            it.next();
+        }
         it.status()?;
         files.push((p.to_path_buf(), t, smallest, largest));
     }
@@ -437,7 +488,12 @@ impl<'a> Linked<'a> {
             let dst = filename::table(&db.inner.dir, number);
             // Listed first: a failed copy is removed too.
             l.files.push((number, 0));
-            if fs.link(p, &dst).is_err() {
+            if fs.link(p, &dst).is_ok() {
+                // The link shares the caller's inode, whose data its
+                // writer may not have synced: durable before the manifest
+                // names it (cheap if `SstFileWriter::finish` synced it).
+                fs.sync_file(&dst)?;
+            } else {
                 let data = fs.read_all(p)?;
                 crate::vfs::write_file_synced(fs.as_ref(), &dst, &data)?;
             }

@@ -44,11 +44,7 @@ impl Inner {
             if !st.resuming && st.running_jobs == 0 {
                 break;
             }
-            st = self
-                .bg_cv
-                .wait_timeout(st, Duration::from_millis(50))
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            st = self.wait_bg(st, Duration::from_millis(50));
         }
         st.resuming = true;
         let r = self.resume_locked(&mut st);

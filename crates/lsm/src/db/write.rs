@@ -252,19 +252,18 @@ impl Inner {
             Stats::add(&self.stats.wal_bytes, batch.size() as u64 + 7);
         }
         Stats::add(&self.stats.write_groups, 1);
-        if disable_wal {
-            // Before the entries go in: a checkpoint that sees them (it
-            // waits for no group in flight) sees the mark too.
-            for (_, m) in mems {
-                m.mark_unlogged();
-            }
-        }
         let mut seq = batch.seq();
         let mut user_bytes = 0u64;
         // Every batch in the group was decoded whole by its writer, so this
         // pass cannot stop half way.
         batch.for_each_op(|op| {
             if let Some((_, m)) = mems.iter().find(|(id, _)| *id == op.cf) {
+                // Only a memtable that receives an entry, before it goes
+                // in: a checkpoint that sees the entry (it waits for no
+                // group in flight) sees the mark too.
+                if disable_wal {
+                    m.mark_unlogged();
+                }
                 m.add(seq, op.kind, op.key, op.value);
             }
             user_bytes += (op.key.len() + op.value.len()) as u64;
@@ -321,11 +320,7 @@ impl Inner {
                 let t = Instant::now();
                 started.get_or_insert(t);
                 self.bg_cv.notify_all();
-                st = self
-                    .bg_cv
-                    .wait_timeout(st, Duration::from_millis(100))
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
+                st = self.wait_bg(st, Duration::from_millis(100));
                 stall::record_wait(&self.stats, cause, t.elapsed().as_micros() as u64);
                 continue;
             }
@@ -338,11 +333,7 @@ impl Inner {
                         slowed = true;
                     }
                     let d = (st.delay.next_at - now).min(stall::RECALC);
-                    st = self
-                        .bg_cv
-                        .wait_timeout(st, d)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0;
+                    st = self.wait_bg(st, d);
                     stall::record_wait(&self.stats, cause, now.elapsed().as_micros() as u64);
                     continue;
                 }

@@ -61,9 +61,10 @@ impl MemTable {
             .store(true, std::sync::atomic::Ordering::Release);
     }
 
-    /// True if a write made with `disable_wal` is in this memtable.
+    /// True if a write made with `disable_wal` is in this memtable (an
+    /// empty memtable holds none, whatever its mark).
     pub fn has_unlogged(&self) -> bool {
-        self.unlogged.load(std::sync::atomic::Ordering::Acquire)
+        self.unlogged.load(std::sync::atomic::Ordering::Acquire) && !self.is_empty()
     }
 
     /// Adds an entry. Callers serialize writes (see the module comment).

@@ -108,6 +108,9 @@ impl Fs for DirectFs {
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         OsFs.sync_dir(dir)
     }
+    fn sync_file(&self, path: &Path) -> Result<()> {
+        OsFs.sync_file(path)
+    }
     fn file_size(&self, path: &Path) -> Result<u64> {
         OsFs.file_size(path)
     }

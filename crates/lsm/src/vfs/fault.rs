@@ -150,6 +150,10 @@ impl Fs for FaultFs {
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         self.inner.sync_dir(dir)
     }
+    fn sync_file(&self, path: &Path) -> Result<()> {
+        self.faults.check(path, true)?;
+        self.inner.sync_file(path)
+    }
     fn file_size(&self, path: &Path) -> Result<u64> {
         self.inner.file_size(path)
     }

@@ -66,6 +66,9 @@ pub trait Fs: Send + Sync {
     fn create_dir_all(&self, dir: &Path) -> Result<()>;
     /// Makes renames and creations in a directory durable.
     fn sync_dir(&self, dir: &Path) -> Result<()>;
+    /// Makes an existing file's data durable (fsync), e.g. one hard-linked
+    /// in that another process wrote.
+    fn sync_file(&self, path: &Path) -> Result<()>;
     /// Size of a file in bytes.
     fn file_size(&self, path: &Path) -> Result<u64>;
     /// Takes an exclusive lock on `path`, creating it if needed.

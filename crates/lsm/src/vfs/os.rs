@@ -223,6 +223,10 @@ impl Fs for OsFs {
         f.sync_all()
             .map_err(|e| Error::io(ctx("fsync dir", dir), e))
     }
+    fn sync_file(&self, path: &Path) -> Result<()> {
+        let f = File::open(path).map_err(|e| Error::io(ctx("open", path), e))?;
+        f.sync_all().map_err(|e| Error::io(ctx("fsync", path), e))
+    }
     fn file_size(&self, path: &Path) -> Result<u64> {
         Ok(fs::metadata(path)
             .map_err(|e| Error::io(ctx("stat", path), e))?

@@ -32,6 +32,7 @@
 //! spaces, so 'a\t' < 'a' < 'a\x7f') and the memcomparable key image that
 //! follows it are in `pad.rs`; `weights` (trailing spaces trimmed) is the
 //! equality/hash image and the key image of key format 1.
+mod fast;
 pub mod pad;
 mod tables;
 mod uca;
@@ -546,6 +547,9 @@ impl Collation {
             out.extend_from_slice(s);
             return;
         }
+        if fast::weights(self, s, out) {
+            return;
+        }
         // PAD SPACE drops trailing *weights* equal to a space's (MariaDB's
         // comparison pads with them): another space character (U+3000 under
         // UCA) or a space followed by ignorable characters counts too.
@@ -616,7 +620,8 @@ impl Collation {
     /// prefix of one another and never end with a space byte, so a PAD
     /// SPACE byte comparison of two (`value::compare`) is a plain one.
     pub fn sort_key(self, s: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(s.len() * 2 + 9);
+        // (`key_image` reserves what a PAD SPACE image takes.)
+        let mut out = Vec::new();
         self.key_image(s, &mut out);
         out
     }

@@ -77,6 +77,9 @@ impl Collation {
             out.extend(s.iter().map(|&b| b as u32));
             return;
         }
+        if super::fast::units(self, s, out) {
+            return;
+        }
         for_each_char(s, |c| match c {
             Ok(c) => self.char_weights(c, &mut |w| out.push(w as u32)),
             Err(b) => out.push(NOT_UTF8 + b as u32),
@@ -165,26 +168,31 @@ impl Collation {
             units.pop();
         }
         let per = CHUNK / width;
-        let put = |u: u32, out: &mut Vec<u8>| {
+        out.reserve(units.len().div_ceil(per).max(1) * (CHUNK + 1));
+        // Each chunk is assembled in `chunk` (units, pad units, marker) and
+        // appended at once.
+        let put = |chunk: &mut [u8; CHUNK + 1], i: usize, u: u32| {
             if width == 1 {
-                out.push(u as u8);
+                chunk[i] = u as u8;
             } else {
-                out.extend_from_slice(&(u as u16).to_be_bytes());
+                chunk[2 * i..2 * i + 2].copy_from_slice(&(u as u16).to_be_bytes());
             }
         };
+        let mut chunk = [0u8; CHUNK + 1];
         // First unit other than a space's at or after `next` (cached).
         let mut next = 0usize;
         let mut start = 0usize;
         loop {
             let end = (start + per).min(units.len());
-            for &u in &units[start..end] {
-                put(u, out);
+            for (i, &u) in units[start..end].iter().enumerate() {
+                put(&mut chunk, i, u);
             }
-            for _ in end..start + per {
-                put(pad, out);
+            for i in end - start..per {
+                put(&mut chunk, i, pad);
             }
             if end == units.len() {
-                out.push(EQUAL_TO_SPACES);
+                chunk[CHUNK] = EQUAL_TO_SPACES;
+                out.extend_from_slice(&chunk);
                 return;
             }
             if next < end {
@@ -194,11 +202,12 @@ impl Collation {
                     next += 1;
                 }
             }
-            out.push(if units[next] < pad {
+            chunk[CHUNK] = if units[next] < pad {
                 LESS_THAN_SPACES
             } else {
                 GREATER_THAN_SPACES
-            });
+            };
+            out.extend_from_slice(&chunk);
             start = end;
         }
     }

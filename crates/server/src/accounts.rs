@@ -4,7 +4,7 @@
 //! at startup (`--root-password[-file]`, `--initialize`), and the recovery
 //! mode `--skip-grant-tables`.
 use crate::config::Config;
-use rel::catalog::{find_account, privs};
+use rel::catalog::find_account;
 use sql::error::SqlError;
 use sql::{Instance, Session};
 use std::io::Write;
@@ -18,16 +18,14 @@ fn skipping() -> bool {
 }
 
 /// Turns on `--skip-grant-tables` (MySQL's recovery mode): every login is
-/// accepted without a password and its session holds every privilege, so
-/// an administrator can CREATE USER / GRANT again. Only on a loopback
-/// address (MySQL 8 turns networking off for it).
+/// accepted whatever password it sends and its session holds every
+/// privilege, so an administrator can CREATE USER / GRANT again. Only on a
+/// loopback address (MySQL 8 turns networking off for it): a name is
+/// resolved, and every address it stands for must be loopback (a hosts file
+/// may map "localhost" elsewhere).
 pub fn skip_grant_tables(cfg: &Config) -> Result<(), String> {
     let a = cfg.bind_address.as_str();
-    let loopback = a == "localhost"
-        || a == "::1"
-        || a.parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    if !loopback {
+    if !is_loopback_bind(a) {
         return Err(format!(
             "--skip-grant-tables lets anyone in: it needs --bind-address on a loopback address (not {a})"
         ));
@@ -38,6 +36,23 @@ pub fn skip_grant_tables(cfg: &Config) -> Result<(), String> {
          create an account, then restart without it"
     );
     Ok(())
+}
+
+/// Whether listening on `addr` (an address or a name, as `--bind-address`
+/// takes it) reaches only this machine: every address it resolves to is
+/// loopback (a name that does not resolve is not).
+fn is_loopback_bind(addr: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    if let Ok(ip) = addr.parse::<std::net::IpAddr>() {
+        return ip.is_loopback();
+    }
+    match (addr, 0u16).to_socket_addrs() {
+        Ok(it) => {
+            let v: Vec<_> = it.collect();
+            !v.is_empty() && v.iter().all(|s| s.ip().is_loopback())
+        }
+        Err(_) => false,
+    }
 }
 
 /// The names a client's account host patterns are matched against, the
@@ -70,13 +85,17 @@ fn find(
 /// The stored credentials of the account `user` from `hosts` is.
 pub fn credentials(inst: &Instance, user: &str, hosts: &[String]) -> Option<wire::Credentials> {
     if skipping() {
-        return Some(wire::Credentials::empty());
+        return Some(wire::Credentials {
+            any_password: true,
+            ..wire::Credentials::empty()
+        });
     }
     let a = find(inst, user, hosts)?;
     Some(wire::Credentials {
         native_hash: a.hash,
         // caching_sha2_password clients are switched to mysql_native_password.
         sha2_hash: None,
+        any_password: false,
     })
 }
 
@@ -110,7 +129,8 @@ pub fn check_transport(
     Ok(())
 }
 
-/// Connecting with a database: the account must have some privilege (1044).
+/// Connecting with a database: the account must have some privilege in it
+/// (global, database or table level; 1044).
 pub fn check_db(inst: &Instance, user: &str, hosts: &[String], db: &str) -> Result<(), SqlError> {
     if skipping() {
         return Ok(());
@@ -118,9 +138,7 @@ pub fn check_db(inst: &Instance, user: &str, hosts: &[String], db: &str) -> Resu
     let Some(a) = find(inst, user, hosts) else {
         return Err(SqlError::db_access_denied(user, &hosts[0], db));
     };
-    if a.global & (privs::ALL | privs::GRANT_OPTION) != 0
-        || db.eq_ignore_ascii_case("information_schema")
-    {
+    if a.any_in_db(db) || db.eq_ignore_ascii_case("information_schema") {
         return Ok(());
     }
     // MariaDB names the account's host pattern here.
@@ -195,4 +213,19 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     writeln!(f, "{text}")?;
     f.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_bind;
+
+    #[test]
+    fn loopback_binds_are_told_by_address_and_by_resolution() {
+        for a in ["127.0.0.1", "127.1.2.3", "::1", "localhost"] {
+            assert!(is_loopback_bind(a), "{a}");
+        }
+        for a in ["0.0.0.0", "::", "10.0.0.1", "no-such-host.invalid", ""] {
+            assert!(!is_loopback_bind(a), "{a}");
+        }
+    }
 }

@@ -615,36 +615,26 @@ fn dispatch<S: Read + Write>(
             Command::ChangeUser(cu) => {
                 // The old session ends first (its transaction rolls back), as in MySQL.
                 sess.rollback();
-                if let Some(d) = &cu.database {
-                    if !sess.inst.catalog.state().databases.contains_key(d) {
-                        send_sql(conn, &SqlError::bad_db(d))?;
-                        conn.flush()?;
-                        return Ok(Step::Quit);
-                    }
-                }
                 let inst = sess.inst.clone();
                 let hosts = &cl.hosts;
-                // The transport checks of a login (REQUIRE SSL,
-                // require_secure_transport) hold for the new user too. They
-                // run before the password here (the wire layer sends the OK
-                // itself); a refused REQUIRE SSL account gets the same 1045
-                // as a wrong password, so nothing is revealed.
-                if let Err(e) =
-                    crate::accounts::check_transport(&inst, &cu.user, hosts, conn.is_tls(), cl.unix)
-                {
-                    send_sql(conn, &e)?;
-                    conn.flush()?;
-                    return Ok(Step::Quit);
-                }
                 let lookup = |u: &str| crate::accounts::credentials(&inst, u, hosts);
-                if let Some(d) = &cu.database {
-                    if let Err(e) = crate::accounts::check_db(&inst, &cu.user, hosts, d) {
-                        send_sql(conn, &e)?;
-                        conn.flush()?;
-                        return Ok(Step::Quit);
+                // After the password, as at login (a client that does not know
+                // it learns nothing, not even which databases exist): the
+                // transport checks of the new user (REQUIRE SSL, then
+                // require_secure_transport), then the database (1049, 1044).
+                let (tls, unix) = (conn.is_tls(), cl.unix);
+                let check = |hi: &wire::HandshakeInfo| {
+                    crate::accounts::check_transport(&inst, &hi.user, hosts, tls, unix)
+                        .map_err(sql_packet)?;
+                    if let Some(d) = &hi.database {
+                        if !inst.catalog.state().databases.contains_key(d) {
+                            return Err(sql_packet(SqlError::bad_db(d)));
+                        }
+                        crate::accounts::check_db(&inst, &hi.user, hosts, d).map_err(sql_packet)?;
                     }
-                }
-                match conn.change_user(&cu, &lookup) {
+                    Ok(())
+                };
+                match conn.change_user_with(&cu, &lookup, &check) {
                     Ok(info) => {
                         let wait = sess.vars.get("wait_timeout").cloned();
                         *sess = inst.session(sess.conn_id, &info.user, info.database.clone());

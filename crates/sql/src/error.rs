@@ -71,8 +71,11 @@ mysql_errors! {
     ER_USER_DROP_EXISTS = 1974, "HY000", fn user_missing(user) => "Can't drop user {user}; it doesn't exist";
     ER_PASSWORD_NO_MATCH = 1133, "28000", fn password_no_match() => "Can't find any matching row in the user table";
     ER_NONEXISTING_GRANT = 1141, "42000", fn no_such_grant(user, host) => "There is no such grant defined for user '{user}' on host '{host}'";
+    ER_NONEXISTING_TABLE_GRANT = 1147, "42000", fn no_such_table_grant(user, host, table) => "There is no such grant defined for user '{user}' on host '{host}' on table '{table}'";
+    ER_ILLEGAL_GRANT_FOR_TABLE = 1144, "42000", fn illegal_grant_for_table() => "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used";
     ER_PASSWD_LENGTH = 1372, "HY000", fn passwd_length() => "Password hash should be a 41-digit hexadecimal number";
     ER_DBACCESS_DENIED_ERROR = 1044, "42000", fn db_access_denied(user, host, db) => "Access denied for user '{user}'@'{host}' to database '{db}'";
+    ER_COLUMNACCESS_DENIED_ERROR = 1143, "42000", fn column_access_denied(cmd, user, host, column, table) => "{cmd} command denied to user '{user}'@'{host}' for column '{column}' in table '{table}'";
     ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", fn table_access_denied(cmd, user, host, db, table) => "{cmd} command denied to user '{user}'@'{host}' for table `{db}`.`{table}`";
     ER_SPECIFIC_ACCESS_DENIED_ERROR = 1227, "42000", fn specific_access_denied(privs) => "Access denied; you need (at least one of) the {privs} privilege(s) for this operation";
     ER_ACCESS_DENIED_ERROR = 1045, "28000", fn access_denied(user, host, pw) => "Access denied for user '{user}'@'{host}' (using password: {pw})";

@@ -5,7 +5,7 @@
 //! derived table (select/from.rs), so WHERE, joins, ORDER BY and the rest
 //! work on it as on any table. Views of objects Strata does not have
 //! (VIEWS, ROUTINES, TRIGGERS, EVENTS, PARTITIONS) are empty.
-use crate::error::Result;
+use crate::error::{Result, SqlError};
 use crate::result::OutType;
 use crate::session::Session;
 use rel::catalog::{default_sql, CatalogState};
@@ -373,11 +373,42 @@ impl View {
         cols.to_vec()
     }
 
-    /// The view's rows now, as `s` sees them.
+    /// The view's rows now, as `s` sees them: only the databases and
+    /// tables its account holds some privilege on (SHOW DATABASES shows
+    /// every database, as MariaDB); the engine's STRATA_* views need PROCESS
+    /// (1227, as InnoDB's: their SST key bounds hold row bytes of every table).
     pub fn rows(self, s: &Session) -> Result<Vec<Vec<Value>>> {
         if let Some(rows) = engine::rows(self, s.inst.txdb.db()) {
+            if !crate::account::has_global(s, rel::catalog::privs::PROCESS) {
+                return Err(SqlError::specific_access_denied("PROCESS"));
+            }
             return Ok(rows);
         }
+        let mut rows = self.all_rows(s)?;
+        let cols = self.columns();
+        let at = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| cols.iter().position(|(c, _)| c == n))
+        };
+        let schema = at(&["TABLE_SCHEMA", "CONSTRAINT_SCHEMA", "SCHEMA_NAME"]);
+        let table = at(&["TABLE_NAME"]);
+        if let Some(si) = schema {
+            let vis = crate::account::Visibility::of(s);
+            let name = |v: &Value| String::from_utf8_lossy(&v.text()).into_owned();
+            rows.retain(|r| {
+                let db = r.get(si).map(name).unwrap_or_default();
+                match table.and_then(|ti| r.get(ti)) {
+                    Some(t) => vis.table(&db, &name(t)),
+                    None => vis.db(&db),
+                }
+            });
+        }
+        Ok(rows)
+    }
+
+    /// Every row of the view (not filtered by privileges).
+    fn all_rows(self, s: &Session) -> Result<Vec<Vec<Value>>> {
         let st = s.inst.catalog.state();
         if self == View::StrataDdl {
             return Ok(engine::ddl_rows(&st, s.inst.txdb.db()));

@@ -39,6 +39,9 @@ impl AuthPlugin {
 pub struct Credentials {
     pub native_hash: Option<[u8; 20]>,
     pub sha2_hash: Option<[u8; 32]>,
+    /// Any response is accepted, whatever password the client sends (the
+    /// server's `--skip-grant-tables` recovery mode, as MySQL's).
+    pub any_password: bool,
 }
 
 impl Credentials {
@@ -56,6 +59,7 @@ impl Credentials {
         Credentials {
             native_hash: Some(native_password_hash(password)),
             sha2_hash: Some(sha2_password_hash(password)),
+            any_password: false,
         }
     }
 

@@ -236,15 +236,7 @@ impl<S: Read + Write> Conn<S> {
             max_packet: resp.max_packet,
             tls: self.secure,
         };
-        if let Err(e) = check(&info) {
-            return self.reject(e.code, &e.sqlstate, &e.message);
-        }
-        self.send_ok(&OkPacket {
-            status: self.status,
-            ..Default::default()
-        })?;
-        self.flush()?;
-        Ok(info)
+        self.accept(info, check)
     }
 
     /// Re-authenticates for COM_CHANGE_USER. On success OK has been sent (not flushed
@@ -255,17 +247,24 @@ impl<S: Read + Write> Conn<S> {
         cu: &ChangeUser,
         lookup: &dyn Fn(&str) -> Option<Credentials>,
     ) -> Result<HandshakeInfo> {
+        self.change_user_with(cu, lookup, &|_| Ok(()))
+    }
+
+    /// Like [`Conn::change_user`], with `check` run after a successful password
+    /// check and before OK is sent (as [`Conn::handshake_with`]: the database is
+    /// checked only for a client that knows the password).
+    pub fn change_user_with(
+        &mut self,
+        cu: &ChangeUser,
+        lookup: &dyn Fn(&str) -> Option<Credentials>,
+        check: &dyn Fn(&HandshakeInfo) -> std::result::Result<(), ErrPacket>,
+    ) -> Result<HandshakeInfo> {
         let plugin = match &cu.auth_plugin {
             Some(p) if self.caps & cap::CLIENT_PLUGIN_AUTH != 0 => p.clone(),
             _ => NATIVE_PASSWORD.to_string(),
         };
         let used = self.authenticate(&cu.user, &plugin, cu.auth_response.clone(), lookup)?;
-        self.send_ok(&OkPacket {
-            status: self.status,
-            ..Default::default()
-        })?;
-        self.flush()?;
-        Ok(HandshakeInfo {
+        let info = HandshakeInfo {
             user: cu.user.clone(),
             database: cu.database.clone(),
             capabilities: self.caps,
@@ -274,7 +273,25 @@ impl<S: Read + Write> Conn<S> {
             attrs: cu.attrs.clone(),
             max_packet: 0,
             tls: self.secure,
-        })
+        };
+        self.accept(info, check)
+    }
+
+    /// Runs `check` on an authenticated identity, then sends OK (or its ERR).
+    fn accept(
+        &mut self,
+        info: HandshakeInfo,
+        check: &dyn Fn(&HandshakeInfo) -> std::result::Result<(), ErrPacket>,
+    ) -> Result<HandshakeInfo> {
+        if let Err(e) = check(&info) {
+            return self.reject(e.code, &e.sqlstate, &e.message);
+        }
+        self.send_ok(&OkPacket {
+            status: self.status,
+            ..Default::default()
+        })?;
+        self.flush()?;
+        Ok(info)
     }
 
     /// Parses a handshake response and records the negotiated capabilities; a
@@ -325,6 +342,14 @@ impl<S: Read + Write> Conn<S> {
         // An unknown user goes through the same steps with a password nothing matches,
         // so that the reply does not tell unknown users from wrong passwords.
         let known = lookup(user);
+        if known.as_ref().is_some_and(|c| c.any_password) {
+            // No check at all: the OK that follows ends any plugin's exchange.
+            return Ok(if plugin == CACHING_SHA2_PASSWORD {
+                CACHING_SHA2_PASSWORD
+            } else {
+                NATIVE_PASSWORD
+            });
+        }
         let creds = known
             .clone()
             .unwrap_or_else(|| Credentials::from_password(&self.scramble));

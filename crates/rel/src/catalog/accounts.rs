@@ -42,6 +42,44 @@ pub mod privs {
     /// Every privilege but GRANT OPTION (what ALL [PRIVILEGES] grants).
     pub const ALL: u64 = (1 << 30) - 1 - GRANT_OPTION;
 
+    /// What a database-level grant (`db.*`) may hold (MariaDB's DB_ACLS).
+    pub const DB: u64 = SELECT
+        | INSERT
+        | UPDATE
+        | DELETE
+        | CREATE
+        | DROP
+        | GRANT_OPTION
+        | REFERENCES
+        | INDEX
+        | ALTER
+        | CREATE_TEMPORARY_TABLES
+        | LOCK_TABLES
+        | EXECUTE
+        | CREATE_VIEW
+        | SHOW_VIEW
+        | CREATE_ROUTINE
+        | ALTER_ROUTINE
+        | EVENT
+        | TRIGGER
+        | DELETE_HISTORY;
+
+    /// What a table-level grant (`db.t`) may hold (MariaDB's TABLE_ACLS).
+    pub const TABLE: u64 = SELECT
+        | INSERT
+        | UPDATE
+        | DELETE
+        | CREATE
+        | DROP
+        | GRANT_OPTION
+        | REFERENCES
+        | INDEX
+        | ALTER
+        | CREATE_VIEW
+        | SHOW_VIEW
+        | TRIGGER
+        | DELETE_HISTORY;
+
     /// Each privilege's name as SHOW GRANTS writes it, in MariaDB's order.
     pub const NAMES: &[(u64, &str)] = &[
         (SELECT, "SELECT"),
@@ -91,6 +129,13 @@ pub struct Account {
     pub global: u64,
     /// REQUIRE SSL: the account logs in only over TLS.
     pub require_ssl: bool,
+    /// Database-level grants (`db.*`): the database name or pattern (`%`,
+    /// `_`, `\` escapes, as MySQL reads a grant's database) and its bits
+    /// (within `privs::DB`, never 0).
+    pub dbs: BTreeMap<String, u64>,
+    /// Table-level grants (`db.t`, exact names) and their bits (within
+    /// `privs::TABLE`, never 0).
+    pub tables: BTreeMap<(String, String), u64>,
 }
 
 /// Accounts by (user, host).
@@ -99,17 +144,39 @@ pub type AccountMap = BTreeMap<(String, String), Arc<Account>>;
 /// An account change: the key goes (`None`) or gets this account.
 pub type AccountWrite = ((String, String), Option<Account>);
 
-/// The version written; version 1 records (before REQUIRE SSL) are still read,
-/// as REQUIRE NONE.
-const VERSION: u8 = 2;
+/// Version 1: global privileges only; version 2 adds the TLS requirement;
+/// version 3 adds database and table grants. Version 3 is written only when
+/// the account has some grant below the global level, so an account without
+/// them keeps version 2's bytes (readable by releases before grants).
+const VERSION_1: u8 = 1;
+const VERSION_2: u8 = 2;
+const VERSION_3: u8 = 3;
+
+fn put_str(v: &mut Vec<u8>, s: &str) {
+    v.extend_from_slice(&(s.len() as u16).to_le_bytes());
+    v.extend_from_slice(s.as_bytes());
+}
 
 impl Account {
+    /// An account without a password or privileges.
+    pub fn new(user: &str, host: &str) -> Account {
+        Account {
+            user: user.to_string(),
+            host: host.to_string(),
+            hash: None,
+            global: 0,
+            require_ssl: false,
+            dbs: BTreeMap::new(),
+            tables: BTreeMap::new(),
+        }
+    }
+
     /// The record's value (docs/formats/accounts.md).
     pub fn encode(&self) -> Vec<u8> {
-        let mut v = vec![VERSION];
+        let grants = !self.dbs.is_empty() || !self.tables.is_empty();
+        let mut v = vec![if grants { VERSION_3 } else { VERSION_2 }];
         for s in [&self.user, &self.host] {
-            v.extend_from_slice(&(s.len() as u16).to_le_bytes());
-            v.extend_from_slice(s.as_bytes());
+            put_str(&mut v, s);
         }
         v.push(1);
         match &self.hash {
@@ -121,6 +188,19 @@ impl Account {
         }
         v.extend_from_slice(&self.global.to_le_bytes());
         v.push(u8::from(self.require_ssl));
+        if grants {
+            v.extend_from_slice(&(self.dbs.len() as u32).to_le_bytes());
+            for (d, bits) in &self.dbs {
+                put_str(&mut v, d);
+                v.extend_from_slice(&bits.to_le_bytes());
+            }
+            v.extend_from_slice(&(self.tables.len() as u32).to_le_bytes());
+            for ((d, t), bits) in &self.tables {
+                put_str(&mut v, d);
+                put_str(&mut v, t);
+                v.extend_from_slice(&bits.to_le_bytes());
+            }
+        }
         let crc = crc32(&v);
         v.extend_from_slice(&crc.to_le_bytes());
         v
@@ -136,60 +216,134 @@ impl Account {
         if crc32(body) != u32::from_le_bytes([sum[0], sum[1], sum[2], sum[3]]) {
             return Err("account record checksum mismatch".into());
         }
-        let mut r = body;
-        let mut take = |n: usize| -> std::result::Result<&[u8], String> {
-            if r.len() < n {
-                return Err("short account record".into());
-            }
-            let (a, b) = r.split_at(n);
-            r = b;
-            Ok(a)
-        };
-        let version = take(1)?[0];
-        if !(1..=VERSION).contains(&version) {
+        let mut r = Reader(body);
+        let version = r.take(1)?[0];
+        if !(VERSION_1..=VERSION_3).contains(&version) {
             return Err("unknown account record version".into());
         }
-        let mut strings = Vec::new();
-        for _ in 0..2 {
-            let l = take(2)?;
-            let n = u16::from_le_bytes([l[0], l[1]]) as usize;
-            let s = std::str::from_utf8(take(n)?).map_err(|_| "account name is not UTF-8")?;
-            strings.push(s.to_string());
-        }
-        if take(1)?[0] != 1 {
+        let user = r.string()?;
+        let host = r.string()?;
+        if r.take(1)?[0] != 1 {
             return Err("unknown authentication plugin in account record".into());
         }
-        let hash = match take(1)?[0] {
+        let hash = match r.take(1)?[0] {
             0 => None,
             20 => {
                 let mut h = [0u8; 20];
-                h.copy_from_slice(take(20)?);
+                h.copy_from_slice(r.take(20)?);
                 Some(h)
             }
             n => return Err(format!("bad password hash length {n} in account record")),
         };
-        let mut g = [0u8; 8];
-        g.copy_from_slice(take(8)?);
+        let global = r.u64()?;
         let require_ssl = match version {
-            1 => false,
-            _ => match take(1)?[0] {
+            VERSION_1 => false,
+            _ => match r.take(1)?[0] {
                 0 => false,
                 1 => true,
                 n => return Err(format!("unknown TLS requirement {n} in account record")),
             },
         };
-        if !r.is_empty() {
+        let mut a = Account {
+            hash,
+            global,
+            require_ssl,
+            ..Account::new(&user, &host)
+        };
+        if version == VERSION_3 {
+            for _ in 0..r.u32()? {
+                let d = r.string()?;
+                let bits = r.u64()?;
+                if bits == 0 || bits & !privs::DB != 0 || a.dbs.insert(d, bits).is_some() {
+                    return Err("bad database grant in account record".into());
+                }
+            }
+            for _ in 0..r.u32()? {
+                let d = r.string()?;
+                let t = r.string()?;
+                let bits = r.u64()?;
+                if bits == 0 || bits & !privs::TABLE != 0 || a.tables.insert((d, t), bits).is_some()
+                {
+                    return Err("bad table grant in account record".into());
+                }
+            }
+        }
+        if !r.0.is_empty() {
             return Err("trailing bytes in account record".into());
         }
-        let host = strings.pop().unwrap_or_default();
-        let user = strings.pop().unwrap_or_default();
-        Ok(Account {
-            user,
-            host,
-            hash,
-            global: u64::from_le_bytes(g),
-            require_ssl,
-        })
+        Ok(a)
+    }
+
+    /// The privileges of the database-level grant that applies to `db`:
+    /// the grant naming it exactly, else the most specific pattern matching
+    /// it (MySQL takes one entry, not their union); 0 if none.
+    pub fn db_privs(&self, db: &str) -> u64 {
+        if let Some(b) = self.dbs.get(db) {
+            return *b;
+        }
+        self.dbs
+            .iter()
+            .filter(|(p, _)| has_wildcard(p) && db_matches(p, db))
+            .max_by_key(|(p, _)| specificity(p))
+            .map_or(0, |(_, b)| *b)
+    }
+
+    /// Every privilege the account holds on table `db`.`t` (global,
+    /// database and table level together).
+    pub fn table_privs(&self, db: &str, t: &str) -> u64 {
+        let tab = if self.tables.is_empty() {
+            0
+        } else {
+            self.tables
+                .get(&(db.to_string(), t.to_string()))
+                .copied()
+                .unwrap_or(0)
+        };
+        self.global | self.db_privs(db) | tab
+    }
+
+    /// Whether the account holds some privilege in database `db` (USE,
+    /// SHOW DATABASES, connecting with it): a global one that applies to
+    /// databases, a database grant, or a grant on one of its tables.
+    pub fn any_in_db(&self, db: &str) -> bool {
+        self.global & privs::DB != 0
+            || self.db_privs(db) != 0
+            || self.tables.keys().any(|(d, _)| d == db)
+    }
+
+    /// Whether the account holds some privilege on table `db`.`t` (its name
+    /// shown in SHOW TABLES and information_schema, SHOW CREATE TABLE).
+    pub fn any_on_table(&self, db: &str, t: &str) -> bool {
+        self.table_privs(db, t) & privs::TABLE != 0
+    }
+}
+
+/// A cursor over a record's bytes.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], String> {
+        if self.0.len() < n {
+            return Err("short account record".into());
+        }
+        let (a, b) = self.0.split_at(n);
+        self.0 = b;
+        Ok(a)
+    }
+    fn string(&mut self) -> std::result::Result<String, String> {
+        let l = self.take(2)?;
+        let n = u16::from_le_bytes([l[0], l[1]]) as usize;
+        let s = std::str::from_utf8(self.take(n)?).map_err(|_| "account name is not UTF-8")?;
+        Ok(s.to_string())
+    }
+    fn u32(&mut self) -> std::result::Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> std::result::Result<u64, String> {
+        let mut g = [0u8; 8];
+        g.copy_from_slice(self.take(8)?);
+        Ok(u64::from_le_bytes(g))
     }
 }
 
@@ -210,34 +364,72 @@ fn crc32(data: &[u8]) -> u32 {
 }
 
 /// Whether `host` matches the pattern (`%` any run, `_` one character;
-/// ASCII case-insensitive, as host names compare in MySQL). Greedy with one
-/// backtrack point (the last `%`): O(pattern x host) at worst, never
-/// exponential, whatever the `%`s of a hostile pattern.
+/// ASCII case-insensitive, as host names compare in MySQL).
 pub fn host_matches(pattern: &str, host: &str) -> bool {
-    let (p, h) = (pattern.as_bytes(), host.as_bytes());
+    wild_match(pattern.as_bytes(), host.as_bytes(), false)
+}
+
+/// Whether database `db` matches a grant's database pattern (`%`, `_`, and
+/// `\` escaping the next character; case-sensitive, as database names on
+/// Linux).
+pub fn db_matches(pattern: &str, db: &str) -> bool {
+    wild_match(pattern.as_bytes(), db.as_bytes(), true)
+}
+
+/// Whether a grant's database names a pattern (an unescaped `%` or `_`).
+pub fn has_wildcard(pattern: &str) -> bool {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'%' | b'_' => return true,
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// LIKE-style matching, greedy with one backtrack point (the last `%`):
+/// O(pattern x text) at worst, never exponential, whatever the `%`s of a
+/// hostile pattern. `exact`: case-sensitive, with `\` escapes.
+fn wild_match(p: &[u8], h: &[u8], exact: bool) -> bool {
     let (mut i, mut j) = (0, 0);
-    // After the last `%` seen: where the pattern resumes, and the host
+    // After the last `%` seen: where the pattern resumes, and the text
     // position that `%` has swallowed up to.
     let mut star: Option<(usize, usize)> = None;
     while j < h.len() {
-        match p.get(i) {
-            Some(b'%') => {
-                i += 1;
+        let (lit, next) = match p.get(i) {
+            Some(b'\\') if exact && i + 1 < p.len() => (Some(p[i + 1]), i + 2),
+            Some(&c) => (Some(c), i + 1),
+            None => (None, i),
+        };
+        let escaped = next == i + 2;
+        match lit {
+            Some(b'%') if !escaped => {
+                i = next;
                 star = Some((i, j));
+                continue;
             }
-            Some(&c) if c == b'_' || c.eq_ignore_ascii_case(&h[j]) => {
-                i += 1;
+            Some(c)
+                if (c == b'_' && !escaped)
+                    || c == h[j]
+                    || (!exact && c.eq_ignore_ascii_case(&h[j])) =>
+            {
+                i = next;
                 j += 1;
+                continue;
             }
-            _ => match star {
-                // The last `%` takes one more character and the rest retries.
-                Some((pi, hj)) => {
-                    i = pi;
-                    j = hj + 1;
-                    star = Some((pi, hj + 1));
-                }
-                None => return false,
-            },
+            _ => {}
+        }
+        match star {
+            // The last `%` takes one more character and the rest retries.
+            Some((pi, hj)) => {
+                i = pi;
+                j = hj + 1;
+                star = Some((pi, hj + 1));
+            }
+            None => return false,
         }
     }
     p[i.min(p.len())..].iter().all(|&c| c == b'%')
@@ -312,11 +504,10 @@ mod tests {
     #[test]
     fn records_round_trip_and_refuse_every_damage() {
         let a = Account {
-            user: "app".into(),
-            host: "10.0.%".into(),
             hash: Some([7; 20]),
             global: privs::SELECT | privs::GRANT_OPTION,
             require_ssl: true,
+            ..Account::new("app", "10.0.%")
         };
         let v = a.encode();
         assert_eq!(Account::decode(&v), Ok(a.clone()));
@@ -328,6 +519,7 @@ mod tests {
             w[i] ^= 0x40;
             assert!(Account::decode(&w).is_err(), "flipped byte {i}");
         }
+        assert_eq!(v[0], 2, "no grants: version 2's bytes");
         let none = Account {
             hash: None,
             require_ssl: false,
@@ -354,7 +546,7 @@ mod tests {
                 host: "%".into(),
                 hash: Some([9; 20]),
                 global: privs::SELECT | privs::INSERT,
-                require_ssl: false,
+                ..Account::new("app", "%")
             }
         );
         // Rewritten as version 2: one more byte before the checksum.
@@ -368,6 +560,87 @@ mod tests {
         let crc = crc32(&bad);
         bad.extend_from_slice(&crc.to_le_bytes());
         assert!(Account::decode(&bad).is_err());
+    }
+
+    /// A version 2 record as today's releases before grants write it, byte
+    /// by byte: read as it was, and written back with the same bytes.
+    #[test]
+    fn version_2_records_read_and_rewrite_unchanged() {
+        let mut v = vec![2u8, 3, 0];
+        v.extend_from_slice(b"app");
+        v.extend_from_slice(&[1, 0, b'%', 1, 20]);
+        v.extend_from_slice(&[7; 20]);
+        v.extend_from_slice(&privs::SELECT.to_le_bytes());
+        v.push(1);
+        let crc = crc32(&v);
+        v.extend_from_slice(&crc.to_le_bytes());
+        let a = Account::decode(&v).unwrap();
+        assert_eq!(a.hash, Some([7; 20]));
+        assert_eq!(a.global, privs::SELECT);
+        assert!(a.require_ssl);
+        assert!(a.dbs.is_empty() && a.tables.is_empty());
+        assert_eq!(a.encode(), v);
+    }
+
+    /// The version 3 example of docs/formats/accounts.md, byte by byte.
+    #[test]
+    fn version_3_bytes_are_the_documented_ones() {
+        let mut a = Account::new("app", "%");
+        a.global = privs::SELECT;
+        a.dbs.insert("d".into(), privs::INSERT);
+        a.tables.insert(
+            ("d".into(), "t".into()),
+            privs::SELECT | privs::UPDATE | privs::GRANT_OPTION,
+        );
+        let mut v = vec![3u8, 3, 0];
+        v.extend_from_slice(b"app");
+        v.extend_from_slice(&[1, 0, b'%', 1, 0]);
+        v.extend_from_slice(&privs::SELECT.to_le_bytes());
+        v.push(0);
+        v.extend_from_slice(&[1, 0, 0, 0, 1, 0, b'd', 2, 0, 0, 0, 0, 0, 0, 0]);
+        v.extend_from_slice(&[1, 0, 0, 0, 1, 0, b'd', 1, 0, b't', 5, 4, 0, 0, 0, 0, 0, 0]);
+        let crc = crc32(&v);
+        v.extend_from_slice(&crc.to_le_bytes());
+        assert_eq!(a.encode(), v);
+        assert_eq!(Account::decode(&v), Ok(a));
+    }
+
+    #[test]
+    fn grants_round_trip_in_version_3_and_refuse_every_damage() {
+        let mut a = Account::new("app", "%");
+        a.global = privs::PROCESS;
+        a.dbs.insert("d1".into(), privs::SELECT | privs::INSERT);
+        a.dbs.insert("d\\_%".into(), privs::DB);
+        a.tables.insert(
+            ("d2".into(), "t".into()),
+            privs::UPDATE | privs::GRANT_OPTION,
+        );
+        let v = a.encode();
+        assert_eq!(v[0], 3);
+        assert_eq!(Account::decode(&v), Ok(a.clone()));
+        for n in 0..v.len() {
+            assert!(Account::decode(&v[..n]).is_err(), "truncated at {n}");
+        }
+        for i in 0..v.len() {
+            let mut w = v.clone();
+            w[i] ^= 0x40;
+            assert!(Account::decode(&w).is_err(), "flipped byte {i}");
+        }
+        // A database grant with a global-only privilege is refused.
+        let mut bad = a.clone();
+        bad.dbs.insert("x".into(), privs::SUPER);
+        assert!(Account::decode(&bad.encode()).is_err());
+        // The privileges that apply.
+        assert_eq!(a.db_privs("d1"), privs::SELECT | privs::INSERT);
+        assert_eq!(a.db_privs("d_x"), privs::DB);
+        assert_eq!(a.db_privs("dax"), 0, "escaped _ is literal");
+        assert_eq!(a.db_privs("D1"), 0, "case-sensitive");
+        assert_eq!(
+            a.table_privs("d2", "t"),
+            privs::PROCESS | privs::UPDATE | privs::GRANT_OPTION
+        );
+        assert!(a.any_in_db("d2") && a.any_in_db("d_1") && !a.any_in_db("d3"));
+        assert!(a.any_on_table("d1", "anything") && !a.any_on_table("d2", "u"));
     }
 
     #[test]
@@ -389,16 +662,7 @@ mod tests {
         assert!(host_matches("", ""));
         let mut m = AccountMap::new();
         for h in ["%", "10.%", "10.0.0.1", "localhost"] {
-            m.insert(
-                ("u".into(), h.into()),
-                Arc::new(Account {
-                    user: "u".into(),
-                    host: h.into(),
-                    hash: None,
-                    global: 0,
-                    require_ssl: false,
-                }),
-            );
+            m.insert(("u".into(), h.into()), Arc::new(Account::new("u", h)));
         }
         let host = |hs: &[&str]| find_account(&m, "u", hs).map(|a| a.host.clone());
         assert_eq!(host(&["10.0.0.1"]).as_deref(), Some("10.0.0.1"));

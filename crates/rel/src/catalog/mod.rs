@@ -31,7 +31,8 @@ mod open;
 mod views;
 
 pub use accounts::{
-    find_account, host_matches, privs, Account, AccountMap, AccountWrite, NATIVE_PLUGIN,
+    db_matches, find_account, has_wildcard, host_matches, privs, Account, AccountMap, AccountWrite,
+    NATIVE_PLUGIN,
 };
 pub(crate) use defs::reclaim_ids;
 pub use defs::DefChange;

@@ -215,6 +215,16 @@ impl Server {
     }
 }
 
+/// A connection as `user` with password `pw` (and `db` as its database).
+pub fn as_user(srv: &Server, user: &str, pw: &str, db: Option<&str>) -> mysql::Result<Conn> {
+    Conn::new(
+        srv.opts()
+            .user(Some(user))
+            .pass(Some(pw))
+            .db_name(db.map(str::to_string)),
+    )
+}
+
 impl Drop for Server {
     /// Kills the server and removes its directory; fails the test if the
     /// server panicked (a connection thread can die without the client

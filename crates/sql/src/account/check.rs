@@ -1,39 +1,66 @@
 //! Privilege checks: before a statement runs, the session's account must
-//! hold what the statement needs on what it names (MySQL's rules, at the
-//! global level: database and table grants are not stored yet). A session
-//! without an account (embedded use, tests) may do everything.
-use super::AccountStmt;
+//! hold what the statement needs on what it names (MySQL's rules: a table's
+//! privileges are the global, database and table level grants together),
+//! and what the account may see (SHOW DATABASES/TABLES, information_schema).
+//! A session without an account (embedded use, tests, --skip-grant-tables)
+//! may do everything.
+use super::{AccountStmt, Target};
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::stmt::{name_parts, DdlStmt, MaintStmt, RowStmt, SetStmt, ShowStmt, Stmt};
-use rel::catalog::privs as p;
+use rel::catalog::{privs as p, Account};
 use sqlparser::ast;
-use std::ops::ControlFlow;
+use std::sync::Arc;
 
-/// The session account's global privileges (`None`: no account, all).
-fn global(s: &Session) -> Option<u64> {
-    let acc = s.account.as_ref()?;
+/// The session's account as it is now (`None`: no account, all
+/// privileges); an account dropped since the login has none.
+fn account_of(s: &Session) -> Option<Arc<Account>> {
+    let (u, h) = s.account.as_ref()?;
     let st = s.inst.catalog.state();
-    Some(st.accounts.get(acc).map_or(0, |a| a.global))
+    Some(
+        st.accounts
+            .get(&(u.clone(), h.clone()))
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Account::new(u, h))),
+    )
 }
 
 /// Whether the session's account holds every privilege of `need` globally
 /// (a session without an account holds all). The user's name says nothing:
 /// an account named root without privileges has none.
 pub fn has_global(s: &Session, need: u64) -> bool {
-    global(s).is_none_or(|g| g & need == need)
+    account_of(s).is_none_or(|a| a.global & need == need)
 }
 
-/// Whether the session may see database `db` (SHOW DATABASES, USE): some
-/// privilege, or SHOW DATABASES.
+/// Whether the session may see database `db` (SHOW DATABASES, SCHEMATA):
+/// SHOW DATABASES, or some privilege in it.
 pub fn can_see_db(s: &Session, db: &str) -> bool {
-    db.eq_ignore_ascii_case("information_schema")
-        || global(s).is_none_or(|g| g & (p::ALL | p::GRANT_OPTION) != 0)
+    Visibility::of(s).db(db)
+}
+
+/// A filter for many names: the account looked up once.
+pub struct Visibility(Option<Arc<Account>>);
+
+impl Visibility {
+    pub fn of(s: &Session) -> Visibility {
+        Visibility(account_of(s))
+    }
+    pub fn db(&self, db: &str) -> bool {
+        db.eq_ignore_ascii_case("information_schema")
+            || self
+                .0
+                .as_ref()
+                .is_none_or(|a| a.global & p::SHOW_DATABASES != 0 || a.any_in_db(db))
+    }
+    pub fn table(&self, db: &str, t: &str) -> bool {
+        db.eq_ignore_ascii_case("information_schema")
+            || self.0.as_ref().is_none_or(|a| a.any_on_table(db, t))
+    }
 }
 
 struct Who<'a> {
     s: &'a Session,
-    g: u64,
+    a: Arc<Account>,
 }
 
 impl Who<'_> {
@@ -49,27 +76,40 @@ impl Who<'_> {
         }
     }
     fn table(&self, need: u64, cmd: &str, db: &str, t: &str) -> Result<()> {
-        if self.g & need == need || db.eq_ignore_ascii_case("information_schema") {
+        if db.eq_ignore_ascii_case("information_schema") || self.a.table_privs(db, t) & need == need
+        {
+            return Ok(());
+        }
+        let (u, h) = self.user();
+        Err(SqlError::table_access_denied(cmd, u, h, db, t))
+    }
+    /// Some privilege on the table (SHOW CREATE TABLE, SHOW COLUMNS).
+    fn any_table(&self, cmd: &str, db: &str, t: &str) -> Result<()> {
+        if db.eq_ignore_ascii_case("information_schema") || self.a.any_on_table(db, t) {
             return Ok(());
         }
         let (u, h) = self.user();
         Err(SqlError::table_access_denied(cmd, u, h, db, t))
     }
     fn db(&self, need: u64, db: &str) -> Result<()> {
-        if self.g & need == need || db.eq_ignore_ascii_case("information_schema") {
+        if db.eq_ignore_ascii_case("information_schema")
+            || (self.a.global | self.a.db_privs(db)) & need == need
+        {
             return Ok(());
         }
         let (u, h) = self.account();
         Err(SqlError::db_access_denied(u, h, db))
     }
+    /// Some privilege in the database (USE, SHOW TABLES).
     fn any_db(&self, db: &str) -> Result<()> {
-        if self.g & (p::ALL | p::GRANT_OPTION) != 0 {
+        if db.eq_ignore_ascii_case("information_schema") || self.a.any_in_db(db) {
             return Ok(());
         }
-        self.db(1 << 63, db)
+        let (u, h) = self.account();
+        Err(SqlError::db_access_denied(u, h, db))
     }
     fn specific(&self, need: u64, name: &str) -> Result<()> {
-        if self.g & need != 0 {
+        if self.a.global & need != 0 {
             return Ok(());
         }
         Err(SqlError::specific_access_denied(name))
@@ -79,7 +119,7 @@ impl Who<'_> {
         let parts = name_parts(n);
         match parts.as_slice() {
             [d, t] => (d.clone(), t.clone()),
-            [t] => (self.s.db.clone().unwrap_or_default(), t.clone()),
+            [t] => (self.current_db(), t.clone()),
             _ => (String::new(), parts.join(".")),
         }
     }
@@ -94,91 +134,23 @@ impl Who<'_> {
         self.s.db.clone().unwrap_or_default()
     }
     fn denied_password(&self) -> SqlError {
-        let st = self.s.inst.catalog.state();
-        let pw = self
-            .s
-            .account
-            .as_ref()
-            .and_then(|a| st.accounts.get(a))
-            .is_some_and(|a| a.hash.is_some());
         let (u, h) = self.account();
-        SqlError::access_denied(u, h, if pw { "YES" } else { "NO" })
+        SqlError::access_denied(u, h, if self.a.hash.is_some() { "YES" } else { "NO" })
     }
-}
-
-/// The tables a row statement names, the first being a write's target.
-fn relations<V: ast::Visit>(v: &V) -> Vec<ast::ObjectName> {
-    let mut out = Vec::new();
-    let _ = ast::visit_relations(v, |r| {
-        out.push(r.clone());
-        ControlFlow::<()>::Continue(())
-    });
-    out
-}
-
-fn rows(w: &Who, r: &RowStmt) -> Result<()> {
-    let (names, need, cmd) = match r {
-        RowStmt::Select(q) => (relations(q.as_ref()), 0, ""),
-        RowStmt::Insert(i) => (relations(i.as_ref()), p::INSERT, "INSERT"),
-        RowStmt::Update(u) => (relations(u.as_ref()), p::UPDATE, "UPDATE"),
-        RowStmt::Delete(d) => (relations(d.as_ref()), p::DELETE, "DELETE"),
-    };
-    for (i, n) in names.iter().enumerate() {
-        if i == 0 && need != 0 {
-            w.tables(std::slice::from_ref(n), need, cmd)?;
-        } else {
-            w.tables(std::slice::from_ref(n), p::SELECT, "SELECT")?;
-        }
-    }
-    // REPLACE also deletes, ON DUPLICATE KEY UPDATE also updates (MySQL's rule).
-    let mut extra = 0;
-    if let RowStmt::Insert(i) = r {
-        if i.replace_into {
-            extra |= p::DELETE;
-        }
-        if matches!(i.on, Some(ast::OnInsert::DuplicateKeyUpdate(_))) {
-            extra |= p::UPDATE;
-        }
-    }
-    // Privileges are global only: a write needs its privileges whichever table it
-    // changes. The first relation is not always the target (multi-table DELETE and
-    // UPDATE may start with a derived table, even one over information_schema,
-    // which the per-table check lets through), so check the server-wide grant.
-    let all = need | extra;
-    if all != 0 && w.g & all != all {
-        let missing = all & !w.g;
-        let cmd = if missing & need != 0 {
-            cmd
-        } else if missing & p::DELETE != 0 {
-            "DELETE"
-        } else {
-            "UPDATE"
-        };
-        let target = names
-            .iter()
-            .find(|n| !w.split(n).0.eq_ignore_ascii_case("information_schema"))
-            .or(names.first());
-        if let Some(n) = target {
-            let (db, t) = w.split(n);
-            let (u, h) = w.user();
-            return Err(SqlError::table_access_denied(cmd, u, h, &db, &t));
-        }
-    }
-    Ok(())
 }
 
 /// Refuses `stmt` unless the session's account may run it (1142, 1044,
 /// 1227 or 1045 as MySQL gives them).
 pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
-    let Some(g) = global(s) else {
+    let Some(a) = account_of(s) else {
         return Ok(());
     };
-    if g & p::ALL == p::ALL && g & p::GRANT_OPTION != 0 {
+    if a.global & p::ALL == p::ALL && a.global & p::GRANT_OPTION != 0 {
         return Ok(());
     }
-    let w = Who { s, g };
+    let w = Who { s, a };
     match stmt {
-        Stmt::Rows(r) | Stmt::Explain(r) => rows(&w, r),
+        Stmt::Rows(r) | Stmt::Explain(r) => super::rows::rows(&w.rows(), r),
         Stmt::Set(SetStmt::Use(db)) => w.any_db(db),
         Stmt::Set(SetStmt::Vars(v)) if v.to_string().to_ascii_uppercase().contains("GLOBAL") => {
             w.specific(p::SUPER, "SUPER")
@@ -204,33 +176,53 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
         Stmt::Ddl(d) => ddl(&w, d),
         Stmt::Maint(m) => maint(&w, m),
         Stmt::Account(a) => account(&w, a),
-        // INSERT on the table and FILE (also asked of LOCAL for now: stricter than MySQL).
-        Stmt::Load(_) if g & (p::INSERT | p::FILE) == p::INSERT | p::FILE => Ok(()),
-        Stmt::Load(_) => w.specific(0, "FILE"),
+        Stmt::Load(l) => {
+            // INSERT on the table (and DELETE for REPLACE); FILE to read the
+            // server's files (also asked of LOCAL for now: stricter than MySQL).
+            w.specific(p::FILE, "FILE")?;
+            let need = match l.dup {
+                crate::load::syntax::Dup::Replace => p::INSERT | p::DELETE,
+                _ => p::INSERT,
+            };
+            let (d, t) = w.split(&l.table);
+            w.table(need, "INSERT", &d, &t)
+        }
+    }
+}
+
+impl<'a> Who<'a> {
+    /// The table checks of a row statement.
+    fn rows(&'a self) -> super::rows::Tables<'a> {
+        super::rows::Tables {
+            check: Box::new(move |need, cmd, db, t| self.table(need, cmd, db, t)),
+            column: Box::new(move |db, t, col| {
+                if self.a.table_privs(db, t) & p::SELECT != 0 {
+                    return Ok(());
+                }
+                let (u, h) = self.user();
+                Err(SqlError::column_access_denied("SELECT", u, h, col, t))
+            }),
+            db: self.current_db(),
+        }
     }
 }
 
 fn show(w: &Who, sh: &ShowStmt) -> Result<()> {
-    let any = p::ALL | p::GRANT_OPTION;
     match sh {
         ShowStmt::Tables { db, .. } => w.any_db(&db.clone().unwrap_or_else(|| w.current_db())),
         ShowStmt::TableStatus { .. } => w.any_db(&w.current_db()),
         ShowStmt::CreateDatabase(d) => w.any_db(d),
-        ShowStmt::Columns { table, .. }
-        | ShowStmt::CreateTable(table)
-        | ShowStmt::CreateView(table) => {
+        ShowStmt::Columns { table, .. } => {
             let (d, t) = w.split(table);
-            if w.g & any == 0 {
-                return w.table(1 << 63, "SHOW", &d, &t);
-            }
-            Ok(())
+            w.any_table("SELECT", &d, &t)
+        }
+        ShowStmt::CreateTable(table) | ShowStmt::CreateView(table) => {
+            let (d, t) = w.split(table);
+            w.any_table("SHOW", &d, &t)
         }
         ShowStmt::Index { table, db } => {
             let d = db.clone().unwrap_or_else(|| w.current_db());
-            if w.g & any == 0 {
-                return w.table(1 << 63, "SHOW", &d, table);
-            }
-            Ok(())
+            w.any_table("SELECT", &d, table)
         }
         ShowStmt::EngineStatus(_) => w.specific(p::PROCESS, "PROCESS"),
         _ => Ok(()),
@@ -244,7 +236,21 @@ fn ddl(w: &Who, d: &DdlStmt) -> Result<()> {
         DdlStmt::AlterDatabase { name, .. } => {
             w.db(p::ALTER, &name.clone().unwrap_or_else(|| w.current_db()))
         }
-        DdlStmt::CreateTable(c) => w.tables(std::slice::from_ref(&c.name), p::CREATE, "CREATE"),
+        DdlStmt::CreateTable(c) => {
+            w.tables(std::slice::from_ref(&c.name), p::CREATE, "CREATE")?;
+            // CREATE TABLE ... SELECT reads, ... LIKE reads the other's definition.
+            if let Some(q) = &c.query {
+                super::rows::rows(&w.rows(), &RowStmt::Select(q.clone()))?;
+            }
+            if let Some(like) = &c.like {
+                let n = match like {
+                    ast::CreateTableLikeKind::Parenthesized(l)
+                    | ast::CreateTableLikeKind::Plain(l) => &l.name,
+                };
+                w.tables(std::slice::from_ref(n), p::SELECT, "SELECT")?;
+            }
+            Ok(())
+        }
         DdlStmt::CreateIndex(c) => w.tables(std::slice::from_ref(&c.table_name), p::INDEX, "INDEX"),
         DdlStmt::AlterTable(a) => w.tables(std::slice::from_ref(&a.name), p::ALTER, "ALTER"),
         DdlStmt::RenameTables(pairs) => {
@@ -270,7 +276,7 @@ fn ddl(w: &Who, d: &DdlStmt) -> Result<()> {
                 p::CREATE_VIEW,
                 "CREATE VIEW",
             )?;
-            rows(w, &RowStmt::Select(view.query.clone()))
+            super::rows::rows(&w.rows(), &RowStmt::Select(view.query.clone()))
         }
     }
 }
@@ -308,10 +314,12 @@ fn account(w: &Who, a: &AccountStmt) -> Result<()> {
         AccountStmt::ShowGrants(user) if own(user) => Ok(()),
         AccountStmt::SetPassword { .. } => w.db(p::UPDATE, "mysql"),
         AccountStmt::ShowGrants(_) => w.db(p::SELECT, "mysql"),
-        AccountStmt::Grant { privs, users, .. } => {
-            if w.g & p::GRANT_OPTION == 0 || privs & !w.g != 0 {
-                return Err(w.denied_password());
-            }
+        AccountStmt::Grant {
+            privs,
+            target,
+            users,
+        } => {
+            grant_level(w, *privs, target)?;
             // GRANT ... IDENTIFIED BY sets a password, GRANT ... REQUIRE the TLS
             // requirement, and GRANT to a missing account creates it: CREATE USER's
             // to do (MariaDB), not GRANT OPTION's.
@@ -323,12 +331,24 @@ fn account(w: &Who, a: &AccountStmt) -> Result<()> {
             }
             Ok(())
         }
-        AccountStmt::Revoke { privs, .. } => {
-            if w.g & p::GRANT_OPTION == 0 || privs & !w.g != 0 {
+        AccountStmt::Revoke { privs, target, .. } => grant_level(w, *privs, target),
+        AccountStmt::RevokeAll(_) => w.specific(p::CREATE_USER, "CREATE USER"),
+    }
+}
+
+/// GRANT/REVOKE of `privs` on `target`: the grantor needs GRANT OPTION and
+/// the privileges at that level (global: 1045, database: 1044, table:
+/// 1142 "GRANT command denied", as MariaDB).
+fn grant_level(w: &Who, privs: u64, target: &Target) -> Result<()> {
+    let need = super::run::level_privs(privs, target)? | p::GRANT_OPTION;
+    match super::run::level(w.s, target)? {
+        super::run::Level::Global => {
+            if w.a.global & need != need {
                 return Err(w.denied_password());
             }
             Ok(())
         }
-        AccountStmt::RevokeAll(_) => w.specific(p::CREATE_USER, "CREATE USER"),
+        super::run::Level::Db(d) => w.db(need, &d),
+        super::run::Level::Table(d, t) => w.table(need, "GRANT", &d, &t),
     }
 }

@@ -1,17 +1,20 @@
 //! Accounts and privileges as statements: CREATE/ALTER/DROP/RENAME USER,
 //! SET PASSWORD, GRANT/REVOKE and SHOW GRANTS are read here (sqlparser does
 //! not know MySQL's forms), run in `run.rs`, and every statement's
-//! privileges are checked in `check.rs`. What the grammar allows but Strata
-//! does not honour (column privileges, roles, REQUIRE X509/ISSUER/SUBJECT/
-//! CIPHER, resource limits, password expiry, locking, other plugins) is
-//! refused with 1235.
+//! privileges are checked in `check.rs` (the tables a row statement reads
+//! and writes are found in `rows.rs`). Privileges are global (`*.*`),
+//! database (`db.*`) or table (`db.t`) level. What the grammar allows but
+//! Strata does not honour (column and routine privileges, roles, REQUIRE
+//! X509/ISSUER/SUBJECT/CIPHER, resource limits, password expiry, locking,
+//! other plugins) is refused with 1235.
 use crate::error::{Result, SqlError};
 use crate::stmt::Stmt;
 
 mod check;
+mod rows;
 mod run;
 
-pub use check::{can_see_db, check, has_global};
+pub use check::{can_see_db, check, has_global, Visibility};
 pub use run::{bootstrap_root, native_hash, run};
 
 /// `'user'@'host'` (`None`: CURRENT_USER).
@@ -37,11 +40,15 @@ pub struct UserSpec {
     pub require_ssl: Option<bool>,
 }
 
-/// What a GRANT/REVOKE names: `*.*` only (database and table level come
-/// with their records).
+/// What a GRANT/REVOKE names (`None`: the current database, `*` / `t`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
+    /// `*.*`
     Global,
+    /// `db.*` (a pattern: `%`, `_`, `\`) or `*`.
+    Db(Option<String>),
+    /// `db.t` or `t`.
+    Table(Option<String>, String),
 }
 
 /// An account statement.
@@ -417,7 +424,7 @@ impl P<'_> {
         let privs = self.privs()?;
         Ok((privs, self.target()?))
     }
-    /// `ON [TABLE] *.*` (the other levels are refused for now).
+    /// `ON [TABLE] {*.* | * | db.* | db.t | t}`.
     fn target(&mut self) -> Result<Target> {
         self.expect_kw("ON")?;
         if self.kw("PROCEDURE") || self.kw("FUNCTION") || self.kw("PACKAGE") {
@@ -431,10 +438,17 @@ impl P<'_> {
                 }
                 return Err(self.err());
             }
-            return Err(SqlError::unsupported("GRANT ON * (the current database)"));
+            return Ok(Target::Db(None));
         }
-        let _ = self.name()?;
-        Err(SqlError::unsupported("database and table level privileges"))
+        let first = self.name()?;
+        if !self.punct('.') {
+            return Ok(Target::Table(None, first));
+        }
+        if self.punct('*') {
+            return Ok(Target::Db(Some(first)));
+        }
+        let t = self.name()?;
+        Ok(Target::Table(Some(first), t))
     }
 }
 
@@ -674,10 +688,28 @@ mod tests {
             "CREATE USER u PASSWORD EXPIRE",
             "GRANT ALL ON *.* TO u WITH MAX_QUERIES_PER_HOUR 3",
             "CREATE USER u IDENTIFIED VIA ed25519",
-            "GRANT SELECT ON db.* TO u",
+            "GRANT EXECUTE ON PROCEDURE db.p TO u",
         ] {
             assert_eq!(acc(refused).unwrap_err().code, 1235, "{refused}");
         }
+        for (text, target) in [
+            ("GRANT SELECT ON db.* TO u", Target::Db(Some("db".into()))),
+            (
+                "GRANT SELECT ON `d-1`.`t 1` TO u",
+                Target::Table(Some("d-1".into()), "t 1".into()),
+            ),
+            (
+                "GRANT SELECT ON TABLE t TO u",
+                Target::Table(None, "t".into()),
+            ),
+            ("GRANT SELECT ON * TO u", Target::Db(None)),
+        ] {
+            match acc(text).unwrap() {
+                AccountStmt::Grant { target: t, .. } => assert_eq!(t, target, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        assert_eq!(acc("GRANT SELECT ON db. TO u").unwrap_err().code, 1064);
         assert_eq!(acc("CREATE USER").unwrap_err().code, 1064);
         assert_eq!(acc("DROP USER 'a").unwrap_err().code, 1064);
     }

@@ -105,11 +105,9 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                 w.push((
                     key(name),
                     Some(Account {
-                        user: name.0.clone(),
-                        host: name.1.clone(),
                         hash,
-                        global: 0,
                         require_ssl: require_ssl.unwrap_or(false),
+                        ..Account::new(&name.0, &name.1)
                     }),
                 ));
             }
@@ -200,45 +198,61 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
         }
         AccountStmt::Grant {
             privs: p,
-            target: Target::Global,
+            target,
             users,
-        } => cat.change_accounts(|m| {
-            let mut w = Vec::new();
-            for UserSpec {
-                name,
-                auth,
-                require_ssl,
-            } in users
-            {
-                let mut a = match m.get(name) {
-                    Some(a) => (**a).clone(),
-                    // NO_AUTO_CREATE_USER (MariaDB's default): a GRANT
-                    // creates an account only with a password.
-                    None if auth.is_some() => Account {
-                        user: name.0.clone(),
-                        host: name.1.clone(),
-                        hash: None,
-                        global: 0,
-                        require_ssl: false,
-                    },
-                    None => return Err(SqlError::password_no_match()),
-                };
-                if let Some(auth) = auth {
-                    a.hash = hash_of(auth)?;
+        } => {
+            let level = level(s, target)?;
+            let bits = level_privs(*p, target)?;
+            if let Level::Table(d, t) = &level {
+                let st = cat.state();
+                if st.table(d, t).is_none() && st.view(d, t).is_none() {
+                    return Err(SqlError::no_table(format!("{d}.{t}")));
                 }
-                if let Some(r) = require_ssl {
-                    a.require_ssl = *r;
-                }
-                a.global |= p;
-                w.push((key(name), Some(a)));
             }
-            Ok((w, None))
-        })?,
+            cat.change_accounts(|m| {
+                let mut w = Vec::new();
+                for UserSpec {
+                    name,
+                    auth,
+                    require_ssl,
+                } in users
+                {
+                    let mut a = match m.get(name) {
+                        Some(a) => (**a).clone(),
+                        // NO_AUTO_CREATE_USER (MariaDB's default): a GRANT
+                        // creates an account only with a password.
+                        None if auth.is_some() => Account::new(&name.0, &name.1),
+                        None => return Err(SqlError::password_no_match()),
+                    };
+                    if let Some(auth) = auth {
+                        a.hash = hash_of(auth)?;
+                    }
+                    if let Some(r) = require_ssl {
+                        a.require_ssl = *r;
+                    }
+                    // USAGE at a level stores nothing (as MariaDB).
+                    match &level {
+                        Level::Global => a.global |= bits,
+                        Level::Db(d) if bits != 0 => *a.dbs.entry(d.clone()).or_insert(0) |= bits,
+                        Level::Table(d, t) if bits != 0 => {
+                            *a.tables.entry((d.clone(), t.clone())).or_insert(0) |= bits
+                        }
+                        _ => {}
+                    }
+                    w.push((key(name), Some(a)));
+                }
+                Ok((w, None))
+            })?
+        }
         AccountStmt::Revoke {
             privs: p,
-            target: Target::Global,
+            target,
             users,
-        } => cat.change_accounts(|m| revoke(m, users, *p))?,
+        } => {
+            let level = level(s, target)?;
+            let bits = level_privs(*p, target)?;
+            cat.change_accounts(|m| revoke(m, users, &level, bits))?
+        }
         AccountStmt::RevokeAll(users) => cat.change_accounts(|m| {
             let mut w = Vec::new();
             let mut failed = Vec::new();
@@ -247,6 +261,8 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                     Some(a) => {
                         let mut a = (**a).clone();
                         a.global = 0;
+                        a.dbs.clear();
+                        a.tables.clear();
                         w.push((key(name), Some(a)));
                     }
                     None => failed.push(quoted(name)),
@@ -262,14 +278,77 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
     result::ok()
 }
 
-fn revoke(m: &AccountMap, users: &[(String, String)], p: u64) -> Writes {
+/// What a GRANT/REVOKE applies to, its database resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Level {
+    Global,
+    Db(String),
+    Table(String, String),
+}
+
+/// The level a target names (`*` and a bare table: the current database,
+/// 1046 without one).
+pub(super) fn level(s: &Session, target: &Target) -> Result<Level> {
+    let cur = || s.db.clone().ok_or_else(SqlError::no_db);
+    Ok(match target {
+        Target::Global => Level::Global,
+        Target::Db(d) => Level::Db(d.clone().map_or_else(cur, Ok)?),
+        Target::Table(d, t) => Level::Table(d.clone().map_or_else(cur, Ok)?, t.clone()),
+    })
+}
+
+/// The privileges of a GRANT/REVOKE at the target's level (ALL: every one
+/// that level has, GRANT OPTION apart); privileges that level does not
+/// have are refused as MariaDB refuses them (database: 1221, table: 1144).
+pub(super) fn level_privs(bits: u64, target: &Target) -> Result<u64> {
+    let (allowed, err): (u64, fn() -> SqlError) = match target {
+        Target::Global => return Ok(bits),
+        Target::Db(_) => (privs::DB, || {
+            SqlError::wrong_usage("DB GRANT", "GLOBAL PRIVILEGES")
+        }),
+        Target::Table(..) => (privs::TABLE, SqlError::illegal_grant_for_table),
+    };
+    if bits & privs::ALL == privs::ALL {
+        return Ok((bits & privs::GRANT_OPTION) | (allowed & !privs::GRANT_OPTION));
+    }
+    if bits & !allowed != 0 {
+        return Err(err());
+    }
+    Ok(bits)
+}
+
+/// REVOKE of `bits` at `level`: an account that does not exist, or has no
+/// grant at that database (1141) or table (1147), is an error; a grant left
+/// without privileges is removed.
+fn revoke(m: &AccountMap, users: &[(String, String)], level: &Level, bits: u64) -> Writes {
     let mut w = Vec::new();
     for name in users {
         let Some(a) = m.get(name) else {
             return Err(SqlError::no_such_grant(&name.0, &name.1));
         };
         let mut a = (**a).clone();
-        a.global &= !p;
+        match level {
+            Level::Global => a.global &= !bits,
+            Level::Db(d) => {
+                let Some(b) = a.dbs.get_mut(d) else {
+                    return Err(SqlError::no_such_grant(&name.0, &name.1));
+                };
+                *b &= !bits;
+                if *b == 0 {
+                    a.dbs.remove(d);
+                }
+            }
+            Level::Table(d, t) => {
+                let k = (d.clone(), t.clone());
+                let Some(b) = a.tables.get_mut(&k) else {
+                    return Err(SqlError::no_such_table_grant(&name.0, &name.1, t));
+                };
+                *b &= !bits;
+                if *b == 0 {
+                    a.tables.remove(&k);
+                }
+            }
+        }
         w.push((key(name), Some(a)));
     }
     Ok((w, None))
@@ -286,9 +365,11 @@ fn fail_after(w: Vec<AccountWrite>, failed: Vec<String>, op: &'static str) -> Wr
 
 type Writes = Result<(Vec<AccountWrite>, Option<SqlError>)>;
 
-/// The privilege list of SHOW GRANTS (`USAGE` for none).
-pub(super) fn priv_text(bits: u64) -> String {
-    if bits & privs::ALL == privs::ALL {
+/// The privilege list of SHOW GRANTS (`USAGE` for none; ALL PRIVILEGES
+/// when `bits` hold every privilege of `all`, the level's set).
+pub(super) fn priv_text(bits: u64, all: u64) -> String {
+    let all = all & !privs::GRANT_OPTION;
+    if bits & all == all {
         return "ALL PRIVILEGES".into();
     }
     let names: Vec<&str> = privs::NAMES
@@ -303,31 +384,67 @@ pub(super) fn priv_text(bits: u64) -> String {
     }
 }
 
+/// An identifier in backquotes, as SHOW GRANTS writes names.
+fn bq(s: &str) -> String {
+    format!("`{}`", s.replace('`', "``"))
+}
+
+/// SHOW GRANTS: the global line, the database grants (exact names, then
+/// patterns, most specific first), then the table grants by name.
 fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<Outcome> {
     let name = resolve(s, u)?;
     let st = s.inst.catalog.state();
     let Some(a) = st.accounts.get(&name) else {
         return Err(SqlError::no_such_grant(&name.0, &name.1));
     };
-    let mut line = format!(
-        "GRANT {} ON *.* TO `{}`@`{}`",
-        priv_text(a.global),
-        a.user.replace('`', "``"),
-        a.host.replace('`', "``")
-    );
+    let to = format!("{}@{}", bq(&a.user), bq(&a.host));
+    let with = |bits: u64| {
+        if bits & privs::GRANT_OPTION != 0 {
+            " WITH GRANT OPTION"
+        } else {
+            ""
+        }
+    };
+    let mut line = format!("GRANT {} ON *.* TO {to}", priv_text(a.global, privs::ALL));
     if let Some(h) = &a.hash {
         line.push_str(&format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)));
     }
     if a.require_ssl {
         line.push_str(" REQUIRE SSL");
     }
-    if a.global & privs::GRANT_OPTION != 0 {
-        line.push_str(" WITH GRANT OPTION");
+    line.push_str(with(a.global));
+    let mut lines = vec![line];
+    let mut dbs: Vec<(&String, &u64)> = a.dbs.iter().collect();
+    dbs.sort_by_key(|(d, _)| {
+        let wild = rel::catalog::has_wildcard(d);
+        let prefix = if wild {
+            d.find(['%', '_']).unwrap_or(0)
+        } else {
+            0
+        };
+        (wild, std::cmp::Reverse(prefix), (*d).clone())
+    });
+    for (d, bits) in dbs {
+        lines.push(format!(
+            "GRANT {} ON {}.* TO {to}{}",
+            priv_text(*bits, privs::DB),
+            bq(d),
+            with(*bits)
+        ));
+    }
+    for ((d, t), bits) in &a.tables {
+        lines.push(format!(
+            "GRANT {} ON {}.{} TO {to}{}",
+            priv_text(*bits, privs::TABLE),
+            bq(d),
+            bq(t),
+            with(*bits)
+        ));
     }
     result::rows(
         sink,
         &[&format!("Grants for {}@{}", a.user, a.host)],
-        vec![vec![result::text(line)]],
+        lines.into_iter().map(|l| vec![result::text(l)]).collect(),
     )
 }
 
@@ -346,11 +463,9 @@ pub fn bootstrap_root(inst: &Instance, password: Option<&str>) -> Result<()> {
             w.push((
                 ("root".into(), "%".into()),
                 Some(Account {
-                    user: "root".into(),
-                    host: "%".into(),
                     hash,
                     global: privs::ALL | privs::GRANT_OPTION,
-                    require_ssl: false,
+                    ..Account::new("root", "%")
                 }),
             ));
         } else if m.is_empty() {

@@ -40,6 +40,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
         }
         ShowStmt::Variables { global, filter } => variables(s, *global, filter.as_ref(), sink),
         ShowStmt::Databases { like } => {
+            let vis = crate::account::Visibility::of(s);
             let r = s
                 .inst
                 .catalog
@@ -47,7 +48,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 .databases
                 .keys()
                 .chain(["information_schema".to_string()].iter())
-                .filter(|d| crate::account::can_see_db(s, d))
+                .filter(|d| vis.db(d))
                 .filter(|d| like.as_ref().is_none_or(|p| vars::like_ci(d, p)))
                 .map(|d| vec![text(d)])
                 .collect();
@@ -290,9 +291,12 @@ fn tables(
         v.sort();
         v
     };
+    // Only the tables the account holds some privilege on (as MariaDB).
+    let vis = crate::account::Visibility::of(s);
     let names: Vec<String> = all
         .into_iter()
         .filter(|t| like.is_none_or(|p| vars::like_ci(t, p)))
+        .filter(|t| vis.table(&db, t))
         .collect();
     let kind = |t: &str| {
         if system {

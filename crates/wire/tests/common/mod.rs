@@ -57,10 +57,12 @@ pub fn lookup(user: &str) -> Option<Credentials> {
         "nat" => Some(Credentials {
             native_hash: Some(wire::native_password_hash(b"natpw")),
             sha2_hash: None,
+            any_password: false,
         }),
         "sha" => Some(Credentials {
             native_hash: None,
             sha2_hash: Some(wire::sha2_password_hash(b"shapw")),
+            any_password: false,
         }),
         _ => None,
     }

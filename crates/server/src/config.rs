@@ -57,6 +57,10 @@ pub struct Config {
     pub ssl: bool,
     /// Refuse plain TCP connections (TLS and unix sockets only).
     pub require_secure_transport: bool,
+    /// Port of the Prometheus endpoint (`GET /metrics`); 0: off.
+    pub metrics_port: u16,
+    /// Address it listens on (default 127.0.0.1).
+    pub metrics_bind: String,
 }
 
 impl Default for Config {
@@ -97,6 +101,8 @@ impl Default for Config {
             tls: Default::default(),
             ssl: true,
             require_secure_transport: false,
+            metrics_port: 0,
+            metrics_bind: "127.0.0.1".into(),
         }
     }
 }
@@ -170,6 +176,9 @@ Usage: strata [--option=value ...]
   --skip-ssl                    no TLS even with the files above (also --ssl=0)
   --require-secure-transport=1|0  refuse TCP connections without TLS (error 3159; unix
                                 socket connections are secure); SET GLOBAL changes it
+  --metrics-port=N              serve the status counters for Prometheus at
+                                http://127.0.0.1:N/metrics (default 0: off)
+  --metrics-bind=ADDR           address of that endpoint (default 127.0.0.1)
   --defaults-file=FILE          read options from a my.cnf-style file first
   --version                     print the version
   --help                        this text
@@ -223,6 +232,12 @@ impl Config {
                     .map_err(|_| format!("bad port '{value}'"))?
             }
             "bind_address" => self.bind_address = value.to_string(),
+            "metrics_port" => {
+                self.metrics_port = num(value)?
+                    .try_into()
+                    .map_err(|_| format!("bad port '{value}'"))?
+            }
+            "metrics_bind" => self.metrics_bind = value.to_string(),
             "socket" => {
                 self.socket = if value.is_empty() {
                     Some(PathBuf::new())

@@ -577,6 +577,9 @@ fn dispatch<S: Read + Write>(
                 conn.send_packet(msg.as_bytes())?;
             }
             Command::ResetConnection => {
+                // An open bulk load ends first: its failure is the answer
+                // (the session is reset all the same).
+                let ended = sess.end_bulk_load();
                 sess.rollback();
                 let (inst, id, user, db) = (
                     sess.inst.clone(),
@@ -588,10 +591,13 @@ fn dispatch<S: Read + Write>(
                 crate::accounts::attach(sess, &cl.hosts);
                 sess.tls = cl.tls.clone();
                 stmts.clear();
-                conn.send_ok(&OkPacket {
-                    status: status_flags(sess),
-                    ..Default::default()
-                })?;
+                match ended {
+                    Ok(()) => conn.send_ok(&OkPacket {
+                        status: status_flags(sess),
+                        ..Default::default()
+                    })?,
+                    Err(e) => send_sql(conn, &e)?,
+                }
             }
             Command::SetOption(o) => match o {
                 0 | 1 => {
@@ -613,7 +619,14 @@ fn dispatch<S: Read + Write>(
                 }
             }
             Command::ChangeUser(cu) => {
-                // The old session ends first (its transaction rolls back), as in MySQL.
+                // The old session ends first (its transaction rolls back), as in
+                // MySQL; an open bulk load's failure ends the connection
+                // with that error.
+                if let Err(e) = sess.end_bulk_load() {
+                    send_sql(conn, &e)?;
+                    conn.flush()?;
+                    return Ok(Step::Quit);
+                }
                 sess.rollback();
                 let inst = sess.inst.clone();
                 let hosts = &cl.hosts;

@@ -5,6 +5,7 @@
 mod accounts;
 mod config;
 mod conn;
+mod metrics;
 mod results;
 mod tls;
 mod watch;
@@ -88,6 +89,8 @@ fn run(cfg: Config) -> Result<(), String> {
     }
     // Bad TLS files stop the server before anything is opened.
     let tls = if cfg.ssl { tls::load(&cfg.tls)? } else { None };
+    // So does a metrics port that is taken.
+    let metrics_listener = metrics::listen(&cfg)?;
     let secure_file_priv = match &cfg.secure_file_priv {
         Some(v) => v.clone(),
         None => {
@@ -225,6 +228,10 @@ fn run(cfg: Config) -> Result<(), String> {
     }
     if acceptors.len() == 1 {
         return Err("nothing to listen on (--port=0 and no socket)".into());
+    }
+    if let Some(l) = metrics_listener {
+        let sh = shared.clone();
+        acceptors.push(std::thread::spawn(move || metrics::serve(sh, l)));
     }
     eprintln!(
         "strata: ready for connections (version {})",

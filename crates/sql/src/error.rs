@@ -16,6 +16,19 @@ impl SqlError {
     pub fn is_read_view_too_old(&self) -> bool {
         self.code == ER_TABLE_DEF_CHANGED_FOR_VIEW && self.msg.ends_with("read view)")
     }
+
+    /// The error that ended a `strata_bulk_load` load of `table` and
+    /// dropped its `rows` rows (those of statements already answered OK):
+    /// the same code, the message saying so.
+    pub fn bulk_load_lost(self, table: impl std::fmt::Display, rows: u64) -> SqlError {
+        SqlError {
+            msg: format!(
+                "{} (strata_bulk_load of {table} failed: none of its {rows} rows were loaded)",
+                self.msg
+            ),
+            ..self
+        }
+    }
 }
 
 /// Result alias.

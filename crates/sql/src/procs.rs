@@ -42,6 +42,12 @@ struct Activity {
     info: Option<Arc<str>>,
     since: Instant,
     query_id: u64,
+    /// MariaDB's progress reporting: the stage (from 0) of `max_stage`
+    /// stages (0: the statement reports no progress).
+    stage: u32,
+    max_stage: u32,
+    /// What the progress counts: "bytes" (of a file) or "rows".
+    unit: &'static str,
 }
 
 /// One session's entry in the registry.
@@ -58,6 +64,10 @@ pub struct Proc {
     pub examined: AtomicU64,
     /// Rows the running statement has sent.
     pub sent: AtomicU64,
+    /// Progress within the stage: work done (e.g. bytes of a LOAD DATA
+    /// file read) of `progress_max` (0: unknown).
+    progress: AtomicU64,
+    progress_max: AtomicU64,
     hook: Mutex<Option<Arc<dyn ClientHook>>>,
 }
 
@@ -78,10 +88,15 @@ impl Proc {
                 info: None,
                 since: Instant::now(),
                 query_id: 0,
+                stage: 0,
+                max_stage: 0,
+                unit: "bytes",
             }),
             killed: Arc::new(AtomicU8::new(KILL_NONE)),
             examined: AtomicU64::new(0),
             sent: AtomicU64::new(0),
+            progress: AtomicU64::new(0),
+            progress_max: AtomicU64::new(0),
             hook: Mutex::new(None),
         }
     }
@@ -117,12 +132,92 @@ impl Proc {
         );
         self.examined.store(0, Ordering::Relaxed);
         self.sent.store(0, Ordering::Relaxed);
+        self.progress.store(0, Ordering::Relaxed);
+        self.progress_max.store(0, Ordering::Relaxed);
         let mut a = lock(&self.activity);
         a.command = command;
         a.state = "executing";
         a.info = Some(Arc::from(text));
         a.since = Instant::now();
         a.query_id = query_id;
+        a.stage = 0;
+        a.max_stage = 0;
+    }
+
+    /// The running statement reports progress in `max_stages` stages (as
+    /// MariaDB's `thd_progress_init`), the first one starting now in
+    /// `state`; `unit` is what `progress_report` counts ("bytes", "rows").
+    pub fn progress_init(&self, max_stages: u32, state: &'static str, unit: &'static str) {
+        self.progress.store(0, Ordering::Relaxed);
+        self.progress_max.store(0, Ordering::Relaxed);
+        let mut a = lock(&self.activity);
+        a.stage = 0;
+        a.max_stage = max_stages;
+        a.state = state;
+        a.unit = unit;
+    }
+
+    /// The next stage begins, in `state`; its progress starts at 0.
+    pub fn progress_next_stage(&self, state: &'static str) {
+        self.progress.store(0, Ordering::Relaxed);
+        self.progress_max.store(0, Ordering::Relaxed);
+        let mut a = lock(&self.activity);
+        a.stage = (a.stage + 1).min(a.max_stage.saturating_sub(1));
+        a.state = state;
+    }
+
+    /// Progress within the stage: `done` of `max` (0: unknown).
+    pub fn progress_report(&self, done: u64, max: u64) {
+        self.progress.store(done, Ordering::Relaxed);
+        self.progress_max.store(max, Ordering::Relaxed);
+    }
+
+    /// The stage's progress in percent (information_schema.PROCESSLIST's
+    /// PROGRESS, as MariaDB's); 0 when the statement reports none or the
+    /// stage's size is unknown.
+    fn stage_percent(&self, a: &Activity) -> f64 {
+        let max = self.progress_max.load(Ordering::Relaxed);
+        if a.max_stage == 0 || max == 0 {
+            return 0.0;
+        }
+        let done = self.progress.load(Ordering::Relaxed).min(max);
+        done as f64 / max as f64 * 100.0
+    }
+
+    /// The statement's progress in percent over all its stages (SHOW
+    /// PROCESSLIST's Progress, as MariaDB computes it): the stages done
+    /// plus the fraction of this one, over all stages.
+    pub fn progress_percent(&self) -> String {
+        let a = lock(&self.activity).clone();
+        let p = match a.max_stage {
+            0 => 0.0,
+            m => (f64::from(a.stage) * 100.0 + self.stage_percent(&a)) / f64::from(m),
+        };
+        format!("{p:.3}")
+    }
+
+    /// The State shown: while a statement reports progress, its stage
+    /// with the rows read so far and the bytes done (of the total when
+    /// known), e.g. `Reading file: 1200 rows, 65536 of 1048576 bytes`, or
+    /// for a count of rows `Bulk loading: 1200 of 5000 rows`.
+    fn state_text(&self, a: &Activity) -> String {
+        if a.max_stage == 0 {
+            return a.state.to_string();
+        }
+        let done = self.progress.load(Ordering::Relaxed);
+        let max = self.progress_max.load(Ordering::Relaxed);
+        if a.unit != "bytes" {
+            return match max {
+                0 => format!("{}: {done} {}", a.state, a.unit),
+                max => format!("{}: {done} of {max} {}", a.state, a.unit),
+            };
+        }
+        let rows = self.examined.load(Ordering::Relaxed);
+        match max {
+            0 if done == 0 => format!("{}: {rows} rows", a.state),
+            0 => format!("{}: {rows} rows, {done} bytes", a.state),
+            max => format!("{}: {rows} rows, {done} of {max} bytes", a.state),
+        }
     }
 
     /// What the running statement is doing now (SHOW PROCESSLIST's State).
@@ -138,6 +233,8 @@ impl Proc {
             a.state = "";
             a.info = None;
             a.since = Instant::now();
+            a.stage = 0;
+            a.max_stage = 0;
         }
         let mut d = lock(&self.db);
         if *d != *db {
@@ -194,7 +291,7 @@ impl Proc {
     }
 
     /// The row of information_schema.PROCESSLIST (MariaDB's columns);
-    /// SHOW PROCESSLIST takes the first eight, plus PROGRESS.
+    /// SHOW PROCESSLIST takes the first eight, plus `progress_percent`.
     pub fn row(&self, full: bool) -> Vec<Value> {
         let a = lock(&self.activity).clone();
         let t = |x: &str| Value::Bytes(x.as_bytes().to_vec());
@@ -207,6 +304,10 @@ impl Proc {
             }
         });
         let killed = self.killed.load(Ordering::Relaxed) == KILL_CONNECTION;
+        let (stage, max_stage) = match a.max_stage {
+            0 => (0, 0),
+            m => (i64::from(a.stage) + 1, i64::from(m)),
+        };
         vec![
             Value::UInt(self.id),
             t(&self.user),
@@ -214,12 +315,12 @@ impl Proc {
             lock(&self.db).as_deref().map_or(Value::Null, t),
             t(if killed { "Killed" } else { a.command }),
             Value::Int(el.as_secs() as i64),
-            t(a.state),
+            t(&self.state_text(&a)),
             info.clone().unwrap_or(Value::Null),
             t(&format!("{:.3}", el.as_secs_f64() * 1000.0)),
-            Value::Int(0),
-            Value::Int(0),
-            t("0.000"),
+            Value::Int(stage),
+            Value::Int(max_stage),
+            t(&format!("{:.3}", self.stage_percent(&a))),
             Value::Int(0),
             Value::Int(0),
             Value::UInt(self.examined.load(Ordering::Relaxed)),

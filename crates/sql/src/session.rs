@@ -303,6 +303,14 @@ impl Session {
         }
     }
 
+    /// Ends the open `strata_bulk_load` load, if any (its rows are
+    /// ingested): the server calls it before the session is replaced
+    /// (COM_RESET_CONNECTION, COM_CHANGE_USER), so that a failure reaches
+    /// the client as that command's error.
+    pub fn end_bulk_load(&mut self) -> Result<()> {
+        crate::bulk::end_session_load(self)
+    }
+
     /// Rolls back the open transaction, if any.
     pub fn rollback(&mut self) {
         self.explicit = false;

@@ -513,3 +513,23 @@ pub fn raw_query(s: &mut TcpStream, sql: &[u8]) -> Vec<Option<Vec<u8>>> {
         });
     }
 }
+
+/// Starts the stock `mariadb` client over TCP (no TLS) as root on `db`,
+/// running `sql` with `extra` options, its output piped.
+pub fn spawn_mariadb(port: u16, db: &str, extra: &[&str], sql: &str) -> std::process::Child {
+    Command::new("mariadb")
+        .args([
+            "--protocol=TCP",
+            "-h127.0.0.1",
+            &format!("-P{port}"),
+            "-uroot",
+            "--skip-ssl",
+        ])
+        .args(extra)
+        .args([db, "-e", sql])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the mariadb client")
+}

@@ -26,13 +26,25 @@ pub struct SessionLoad {
 /// Ends the session's bulk load, if any: its rows are ingested (an error
 /// leaves none of them, e.g. 1062 for a repeated unique key, or 1412 when
 /// the table was dropped or changed meanwhile: it must be the very table
-/// the load began with).
+/// the load began with). The error says that the load's rows are lost
+/// (`SqlError::bulk_load_lost`): the statement that ended the load gets
+/// it, not having run.
 pub(crate) fn end_session_load(s: &mut crate::session::Session) -> Result<()> {
     let Some(b) = s.bulk.take() else {
         return Ok(());
     };
-    b.load.finish(&s.inst.catalog, Dedup::Error)?;
+    s.proc.set_state("End bulk insert");
+    let (name, rows) = (table_name(&b), b.load.rows());
+    b.load
+        .finish(&s.inst.catalog, Dedup::Error)
+        .map_err(|e| e.bulk_load_lost(name, rows))?;
     Ok(())
+}
+
+/// The loaded table's name, quoted (`db`.`t`).
+fn table_name(b: &SessionLoad) -> String {
+    let def = &b.load.table.def;
+    format!("`{}`.`{}`", def.db, def.name)
 }
 
 /// An INSERT under `strata_bulk_load = 1`: `None` when it runs the ordinary
@@ -85,6 +97,8 @@ pub(crate) fn session_insert(
         return Ok(None);
     };
     let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
+    // Progress (SHOW PROCESSLIST): the statement's rows staged so far.
+    s.proc.progress_init(1, "Bulk loading", "rows");
     let (result, warnings) = {
         let env = crate::env::StmtEnv::new(s, params);
         let st = s.inst.catalog.state();
@@ -95,6 +109,7 @@ pub(crate) fn session_insert(
             for (rn, r) in rows.iter().enumerate() {
                 // KILL QUERY stops the statement at the next row.
                 crate::expr::Env::check_interrupt(&env)?;
+                s.proc.progress_report(rn as u64, rows.len() as u64);
                 let given = r
                     .iter()
                     .map(|e| e.as_ref().map(|e| e.eval(&[], &env)).transpose())
@@ -110,7 +125,9 @@ pub(crate) fn session_insert(
         Ok(res) => match b.load.commit_stmt() {
             Ok(()) => Ok(res),
             Err(e) => {
-                // Its files can no longer be trusted: the load is abandoned.
+                // Its files can no longer be trusted: the load is abandoned,
+                // with the rows of the statements before.
+                let e = e.bulk_load_lost(table_name(&b), b.load.rows());
                 drop(b);
                 for (level, w) in warnings {
                     s.warn(level, w);

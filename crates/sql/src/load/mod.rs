@@ -138,7 +138,7 @@ pub(crate) fn secure_root(s: &Session) -> Result<Option<std::path::PathBuf>> {
 /// The file of a server-side LOAD DATA, inside secure_file_priv. A
 /// relative name is relative to the current database's directory under
 /// the datadir, as MySQL takes it.
-fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
+fn open_server_file(s: &Session, name: &str) -> Result<(Box<dyn Read>, u64)> {
     let root = secure_root(s)?;
     let path = std::path::Path::new(name);
     let full = if path.is_absolute() {
@@ -186,7 +186,13 @@ fn open_server_file(s: &Session, name: &str) -> Result<Box<dyn Read>> {
         ));
     }
     let f = std::fs::File::open(&canon).map_err(stat_err)?;
-    Ok(Box::new(f))
+    // Its size, for the progress report (0 when not a regular file).
+    let size = f
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map_or(0, |m| m.len());
+    Ok((Box::new(f), size))
 }
 
 /// How the input's bytes become UTF-8 text.
@@ -242,13 +248,23 @@ pub fn run(s: &mut Session, l: &LoadStmt, sink: &mut dyn ResultSink) -> Result<O
     };
     let (t, frozen) = resolve_and_freeze(s, l, dup)?;
     let map = mapping(&t, l)?;
-    let input: Box<dyn Read + '_> = if l.local {
+    // Progress (SHOW PROCESSLIST): stage 1 reads the file (its bytes, of
+    // its size when known: not for LOCAL, whose size the protocol does not
+    // tell), stage 2 ends the load (the bulk path's sort and ingest).
+    s.proc.progress_init(2, "Reading file", "bytes");
+    let (input, size): (Box<dyn Read + '_>, u64) = if l.local {
         if s.var_int("local_infile") == 0 {
             return Err(SqlError::local_infile_disabled());
         }
-        sink.local_infile(&l.file)?
+        (sink.local_infile(&l.file)?, 0)
     } else {
         open_server_file(s, &l.file)?
+    };
+    let input = Progress {
+        inner: input,
+        proc: s.proc.clone(),
+        done: 0,
+        size,
     };
     let limit = s
         .get_var("max_allowed_packet", false)
@@ -311,6 +327,29 @@ fn resolve_and_freeze(
         }
     }
     Err(SqlError::table_def_changed())
+}
+
+/// The input, counting its bytes into the session's progress report.
+struct Progress<R> {
+    inner: R,
+    proc: std::sync::Arc<crate::procs::Proc>,
+    done: u64,
+    size: u64,
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.done += n as u64;
+        // A file that grew since it was opened: done of done.
+        let max = if self.size == 0 {
+            0
+        } else {
+            self.size.max(self.done)
+        };
+        self.proc.progress_report(self.done, max);
+        Ok(n)
+    }
 }
 
 fn read_err(e: std::io::Error) -> SqlError {
@@ -419,6 +458,7 @@ fn load<R: Read>(
                 let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
                     ins.row(&mut txn, rn, given, None)
                 })?;
+                s.proc.progress_next_stage("End bulk insert");
                 return Ok((records, ins.res));
             };
             let cat = &s.inst.catalog;
@@ -426,6 +466,7 @@ fn load<R: Read>(
             let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
                 ins.row(&mut txn, rn, given, Some(&mut bl))
             })?;
+            s.proc.progress_next_stage("End bulk insert");
             let dedup = match dup {
                 Dup::Error => Dedup::Error,
                 Dup::Ignore => Dedup::First,

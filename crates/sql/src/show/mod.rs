@@ -168,7 +168,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 .map(|p| {
                     let mut r = p.row(*full);
                     r.truncate(8);
-                    r.push(text("0.000"));
+                    r.push(text(p.progress_percent()));
                     r
                 })
                 .collect(),

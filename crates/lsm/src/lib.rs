@@ -34,6 +34,7 @@ pub mod iter;
 pub mod key;
 pub mod memtable;
 pub mod options;
+pub mod optstr;
 pub mod range_del;
 pub mod rate_limit;
 pub mod seal;
@@ -52,5 +53,6 @@ pub use db::{
 pub use error::{Error, Result};
 pub use key::{Comparator, SeqNo};
 pub use options::{CfOptions, Options, ReadOptions, WriteOptions};
+pub use optstr::CfConfig;
 pub use sstable::Compression;
 pub use stats::StatsSnapshot;

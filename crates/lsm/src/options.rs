@@ -46,6 +46,9 @@ pub struct Options {
     pub fs: Option<Arc<dyn Fs>>,
     /// Options of the default column family.
     pub default_cf: CfOptions,
+    /// Options of the other column families by name: used for those found at open
+    /// that `open_cf` did not list, and by `Db::ensure_cf` (None: `CfOptions::default()`).
+    pub cf_config: Option<Arc<crate::optstr::CfConfig>>,
     /// After a full disk (ENOSPC) made the database read-only, try to resume writing
     /// this often (RocksDB's auto-recovery); None: only `Db::resume` does.
     pub auto_resume_interval: Option<std::time::Duration>,
@@ -67,6 +70,7 @@ impl Default for Options {
             use_direct_reads: false,
             fs: None,
             default_cf: CfOptions::default(),
+            cf_config: None,
             auto_resume_interval: Some(std::time::Duration::from_secs(2)),
         }
     }

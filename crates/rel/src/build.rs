@@ -16,7 +16,7 @@ use crate::scan::for_each_row_locked;
 use crate::schema::{Index, TableDef};
 use crate::table as rt;
 use crate::{Error, Result};
-use lsm::{Db, ReadOptions, Snapshot, WriteBatch, DEFAULT_CF};
+use lsm::{Db, ReadOptions, Snapshot, WriteBatch};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,24 +33,28 @@ use txn::{LockMode, Txn, TxnDb};
 /// the index, which reclaims them. Not fsynced: the catalog write that
 /// installs the index is.
 pub fn build_index(txdb: &TxnDb, t: &Table, ix: &Index, lock_wait: Duration) -> Result<()> {
-    for_each_row_locked(txdb, t.def.pk.id, lock_wait, &mut |txn, _, k, v| {
+    for_each_row_locked(txdb, &t.def.pk, lock_wait, &mut |txn, _, k, v| {
         fill_row(txn, t, ix, k, v)
     })?;
     Ok(())
 }
 
-/// True when index `id` holds no entry at `snap` (no writer has put one
+/// True when index `ix` holds no entry at `snap` (no writer has put one
 /// since the index was published): the precondition of filling it by
 /// ingesting sorted files, which must not meet entries of writers.
-pub fn index_empty(db: &Db, snap: &Snapshot, id: u32) -> Result<bool> {
+pub fn index_empty(db: &Db, snap: &Snapshot, ix: &Index) -> Result<bool> {
+    let id = ix.id;
     let lo = keycodec::index_prefix(id).to_vec();
-    let mut it = db.iter(ReadOptions {
-        snapshot: Some(snap.clone()),
-        lower_bound: Some(lo.clone()),
-        upper_bound: Some(keycodec::index_prefix(id + 1).to_vec()),
-        no_fill_cache: true,
-        ..Default::default()
-    })?;
+    let mut it = db.iter_cf(
+        ReadOptions {
+            snapshot: Some(snap.clone()),
+            lower_bound: Some(lo.clone()),
+            upper_bound: Some(keycodec::index_prefix(id + 1).to_vec()),
+            no_fill_cache: true,
+            ..Default::default()
+        },
+        crate::cf::of(db, ix)?,
+    )?;
     it.seek(&lo);
     let empty = !it.valid();
     it.status()?;
@@ -77,7 +81,7 @@ pub fn index_entries(
         want[c] = true;
     }
     let mut rows = 0u64;
-    crate::scan::scan(db, snap, def.pk.id, &mut |k, v| {
+    crate::scan::scan(db, snap, &def.pk, &mut |k, v| {
         rows += 1;
         let row = rt::decode_row(def, k, v, Some(want.as_slice()))?;
         let (key, split) = rt::sk_key_split(def, ix, &row.values, row.hidden)?;
@@ -98,7 +102,7 @@ pub fn dup_error(db: &Db, snap: &Snapshot, t: &Table, ix: &Index, key: &[u8]) ->
             ..Default::default()
         };
         let v = db
-            .get_cf(&opts, DEFAULT_CF, &pk)?
+            .get_cf(&opts, crate::cf::of(db, &t.def.pk)?, &pk)?
             .ok_or_else(|| Error::Internal("indexed row not found".into()))?;
         let row = rt::decode_row(&t.def, &pk, &v, None)?;
         Ok(rt::key_text(ix, &row.values))
@@ -116,17 +120,17 @@ fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<
     let te = Error::Txn;
     let row = rt::decode_row(&t.def, k, v, None)?;
     let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
+    let cf = crate::cf::of(txn.db(), ix)?;
     if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
         let mut prefix = keycodec::index_prefix(ix.id).to_vec();
         rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
         // As a writer's uniqueness check (`table::unique_holder`): the
         // prefix lock makes a concurrent insert of the same value wait.
-        txn.lock(DEFAULT_CF, &prefix, LockMode::Exclusive)
-            .map_err(te)?;
+        txn.lock(cf, &prefix, LockMode::Exclusive).map_err(te)?;
         let upper = keycodec::prefix_successor(&prefix);
         let held = {
             let mut it = txn
-                .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+                .scan_latest(cf, Some(&prefix), upper.as_deref(), false)
                 .map_err(te)?;
             it.next().map_err(te)?.map(|(k, _)| k.to_vec())
         };
@@ -140,10 +144,10 @@ fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<
             }
             None => {}
         }
-    } else if txn.get_latest(DEFAULT_CF, &key).map_err(te)?.is_some() {
+    } else if txn.get_latest(cf, &key).map_err(te)?.is_some() {
         return Ok(());
     }
-    txn.put(DEFAULT_CF, &key, &[]);
+    txn.put(cf, &key, &[]);
     Ok(())
 }
 
@@ -164,6 +168,8 @@ impl Catalog {
             return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
         };
         ix.id = *next;
+        // Its column family exists (durably, in the manifest) before any entry.
+        crate::cf::of(self.db(), &ix)?;
         let end = ix.id + 1;
         let mut b = WriteBatch::new();
         b.put(&key(b'N', &[]), &end.to_le_bytes());

@@ -25,7 +25,9 @@ pub fn check_table(db: &Db, t: &Table) -> Result<CheckReport> {
     let snap = db.snapshot();
     let mut rep = CheckReport::default();
     let mut errors = Vec::new();
-    scan(db, &snap, def.pk.id, &mut |k, v| {
+    let pcf = crate::cf::of(db, &def.pk)?;
+    stray_entries(db, &snap, def, &mut errors)?;
+    scan(db, &snap, &def.pk, &mut |k, v| {
         rep.rows += 1;
         if let Err(e) = rt::decode_row(def, k, v, None) {
             if errors.len() < 20 {
@@ -36,7 +38,7 @@ pub fn check_table(db: &Db, t: &Table) -> Result<CheckReport> {
     })?;
     for ix in &def.secondary {
         let mut n = 0u64;
-        scan(db, &snap, ix.id, &mut |k, _| {
+        scan(db, &snap, ix, &mut |k, _| {
             n += 1;
             let pk = match rt::pk_of_sk(def, ix, k) {
                 Ok(pk) => pk,
@@ -51,7 +53,7 @@ pub fn check_table(db: &Db, t: &Table) -> Result<CheckReport> {
                 snapshot: Some(snap.clone()),
                 ..Default::default()
             };
-            match db.get_cf(&ro, lsm::DEFAULT_CF, &pk)? {
+            match db.get_cf(&ro, pcf, &pk)? {
                 None => {
                     if errors.len() < 20 {
                         errors.push(format!(
@@ -87,6 +89,47 @@ pub fn check_table(db: &Db, t: &Table) -> Result<CheckReport> {
     }
     rep.errors = errors;
     Ok(rep)
+}
+
+/// Entries of the table's index ids in a column family other than the index's own
+/// (what a write that missed the index's family would leave).
+fn stray_entries(
+    db: &Db,
+    snap: &lsm::Snapshot,
+    def: &crate::schema::TableDef,
+    errors: &mut Vec<String>,
+) -> Result<()> {
+    let all = crate::cf::all(db);
+    if all.len() < 2 {
+        return Ok(());
+    }
+    for ix in def.indexes() {
+        let own = crate::cf::of(db, ix)?;
+        let lo = crate::keycodec::index_prefix(ix.id).to_vec();
+        let hi = crate::keycodec::index_prefix(ix.id + 1).to_vec();
+        for &cf in all.iter().filter(|&&c| c != own) {
+            let mut it = db.iter_cf(
+                ReadOptions {
+                    snapshot: Some(snap.clone()),
+                    lower_bound: Some(lo.clone()),
+                    upper_bound: Some(hi.clone()),
+                    no_fill_cache: true,
+                    ..Default::default()
+                },
+                cf,
+            )?;
+            it.seek(&lo);
+            if it.valid() {
+                errors.push(format!(
+                    "index {}: entry {} outside its column family",
+                    ix.name,
+                    hex(it.key())
+                ));
+            }
+            it.status()?;
+        }
+    }
+    Ok(())
 }
 
 fn hex(b: &[u8]) -> String {

@@ -23,7 +23,6 @@ use crate::schema::{FkAction, Index, TableDef};
 use crate::table::{self as rt, Row};
 use crate::value::Value;
 use crate::{Error, Result};
-use lsm::DEFAULT_CF;
 use std::sync::Arc;
 use txn::{LockMode, Txn};
 
@@ -207,16 +206,16 @@ fn check_parents(
         let Ok(key) = prefix(pdef, pix, &pcols, &vals) else {
             return Err(fail());
         };
+        let cf = crate::cf::of(txn.db(), pix)?;
         let found = if pix.primary && pcols.len() == pix.columns.len() {
-            txn.get_locked(DEFAULT_CF, &key, LockMode::Shared)
+            txn.get_locked(cf, &key, LockMode::Shared)
                 .map_err(txn_err)?
                 .is_some()
         } else {
-            txn.lock(DEFAULT_CF, &key, LockMode::Shared)
-                .map_err(txn_err)?;
+            txn.lock(cf, &key, LockMode::Shared).map_err(txn_err)?;
             let upper = keycodec::prefix_successor(&key);
             let mut it = txn
-                .scan_latest(DEFAULT_CF, Some(&key), upper.as_deref(), false)
+                .scan_latest(cf, Some(&key), upper.as_deref(), false)
                 .map_err(txn_err)?;
             it.next().map_err(txn_err)?.is_some()
         };
@@ -270,8 +269,8 @@ fn referencing_rows(
         }
         if let Some(pix) = index_led_by(def, &pcols) {
             let key = prefix(def, pix, &pcols, &vals)?;
-            txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
-                .map_err(txn_err)?;
+            let cf = crate::cf::of(txn.db(), pix)?;
+            txn.lock(cf, &key, LockMode::Exclusive).map_err(txn_err)?;
         }
         let action = if new.is_some() {
             fk.on_update
@@ -314,6 +313,7 @@ fn children_with(
     vals: &[&Value],
 ) -> Result<Vec<Row>> {
     let ix = index_led_by(def, cols);
+    let cf = crate::cf::of(txn.db(), ix.unwrap_or(&def.pk))?;
     let lo = match ix {
         Some(ix) => match prefix(def, ix, cols, vals) {
             Ok(k) => k,
@@ -324,7 +324,7 @@ fn children_with(
     };
     let hi = keycodec::prefix_successor(&lo);
     let mut it = txn
-        .scan_latest(DEFAULT_CF, Some(&lo), hi.as_deref(), false)
+        .scan_latest(cf, Some(&lo), hi.as_deref(), false)
         .map_err(txn_err)?;
     let mut rows = Vec::new();
     while let Some((k, _)) = it.next().map_err(txn_err)? {
@@ -419,8 +419,9 @@ pub fn validate(txn: &mut Txn, st: &CatalogState, def: &TableDef, k: usize) -> R
     };
     let lo = keycodec::index_prefix(def.pk.id).to_vec();
     let hi = keycodec::prefix_successor(&lo);
+    let cf = crate::cf::of(txn.db(), &def.pk)?;
     let mut it = txn
-        .scan(DEFAULT_CF, Some(&lo), hi.as_deref(), false)
+        .scan(cf, Some(&lo), hi.as_deref(), false)
         .map_err(txn_err)?;
     let mut rows = Vec::new();
     loop {

@@ -25,6 +25,7 @@
 
 pub mod build;
 pub mod catalog;
+pub mod cf;
 pub mod check;
 pub mod collation;
 pub mod constraint;

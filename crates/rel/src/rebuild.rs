@@ -58,7 +58,14 @@ pub fn copy_rows<E: From<Error>>(
     };
     let auto = new.auto_inc_column();
     let mut failed: Option<E> = None;
-    let r = scan(db, &snap, old.def.pk.id, &mut |k, v| {
+    let pcf = crate::cf::of(db, &new.pk).map_err(Error::from)?.0;
+    let scfs = new
+        .secondary
+        .iter()
+        .map(|ix| crate::cf::of(db, ix).map(|c| c.0))
+        .collect::<lsm::Result<Vec<u32>>>()
+        .map_err(Error::from)?;
+    let r = scan(db, &snap, &old.def.pk, &mut |k, v| {
         let row = rt::decode_row(&old.def, k, v, None)?;
         out.rows += 1;
         let values = match convert(&row, out.rows) {
@@ -89,7 +96,7 @@ pub fn copy_rows<E: From<Error>>(
                 new.pk.name.clone(),
             ));
         }
-        batch.put(&key, &rt::row_value(new, &values));
+        batch.put_cf(pcf, &key, &rt::row_value(new, &values));
         for (i, ix) in new.secondary.iter().enumerate() {
             if ix.unique && ix.columns.iter().all(|&c| !values[c].is_null()) {
                 let mut prefix = keycodec::index_prefix(ix.id).to_vec();
@@ -98,7 +105,7 @@ pub fn copy_rows<E: From<Error>>(
                     return Err(Error::DupKey(key_text(ix, &values), ix.name.clone()));
                 }
             }
-            batch.put(&rt::sk_key(new, ix, &values, hidden)?, &[]);
+            batch.put_cf(scfs[i], &rt::sk_key(new, ix, &values, hidden)?, &[]);
         }
         if batch.size() > BATCH_BYTES {
             db.write(sync, std::mem::take(&mut batch))?;
@@ -124,7 +131,7 @@ pub fn for_each_row<E: From<Error>>(
 ) -> std::result::Result<(), E> {
     let snap = db.snapshot();
     let mut failed: Option<E> = None;
-    let r = scan(db, &snap, t.def.pk.id, &mut |k, v| {
+    let r = scan(db, &snap, &t.def.pk, &mut |k, v| {
         let row = rt::decode_row(&t.def, k, v, None)?;
         f(&row).map_err(|e| {
             failed = Some(e);

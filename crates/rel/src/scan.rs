@@ -4,8 +4,9 @@
 //! (`for_each_row_locked`: CREATE INDEX, online ALTER TABLE) over the rows
 //! of a snapshot, each locked and read as it is now.
 use crate::keycodec;
+use crate::schema::Index;
 use crate::{Error, Result};
-use lsm::{Db, ReadOptions, Snapshot, DEFAULT_CF};
+use lsm::{ColumnFamily, Db, ReadOptions, Snapshot};
 use std::time::Duration;
 use txn::{Isolation, LockMode, Txn, TxnDb};
 
@@ -32,14 +33,15 @@ pub(crate) type RowVisit<'a> = dyn FnMut(&mut Txn, u64, &[u8], &[u8]) -> Result<
 /// rows found.
 pub(crate) fn for_each_row_locked(
     txdb: &TxnDb,
-    pk: u32,
+    pk: &Index,
     lock_wait: Duration,
     each: &mut RowVisit<'_>,
 ) -> Result<u64> {
+    let cf = crate::cf::of(txdb.db(), pk)?;
     let mut run = |keys: &[Vec<u8>], before: u64| -> Result<u64> {
         let mut tries = 0;
         loop {
-            match batch(txdb, keys, before, lock_wait, each) {
+            match batch(txdb, cf, keys, before, lock_wait, each) {
                 Err(Error::Txn(txn::Error::Deadlock)) if tries < DEADLOCK_RETRIES => tries += 1,
                 r => return r,
             }
@@ -64,6 +66,7 @@ pub(crate) fn for_each_row_locked(
 /// One batch of `for_each_row_locked` in one transaction.
 fn batch(
     txdb: &TxnDb,
+    cf: ColumnFamily,
     keys: &[Vec<u8>],
     before: u64,
     lock_wait: Duration,
@@ -78,7 +81,7 @@ fn batch(
     let mut n = 0u64;
     for k in keys {
         let Some(v) = txn
-            .get_locked(DEFAULT_CF, k, LockMode::Shared)
+            .get_locked(cf, k, LockMode::Shared)
             .map_err(Error::Txn)?
         else {
             continue;
@@ -93,17 +96,20 @@ fn batch(
 /// A visitor of (key, value) entries.
 pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
 
-/// Calls `f(key, value)` for every entry of index `id` at `snap`.
-pub(crate) fn scan(db: &Db, snap: &Snapshot, id: u32, f: &mut Visit<'_>) -> Result<()> {
-    let lo = keycodec::index_prefix(id).to_vec();
-    let hi = keycodec::index_prefix(id + 1).to_vec();
-    let mut it = db.iter(ReadOptions {
-        snapshot: Some(snap.clone()),
-        lower_bound: Some(lo.clone()),
-        upper_bound: Some(hi),
-        no_fill_cache: true,
-        ..Default::default()
-    })?;
+/// Calls `f(key, value)` for every entry of index `ix` at `snap`.
+pub(crate) fn scan(db: &Db, snap: &Snapshot, ix: &Index, f: &mut Visit<'_>) -> Result<()> {
+    let lo = keycodec::index_prefix(ix.id).to_vec();
+    let hi = keycodec::index_prefix(ix.id + 1).to_vec();
+    let mut it = db.iter_cf(
+        ReadOptions {
+            snapshot: Some(snap.clone()),
+            lower_bound: Some(lo.clone()),
+            upper_bound: Some(hi),
+            no_fill_cache: true,
+            ..Default::default()
+        },
+        crate::cf::of(db, ix)?,
+    )?;
     it.seek(&lo);
     while it.valid() {
         f(it.key(), it.value())?;

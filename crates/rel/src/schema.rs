@@ -32,8 +32,16 @@ pub const TABLE_DEF_V6: u8 = 6;
 /// 2; a table in format 1 keeps writing the version it wrote before.
 pub const TABLE_DEF_V7: u8 = 7;
 
+/// Version 8 is version 7 (every section) whose key format byte may also be 1
+/// (`KeyFormat::Trimmed`), followed by each index's column family name and
+/// comment (strings, in index order, the primary key first). Written only by
+/// tables with an index comment or column family.
+pub const TABLE_DEF_V8: u8 = 8;
+
 /// The key format byte of version 7 (`KeyFormat::PadSpace`).
 const KEY_FORMAT_PAD_SPACE: u8 = 2;
+/// The key format byte of a format-1 table (`KeyFormat::Trimmed`), version 8 only.
+const KEY_FORMAT_TRIMMED: u8 = 1;
 
 /// The collation a column had in definitions before version 4.
 fn legacy_coll(ty: &ColumnType) -> Collation {
@@ -76,7 +84,7 @@ impl Column {
 }
 
 /// An index (the primary key is index 0 of a table).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Index {
     /// Key prefix of every entry (4 bytes big-endian).
     pub id: u32,
@@ -85,6 +93,11 @@ pub struct Index {
     pub columns: Vec<usize>,
     pub unique: bool,
     pub primary: bool,
+    /// The engine column family holding the index's entries ("": the default
+    /// one), as its COMMENT named it (`crate::cf::from_comment`).
+    pub cf: String,
+    /// The index's COMMENT as given (SHOW CREATE TABLE prints it).
+    pub comment: String,
 }
 
 /// What a foreign key does to referencing rows when the referenced row is
@@ -329,7 +342,12 @@ impl TableDef {
     pub fn encode(&self) -> Vec<u8> {
         let legacy = self.collation == Collation::Utf8mb4Bin
             && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
-        let version = if self.key_format == KeyFormat::PadSpace {
+        let version = if self
+            .indexes()
+            .any(|i| !i.cf.is_empty() || !i.comment.is_empty())
+        {
+            TABLE_DEF_V8
+        } else if self.key_format == KeyFormat::PadSpace {
             TABLE_DEF_V7
         } else if self.columns.iter().any(|c| c.ty.is_enum_or_set()) {
             TABLE_DEF_V6
@@ -420,7 +438,16 @@ impl TableDef {
             }
         }
         if version >= TABLE_DEF_V7 {
-            o.push(KEY_FORMAT_PAD_SPACE);
+            o.push(match self.key_format {
+                KeyFormat::PadSpace => KEY_FORMAT_PAD_SPACE,
+                KeyFormat::Trimmed => KEY_FORMAT_TRIMMED,
+            });
+        }
+        if version >= TABLE_DEF_V8 {
+            for ix in self.indexes() {
+                put_length_prefixed(&mut o, ix.cf.as_bytes());
+                put_length_prefixed(&mut o, ix.comment.as_bytes());
+            }
         }
         o
     }
@@ -430,7 +457,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V7) => v,
+            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V8) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -510,6 +537,7 @@ impl TableDef {
                 columns: cols,
                 unique: f & 1 != 0,
                 primary: f & 2 != 0,
+                ..Default::default()
             });
         }
         let mut foreign_keys = Vec::new();
@@ -595,11 +623,21 @@ impl TableDef {
         let key_format = if version >= TABLE_DEF_V7 {
             match d.u8() {
                 Some(KEY_FORMAT_PAD_SPACE) => KeyFormat::PadSpace,
+                Some(KEY_FORMAT_TRIMMED) if version >= TABLE_DEF_V8 => KeyFormat::Trimmed,
                 other => return Err(bad(&format!("unknown key format {other:?}"))),
             }
         } else {
             KeyFormat::Trimmed
         };
+        if version >= TABLE_DEF_V8 {
+            for ix in idx.iter_mut() {
+                ix.cf = s(&mut d)?;
+                ix.comment = s(&mut d)?;
+                if !ix.cf.is_empty() && !crate::cf::valid_name(&ix.cf) {
+                    return Err(bad(&format!("column family name {:?}", ix.cf)));
+                }
+            }
+        }
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }

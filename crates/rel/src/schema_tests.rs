@@ -28,6 +28,7 @@ pub(crate) fn sample() -> TableDef {
             columns: vec![0],
             unique: true,
             primary: true,
+            ..Default::default()
         },
         false,
         vec![Index {
@@ -36,6 +37,7 @@ pub(crate) fn sample() -> TableDef {
             columns: vec![1],
             unique: false,
             primary: false,
+            ..Default::default()
         }],
         "ROCKSDB".into(),
         String::new(),
@@ -267,4 +269,65 @@ fn key_format_2_is_version_7_and_keeps_text_values_in_the_row() {
         TableDef::decode(&old).unwrap().key_format,
         KeyFormat::Trimmed
     );
+}
+
+#[test]
+fn column_families_and_index_comments_round_trip_in_version_8() {
+    for fmt in [KeyFormat::Trimmed, KeyFormat::PadSpace] {
+        let mut t = sample();
+        t.key_format = fmt;
+        t.pk.cf = "cf_pk".into();
+        t.pk.comment = "cfname=cf_pk".into();
+        t.secondary[0].comment = "only words".into();
+        let enc = t.encode();
+        assert_eq!(enc[0], TABLE_DEF_V8);
+        let back = TableDef::decode(&enc).unwrap();
+        assert_eq!(back, t);
+        // Every truncation is refused, never misread.
+        for n in 0..enc.len() {
+            assert!(TableDef::decode(&enc[..n]).is_err(), "cut at {n}");
+        }
+        // A family name that is not one is a decoding error.
+        let mut bad = t.clone();
+        bad.pk.cf = "bad name".into();
+        assert!(TableDef::decode(&bad.encode()).is_err());
+    }
+    // Without comments or families a table keeps its version.
+    let t = sample();
+    assert_ne!(t.encode()[0], TABLE_DEF_V8);
+    let mut p = sample();
+    p.key_format = KeyFormat::PadSpace;
+    assert_eq!(p.encode()[0], TABLE_DEF_V7);
+}
+
+#[test]
+fn index_comments_name_column_families_as_myrocks_reads_them() {
+    use crate::cf::from_comment;
+    assert_eq!(from_comment("cfname=cf1"), Ok(Some("cf1".into())));
+    assert_eq!(from_comment("cfname=cf1;"), Ok(Some("cf1".into())));
+    assert_eq!(
+        from_comment(" CFNAME=cf_2 ; other=1"),
+        Ok(Some("cf_2".into()))
+    );
+    assert_eq!(from_comment("cf1"), Ok(Some("cf1".into())));
+    assert_eq!(from_comment(""), Ok(None));
+    assert_eq!(from_comment("default"), Ok(None));
+    assert_eq!(from_comment("cfname=default"), Ok(None));
+    assert_eq!(from_comment("the lookup index"), Ok(None));
+    for bad in [
+        "rev:cf1",
+        "cfname=rev:cf1",
+        "p0_cfname=a",
+        "custom_p0_cfname=a;custom_p1_cfname=b",
+        "cfname=",
+        "cfname=a b",
+        "cfname=__system__",
+        "cfname=a;cfname=b",
+        "ttl_duration=10",
+        "ttl_col=ts",
+    ] {
+        assert!(from_comment(bad).is_err(), "{bad}");
+    }
+    assert!(crate::cf::valid_name(&"x".repeat(64)));
+    assert!(!crate::cf::valid_name(&"x".repeat(65)));
 }

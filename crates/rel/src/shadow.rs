@@ -21,7 +21,6 @@ use crate::schema::TableDef;
 use crate::table::{self as rt, Row};
 use crate::value::Value;
 use crate::{Error, Result};
-use lsm::DEFAULT_CF;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -77,11 +76,18 @@ impl Shadow {
             .collect();
         for prefix in touched {
             let upper = keycodec::prefix_successor(&prefix);
-            let mut it = db.iter(lsm::ReadOptions {
-                lower_bound: Some(prefix.clone()),
-                upper_bound: upper,
-                ..Default::default()
-            })?;
+            let id = u32::from_be_bytes([prefix[0], prefix[1], prefix[2], prefix[3]]);
+            let Some(ix) = self.def.secondary.iter().find(|i| i.id == id) else {
+                return Err(Error::Internal("unique entry of no index".into()));
+            };
+            let mut it = db.iter_cf(
+                lsm::ReadOptions {
+                    lower_bound: Some(prefix.clone()),
+                    upper_bound: upper,
+                    ..Default::default()
+                },
+                crate::cf::of(db, ix)?,
+            )?;
             it.seek(&prefix);
             let first = it.valid().then(|| it.key().to_vec());
             it.next();
@@ -102,7 +108,8 @@ impl Shadow {
         };
         // The row's values (the key holds weights for some columns).
         let row = rt::pk_of_sk(&self.def, ix, k).and_then(|pk| {
-            let v = db.get(&pk)?;
+            let ro = lsm::ReadOptions::default();
+            let v = db.get_cf(&ro, crate::cf::of(db, &self.def.pk)?, &pk)?;
             match v {
                 Some(v) => rt::decode_row(&self.def, &pk, &v, None),
                 None => rt::decode_sk(&self.def, ix, k),
@@ -118,20 +125,22 @@ impl Shadow {
     /// what the shadow holds there (its secondary entries that change go).
     fn put(&self, txn: &mut Txn, key: &[u8], new: &[Value], hidden: Option<u64>) -> Result<()> {
         let def = &self.def;
-        let cur = match txn.get_latest(DEFAULT_CF, key).map_err(Error::Txn)? {
+        let pcf = crate::cf::of(txn.db(), &def.pk)?;
+        let cur = match txn.get_latest(pcf, key).map_err(Error::Txn)? {
             Some(v) => Some(rt::decode_row(def, key, &v, None)?),
             None => None,
         };
         for ix in &def.secondary {
             let nk = rt::sk_key(def, ix, new, hidden)?;
+            let cf = crate::cf::of(txn.db(), ix)?;
             if let Some(c) = &cur {
                 let ok = rt::sk_key(def, ix, &c.values, hidden)?;
                 if ok == nk {
                     continue;
                 }
-                txn.single_delete(DEFAULT_CF, &ok);
+                txn.single_delete(cf, &ok);
             }
-            txn.put(DEFAULT_CF, &nk, &[]);
+            txn.put(cf, &nk, &[]);
             if ix.unique && ix.columns.iter().all(|&c| !new[c].is_null()) {
                 let mut prefix = keycodec::index_prefix(ix.id).to_vec();
                 rt::encode_cols(&mut prefix, def, &ix.columns, new)?;
@@ -141,7 +150,7 @@ impl Shadow {
                     .insert(prefix);
             }
         }
-        txn.put(DEFAULT_CF, key, &rt::row_value(def, new));
+        txn.put(pcf, key, &rt::row_value(def, new));
         Ok(())
     }
 }
@@ -175,17 +184,16 @@ pub(crate) fn mirror_delete(txn: &mut Txn, t: &Table, key: &[u8]) -> Result<()> 
         return Ok(());
     };
     let skey = sh.key_of(key);
-    let Some(v) = txn.get_latest(DEFAULT_CF, &skey).map_err(Error::Txn)? else {
+    let pcf = crate::cf::of(txn.db(), &sh.def.pk)?;
+    let Some(v) = txn.get_latest(pcf, &skey).map_err(Error::Txn)? else {
         return Ok(());
     };
     let cur = rt::decode_row(&sh.def, &skey, &v, None)?;
     for ix in &sh.def.secondary {
-        txn.single_delete(
-            DEFAULT_CF,
-            &rt::sk_key(&sh.def, ix, &cur.values, cur.hidden)?,
-        );
+        let cf = crate::cf::of(txn.db(), ix)?;
+        txn.single_delete(cf, &rt::sk_key(&sh.def, ix, &cur.values, cur.hidden)?);
     }
-    txn.delete(DEFAULT_CF, &skey);
+    txn.delete(pcf, &skey);
     Ok(())
 }
 
@@ -200,7 +208,7 @@ pub fn copy_online(txdb: &TxnDb, t: &Table, lock_wait: Duration) -> Result<u64> 
     let Some(sh) = &t.shadow else {
         return Err(Error::Internal("no rebuild in progress".into()));
     };
-    for_each_row_locked(txdb, t.def.pk.id, lock_wait, &mut |txn, n, k, v| {
+    for_each_row_locked(txdb, &t.def.pk, lock_wait, &mut |txn, n, k, v| {
         copy_row(txn, t, sh, n, k, v)
     })
 }
@@ -211,7 +219,8 @@ fn copy_row(txn: &mut Txn, t: &Table, sh: &Shadow, n: u64, k: &[u8], v: &[u8]) -
     let te = Error::Txn;
     let def = &sh.def;
     let skey = sh.key_of(k);
-    if txn.get_latest(DEFAULT_CF, &skey).map_err(te)?.is_some() {
+    let pcf = crate::cf::of(txn.db(), &def.pk)?;
+    if txn.get_latest(pcf, &skey).map_err(te)?.is_some() {
         return Ok(());
     }
     let row = rt::decode_row(&t.def, k, v, None)?;
@@ -224,8 +233,9 @@ fn copy_row(txn: &mut Txn, t: &Table, sh: &Shadow, n: u64, k: &[u8], v: &[u8]) -
         let mut prefix = keycodec::index_prefix(ix.id).to_vec();
         rt::encode_cols(&mut prefix, def, &ix.columns, &new)?;
         let upper = keycodec::prefix_successor(&prefix);
+        let cf = crate::cf::of(txn.db(), ix)?;
         let mut it = txn
-            .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+            .scan_latest(cf, Some(&prefix), upper.as_deref(), false)
             .map_err(te)?;
         if it.next().map_err(te)?.is_some() {
             return Err(Error::DupKey(rt::key_text(ix, &new), ix.name.clone()));

@@ -18,7 +18,6 @@ use crate::rowcodec::{self, RowReader};
 use crate::schema::{Index, TableDef};
 use crate::value::Value;
 use crate::{Error, Result};
-use lsm::DEFAULT_CF;
 use std::sync::atomic::Ordering;
 use txn::{LockMode, Txn};
 
@@ -241,9 +240,10 @@ pub fn get(
     lock: Option<LockMode>,
     want: Option<&[bool]>,
 ) -> Result<Option<Row>> {
+    let cf = crate::cf::of(txn.db(), &def.pk)?;
     let v = match lock {
-        None => txn.get(DEFAULT_CF, key),
-        Some(m) => txn.get_locked(DEFAULT_CF, key, m),
+        None => txn.get(cf, key),
+        Some(m) => txn.get_locked(cf, key, m),
     }
     .map_err(txn_err)?;
     match v {
@@ -301,11 +301,12 @@ fn unique_holder(
     }
     let mut prefix = keycodec::index_prefix(ix.id).to_vec();
     encode_cols(&mut prefix, def, &ix.columns, row)?;
-    txn.lock(DEFAULT_CF, &prefix, LockMode::Exclusive)
+    let cf = crate::cf::of(txn.db(), ix)?;
+    txn.lock(cf, &prefix, LockMode::Exclusive)
         .map_err(txn_err)?;
     let upper = keycodec::prefix_successor(&prefix);
     let mut it = txn
-        .scan_latest(DEFAULT_CF, Some(&prefix), upper.as_deref(), false)
+        .scan_latest(cf, Some(&prefix), upper.as_deref(), false)
         .map_err(txn_err)?;
     match it.next().map_err(txn_err)? {
         Some((k, _)) => Ok(Some(pk_of_sk(def, ix, &k)?)),
@@ -326,7 +327,7 @@ pub struct PkHigh(std::sync::Mutex<Option<Vec<u8>>>);
 impl PkHigh {
     /// True when `key` (its row lock held) is above every primary key of
     /// index `pk` (it becomes the bound).
-    fn claim(&self, db: &lsm::Db, pk: u32, key: &[u8]) -> Result<bool> {
+    fn claim(&self, db: &lsm::Db, pk: &Index, key: &[u8]) -> Result<bool> {
         let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let high = match &mut *g {
             Some(h) => h,
@@ -346,15 +347,18 @@ impl PkHigh {
     }
 }
 
-/// The last key of index `id`, at the latest state.
-fn last_key(db: &lsm::Db, id: u32) -> Result<Option<Vec<u8>>> {
-    let lo = keycodec::index_prefix(id).to_vec();
-    let hi = keycodec::index_prefix(id + 1).to_vec();
-    let mut it = db.iter(lsm::ReadOptions {
-        lower_bound: Some(lo),
-        upper_bound: Some(hi),
-        ..Default::default()
-    })?;
+/// The last key of index `ix`, at the latest state.
+fn last_key(db: &lsm::Db, ix: &Index) -> Result<Option<Vec<u8>>> {
+    let lo = keycodec::index_prefix(ix.id).to_vec();
+    let hi = keycodec::index_prefix(ix.id + 1).to_vec();
+    let mut it = db.iter_cf(
+        lsm::ReadOptions {
+            lower_bound: Some(lo),
+            upper_bound: Some(hi),
+            ..Default::default()
+        },
+        crate::cf::of(db, ix)?,
+    )?;
     it.seek_to_last();
     let k = it.valid().then(|| it.key().to_vec());
     it.status()?;
@@ -370,13 +374,13 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         .hidden_pk
         .then(|| t.hidden_next.fetch_add(1, Ordering::SeqCst));
     let key = pk_key(def, row, hidden)?;
+    let pcf = crate::cf::of(txn.db(), &def.pk)?;
     if hidden.is_none() {
-        txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
-            .map_err(txn_err)?;
-        let old = if t.pk_high.claim(txn.db(), def.pk.id, &key)? {
+        txn.lock(pcf, &key, LockMode::Exclusive).map_err(txn_err)?;
+        let old = if t.pk_high.claim(txn.db(), &def.pk, &key)? {
             None
         } else {
-            txn.get_latest(DEFAULT_CF, &key).map_err(txn_err)?
+            txn.get_latest(pcf, &key).map_err(txn_err)?
         };
         if old.is_some() {
             return Err(Error::DupKey(
@@ -385,17 +389,17 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
             ));
         }
     } else {
-        txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
-            .map_err(txn_err)?;
+        txn.lock(pcf, &key, LockMode::Exclusive).map_err(txn_err)?;
     }
     for ix in t.write_indexes().filter(|i| i.unique) {
         if unique_holder(txn, def, ix, row)?.is_some() {
             return Err(Error::DupKey(dup_text(def, ix, row), ix.name.clone()));
         }
     }
-    txn.put(DEFAULT_CF, &key, &row_value(def, row));
+    txn.put(pcf, &key, &row_value(def, row));
     for ix in t.write_indexes() {
-        txn.put(DEFAULT_CF, &sk_key(def, ix, row, hidden)?, &[]);
+        let cf = crate::cf::of(txn.db(), ix)?;
+        txn.put(cf, &sk_key(def, ix, row, hidden)?, &[]);
     }
     crate::shadow::mirror_put(txn, t, &key, row, hidden)?;
     t.estimate.add(1);
@@ -416,7 +420,8 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
         insert(txn, t, new)?;
         return Ok(());
     }
-    txn.lock(DEFAULT_CF, &old_key, LockMode::Exclusive)
+    let pcf = crate::cf::of(txn.db(), &def.pk)?;
+    txn.lock(pcf, &old_key, LockMode::Exclusive)
         .map_err(txn_err)?;
     for ix in t.write_indexes() {
         let changed = ix.columns.iter().any(|&c| !same(&old.values[c], &new[c]));
@@ -430,10 +435,11 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
                 }
             }
         }
-        txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &old.values, old.hidden)?);
-        txn.put(DEFAULT_CF, &sk_key(def, ix, new, old.hidden)?, &[]);
+        let cf = crate::cf::of(txn.db(), ix)?;
+        txn.single_delete(cf, &sk_key(def, ix, &old.values, old.hidden)?);
+        txn.put(cf, &sk_key(def, ix, new, old.hidden)?, &[]);
     }
-    txn.put(DEFAULT_CF, &new_key, &row_value(def, new));
+    txn.put(pcf, &new_key, &row_value(def, new));
     crate::shadow::mirror_put(txn, t, &new_key, new, old.hidden)?;
     Ok(())
 }
@@ -448,13 +454,14 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     writable(txn, t)?;
     let def = &t.def;
     let key = pk_key(def, &row.values, row.hidden)?;
-    txn.lock(DEFAULT_CF, &key, LockMode::Exclusive)
-        .map_err(txn_err)?;
-    txn.delete(DEFAULT_CF, &key);
+    let pcf = crate::cf::of(txn.db(), &def.pk)?;
+    txn.lock(pcf, &key, LockMode::Exclusive).map_err(txn_err)?;
+    txn.delete(pcf, &key);
     // Each secondary key is Put once per row version and deleted once, so
     // SingleDelete applies (it and its Put vanish together in compaction).
     for ix in t.write_indexes() {
-        txn.single_delete(DEFAULT_CF, &sk_key(def, ix, &row.values, row.hidden)?);
+        let cf = crate::cf::of(txn.db(), ix)?;
+        txn.single_delete(cf, &sk_key(def, ix, &row.values, row.hidden)?);
     }
     crate::shadow::mirror_delete(txn, t, &key)?;
     t.estimate.add(-1);

@@ -23,6 +23,10 @@ pub struct Config {
     pub compression: lsm::Compression,
     pub bottommost_compression: lsm::Compression,
     pub use_direct_reads: bool,
+    /// RocksDB option strings for every column family / named ones (MyRocks'
+    /// rocksdb_default_cf_options, rocksdb_override_cf_options).
+    pub default_cf_options: String,
+    pub override_cf_options: String,
     pub sync_on_commit: bool,
     pub root_password: Option<String>,
     /// A file whose first line is root's password (not visible in `ps`).
@@ -79,6 +83,8 @@ impl Default for Config {
             compression: lsm::Compression::Lz4,
             bottommost_compression: lsm::Compression::Zstd,
             use_direct_reads: false,
+            default_cf_options: String::new(),
+            override_cf_options: String::new(),
             sync_on_commit: true,
             root_password: None,
             root_password_file: None,
@@ -134,6 +140,14 @@ Usage: strata [--option=value ...]
   --compression=none|lz4|zstd   block compression above the bottommost level (default lz4)
   --bottommost-compression=none|lz4|zstd  compression of the last level, where most data
                                 lives (default zstd: about 2x on sysbench rows, where lz4 gets 1.1x)
+  --default-cf-options=STR      options of every column family, RocksDB's syntax (as MyRocks'
+                                rocksdb_default_cf_options), over the flags above, e.g.
+                                'write_buffer_size=64m;compression=kLZ4Compression;
+                                bottommost_compression=kZSTD;block_based_table_factory=
+                                {block_size=16k;filter_policy=bloomfilter:10:false}';
+                                an unknown or unsupported option stops startup
+  --override-cf-options=STR     'cf1={...};cf2={...}': options of named column families
+                                (index COMMENT 'cfname=cf1'), over the defaults
   --use-direct-reads=1|0        read table files with O_DIRECT, bypassing the OS page cache
                                 (default 0); then the block cache is the only cache of table
                                 data: size it to most of the memory. Alias rocksdb_use_direct_reads
@@ -263,6 +277,16 @@ impl Config {
             }
             "compression" => self.compression = parse_compression(value)?,
             "bottommost_compression" => self.bottommost_compression = parse_compression(value)?,
+            "default_cf_options" | "rocksdb_default_cf_options" => {
+                lsm::optstr::apply(&lsm::CfOptions::default(), value)
+                    .map_err(|e| format!("--default-cf-options: {e}"))?;
+                self.default_cf_options = value.to_string()
+            }
+            "override_cf_options" | "rocksdb_override_cf_options" => {
+                lsm::CfConfig::parse(&lsm::CfOptions::default(), "", value)
+                    .map_err(|e| format!("--override-cf-options: {e}"))?;
+                self.override_cf_options = value.to_string()
+            }
             "use_direct_reads" | "rocksdb_use_direct_reads" => {
                 self.use_direct_reads = parse_bool(value)?
             }
@@ -489,6 +513,28 @@ mod tests {
         assert_eq!(c.compression, lsm::Compression::None);
         assert_eq!(c.bottommost_compression, lsm::Compression::Lz4);
         assert!(Config::from_args(&args(&["--compression=gzip"])).is_err());
+        let c = Config::from_args(&args(&[
+            "--default-cf-options=write_buffer_size=8m;compression=kZSTD",
+            "--override-cf-options=cf1={compression=kNoCompression};cf2={}",
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            c.default_cf_options,
+            "write_buffer_size=8m;compression=kZSTD"
+        );
+        assert_eq!(
+            c.override_cf_options,
+            "cf1={compression=kNoCompression};cf2={}"
+        );
+        for bad in [
+            "--default-cf-options=no_such_option=1",
+            "--default-cf-options=compression=kSnappyCompression",
+            "--override-cf-options=cf1={write_buffer_size=x}",
+            "--override-cf-options=cf1={",
+        ] {
+            assert!(Config::from_args(&args(&[bad])).is_err(), "{bad}");
+        }
         assert!(Config::from_args(&args(&["--block-size=100"])).is_err());
     }
 }

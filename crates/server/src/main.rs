@@ -175,6 +175,8 @@ fn run(cfg: Config) -> Result<(), String> {
         compression: cfg.compression,
         bottommost_compression: cfg.bottommost_compression,
         use_direct_reads: cfg.use_direct_reads,
+        default_cf_options: cfg.default_cf_options.clone(),
+        override_cf_options: cfg.override_cf_options.clone(),
         variables: vars,
     };
     if cfg.skip_grant_tables {

@@ -168,6 +168,15 @@ DELETE FROM fp WHERE id = 1
 ALTER TABLE fr DROP FOREIGN KEY fr2
 INSERT INTO fr VALUES (5, NULL)
 DROP TABLE fg, fc, fr, fp
+-- Index comments (MyRocks reads 'cfname=x' / a bare name as the index's column family; InnoDB keeps the text): the same rows and comments.
+CREATE TABLE cfx (id INT, b INT, c INT, PRIMARY KEY (id) COMMENT 'cfname=cfx_pk', KEY kb (b) COMMENT 'cfx_b', UNIQUE KEY kc (c) COMMENT 'plain words here')
+INSERT INTO cfx VALUES (1, 10, 100), (2, 20, 200), (3, 10, 300)
+INSERT INTO cfx VALUES (4, 40, 100)
+SELECT id FROM cfx WHERE b = 10 ORDER BY id DESC
+UPDATE cfx SET b = 30, c = 301 WHERE id = 3
+SELECT id, b, c FROM cfx ORDER BY c DESC
+SELECT INDEX_NAME, SEQ_IN_INDEX, COLUMN_NAME, INDEX_COMMENT FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'd' AND TABLE_NAME = 'cfx' ORDER BY INDEX_NAME
+DROP TABLE cfx
 -- Savepoints: writes after a savepoint undone (rows and indexes), names case-insensitive, 1305.
 CREATE TABLE sp (id INT PRIMARY KEY, v INT, KEY kv (v))
 SAVEPOINT a

@@ -424,15 +424,24 @@ fn check_comment(c: &str) -> Result<()> {
     Ok(())
 }
 
-/// Checks an index's options (USING BTREE/HASH is an access method hint; comments may
-/// not carry MyRocks directives).
+/// Checks an index's options (USING BTREE/HASH is an access method hint; a comment
+/// may name the index's column family, as MyRocks reads it: `rel::cf::from_comment`,
+/// whose refusals (rev:, per-partition families, TTL) are 1235 here).
 pub fn check_index_options(opts: &[ast::IndexOption]) -> Result<()> {
+    index_meta(opts).map(|_| ())
+}
+
+/// An index's column family ("" for the default one) and COMMENT ("" for none),
+/// from its options.
+pub fn index_meta(opts: &[ast::IndexOption]) -> Result<(String, String)> {
+    let mut out = (String::new(), String::new());
     for o in opts {
         if let ast::IndexOption::Comment(c) = o {
-            check_comment(c)?;
+            let cf = rel::cf::from_comment(c).map_err(SqlError::unsupported)?;
+            out = (cf.unwrap_or_default(), c.clone());
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// FOREIGN KEY clauses Strata enforces as InnoDB does; MATCH FULL/PARTIAL,

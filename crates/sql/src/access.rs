@@ -707,6 +707,7 @@ pub fn for_each_row(
     }
     let release =
         lock.is_some() && filter.is_some() && txn.isolation() == txn::Isolation::ReadCommitted;
+    let pcf = rel::cf::of(txn.db(), &def.pk)?;
     // The row read at `key` (None: absent) through the filter into `f`.
     let mut pass = |txn: &mut Txn, key: &[u8], got: Option<(Row, bool)>| -> Result<bool> {
         let Some((row, fresh)) = got else {
@@ -715,7 +716,7 @@ pub fn for_each_row(
         if let Some(flt) = filter {
             if !crate::expr::accepts(&flt.eval(&row.values, env)?) {
                 if fresh {
-                    txn.unlock_last(lsm::DEFAULT_CF, key);
+                    txn.unlock_last(pcf, key);
                 }
                 return Ok(true);
             }
@@ -734,11 +735,12 @@ pub fn for_each_row(
         return Ok(());
     }
     let ix = index_of(def, acc.index).clone();
+    let icf = rel::cf::of(txn.db(), &ix)?;
     for (lo, hi) in ranges {
         let mut it = if lock.is_some() {
-            txn.scan_latest(lsm::DEFAULT_CF, Some(&lo), hi.as_deref(), acc.reverse)
+            txn.scan_latest(icf, Some(&lo), hi.as_deref(), acc.reverse)
         } else {
-            txn.scan(lsm::DEFAULT_CF, Some(&lo), hi.as_deref(), acc.reverse)
+            txn.scan(icf, Some(&lo), hi.as_deref(), acc.reverse)
         }
         .map_err(SqlError::from)?;
         loop {
@@ -792,11 +794,9 @@ fn get_row(
         e.code == crate::error::ER_LOCK_WAIT_TIMEOUT && lock.is_some() && env.skip_locked()
     };
     let mut took = false;
+    let pcf = rel::cf::of(txn.db(), &def.pk)?;
     if let (Some(m), true) = (lock, fresh) {
-        match txn
-            .lock_new(lsm::DEFAULT_CF, key, m)
-            .map_err(SqlError::from)
-        {
+        match txn.lock_new(pcf, key, m).map_err(SqlError::from) {
             Ok(t) => took = t,
             Err(e) if skipped(&e) => return Ok(None),
             Err(e) => return Err(e),
@@ -806,7 +806,7 @@ fn get_row(
         Err(e) if skipped(&e) => Ok(None),
         Ok(None) => {
             if took {
-                txn.unlock_last(lsm::DEFAULT_CF, key);
+                txn.unlock_last(pcf, key);
             }
             Ok(None)
         }

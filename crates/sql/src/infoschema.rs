@@ -55,6 +55,7 @@ pub enum View {
     StrataCf,
     StrataCfOptions,
     StrataCompactionStats,
+    StrataDdl,
     StrataSstFiles,
 }
 
@@ -64,7 +65,7 @@ const N: OutType = OutType::Int { unsigned: true };
 
 impl View {
     /// Every view, in SHOW TABLES order.
-    pub const ALL: [View; 26] = [
+    pub const ALL: [View; 27] = [
         View::CharacterSets,
         View::CheckConstraints,
         View::CollationCharsets,
@@ -86,6 +87,7 @@ impl View {
         View::StrataCf,
         View::StrataCfOptions,
         View::StrataCompactionStats,
+        View::StrataDdl,
         View::StrataSstFiles,
         View::TableConstraints,
         View::Tables,
@@ -121,6 +123,7 @@ impl View {
             View::StrataCf => "STRATA_CF",
             View::StrataCfOptions => "STRATA_CF_OPTIONS",
             View::StrataCompactionStats => "STRATA_COMPACTION_STATS",
+            View::StrataDdl => "STRATA_DDL",
             View::StrataSstFiles => "STRATA_SST_FILES",
         }
     }
@@ -364,6 +367,7 @@ impl View {
             View::StrataCf
             | View::StrataCfOptions
             | View::StrataCompactionStats
+            | View::StrataDdl
             | View::StrataSstFiles => &[],
         };
         cols.to_vec()
@@ -406,6 +410,9 @@ impl View {
     /// Every row of the view (not filtered by privileges).
     fn all_rows(self, s: &Session) -> Result<Vec<Vec<Value>>> {
         let st = s.inst.catalog.state();
+        if self == View::StrataDdl {
+            return Ok(engine::ddl_rows(&st, s.inst.txdb.db()));
+        }
         Ok(match self {
             View::Schemata => {
                 // NULL character set and collation: the database's record
@@ -510,6 +517,7 @@ impl View {
             View::StrataCf
             | View::StrataCfOptions
             | View::StrataCompactionStats
+            | View::StrataDdl
             | View::StrataSstFiles => Vec::new(),
         })
     }

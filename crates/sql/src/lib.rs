@@ -120,6 +120,12 @@ pub struct InstanceOptions {
     pub bottommost_compression: lsm::Compression,
     /// Table files read with O_DIRECT: the block cache is the only cache of table data.
     pub use_direct_reads: bool,
+    /// Options of every column family in RocksDB's option-string syntax, applied over
+    /// the ones above (`--default-cf-options`, MyRocks' rocksdb_default_cf_options).
+    pub default_cf_options: String,
+    /// `cf1={...};cf2={...}`: options of named column families, applied over the
+    /// defaults (`--override-cf-options`, MyRocks' rocksdb_override_cf_options).
+    pub override_cf_options: String,
     /// Extra (name, value) settings for system variables.
     pub variables: Vec<(String, String)>,
 }
@@ -140,6 +146,8 @@ impl Default for InstanceOptions {
             compression: lsm::Compression::Lz4,
             bottommost_compression: lsm::Compression::Zstd,
             use_direct_reads: false,
+            default_cf_options: String::new(),
+            override_cf_options: String::new(),
             variables: Vec::new(),
         }
     }
@@ -208,6 +216,13 @@ impl Instance {
         o.default_cf.block_size = opts.block_size.max(1024);
         o.default_cf.compression_per_level = vec![opts.compression];
         o.default_cf.bottommost_compression = Some(opts.bottommost_compression);
+        let cfc = lsm::CfConfig::parse(
+            &o.default_cf,
+            &opts.default_cf_options,
+            &opts.override_cf_options,
+        )?;
+        o.default_cf = cfc.options_for("default");
+        o.cf_config = Some(Arc::new(cfc));
         let db = lsm::Db::open(dir, o)?;
         let catalog = Catalog::open(db.clone())?;
         let txdb = TxnDb::new(

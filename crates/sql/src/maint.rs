@@ -29,7 +29,7 @@ fn optimize(db: &lsm::Db, def: &rel::schema::TableDef) -> lsm::Result<()> {
     for ix in def.indexes() {
         let lo = rel::keycodec::index_prefix(ix.id);
         let hi = rel::keycodec::index_prefix(ix.id + 1);
-        db.compact_range(lsm::DEFAULT_CF, Some(&lo), Some(&hi))?;
+        db.compact_range(rel::cf::of(db, ix)?, Some(&lo), Some(&hi))?;
     }
     Ok(())
 }

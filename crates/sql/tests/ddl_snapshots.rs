@@ -198,6 +198,7 @@ fn an_index_build_cut_short_leaves_no_index() {
             columns: vec![1],
             unique: false,
             primary: false,
+            ..Default::default()
         };
         let (nt, ix) = inst.catalog.begin_index(&old, ix).unwrap();
         rel::build::build_index(&inst.txdb, &nt, &ix, std::time::Duration::from_secs(1)).unwrap();

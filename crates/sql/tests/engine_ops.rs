@@ -294,6 +294,6 @@ fn information_schema_engine_views_hold_real_values() {
             "SELECT COUNT(*) FROM information_schema.TABLES \
              WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME LIKE 'STRATA%'"
         ),
-        "4"
+        "5"
     );
 }

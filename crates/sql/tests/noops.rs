@@ -100,7 +100,7 @@ fn constraints_and_options_strata_does_not_enforce_are_refused() {
     assert_eq!(
         err(
             &mut s,
-            "CREATE TABLE c (id INT PRIMARY KEY, a INT, KEY (a) COMMENT 'cfname=cf1')"
+            "CREATE TABLE c (id INT PRIMARY KEY, a INT, KEY (a) COMMENT 'p0_cfname=cf1')"
         ),
         1235
     );

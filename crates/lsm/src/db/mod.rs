@@ -117,6 +117,8 @@ pub(crate) struct Inner {
     /// Called once an ingestion has linked its files in, before it takes
     /// the state lock to publish them (`Db::set_ingest_hook`, for tests).
     pub ingest_hook: Mutex<Option<IngestHook>>,
+    /// See `Options::cf_config`.
+    pub cf_config: Option<Arc<crate::optstr::CfConfig>>,
     pub(crate) _lock: Box<dyn FileLock>,
 }
 
@@ -285,6 +287,33 @@ impl Db {
     /// Creates a column family.
     pub fn create_cf(&self, name: &str, opts: CfOptions) -> Result<ColumnFamily> {
         let mut st = self.inner.lock();
+        self.create_cf_locked(&mut st, name, opts)
+    }
+
+    /// The column family `name`, created with the options `Options::cf_config`
+    /// gives that name if it does not exist yet (atomically: two callers get one).
+    pub fn ensure_cf(&self, name: &str) -> Result<ColumnFamily> {
+        let mut st = self.inner.lock();
+        if let Some((id, _)) = st.cfs.iter().find(|(_, c)| c.name == name) {
+            return Ok(ColumnFamily(*id));
+        }
+        let opts = self
+            .inner
+            .cf_config
+            .as_ref()
+            .map_or_else(CfOptions::default, |c| c.options_for(name));
+        self.create_cf_locked(&mut st, name, opts)
+    }
+
+    fn create_cf_locked(
+        &self,
+        st: &mut MutexGuard<'_, State>,
+        name: &str,
+        opts: CfOptions,
+    ) -> Result<ColumnFamily> {
+        if name.is_empty() {
+            return Err(Error::InvalidArgument("empty column family name".into()));
+        }
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
@@ -302,7 +331,7 @@ impl Db {
             log_number: Some(st.wal_number),
             ..Default::default()
         };
-        self.inner.log_and_apply(&mut st, edit)?;
+        self.inner.log_and_apply(st, edit)?;
         let mem = Arc::new(MemTable::new(opts.comparator, st.wal_number));
         st.cfs.insert(
             id,

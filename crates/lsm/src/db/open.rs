@@ -141,7 +141,10 @@ impl Db {
                     .map(|(_, o)| o.clone())
                     .unwrap_or_else(|| CfOptions {
                         comparator: v.current.cmp,
-                        ..CfOptions::default()
+                        ..opts
+                            .cf_config
+                            .as_ref()
+                            .map_or_else(CfOptions::default, |c| c.options_for(&v.name))
                     })
             };
             cf_states.insert(
@@ -398,6 +401,7 @@ impl Db {
             auto_resume: opts.auto_resume_interval,
             reclaims: Default::default(),
             ingest_hook: Mutex::new(None),
+            cf_config: opts.cf_config.clone(),
             _lock: lock,
         });
         let mut threads = Vec::new();

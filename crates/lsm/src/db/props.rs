@@ -88,6 +88,9 @@ pub struct SstInfo {
     pub range_deletions: u64,
     /// A compaction is reading it now.
     pub being_compacted: bool,
+    /// The compression its data blocks were written with (from its properties;
+    /// None for a table that does not record it or could not be opened).
+    pub compression: Option<crate::sstable::Compression>,
 }
 
 /// A column family's options as (name, value), RocksDB's names.
@@ -95,7 +98,7 @@ pub fn option_pairs(o: &CfOptions) -> Vec<(&'static str, String)> {
     let comp: Vec<String> = o
         .compression_per_level
         .iter()
-        .map(|c| format!("{c:?}"))
+        .map(|c| c.rocksdb_name().to_string())
         .collect();
     vec![
         ("comparator", o.comparator.name().to_string()),
@@ -119,7 +122,9 @@ pub fn option_pairs(o: &CfOptions) -> Vec<(&'static str, String)> {
         (
             "bottommost_compression",
             o.bottommost_compression
-                .map_or("disabled".into(), |c| format!("{c:?}")),
+                .map_or("kDisableCompressionOption".into(), |c| {
+                    c.rocksdb_name().into()
+                }),
         ),
         (
             "level0_file_num_compaction_trigger",
@@ -223,9 +228,13 @@ impl Db {
 
     /// Every live table file, by column family, level and key order.
     pub fn sst_files(&self) -> Vec<SstInfo> {
-        let st = self.inner.lock();
         let mut out = Vec::new();
-        for c in st.versions.cfs.values() {
+        let mut open = Vec::new();
+        let st = self.inner.lock();
+        for (id, c) in &st.versions.cfs {
+            let (cmp, prefix) = st.cfs.get(id).map_or((c.current.cmp, None), |x| {
+                (x.opts.comparator, x.opts.prefix_len)
+            });
             for (level, files) in c.current.levels.iter().enumerate() {
                 for f in files {
                     out.push(SstInfo {
@@ -241,8 +250,17 @@ impl Db {
                         deletions: f.info.num_deletions,
                         range_deletions: f.info.num_range_deletions,
                         being_compacted: f.is_compacting(),
+                        compression: None,
                     });
+                    open.push((f.clone(), level, cmp, prefix));
                 }
+            }
+        }
+        drop(st);
+        // Properties come from the open table (through the table cache), outside the lock.
+        for (info, (f, level, cmp, prefix)) in out.iter_mut().zip(open) {
+            if let Ok(t) = self.inner.tables.get(&f, level, cmp, prefix) {
+                info.compression = t.properties().compression;
             }
         }
         out

@@ -178,7 +178,18 @@ impl Db {
     /// bound counts half; memtable entries are counted up to `mem_cap` per
     /// memtable. For planner estimates, never exact.
     pub fn approximate_entries(&self, lo: &[u8], hi: &[u8], mem_cap: u64) -> Result<u64> {
-        let view = self.view(DEFAULT_CF, None)?;
+        self.approximate_entries_cf(DEFAULT_CF, lo, hi, mem_cap)
+    }
+
+    /// As [`Db::approximate_entries`], in column family `cf`.
+    pub fn approximate_entries_cf(
+        &self,
+        cf: ColumnFamily,
+        lo: &[u8],
+        hi: &[u8],
+        mem_cap: u64,
+    ) -> Result<u64> {
+        let view = self.view(cf, None)?;
         let cmp = view.version.cmp;
         let mut n: u64 = 0;
         for files in &view.version.levels {

@@ -59,6 +59,7 @@ pub struct TableBuilder {
 impl TableBuilder {
     /// Starts a table in `file`.
     pub fn new(file: Box<dyn WritableFile>, opts: TableOptions) -> TableBuilder {
+        let compression = Some(opts.compression);
         TableBuilder {
             file,
             data: BlockBuilder::new(opts.restart_interval),
@@ -72,6 +73,7 @@ impl TableBuilder {
             range_dels: Vec::new(),
             props: TableProperties {
                 smallest_seq: u64::MAX,
+                compression,
                 ..Default::default()
             },
             smallest: None,

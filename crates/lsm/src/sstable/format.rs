@@ -63,6 +63,15 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// RocksDB's name (`kNoCompression`, `kLZ4Compression`, `kZSTD`), as option strings spell it.
+    pub fn rocksdb_name(self) -> &'static str {
+        match self {
+            Compression::None => "kNoCompression",
+            Compression::Lz4 => "kLZ4Compression",
+            Compression::Zstd => "kZSTD",
+        }
+    }
+
     /// Parses db_bench style names (`none`, `lz4`, `zstd`).
     pub fn from_name(s: &str) -> Option<Compression> {
         match s.to_ascii_lowercase().as_str() {
@@ -72,7 +81,7 @@ impl Compression {
             _ => None,
         }
     }
-    fn from_u8(b: u8) -> Option<Compression> {
+    pub(crate) fn from_u8(b: u8) -> Option<Compression> {
         match b {
             0 => Some(Compression::None),
             1 => Some(Compression::Lz4),

@@ -50,6 +50,9 @@ pub struct TableProperties {
     pub smallest_key: Vec<u8>,
     /// Largest internal key (or range tombstone end sentinel); empty in format-1 tables.
     pub largest_key: Vec<u8>,
+    /// The compression the table's data blocks were written with (a block that
+    /// would not shrink is stored as is); None in tables written before it was recorded.
+    pub compression: Option<Compression>,
 }
 
 const PROPS: &[&str] = &[
@@ -98,6 +101,10 @@ impl TableProperties {
             put_length_prefixed(&mut v, n.as_bytes());
             put_length_prefixed(&mut v, k);
         }
+        if let Some(c) = self.compression {
+            put_length_prefixed(&mut v, b"compression");
+            put_varint64(&mut v, c as u64);
+        }
         v
     }
 
@@ -118,6 +125,15 @@ impl TableProperties {
                 continue;
             }
             let val = d.varint64().ok_or_else(bad)?;
+            if name == b"compression" {
+                p.compression = Some(
+                    u8::try_from(val)
+                        .ok()
+                        .and_then(Compression::from_u8)
+                        .ok_or_else(bad)?,
+                );
+                continue;
+            }
             let slot = match name {
                 b"num_entries" => &mut p.num_entries,
                 b"num_deletions" => &mut p.num_deletions,

@@ -808,6 +808,7 @@ mod tests {
         let mut old = props.clone();
         old.smallest_key.clear();
         old.largest_key.clear();
+        old.compression = None;
         let mut v1 = Vec::new();
         for (n, x) in old.pairs() {
             crate::coding::put_length_prefixed(&mut v1, n.as_bytes());

@@ -144,6 +144,9 @@ impl Catalog {
                 return Err(Error::TableExists(c.def.name.clone()));
             }
             c.def.check_limits().map_err(Error::Limit)?;
+            for ix in c.def.indexes() {
+                crate::cf::of(&self.db, ix)?;
+            }
         }
         let mut b = WriteBatch::new();
         for n in &leaving {
@@ -228,17 +231,20 @@ pub(super) fn id_span(def: &TableDef) -> (u32, u32) {
     (first, last + 1)
 }
 
-/// Range-deletes the entries of index ids `first..end` and has the engine
-/// remove their files from disk in the background (`lsm::Db::reclaim_range`):
-/// the ids are never used again. Callers have made the catalog change that
-/// drops the ids durable first.
+/// Range-deletes the entries of index ids `first..end` in every column family
+/// (an index's family is not always known: an abandoned rebuild's `P` ids) and
+/// has the engine remove their files from disk in the background
+/// (`lsm::Db::reclaim_range`): the ids are never used again. Callers have made
+/// the catalog change that drops the ids durable first.
 pub(crate) fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
     if first < FIRST_USER_INDEX_ID || end <= first {
         return Ok(());
     }
     let lo = keycodec::index_prefix(first);
     let hi = keycodec::index_prefix(end);
-    db.delete_range(lsm::DEFAULT_CF, &lo, &hi)?;
-    db.reclaim_range(lsm::DEFAULT_CF, &lo, &hi);
+    for cf in crate::cf::all(db) {
+        db.delete_range(cf, &lo, &hi)?;
+        db.reclaim_range(cf, &lo, &hi);
+    }
     Ok(())
 }

@@ -480,6 +480,10 @@ impl Catalog {
     fn store_def(&self, def: &TableDef, next_id: u32) -> Result<()> {
         // Never store what `decode` would refuse at the next start.
         def.check_limits().map_err(Error::Limit)?;
+        // The indexes' column families exist (durably) before the definition names them.
+        for ix in def.indexes() {
+            crate::cf::of(&self.db, ix)?;
+        }
         let mut b = WriteBatch::new();
         b.put(
             &key(b'T', &[def.db.as_bytes(), def.name.as_bytes()]),

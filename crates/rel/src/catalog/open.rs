@@ -172,7 +172,7 @@ pub(super) fn load_table(
     let mut auto = 1u64;
     if let Some(c) = def.auto_inc_column() {
         if let Some(ix) = def.indexes().find(|ix| ix.columns.first() == Some(&c)) {
-            if let Some(k) = last_key(db, ix.id)? {
+            if let Some(k) = last_key(db, ix)? {
                 let col = &def.columns[c];
                 let mut s = &k[4..];
                 let v = keycodec::decode(&mut s, def.key_format, &col.ty, col.nullable)?;
@@ -184,7 +184,7 @@ pub(super) fn load_table(
     }
     let mut hidden = 1u64;
     if def.hidden_pk {
-        if let Some(k) = last_key(db, def.pk.id)? {
+        if let Some(k) = last_key(db, &def.pk)? {
             if k.len() >= 12 {
                 let mut a = [0u8; 8];
                 a.copy_from_slice(&k[4..12]);
@@ -201,14 +201,17 @@ pub(super) fn load_table(
     Ok(t)
 }
 
-pub(super) fn last_key(db: &Db, index_id: u32) -> Result<Option<Vec<u8>>> {
-    let lo = keycodec::index_prefix(index_id).to_vec();
-    let hi = keycodec::index_prefix(index_id + 1).to_vec();
-    let mut it = db.iter(ReadOptions {
-        lower_bound: Some(lo),
-        upper_bound: Some(hi.clone()),
-        ..Default::default()
-    })?;
+pub(super) fn last_key(db: &Db, ix: &crate::schema::Index) -> Result<Option<Vec<u8>>> {
+    let lo = keycodec::index_prefix(ix.id).to_vec();
+    let hi = keycodec::index_prefix(ix.id + 1).to_vec();
+    let mut it = db.iter_cf(
+        ReadOptions {
+            lower_bound: Some(lo),
+            upper_bound: Some(hi.clone()),
+            ..Default::default()
+        },
+        crate::cf::of(db, ix)?,
+    )?;
     it.seek_for_prev(&hi);
     let r = if it.valid() && it.key() < &hi[..] {
         Some(it.key().to_vec())

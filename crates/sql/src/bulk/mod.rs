@@ -93,9 +93,14 @@ pub fn eligible(db: &lsm::Db, t: &Table) -> Result<bool> {
     if !t.def.foreign_keys.is_empty() || !t.building.is_empty() || t.shadow.is_some() {
         return Ok(false);
     }
+    // The engine ingests files of one column family in one manifest record:
+    // indexes in several families go row by row (atomic through the WAL).
+    if t.def.indexes().any(|ix| ix.cf != t.def.pk.cf) {
+        return Ok(false);
+    }
     let snap = db.snapshot();
     for ix in t.def.indexes() {
-        if !rel::build::index_empty(db, &snap, ix.id)? {
+        if !rel::build::index_empty(db, &snap, ix)? {
             return Ok(false);
         }
     }
@@ -111,7 +116,11 @@ impl BulkLoad {
     /// `budget`: memory of each sort before it spills.
     pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
         let primary = if ordered {
-            Primary::Ordered(Box::new(db.bulk_writer(lsm::DEFAULT_CF)?), None, Vec::new())
+            Primary::Ordered(
+                Box::new(db.bulk_writer(rel::cf::of(db, &t.def.pk)?)?),
+                None,
+                Vec::new(),
+            )
         } else {
             Primary::Sorted(Sorter::new(vec![false], budget, None))
         };
@@ -220,7 +229,7 @@ impl BulkLoad {
                 done.rows = self.rows;
             }
             Primary::Sorted(s) => {
-                let mut w = db.bulk_writer(lsm::DEFAULT_CF)?;
+                let mut w = db.bulk_writer(rel::cf::of(db, &def.pk)?)?;
                 // The row held back until the next key shows it is not repeated.
                 let mut held: Option<(Vec<u8>, Vec<u8>)> = None;
                 let secondary = &mut self.secondary;
@@ -273,7 +282,7 @@ impl BulkLoad {
             }
         }
         for (ix, s) in self.secondary {
-            let mut w = db.bulk_writer(lsm::DEFAULT_CF)?;
+            let mut w = db.bulk_writer(rel::cf::of(db, &ix)?)?;
             let (mut prev, mut prev_len) = (Vec::new(), 0usize);
             s.finish_rows(&mut |(out, keys)| {
                 let (Some(Value::Int(len)), Some(Value::Bytes(k))) = (out.first(), keys.first())

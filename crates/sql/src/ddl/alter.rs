@@ -55,6 +55,8 @@ pub(super) struct WCol {
 pub(super) struct Work {
     pub(super) cols: Vec<WCol>,
     pk: Vec<usize>,
+    /// The primary key's column family and comment.
+    pk_meta: (String, String),
     secondary: Vec<Index>,
     fks: Vec<ForeignKey>,
     /// CHECK constraints (texts name columns by their current names).
@@ -98,6 +100,7 @@ impl Work {
             } else {
                 def.pk.columns.clone()
             },
+            pk_meta: (def.pk.cf.clone(), def.pk.comment.clone()),
             secondary: def.secondary.clone(),
             fks: def.foreign_keys.clone(),
             checks: def.checks.clone(),
@@ -307,6 +310,7 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                 if w.secondary.len() == before {
                     if name.value.eq_ignore_ascii_case("PRIMARY") && !w.pk.is_empty() {
                         w.pk.clear();
+                        w.pk_meta = Default::default();
                     } else {
                         return Err(SqlError::cant_drop(&name.value));
                     }
@@ -317,6 +321,7 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                     return Err(SqlError::cant_drop("PRIMARY"));
                 }
                 w.pk.clear();
+                w.pk_meta = Default::default();
             }
             Op::DropForeignKey { name, .. } => {
                 let before = w.fks.len();
@@ -442,6 +447,7 @@ fn key_options(w: &mut Work, slot: usize, spec: &super::define::ColumnSpec) -> R
             columns: vec![slot],
             unique: true,
             primary: false,
+            ..Default::default()
         });
         w.keys_added = true;
     }
@@ -569,12 +575,13 @@ fn add_constraint(w: &mut Work, con: &ast::TableConstraint) -> Result<()> {
             .map(|c| c.col.name.clone())
             .unwrap_or_default()
     };
-    let (cols, name, unique) = match con {
+    let (cols, name, unique, (cf, comment)) = match con {
         ast::TableConstraint::PrimaryKey(pk) => {
             if !w.pk.is_empty() {
                 return Err(SqlError::multiple_primary_keys());
             }
             w.pk = slots(w, &pk.columns)?;
+            w.pk_meta = crate::accept::index_meta(&pk.index_options)?;
             w.keys_added = true;
             return Ok(());
         }
@@ -582,6 +589,7 @@ fn add_constraint(w: &mut Work, con: &ast::TableConstraint) -> Result<()> {
             slots(w, &ix.columns)?,
             ix.name.as_ref().map(|n| n.value.clone()),
             false,
+            crate::accept::index_meta(&ix.index_options)?,
         ),
         ast::TableConstraint::Unique(u) => (
             slots(w, &u.columns)?,
@@ -590,6 +598,7 @@ fn add_constraint(w: &mut Work, con: &ast::TableConstraint) -> Result<()> {
                 .or(u.index_name.as_ref())
                 .map(|n| n.value.clone()),
             true,
+            crate::accept::index_meta(&u.index_options)?,
         ),
         ast::TableConstraint::ForeignKey(fk) => {
             w.add_fks.push(fk.clone());
@@ -619,6 +628,8 @@ fn add_constraint(w: &mut Work, con: &ast::TableConstraint) -> Result<()> {
         columns: cols,
         unique,
         primary: false,
+        cf,
+        comment,
     });
     w.keys_added = true;
     Ok(())
@@ -645,6 +656,8 @@ fn finish(w: &Work, old: &TableDef) -> Result<(TableDef, Vec<Option<usize>>)> {
         columns: pk_cols,
         unique: true,
         primary: true,
+        cf: w.pk_meta.0.clone(),
+        comment: w.pk_meta.1.clone(),
     };
     let secondary: Vec<Index> = w
         .secondary

@@ -132,6 +132,7 @@ pub fn create_as_select(
                 columns: vec![],
                 unique: true,
                 primary: true,
+                ..Default::default()
             },
             true,
             vec![],

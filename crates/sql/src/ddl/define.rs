@@ -344,6 +344,7 @@ pub fn table_def(
     }
     let mut cols = Vec::new();
     let mut pk_cols: Option<Vec<usize>> = None;
+    let mut pk_meta = (String::new(), String::new());
     let mut secondary: Vec<Index> = Vec::new();
     let table_coll = table_collation(ct, db_coll)?;
     for (i, cd) in ct.columns.iter().enumerate() {
@@ -363,6 +364,7 @@ pub fn table_def(
                 columns: vec![i],
                 unique: true,
                 primary: false,
+                ..Default::default()
             });
         }
         fks.extend(spec.fk);
@@ -386,6 +388,7 @@ pub fn table_def(
                     return Err(SqlError::multiple_primary_keys());
                 }
                 pk_cols = Some(ident_list(&pk.columns, &cols)?);
+                pk_meta = crate::accept::index_meta(&pk.index_options)?;
             }
             ast::TableConstraint::Unique(u) => {
                 let c = ident_list(&u.columns, &cols)?;
@@ -394,23 +397,29 @@ pub fn table_def(
                     .as_ref()
                     .or(u.index_name.as_ref())
                     .map(|n| n.value.clone());
+                let (cf, comment) = crate::accept::index_meta(&u.index_options)?;
                 secondary.push(Index {
                     id: 0,
                     name: name.unwrap_or_else(|| cols[c[0]].name.clone()),
                     columns: c,
                     unique: true,
                     primary: false,
+                    cf,
+                    comment,
                 });
             }
             ast::TableConstraint::Index(ix) => {
                 let c = ident_list(&ix.columns, &cols)?;
                 let name = ix.name.as_ref().map(|n| n.value.clone());
+                let (cf, comment) = crate::accept::index_meta(&ix.index_options)?;
                 secondary.push(Index {
                     id: 0,
                     name: name.unwrap_or_else(|| cols[c[0]].name.clone()),
                     columns: c,
                     unique: false,
                     primary: false,
+                    cf,
+                    comment,
                 });
             }
             ast::TableConstraint::ForeignKey(fk) => {
@@ -441,6 +450,8 @@ pub fn table_def(
         columns: pk_cols,
         unique: true,
         primary: true,
+        cf: pk_meta.0,
+        comment: pk_meta.1,
     };
     let comment = match &ct.comment {
         Some(ast::CommentDef::WithEq(s)) | Some(ast::CommentDef::WithoutEq(s)) => s.clone(),

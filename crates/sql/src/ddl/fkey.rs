@@ -173,6 +173,7 @@ pub fn add(
             columns: cols,
             unique: false,
             primary: false,
+            ..Default::default()
         });
         added = Some(ix_name);
     }

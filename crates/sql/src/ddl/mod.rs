@@ -161,7 +161,8 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
                 .as_ref()
                 .map(|n| name_parts(n).join("."))
                 .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-            create_index(s, &t, &name, cols, ci.unique, ci.if_not_exists)?;
+            let meta = crate::accept::index_meta(&ci.index_options)?;
+            create_index(s, &t, &name, cols, ci.unique, ci.if_not_exists, meta)?;
             ok()
         }
         DdlStmt::DropTables { names, if_exists } => {
@@ -324,7 +325,8 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                             .as_ref()
                             .map(|n| n.value.clone())
                             .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                        create_index(s, &t, &name, cols, false, false)?;
+                        let meta = crate::accept::index_meta(&ix.index_options)?;
+                        create_index(s, &t, &name, cols, false, false, meta)?;
                     }
                     ast::TableConstraint::Unique(u) => {
                         let cols = index_columns(&t, &u.columns)?;
@@ -334,7 +336,8 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                             .or(u.index_name.as_ref())
                             .map(|n| n.value.clone())
                             .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                        create_index(s, &t, &name, cols, true, false)?;
+                        let meta = crate::accept::index_meta(&u.index_options)?;
+                        create_index(s, &t, &name, cols, true, false, meta)?;
                     }
                     ast::TableConstraint::ForeignKey(fk) => add_foreign_key(s, &t, fk)?,
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
@@ -371,6 +374,7 @@ pub fn create_index(
     cols: Vec<usize>,
     unique: bool,
     if_not_exists: bool,
+    (cf, comment): (String, String),
 ) -> Result<()> {
     let cat = &s.inst.catalog;
     // Held until the index is published: no bulk load of the table meanwhile.
@@ -394,6 +398,8 @@ pub fn create_index(
             columns: cols,
             unique,
             primary: false,
+            cf,
+            comment,
         },
     )?;
     // Writers that planned with the old definition do not maintain the new
@@ -495,7 +501,7 @@ fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) 
         .ok_or_else(|| SqlError::internal("foreign key vanished"))?;
     if let Some(ix) = &added {
         let cols = key.columns.clone();
-        create_index(s, t, ix, cols, false, false)?;
+        create_index(s, t, ix, cols, false, false, Default::default())?;
     }
     let nt = replace_current(cat, t, false, false, |cur| {
         let mut def = cur.def.clone();

@@ -38,11 +38,11 @@ pub const DEFAULT_MERGE_BUF: i64 = 64 << 20;
 /// `abort_index` on failure: both replace the frozen table).
 pub(super) fn fill(s: &Session, t: &Arc<Table>, ix: &Index) -> Result<()> {
     let db = s.inst.txdb.db();
-    if rel::build::index_empty(db, &db.snapshot(), ix.id)? {
+    if rel::build::index_empty(db, &db.snapshot(), ix)? {
         let tables = [t.clone()];
         let (thaw, _held) = hold_writers(s, &tables)?;
         let snap = db.snapshot();
-        match rel::build::index_empty(db, &snap, ix.id) {
+        match rel::build::index_empty(db, &snap, ix) {
             Ok(true) => {
                 let r = sorted_fill(s, t, ix, &snap);
                 if r.is_err() {
@@ -83,7 +83,7 @@ fn sorted_fill(s: &Session, t: &Table, ix: &Index, snap: &lsm::Snapshot) -> Resu
             .map_err(|e| rel::Error::Internal(e.msg.clone()))
     })?;
     SORTED_RUNS.fetch_add(sorter.spilled_runs() as u64, Ordering::Relaxed);
-    let mut w = db.bulk_writer(lsm::DEFAULT_CF)?;
+    let mut w = db.bulk_writer(rel::cf::of(db, ix)?)?;
     let mut prev: Vec<u8> = Vec::new();
     let mut prev_len = 0usize;
     sorter.finish_rows(&mut |(out, keys)| {

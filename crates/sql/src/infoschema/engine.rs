@@ -3,7 +3,8 @@
 //! STRATA_CF_OPTIONS (each family's options, MyRocks' ROCKSDB_CF_OPTIONS
 //! shape), STRATA_SST_FILES (live table files, as
 //! ROCKSDB_LIVE_FILES_METADATA) and STRATA_COMPACTION_STATS (one row per
-//! family and level: files, bytes, score, bytes compacted).
+//! family and level: files, bytes, score, bytes compacted) and STRATA_DDL
+//! (each index's number and column family, as MyRocks' ROCKSDB_DDL).
 use super::View;
 use crate::result::OutType;
 use rel::value::Value;
@@ -29,6 +30,15 @@ pub(super) fn columns(v: View) -> Option<&'static [(&'static str, OutType)]> {
             ("PENDING_COMPACTION_BYTES", N),
         ],
         View::StrataCfOptions => &[("CF_NAME", S), ("OPTION_TYPE", S), ("VALUE", L)],
+        View::StrataDdl => &[
+            ("TABLE_SCHEMA", S),
+            ("TABLE_NAME", S),
+            ("INDEX_NAME", S),
+            ("COLUMN_FAMILY", N),
+            ("INDEX_NUMBER", N),
+            ("INDEX_TYPE", N),
+            ("CF", S),
+        ],
         View::StrataSstFiles => &[
             ("CF_NAME", S),
             ("LEVEL", N),
@@ -43,6 +53,7 @@ pub(super) fn columns(v: View) -> Option<&'static [(&'static str, OutType)]> {
             ("NUM_DELETIONS", N),
             ("NUM_RANGE_DELETIONS", N),
             ("BEING_COMPACTED", N),
+            ("COMPRESSION", S),
         ],
         View::StrataCompactionStats => &[
             ("CF_NAME", S),
@@ -74,6 +85,48 @@ fn hex(b: &[u8]) -> Value {
         s.push_str(&format!("{x:02X}"));
     }
     Value::Bytes(s.into_bytes())
+}
+
+/// RocksDB's name of a compression (as ROCKSDB_SST_PROPS.COMPRESSION_ALGO shows it).
+pub fn compression_name(c: lsm::Compression) -> &'static str {
+    match c {
+        lsm::Compression::None => "NoCompression",
+        lsm::Compression::Lz4 => "LZ4",
+        lsm::Compression::Zstd => "ZSTD",
+    }
+}
+
+/// STRATA_DDL: one row per index of every table (MyRocks' ROCKSDB_DDL columns:
+/// INDEX_TYPE 1 primary key, 2 secondary, 3 hidden primary key; COLUMN_FAMILY
+/// the family's id, CF its name). An index whose family does not exist yet shows
+/// no id (NULL).
+pub(super) fn ddl_rows(st: &rel::catalog::CatalogState, db: &lsm::Db) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for tb in super::rows::st_tables(st) {
+        let def = &tb.def;
+        for ix in def.indexes() {
+            let name = if ix.cf.is_empty() { "default" } else { &ix.cf };
+            let kind = match (ix.primary, def.hidden_pk) {
+                (true, true) => 3,
+                (true, false) => 1,
+                _ => 2,
+            };
+            out.push(vec![
+                t(&def.db),
+                t(&def.name),
+                t(if ix.primary && def.hidden_pk {
+                    "HIDDEN_PK_ID"
+                } else {
+                    &ix.name
+                }),
+                db.cf(name).map_or(Value::Null, |c| u(c.0 as u64)),
+                u(ix.id as u64),
+                u(kind),
+                t(name),
+            ]);
+        }
+    }
+    out
 }
 
 /// Rows of an engine view (None for the others).
@@ -125,6 +178,8 @@ pub(super) fn rows(v: View, db: &lsm::Db) -> Option<Vec<Vec<Value>>> {
                     u(f.deletions),
                     u(f.range_deletions),
                     u(f.being_compacted as u64),
+                    f.compression
+                        .map_or(Value::Null, |c| t(compression_name(c))),
                 ]
             })
             .collect(),

@@ -290,7 +290,7 @@ pub(super) fn statistics(tb: &std::sync::Arc<rel::catalog::Table>) -> Vec<Vec<Va
                 t(if col.nullable { "YES" } else { "" }),
                 t("BTREE"),
                 t(""),
-                t(""),
+                t(&ix.comment),
                 t("YES"),
                 Value::Null,
             ]);

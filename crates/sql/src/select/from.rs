@@ -642,6 +642,7 @@ pub(super) fn derived_table(alias: &str, p: &SelectPlan) -> Result<Arc<Table>> {
         columns: vec![],
         unique: true,
         primary: true,
+        ..Default::default()
     };
     let def = rel::schema::TableDef::new(
         String::new(),

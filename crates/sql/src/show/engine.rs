@@ -3,7 +3,8 @@
 //! flushes and compactions, write amplification, stalls, block cache,
 //! snapshots), one `CF_COMPACTION` row per column family (RocksDB's
 //! "Compaction Stats" table: files, size, score, bytes read and written per
-//! level, memtables) and `MEMORY_STATS`. Other engine names are 1286, as
+//! level, memtables), one `CF_OPTIONS` row per column family (its options,
+//! `name=value;...` in RocksDB's names) and `MEMORY_STATS`. Other engine names are 1286, as
 //! MariaDB answers for an engine it does not have.
 use crate::error::{Result, SqlError};
 use crate::result::{rows, text, Outcome, ResultSink};
@@ -174,6 +175,12 @@ pub fn status(s: &Session, engine: &str, sink: &mut dyn ResultSink) -> Result<Ou
             text("CF_COMPACTION"),
             text(&c.name),
             text(compaction_table(c)),
+        ]);
+        let opts: Vec<String> = c.options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.push(vec![
+            text("CF_OPTIONS"),
+            text(&c.name),
+            text(opts.join(";")),
         ]);
     }
     let mem: u64 = cfs.iter().map(|c| c.mem_bytes + c.imm_bytes).sum();

@@ -111,7 +111,7 @@ pub fn index(t: &Table, sink: &mut dyn ResultSink) -> Result<Outcome> {
                 text(if def.columns[c].nullable { "YES" } else { "" }),
                 text("LSMTREE"),
                 text(""),
-                text(""),
+                text(&ix.comment),
                 text("YES"),
                 Value::Null,
             ]);
@@ -191,12 +191,29 @@ pub fn create_table(def: &TableDef) -> String {
             .collect::<Vec<_>>()
             .join(",")
     };
+    // MariaDB prints an index's COMMENT after its columns.
+    let comment = |ix: &rel::schema::Index| {
+        if ix.comment.is_empty() {
+            String::new()
+        } else {
+            format!(" COMMENT '{}'", ix.comment.replace('\'', "''"))
+        }
+    };
     if !def.hidden_pk {
-        lines.push(format!("  PRIMARY KEY ({})", cols(&def.pk)));
+        lines.push(format!(
+            "  PRIMARY KEY ({}){}",
+            cols(&def.pk),
+            comment(&def.pk)
+        ));
     }
     for ix in &def.secondary {
         let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
-        lines.push(format!("  {kind} {} ({})", quote(&ix.name), cols(ix)));
+        lines.push(format!(
+            "  {kind} {} ({}){}",
+            quote(&ix.name),
+            cols(ix),
+            comment(ix)
+        ));
     }
     for k in 0..def.foreign_keys.len() {
         lines.push(format!("  {}", rel::fk::describe(def, k, false)));

@@ -95,21 +95,26 @@ impl std::ops::Deref for TestDb {
     }
 }
 
-/// Whether the engine holds any key under index ids `first .. end` (what a
-/// dropped, abandoned or reclaimed index or table must not leave).
+/// Whether the engine holds any key under index ids `first .. end`, in any
+/// column family (what a dropped, abandoned or reclaimed index or table must
+/// not leave).
 pub fn has_entries(inst: &sql::Instance, first: u32, end: u32) -> bool {
+    let db = inst.catalog.db();
     let lo = first.to_be_bytes().to_vec();
-    let mut it = inst
-        .catalog
-        .db()
-        .iter(lsm::ReadOptions {
-            lower_bound: Some(lo.clone()),
-            upper_bound: Some(end.to_be_bytes().to_vec()),
-            ..Default::default()
-        })
-        .expect("engine iterator");
-    it.seek(&lo);
-    it.valid()
+    rel::cf::all(db).into_iter().any(|cf| {
+        let mut it = db
+            .iter_cf(
+                lsm::ReadOptions {
+                    lower_bound: Some(lo.clone()),
+                    upper_bound: Some(end.to_be_bytes().to_vec()),
+                    ..Default::default()
+                },
+                cf,
+            )
+            .expect("engine iterator");
+        it.seek(&lo);
+        it.valid()
+    })
 }
 
 /// The user index ids holding keys that no table has (nor builds): an index
@@ -122,23 +127,27 @@ pub fn orphan_index_ids(inst: &sql::Instance) -> Vec<u32> {
         .flat_map(|t| t.def.indexes().chain(&t.building).map(|i| i.id))
         .collect();
     let lo = rel::catalog::FIRST_USER_INDEX_ID.to_be_bytes().to_vec();
-    let mut it = inst
-        .catalog
-        .db()
-        .iter(lsm::ReadOptions {
-            lower_bound: Some(lo.clone()),
-            ..Default::default()
-        })
-        .expect("engine iterator");
-    it.seek(&lo);
+    let db = inst.catalog.db();
     let mut orphans = Vec::new();
-    while it.valid() {
-        let k = it.key();
-        let id = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
-        if !live.contains(&id) && !orphans.contains(&id) {
-            orphans.push(id);
+    for cf in rel::cf::all(db) {
+        let mut it = db
+            .iter_cf(
+                lsm::ReadOptions {
+                    lower_bound: Some(lo.clone()),
+                    ..Default::default()
+                },
+                cf,
+            )
+            .expect("engine iterator");
+        it.seek(&lo);
+        while it.valid() {
+            let k = it.key();
+            let id = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);
+            if !live.contains(&id) && !orphans.contains(&id) {
+                orphans.push(id);
+            }
+            it.next();
         }
-        it.next();
     }
     orphans
 }

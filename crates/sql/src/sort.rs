@@ -79,7 +79,8 @@ impl KeyOrder {
         if let (Some(true), Some(Some(c)), Value::Bytes(a), Value::Bytes(b)) =
             (self.raw.get(i), self.colls.get(i), x, y)
         {
-            return c.compare(a, b);
+            // Every string held raw passed `compares_in_place` (`push`).
+            return c.compare_in_place(a, b);
         }
         sort_cmp(x, y)
     }

@@ -734,7 +734,8 @@ mod tests {
         }
     }
 
-    /// Where `compares_in_place` holds, `compare` orders as the sort keys do
+    /// Where `compares_in_place` holds, `compare` and `compare_in_place`
+    /// order as the sort keys do
     /// (a sort compares such strings directly instead of their sort keys).
     #[test]
     fn in_place_compare_orders_as_sort_keys() {
@@ -765,6 +766,7 @@ mod tests {
                 for (y, sy) in &keyed {
                     checked += 1;
                     assert_eq!(c.compare(x, y), sx.cmp(sy), "{c:?} {x:?} {y:?}");
+                    assert_eq!(c.compare_in_place(x, y), sx.cmp(sy), "{c:?} {x:?} {y:?}");
                 }
             }
         }

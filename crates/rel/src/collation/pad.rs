@@ -146,6 +146,21 @@ impl Collation {
         self.is_bin() || (self.upper_ascii() && s.is_ascii())
     }
 
+    /// `compare` of two strings that `compares_in_place` holds for, without
+    /// checking that again (a sort checks each string once, not per
+    /// comparison): bytes, or ASCII upper case, padded with spaces under PAD
+    /// SPACE.
+    pub fn compare_in_place(self, a: &[u8], b: &[u8]) -> Ordering {
+        let pad = self.pad_space().then_some(b' ');
+        if self.is_bin() {
+            return pad_cmp(a.iter().copied(), b.iter().copied(), pad);
+        }
+        // Past the common prefix (equal bytes are equal upper case).
+        let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let up = |x: &u8| x.to_ascii_uppercase();
+        pad_cmp(a[same..].iter().map(up), b[same..].iter().map(up), pad)
+    }
+
     /// Appends the memcomparable, prefix-free image of `s` (see the module
     /// comment): bytewise order of images is the collation's order, equal
     /// strings have equal images.

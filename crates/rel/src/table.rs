@@ -82,7 +82,16 @@ pub fn sk_key_split(
 pub fn row_value(def: &TableDef, row: &[Value]) -> Vec<u8> {
     let types: Vec<_> = def.value_cols.iter().map(|&c| &def.columns[c].ty).collect();
     let vals: Vec<&Value> = def.value_cols.iter().map(|&c| &row[c]).collect();
-    let mut out = Vec::with_capacity(64);
+    // Sized for the whole row (strings and a varint or so per column):
+    // growing from a small guess cost reallocations on every row of a load.
+    let text: usize = vals
+        .iter()
+        .map(|v| match v {
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(16 + text + 11 * vals.len());
     rowcodec::encode(&mut out, &types, &vals);
     out
 }

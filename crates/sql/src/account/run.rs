@@ -72,8 +72,13 @@ fn set_auth(a: &mut Account, auth: &Auth) -> Result<()> {
             if named == Some(Plugin::Native) {
                 return Err(SqlError::passwd_length());
             }
-            if wire::sha2crypt::parse_sha2_auth(h.as_bytes()).is_none() {
-                return Err(SqlError::password_format());
+            // Only MySQL's default round count: every login attempt naming the
+            // account runs the crypt, so a string with up to 4,095,000 rounds (which
+            // SET PASSWORD lets any user give their own account) would make each
+            // attempt cost seconds of CPU.
+            match wire::sha2crypt::parse_sha2_auth(h.as_bytes()) {
+                Some((rounds, ..)) if rounds == wire::sha2crypt::DEFAULT_ROUNDS => {}
+                _ => return Err(SqlError::password_format()),
             }
             a.plugin = Plugin::CachingSha2;
             a.sha2 = Some(h.as_bytes().to_vec());

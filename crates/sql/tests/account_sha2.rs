@@ -1,0 +1,25 @@
+//! caching_sha2_password strings given by SQL (`IDENTIFIED ... AS`, SET PASSWORD):
+//! only MySQL's default round count is taken, since every login attempt naming the
+//! account runs the crypt (a 4,095,000-round string would cost seconds per attempt).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::{err, q, session_in_d, TestDb};
+
+#[test]
+fn sha2_strings_with_other_round_counts_are_refused() {
+    let db = TestDb::open("account-sha2");
+    let mut s = session_in_d(&db);
+    let body = format!("{}{}", "s".repeat(20), "a".repeat(43));
+    q(
+        &mut s,
+        &format!("CREATE USER ok IDENTIFIED WITH caching_sha2_password AS '$A$005${body}'"),
+    );
+    for rounds in ["FFF", "006", "00A"] {
+        let sql =
+            format!("CREATE USER slow IDENTIFIED WITH caching_sha2_password AS '$A${rounds}${body}'");
+        assert_eq!(err(&mut s, &sql), 1827, "{sql}");
+        let sql = format!("ALTER USER ok IDENTIFIED WITH caching_sha2_password AS '$A${rounds}${body}'");
+        assert_eq!(err(&mut s, &sql), 1827, "{sql}");
+    }
+}

@@ -46,6 +46,9 @@ pub mod vfs;
 pub mod wal;
 
 pub use batch::WriteBatch;
+pub use compaction::{
+    CompactionFilter, CompactionFilterFactory, Decision, FilterContext, FilterFactoryRef,
+};
 pub use db::{
     BulkWriter, CfInfo, CheckpointInfo, ColumnFamily, Db, DbIterator, LevelInfo, Snapshot, SstInfo,
     DEFAULT_CF,

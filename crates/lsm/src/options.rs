@@ -119,6 +119,9 @@ pub struct CfOptions {
     /// Tombstone share of a file's entries that marks it for compaction
     /// (like `CompactOnDeletionCollector`); 0 disables.
     pub tombstone_compaction_ratio: f64,
+    /// Consulted by compactions about the values they keep
+    /// (`compaction_filter_factory`); see `compaction::filter`.
+    pub compaction_filter: Option<crate::compaction::FilterFactoryRef>,
 }
 
 impl Default for CfOptions {
@@ -143,6 +146,7 @@ impl Default for CfOptions {
             soft_pending_compaction_bytes: 64 << 30,
             hard_pending_compaction_bytes: 256 << 30,
             tombstone_compaction_ratio: 0.5,
+            compaction_filter: None,
         }
     }
 }

@@ -38,6 +38,7 @@ counters! {
     compaction_bytes_read: "Bytes read by compactions.",
     compactions: "Compactions run (excluding trivial moves).",
     trivial_moves: "Files moved to the next level without rewriting.",
+    compaction_filtered: "Values a compaction filter removed.",
     manifest_bytes: "Bytes appended to the manifest.",
     bytes_read: "Bytes read from table files (block reads).",
     block_cache_hits: "Block cache hits.",

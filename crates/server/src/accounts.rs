@@ -1,6 +1,6 @@
 //! Logins against the stored accounts: which host names a client has,
 //! which account it is (`rel::catalog::find_account`), its credentials for
-//! the handshake, the database access check at connect, root's password
+//! the handshake (with caching_sha2_password's fast-authentication cache), the database access check at connect, root's password
 //! at startup (`--root-password[-file]`, `--initialize`), and the recovery
 //! mode `--skip-grant-tables`.
 use crate::config::Config;
@@ -93,10 +93,21 @@ pub fn credentials(inst: &Instance, user: &str, hosts: &[String]) -> Option<wire
     let a = find(inst, user, hosts)?;
     Some(wire::Credentials {
         native_hash: a.hash,
-        // caching_sha2_password clients are switched to mysql_native_password.
-        sha2_hash: None,
+        sha2_hash: a.sha2.as_deref().and_then(|s| inst.sha2_cache.get(s)),
+        sha2_auth: a.sha2.clone(),
         any_password: false,
     })
+}
+
+/// After a caching_sha2_password full authentication: the password's
+/// SHA256(SHA256()) goes into the cache, for the stored string it was checked
+/// against (a password changed since never matches it).
+pub fn remember(inst: &Instance, hi: &wire::HandshakeInfo) {
+    if let Some((hash, stored)) = &hi.sha2_verified {
+        if !stored.is_empty() {
+            inst.sha2_cache.insert(stored.clone(), *hash);
+        }
+    }
 }
 
 /// The transport checks after a login's password (MySQL's order): an
@@ -115,7 +126,7 @@ pub fn check_transport(
     }
     if let Some(a) = find(inst, user, hosts) {
         if a.require_ssl {
-            let pw = if a.hash.is_some() { "YES" } else { "NO" };
+            let pw = if a.has_password() { "YES" } else { "NO" };
             return Err(SqlError::access_denied(user, &hosts[0], pw));
         }
     }

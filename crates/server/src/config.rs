@@ -57,6 +57,13 @@ pub struct Config {
     pub ssl: bool,
     /// Refuse plain TCP connections (TLS and unix sockets only).
     pub require_secure_transport: bool,
+    /// caching_sha2_password's RSA key files (relative: in the datadir; default
+    /// private_key.pem and public_key.pem, generated when both are absent).
+    pub sha2_private_key: Option<String>,
+    pub sha2_public_key: Option<String>,
+    /// Generate the default key pair when it is absent (MySQL's
+    /// caching_sha2_password_auto_generate_rsa_keys, default on).
+    pub sha2_auto_generate: bool,
     /// Port of the Prometheus endpoint (`GET /metrics`); 0: off.
     pub metrics_port: u16,
     /// Address it listens on (default 127.0.0.1).
@@ -98,6 +105,9 @@ impl Default for Config {
             wait_timeout: 28800,
             variables: Vec::new(),
             interactive_timeout: 28800,
+            sha2_private_key: None,
+            sha2_public_key: None,
+            sha2_auto_generate: true,
             tls: Default::default(),
             ssl: true,
             require_secure_transport: false,
@@ -176,6 +186,11 @@ Usage: strata [--option=value ...]
   --skip-ssl                    no TLS even with the files above (also --ssl=0)
   --require-secure-transport=1|0  refuse TCP connections without TLS (error 3159; unix
                                 socket connections are secure); SET GLOBAL changes it
+  --caching-sha2-password-private-key-path=FILE  RSA private key (PEM) for caching_sha2_password
+                                logins without TLS (default private_key.pem in the datadir)
+  --caching-sha2-password-public-key-path=FILE   its public key sent to clients (default
+                                public_key.pem); both defaults absent: a pair is generated
+  --caching-sha2-password-auto-generate-rsa-keys=1|0  generate that pair (default 1)
   --metrics-port=N              serve the status counters for Prometheus at
                                 http://127.0.0.1:N/metrics (default 0: off)
   --metrics-bind=ADDR           address of that endpoint (default 127.0.0.1)
@@ -331,6 +346,15 @@ impl Config {
                 }
                 self.variables
                     .push(("slow_query_log_file".into(), value.to_string()))
+            }
+            "caching_sha2_password_private_key_path" => {
+                self.sha2_private_key = Some(value.to_string())
+            }
+            "caching_sha2_password_public_key_path" => {
+                self.sha2_public_key = Some(value.to_string())
+            }
+            "caching_sha2_password_auto_generate_rsa_keys" => {
+                self.sha2_auto_generate = parse_bool(value)?
             }
             "ssl_cert" => self.tls.cert = Some(value.to_string()),
             "ssl_key" => self.tls.key = Some(value.to_string()),

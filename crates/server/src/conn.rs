@@ -178,6 +178,10 @@ fn serve_inner(
         conn.enable_tls(Box::new(move |s, early| s.start_tls(&cfg, early)));
     }
     conn.set_capability(wire::cap::CLIENT_MULTI_STATEMENTS, true);
+    conn.set_unix_socket(unix);
+    if let Some(k) = &shared.rsa {
+        conn.set_rsa_keys(k.clone());
+    }
     conn.set_client_host(peer);
     // Before authentication a client gets no more than a handshake
     // response needs (an unauthenticated socket must not pin megabytes).
@@ -200,6 +204,7 @@ fn serve_inner(
     conn.set_client_host(&hosts[0]);
     let lookup = |u: &str| crate::accounts::credentials(inst, u, &hosts);
     let info = match conn.handshake_with(&lookup, &|hi| {
+        crate::accounts::remember(inst, hi);
         // REQUIRE SSL, then require_secure_transport (MySQL's order).
         crate::accounts::check_transport(inst, &hi.user, &hosts, hi.tls, unix)
             .map_err(sql_packet)?;
@@ -644,6 +649,7 @@ fn dispatch<S: Read + Write>(
                 // require_secure_transport), then the database (1049, 1044).
                 let (tls, unix) = (conn.is_tls(), cl.unix);
                 let check = |hi: &wire::HandshakeInfo| {
+                    crate::accounts::remember(&inst, hi);
                     crate::accounts::check_transport(&inst, &hi.user, hosts, tls, unix)
                         .map_err(sql_packet)?;
                     if let Some(d) = &hi.database {

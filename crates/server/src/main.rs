@@ -7,6 +7,7 @@ mod config;
 mod conn;
 mod metrics;
 mod results;
+mod sha2_keys;
 mod tls;
 mod watch;
 
@@ -37,6 +38,8 @@ pub struct Shared {
     pub handshaking: std::sync::atomic::AtomicUsize,
     /// TLS offered to clients (`--ssl-cert`/`--ssl-key`).
     pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// caching_sha2_password's RSA key pair (full authentication without TLS).
+    pub rsa: Option<Arc<wire::RsaKeys>>,
 }
 
 enum Client {
@@ -186,6 +189,9 @@ fn run(cfg: Config) -> Result<(), String> {
     let inst = sql::Instance::open(&cfg.datadir, &opts)
         .map_err(|e| format!("cannot open the database: {}", e.msg))?;
     accounts::bootstrap(&inst, &cfg)?;
+    // Bad caching_sha2_password key files stop the server (a missing default
+    // pair is generated in the datadir).
+    let rsa = sha2_keys::load(&cfg)?;
     let shared = Arc::new(Shared {
         inst,
         max_connections: cfg.max_connections,
@@ -194,6 +200,7 @@ fn run(cfg: Config) -> Result<(), String> {
         stopping: AtomicBool::new(false),
         handshaking: std::sync::atomic::AtomicUsize::new(0),
         tls,
+        rsa,
     });
     let mut acceptors = Vec::new();
     {

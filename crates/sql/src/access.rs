@@ -5,7 +5,9 @@
 //! The chosen ranges are always a superset of the matching rows: the full
 //! WHERE is still applied to every row read, so inexact conversions (a
 //! fractional probe on an INT key, a clamped out-of-range bound) only
-//! widen a range, never lose a row.
+//! widen a range, never lose a row. (Except where the range is the WHERE
+//! exactly: `k BETWEEN lo AND hi` on an integer key with integer bounds,
+//! `range_is_filter`; every row read then satisfies it.)
 use crate::convert::{for_key, KeyProbe};
 use crate::error::{Result, SqlError};
 use crate::expr::{BinOp, Env, Expr};
@@ -705,6 +707,10 @@ pub fn for_each_row(
             }
         }
     }
+    let filter = match filter {
+        Some(f) if range_is_filter(def, acc, f, env)? => None,
+        f => f,
+    };
     let release =
         lock.is_some() && filter.is_some() && txn.isolation() == txn::Isolation::ReadCommitted;
     let pcf = rel::cf::of(txn.db(), &def.pk)?;
@@ -771,6 +777,49 @@ pub fn for_each_row(
         }
     }
     Ok(())
+}
+
+/// True when `filter` is exactly the condition the access path's one range
+/// scans, so every row the range gives satisfies it and it need not be
+/// evaluated per row (sysbench's `id BETWEEN ? AND ?`): `k BETWEEN lo AND hi`
+/// on the index's first column, an integer column (not YEAR), with constant or
+/// parameter bounds whose values are integers the key holds exactly (an
+/// integer compares with an integer exactly, in key order; a string, decimal
+/// or double bound, or one clamped to the column's range, widens the range
+/// instead, and the WHERE decides). Any other WHERE is evaluated in full.
+fn range_is_filter(def: &TableDef, acc: &Access, f: &Expr, env: &dyn Env) -> Result<bool> {
+    let ([r], false) = (acc.ranges.as_slice(), acc.point) else {
+        return Ok(false);
+    };
+    let (true, Some((lo, true)), Some((hi, true))) = (r.eq.is_empty(), &r.lo, &r.hi) else {
+        return Ok(false);
+    };
+    let Expr::Between(x, flo, fhi, false) = f else {
+        return Ok(false);
+    };
+    let Some(&c) = index_of(def, acc.index).columns.first() else {
+        return Ok(false);
+    };
+    let Some(col) = def.columns.get(c).filter(|col| {
+        col.ty.is_integer() && col.ty.kind != rel::value::TypeKind::Year
+    }) else {
+        return Ok(false);
+    };
+    if **x != Expr::Col(c) || **flo != *lo || **fhi != *hi {
+        return Ok(false);
+    }
+    for e in [lo, hi] {
+        if !matches!(e, Expr::Param(_) | Expr::Const(_)) {
+            return Ok(false);
+        }
+        let v = e.eval(&[], env)?;
+        if !matches!(v, Value::Int(_) | Value::UInt(_))
+            || !matches!(for_key(&v, &col.ty), KeyProbe::Exact(_))
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// Reads one row by primary key, and whether this read took its lock

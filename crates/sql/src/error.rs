@@ -87,6 +87,8 @@ mysql_errors! {
     ER_NONEXISTING_TABLE_GRANT = 1147, "42000", fn no_such_table_grant(user, host, table) => "There is no such grant defined for user '{user}' on host '{host}' on table '{table}'";
     ER_ILLEGAL_GRANT_FOR_TABLE = 1144, "42000", fn illegal_grant_for_table() => "Illegal GRANT/REVOKE command; please consult the manual to see which privileges can be used";
     ER_PASSWD_LENGTH = 1372, "HY000", fn passwd_length() => "Password hash should be a 41-digit hexadecimal number";
+    ER_PASSWORD_FORMAT = 1827, "HY000", fn password_format() => "The password hash doesn't have the expected format.";
+    ER_NOT_VALID_PASSWORD = 1819, "HY000", fn not_valid_password() => "Your password does not satisfy the current policy requirements";
     ER_DBACCESS_DENIED_ERROR = 1044, "42000", fn db_access_denied(user, host, db) => "Access denied for user '{user}'@'{host}' to database '{db}'";
     ER_COLUMNACCESS_DENIED_ERROR = 1143, "42000", fn column_access_denied(cmd, user, host, column, table) => "{cmd} command denied to user '{user}'@'{host}' for column '{column}' in table '{table}'";
     ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", fn table_access_denied(cmd, user, host, db, table) => "{cmd} command denied to user '{user}'@'{host}' for table `{db}`.`{table}`";

@@ -169,6 +169,8 @@ pub struct Instance {
     slots: std::sync::Mutex<Vec<std::sync::Weak<AtomicU64>>>,
     /// Compiled prepared statements shared across sessions.
     pub stmt_cache: stmt_cache::StmtCache,
+    /// caching_sha2_password's fast-authentication cache.
+    pub sha2_cache: account::Sha2Cache,
     /// Prepared statements open in all sessions (max_prepared_stmt_count).
     pub prepared: AtomicU64,
     /// Every session (SHOW PROCESSLIST, KILL).
@@ -262,6 +264,7 @@ impl Instance {
             panics: AtomicU64::new(0),
             slots: std::sync::Mutex::new(Vec::new()),
             stmt_cache: Default::default(),
+            sha2_cache: Default::default(),
             procs: Default::default(),
             com: Default::default(),
             counters: Default::default(),

@@ -123,6 +123,10 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
                     "FLUSH TABLES WITH READ LOCK and FLUSH TABLES ... FOR EXPORT",
                 ));
             }
+            if up.contains("PRIVILEGES") {
+                // As MySQL: caching_sha2_password accounts authenticate in full again.
+                s.inst.sha2_cache.clear();
+            }
             ok()
         }
         MaintStmt::LockTables => {

@@ -4,7 +4,15 @@
 //! first `offset + limit` rows can be sent, so only that many are kept (top-N). Run files
 //! are created in the temporary directory and unlinked at once: they vanish with the
 //! statement, or with the process if it dies.
+//!
+//! A key may be given a collation (`Sorter::collated`): its strings are then held as they
+//! are and compared under the collation in place (`Collation::compares_in_place`: `_bin`
+//! collations, ASCII under `_general_ci`), so a sort of n rows weighs no string into a
+//! sort key. The first string that cannot be compared in place, and every spill to disk,
+//! turn that key's values into their sort keys (`Collation::sort_key`, what
+//! `Expr::SortKey` gives), held from then on; both forms order rows identically.
 use crate::error::{Result, SqlError};
+use rel::collation::Collation;
 use rel::value::{compare, Value};
 use std::cmp::Ordering;
 use std::fs::File;
@@ -46,18 +54,67 @@ pub fn sort_cmp(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-/// Orders rows by their keys, each key ascending or descending (`true`).
-fn order(dirs: &[bool], a: &SortRow, b: &SortRow) -> Ordering {
-    for (i, d) in dirs.iter().enumerate() {
-        let o = match (a.1.get(i), b.1.get(i)) {
-            (Some(x), Some(y)) => sort_cmp(x, y),
-            _ => Ordering::Equal,
-        };
-        if o.is_ne() {
-            return if *d { o.reverse() } else { o };
+/// How rows order by their keys: per key its direction and, for a key given a
+/// collation, whether its values are still the strings (compared under the collation)
+/// or already their sort keys.
+#[derive(Clone)]
+struct KeyOrder {
+    /// Per key: descending.
+    dirs: Vec<bool>,
+    /// Per key: the collation of its strings (None: compared as values).
+    colls: Vec<Option<Collation>>,
+    /// Per key: the values held are the strings themselves (only with a collation).
+    raw: Vec<bool>,
+}
+
+impl KeyOrder {
+    fn new(dirs: Vec<bool>, colls: Vec<Option<Collation>>) -> KeyOrder {
+        let raw = (0..dirs.len())
+            .map(|i| colls.get(i).copied().flatten().is_some())
+            .collect();
+        KeyOrder { dirs, colls, raw }
+    }
+
+    fn key_cmp(&self, i: usize, x: &Value, y: &Value) -> Ordering {
+        if let (Some(true), Some(Some(c)), Value::Bytes(a), Value::Bytes(b)) =
+            (self.raw.get(i), self.colls.get(i), x, y)
+        {
+            // Every string held raw passed `compares_in_place` (`push`).
+            return c.compare_in_place(a, b);
+        }
+        sort_cmp(x, y)
+    }
+
+    /// Orders rows by their keys, each key ascending or descending (`true`).
+    fn cmp(&self, a: &[Value], b: &[Value]) -> Ordering {
+        for (i, d) in self.dirs.iter().enumerate() {
+            let o = match (a.get(i), b.get(i)) {
+                (Some(x), Some(y)) => self.key_cmp(i, x, y),
+                _ => Ordering::Equal,
+            };
+            if o.is_ne() {
+                return if *d { o.reverse() } else { o };
+            }
+        }
+        Ordering::Equal
+    }
+
+    /// The collation of key `i` when its values are still strings.
+    fn raw_coll(&self, i: usize) -> Option<Collation> {
+        match self.raw.get(i) {
+            Some(true) => self.colls.get(i).copied().flatten(),
+            _ => None,
         }
     }
-    Ordering::Equal
+
+    /// Key `i` of a row in the form held: its sort key once materialized.
+    fn hold(&self, i: usize, v: &mut Value) {
+        if let (Some(false), Some(Some(c)), Value::Bytes(b)) =
+            (self.raw.get(i), self.colls.get(i), &*v)
+        {
+            *v = Value::Bytes(c.sort_key(b));
+        }
+    }
 }
 
 /// Approximate heap bytes of a value.
@@ -75,7 +132,7 @@ fn row_bytes(r: &SortRow) -> usize {
 
 /// Gathers rows and gives them back in order.
 pub struct Sorter {
-    dirs: Vec<bool>,
+    ord: KeyOrder,
     budget: usize,
     /// Keep only this many rows (offset + limit), when there is a LIMIT.
     keep: Option<usize>,
@@ -93,8 +150,20 @@ struct Run {
 impl Sorter {
     /// `dirs`: per sort key, descending. `budget`: memory bytes before spilling.
     pub fn new(dirs: Vec<bool>, budget: usize, keep: Option<usize>) -> Sorter {
+        Sorter::collated(dirs, Vec::new(), budget, keep)
+    }
+
+    /// A sorter whose key `i` holds strings of collation `colls[i]` (None: any values,
+    /// compared by `sort_cmp`; a collated string key's values as `Expr::SortKey`'s
+    /// argument gives them, not its sort keys).
+    pub fn collated(
+        dirs: Vec<bool>,
+        colls: Vec<Option<Collation>>,
+        budget: usize,
+        keep: Option<usize>,
+    ) -> Sorter {
         Sorter {
-            dirs,
+            ord: KeyOrder::new(dirs, colls),
             budget: budget.max(64 << 10),
             keep,
             mem: Vec::new(),
@@ -103,7 +172,15 @@ impl Sorter {
         }
     }
 
-    pub fn push(&mut self, row: SortRow) -> Result<()> {
+    pub fn push(&mut self, mut row: SortRow) -> Result<()> {
+        for i in 0..row.1.len().min(self.ord.colls.len()) {
+            if let (Some(c), Value::Bytes(b)) = (self.ord.raw_coll(i), &row.1[i]) {
+                if !c.compares_in_place(b) {
+                    self.materialize(i);
+                }
+            }
+            self.ord.hold(i, &mut row.1[i]);
+        }
         self.mem_bytes += row_bytes(&row);
         self.mem.push(row);
         if let Some(k) = self.keep {
@@ -121,12 +198,38 @@ impl Sorter {
     }
 
     fn sort_mem(&mut self) {
-        let dirs = &self.dirs;
-        self.mem.sort_by(|a, b| order(dirs, a, b));
+        let ord = &self.ord;
+        self.mem.sort_by(|a, b| ord.cmp(&a.1, &b.1));
+    }
+
+    /// Turns key `i`'s strings held in memory into their sort keys, and holds
+    /// sort keys for it from now on.
+    fn materialize(&mut self, i: usize) {
+        if self.ord.raw_coll(i).is_none() {
+            return;
+        }
+        if let Some(r) = self.ord.raw.get_mut(i) {
+            *r = false;
+        }
+        for row in &mut self.mem {
+            if let Some(v) = row.1.get_mut(i) {
+                self.ord.hold(i, v);
+            }
+        }
+        self.mem_bytes = self.mem.iter().map(row_bytes).sum();
+    }
+
+    /// Materializes every key: runs on disk hold sort keys, so that rows of
+    /// different runs compare alike.
+    fn materialize_all(&mut self) {
+        for i in 0..self.ord.raw.len() {
+            self.materialize(i);
+        }
     }
 
     /// Writes the sorted memory buffer as a run.
     fn spill(&mut self) -> Result<()> {
+        self.materialize_all();
         self.sort_mem();
         if let Some(k) = self.keep {
             self.mem.truncate(k);
@@ -208,7 +311,7 @@ impl Sorter {
                 if let Some(row) = h {
                     let better = match best.and_then(|b| heads[b].as_ref()) {
                         None => true,
-                        Some(cur) => order(&self.dirs, row, cur).is_lt(),
+                        Some(cur) => self.ord.cmp(&row.1, &cur.1).is_lt(),
                     };
                     if better {
                         best = Some(i);
@@ -225,6 +328,29 @@ impl Sorter {
             }
         }
         Ok(())
+    }
+}
+
+impl Sorter {
+    /// Calls `f` with each row in order and, when its sort keys are equal to
+    /// the previous row's, that previous row (DISTINCT over the sort keys,
+    /// `tail.rs`), until `f` returns false.
+    pub fn finish_runs(
+        mut self,
+        f: &mut dyn FnMut(&SortRow, Option<&SortRow>) -> Result<bool>,
+    ) -> Result<()> {
+        if !self.runs.is_empty() {
+            // As `finish_rows` will (spilling the rest): compare sort keys.
+            self.materialize_all();
+        }
+        let ord = self.ord.clone();
+        let mut prev: Option<SortRow> = None;
+        self.finish_rows(&mut |row| {
+            let same = prev.as_ref().filter(|p| ord.cmp(&p.1, &row.1).is_eq());
+            let go = f(&row, same)?;
+            prev = Some(row);
+            Ok(go)
+        })
     }
 }
 
@@ -439,7 +565,7 @@ mod tests {
     }
 
     /// Equal, or the first difference (without printing thousands of rows).
-    fn same(got: &[Vec<Value>], want: &[Vec<Value>], seed: u64) {
+    fn same_rows(got: &[Vec<Value>], want: &[Vec<Value>], seed: u64) {
         let first = got.iter().zip(want).position(|(a, b)| a != b);
         assert!(
             first.is_none() && got.len() == want.len(),
@@ -457,16 +583,101 @@ mod tests {
         for dirs in [vec![false, false], vec![true, false], vec![false, true]] {
             let input = rows(20_000, seed);
             let mut expect = input.clone();
-            expect.sort_by(|a, b| order(&dirs, a, b));
+            let ord = KeyOrder::new(dirs.clone(), vec![]);
+            expect.sort_by(|a, b| ord.cmp(&a.1, &b.1));
             let expect: Vec<Vec<Value>> = expect.into_iter().map(|r| r.0).collect();
             let (mem, runs0) = sorted(input.clone(), dirs.clone(), usize::MAX, None);
             assert_eq!(runs0, 0);
-            same(&mem, &expect, seed);
+            same_rows(&mem, &expect, seed);
             let (ext, runs) = sorted(input.clone(), dirs.clone(), 64 << 10, None);
             assert!(runs > 5, "only {runs} runs");
-            same(&ext, &expect, seed);
+            same_rows(&ext, &expect, seed);
             let (top, _) = sorted(input, dirs.clone(), 64 << 10, Some(777));
-            same(&top, &expect[..777], seed);
+            same_rows(&top, &expect[..777], seed);
+        }
+    }
+
+    /// Strings of a few characters that compare equal under general_ci in
+    /// several spellings (case, trailing spaces, an accent), some non-ASCII.
+    fn words(rng: &mut testkit::Rng, n: usize, ascii_only: bool) -> Vec<Value> {
+        let parts: &[&str] = &["a", "A", "b", " ", "\t", "_", "z", "é", "E"];
+        (0..n)
+            .map(|_| {
+                if rng.below(20) == 0 {
+                    return Value::Null;
+                }
+                let len = rng.below(4) as usize;
+                let mut w = String::new();
+                for _ in 0..len {
+                    let k = rng.below(parts.len() as u64 - 2 * ascii_only as u64) as usize;
+                    w.push_str(parts[k]);
+                }
+                Value::Bytes(w.into_bytes())
+            })
+            .collect()
+    }
+
+    /// A sort comparing strings in place under their collation gives the rows
+    /// in the order of their materialized sort keys (`Expr::SortKey`), in
+    /// memory, spilled and top-N, with ties in arrival order; `finish_runs`
+    /// marks exactly the rows whose keys equal the previous row's.
+    #[test]
+    fn collated_keys_sort_as_their_sort_keys() {
+        let seed = testkit::seed("collated_keys_sort_as_their_sort_keys");
+        let mut rng = testkit::Rng::new(seed);
+        for (coll, ascii_only) in [
+            (Collation::Utf8mb4GeneralCi, true),
+            (Collation::Utf8mb4GeneralCi, false),
+            (Collation::Utf8mb4Bin, false),
+            (Collation::Utf8mb4UnicodeCi, true),
+        ] {
+            let n = 6000;
+            let (a, b) = (words(&mut rng, n, ascii_only), words(&mut rng, n, true));
+            let raw: Vec<SortRow> = (0..n)
+                .map(|i| (vec![Value::UInt(i as u64)], vec![a[i].clone(), b[i].clone()]))
+                .collect();
+            let key = |v: &Value| match v {
+                Value::Bytes(s) => Value::Bytes(coll.sort_key(s)),
+                v => v.clone(),
+            };
+            let keyed: Vec<SortRow> = raw
+                .iter()
+                .map(|(o, k)| (o.clone(), k.iter().map(key).collect()))
+                .collect();
+            for dirs in [vec![false, false], vec![true, false]] {
+                let colls = vec![Some(coll), Some(coll)];
+                let run = |budget: usize, keep: Option<usize>| {
+                    let mut s = Sorter::collated(dirs.clone(), colls.clone(), budget, keep);
+                    for r in raw.clone() {
+                        s.push(r).unwrap();
+                    }
+                    let spilled = s.spilled_runs() > 0;
+                    let mut out = Vec::new();
+                    let mut same = Vec::new();
+                    s.finish_runs(&mut |r, prev| {
+                        out.push(r.0.clone());
+                        same.push(prev.is_some());
+                        Ok(true)
+                    })
+                    .unwrap();
+                    (out, same, spilled)
+                };
+                let (want, _) = sorted(keyed.clone(), dirs.clone(), usize::MAX, None);
+                let (mem, same, spilled) = run(usize::MAX, None);
+                assert!(!spilled);
+                same_rows(&mem, &want, seed);
+                // Marked rows: equal sort keys to the previous one.
+                let pos: Vec<usize> = want.iter().map(|r| r[0].to_i128().unwrap() as usize).collect();
+                for i in 1..n {
+                    let eq = keyed[pos[i]].1 == keyed[pos[i - 1]].1;
+                    assert_eq!(same[i], eq, "SEED={seed} {coll:?} row {i}");
+                }
+                let (ext, _, spilled) = run(64 << 10, None);
+                assert!(spilled);
+                same_rows(&ext, &want, seed);
+                let (top, _, _) = run(usize::MAX, Some(700));
+                same_rows(&top, &want[..700], seed);
+            }
         }
     }
 

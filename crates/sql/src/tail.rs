@@ -2,7 +2,8 @@
 //! memory (tmp_table_size): GROUP BY groups (`Grouper`: a hash table of groups, then
 //! rows of new groups spilled to disk sorted by group key and aggregated group by
 //! group), DISTINCT (`Tail`'s hash set of row images, then rows spilled sorted by
-//! image and deduplicated), and ORDER BY / OFFSET / LIMIT (a `Sorter`).
+//! image and deduplicated; or, when the ORDER BY keys are the output columns, after the
+//! sort: duplicates are then neighbours), and ORDER BY / OFFSET / LIMIT (a `Sorter`).
 use crate::agg::{feed, finish, new_state, Group};
 use crate::bind::AggSpec;
 use crate::collate::image;
@@ -150,6 +151,8 @@ impl<'a> Grouper<'a> {
 /// DISTINCT, then ORDER BY (or arrival order) with OFFSET and LIMIT.
 pub struct Tail {
     dedup: Option<Dedup>,
+    /// DISTINCT after the sort (`Tail::new`'s `by_keys`).
+    by_keys: bool,
     /// Per output column: the collation DISTINCT compares strings by.
     colls: Vec<Option<Collation>>,
     sorter: Sorter,
@@ -173,30 +176,41 @@ fn row_image(out: &[Value], colls: &[Option<Collation>]) -> Vec<u8> {
 }
 
 impl Tail {
-    /// `dirs`: ORDER BY directions (empty: arrival order); `keep`: OFFSET + LIMIT rows.
+    /// `dirs`: ORDER BY directions (empty: arrival order), `key_colls` the collation
+    /// each key's strings compare under in the sorter (`Sorter::collated`); `keep`:
+    /// OFFSET + LIMIT rows. `by_keys`: every output column is an ORDER BY key, under
+    /// its DISTINCT collation, and the keys are nothing else, so rows DISTINCT holds
+    /// equal have equal keys and are neighbours in the sort: DISTINCT is done on the
+    /// sorted rows (without LIMIT only: a top-N sort would keep duplicates instead).
     pub fn new(
         distinct: bool,
         colls: Vec<Option<Collation>>,
-        dirs: Vec<bool>,
+        (dirs, key_colls): (Vec<bool>, Vec<Option<Collation>>),
+        by_keys: bool,
         budget: usize,
         keep: Option<usize>,
     ) -> Tail {
         let budget = budget.max(64 << 10);
+        let by_keys = distinct && by_keys && keep.is_none() && !dirs.is_empty();
         Tail {
             colls,
-            dedup: distinct.then(|| Dedup {
+            by_keys,
+            dedup: (distinct && !by_keys).then(|| Dedup {
                 seen: HashSet::new(),
                 bytes: 0,
                 budget,
                 spill: None,
             }),
-            sorter: Sorter::new(dirs, budget, keep),
+            sorter: Sorter::collated(dirs, key_colls, budget, keep),
             total: 0,
         }
     }
 
     /// Adds an output row with its ORDER BY keys.
     pub fn push(&mut self, out: Vec<Value>, keys: Vec<Value>) -> Result<()> {
+        if self.by_keys {
+            return self.sorter.push((out, keys));
+        }
         if let Some(d) = &mut self.dedup {
             let img = row_image(&out, &self.colls);
             if d.seen.contains(&img) {
@@ -227,6 +241,9 @@ impl Tail {
         offset: u64,
         limit: Option<u64>,
     ) -> Result<(u64, u64)> {
+        if self.by_keys {
+            return self.finish_by_keys(sink, offset, limit);
+        }
         if let Some(mut d) = self.dedup.take() {
             if let Some(s) = d.spill.take() {
                 let mut last: Option<Vec<u8>> = None;
@@ -263,5 +280,47 @@ impl Tail {
             Ok(true)
         })?;
         Ok((sent, self.total))
+    }
+
+    /// DISTINCT on the sorted rows: a row is dropped when its keys equal the
+    /// previous row's and its image equals that of a row kept since the keys
+    /// last changed. The keys are the output columns, so rows of equal images
+    /// have equal keys (one exception: an integer and a DOUBLE of equal value
+    /// past 2^53 may sort apart and both be kept), while rows of equal keys
+    /// may differ in image when a column mixes kinds of values (a DATE and the
+    /// DATETIME of its midnight). Every row is counted, none sent past `limit`.
+    fn finish_by_keys(
+        self,
+        sink: &mut dyn ResultSink,
+        offset: u64,
+        limit: Option<u64>,
+    ) -> Result<(u64, u64)> {
+        let colls = &self.colls;
+        // Images of the rows kept among the current run of equal keys (empty
+        // while the run has one row).
+        let mut kept: Vec<Vec<u8>> = Vec::new();
+        let (mut total, mut sent) = (0u64, 0u64);
+        self.sorter.finish_runs(&mut |row, prev| {
+            match prev {
+                None => kept.clear(),
+                Some(p) => {
+                    if kept.is_empty() {
+                        kept.push(row_image(&p.0, colls));
+                    }
+                    let img = row_image(&row.0, colls);
+                    if kept.contains(&img) {
+                        return Ok(true);
+                    }
+                    kept.push(img);
+                }
+            }
+            total += 1;
+            if total > offset && limit.is_none_or(|l| sent < l) {
+                sink.row(&row.0)?;
+                sent += 1;
+            }
+            Ok(true)
+        })?;
+        Ok((sent, total))
     }
 }

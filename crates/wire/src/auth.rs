@@ -1,6 +1,7 @@
 //! Password hashing and challenge-response verification for the two supported auth
-//! plugins (`mysql_native_password`, `caching_sha2_password` fast path), the stored
-//! [`Credentials`], and generation of the 20-byte handshake scramble.
+//! plugins (`mysql_native_password`, `caching_sha2_password`'s fast path; its stored
+//! form is in `sha2crypt.rs`), the stored [`Credentials`], and generation of the
+//! 20-byte handshake scramble.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
@@ -31,14 +32,20 @@ impl AuthPlugin {
     }
 }
 
-/// What the server stores for an account. Both `None` means the account has an
+/// What the server knows of an account. All `None` means the account has an
 /// empty password. A client authenticating with `mysql_native_password` is checked
 /// against `native_hash`; one using `caching_sha2_password` against `sha2_hash`
-/// (when that is missing it is switched to `mysql_native_password`).
+/// (fast authentication), else by full authentication (the clear-text password over
+/// TLS or a unix socket, or RSA-encrypted) against `sha2_auth` (or `sha2_hash`). An
+/// account with only one plugin's data gets clients of the other switched to it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Credentials {
     pub native_hash: Option<[u8; 20]>,
+    /// SHA256(SHA256(password)): caching_sha2_password's fast-authentication cache
+    /// entry, when the server has one.
     pub sha2_hash: Option<[u8; 32]>,
+    /// caching_sha2_password's stored `$A$005$...` string (`sha2crypt`).
+    pub sha2_auth: Option<Vec<u8>>,
     /// Any response is accepted, whatever password the client sends (the
     /// server's `--skip-grant-tables` recovery mode, as MySQL's).
     pub any_password: bool,
@@ -59,12 +66,18 @@ impl Credentials {
         Credentials {
             native_hash: Some(native_password_hash(password)),
             sha2_hash: Some(sha2_password_hash(password)),
+            sha2_auth: None,
             any_password: false,
         }
     }
 
     pub fn is_empty_password(&self) -> bool {
-        self.native_hash.is_none() && self.sha2_hash.is_none()
+        self.native_hash.is_none() && !self.has_sha2()
+    }
+
+    /// caching_sha2_password can check this account.
+    pub fn has_sha2(&self) -> bool {
+        self.sha2_auth.is_some() || self.sha2_hash.is_some()
     }
 }
 
@@ -145,7 +158,7 @@ pub fn verify_sha2(scramble: &[u8], response: &[u8], stored: &[u8; 32]) -> bool 
     constant_time_eq(&sha256(&[&h1]), stored)
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

@@ -50,6 +50,14 @@ pub struct Conn<S> {
     pub(crate) tls: Option<TlsHook<S>>,
     /// The connection runs over TLS (the client's SSLRequest was honoured).
     pub(crate) secure: bool,
+    /// The stream is a unix socket (secure transport: caching_sha2_password's full
+    /// authentication takes the clear-text password, as over TLS).
+    pub(crate) unix: bool,
+    /// caching_sha2_password's RSA key pair (full authentication without TLS).
+    pub(crate) rsa: Option<std::sync::Arc<crate::rsa_keys::RsaKeys>>,
+    /// Set by a successful caching_sha2_password full authentication, taken into
+    /// [`crate::HandshakeInfo::sha2_verified`].
+    pub(crate) verified: Option<([u8; 32], Vec<u8>)>,
 }
 
 impl<S: Read + Write> Conn<S> {
@@ -70,7 +78,23 @@ impl<S: Read + Write> Conn<S> {
             scratch: Vec::new(),
             tls: None,
             secure: false,
+            unix: false,
+            rsa: None,
+            verified: None,
         }
+    }
+
+    /// The stream is a unix socket: caching_sha2_password's full authentication
+    /// takes the password in clear text (as MySQL: a secure transport).
+    pub fn set_unix_socket(&mut self, unix: bool) {
+        self.unix = unix;
+    }
+
+    /// caching_sha2_password's key pair: without TLS (or a unix socket) a client in
+    /// full authentication gets its public key and sends the password encrypted.
+    /// Without one such a client is denied.
+    pub fn set_rsa_keys(&mut self, keys: std::sync::Arc<crate::rsa_keys::RsaKeys>) {
+        self.rsa = Some(keys);
     }
 
     /// Offers TLS: the greeting advertises CLIENT_SSL, and a client's SSLRequest (the

@@ -1,12 +1,15 @@
 //! Connection phase: the Handshake v10 greeting, parsing the client's
-//! HandshakeResponse41, plugin negotiation (AuthSwitchRequest), password verification,
-//! and COM_CHANGE_USER re-authentication.
+//! HandshakeResponse41, plugin negotiation (AuthSwitchRequest), password verification
+//! (caching_sha2_password's fast and full authentication: clear text over TLS or a
+//! unix socket, RSA-OAEP otherwise), and COM_CHANGE_USER re-authentication.
 
 use std::io::{Read, Write};
 
 use crate::auth::{
-    verify_native, verify_sha2, AuthPlugin, Credentials, CACHING_SHA2_PASSWORD, NATIVE_PASSWORD,
+    constant_time_eq, new_scramble, sha2_password_hash, verify_native, verify_sha2, AuthPlugin, Credentials,
+    CACHING_SHA2_PASSWORD, NATIVE_PASSWORD,
 };
+use crate::sha2crypt::verify_sha2_auth;
 use crate::codec::{lossy, put_nul_bytes, put_u16, put_u32, Reader};
 use crate::command::ChangeUser;
 use crate::conn::Conn;
@@ -33,6 +36,10 @@ pub struct HandshakeInfo {
     /// The connection runs over TLS (the client sent an SSLRequest and the TLS
     /// handshake completed).
     pub tls: bool,
+    /// After a caching_sha2_password full authentication: SHA256(SHA256(password))
+    /// and the stored string (`Credentials::sha2_auth`, empty if none) it was checked
+    /// against, for the server's fast-authentication cache.
+    pub sha2_verified: Option<([u8; 32], Vec<u8>)>,
 }
 
 /// A parsed HandshakeResponse41 packet.
@@ -114,6 +121,8 @@ enum Step {
     Accept { fast_auth: bool },
     Deny,
     Switch(AuthPlugin),
+    /// caching_sha2_password without a matching cache entry: ask for the password.
+    FullAuth,
 }
 
 fn is_empty_response(resp: &[u8]) -> bool {
@@ -136,7 +145,7 @@ fn check_response(
             return Step::Deny;
         }
         let p = match preferred {
-            AuthPlugin::CachingSha2Password if creds.sha2_hash.is_some() => preferred,
+            AuthPlugin::CachingSha2Password if creds.has_sha2() => preferred,
             AuthPlugin::NativePassword if creds.native_hash.is_some() => preferred,
             _ if creds.native_hash.is_some() => AuthPlugin::NativePassword,
             _ => AuthPlugin::CachingSha2Password,
@@ -163,14 +172,15 @@ fn check_response(
         NATIVE_PASSWORD => match &creds.native_hash {
             Some(h) if verify_native(scramble, resp, h) => Step::Accept { fast_auth: false },
             Some(_) => Step::Deny,
-            None if creds.sha2_hash.is_some() => switch_to(AuthPlugin::CachingSha2Password),
+            None if creds.has_sha2() => switch_to(AuthPlugin::CachingSha2Password),
             None => Step::Deny,
         },
+        // As MySQL: a cache miss or a mismatch asks for the password itself.
         CACHING_SHA2_PASSWORD => match &creds.sha2_hash {
             Some(h) if verify_sha2(scramble, resp, h) => Step::Accept { fast_auth: true },
-            Some(_) => Step::Deny,
-            None if creds.native_hash.is_some() => switch_to(AuthPlugin::NativePassword),
-            None => Step::Deny,
+            _ if creds.has_sha2() => Step::FullAuth,
+            _ if creds.native_hash.is_some() => switch_to(AuthPlugin::NativePassword),
+            _ => Step::Deny,
         },
         _ => switch_to(AuthPlugin::NativePassword),
     }
@@ -235,6 +245,7 @@ impl<S: Read + Write> Conn<S> {
             attrs: resp.attrs,
             max_packet: resp.max_packet,
             tls: self.secure,
+            sha2_verified: self.verified.take(),
         };
         self.accept(info, check)
     }
@@ -273,6 +284,7 @@ impl<S: Read + Write> Conn<S> {
             attrs: cu.attrs.clone(),
             max_packet: 0,
             tls: self.secure,
+            sha2_verified: self.verified.take(),
         };
         self.accept(info, check)
     }
@@ -352,10 +364,12 @@ impl<S: Read + Write> Conn<S> {
         }
         let creds = known
             .clone()
-            .unwrap_or_else(|| Credentials::from_password(&self.scramble));
+            // A password the client cannot know (not the scramble it was sent).
+            .unwrap_or_else(|| Credentials::from_password(&new_scramble(!u64::from(self.connection_id))));
         let mut plugin: String = plugin.to_string();
         let mut fresh = plugin == self.default_plugin.name();
         let mut switched = false;
+        self.verified = None;
         loop {
             let step = check_response(&plugin, &resp, &creds, &self.scramble, fresh, switched);
             match step {
@@ -373,6 +387,15 @@ impl<S: Read + Write> Conn<S> {
                 Step::Accept { .. } | Step::Deny => {
                     return self.deny(user, !is_empty_response(&resp))
                 }
+                Step::FullAuth => {
+                    return match self.full_auth(&creds)? {
+                        Some(h) if known.is_some() => {
+                            self.verified = Some((h, creds.sha2_auth.clone().unwrap_or_default()));
+                            Ok(CACHING_SHA2_PASSWORD)
+                        }
+                        _ => self.deny(user, true),
+                    };
+                }
                 Step::Switch(p) => {
                     let out = self.io.begin_packet();
                     out.push(0xFE);
@@ -388,6 +411,46 @@ impl<S: Read + Write> Conn<S> {
                 }
             }
         }
+    }
+
+    /// caching_sha2_password's full authentication: sends "perform full
+    /// authentication" (`01 04`) and reads the password: in clear text (NUL-terminated)
+    /// over TLS or a unix socket; otherwise RSA-OAEP encrypted, XORed with the scramble,
+    /// after sending the public key to a client that asks for it (`02`). Returns
+    /// SHA256(SHA256(password)) when it is the account's, `None` for a wrong password
+    /// or anything malformed (no RSA keys, a ciphertext that does not decrypt).
+    fn full_auth(&mut self, creds: &Credentials) -> Result<Option<[u8; 32]>> {
+        self.io.write_packet(&[0x01, 0x04])?;
+        self.flush()?;
+        let mut pkt = self.read_packet_checked()?;
+        if !(self.secure || self.unix) {
+            let Some(keys) = self.rsa.clone() else {
+                return Ok(None);
+            };
+            if pkt == [0x02] {
+                let mut m = Vec::with_capacity(1 + keys.public_pem().len());
+                m.push(0x01);
+                m.extend_from_slice(keys.public_pem().as_bytes());
+                self.io.write_packet(&m)?;
+                self.flush()?;
+                pkt = self.read_packet_checked()?;
+            }
+            let Some(mut plain) = keys.decrypt(&pkt) else {
+                return Ok(None);
+            };
+            for (i, b) in plain.iter_mut().enumerate() {
+                *b ^= self.scramble[i % self.scramble.len()];
+            }
+            pkt = plain;
+        }
+        let end = pkt.iter().position(|&b| b == 0).unwrap_or(pkt.len());
+        let pw = &pkt[..end];
+        let ok = match (&creds.sha2_auth, &creds.sha2_hash) {
+            (Some(stored), _) => verify_sha2_auth(stored, pw),
+            (None, Some(h)) => constant_time_eq(&sha2_password_hash(pw), h),
+            (None, None) => false,
+        };
+        Ok(ok.then(|| sha2_password_hash(pw)))
     }
 
     fn deny<T>(&mut self, user: &str, using_password: bool) -> Result<T> {

@@ -36,7 +36,7 @@
 //!
 //! * [`Conn`]: `new`, configuration (`set_capability`, `set_default_auth_plugin`,
 //!   `set_max_packet`, `set_client_host`, `set_status`, `set_server_charset`,
-//!   `enable_tls`), `is_tls`,
+//!   `enable_tls`, `set_unix_socket`, `set_rsa_keys`), `is_tls`,
 //!   `handshake` / `handshake_with`, `read_command`, `change_user`, responses
 //!   (`send_ok`, `send_err`, `send_eof`, `send_columns`, `finish_result_set`,
 //!   `send_prepare_ok`, `send_field_list`, `send_column_defs_only`, `send_packet`),
@@ -44,7 +44,8 @@
 //!   All responses are buffered until `flush`.
 //! * Commands: [`Command`], [`ExecutePacket`], [`decode_params`] -> [`Param`].
 //! * Auth: [`Credentials`], [`native_password_hash`], [`sha2_password_hash`], the
-//!   verification and client-side scramble functions in [`auth`].
+//!   verification and client-side scramble functions in [`auth`]; caching_sha2's
+//!   stored form in [`sha2crypt`], its RSA key exchange in [`rsa_keys`].
 //! * Constants: [`cap`], [`status`], [`colflag`], [`charset`], [`com`], [`errcode`],
 //!   [`ColumnType`].
 
@@ -59,7 +60,10 @@ pub mod packet;
 mod params;
 mod resultset;
 mod row;
+pub mod rsa_keys;
+pub mod sha2crypt;
 
+pub use rsa_keys::RsaKeys;
 pub use auth::{native_password_hash, sha2_password_hash, AuthPlugin, Credentials};
 pub use command::{decode_command, ChangeUser, Command};
 pub use conn::{Conn, LocalInfile, TlsUpgrade};

@@ -16,7 +16,13 @@
 //! follows in the input and no deeper level can hold the key; otherwise it
 //! stays and acts as a Delete (older deletions of the key may already have
 //! been dropped as shadowed by that Put, so it is what hides older data).
+//!
+//! A compaction filter (`filter.rs`) is offered each value kept that is the
+//! newest version of its key and newer than every live snapshot; a value it
+//! removes becomes a Delete at the same sequence number and is then treated
+//! as any other point tombstone.
 use crate::error::{Error, Result};
+use crate::compaction::filter::{CompactionFilter, Decision};
 use crate::filename;
 use crate::iter::InternalIterator;
 use crate::key::{self, Comparator, SeqNo, ValueKind};
@@ -50,6 +56,8 @@ pub struct OutputSpec<'a> {
     pub version: Option<&'a Version>,
     /// Throttle for background writes.
     pub rate_limiter: Option<Pacer<'a>>,
+    /// The compaction filter of this job (None for flushes).
+    pub filter: Option<&'a dyn CompactionFilter>,
 }
 
 fn stripe(snapshots: &[SeqNo], seq: SeqNo) -> usize {
@@ -127,13 +135,15 @@ fn add_entry(
 }
 
 /// Merges `input` (positioned anywhere) into new tables. `new_number`
-/// allocates file numbers. Returns the files written.
+/// allocates file numbers. Returns the files written; `filtered` counts the
+/// values the compaction filter removed.
 pub fn write_table_from_iter(
     input: &mut dyn InternalIterator,
     tombstones: Vec<RangeTombstone>,
     spec: &OutputSpec<'_>,
     new_number: &mut dyn FnMut() -> u64,
     bytes_written: &mut u64,
+    filtered: &mut u64,
 ) -> Result<Vec<NewFile>> {
     let cmp = spec.opts.comparator;
     let tombs = Tombstones::new(cmp, tombstones, crate::key::MAX_SEQ);
@@ -276,8 +286,21 @@ pub fn write_table_from_iter(
                 drop = true;
             }
         }
+        // The filter sees only the newest version of the key, and only when
+        // no snapshot can read it (the newest stripe).
+        let mut kind = p.kind;
         if !drop
-            && matches!(p.kind, ValueKind::Delete | ValueKind::SingleDelete)
+            && kind == ValueKind::Value
+            && s == spec.snapshots.len()
+            && spec
+                .filter
+                .is_some_and(|f| f.filter(spec.level, p.user_key, input.value()) == Decision::Remove)
+        {
+            kind = ValueKind::Delete;
+            *filtered += 1;
+        }
+        if !drop
+            && matches!(kind, ValueKind::Delete | ValueKind::SingleDelete)
             && p.seq <= oldest
             && spec.bottommost
             && !spec
@@ -287,7 +310,19 @@ pub fn write_table_from_iter(
             drop = true;
         }
         prev_stripe = s;
-        if !drop {
+        if !drop && kind != p.kind {
+            // Filtered: a tombstone hides what may lie below.
+            key::make_internal_key(&mut zeroed, p.user_key, p.seq, ValueKind::Delete);
+            add_entry(
+                &mut builder,
+                spec,
+                &topts,
+                new_number,
+                &zeroed,
+                &[],
+                &mut limited,
+            )?;
+        } else if !drop {
             if p.kind == ValueKind::SingleDelete {
                 pending_sd = Some((ikey.to_vec(), s));
             } else {
@@ -365,6 +400,7 @@ pub fn run_compaction(
     spec: &OutputSpec<'_>,
     new_number: &mut dyn FnMut() -> u64,
     bytes_written: &mut u64,
+    filtered: &mut u64,
 ) -> Result<Vec<NewFile>> {
-    write_table_from_iter(input, tombstones, spec, new_number, bytes_written)
+    write_table_from_iter(input, tombstones, spec, new_number, bytes_written, filtered)
 }

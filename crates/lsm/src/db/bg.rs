@@ -69,6 +69,7 @@ fn write_flush(
         target_file_size: u64::MAX,
         version: None,
         rate_limiter: limiter,
+        filter: None,
     };
     let mut used = false;
     let mut next = || {
@@ -76,8 +77,14 @@ fn write_flush(
         number
     };
     let mut written = 0;
-    let mut files =
-        compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
+    let mut files = compaction::write_table_from_iter(
+        &mut it,
+        tombs,
+        &spec,
+        &mut next,
+        &mut written,
+        &mut 0,
+    )?;
     Stats::add(&stats.flush_bytes, written);
     Stats::add(&stats.flushes, 1);
     Ok(files.pop())
@@ -405,6 +412,13 @@ fn run_compaction_job(
     }
     let cmp = version.cmp;
     let (mut it, tombs) = input_iter(inner, c, cmp, opts)?;
+    let filter = opts.compaction_filter.as_ref().and_then(|f| {
+        f.0.create(&compaction::FilterContext {
+            cf,
+            output_level: c.output_level,
+            bottommost: c.bottommost,
+        })
+    });
     let spec = OutputSpec {
         fs: &inner.fs,
         dir: &inner.dir,
@@ -415,10 +429,20 @@ fn run_compaction_job(
         target_file_size: opts.target_file_size,
         version: Some(version),
         rate_limiter: pacer(inner, false),
+        filter: filter.as_deref(),
     };
     let mut next = || inner.lock().versions.new_file_number();
     let mut written = 0;
-    let files = compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written)?;
+    let mut filtered = 0;
+    let files = compaction::write_table_from_iter(
+        &mut it,
+        tombs,
+        &spec,
+        &mut next,
+        &mut written,
+        &mut filtered,
+    )?;
+    Stats::add(&inner.stats.compaction_filtered, filtered);
     if !files.is_empty() {
         // Make the outputs' directory entries durable before the manifest names them.
         inner.fs.sync_dir(&inner.dir)?;

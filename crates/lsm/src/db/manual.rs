@@ -305,10 +305,23 @@ impl Inner {
                 }
                 let deeper = (level + 1..NUM_LEVELS).any(|l| !v.levels[l].is_empty());
                 let output = if level == last || !deeper && level > 0 {
-                    if !files.iter().any(|f| {
-                        f.info.num_deletions + f.info.num_range_deletions > 0
-                            || f.info.largest_seq > 0
-                    }) {
+                    // With a compaction filter that wants this compaction every
+                    // file is rewritten so the filter sees it (RocksDB's
+                    // kIfHaveCompactionFilter).
+                    let filtered = opts.compaction_filter.as_ref().is_some_and(|f| {
+                        f.0.create(&compaction::FilterContext {
+                            cf: cf.0,
+                            output_level: level,
+                            bottommost: true,
+                        })
+                        .is_some()
+                    });
+                    if !filtered
+                        && !files.iter().any(|f| {
+                            f.info.num_deletions + f.info.num_range_deletions > 0
+                                || f.info.largest_seq > 0
+                        })
+                    {
                         break;
                     }
                     level

@@ -215,12 +215,19 @@ pub struct Snapshot {
 struct SnapshotInner {
     seq: SeqNo,
     db: std::sync::Weak<Inner>,
+    /// Unix time (seconds) when it was taken.
+    time: u64,
 }
 
 impl Snapshot {
     /// The sequence number the snapshot reads at.
     pub fn seq(&self) -> SeqNo {
         self.inner.seq
+    }
+
+    /// When it was taken, in Unix seconds (RocksDB's `GetUnixTime`).
+    pub fn unix_time(&self) -> u64 {
+        self.inner.time
     }
 }
 
@@ -248,6 +255,9 @@ impl Db {
             inner: Arc::new(SnapshotInner {
                 seq,
                 db: Arc::downgrade(&self.inner),
+                time: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
             }),
         }
     }

@@ -163,6 +163,12 @@ pub fn option_pairs(o: &CfOptions) -> Vec<(&'static str, String)> {
             "tombstone_compaction_ratio",
             o.tombstone_compaction_ratio.to_string(),
         ),
+        (
+            "compaction_filter_factory",
+            o.compaction_filter
+                .as_ref()
+                .map_or("nullptr".into(), |f| f.0.name().to_string()),
+        ),
     ]
 }
 

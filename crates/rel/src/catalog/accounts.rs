@@ -1,5 +1,5 @@
 //! Accounts in the catalog: the `U` records (one per `'user'@'host'`, with
-//! its password hash, global privileges and TLS requirement;
+//! its authentication plugin and password hash, global privileges and TLS requirement;
 //! docs/formats/accounts.md), the
 //! in-memory map statements and logins read, MySQL's host patterns (`%`,
 //! `_`) and which account a connecting client is (the most specific host).
@@ -114,8 +114,40 @@ pub mod privs {
     ];
 }
 
-/// The only authentication plugin accounts have (stored as 1).
+/// The authentication plugin stored as 1.
 pub const NATIVE_PLUGIN: &str = "mysql_native_password";
+/// The authentication plugin stored as 2.
+pub const SHA2_PLUGIN: &str = "caching_sha2_password";
+
+/// How an account's password is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Plugin {
+    /// `mysql_native_password`: `Account::hash`.
+    #[default]
+    Native,
+    /// `caching_sha2_password`: `Account::sha2`.
+    CachingSha2,
+}
+
+impl Plugin {
+    pub fn name(self) -> &'static str {
+        match self {
+            Plugin::Native => NATIVE_PLUGIN,
+            Plugin::CachingSha2 => SHA2_PLUGIN,
+        }
+    }
+
+    /// The plugin a name (any case) stands for.
+    pub fn from_name(name: &str) -> Option<Plugin> {
+        [Plugin::Native, Plugin::CachingSha2]
+            .into_iter()
+            .find(|p| p.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// Length of caching_sha2_password's stored string (`$A$005$`, 20 salt bytes, 43
+/// digest characters).
+pub const SHA2_AUTH_LEN: usize = 70;
 
 /// One account.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,8 +155,14 @@ pub struct Account {
     pub user: String,
     /// The host pattern (`%` and `_` wildcards, as LIKE).
     pub host: String,
-    /// SHA1(SHA1(password)); `None`: no password.
+    /// The authentication plugin: which of `hash` and `sha2` is used (the other is
+    /// `None`).
+    pub plugin: Plugin,
+    /// mysql_native_password: SHA1(SHA1(password)); `None`: no password.
     pub hash: Option<[u8; 20]>,
+    /// caching_sha2_password: MySQL's `$A$005$<salt><digest>` string (70 bytes);
+    /// `None`: no password.
+    pub sha2: Option<Vec<u8>>,
     /// Global (`*.*`) privileges, `privs` bits.
     pub global: u64,
     /// REQUIRE SSL: the account logs in only over TLS.
@@ -145,12 +183,15 @@ pub type AccountMap = BTreeMap<(String, String), Arc<Account>>;
 pub type AccountWrite = ((String, String), Option<Account>);
 
 /// Version 1: global privileges only; version 2 adds the TLS requirement;
-/// version 3 adds database and table grants. Version 3 is written only when
+/// version 3 adds database and table grants; version 4 adds the
+/// caching_sha2_password plugin (2) and its string. Version 3 is written only when
 /// the account has some grant below the global level, so an account without
-/// them keeps version 2's bytes (readable by releases before grants).
+/// them keeps version 2's bytes (readable by releases before grants); version 4
+/// only for caching_sha2_password accounts.
 const VERSION_1: u8 = 1;
 const VERSION_2: u8 = 2;
 const VERSION_3: u8 = 3;
+const VERSION_4: u8 = 4;
 
 /// A length-prefixed string; one longer than the prefix holds is refused
 /// (the SQL layer refuses names over MySQL's limits before this).
@@ -168,7 +209,9 @@ impl Account {
         Account {
             user: user.to_string(),
             host: host.to_string(),
+            plugin: Plugin::Native,
             hash: None,
+            sha2: None,
             global: 0,
             require_ssl: false,
             dbs: BTreeMap::new(),
@@ -179,18 +222,40 @@ impl Account {
     /// The record's value (docs/formats/accounts.md); a name too long for
     /// its length prefix is an error, never truncated.
     pub fn encode(&self) -> std::result::Result<Vec<u8>, Error> {
-        let grants = !self.dbs.is_empty() || !self.tables.is_empty();
-        let mut v = vec![if grants { VERSION_3 } else { VERSION_2 }];
+        let sha2 = self.plugin == Plugin::CachingSha2;
+        let grants = sha2 || !self.dbs.is_empty() || !self.tables.is_empty();
+        let mut v = vec![match (sha2, grants) {
+            (true, _) => VERSION_4,
+            (false, true) => VERSION_3,
+            (false, false) => VERSION_2,
+        }];
         for s in [&self.user, &self.host] {
             put_str(&mut v, s)?;
         }
-        v.push(1);
-        match &self.hash {
-            Some(h) => {
-                v.push(20);
-                v.extend_from_slice(h);
+        if sha2 {
+            v.push(2);
+            match &self.sha2 {
+                Some(s) if s.len() == SHA2_AUTH_LEN => {
+                    v.push(SHA2_AUTH_LEN as u8);
+                    v.extend_from_slice(s);
+                }
+                Some(s) => {
+                    return Err(Error::Internal(format!(
+                        "caching_sha2_password string of {} bytes",
+                        s.len()
+                    )))
+                }
+                None => v.push(0),
             }
-            None => v.push(0),
+        } else {
+            v.push(1);
+            match &self.hash {
+                Some(h) => {
+                    v.push(20);
+                    v.extend_from_slice(h);
+                }
+                None => v.push(0),
+            }
         }
         v.extend_from_slice(&self.global.to_le_bytes());
         v.push(u8::from(self.require_ssl));
@@ -224,22 +289,44 @@ impl Account {
         }
         let mut r = Reader(body);
         let version = r.take(1)?[0];
-        if !(VERSION_1..=VERSION_3).contains(&version) {
+        if !(VERSION_1..=VERSION_4).contains(&version) {
             return Err("unknown account record version".into());
         }
         let user = r.string()?;
         let host = r.string()?;
-        if r.take(1)?[0] != 1 {
-            return Err("unknown authentication plugin in account record".into());
-        }
-        let hash = match r.take(1)?[0] {
-            0 => None,
-            20 => {
-                let mut h = [0u8; 20];
-                h.copy_from_slice(r.take(20)?);
-                Some(h)
+        let (mut hash, mut sha2) = (None, None);
+        let plugin = match r.take(1)?[0] {
+            1 => {
+                hash = match r.take(1)?[0] {
+                    0 => None,
+                    20 => {
+                        let mut h = [0u8; 20];
+                        h.copy_from_slice(r.take(20)?);
+                        Some(h)
+                    }
+                    n => return Err(format!("bad password hash length {n} in account record")),
+                };
+                Plugin::Native
             }
-            n => return Err(format!("bad password hash length {n} in account record")),
+            2 if version == VERSION_4 => {
+                sha2 = match usize::from(r.take(1)?[0]) {
+                    0 => None,
+                    SHA2_AUTH_LEN => {
+                        let s = r.take(SHA2_AUTH_LEN)?;
+                        if !s.starts_with(b"$A$") {
+                            return Err("bad caching_sha2_password string in account record".into());
+                        }
+                        Some(s.to_vec())
+                    }
+                    n => {
+                        return Err(format!(
+                            "bad caching_sha2_password string length {n} in account record"
+                        ))
+                    }
+                };
+                Plugin::CachingSha2
+            }
+            _ => return Err("unknown authentication plugin in account record".into()),
         };
         let global = r.u64()?;
         let require_ssl = match version {
@@ -251,12 +338,14 @@ impl Account {
             },
         };
         let mut a = Account {
+            plugin,
             hash,
+            sha2,
             global,
             require_ssl,
             ..Account::new(&user, &host)
         };
-        if version == VERSION_3 {
+        if version >= VERSION_3 {
             for _ in 0..r.u32()? {
                 let d = r.string()?;
                 let bits = r.u64()?;
@@ -278,6 +367,11 @@ impl Account {
             return Err("trailing bytes in account record".into());
         }
         Ok(a)
+    }
+
+    /// The account has a password (of either plugin).
+    pub fn has_password(&self) -> bool {
+        self.hash.is_some() || self.sha2.is_some()
     }
 
     /// The privileges of the database-level grant that applies to `db`:
@@ -602,6 +696,59 @@ mod tests {
             ..a
         };
         assert_eq!(Account::decode(&none.encode().unwrap()), Ok(none));
+    }
+
+    /// A caching_sha2_password account: version 4, byte by byte, read back,
+    /// every damage refused; plugin 2 in an older version is refused.
+    #[test]
+    fn version_4_caching_sha2_records() {
+        let mut auth = b"$A$005$".to_vec();
+        auth.extend_from_slice(&[b's'; 20]);
+        auth.extend_from_slice(&[b'd'; 43]);
+        let a = Account {
+            plugin: Plugin::CachingSha2,
+            sha2: Some(auth.clone()),
+            global: privs::SELECT,
+            ..Account::new("app", "%")
+        };
+        let v = a.encode().unwrap();
+        let mut want = vec![4u8, 3, 0, b'a', b'p', b'p', 1, 0, b'%', 2, 70];
+        want.extend_from_slice(&auth);
+        want.extend_from_slice(&privs::SELECT.to_le_bytes());
+        want.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        let crc = crc32(&want);
+        want.extend_from_slice(&crc.to_le_bytes());
+        assert_eq!(v, want);
+        assert_eq!(Account::decode(&v), Ok(a.clone()));
+        assert!(a.has_password());
+        for n in 0..v.len() {
+            assert!(Account::decode(&v[..n]).is_err(), "truncated at {n}");
+        }
+        for i in 0..v.len() {
+            let mut w = v.clone();
+            w[i] ^= 0x40;
+            assert!(Account::decode(&w).is_err(), "flipped byte {i}");
+        }
+        // No password; with grants.
+        let mut b = Account {
+            sha2: None,
+            ..a.clone()
+        };
+        b.dbs.insert("d".into(), privs::INSERT);
+        assert_eq!(Account::decode(&b.encode().unwrap()), Ok(b.clone()));
+        assert!(!b.has_password());
+        // Plugin 2 in a version 3 record is refused.
+        let mut old = want[..want.len() - 4].to_vec();
+        old[0] = 3;
+        let crc = crc32(&old);
+        old.extend_from_slice(&crc.to_le_bytes());
+        assert!(Account::decode(&old).is_err());
+        // A native account still writes version 2.
+        let n = Account {
+            hash: Some([1; 20]),
+            ..Account::new("app", "%")
+        };
+        assert_eq!(n.encode().unwrap()[0], 2);
     }
 
     /// A version 1 record (before REQUIRE SSL), byte by byte: still read, as REQUIRE NONE.

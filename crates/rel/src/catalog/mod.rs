@@ -32,7 +32,7 @@ mod views;
 
 pub use accounts::{
     db_matches, find_account, has_wildcard, host_matches, privs, Account, AccountMap, AccountWrite,
-    NATIVE_PLUGIN,
+    Plugin, NATIVE_PLUGIN, SHA2_AUTH_LEN, SHA2_PLUGIN,
 };
 pub(crate) use defs::reclaim_ids;
 pub use defs::DefChange;

@@ -734,6 +734,49 @@ mod tests {
         }
     }
 
+    /// Where `compares_in_place` holds, `compare` and `compare_in_place`
+    /// order as the sort keys do
+    /// (a sort compares such strings directly instead of their sort keys).
+    #[test]
+    fn in_place_compare_orders_as_sort_keys() {
+        let mut words: Vec<Vec<u8>> = vec![];
+        let alphabet: &[u8] = b" \t\x00\x7fa_AbZz0[-";
+        for &x in alphabet {
+            words.push(vec![x]);
+            for &y in alphabet {
+                words.push(vec![x, y]);
+                for &z in b" a\t" {
+                    words.push(vec![x, y, z]);
+                }
+            }
+        }
+        words.push(b"".to_vec());
+        words.push(b"abcdefghijklmnop  ".to_vec());
+        words.push(b"ABCDEFGHIJKLMNOP\t".to_vec());
+        words.push("é".as_bytes().to_vec());
+        words.push(b"a\xff".to_vec());
+        let mut checked = 0;
+        for c in ALL {
+            let keyed: Vec<(&Vec<u8>, Vec<u8>)> = words
+                .iter()
+                .filter(|w| c.compares_in_place(w))
+                .map(|w| (w, c.sort_key(w)))
+                .collect();
+            for (x, sx) in &keyed {
+                for (y, sy) in &keyed {
+                    checked += 1;
+                    assert_eq!(c.compare(x, y), sx.cmp(sy), "{c:?} {x:?} {y:?}");
+                    assert_eq!(c.compare_in_place(x, y), sx.cmp(sy), "{c:?} {x:?} {y:?}");
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
+        assert!(Collation::Utf8mb4GeneralCi.compares_in_place(b"abc"));
+        assert!(!Collation::Utf8mb4GeneralCi.compares_in_place("é".as_bytes()));
+        assert!(!Collation::Utf8mb4UnicodeCi.compares_in_place(b"abc"));
+        assert!(Collation::Utf8mb4Bin.compares_in_place(b"a\xff"));
+    }
+
     #[test]
     fn names_and_ids_round_trip() {
         for c in ALL {

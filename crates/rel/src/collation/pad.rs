@@ -114,12 +114,7 @@ impl Collation {
             self.weights(b, &mut wb);
             return wa.cmp(&wb);
         }
-        let upper_ascii = matches!(self.weigh(), Weigh::General)
-            || matches!(
-                self,
-                Collation::Latin1SwedishCi | Collation::Latin1SwedishNopadCi
-            );
-        if upper_ascii && a.is_ascii() && b.is_ascii() {
+        if self.upper_ascii() && a.is_ascii() && b.is_ascii() {
             // general_ci and latin1_swedish_ci weigh ASCII as its upper case
             // (a space as 0x20).
             let up = |x: &u8| x.to_ascii_uppercase();
@@ -130,6 +125,40 @@ impl Collation {
         self.units(a, &mut ua);
         self.units(b, &mut ub);
         pad_cmp(ua.into_iter(), ub.into_iter(), pad)
+    }
+
+    /// True when the collation weighs ASCII as its upper case (a space as
+    /// 0x20): general_ci and latin1_swedish_ci.
+    fn upper_ascii(self) -> bool {
+        matches!(self.weigh(), Weigh::General)
+            || matches!(
+                self,
+                Collation::Latin1SwedishCi | Collation::Latin1SwedishNopadCi
+            )
+    }
+
+    /// True when `compare` of `s` with another string it holds for runs in
+    /// place (no allocation, no decoding): `_bin` and binary collations, and
+    /// all-ASCII strings under the collations weighing ASCII as its upper
+    /// case. A sort can then compare such strings directly instead of
+    /// materializing their `key_image`s (the two orders agree: unit-tested).
+    pub fn compares_in_place(self, s: &[u8]) -> bool {
+        self.is_bin() || (self.upper_ascii() && s.is_ascii())
+    }
+
+    /// `compare` of two strings that `compares_in_place` holds for, without
+    /// checking that again (a sort checks each string once, not per
+    /// comparison): bytes, or ASCII upper case, padded with spaces under PAD
+    /// SPACE.
+    pub fn compare_in_place(self, a: &[u8], b: &[u8]) -> Ordering {
+        let pad = self.pad_space().then_some(b' ');
+        if self.is_bin() {
+            return pad_cmp(a.iter().copied(), b.iter().copied(), pad);
+        }
+        // Past the common prefix (equal bytes are equal upper case).
+        let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let up = |x: &u8| x.to_ascii_uppercase();
+        pad_cmp(a[same..].iter().map(up), b[same..].iter().map(up), pad)
     }
 
     /// Appends the memcomparable, prefix-free image of `s` (see the module

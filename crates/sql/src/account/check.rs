@@ -196,7 +196,7 @@ impl Who<'_> {
     }
     fn denied_password(&self) -> SqlError {
         let (u, h) = self.account();
-        SqlError::access_denied(u, h, if self.a.hash.is_some() { "YES" } else { "NO" })
+        SqlError::access_denied(u, h, if self.a.has_password() { "YES" } else { "NO" })
     }
 }
 

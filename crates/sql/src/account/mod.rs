@@ -6,14 +6,17 @@
 //! database (`db.*`) or table (`db.t`) level. What the grammar allows but
 //! Strata does not honour (column and routine privileges, roles, REQUIRE
 //! X509/ISSUER/SUBJECT/CIPHER, resource limits, password expiry, locking,
-//! other plugins) is refused with 1235.
+//! plugins other than mysql_native_password and caching_sha2_password) is
+//! refused with 1235.
 use crate::error::{Result, SqlError};
 use crate::stmt::Stmt;
 
+mod cache;
 mod check;
 mod rows;
 mod run;
 
+pub use cache::Sha2Cache;
 pub use check::{can_see_db, check, has_global, Visibility};
 pub use run::{bootstrap_root, native_hash, run};
 
@@ -23,10 +26,15 @@ pub type UserName = Option<(String, String)>;
 /// How an account authenticates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Auth {
-    /// IDENTIFIED BY 'pw' (empty: no password).
+    /// IDENTIFIED BY 'pw' (empty: no password), with the account's own plugin (a new
+    /// account's: mysql_native_password).
     Password(String),
-    /// IDENTIFIED BY PASSWORD '*hex' / WITH mysql_native_password AS '*hex'.
+    /// IDENTIFIED BY PASSWORD '*hex' (or a caching_sha2_password `$A$...` string):
+    /// the hash says the plugin.
     Hash(String),
+    /// IDENTIFIED WITH plugin [BY 'pw' | AS 'hash'] (the inner one is `Password` or
+    /// `Hash`).
+    With(rel::catalog::Plugin, Box<Auth>),
 }
 
 /// One account in CREATE/ALTER USER.
@@ -265,19 +273,18 @@ impl P<'_> {
             return Ok(Some(Auth::Password(self.string()?)));
         }
         if self.kw("VIA") || self.kw("WITH") {
-            let plugin = self.name()?;
-            if !plugin.eq_ignore_ascii_case(rel::catalog::NATIVE_PLUGIN) {
-                return Err(SqlError::unsupported(format!(
-                    "authentication plugin {plugin}"
-                )));
-            }
-            if self.kw("BY") {
-                return Ok(Some(Auth::Password(self.string()?)));
-            }
-            if self.kw("AS") || self.kw("USING") {
-                return Ok(Some(Auth::Hash(self.string()?)));
-            }
-            return Ok(Some(Auth::Password(String::new())));
+            let name = self.name()?;
+            let Some(plugin) = rel::catalog::Plugin::from_name(&name) else {
+                return Err(SqlError::unsupported(format!("authentication plugin {name}")));
+            };
+            let inner = if self.kw("BY") {
+                Auth::Password(self.string()?)
+            } else if self.kw("AS") || self.kw("USING") {
+                Auth::Hash(self.string()?)
+            } else {
+                Auth::Password(String::new())
+            };
+            return Ok(Some(Auth::With(plugin, Box::new(inner))));
         }
         Err(self.err())
     }
@@ -729,6 +736,39 @@ mod tests {
                 other => panic!("{text}: {other:?}"),
             }
         }
+        use rel::catalog::Plugin;
+        for (text, plugin, inner) in [
+            (
+                "CREATE USER u IDENTIFIED WITH caching_sha2_password BY 'pw'",
+                Plugin::CachingSha2,
+                Auth::Password("pw".into()),
+            ),
+            (
+                "ALTER USER u IDENTIFIED WITH 'CACHING_SHA2_PASSWORD' AS '$A$005$x'",
+                Plugin::CachingSha2,
+                Auth::Hash("$A$005$x".into()),
+            ),
+            (
+                "CREATE USER u IDENTIFIED VIA caching_sha2_password USING 'h'",
+                Plugin::CachingSha2,
+                Auth::Hash("h".into()),
+            ),
+            (
+                "ALTER USER u IDENTIFIED WITH mysql_native_password",
+                Plugin::Native,
+                Auth::Password(String::new()),
+            ),
+        ] {
+            let users = match acc(text).unwrap() {
+                AccountStmt::Create { users, .. } | AccountStmt::Alter { users, .. } => users,
+                other => panic!("{text}: {other:?}"),
+            };
+            assert_eq!(users[0].auth, Some(Auth::With(plugin, Box::new(inner))), "{text}");
+        }
+        assert_eq!(
+            acc("CREATE USER u IDENTIFIED WITH sha256_password BY 'x'").unwrap_err().code,
+            1235
+        );
         assert_eq!(acc("GRANT SELECT ON db. TO u").unwrap_err().code, 1064);
         assert_eq!(acc("CREATE USER").unwrap_err().code, 1064);
         assert_eq!(acc("DROP USER 'a").unwrap_err().code, 1064);

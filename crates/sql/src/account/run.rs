@@ -5,7 +5,7 @@ use crate::error::{Result, SqlError};
 use crate::result::{self, Outcome, ResultSink};
 use crate::session::Session;
 use crate::Instance;
-use rel::catalog::{privs, Account, AccountMap, AccountWrite};
+use rel::catalog::{privs, Account, AccountMap, AccountWrite, Plugin};
 use sha1::{Digest, Sha1};
 
 /// SHA1(SHA1(password)): what `mysql_native_password` stores.
@@ -32,12 +32,59 @@ fn parse_hash(s: &str) -> Result<Option<[u8; 20]>> {
     Ok(Some(h))
 }
 
-fn hash_of(a: &Auth) -> Result<Option<[u8; 20]>> {
-    match a {
-        Auth::Password(p) if p.is_empty() => Ok(None),
-        Auth::Password(p) => Ok(Some(native_hash(p))),
-        Auth::Hash(h) => parse_hash(h),
+/// caching_sha2_password's string for `pw`, with a fresh salt.
+fn sha2_string(pw: &str) -> Result<Vec<u8>> {
+    if pw.len() > wire::sha2crypt::MAX_PASSWORD_LEN {
+        return Err(SqlError::not_valid_password());
     }
+    // The scramble generator's 20 printable bytes (never `$` or NUL) are a salt;
+    // without quotes and backslashes SHOW GRANTS prints it as it is.
+    let mut salt = wire::auth::new_scramble(pw.len() as u64);
+    for b in salt.iter_mut().filter(|b| matches!(**b, b'\'' | b'"' | b'\\')) {
+        *b = b'.';
+    }
+    Ok(wire::sha2crypt::sha2_auth_string(pw.as_bytes(), &salt))
+}
+
+/// Sets an account's plugin and password from an IDENTIFIED clause: a password
+/// with the plugin named, else the account's own; a hash says its plugin (`*hex`:
+/// mysql_native_password, `$A$...`: caching_sha2_password), and must be one of the
+/// plugin named.
+fn set_auth(a: &mut Account, auth: &Auth) -> Result<()> {
+    let (named, auth) = match auth {
+        Auth::With(p, inner) => (Some(*p), &**inner),
+        other => (None, other),
+    };
+    a.hash = None;
+    a.sha2 = None;
+    match auth {
+        Auth::Password(pw) => {
+            a.plugin = named.unwrap_or(a.plugin);
+            if !pw.is_empty() {
+                match a.plugin {
+                    Plugin::Native => a.hash = Some(native_hash(pw)),
+                    Plugin::CachingSha2 => a.sha2 = Some(sha2_string(pw)?),
+                }
+            }
+        }
+        Auth::Hash(h) if h.is_empty() => a.plugin = named.unwrap_or(a.plugin),
+        Auth::Hash(h) if named == Some(Plugin::CachingSha2) || h.starts_with('$') => {
+            if named == Some(Plugin::Native) {
+                return Err(SqlError::passwd_length());
+            }
+            if wire::sha2crypt::parse_sha2_auth(h.as_bytes()).is_none() {
+                return Err(SqlError::password_format());
+            }
+            a.plugin = Plugin::CachingSha2;
+            a.sha2 = Some(h.as_bytes().to_vec());
+        }
+        Auth::Hash(h) => {
+            a.plugin = Plugin::Native;
+            a.hash = parse_hash(h)?;
+        }
+        Auth::With(..) => return Err(SqlError::internal("nested IDENTIFIED WITH")),
+    }
+    Ok(())
 }
 
 fn hash_text(h: &[u8; 20]) -> String {
@@ -91,7 +138,13 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                 require_ssl,
             } in users
             {
-                let hash = auth.as_ref().map(hash_of).transpose()?.flatten();
+                let mut new = Account {
+                    require_ssl: require_ssl.unwrap_or(false),
+                    ..Account::new(&name.0, &name.1)
+                };
+                if let Some(auth) = auth {
+                    set_auth(&mut new, auth)?;
+                }
                 let exists =
                     m.contains_key(name) || w.iter().any(|(k, _): &AccountWrite| k == name);
                 if exists && !or_replace {
@@ -102,14 +155,7 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                     }
                     continue;
                 }
-                w.push((
-                    key(name),
-                    Some(Account {
-                        hash,
-                        require_ssl: require_ssl.unwrap_or(false),
-                        ..Account::new(&name.0, &name.1)
-                    }),
-                ));
+                w.push((key(name), Some(new)));
             }
             fail_after(w, failed, "CREATE USER")
         })?,
@@ -132,7 +178,7 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                 };
                 let mut a = (**a).clone();
                 if let Some(auth) = auth {
-                    a.hash = hash_of(auth)?;
+                    set_auth(&mut a, auth)?;
                 }
                 if let Some(r) = require_ssl {
                     a.require_ssl = *r;
@@ -186,13 +232,13 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
         })?,
         AccountStmt::SetPassword { user, auth } => {
             let name = resolve(s, user)?;
-            let hash = hash_of(auth)?;
             cat.change_accounts(|m| {
                 let Some(a) = m.get(&name) else {
                     return Err(SqlError::password_no_match());
                 };
                 let mut a = (**a).clone();
-                a.hash = hash;
+                // The account keeps its plugin (a hash says its own).
+                set_auth(&mut a, auth)?;
                 Ok((vec![(name.clone(), Some(a))], None))
             })?
         }
@@ -225,7 +271,7 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
                         None => return Err(SqlError::password_no_match()),
                     };
                     if let Some(auth) = auth {
-                        a.hash = hash_of(auth)?;
+                        set_auth(&mut a, auth)?;
                     }
                     if let Some(r) = require_ssl {
                         a.require_ssl = *r;
@@ -272,6 +318,8 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
         })?,
         AccountStmt::ShowGrants(u) => return show_grants(s, u, sink),
     }
+    // A changed password or a dropped account leaves no fast path behind.
+    s.inst.sha2_cache.retain(&s.inst.catalog.state().accounts);
     for n in notes {
         s.warn("Note", n);
     }
@@ -406,9 +454,7 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
         }
     };
     let mut line = format!("GRANT {} ON *.* TO {to}", priv_text(a.global, privs::ALL));
-    if let Some(h) = &a.hash {
-        line.push_str(&format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)));
-    }
+    line.push_str(&identified(a));
     if a.require_ssl {
         line.push_str(" REQUIRE SSL");
     }
@@ -448,6 +494,22 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
     )
 }
 
+/// How SHOW GRANTS writes an account's password, in MariaDB's forms: ` IDENTIFIED
+/// BY PASSWORD '*hex'`, ` IDENTIFIED VIA caching_sha2_password USING '$A$...'`
+/// (`''` without a password), or nothing.
+fn identified(a: &Account) -> String {
+    match (a.plugin, &a.hash, &a.sha2) {
+        (Plugin::Native, Some(h), _) => format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)),
+        (Plugin::Native, None, _) => String::new(),
+        (Plugin::CachingSha2, _, s) => {
+            let s = s.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+            // The salt may hold any byte but `$` and NUL: escape what SQL needs.
+            let s = s.replace('\\', "\\\\").replace('\'', "\\'");
+            format!(" IDENTIFIED VIA caching_sha2_password USING '{s}'")
+        }
+    }
+}
+
 /// At every start: a new instance (or a catalog from before accounts) gets
 /// `'root'@'%'` with all privileges, as the single account of earlier
 /// releases was; and, when `password` is given, every `root` account's
@@ -473,10 +535,10 @@ pub fn bootstrap_root(inst: &Instance, password: Option<&str>) -> Result<()> {
                 "strata: there are no accounts (all were dropped): nobody can log in; \
                  start with --skip-grant-tables to create one"
             );
-        } else if password.is_some() {
+        } else if let Some(pw) = password {
             for (k, a) in m.iter().filter(|(k, _)| k.0 == "root") {
                 let mut a = (**a).clone();
-                a.hash = hash;
+                set_auth(&mut a, &Auth::Password(pw.to_string()))?;
                 w.push((k.clone(), Some(a)));
             }
         }

@@ -7,8 +7,45 @@ use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
 use crate::result::ResultSink;
 use crate::tail::{Grouper, Tail};
+use rel::collation::Collation;
 use rel::value::Value;
 use txn::Txn;
+
+/// The ORDER BY keys as the tail's sorter takes them: a collated string key
+/// (`Expr::SortKey`) as its string, compared under the collation by the sorter
+/// (`Sorter::collated`: in place, without a sort key per row when it can).
+fn tail_keys(p: &SelectPlan) -> (Vec<&Expr>, Vec<Option<Collation>>) {
+    p.order
+        .iter()
+        .map(|(e, _)| match e {
+            Expr::SortKey(c, x) => (&**x, Some(*c)),
+            e => (e, None),
+        })
+        .unzip()
+}
+
+/// True when DISTINCT can be done on the sorted rows (`Tail::new`'s `by_keys`):
+/// every ORDER BY key is a column of the row that is also an output column
+/// under the same collation, and every output column is such a key.
+fn distinct_by_keys(p: &SelectPlan, keys: &[&Expr], colls: &[Option<Collation>]) -> bool {
+    let mut covered = vec![false; p.out.len()];
+    for (k, c) in keys.iter().zip(colls) {
+        if !matches!(k, Expr::Col(_)) {
+            return false;
+        }
+        let mut found = false;
+        for (j, o) in p.out.iter().enumerate() {
+            if o == *k && p.out_colls.get(j).copied().flatten() == *c {
+                covered[j] = true;
+                found = true;
+            }
+        }
+        if !found {
+            return false;
+        }
+    }
+    covered.iter().all(|c| *c)
+}
 
 /// Evaluates LIMIT / OFFSET.
 fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
@@ -74,11 +111,13 @@ pub fn execute_counted(
         .and_then(|v| v.to_i128())
         .map_or(16 << 20, |b| b.clamp(0, 1 << 40) as usize);
     let keep = limit.map(|l| (l.saturating_add(offset)).min(usize::MAX as u64) as usize);
+    let (key_exprs, key_colls) = tail_keys(p);
     let mut tail = (!streaming).then(|| {
         Tail::new(
             p.distinct,
             p.out_colls.clone(),
-            p.order.iter().map(|(_, d)| *d).collect(),
+            (p.order.iter().map(|(_, d)| *d).collect(), key_colls.clone()),
+            p.distinct && distinct_by_keys(p, &key_exprs, &key_colls),
             budget,
             // With SQL_CALC_FOUND_ROWS every row is counted, so none is dropped early.
             if calc { None } else { keep },
@@ -154,13 +193,14 @@ pub fn execute_counted(
                 sent += 1;
                 return Ok(calc || limit.is_none_or(|l| sent < l));
             }
-            let keys = p
-                .order
+            let keys = key_exprs
                 .iter()
-                .map(|(e, _)| e.eval(row, env))
+                .map(|e| e.eval(row, env))
                 .collect::<Result<Vec<_>>>()?;
             if let Some(t) = tail.as_mut() {
-                t.push(outbuf.clone(), keys)?;
+                // The row moves into the tail (no copy of its strings).
+                let out = std::mem::replace(&mut outbuf, Vec::with_capacity(p.out.len()));
+                t.push(out, keys)?;
             }
             Ok(true)
         };
@@ -230,10 +270,9 @@ pub fn execute_counted(
             .iter()
             .map(|e| e.eval(&row, env))
             .collect::<Result<Vec<_>>>()?;
-        let keys = p
-            .order
+        let keys = key_exprs
             .iter()
-            .map(|(e, _)| e.eval(&row, env))
+            .map(|e| e.eval(&row, env))
             .collect::<Result<Vec<_>>>()?;
         tail.push(out, keys)
     };

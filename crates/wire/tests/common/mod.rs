@@ -57,11 +57,13 @@ pub fn lookup(user: &str) -> Option<Credentials> {
         "nat" => Some(Credentials {
             native_hash: Some(wire::native_password_hash(b"natpw")),
             sha2_hash: None,
+            sha2_auth: None,
             any_password: false,
         }),
         "sha" => Some(Credentials {
             native_hash: None,
             sha2_hash: Some(wire::sha2_password_hash(b"shapw")),
+            sha2_auth: None,
             any_password: false,
         }),
         _ => None,

@@ -150,6 +150,12 @@ fn tls_full_then_fast_and_cache_invalidation() {
     let g2 = q1(&mut root, "SHOW GRANTS FOR sha");
     assert!(g2.contains("IDENTIFIED VIA caching_sha2_password USING '$A$005$"));
     assert_ne!(g, g2, "a new salt and digest");
+    let c = q1(&mut root, "SHOW CREATE USER sha");
+    assert!(
+        c.starts_with("CREATE USER `sha`@`%` IDENTIFIED VIA caching_sha2_password USING '$A$005$"),
+        "{c}"
+    );
+    assert_eq!(c.len(), "CREATE USER `sha`@`%` IDENTIFIED VIA caching_sha2_password USING ''".len() + 70);
     refused(&mariadb(&srv, "sha", "pw1", PLAIN), "sha");
     refused(&mariadb(&srv, "sha", "pw2", PLAIN), "sha");
     denied(&mariadb(&srv, "sha", "pw1", TLS), "sha");
@@ -181,6 +187,9 @@ fn tls_full_then_fast_and_cache_invalidation() {
     assert_eq!(ok(&mariadb(&srv, "copy", "pw3", TLS)), "copy");
     // Native accounts: a client starting with caching_sha2_password is switched.
     exec(&mut root, "CREATE USER nat IDENTIFIED BY 'npw'");
+    exec(&mut root, "ALTER USER nat REQUIRE NONE");
+    assert!(q1(&mut root, "SHOW CREATE USER nat").starts_with("CREATE USER `nat`@`%` IDENTIFIED BY PASSWORD '*"));
+    common::expect_err(&mut root, "SHOW CREATE USER nobody", 1133, "28000");
     assert_eq!(
         ok(&mariadb(&srv, "nat", "npw", &["--skip-ssl", "--default-auth=caching_sha2_password"])),
         "nat"

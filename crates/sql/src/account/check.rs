@@ -464,9 +464,9 @@ fn account(w: &Who, a: &AccountStmt) -> Result<()> {
         | AccountStmt::Drop { .. }
         | AccountStmt::Rename(_) => w.specific(p::CREATE_USER, "CREATE USER"),
         AccountStmt::SetPassword { user, .. } if own(user) => Ok(()),
-        AccountStmt::ShowGrants(user) if own(user) => Ok(()),
+        AccountStmt::ShowGrants(user) | AccountStmt::ShowCreateUser(user) if own(user) => Ok(()),
         AccountStmt::SetPassword { .. } => w.db(p::UPDATE, "mysql"),
-        AccountStmt::ShowGrants(_) => w.db(p::SELECT, "mysql"),
+        AccountStmt::ShowGrants(_) | AccountStmt::ShowCreateUser(_) => w.db(p::SELECT, "mysql"),
         AccountStmt::Grant {
             privs,
             target,

@@ -93,6 +93,8 @@ pub enum AccountStmt {
     /// REVOKE ALL PRIVILEGES, GRANT OPTION FROM ...
     RevokeAll(Vec<(String, String)>),
     ShowGrants(UserName),
+    /// SHOW CREATE USER u (MariaDB's form, with the plugin and password).
+    ShowCreateUser(UserName),
 }
 
 /// A token of an account statement.
@@ -497,6 +499,7 @@ pub fn parse(text: &str) -> Option<Result<Stmt>> {
             | ["GRANT", ..]
             | ["REVOKE", ..]
             | ["SHOW", "GRANTS", ..]
+            | ["SHOW", "CREATE", "USER", ..]
             | ["CREATE", "ROLE", ..]
             | ["DROP", "ROLE", ..]
             | ["SET", "ROLE", ..]
@@ -612,6 +615,8 @@ fn parse_account(text: &str) -> Result<AccountStmt> {
     } else if p.kws(&["SHOW", "GRANTS"]) {
         let u = if p.kw("FOR") { p.user()? } else { None };
         AccountStmt::ShowGrants(u)
+    } else if p.kws(&["SHOW", "CREATE", "USER"]) {
+        AccountStmt::ShowCreateUser(p.user()?)
     } else {
         return Err(p.err());
     };

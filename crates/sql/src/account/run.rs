@@ -117,7 +117,7 @@ fn resolve(s: &Session, name: &UserName) -> Result<(String, String)> {
 
 /// Runs an account statement (privileges were checked by `check`).
 pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
-    if !matches!(st, AccountStmt::ShowGrants(_)) {
+    if !matches!(st, AccountStmt::ShowGrants(_) | AccountStmt::ShowCreateUser(_)) {
         // Account changes commit the open transaction, as DDL does.
         s.commit()?;
         s.check_write()?;
@@ -317,6 +317,7 @@ pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Resu
             fail_after(w, failed, "REVOKE")
         })?,
         AccountStmt::ShowGrants(u) => return show_grants(s, u, sink),
+        AccountStmt::ShowCreateUser(u) => return show_create_user(s, u, sink),
     }
     // A changed password or a dropped account leaves no fast path behind.
     s.inst.sha2_cache.retain(&s.inst.catalog.state().accounts);
@@ -439,6 +440,26 @@ fn bq(s: &str) -> String {
 
 /// SHOW GRANTS: the global line, the database grants (exact names, then
 /// patterns, most specific first), then the table grants by name.
+/// SHOW CREATE USER in MariaDB's format: `CREATE USER `u`@`h`` with the
+/// password (as SHOW GRANTS writes it) and `REQUIRE SSL`.
+fn show_create_user(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    let name = resolve(s, u)?;
+    let st = s.inst.catalog.state();
+    let Some(a) = st.accounts.get(&name) else {
+        // MariaDB 10.11 answers 1133 here.
+        return Err(SqlError::password_no_match());
+    };
+    let mut line = format!("CREATE USER {}@{}{}", bq(&a.user), bq(&a.host), identified(a));
+    if a.require_ssl {
+        line.push_str(" REQUIRE SSL");
+    }
+    result::rows(
+        sink,
+        &[&format!("CREATE USER for {}@{}", a.user, a.host)],
+        vec![vec![result::text(line)]],
+    )
+}
+
 fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<Outcome> {
     let name = resolve(s, u)?;
     let st = s.inst.catalog.state();
@@ -494,7 +515,7 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
     )
 }
 
-/// How SHOW GRANTS writes an account's password, in MariaDB's forms: ` IDENTIFIED
+/// How SHOW GRANTS and SHOW CREATE USER write an account's password, in MariaDB's forms: ` IDENTIFIED
 /// BY PASSWORD '*hex'`, ` IDENTIFIED VIA caching_sha2_password USING '$A$...'`
 /// (`''` without a password), or nothing.
 fn identified(a: &Account) -> String {

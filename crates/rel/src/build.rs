@@ -147,7 +147,8 @@ fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<
     } else if txn.get_latest(cf, &key).map_err(te)?.is_some() {
         return Ok(());
     }
-    txn.put(cf, &key, &[]);
+    let value = rt::sk_value(&t.def, &row.values, row.stamp.unwrap_or(0));
+    txn.put(cf, &key, &value);
     Ok(())
 }
 

@@ -42,12 +42,14 @@ fn plain_name(name: &str) -> bool {
 /// `default` (the default family). `rev:name` (any case of `rev:`) is the
 /// reverse-ordered family `rev:name`. Errors (a message for error 1235) for
 /// what Strata does not honour: per-partition qualifiers (`p0_cfname=`), TTL
-/// qualifiers, and a `cfname=` value that is not a valid name.
+/// qualifiers (a TTL belongs in the table's COMMENT: `crate::ttl`), and a `cfname=` value that is not a valid name.
 pub fn from_comment(comment: &str) -> Result<Option<String>, String> {
     let c = comment.trim();
     let lower = c.to_ascii_lowercase();
     if lower.contains("ttl_duration=") || lower.contains("ttl_col=") {
-        return Err(format!("MyRocks TTL directives: COMMENT '{comment}'"));
+        return Err(format!(
+            "TTL directives in an index comment (a TTL is the table's COMMENT): COMMENT '{comment}'"
+        ));
     }
     let mut named = None;
     for part in c.split(';') {

@@ -17,6 +17,8 @@
 //! - [`check`]: CHECK TABLE (every index entry against its row);
 //! - [`build`]: filling a new secondary index from the table's rows
 //!   (both read through `scan`);
+//! - [`ttl`]: TTL tables (MyRocks' `ttl_duration=` COMMENT): row times, the
+//!   read filter and the engine compaction filter;
 //! - [`rebuild`]: copying a table's rows into a new definition (ALTER
 //!   TABLE), its indexes written alongside.
 //!
@@ -41,6 +43,7 @@ pub mod shadow;
 pub mod stats;
 pub mod table;
 pub mod temporal;
+pub mod ttl;
 pub mod value;
 pub mod view;
 

@@ -65,7 +65,12 @@ pub fn copy_rows<E: From<Error>>(
         .map(|ix| crate::cf::of(db, ix).map(|c| c.0))
         .collect::<lsm::Result<Vec<u32>>>()
         .map_err(Error::from)?;
+    // Expired rows of a TTL table are not copied (reads do not see them).
+    let now = crate::ttl::read_time(Some(snap.unix_time()));
     let r = scan(db, &snap, &old.def.pk, &mut |k, v| {
+        if crate::ttl::pk_hidden(&old.def, k, v, now) {
+            return Ok(());
+        }
         let row = rt::decode_row(&old.def, k, v, None)?;
         out.rows += 1;
         let values = match convert(&row, out.rows) {
@@ -96,7 +101,10 @@ pub fn copy_rows<E: From<Error>>(
                 new.pk.name.clone(),
             ));
         }
-        batch.put_cf(pcf, &key, &rt::row_value(new, &values));
+        // A row keeps its time when both tables keep one with the row.
+        let stamp = row.stamp.unwrap_or_else(crate::ttl::stamp_now);
+        batch.put_cf(pcf, &key, &rt::row_value_at(new, &values, stamp));
+        let skv = rt::sk_value(new, &values, stamp);
         for (i, ix) in new.secondary.iter().enumerate() {
             if ix.unique && ix.columns.iter().all(|&c| !values[c].is_null()) {
                 let mut prefix = keycodec::index_prefix(ix.id).to_vec();
@@ -105,7 +113,7 @@ pub fn copy_rows<E: From<Error>>(
                     return Err(Error::DupKey(key_text(ix, &values), ix.name.clone()));
                 }
             }
-            batch.put_cf(scfs[i], &rt::sk_key(new, ix, &values, hidden)?, &[]);
+            batch.put_cf(scfs[i], &rt::sk_key(new, ix, &values, hidden)?, &skv);
         }
         if batch.size() > BATCH_BYTES {
             db.write(sync, std::mem::take(&mut batch))?;
@@ -131,7 +139,11 @@ pub fn for_each_row<E: From<Error>>(
 ) -> std::result::Result<(), E> {
     let snap = db.snapshot();
     let mut failed: Option<E> = None;
+    let now = crate::ttl::read_time(Some(snap.unix_time()));
     let r = scan(db, &snap, &t.def.pk, &mut |k, v| {
+        if crate::ttl::pk_hidden(&t.def, k, v, now) {
+            return Ok(());
+        }
         let row = rt::decode_row(&t.def, k, v, None)?;
         f(&row).map_err(|e| {
             failed = Some(e);

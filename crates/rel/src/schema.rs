@@ -38,6 +38,12 @@ pub const TABLE_DEF_V7: u8 = 7;
 /// tables with an index comment or column family.
 pub const TABLE_DEF_V8: u8 = 8;
 
+/// Version 9 is version 8 (every section, each index's column family and
+/// comment) followed by the TTL: the duration in seconds (varint, > 0) and
+/// the TTL column (varint: 0 for the time kept with each row, else the
+/// column's position + 1). Written only by TTL tables.
+pub const TABLE_DEF_V9: u8 = 9;
+
 /// The key format byte of version 7 (`KeyFormat::PadSpace`).
 const KEY_FORMAT_PAD_SPACE: u8 = 2;
 /// The key format byte of a format-1 table (`KeyFormat::Trimmed`), version 8 only.
@@ -192,6 +198,8 @@ pub struct TableDef {
     /// created or rebuilt by this release, `Trimmed` (format 1) for
     /// definitions written before key formats (catalog versions 1 to 6).
     pub key_format: KeyFormat,
+    /// The table's TTL (MyRocks' `ttl_duration=`/`ttl_col=` COMMENT), if any.
+    pub ttl: Option<crate::ttl::Ttl>,
 }
 
 impl TableDef {
@@ -223,6 +231,7 @@ impl TableDef {
             instant_from: 0,
             value_cols: Vec::new(),
             key_format: KeyFormat::PadSpace,
+            ttl: None,
         };
         t.derive();
         t
@@ -342,7 +351,9 @@ impl TableDef {
     pub fn encode(&self) -> Vec<u8> {
         let legacy = self.collation == Collation::Utf8mb4Bin
             && self.columns.iter().all(|c| c.ty.coll == legacy_coll(&c.ty));
-        let version = if self
+        let version = if self.ttl.is_some() {
+            TABLE_DEF_V9
+        } else if self
             .indexes()
             .any(|i| !i.cf.is_empty() || !i.comment.is_empty())
         {
@@ -449,6 +460,10 @@ impl TableDef {
                 put_length_prefixed(&mut o, ix.comment.as_bytes());
             }
         }
+        if let Some(t) = &self.ttl {
+            put_varint64(&mut o, t.duration);
+            put_varint64(&mut o, t.col.map_or(0, |c| c as u64 + 1));
+        }
         o
     }
 
@@ -457,7 +472,7 @@ impl TableDef {
         let bad = |w: &str| Error::Corruption(format!("table definition: {w}"));
         let mut d = Decoder::new(buf);
         let version = match d.u8() {
-            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V8) => v,
+            Some(v @ TABLE_DEF_V1..=TABLE_DEF_V9) => v,
             other => return Err(bad(&format!("unknown version {other:?}"))),
         };
         let s = |d: &mut Decoder| -> Result<String> {
@@ -638,6 +653,16 @@ impl TableDef {
                 }
             }
         }
+        let mut ttl = None;
+        if version >= TABLE_DEF_V9 {
+            let duration = d.varint64().filter(|&n| n > 0).ok_or_else(|| bad("ttl"))?;
+            let col = match d.varint64().ok_or_else(|| bad("ttl column"))? {
+                0 => None,
+                c if (c as usize) <= ncols => Some(c as usize - 1),
+                _ => return Err(bad("ttl column out of range")),
+            };
+            ttl = Some(crate::ttl::Ttl { duration, col });
+        }
         if !d.is_empty() {
             return Err(bad("trailing bytes"));
         }
@@ -649,6 +674,7 @@ impl TableDef {
         def.instant = instant;
         def.instant_from = instant_from;
         def.key_format = key_format;
+        def.ttl = ttl;
         def.derive();
         Ok(def)
     }

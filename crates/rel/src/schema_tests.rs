@@ -331,3 +331,29 @@ fn index_comments_name_column_families_as_myrocks_reads_them() {
     assert!(crate::cf::valid_name(&"x".repeat(64)));
     assert!(!crate::cf::valid_name(&"x".repeat(65)));
 }
+
+#[test]
+fn ttl_round_trips_in_version_9_and_bad_bytes_are_refused() {
+    for col in [None, Some(1)] {
+        let mut t = sample();
+        // (100 and the column each fit in one varint byte: the last two.)
+        t.ttl = Some(crate::ttl::Ttl { duration: 100, col });
+        let enc = t.encode();
+        assert_eq!(enc[0], TABLE_DEF_V9);
+        assert_eq!(TableDef::decode(&enc).unwrap(), t);
+        for n in 0..enc.len() {
+            assert!(TableDef::decode(&enc[..n]).is_err(), "cut at {n}");
+        }
+        // A zero duration or a column past the last one does not decode.
+        let mut zero = enc.clone();
+        let at = zero.len() - 2;
+        zero[at] = 0;
+        assert!(TableDef::decode(&zero).is_err());
+        let mut far = enc.clone();
+        let last = far.len() - 1;
+        far[last] = t.columns.len() as u8 + 1;
+        assert!(TableDef::decode(&far).is_err());
+    }
+    // Without a TTL a table keeps its version.
+    assert_ne!(sample().encode()[0], TABLE_DEF_V9);
+}

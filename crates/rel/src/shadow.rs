@@ -167,10 +167,7 @@ pub(crate) fn mirror_put(
     let Some(sh) = &t.shadow else {
         return Ok(());
     };
-    let r = Row {
-        values: row.to_vec(),
-        hidden,
-    };
+    let r = Row::new(row.to_vec(), hidden);
     match (sh.convert)(&r, 1) {
         Ok(new) => sh.put(txn, &sh.key_of(key), &new, hidden),
         Err(()) => Ok(()),

@@ -6,6 +6,12 @@
 //!   columns.
 //! - Secondary entry: `ix.id + key images of the index columns + key images
 //!   of the PK columns not already in the index` -> empty value.
+//! - TTL tables (`crate::ttl`): a row value without a TTL column starts with
+//!   the row's time (8 bytes), every secondary entry's value is the row's
+//!   time, expired rows read as absent (also to duplicate checks: a new row
+//!   replaces an expired one), and secondary entries are removed with Delete
+//!   (a replaced expired row leaves its entries behind, hidden by their time,
+//!   so an entry may be Put twice).
 //!
 //! Writers lock the primary key entry (exclusive row lock) before changing
 //! it. Non-unique secondary entries are written blind (Put / SingleDelete,
@@ -78,13 +84,43 @@ pub fn sk_key_split(
     Ok((k, split))
 }
 
-/// The row value (non-PK columns).
+/// The row value (non-PK columns) of a row written now.
 pub fn row_value(def: &TableDef, row: &[Value]) -> Vec<u8> {
+    row_value_at(def, row, crate::ttl::stamp_now())
+}
+
+/// The row value of a row whose time is `stamp` (kept only by TTL tables
+/// without a TTL column).
+pub fn row_value_at(def: &TableDef, row: &[Value], stamp: u64) -> Vec<u8> {
     let types: Vec<_> = def.value_cols.iter().map(|&c| &def.columns[c].ty).collect();
     let vals: Vec<&Value> = def.value_cols.iter().map(|&c| &row[c]).collect();
     let mut out = Vec::with_capacity(64);
+    if def.ttl.is_some_and(|t| t.col.is_none()) {
+        out.extend_from_slice(&stamp.to_be_bytes());
+    }
     rowcodec::encode(&mut out, &types, &vals);
     out
+}
+
+/// A secondary entry's value: empty, or in a TTL table the row's time
+/// (`stamp` for one without a TTL column).
+pub fn sk_value(def: &TableDef, row: &[Value], stamp: u64) -> Vec<u8> {
+    match &def.ttl {
+        None => Vec::new(),
+        Some(t) => crate::ttl::row_time(t, row, Some(stamp))
+            .to_be_bytes()
+            .to_vec(),
+    }
+}
+
+/// Removes a secondary entry: SingleDelete (its one Put), or Delete in a TTL
+/// table (see the module comment).
+fn delete_sk(txn: &mut Txn, def: &TableDef, cf: lsm::ColumnFamily, key: &[u8]) {
+    if def.ttl.is_some() {
+        txn.delete(cf, key);
+    } else {
+        txn.single_delete(cf, key);
+    }
 }
 
 /// A decoded row with its hidden id (hidden-PK tables).
@@ -92,6 +128,19 @@ pub fn row_value(def: &TableDef, row: &[Value]) -> Vec<u8> {
 pub struct Row {
     pub values: Vec<Value>,
     pub hidden: Option<u64>,
+    /// The time kept with the row (TTL tables without a TTL column).
+    pub stamp: Option<u64>,
+}
+
+impl Row {
+    /// A row not read from storage.
+    pub fn new(values: Vec<Value>, hidden: Option<u64>) -> Row {
+        Row {
+            values,
+            hidden,
+            stamp: None,
+        }
+    }
 }
 
 /// Decodes a primary key entry. `want[c]` false skips decoding column `c`
@@ -118,6 +167,13 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
             }
         }
     }
+    let mut stamp = None;
+    let mut value = value;
+    if def.ttl.is_some_and(|t| t.col.is_none()) {
+        let (t, rest) = crate::ttl::split_value(value)?;
+        stamp = Some(t);
+        value = rest;
+    }
     let mut r = RowReader::new(value)?;
     for (j, &c) in def.value_cols.iter().enumerate() {
         let col = &def.columns[c];
@@ -128,7 +184,11 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
             None => values[c] = def.missing_value(j),
         }
     }
-    Ok(Row { values, hidden })
+    Ok(Row {
+        values,
+        hidden,
+        stamp,
+    })
 }
 
 /// Decodes the columns a secondary entry's key holds (index columns and
@@ -165,7 +225,7 @@ pub fn decode_sk(def: &TableDef, ix: &Index, key: &[u8]) -> Result<Row> {
             }
         }
     }
-    Ok(Row { values, hidden })
+    Ok(Row::new(values, hidden))
 }
 
 /// The primary key for the row a secondary entry points to: the key images
@@ -247,8 +307,10 @@ pub fn get(
     }
     .map_err(txn_err)?;
     match v {
-        Some(v) => Ok(Some(decode_row(def, key, &v, want)?)),
-        None => Ok(None),
+        Some(v) if !crate::ttl::pk_hidden(def, key, &v, crate::ttl::now_for(txn)) => {
+            Ok(Some(decode_row(def, key, &v, want)?))
+        }
+        _ => Ok(None),
     }
 }
 
@@ -305,12 +367,16 @@ fn unique_holder(
     txn.lock(cf, &prefix, LockMode::Exclusive)
         .map_err(txn_err)?;
     let upper = keycodec::prefix_successor(&prefix);
+    let now = crate::ttl::now_for(txn);
     let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
         .map_err(txn_err)?;
-    match it.next().map_err(txn_err)? {
-        Some((k, _)) => Ok(Some(pk_of_sk(def, ix, &k)?)),
-        None => Ok(None),
+    // Entries of expired rows (TTL tables) hold nothing.
+    while let Some((k, v)) = it.next().map_err(txn_err)? {
+        if !crate::ttl::sk_hidden(def, v, now) {
+            return Ok(Some(pk_of_sk(def, ix, k)?));
+        }
     }
+    Ok(None)
 }
 
 /// An upper bound of a table's primary keys, stored or being written by
@@ -380,7 +446,8 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         } else {
             txn.get_latest(pcf, &key).map_err(txn_err)?
         };
-        if old.is_some() {
+        let now = crate::ttl::now_for(txn);
+        if old.is_some_and(|v| !crate::ttl::pk_hidden(def, &key, &v, now)) {
             return Err(Error::DupKey(
                 dup_text(def, &def.pk, row),
                 def.pk.name.clone(),
@@ -394,10 +461,12 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
             return Err(Error::DupKey(dup_text(def, ix, row), ix.name.clone()));
         }
     }
-    txn.put(pcf, &key, &row_value(def, row));
+    let stamp = crate::ttl::stamp_now();
+    txn.put(pcf, &key, &row_value_at(def, row, stamp));
+    let skv = sk_value(def, row, stamp);
     for ix in t.write_indexes() {
         let cf = crate::cf::of(txn.db(), ix)?;
-        txn.put(cf, &sk_key(def, ix, row, hidden)?, &[]);
+        txn.put(cf, &sk_key(def, ix, row, hidden)?, &skv);
     }
     crate::shadow::mirror_put(txn, t, &key, row, hidden)?;
     t.estimate.add(1);
@@ -421,9 +490,13 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
     let pcf = crate::cf::of(txn.db(), &def.pk)?;
     txn.lock(pcf, &old_key, LockMode::Exclusive)
         .map_err(txn_err)?;
+    let stamp = crate::ttl::stamp_now();
+    let skv = sk_value(def, new, stamp);
+    // A new row time (TTL tables) rewrites every secondary entry's value.
+    let retime = def.ttl.is_some() && sk_value(def, &old.values, old.stamp.unwrap_or(0)) != skv;
     for ix in t.write_indexes() {
         let changed = ix.columns.iter().any(|&c| !same(&old.values[c], &new[c]));
-        if !changed {
+        if !changed && !retime {
             continue;
         }
         if ix.unique {
@@ -434,10 +507,10 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
             }
         }
         let cf = crate::cf::of(txn.db(), ix)?;
-        txn.single_delete(cf, &sk_key(def, ix, &old.values, old.hidden)?);
-        txn.put(cf, &sk_key(def, ix, new, old.hidden)?, &[]);
+        delete_sk(txn, def, cf, &sk_key(def, ix, &old.values, old.hidden)?);
+        txn.put(cf, &sk_key(def, ix, new, old.hidden)?, &skv);
     }
-    txn.put(pcf, &new_key, &row_value(def, new));
+    txn.put(pcf, &new_key, &row_value_at(def, new, stamp));
     crate::shadow::mirror_put(txn, t, &new_key, new, old.hidden)?;
     Ok(())
 }
@@ -459,7 +532,7 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     // SingleDelete applies (it and its Put vanish together in compaction).
     for ix in t.write_indexes() {
         let cf = crate::cf::of(txn.db(), ix)?;
-        txn.single_delete(cf, &sk_key(def, ix, &row.values, row.hidden)?);
+        delete_sk(txn, def, cf, &sk_key(def, ix, &row.values, row.hidden)?);
     }
     crate::shadow::mirror_delete(txn, t, &key)?;
     t.estimate.add(-1);

@@ -408,17 +408,14 @@ pub fn check_delete(d: &ast::Delete) -> Result<()> {
     Ok(())
 }
 
-/// MyRocks directives in a comment (column family per index, TTL) that Strata would
-/// otherwise keep as plain text.
+/// MyRocks directives in a table comment that Strata would otherwise keep as plain
+/// text: column families (an index's comment names them). TTL directives
+/// (`ttl_duration=`, `ttl_col=`) are read by `rel::ttl::from_comment`.
 fn check_comment(c: &str) -> Result<()> {
     let l = c.to_ascii_lowercase();
-    if l.contains("cfname=")
-        || l.starts_with("rev:")
-        || l.contains("ttl_duration=")
-        || l.contains("ttl_col=")
-    {
+    if l.contains("cfname=") || l.starts_with("rev:") {
         return Err(no(&format!(
-            "MyRocks comment directives (column families, TTL): COMMENT '{c}'"
+            "MyRocks column family directives in a table comment: COMMENT '{c}'"
         )));
     }
     Ok(())

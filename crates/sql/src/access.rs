@@ -745,10 +745,22 @@ pub fn for_each_row(
     for (lo, hi) in ranges {
         let mut it = rel::keyrange::scan(txn, icf, &lo, hi.as_deref(), acc.reverse, lock.is_some())
             .map_err(SqlError::from)?;
+        // TTL tables: entries of expired rows read as absent.
+        let now = def.ttl.map(|_| rel::ttl::now_for(txn));
         loop {
             let next = it.next().map_err(SqlError::from)?;
             let Some((k, v)) = next else { break };
             env.check_interrupt()?;
+            if let Some(now) = now {
+                let hidden = if acc.index == 0 {
+                    rel::ttl::pk_hidden(def, k, v, now)
+                } else {
+                    rel::ttl::sk_hidden(def, v, now)
+                };
+                if hidden {
+                    continue;
+                }
+            }
             let (key, got) = if acc.index == 0 {
                 match lock {
                     None => (vec![], Some((rt::decode_row(def, k, v, want)?, false))),
@@ -763,7 +775,9 @@ pub fn for_each_row(
             } else {
                 let pk = rt::pk_of_sk(def, &ix, k)?;
                 let got = get_row(txn, def, &pk, lock, want, env, release)?;
-                if got.is_none() && lock.is_none() {
+                // A TTL table's row may expire, or be compacted away, before
+                // its secondary entries.
+                if got.is_none() && lock.is_none() && def.ttl.is_none() {
                     return Err(SqlError::engine(format!(
                         "index {} of {} points to a missing row",
                         ix.name, def.name

@@ -924,10 +924,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             Some(Value::UInt(h)) => Some(h),
             _ => None,
         };
-        let mut old = Row {
-            values: vals,
-            hidden,
-        };
+        let mut old = Row::new(vals, hidden);
         if middle {
             let key = rt::pk_key(&t.def, &old.values, old.hidden)?;
             match rt::get(txn, &t.def, &key, Some(LockMode::Exclusive), None)? {

@@ -34,6 +34,18 @@ impl SqlError {
 /// Result alias.
 pub type Result<T> = std::result::Result<T, SqlError>;
 
+impl From<rel::ttl::TtlError> for SqlError {
+    fn from(e: rel::ttl::TtlError) -> SqlError {
+        use rel::ttl::TtlError as T;
+        match e {
+            T::Duration(d) => SqlError::ttl_duration_format(d),
+            T::HiddenPk => SqlError::ttl_unsupported(),
+            T::Column(c) => SqlError::ttl_col_format(c),
+            T::Unsupported(w) => SqlError::unsupported(w),
+        }
+    }
+}
+
 /// Declares MySQL's errors that Strata reports: for each, a named
 /// constructor on [`SqlError`] (the only way to make one), its code as a
 /// constant named as in MySQL's sources, and a row of [`ERRORS`].
@@ -78,6 +90,10 @@ mysql_errors! {
     ER_NO_DB_ERROR = 1046, "3D000", fn no_db() => "No database selected";
     ER_BAD_DB_ERROR = 1049, "42000", fn bad_db(db) => "Unknown database '{db}'";
     ER_UNKNOWN_STORAGE_ENGINE = 1286, "42000", fn unknown_engine(name) => "Unknown storage engine '{name}'";
+    // TTL tables (MyRocks' errors, MariaDB's numbers).
+    ER_RDB_TTL_DURATION_FORMAT = 4066, "HY000", fn ttl_duration_format(d) => "TTL duration ({d}) in MyRocks must be an unsigned non-null 64-bit integer.";
+    ER_RDB_TTL_UNSUPPORTED = 4069, "HY000", fn ttl_unsupported() => "TTL support is currently disabled when table has a hidden PK.";
+    ER_RDB_TTL_COL_FORMAT = 4070, "HY000", fn ttl_col_format(c) => "TTL column ({c}) in MyRocks must be an unsigned non-null 64-bit integer, exist inside the table, and have an accompanying ttl duration.";
     // Accounts and privileges (crates/sql/src/account).
     ER_CANNOT_USER = 1396, "HY000", fn cannot_user(op, users) => "Operation {op} failed for {users}";
     ER_USER_CREATE_EXISTS = 1973, "HY000", fn user_exists(user) => "Can't create user {user}; it already exists";

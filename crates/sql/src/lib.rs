@@ -218,6 +218,11 @@ impl Instance {
         o.default_cf.block_size = opts.block_size.max(1024);
         o.default_cf.compression_per_level = vec![opts.compression];
         o.default_cf.bottommost_compression = Some(opts.bottommost_compression);
+        // Every column family removes expired rows of TTL tables in compactions.
+        let ttl = Arc::new(rel::ttl::Registry::default());
+        o.default_cf.compaction_filter = Some(lsm::FilterFactoryRef(Arc::new(
+            rel::ttl::FilterFactory(ttl.clone()),
+        )));
         let cfc = lsm::CfConfig::parse(
             &o.default_cf,
             &opts.default_cf_options,
@@ -226,7 +231,7 @@ impl Instance {
         o.default_cf = cfc.options_for("default");
         o.cf_config = Some(Arc::new(cfc));
         let db = lsm::Db::open(dir, o)?;
-        let catalog = Catalog::open(db.clone())?;
+        let catalog = Catalog::open_with_ttl(db.clone(), ttl)?;
         let txdb = TxnDb::new(
             db,
             TxnOptions {
@@ -248,6 +253,11 @@ impl Instance {
             opts.write_buffer_size.to_string(),
         ));
         let mut globals = vars::defaults(&vars);
+        for (k, _) in &opts.variables {
+            if let Some(v) = globals.get(k.as_str()) {
+                vars::apply_global(k, v);
+            }
+        }
         // A configured sql_mode is read as SET would read it (1231, 1235).
         if let Some(m) = globals.get_mut("sql_mode") {
             *m = sqlmode::normalize(m)?;
@@ -284,6 +294,7 @@ impl Instance {
 
     /// Sets a global variable.
     pub fn set_global(&self, name: &str, v: Value) {
+        vars::apply_global(name, &v);
         self.globals
             .write()
             .unwrap_or_else(|p| p.into_inner())

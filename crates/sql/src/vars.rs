@@ -117,6 +117,13 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("local_infile", i(1)),
         ("strata_bulk_load", i(0)),
         ("rocksdb_bulk_load", i(0)),
+        // TTL tables (rel::ttl): process-wide, as MyRocks' rocksdb_enable_ttl,
+        // rocksdb_enable_ttl_read_filtering and the test-only rocksdb_debug_ttl_*.
+        ("strata_enable_ttl", i(1)),
+        ("strata_enable_ttl_read_filtering", i(1)),
+        ("strata_debug_ttl_rec_ts", i(0)),
+        ("strata_debug_ttl_snapshot_ts", i(0)),
+        ("strata_debug_ttl_read_filter_ts", i(0)),
         ("secure_file_priv", Value::Null),
         (
             "strata_merge_buf_size",
@@ -175,7 +182,28 @@ pub fn global_only(name: &str) -> bool {
             | "slow_query_log_file"
             | "log_output"
             | "require_secure_transport"
+            | "strata_enable_ttl"
+            | "strata_enable_ttl_read_filtering"
+            | "strata_debug_ttl_rec_ts"
+            | "strata_debug_ttl_snapshot_ts"
+            | "strata_debug_ttl_read_filter_ts"
     )
+}
+
+/// Applies a global variable that the engine layers read from process-wide
+/// state (TTL tables: `rel::ttl`); other names change nothing.
+pub fn apply_global(name: &str, v: &Value) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let n = v.to_i128().unwrap_or(0);
+    let secs = n.clamp(-3600, 3600) as i64;
+    match name {
+        "strata_enable_ttl" => rel::ttl::ENABLE.store(n != 0, Relaxed),
+        "strata_enable_ttl_read_filtering" => rel::ttl::READ_FILTERING.store(n != 0, Relaxed),
+        "strata_debug_ttl_rec_ts" => rel::ttl::DEBUG_REC_TS.store(secs, Relaxed),
+        "strata_debug_ttl_snapshot_ts" => rel::ttl::DEBUG_SNAPSHOT_TS.store(secs, Relaxed),
+        "strata_debug_ttl_read_filter_ts" => rel::ttl::DEBUG_READ_FILTER_TS.store(secs, Relaxed),
+        _ => {}
+    }
 }
 
 /// Variables that cannot be SET at all (MySQL's 1238): what the server is, or
@@ -269,6 +297,8 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
         | "local_infile"
         | "strata_bulk_load"
         | "require_secure_transport"
+        | "strata_enable_ttl"
+        | "strata_enable_ttl_read_filtering"
         | "strata_sync_on_commit" => {
             let b = match v {
                 Value::Int(0) | Value::Int(1) => v,
@@ -394,6 +424,16 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             ))),
             t => Err(bad_value(name, t)),
         },
+        // Test-only clock offsets of TTL tables (MariaDB's range for MyRocks' own).
+        "strata_debug_ttl_rec_ts" | "strata_debug_ttl_snapshot_ts" | "strata_debug_ttl_read_filter_ts" => {
+            match v {
+                Value::Int(_) | Value::UInt(_) => match v.to_i128() {
+                    Some(n) if (-3600..=3600).contains(&n) => Ok(Value::Int(n as i64)),
+                    _ => Err(bad_value(name, &text())),
+                },
+                _ => Err(SqlError::wrong_type_for_var(name)),
+            }
+        }
         "max_execution_time" | "cte_max_recursion_depth" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),

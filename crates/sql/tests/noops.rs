@@ -107,7 +107,7 @@ fn constraints_and_options_strata_does_not_enforce_are_refused() {
     assert_eq!(
         err(
             &mut s,
-            "CREATE TABLE c (id INT PRIMARY KEY) COMMENT='ttl_duration=3600;'"
+            "CREATE TABLE c (id INT PRIMARY KEY) COMMENT='ttl_duration=3600;p0_ttl_duration=60;'"
         ),
         1235
     );

@@ -146,6 +146,12 @@ impl Txn {
         self.read.snapshot.as_ref().map(|s| s.seq())
     }
 
+    /// When the pinned read view was taken (Unix seconds), if one is pinned:
+    /// the time TTL read filtering compares rows with.
+    pub fn snapshot_time(&self) -> Option<u64> {
+        self.read.snapshot.as_ref().map(|s| s.unix_time())
+    }
+
     // ---- statements and savepoints ----
 
     /// Starts a statement: marks the write buffer for

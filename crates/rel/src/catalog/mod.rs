@@ -286,6 +286,8 @@ pub struct Catalog {
     /// Mirrors `state.version` for cheap staleness checks.
     version: AtomicU64,
     ddl: Mutex<u32>, // next index id, guarded with DDL
+    /// The TTL of the TTL tables' indexes (the compaction filter's input).
+    ttl: Arc<crate::ttl::Registry>,
 }
 
 pub(crate) fn key(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
@@ -332,6 +334,7 @@ impl Catalog {
         };
         f(&mut st);
         st.index_references();
+        self.ttl.refresh(st.tables.values().map(|t| &**t));
         self.version.store(st.version, Ordering::Release);
         *g = Arc::new(st);
     }

@@ -7,6 +7,12 @@ impl Catalog {
     /// Loads the catalog from the engine (creating the default databases
     /// on a new instance).
     pub fn open(db: Db) -> Result<Catalog> {
+        Self::open_with_ttl(db, Arc::default())
+    }
+
+    /// `open`, keeping `ttl` (the engine's compaction filter reads it) current
+    /// with the catalog's TTL tables.
+    pub fn open_with_ttl(db: Db, ttl: Arc<crate::ttl::Registry>) -> Result<Catalog> {
         let mut st = CatalogState::default();
         let mut next_id = FIRST_USER_INDEX_ID;
         let lo = keycodec::index_prefix(CATALOG_INDEX_ID).to_vec();
@@ -138,11 +144,13 @@ impl Catalog {
             }
         }
         st.index_references();
+        ttl.refresh(st.tables.values().map(|t| &**t));
         let cat = Catalog {
             db,
             state: RwLock::new(Arc::new(st)),
             version: AtomicU64::new(0),
             ddl: Mutex::new(next_id),
+            ttl,
         };
         for name in ["test"] {
             if !cat.state().databases.contains_key(name) {

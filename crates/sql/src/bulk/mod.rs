@@ -88,7 +88,7 @@ pub struct BulkLoad {
     broken: bool,
 }
 
-/// True when `t` can be loaded in bulk: no foreign key of its own (their
+/// True when `t` can be loaded in bulk: not a TTL table, no foreign key of its own (their
 /// checks need the transaction path), no index being built and no online
 /// rebuild, and no entry under any of its index ids (read at the latest
 /// state; the caller holds writers out).
@@ -99,6 +99,10 @@ pub fn eligible(db: &lsm::Db, t: &Table) -> Result<bool> {
     // The engine ingests files of one column family in one manifest record:
     // indexes in several families go row by row (atomic through the WAL).
     if t.def.indexes().any(|ix| ix.cf != t.def.pk.cf) {
+        return Ok(false);
+    }
+    // A TTL table's secondary entries hold their row's time: row by row.
+    if t.def.ttl.is_some() {
         return Ok(false);
     }
     let snap = db.snapshot();

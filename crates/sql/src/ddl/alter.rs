@@ -344,6 +344,9 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     }
     order_checks(&mut w)?;
     let (mut def, positions) = finish(&w, &old.def)?;
+    // The TTL follows the comment: its column may have moved, been renamed,
+    // dropped or changed (4070), the primary key dropped (4069).
+    def.ttl = rel::ttl::from_comment(&def.comment, &def)?;
     let checks = s.fk_checks();
     for fk in &w.add_fks {
         fkey::add(&mut def, fk, &st, checks)?;

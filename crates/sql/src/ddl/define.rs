@@ -453,10 +453,19 @@ pub fn table_def(
         cf: pk_meta.0,
         comment: pk_meta.1,
     };
-    let comment = match &ct.comment {
-        Some(ast::CommentDef::WithEq(s)) | Some(ast::CommentDef::WithoutEq(s)) => s.clone(),
-        _ => String::new(),
-    };
+    // The parser keeps COMMENT= either apart or among the table options.
+    let comment = ct
+        .comment
+        .iter()
+        .chain(crate::accept::table_options(ct).iter().filter_map(|o| match o {
+            ast::SqlOption::Comment(c) => Some(c),
+            _ => None,
+        }))
+        .map(|c| match c {
+            ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+        })
+        .next()
+        .unwrap_or_default();
     let mut def = TableDef::new(
         db.into(),
         name.into(),
@@ -468,6 +477,7 @@ pub fn table_def(
         comment,
     );
     def.collation = table_coll;
+    def.ttl = rel::ttl::from_comment(&def.comment, &def)?;
     def.checks = crate::check::of_create(ct, &def.columns)?;
     crate::check::Checks::of(&def)?;
     Ok((def, fks))

@@ -33,6 +33,9 @@ pub(super) fn blocker(
     children: usize,
 ) -> Option<&'static str> {
     let o = &old.def;
+    if o.ttl.is_some() || def.ttl.is_some() {
+        return Some("Strata rebuilds TTL tables only with writers held out");
+    }
     if children > 0
         || !o.foreign_keys.is_empty()
         || !def.foreign_keys.is_empty()

@@ -38,7 +38,8 @@ pub const DEFAULT_MERGE_BUF: i64 = 64 << 20;
 /// `abort_index` on failure: both replace the frozen table).
 pub(super) fn fill(s: &Session, t: &Arc<Table>, ix: &Index) -> Result<()> {
     let db = s.inst.txdb.db();
-    if rel::build::index_empty(db, &db.snapshot(), ix)? {
+    // A TTL table's entries hold their row's time: filled row by row.
+    if t.def.ttl.is_none() && rel::build::index_empty(db, &db.snapshot(), ix)? {
         let tables = [t.clone()];
         let (thaw, _held) = hold_writers(s, &tables)?;
         let snap = db.snapshot();

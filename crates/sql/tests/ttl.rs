@@ -1,0 +1,369 @@
+//! TTL tables as MyRocks has them (issue 12 item 6): a table COMMENT
+//! `ttl_duration=N;` (the row's insert/update time kept with it) or
+//! `ttl_duration=N;ttl_col=c;` (a BIGINT UNSIGNED NOT NULL column). Expired rows
+//! are hidden from reads (scans, point and index lookups, duplicate checks) at
+//! the time the read view was taken, and removed by compactions (OPTIMIZE TABLE)
+//! from the primary key and every secondary index, never while an older
+//! snapshot can read them. Errors 4066/4069/4070 as MyRocks reports them.
+//!
+//! The TTL variables and test clock offsets are process-wide (as MyRocks'
+//! are server-wide): the tests of this file run one at a time.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::{check_ok, fails, q, rows, session_in_d, TestDb};
+use sql::Session;
+use std::sync::{Mutex, MutexGuard};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Holds the other tests of this file off and puts the TTL variables back.
+struct Serial(#[allow(dead_code)] MutexGuard<'static, ()>);
+
+fn serial() -> Serial {
+    let g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    reset();
+    Serial(g)
+}
+
+fn reset() {
+    use std::sync::atomic::Ordering::Relaxed;
+    rel::ttl::ENABLE.store(true, Relaxed);
+    rel::ttl::READ_FILTERING.store(true, Relaxed);
+    rel::ttl::DEBUG_REC_TS.store(0, Relaxed);
+    rel::ttl::DEBUG_SNAPSHOT_TS.store(0, Relaxed);
+    rel::ttl::DEBUG_READ_FILTER_TS.store(0, Relaxed);
+}
+
+impl Drop for Serial {
+    fn drop(&mut self) {
+        reset();
+    }
+}
+
+/// Keys stored in the engine under index `id` (what compaction has not
+/// removed), read raw at the latest state.
+fn keys_of(inst: &sql::Instance, id: u32) -> usize {
+    let eng = inst.catalog.db();
+    let lo = id.to_be_bytes().to_vec();
+    let mut n = 0;
+    for cf in rel::cf::all(eng) {
+        let mut it = eng
+            .iter_cf(
+                lsm::ReadOptions {
+                    lower_bound: Some(lo.clone()),
+                    upper_bound: Some((id + 1).to_be_bytes().to_vec()),
+                    ..Default::default()
+                },
+                cf,
+            )
+            .unwrap();
+        it.seek(&lo);
+        while it.valid() {
+            n += 1;
+            it.next();
+        }
+    }
+    n
+}
+
+/// (primary index id, first secondary index id) of `d.name`.
+fn ids(db: &TestDb, name: &str) -> (u32, u32) {
+    let st = db.catalog.state();
+    let t = st.table("d", name).unwrap();
+    (t.def.pk.id, t.def.secondary[0].id)
+}
+
+/// Inserts `values` with row times `secs` seconds from now.
+fn insert_at(s: &mut Session, secs: i64, sql: &str) {
+    q(s, &format!("SET GLOBAL strata_debug_ttl_rec_ts = {secs}"));
+    q(s, sql);
+    q(s, "SET GLOBAL strata_debug_ttl_rec_ts = 0");
+}
+
+#[test]
+fn implicit_ttl_hides_expired_rows_and_compaction_removes_them() {
+    let _g = serial();
+    let db = TestDb::open("ttl-implicit");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, b INT NOT NULL, c VARCHAR(10), KEY kb (b)) \
+         COMMENT='ttl_duration=100;'",
+    );
+    insert_at(&mut s, -300, "INSERT INTO t VALUES (1, 10, 'old'), (2, 20, 'old')");
+    // 60 s old: 40 s left.
+    insert_at(&mut s, -60, "INSERT INTO t VALUES (3, 30, 'young')");
+    q(&mut s, "INSERT INTO t VALUES (4, 40, 'new')");
+    assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["3", "4"]);
+    assert_eq!(rows(&mut s, "SELECT a, c FROM t WHERE a = 1"), Vec::<String>::new());
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE b = 10"), Vec::<String>::new());
+    // Covering index scan and the index-to-row path.
+    assert_eq!(rows(&mut s, "SELECT b FROM t WHERE b > 0 ORDER BY b"), ["30", "40"]);
+    assert_eq!(rows(&mut s, "SELECT c FROM t WHERE b >= 10 ORDER BY b"), ["young", "new"]);
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t"), ["2"]);
+    // Expired rows are not updated by statements that cannot see them.
+    q(&mut s, "UPDATE t SET c = 'x' WHERE a <> 3");
+    assert_eq!(rows(&mut s, "SELECT c FROM t ORDER BY a"), ["young", "x"]);
+    // The clock moves on 50 s for reads: row 3 expires too.
+    q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 50");
+    assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["4"]);
+    q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 0");
+    // Without read filtering the rows not compacted yet show, unchanged.
+    q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = OFF");
+    assert_eq!(
+        rows(&mut s, "SELECT a, c FROM t ORDER BY a"),
+        ["1|old", "2|old", "3|young", "4|x"]
+    );
+    q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = ON");
+    // Stored until a compaction; then gone from the primary key and the index.
+    let (pk, kb) = ids(&db, "t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (4, 4));
+    // strata_enable_ttl = OFF: compactions keep them (and reads show them).
+    q(&mut s, "SET GLOBAL strata_enable_ttl = OFF");
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (4, 4));
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t"), ["4"]);
+    q(&mut s, "SET GLOBAL strata_enable_ttl = ON");
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (2, 2));
+    assert_eq!(db.txdb.db().stats().compaction_filtered, 4);
+    assert_eq!(
+        rows(&mut s, "SELECT a, b, c FROM t ORDER BY a"),
+        ["3|30|young", "4|40|x"]
+    );
+    check_ok(&mut s, "t");
+    // The clock (strata_debug_ttl_snapshot_ts: compactions and reads) moves
+    // on 50 s: row 3 goes.
+    q(&mut s, "SET GLOBAL strata_debug_ttl_snapshot_ts = 50");
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (1, 1));
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE b > 0"), ["4"]);
+    check_ok(&mut s, "t");
+}
+
+#[test]
+fn updates_restamp_rows_and_expired_rows_do_not_conflict() {
+    let _g = serial();
+    let db = TestDb::open("ttl-update");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, u INT, KEY ku (u), UNIQUE KEY uu (u)) \
+         COMMENT='ttl_duration=100;'",
+    );
+    insert_at(&mut s, -90, "INSERT INTO t VALUES (1, 1), (2, 2)");
+    // An update stamps the row with the current time: it lives on.
+    q(&mut s, "UPDATE t SET u = 5 WHERE a = 2");
+    // The clock moves on 20 s (reads and compactions alike).
+    q(&mut s, "SET GLOBAL strata_debug_ttl_snapshot_ts = 20");
+    assert_eq!(rows(&mut s, "SELECT a, u FROM t"), ["2|5"]);
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 5"), ["2"]);
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 1"), Vec::<String>::new());
+    // An expired row does not block its primary key or unique value (MyRocks).
+    q(&mut s, "INSERT INTO t VALUES (1, 7)");
+    q(&mut s, "INSERT INTO t VALUES (3, 1)");
+    assert_eq!(fails(&mut s, "INSERT INTO t VALUES (4, 5)").0, 1062);
+    assert_eq!(fails(&mut s, "INSERT INTO t VALUES (2, 9)").0, 1062);
+    assert_eq!(rows(&mut s, "SELECT a, u FROM t ORDER BY a"), ["1|7", "2|5", "3|1"]);
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 1"), ["3"]);
+    assert_eq!(rows(&mut s, "SELECT u FROM t ORDER BY u"), ["1", "5", "7"]);
+    check_ok(&mut s, "t");
+    q(&mut s, "DELETE FROM t WHERE a = 3");
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 1"), Vec::<String>::new());
+    // The replaced row's entries (u = 1 and 2 of the expired rows) go too.
+    let (_, ku) = ids(&db, "t");
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!(keys_of(&db, ku), 2);
+    check_ok(&mut s, "t");
+    assert_eq!(rows(&mut s, "SELECT a, u FROM t ORDER BY a"), ["1|7", "2|5"]);
+}
+
+#[test]
+fn ttl_column_gives_the_row_time() {
+    let _g = serial();
+    let db = TestDb::open("ttl-col");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, ts BIGINT UNSIGNED NOT NULL, KEY kts (ts)) \
+         COMMENT='ttl_duration=100;ttl_col=ts;'",
+    );
+    q(
+        &mut s,
+        "INSERT INTO t VALUES (1, UNIX_TIMESTAMP() - 500), (2, UNIX_TIMESTAMP() - 50), \
+         (3, UNIX_TIMESTAMP() + 1000)",
+    );
+    assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["2", "3"]);
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t WHERE ts > 0"), ["2"]);
+    // The row's time is the column: setting it back expires the row.
+    q(&mut s, "UPDATE t SET ts = 1 WHERE a = 3");
+    assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["2"]);
+    let (pk, kts) = ids(&db, "t");
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kts)), (1, 1));
+    check_ok(&mut s, "t");
+    assert!(common::show_create(&mut s, "t").contains("COMMENT='ttl_duration=100;ttl_col=ts;'"));
+}
+
+#[test]
+fn an_open_snapshot_keeps_reading_rows_that_expire() {
+    let _g = serial();
+    let db = TestDb::open("ttl-snapshot");
+    let mut s = session_in_d(&db);
+    let mut a = session_in_d(&db);
+    q(&mut s, "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY kb (b)) COMMENT='ttl_duration=100;'");
+    // Two seconds to live.
+    insert_at(&mut s, -98, "INSERT INTO t VALUES (1, 1), (2, 2)");
+    q(&mut a, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    assert_eq!(rows(&mut a, "SELECT COUNT(*) FROM t"), ["2"]);
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    // Expired for new reads...
+    assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t"), ["0"]);
+    // ...but the transaction reads at its snapshot's time, and compaction
+    // leaves what its snapshot can read.
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!(rows(&mut a, "SELECT a FROM t ORDER BY a"), ["1", "2"]);
+    assert_eq!(rows(&mut a, "SELECT a FROM t WHERE b = 2"), ["2"]);
+    let (pk, kb) = ids(&db, "t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (2, 2));
+    q(&mut a, "COMMIT");
+    assert_eq!(rows(&mut a, "SELECT COUNT(*) FROM t"), ["0"]);
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (0, 0));
+}
+
+#[test]
+fn bad_ttl_definitions_get_myrocks_errors() {
+    let _g = serial();
+    let db = TestDb::open("ttl-errors");
+    let mut s = session_in_d(&db);
+    let col = |c: &str| {
+        format!(
+            "TTL column ({c}) in MyRocks must be an unsigned non-null 64-bit integer, \
+             exist inside the table, and have an accompanying ttl duration."
+        )
+    };
+    for (sql, code, msg) in [
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY, ts BIGINT UNSIGNED) COMMENT='ttl_duration=1;ttl_col=ts;'",
+            4070,
+            col("ts"),
+        ),
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY, ts INT UNSIGNED NOT NULL) COMMENT='ttl_duration=1;ttl_col=ts;'",
+            4070,
+            col("ts"),
+        ),
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY, ts BIGINT NOT NULL) COMMENT='ttl_duration=1;ttl_col=ts;'",
+            4070,
+            col("ts"),
+        ),
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY) COMMENT='ttl_duration=1;ttl_col=nope;'",
+            4070,
+            col("nope"),
+        ),
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY, ts BIGINT UNSIGNED NOT NULL) COMMENT='ttl_col=ts;'",
+            4070,
+            col("ts"),
+        ),
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY) COMMENT='ttl_duration=abc;'",
+            4066,
+            "TTL duration (abc) in MyRocks must be an unsigned non-null 64-bit integer.".into(),
+        ),
+        (
+            "CREATE TABLE t (a INT PRIMARY KEY) COMMENT='ttl_duration=0;'",
+            4066,
+            "TTL duration (0) in MyRocks must be an unsigned non-null 64-bit integer.".into(),
+        ),
+        (
+            "CREATE TABLE t (a INT) COMMENT='ttl_duration=10;'",
+            4069,
+            "TTL support is currently disabled when table has a hidden PK.".into(),
+        ),
+    ] {
+        assert_eq!(fails(&mut s, sql), (code, msg), "{sql}");
+    }
+    let (code, msg) = fails(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY) COMMENT='ttl_duration=1;custom_p0_ttl_duration=5;'",
+    );
+    assert_eq!(code, 1235, "{msg}");
+    assert!(msg.contains("per-partition TTL"), "{msg}");
+    // ALTER TABLE keeps the comment: the TTL column must stay valid, and the
+    // primary key.
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, ts BIGINT UNSIGNED NOT NULL, b INT) \
+         COMMENT='ttl_duration=10;ttl_col=ts;'",
+    );
+    assert_eq!(fails(&mut s, "ALTER TABLE t DROP COLUMN ts"), (4070, col("ts")));
+    assert_eq!(fails(&mut s, "ALTER TABLE t RENAME COLUMN ts TO t2"), (4070, col("ts")));
+    assert_eq!(fails(&mut s, "ALTER TABLE t MODIFY ts BIGINT UNSIGNED NULL"), (4070, col("ts")));
+    assert_eq!(fails(&mut s, "ALTER TABLE t DROP PRIMARY KEY").0, 4069);
+    // SET SESSION of the global-only variables fails; out-of-range offsets too.
+    assert_eq!(fails(&mut s, "SET strata_enable_ttl = 0").0, 1229);
+    assert_eq!(fails(&mut s, "SET GLOBAL strata_debug_ttl_rec_ts = 4000").0, 1231);
+    assert_eq!(rows(&mut s, "SELECT @@global.strata_enable_ttl, @@global.strata_enable_ttl_read_filtering"), ["1|1"]);
+}
+
+#[test]
+fn alter_restart_and_drop_keep_ttl_semantics() {
+    let _g = serial();
+    let dir = testkit::TempDir::new("ttl-restart");
+    let o = sql::InstanceOptions {
+        sync_on_commit: false,
+        ..Default::default()
+    };
+    {
+        let inst = sql::Instance::open(&dir.0, &o).unwrap();
+        let mut s = inst.session(1, "root", None);
+        q(&mut s, "CREATE DATABASE d");
+        q(&mut s, "USE d");
+        q(
+            &mut s,
+            "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY kb (b)) COMMENT='ttl_duration=100;'",
+        );
+        insert_at(&mut s, -300, "INSERT INTO t VALUES (1, 1)");
+        insert_at(&mut s, -60, "INSERT INTO t VALUES (2, 2)");
+        q(&mut s, "INSERT INTO t VALUES (3, 3)");
+        // A rebuild (column added in the middle, index added) keeps each
+        // row's time and leaves the expired row out.
+        q(&mut s, "ALTER TABLE t ADD COLUMN c INT DEFAULT 7 AFTER a, ADD INDEX kc (c)");
+        q(&mut s, "CREATE INDEX kb2 ON t (b, a)");
+        assert_eq!(rows(&mut s, "SELECT a, c FROM t ORDER BY a"), ["2|7", "3|7"]);
+        check_ok(&mut s, "t");
+        inst.shutdown().unwrap();
+    }
+    let inst = sql::Instance::open(&dir.0, &o).unwrap();
+    let mut s = inst.session(1, "root", Some("d".into()));
+    assert!(common::show_create(&mut s, "t").contains("COMMENT='ttl_duration=100;'"));
+    // Row 2 (60 s old) expires 50 s on, through every index.
+    q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 50");
+    assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["3"]);
+    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE b = 2"), Vec::<String>::new());
+    assert_eq!(rows(&mut s, "SELECT b FROM t WHERE b > 0"), ["3"]);
+    q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 0");
+    assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["2", "3"]);
+    // The compaction filter knows the table after the restart.
+    q(&mut s, "SET GLOBAL strata_debug_ttl_snapshot_ts = 50");
+    q(&mut s, "OPTIMIZE TABLE t");
+    q(&mut s, "SET GLOBAL strata_debug_ttl_snapshot_ts = 0");
+    let st = inst.catalog.state();
+    let t = st.table("d", "t").unwrap().clone();
+    drop(st);
+    for ix in t.def.indexes() {
+        assert_eq!(keys_of(&inst, ix.id), 1, "index {}", ix.name);
+    }
+    check_ok(&mut s, "t");
+    q(&mut s, "DROP TABLE t");
+    q(&mut s, "CREATE TABLE t (a INT PRIMARY KEY)");
+    q(&mut s, "INSERT INTO t VALUES (1)");
+    q(&mut s, "SET GLOBAL strata_debug_ttl_snapshot_ts = 3600");
+    q(&mut s, "OPTIMIZE TABLE t");
+    assert_eq!(rows(&mut s, "SELECT a FROM t"), ["1"]);
+}

@@ -74,7 +74,8 @@ class PathTest(unittest.TestCase):
 
 class StatementTest(unittest.TestCase):
     def test_row_by_row_strata_runs_in_a_transaction(self):
-        self.assertEqual(load.load_sql("strata", "/f", "t"), "SET autocommit=0; LOAD DATA INFILE '/f' INTO TABLE t; COMMIT")
+        self.assertTrue(load.load_sql("strata", "/f", "t").endswith(
+            "SET autocommit=0; LOAD DATA INFILE '/f' INTO TABLE t; COMMIT"))
         self.assertTrue(load.load_sql("strata_bulk", "/f", "t").startswith("SET strata_bulk_load=1; LOAD DATA"))
         self.assertEqual(load.load_sql("innodb", "/f", "t"), "LOAD DATA INFILE '/f' INTO TABLE t")
 

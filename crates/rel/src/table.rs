@@ -94,7 +94,17 @@ pub fn row_value(def: &TableDef, row: &[Value]) -> Vec<u8> {
 pub fn row_value_at(def: &TableDef, row: &[Value], stamp: u64) -> Vec<u8> {
     let types: Vec<_> = def.value_cols.iter().map(|&c| &def.columns[c].ty).collect();
     let vals: Vec<&Value> = def.value_cols.iter().map(|&c| &row[c]).collect();
-    let mut out = Vec::with_capacity(64);
+    // Sized for the whole row (strings and a varint or so per column, the
+    // TTL stamp): growing from a small guess cost reallocations on every
+    // row of a load.
+    let text: usize = vals
+        .iter()
+        .map(|v| match v {
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(24 + text + 11 * vals.len());
     if def.ttl.is_some_and(|t| t.col.is_none()) {
         out.extend_from_slice(&stamp.to_be_bytes());
     }

@@ -231,9 +231,12 @@ impl Db {
 
     /// As [`Db::ingest`], but entries are never visible to a snapshot that is
     /// live when the files are added: with any snapshot live, every file
-    /// takes a global sequence number newer than every snapshot (into level
-    /// 0), as an overlapping one does, since entries with sequence number 0
-    /// would show through every snapshot. It costs no rewrite either way.
+    /// takes a global sequence number newer than every snapshot, as an
+    /// overlapping one does, since entries with sequence number 0 would
+    /// show through every snapshot. A file that overlaps nothing still goes
+    /// to its free level (no other version of its keys exists, so no level
+    /// order is at stake), not into level 0, from where compactions would
+    /// rewrite it down to the last level. It costs no rewrite either way.
     pub fn ingest_after_snapshots(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
         self.ingest_inner(cf, paths, true)
     }
@@ -289,7 +292,9 @@ impl Db {
                 self.flush()?;
                 continue;
             }
-            let (levels, _) = free_levels(&st, cf, &files, &among, after_snapshots)?;
+            let (levels, _) = free_levels(&st, cf, &files, &among)?;
+            // Checked under the lock that also orders new snapshots after this.
+            let snapshots_live = after_snapshots && !st.snapshots.is_empty();
             // Every file is checked before any sequence number is taken.
             for ((_, t, _, _), level) in files.iter().zip(&levels) {
                 if level.is_none() && t.properties().largest_seq != 0 {
@@ -316,8 +321,13 @@ impl Db {
                     ..Default::default()
                 };
                 let level = match level {
-                    Some(l) => l,
-                    None => {
+                    Some(l) if !snapshots_live => l,
+                    // A file over older data goes into level 0 (it must be
+                    // read before what it overwrites); one that overlaps
+                    // nothing keeps its free level even with a number of
+                    // its own (it only hides from older snapshots), so that
+                    // it is not rewritten by a compaction.
+                    level => {
                         // In call order: a later file wins over an earlier
                         // one it overlaps.
                         st.versions.last_sequence += 1;
@@ -329,7 +339,7 @@ impl Db {
                         f.largest = key::with_seq(largest, g);
                         max_seq = g;
                         crate::stats::Stats::add(&self.inner.stats.ingested_global_seqno_files, 1);
-                        0
+                        level.unwrap_or(0)
                     }
                 };
                 added.push((level, f));
@@ -528,17 +538,18 @@ impl Drop for Linked<'_> {
 }
 
 /// The level each file could take with sequence number 0 (None: it must
-/// be rewritten), as the state is now. Entries keep sequence number 0 only
-/// if nothing else holds a key in their range: no table at any level (a
-/// table below with a higher sequence number would win in iterators and
-/// compactions) and no memtable. They then go to the lowest level above
-/// every level a compaction is busy on (its outputs may span the range).
+/// go into level 0 with a global one), as the state is now. Entries keep
+/// sequence number 0 only if nothing else holds a key in their range: no
+/// table at any level (a table below with a higher sequence number would
+/// win in iterators and compactions) and no memtable. They then go to the
+/// lowest level above every level a compaction is busy on (its outputs may
+/// span the range); so does such a file given a global sequence number
+/// because snapshots are live (`ingest_after_snapshots`).
 fn free_levels(
     st: &super::State,
     cf: ColumnFamily,
     files: &[Ingested],
     among: &[bool],
-    after_snapshots: bool,
 ) -> Result<(Vec<Option<usize>>, Arc<crate::version::Version>)> {
     let v = st
         .versions
@@ -557,8 +568,6 @@ fn free_levels(
     let mems: Vec<_> = std::iter::once(c.mem.clone())
         .chain(c.imms.iter().cloned())
         .collect();
-    // Checked under the lock that also orders new snapshots after this.
-    let snapshots_live = after_snapshots && !st.snapshots.is_empty();
     let cmp = v.cmp;
     let levels = files
         .iter()
@@ -567,7 +576,7 @@ fn free_levels(
             let (lo, hi) = (key::user_key(smallest), key::user_key(largest));
             let in_mems = mems.iter().any(|m| mem_overlaps(m, cmp, lo, hi));
             let in_tables = (0..NUM_LEVELS).any(|l| !v.overlapping(l, lo, hi).is_empty());
-            if in_mems || in_tables || among[i] || snapshots_live {
+            if in_mems || in_tables || among[i] {
                 None
             } else {
                 free_level

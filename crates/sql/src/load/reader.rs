@@ -196,7 +196,28 @@ impl<R: Read> Reader<R> {
 
     /// One field and whether the line ended after it.
     fn field(&mut self) -> std::io::Result<(Field, bool)> {
-        let (ft, lt) = (self.f.field_term.clone(), self.f.line_term.clone());
+        // Taken out for the call (not cloned per field), put back after.
+        let ft = std::mem::take(&mut self.f.field_term);
+        let lt = std::mem::take(&mut self.f.line_term);
+        let r = self.field_with(&ft, &lt);
+        self.f.field_term = ft;
+        self.f.line_term = lt;
+        r
+    }
+
+    /// Bytes from `pos` that are plain field text of an unenclosed field:
+    /// up to the first escape character or first byte of a terminator (or
+    /// the end of what is buffered). They are taken in one copy instead of
+    /// byte by byte.
+    fn plain_run(&self, ft: &[u8], lt: &[u8]) -> usize {
+        let (esc, f0, l0) = (self.f.escaped, ft.first().copied(), lt.first().copied());
+        self.buf[self.pos..]
+            .iter()
+            .position(|&c| Some(c) == esc || Some(c) == f0 || Some(c) == l0)
+            .unwrap_or(self.buf.len() - self.pos)
+    }
+
+    fn field_with(&mut self, ft: &[u8], lt: &[u8]) -> std::io::Result<(Field, bool)> {
         let mut out = Vec::new();
         let enc = self.f.enclosed;
         let enclosed = match enc {
@@ -220,8 +241,8 @@ impl<R: Read> Reader<R> {
                         escaped_any = true;
                         if n == b'N' && enclosed.is_none() && out.is_empty() {
                             // `\N` alone is NULL; followed by more it is "N...".
-                            if self.at(&ft)? || self.at(&lt)? || self.peek()?.is_none() {
-                                let end = self.end_field(&ft, &lt)?;
+                            if self.at(ft)? || self.at(lt)? || self.peek()?.is_none() {
+                                let end = self.end_field(ft, lt)?;
                                 return Ok((None, end));
                             }
                         }
@@ -243,22 +264,34 @@ impl<R: Read> Reader<R> {
                         continue;
                     }
                     self.pos += 1;
-                    if self.peek()?.is_none() || self.at(&ft)? || self.at(&lt)? {
-                        let end = self.end_field(&ft, &lt)?;
+                    if self.peek()?.is_none() || self.at(ft)? || self.at(lt)? {
+                        let end = self.end_field(ft, lt)?;
                         return Ok((Some(out), end));
                     }
                     out.push(q);
                     continue;
                 }
-                self.pos += 1;
-                out.push(c);
+                // Text up to the next escape or enclosing character.
+                let esc = self.f.escaped;
+                let run = self.buf[self.pos..]
+                    .iter()
+                    .position(|&b| b == q || Some(b) == esc)
+                    .unwrap_or(self.buf.len() - self.pos);
+                out.extend_from_slice(&self.buf[self.pos..self.pos + run.max(1)]);
+                self.pos += run.max(1);
                 continue;
             }
-            if self.at(&ft)? {
+            let run = self.plain_run(ft, lt);
+            if run > 0 {
+                out.extend_from_slice(&self.buf[self.pos..self.pos + run]);
+                self.pos += run;
+                continue;
+            }
+            if self.at(ft)? {
                 self.pos += ft.len();
                 return Ok((self.finish(out, None, escaped_any), false));
             }
-            if self.at(&lt)? {
+            if self.at(lt)? {
                 self.pos += lt.len();
                 return Ok((self.finish(out, None, escaped_any), true));
             }
@@ -365,6 +398,29 @@ mod tests {
             got,
             vec![s(&[Some("1"), Some("2")]), s(&[Some("3"), Some("4")])]
         );
+    }
+
+    #[test]
+    fn terminator_prefixes_in_text_and_long_plain_lines() {
+        // Text runs stop at a terminator's first byte; one that does not
+        // start a whole terminator is text.
+        let f = Format {
+            field_term: b"<>".to_vec(),
+            line_term: b"\r\n".to_vec(),
+            ..Default::default()
+        };
+        let got = rows("a<b<>c\rd\r\n<<>>\r\n", f.clone());
+        assert_eq!(
+            got,
+            vec![s(&[Some("a<b"), Some("c\rd")]), s(&[Some("<"), Some(">")])]
+        );
+        // The line limit holds for text taken in runs.
+        let line = format!("{}\t{}\r\n", "x".repeat(40), "y".repeat(40));
+        let mut r = Reader::new(line.as_bytes(), Format::default()).with_limit(60);
+        let e = r.next_row().unwrap_err();
+        assert!(e.get_ref().is_some_and(|e| e.is::<LineTooLong>()), "{e}");
+        let mut r = Reader::new(line.as_bytes(), f).with_limit(81);
+        assert!(r.next_row().unwrap().is_some());
     }
 
     #[test]

@@ -82,8 +82,29 @@ fn find(
     find_account(&inst.catalog.state().accounts, user, &hs)
 }
 
-/// The stored credentials of the account `user` from `hosts` is.
-pub fn credentials(inst: &Instance, user: &str, hosts: &[String]) -> Option<wire::Credentials> {
+/// The account a login's password is checked against, found once (by
+/// `credentials`): the transport and database checks and the session's
+/// identity use this one, never a second look-up (an account created,
+/// dropped or altered meanwhile must not hand the session another
+/// account's privileges).
+#[derive(Default)]
+pub struct Login(std::cell::RefCell<Option<std::sync::Arc<rel::catalog::Account>>>);
+
+impl Login {
+    fn get(&self) -> Option<std::sync::Arc<rel::catalog::Account>> {
+        self.0.borrow().clone()
+    }
+}
+
+/// The stored credentials of the account `user` from `hosts` is, recording
+/// that account in `login`.
+pub fn credentials(
+    inst: &Instance,
+    user: &str,
+    hosts: &[String],
+    login: &Login,
+) -> Option<wire::Credentials> {
+    *login.0.borrow_mut() = None;
     if skipping() {
         return Some(wire::Credentials {
             any_password: true,
@@ -91,12 +112,14 @@ pub fn credentials(inst: &Instance, user: &str, hosts: &[String]) -> Option<wire
         });
     }
     let a = find(inst, user, hosts)?;
-    Some(wire::Credentials {
+    let c = wire::Credentials {
         native_hash: a.hash,
         sha2_hash: a.sha2.as_deref().and_then(|s| inst.sha2_cache.get(s)),
         sha2_auth: a.sha2.clone(),
         any_password: false,
-    })
+    };
+    *login.0.borrow_mut() = Some(a);
+    Some(c)
 }
 
 /// After a caching_sha2_password full authentication: the password's
@@ -116,6 +139,7 @@ pub fn remember(inst: &Instance, hi: &wire::HandshakeInfo) {
 /// needs TLS (3159; unix sockets are secure).
 pub fn check_transport(
     inst: &Instance,
+    login: &Login,
     user: &str,
     hosts: &[String],
     tls: bool,
@@ -124,7 +148,7 @@ pub fn check_transport(
     if tls {
         return Ok(());
     }
-    if let Some(a) = find(inst, user, hosts) {
+    if let Some(a) = login.get() {
         if a.require_ssl {
             let pw = if a.has_password() { "YES" } else { "NO" };
             return Err(SqlError::access_denied(user, &hosts[0], pw));
@@ -141,38 +165,48 @@ pub fn check_transport(
 }
 
 /// Connecting with a database: the account must have some privilege in it
-/// (global, database or table level; 1044).
-pub fn check_db(inst: &Instance, user: &str, hosts: &[String], db: &str) -> Result<(), SqlError> {
+/// (global, database or table level; 1044), as it is now.
+pub fn check_db(
+    inst: &Instance,
+    login: &Login,
+    user: &str,
+    hosts: &[String],
+    db: &str,
+) -> Result<(), SqlError> {
     if skipping() {
         return Ok(());
     }
-    let Some(a) = find(inst, user, hosts) else {
+    let Some(a) = login.get() else {
         return Err(SqlError::db_access_denied(user, &hosts[0], db));
     };
-    if a.any_in_db(db) || db.eq_ignore_ascii_case("information_schema") {
+    if db.eq_ignore_ascii_case("information_schema") {
+        return Ok(());
+    }
+    let key = (a.user.clone(), a.host.clone());
+    let now = inst.catalog.state().accounts.get(&key).cloned();
+    if now.is_some_and(|n| n.any_in_db(db)) {
         return Ok(());
     }
     // MariaDB names the account's host pattern here.
     Err(SqlError::db_access_denied(user, &a.host, db))
 }
 
-/// Ties an authenticated session to its account (its privileges are
-/// checked from then on).
-pub fn attach(sess: &mut Session, hosts: &[String]) {
-    let inst = sess.inst.clone();
+/// Ties an authenticated session to the account its password was checked
+/// against (`login`; its privileges are looked up by that account's name
+/// at each statement: one dropped meanwhile has none, as after a DROP USER
+/// of a connected account).
+pub fn attach(sess: &mut Session, hosts: &[String], login: &Login) {
     sess.host = hosts.first().cloned().unwrap_or_else(|| "localhost".into());
     if skipping() {
         // No account: every privilege (the recovery mode).
         sess.account = None;
         return;
     }
-    // An account that went between the handshake and here has no
-    // privileges: the session gets none rather than all.
-    sess.account = Some(
-        find(&inst, &sess.user, hosts)
-            .map(|a| (a.user.clone(), a.host.clone()))
-            .unwrap_or_else(|| (sess.user.clone(), String::new())),
-    );
+    sess.account = Some(match login.get() {
+        Some(a) => (a.user.clone(), a.host.clone()),
+        // Not reached (no account, no login); no privileges rather than all.
+        None => (sess.user.clone(), String::new()),
+    });
 }
 
 /// Startup: root's password from the flag or the file, or a random one on
@@ -228,7 +262,51 @@ fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_loopback_bind;
+    use super::{attach, check_db, credentials, is_loopback_bind, Login};
+    use sql::result::Collect;
+
+    fn run(s: &mut sql::Session, sql: &str) {
+        s.query(sql, &mut Collect::default()).unwrap();
+    }
+
+    /// The session is the account whose password was checked, even when a
+    /// more specific account of the user appears (or that one goes) before
+    /// the session is attached: the login's one look-up decides.
+    #[test]
+    fn the_session_gets_the_account_its_password_was_checked_against() {
+        let dir = testkit::TempDir::new("accounts-login-race");
+        let inst = sql::Instance::open(&dir.0, &Default::default()).unwrap();
+        let mut root = inst.session(1, "root", None);
+        run(&mut root, "CREATE DATABASE d");
+        run(&mut root, "CREATE USER r IDENTIFIED BY 'a'");
+        let hosts = super::client_hosts("127.0.0.1");
+        let login = Login::default();
+        let c = credentials(&inst, "r", &hosts, &login).unwrap();
+        assert_eq!(c.native_hash, Some(sql::account::native_hash("a")));
+        // Between the password check and the attach: a more specific
+        // account of r with another password and every privilege.
+        run(&mut root, "CREATE USER r@localhost IDENTIFIED BY 'b'");
+        run(&mut root, "GRANT ALL ON *.* TO r@localhost");
+        assert!(check_db(&inst, &login, "r", &hosts, "d").is_err());
+        let mut s = inst.session(2, "r", None);
+        attach(&mut s, &hosts, &login);
+        assert_eq!(s.account, Some(("r".to_string(), "%".to_string())));
+        let e = s.query("CREATE DATABASE e", &mut Collect::default()).unwrap_err();
+        assert_eq!(e.code, 1044, "{}", e.msg);
+        // The more specific account's login, dropped before the attach:
+        // the session is still r@localhost (no privileges, as a session of
+        // a dropped account), never r@% whose password it never gave.
+        run(&mut root, "GRANT CREATE ON *.* TO r");
+        let login = Login::default();
+        let c = credentials(&inst, "r", &hosts, &login).unwrap();
+        assert_eq!(c.native_hash, Some(sql::account::native_hash("b")));
+        run(&mut root, "DROP USER r@localhost");
+        let mut s = inst.session(3, "r", None);
+        attach(&mut s, &hosts, &login);
+        assert_eq!(s.account, Some(("r".to_string(), "localhost".to_string())));
+        let e = s.query("CREATE DATABASE e", &mut Collect::default()).unwrap_err();
+        assert_eq!(e.code, 1044, "{}", e.msg);
+    }
 
     #[test]
     fn loopback_binds_are_told_by_address_and_by_resolution() {

@@ -202,17 +202,18 @@ fn serve_inner(
     // session limit (one more session for root, as MySQL keeps one for
     // SUPER users).
     conn.set_client_host(&hosts[0]);
-    let lookup = |u: &str| crate::accounts::credentials(inst, u, &hosts);
+    let login = crate::accounts::Login::default();
+    let lookup = |u: &str| crate::accounts::credentials(inst, u, &hosts, &login);
     let info = match conn.handshake_with(&lookup, &|hi| {
         crate::accounts::remember(inst, hi);
         // REQUIRE SSL, then require_secure_transport (MySQL's order).
-        crate::accounts::check_transport(inst, &hi.user, &hosts, hi.tls, unix)
+        crate::accounts::check_transport(inst, &login, &hi.user, &hosts, hi.tls, unix)
             .map_err(sql_packet)?;
         if let Some(d) = &hi.database {
             if !cat.catalog.state().databases.contains_key(d) {
                 return Err(sql_packet(SqlError::bad_db(d)));
             }
-            crate::accounts::check_db(inst, &hi.user, &hosts, d).map_err(sql_packet)?;
+            crate::accounts::check_db(inst, &login, &hi.user, &hosts, d).map_err(sql_packet)?;
         }
         let n = inst.attach();
         attached.counted.set(true);
@@ -233,7 +234,7 @@ fn serve_inner(
     drop(handshaking);
     conn.set_max_packet(shared.max_packet);
     let mut sess = inst.session(conn_id, &info.user, info.database.clone());
-    crate::accounts::attach(&mut sess, &hosts);
+    crate::accounts::attach(&mut sess, &hosts, &login);
     sess.proc.set_host(peer);
     sess.tls = conn.get_ref().tls_info();
     if let Some(h) = hook {
@@ -599,8 +600,12 @@ fn dispatch<S: Read + Write>(
                     sess.user.clone(),
                     sess.db.clone(),
                 );
+                // The session keeps the account it logged in as (MariaDB
+                // keeps its security context): never a second look-up.
+                let (account, host) = (sess.account.take(), std::mem::take(&mut sess.host));
                 *sess = inst.session(id, &user, db);
-                crate::accounts::attach(sess, &cl.hosts);
+                sess.account = account;
+                sess.host = host;
                 sess.tls = cl.tls.clone();
                 stmts.clear();
                 match ended {
@@ -642,7 +647,8 @@ fn dispatch<S: Read + Write>(
                 sess.rollback();
                 let inst = sess.inst.clone();
                 let hosts = &cl.hosts;
-                let lookup = |u: &str| crate::accounts::credentials(&inst, u, hosts);
+                let login = crate::accounts::Login::default();
+                let lookup = |u: &str| crate::accounts::credentials(&inst, u, hosts, &login);
                 // After the password, as at login (a client that does not know
                 // it learns nothing, not even which databases exist): the
                 // transport checks of the new user (REQUIRE SSL, then
@@ -650,13 +656,14 @@ fn dispatch<S: Read + Write>(
                 let (tls, unix) = (conn.is_tls(), cl.unix);
                 let check = |hi: &wire::HandshakeInfo| {
                     crate::accounts::remember(&inst, hi);
-                    crate::accounts::check_transport(&inst, &hi.user, hosts, tls, unix)
+                    crate::accounts::check_transport(&inst, &login, &hi.user, hosts, tls, unix)
                         .map_err(sql_packet)?;
                     if let Some(d) = &hi.database {
                         if !inst.catalog.state().databases.contains_key(d) {
                             return Err(sql_packet(SqlError::bad_db(d)));
                         }
-                        crate::accounts::check_db(&inst, &hi.user, hosts, d).map_err(sql_packet)?;
+                        crate::accounts::check_db(&inst, &login, &hi.user, hosts, d)
+                            .map_err(sql_packet)?;
                     }
                     Ok(())
                 };
@@ -664,7 +671,7 @@ fn dispatch<S: Read + Write>(
                     Ok(info) => {
                         let wait = sess.vars.get("wait_timeout").cloned();
                         *sess = inst.session(sess.conn_id, &info.user, info.database.clone());
-                        crate::accounts::attach(sess, hosts);
+                        crate::accounts::attach(sess, hosts, &login);
                         sess.tls = cl.tls.clone();
                         if let Some(w) = wait {
                             sess.vars.insert("wait_timeout".into(), w);

@@ -620,8 +620,22 @@ pub fn plan_update(
     let subs = crate::select::SubPlans::new(st, cur_db, params);
     let mut b = Binder::new(params);
     b.sub = Some(&subs);
+    let me = crate::multidml::FromName {
+        table: Some((t.def.db.clone(), t.def.name.clone())),
+        alias: Some(alias.clone()),
+    };
     let mut set = Vec::new();
     for a in &u.assignments {
+        // A qualifier must name the table (and its database): 1054 as
+        // MariaDB, never ignored.
+        if let ast::AssignmentTarget::ColumnName(n) = &a.target {
+            let parts = crate::stmt::name_parts(n);
+            if let Some((_, qual)) = parts.split_last() {
+                if !qual.is_empty() && crate::multidml::set_owner(&[&me], qual).is_none() {
+                    return Err(SqlError::unknown_column(parts.join("."), "SET"));
+                }
+            }
+        }
         set.push(assignment(&t, a, &mut b, &scope)?);
     }
     let p = finish_modify(

@@ -320,6 +320,7 @@ mysql_errors! {
     // Views and recursive common table expressions.
     ER_VIEW_WRONG_LIST = 1353, "HY000", fn view_wrong_list() => "View's SELECT and view's field list have different column counts";
     ER_VIEW_INVALID = 1356, "HY000", fn view_invalid(db, view) => "View '{db}.{view}' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them";
+    ER_NO_SUCH_USER = 1449, "HY000", fn no_such_definer(user, host) => "The user specified as a definer ('{user}'@'{host}') does not exist";
     ER_VIEW_SELECT_VARIABLE = 1351, "HY000", fn view_variable() => "View's SELECT contains a variable or parameter";
     ER_TOO_MANY_TABLES = 1116, "HY000", fn too_many_tables(max) => "Too many tables; MariaDB can only use {max} tables in a join";
     ER_TOO_MANY_TABLES_VIEWS = 1116, "HY000", fn too_many_view_tables(max) => "Too many tables; the views read expand to more than {max} table references";

@@ -71,6 +71,8 @@ pub fn is_multi_delete(d: &ast::Delete) -> bool {
 struct FromTable {
     table: Option<Arc<Table>>,
     alias: String,
+    /// How targets name it (`delete_target`, `set_owner`).
+    name: FromName,
     /// Position of its first column in the joined row.
     base: usize,
     scope: Scope,
@@ -101,15 +103,17 @@ fn from_tables(
         std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation))
     });
     for r in relations {
-        let (table, alias, scope) = match r {
+        let (table, alias, scope, fname) = match r {
             ast::TableFactor::Table { name, alias, .. } => {
                 select::view::refuse_write(st, cur_db, name, "multi-table UPDATE or DELETE")?;
                 let table = resolve_table(st, cur_db, name)?;
-                let alias = alias
-                    .as_ref()
-                    .map_or(table.def.name.clone(), |a| a.name.value.clone());
+                let fname = FromName {
+                    table: Some((table.def.db.clone(), table.def.name.clone())),
+                    alias: alias.as_ref().map(|a| a.name.value.clone()),
+                };
+                let alias = fname.name().to_string();
                 let scope = table_scope(&table, &alias);
-                (Some(table), alias, scope)
+                (Some(table), alias, scope, fname)
             }
             ast::TableFactor::Derived {
                 lateral: false,
@@ -132,6 +136,10 @@ fn from_tables(
                         types: Vec::new(),
                         hidden: Vec::new(),
                     },
+                    FromName {
+                        table: None,
+                        alias: Some(alias),
+                    },
                 )
             }
             _ => {
@@ -147,12 +155,80 @@ fn from_tables(
         out.push(FromTable {
             table,
             alias,
+            name: fname,
             base,
             scope,
         });
         base += width;
     }
     Ok(out)
+}
+
+/// A FROM item as the targets of a multi-table statement name it: its
+/// table (database, name; None for a derived table) and its alias. The
+/// planner and the privilege check (`account::rows`) resolve targets with
+/// the same functions, so they always agree on the table written.
+#[derive(Debug, Clone)]
+pub struct FromName {
+    pub table: Option<(String, String)>,
+    pub alias: Option<String>,
+}
+
+impl FromName {
+    /// The name its columns are qualified with (alias, else table name).
+    pub fn name(&self) -> &str {
+        match (&self.alias, &self.table) {
+            (Some(a), _) => a,
+            (None, Some((_, t))) => t,
+            (None, None) => "",
+        }
+    }
+}
+
+/// The FROM item a multi-table DELETE target (`t` or `db.t`) names, as
+/// MariaDB matches them: `db.t` only an item without an alias, of that
+/// database and name; `t` an item's alias, or an item without one named
+/// `t` in the current database (1046 without one). None: 1109 `Unknown
+/// table 't' in MULTI DELETE`; two: 1066.
+pub fn delete_target(items: &[&FromName], target: &[String], cur_db: Option<&str>) -> Result<usize> {
+    let (db, name) = match target {
+        [t] => (cur_db.ok_or_else(SqlError::no_db)?, t.as_str()),
+        [d, t] => (d.as_str(), t.as_str()),
+        _ => return Err(SqlError::parse("bad table name")),
+    };
+    let qualified = target.len() == 2;
+    let mut hit = None;
+    for (i, f) in items.iter().enumerate() {
+        let same = match (&f.alias, &f.table) {
+            (Some(_), _) if qualified => false,
+            (Some(a), _) => a.eq_ignore_ascii_case(name),
+            (None, Some((d, t))) => d == db && t.eq_ignore_ascii_case(name),
+            (None, None) => false,
+        };
+        if same {
+            if hit.is_some() {
+                return Err(SqlError::duplicate_alias(name));
+            }
+            hit = Some(i);
+        }
+    }
+    hit.ok_or_else(|| SqlError::unknown_table_in(name, "MULTI DELETE"))
+}
+
+/// The FROM item an UPDATE column's qualifier (`t` or `db.t`) names: the
+/// item going by that name (alias or table name), of that database when
+/// one is given (MariaDB's rule; a derived table has none). None: 1054
+/// `Unknown column 'db.t.c' in 'SET'`.
+pub fn set_owner(items: &[&FromName], qual: &[String]) -> Option<usize> {
+    let (db, name) = match qual {
+        [t] => (None, t),
+        [d, t] => (Some(d.as_str()), t),
+        _ => return None,
+    };
+    items.iter().position(|f| {
+        f.name().eq_ignore_ascii_case(name)
+            && db.is_none_or(|d| f.table.as_ref().is_some_and(|(td, _)| td == d))
+    })
 }
 
 /// `SELECT a.*, b.* ... FROM <from> WHERE <selection> FOR UPDATE`, keeping the
@@ -181,23 +257,24 @@ fn join_query(
     Ok(*q)
 }
 
-/// Plans the join and checks the targets; `targets` are FROM names.
+/// Plans the join and checks the targets; `targets` pick FROM items
+/// (`delete_target`, `set_owner`).
+#[allow(clippy::too_many_arguments)]
 fn plan_join(
     from: &[ast::TableWithJoins],
+    tables: &[FromTable],
     selection: Option<&ast::Expr>,
     st: &CatalogState,
     cur_db: Option<&str>,
     params: &[(u64, u64)],
-    targets: &[String],
+    targets: &[usize],
     verb: &str,
 ) -> Result<(SelectPlan, Vec<Target>)> {
-    let tables = from_tables(from, st, cur_db, params)?;
     let mut chosen: Vec<Target> = Vec::new();
-    for name in targets {
+    for &i in targets {
         let f = tables
-            .iter()
-            .find(|f| f.alias.eq_ignore_ascii_case(name))
-            .ok_or_else(|| SqlError::unknown_table_in(name, format!("MULTI {verb}")))?;
+            .get(i)
+            .ok_or_else(|| SqlError::internal("target outside the join"))?;
         let Some(table) = &f.table else {
             return Err(SqlError::not_updatable(&f.alias, verb));
         };
@@ -211,11 +288,13 @@ fn plan_join(
             chosen.push((table.clone(), f.base));
         }
     }
-    let q = join_query(from.to_vec(), selection.cloned(), &tables)?;
+    let q = join_query(from.to_vec(), selection.cloned(), tables)?;
     let mut select = select::plan(&q, st, cur_db, params)?;
     // Tables only read are read under shared locks.
     for j in &mut select.join {
-        j.shared = !targets.iter().any(|n| n.eq_ignore_ascii_case(&j.alias));
+        j.shared = !targets
+            .iter()
+            .any(|&i| tables[i].alias.eq_ignore_ascii_case(&j.alias));
     }
     let changed = |s: &SelectPlan| chosen.iter().find(|(t, _)| reads_table(s, t));
     if let Some((t, _)) = select.subqueries.iter().find_map(|(s, _)| changed(s)) {
@@ -273,31 +352,37 @@ pub fn plan_update(
     let from = std::slice::from_ref(table);
     let tables = from_tables(from, st, cur_db, params)?;
     let scope = scope_of(&tables);
-    // Each assignment's column decides its table.
+    // Each assignment's column decides its table: a qualifier names a FROM
+    // item (its database too, when given), else 1054 as MariaDB.
     let mut cols = Vec::new();
     for a in assignments {
         let ast::AssignmentTarget::ColumnName(n) = &a.target else {
             return Err(SqlError::unsupported("tuple assignment"));
         };
         let parts = crate::stmt::name_parts(n);
-        let (qual, col) = match parts.as_slice() {
-            [c] => (None, c.as_str()),
-            [.., t, c] => (Some(t.as_str()), c.as_str()),
-            [] => return Err(SqlError::parse("empty column name")),
+        let unknown = || SqlError::unknown_column(parts.join("."), "SET");
+        let Some((col, qual)) = parts.split_last() else {
+            return Err(SqlError::parse("empty column name"));
         };
-        let pos = scope
-            .find(qual, col)?
-            .ok_or_else(|| SqlError::unknown_column(parts.join("."), "field list"))?;
-        let f = tables
+        let pos = if qual.is_empty() {
+            scope.find(None, col)?.ok_or_else(unknown)?
+        } else {
+            let names: Vec<&FromName> = tables.iter().map(|f| &f.name).collect();
+            let i = set_owner(&names, qual).ok_or_else(unknown)?;
+            let f = &tables[i];
+            let c = f.scope.find(None, col)?.ok_or_else(unknown)?;
+            f.base + c
+        };
+        let i = tables
             .iter()
-            .rev()
-            .find(|f| f.base <= pos)
+            .rposition(|f| f.base <= pos)
             .ok_or_else(|| SqlError::internal("column outside the join"))?;
-        cols.push((f.alias.clone(), f.base, pos - f.base));
+        cols.push((i, tables[i].base, pos - tables[i].base));
     }
-    let names: Vec<String> = cols.iter().map(|(a, ..)| a.clone()).collect();
+    let names: Vec<usize> = cols.iter().map(|(i, ..)| *i).collect();
     let (select, targets) = plan_join(
         from,
+        &tables,
         selection.as_ref(),
         st,
         cur_db,
@@ -393,17 +478,20 @@ pub fn plan_delete(
         None => (tables.iter().collect(), from),
         Some(_) => return Err(SqlError::parse("DELETE with both a table list and USING")),
     };
-    let names: Vec<String> = names
-        .iter()
-        .map(|n| crate::stmt::name_parts(n).pop().unwrap_or_default())
-        .collect();
+    let tables = from_tables(join, st, cur_db, params)?;
+    let items: Vec<&FromName> = tables.iter().map(|f| &f.name).collect();
+    let mut picked = Vec::new();
+    for n in names {
+        picked.push(delete_target(&items, &crate::stmt::name_parts(n), cur_db)?);
+    }
     let (select, targets) = plan_join(
         join,
+        &tables,
         selection.as_ref(),
         st,
         cur_db,
         params,
-        &names,
+        &picked,
         "DELETE",
     )?;
     Ok(MultiPlan {

@@ -59,15 +59,24 @@ pub fn updatable(st: &CatalogState, v: &ViewDef) -> bool {
     matches!(target(st, v, 0), Ok(Some(_)))
 }
 
-/// The base table a write through view `v` lands in, as (database,
-/// table); None when the view is not updatable.
-pub fn base_table(st: &CatalogState, v: &ViewDef) -> Result<Option<(String, String)>> {
-    Ok(
-        target(st, v, 0)?.and_then(|t| match crate::stmt::name_parts(&t.table).as_slice() {
-            [d, n] => Some((d.clone(), n.clone())),
-            _ => None,
-        }),
-    )
+/// The table or view directly beneath updatable view `v` (its FROM), as
+/// (database, name): what a write through `v` writes with the rights of
+/// `v`'s definer. None when `v` is not updatable.
+pub fn direct_source(st: &CatalogState, v: &ViewDef) -> Result<Option<(String, String)>> {
+    if target(st, v, 0)?.is_none() {
+        return Ok(None);
+    }
+    let q = crate::select::view::qualified(v)?;
+    let ast::SetExpr::Select(s) = &*q.body else {
+        return Ok(None);
+    };
+    let Some(ast::TableFactor::Table { name, .. }) = s.from.first().map(|f| &f.relation) else {
+        return Ok(None);
+    };
+    Ok(match crate::stmt::name_parts(name).as_slice() {
+        [d, n] => Some((d.clone(), n.clone())),
+        _ => None,
+    })
 }
 
 /// The target of a write through view `v`; None when it is not updatable.

@@ -161,6 +161,29 @@ fn tokens(s: &str) -> Result<Vec<Tok>> {
     Ok(out)
 }
 
+/// MariaDB 10.11's limits on an account's user and host names
+/// (characters): 1470 past them.
+pub(crate) fn check_lengths(u: &str, h: &str) -> Result<()> {
+    if u.chars().count() > 128 {
+        return Err(SqlError::string_too_long(shown(u), "user name", 128));
+    }
+    if h.chars().count() > 255 {
+        return Err(SqlError::string_too_long(shown(h), "host name", 255));
+    }
+    Ok(())
+}
+
+/// A name as MariaDB's 1470 shows it (`%-.70sT`): past 70 characters, its
+/// first 67 and "...".
+pub(crate) fn shown(s: &str) -> String {
+    if s.chars().count() <= 70 {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(67).collect();
+    t.push_str("...");
+    t
+}
+
 fn syntax(s: &str) -> SqlError {
     let near: String = s.chars().take(80).collect();
     SqlError::parse(format!(
@@ -250,13 +273,7 @@ impl P<'_> {
         if u.is_empty() {
             return Err(SqlError::unsupported("anonymous accounts"));
         }
-        // MariaDB's limits (characters), as it refuses longer ones.
-        if u.chars().count() > 80 {
-            return Err(SqlError::string_too_long(&u, "user name", 80));
-        }
-        if h.chars().count() > 255 {
-            return Err(SqlError::string_too_long(&h, "host name", 255));
-        }
+        check_lengths(&u, &h)?;
         Ok(Some((u, h.to_ascii_lowercase())))
     }
     fn named_user(&mut self) -> Result<(String, String)> {

@@ -12,7 +12,8 @@
 //! defines is not a table where that WITH is in scope (its own query
 //! expression: later CTEs, itself if RECURSIVE, the body); a view is checked as itself
 //! (its definer's privileges cover what it reads).
-use crate::error::Result;
+use crate::error::{Result, SqlError};
+use crate::multidml::{delete_target, set_owner, FromName};
 use crate::stmt::{name_parts, RowStmt};
 use rel::catalog::privs as p;
 use sqlparser::ast;
@@ -214,6 +215,43 @@ fn resolve(
     }
 }
 
+/// The FROM items of a multi-table statement in the planner's order
+/// (`multidml::from_tables`), as its targets name them.
+fn from_names(t: &Tables, list: &[&ast::TableWithJoins]) -> Vec<FromName> {
+    fn factor(t: &Tables, f: &ast::TableFactor, out: &mut Vec<FromName>) {
+        let alias = |a: &Option<ast::TableAlias>| a.as_ref().map(|a| a.name.value.clone());
+        match f {
+            ast::TableFactor::Table { name, alias: a, .. } => out.push(FromName {
+                table: Some(t.split(name)),
+                alias: alias(a),
+            }),
+            ast::TableFactor::NestedJoin {
+                table_with_joins, ..
+            } => walk(t, table_with_joins, out),
+            ast::TableFactor::Derived { alias: a, .. } => out.push(FromName {
+                table: None,
+                alias: alias(a),
+            }),
+            // Refused by the planner; named by nothing here.
+            _ => out.push(FromName {
+                table: None,
+                alias: None,
+            }),
+        }
+    }
+    fn walk(t: &Tables, twj: &ast::TableWithJoins, out: &mut Vec<FromName>) {
+        factor(t, &twj.relation, out);
+        for j in &twj.joins {
+            factor(t, &j.relation, out);
+        }
+    }
+    let mut out = Vec::new();
+    for twj in list {
+        walk(t, twj, &mut out);
+    }
+    out
+}
+
 /// Every base table of the FROM items.
 fn all_bases(from: &BTreeMap<String, Option<Name>>) -> Vec<Name> {
     from.values().flatten().cloned().collect()
@@ -314,10 +352,16 @@ fn check_reads(
     Ok(())
 }
 
-/// The targets of an UPDATE: the tables its SET assigns.
-fn update_targets(t: &Tables, u: &ast::Update, from: &BTreeMap<String, Option<Name>>) -> Vec<Name> {
+/// The targets of an UPDATE: the tables its SET assigns. A multi-table
+/// UPDATE's qualifier naming no table of the join is 1054 before any
+/// privilege (MariaDB's order; a single-table UPDATE checks the table
+/// first).
+fn update_targets(t: &Tables, u: &ast::Update) -> Result<Vec<Name>> {
     let mut own = BTreeMap::new();
     aliases(t, &[&u.table], &mut own);
+    let multi = crate::multidml::is_multi_update(u);
+    let items = from_names(t, &[&u.table]);
+    let item_refs: Vec<&FromName> = items.iter().collect();
     let mut targets = Vec::new();
     let mut cols = Vec::new();
     for a in &u.assignments {
@@ -338,10 +382,15 @@ fn update_targets(t: &Tables, u: &ast::Update, from: &BTreeMap<String, Option<Na
                     Err(())
                 }
             }
-            // As the executor: the part before the column names a table
-            // of the join (a database part is not compared).
             0 => Err(()),
-            n => resolve(t, &parts[n - 2..n - 1], from),
+            // As the planner: the qualifier names an item of the join.
+            n => match set_owner(&item_refs, &parts[..n - 1]) {
+                Some(i) => Ok(items[i].table.clone()),
+                None if multi => {
+                    return Err(SqlError::unknown_column(parts.join("."), "SET"));
+                }
+                None => Err(()),
+            },
         };
         match r {
             Ok(Some(n)) => targets.push(n),
@@ -351,7 +400,7 @@ fn update_targets(t: &Tables, u: &ast::Update, from: &BTreeMap<String, Option<Na
     }
     targets.sort();
     targets.dedup();
-    targets
+    Ok(targets)
 }
 
 /// What an UPDATE or DELETE reads besides its tables: (the FROM items by
@@ -398,7 +447,7 @@ pub fn rows(t: &Tables, r: &RowStmt) -> Result<()> {
         }
         RowStmt::Update(u) => {
             let (from, rd) = update_reads(t, u);
-            targets = update_targets(t, u, &from);
+            targets = update_targets(t, u)?;
             names = relations(t, u.as_ref());
             first = (p::UPDATE, "UPDATE");
             column_reads = Some((from, rd));
@@ -422,9 +471,10 @@ pub fn rows(t: &Tables, r: &RowStmt) -> Result<()> {
                     _ => targets.extend(all_bases(&from)),
                 }
             } else {
-                // As the executor: `DELETE t1, t2 FROM <join>` or `DELETE
-                // FROM t1, t2 USING <join>`; each target's last name part
-                // is an alias (or table name) of the join.
+                // As the planner: `DELETE t1, t2 FROM <join>` or `DELETE
+                // FROM t1, t2 USING <join>`; each target names an item of
+                // the join (`multidml::delete_target`: 1109 for none, before
+                // any privilege, as MariaDB).
                 let mut names = Vec::new();
                 let join: Vec<&ast::TableWithJoins> = match &d.using {
                     Some(u) => {
@@ -441,18 +491,16 @@ pub fn rows(t: &Tables, r: &RowStmt) -> Result<()> {
                         list.clone()
                     }
                 };
-                let mut jm = BTreeMap::new();
-                aliases(t, &join, &mut jm);
+                let items = from_names(t, &join);
+                let item_refs: Vec<&FromName> = items.iter().collect();
+                let cur = (!t.db.is_empty()).then_some(t.db.as_str());
                 for n in names {
-                    let last = n.and_then(|n| name_parts(n).pop());
-                    let r = match last {
-                        Some(a) => resolve(t, std::slice::from_ref(&a), &jm),
-                        None => Err(()),
-                    };
-                    match r {
-                        Ok(Some(n)) => targets.push(n),
-                        Ok(None) => {}
-                        Err(()) => targets.extend(all_bases(&from)),
+                    match n {
+                        Some(n) => {
+                            let i = delete_target(&item_refs, &name_parts(n), cur)?;
+                            targets.extend(items[i].table.clone());
+                        }
+                        None => targets.extend(all_bases(&from)),
                     }
                 }
             }

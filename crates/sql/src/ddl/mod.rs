@@ -12,7 +12,7 @@ mod install;
 mod online;
 mod rename;
 pub mod sortbuild;
-mod view;
+pub(crate) mod view;
 
 pub use coltypes::{json_alias_alter, json_alias_create};
 

@@ -93,11 +93,9 @@ pub fn create_view(
         Some(ast::CreateViewAlgorithm::Merge) => Algorithm::Merge,
         Some(ast::CreateViewAlgorithm::TempTable) => Algorithm::TempTable,
     };
-    let (definer_user, definer_host) = match params.and_then(|p| p.definer.as_ref()) {
-        Some(ast::GranteeName::UserHost { user, host }) => (user.value.clone(), host.value.clone()),
-        Some(ast::GranteeName::ObjectName(n)) => (crate::stmt::name_parts(n).join("."), "%".into()),
-        None => (s.user.clone(), "localhost".to_string()),
-    };
+    let (definer_user, definer_host) = definer(s, v);
+    crate::account::check_lengths(&definer_user, &definer_host)?;
+    let explicit = params.is_some_and(|p| p.definer.is_some());
     let invoker = matches!(
         params.and_then(|p| p.security.as_ref()),
         Some(ast::CreateViewSecurity::Invoker)
@@ -144,6 +142,12 @@ pub fn create_view(
     if check != rel::view::CheckOption::None && !crate::viewdml::updatable(&st, &def) {
         return Err(SqlError::check_option_not_updatable(&def.db, &def.name));
     }
+    let missing = (explicit
+        && s.account.is_some()
+        && !st
+            .accounts
+            .contains_key(&(def.definer_user.clone(), def.definer_host.clone())))
+    .then(|| SqlError::no_such_definer(&def.definer_user, &def.definer_host));
     s.inst
         .catalog
         .put_view(def, v.or_replace, alter)
@@ -151,7 +155,36 @@ pub fn create_view(
             rel::Error::NoSuchTable(t) => SqlError::no_table(t),
             other => other.into(),
         })?;
+    // MariaDB's note: such a view answers 1449 until the account exists.
+    if let Some(e) = missing {
+        s.warn("Note", e);
+    }
     ok()
+}
+
+/// The DEFINER of CREATE/ALTER VIEW as (user, host): the session's account
+/// by default and for CURRENT_USER, as MariaDB (the definer's rights are
+/// looked up by that exact account; a host is lowercased as accounts'
+/// are).
+pub fn definer(s: &Session, v: &ast::CreateView) -> (String, String) {
+    let current = || {
+        s.account
+            .clone()
+            .unwrap_or_else(|| (s.user.clone(), "localhost".to_string()))
+    };
+    match v.params.as_ref().and_then(|p| p.definer.as_ref()) {
+        Some(ast::GranteeName::UserHost { user, host }) => {
+            (user.value.clone(), host.value.to_ascii_lowercase())
+        }
+        Some(ast::GranteeName::ObjectName(n))
+            if matches!(n.0.as_slice(), [ast::ObjectNamePart::Identifier(i)]
+                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER")) =>
+        {
+            current()
+        }
+        Some(ast::GranteeName::ObjectName(n)) => (crate::stmt::name_parts(n).join("."), "%".into()),
+        None => current(),
+    }
 }
 
 /// DROP VIEW [IF EXISTS] a, b: the views found go; the other names are

@@ -707,8 +707,14 @@ pub fn for_each_row(
             }
         }
     }
+    // A locking read through a secondary index re-reads each row's latest
+    // version after its lock (the row may have changed since its index entry
+    // was read, e.g. while this read waited for the lock): only the WHERE
+    // tells whether that version is still in the range.
     let filter = match filter {
-        Some(f) if range_is_filter(def, acc, f, env)? => None,
+        Some(f) if (lock.is_none() || acc.index == 0) && range_is_filter(def, acc, f, env)? => {
+            None
+        }
         f => f,
     };
     let release =

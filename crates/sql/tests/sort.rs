@@ -155,3 +155,29 @@ fn distinct_on_sorted_keys_agrees_with_the_hash_set() {
     let _ = inst.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// DISTINCT done on sorted rows must not keep values it takes as equal but the
+/// sort orders apart: an exact number and a DOUBLE of the same value (rows of a
+/// UNION or derived table keep their own kinds), -0.0 and 0.0 in a DOUBLE column.
+#[test]
+fn distinct_with_order_by_merges_equal_numbers_of_different_kinds() {
+    let db = common::TestDb::open("sql-sort-distinct-kinds");
+    let mut s = common::session_in_d(&db);
+    for (sql, want) in [
+        ("SELECT DISTINCT x FROM (SELECT 1 AS x UNION ALL SELECT 1e0) d ORDER BY x", 1),
+        ("SELECT DISTINCT x FROM (SELECT 1.0 AS x UNION ALL SELECT 1e0) d ORDER BY x", 1),
+        (
+            "WITH c AS (SELECT 2 AS x, 'a' AS y UNION ALL SELECT 2e0, 'b' UNION ALL SELECT 2, 'b') \
+             SELECT DISTINCT x, y FROM c ORDER BY x, y",
+            2,
+        ),
+    ] {
+        let got = q(&mut s, sql);
+        assert_eq!(got.len(), want, "{sql}: {got:?}");
+    }
+    q(&mut s, "CREATE TABLE f (d DOUBLE)");
+    q(&mut s, "INSERT INTO f VALUES (0e0), (-0e0), (1e0), (-0e0)");
+    let sorted = q(&mut s, "SELECT DISTINCT d FROM f ORDER BY d");
+    let hashed = q(&mut s, "SELECT DISTINCT d FROM f");
+    assert_eq!(sorted.len(), hashed.len(), "{sorted:?} vs {hashed:?}");
+}

@@ -5,10 +5,10 @@ use super::SelectPlan;
 use crate::access;
 use crate::error::{Result, SqlError};
 use crate::expr::{accepts, Env, Expr};
-use crate::result::ResultSink;
+use crate::result::{OutType, ResultSink};
 use crate::tail::{Grouper, Tail};
 use rel::collation::Collation;
-use rel::value::Value;
+use rel::value::{TypeKind, Value};
 use txn::Txn;
 
 /// The ORDER BY keys as the tail's sorter takes them: a collated string key
@@ -28,6 +28,23 @@ fn tail_keys(p: &SelectPlan) -> (Vec<&Expr>, Vec<Option<Collation>>) {
 /// every ORDER BY key is a column of the row that is also an output column
 /// under the same collation, and every output column is such a key.
 fn distinct_by_keys(p: &SelectPlan, keys: &[&Expr], colls: &[Option<Collation>]) -> bool {
+    // Rows of derived tables, UNIONs and system views are not converted to
+    // their column's type, so a column may mix an exact number and a DOUBLE
+    // of the same value, which the sort orders apart (`sort::sort_cmp`) but
+    // DISTINCT takes as one; a DOUBLE column also holds -0.0 and 0.0. Only
+    // stored non-floating columns of base tables are sure to sort equal
+    // values together.
+    if !p.derived.is_empty()
+        || !p.union.is_empty()
+        || p.recursive.is_some()
+        || p.sysview.is_some()
+    {
+        return false;
+    }
+    let stored_exact = |j: usize| {
+        matches!(p.columns.get(j).map(|c| &c.ty),
+            Some(OutType::Column(c)) if !matches!(c.kind, TypeKind::Float | TypeKind::Double))
+    };
     let mut covered = vec![false; p.out.len()];
     for (k, c) in keys.iter().zip(colls) {
         if !matches!(k, Expr::Col(_)) {
@@ -35,7 +52,7 @@ fn distinct_by_keys(p: &SelectPlan, keys: &[&Expr], colls: &[Option<Collation>])
         }
         let mut found = false;
         for (j, o) in p.out.iter().enumerate() {
-            if o == *k && p.out_colls.get(j).copied().flatten() == *c {
+            if o == *k && p.out_colls.get(j).copied().flatten() == *c && stored_exact(j) {
                 covered[j] = true;
                 found = true;
             }

@@ -45,17 +45,18 @@ pub fn build_index(txdb: &TxnDb, t: &Table, ix: &Index, lock_wait: Duration) -> 
 pub fn index_empty(db: &Db, snap: &Snapshot, ix: &Index) -> Result<bool> {
     let id = ix.id;
     let lo = keycodec::index_prefix(id).to_vec();
-    let mut it = db.iter_cf(
+    let mut it = crate::keyrange::KeyIter::new(
+        db,
+        crate::cf::of(db, ix)?,
         ReadOptions {
             snapshot: Some(snap.clone()),
-            lower_bound: Some(lo.clone()),
-            upper_bound: Some(keycodec::index_prefix(id + 1).to_vec()),
             no_fill_cache: true,
             ..Default::default()
         },
-        crate::cf::of(db, ix)?,
+        &lo,
+        Some(&keycodec::index_prefix(id + 1)),
     )?;
-    it.seek(&lo);
+    it.seek_to_first();
     let empty = !it.valid();
     it.status()?;
     Ok(empty)
@@ -129,8 +130,7 @@ fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<
         txn.lock(cf, &prefix, LockMode::Exclusive).map_err(te)?;
         let upper = keycodec::prefix_successor(&prefix);
         let held = {
-            let mut it = txn
-                .scan_latest(cf, Some(&prefix), upper.as_deref(), false)
+            let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
                 .map_err(te)?;
             it.next().map_err(te)?.map(|(k, _)| k.to_vec())
         };

@@ -3,16 +3,31 @@
 //! created on first use with the options the instance configured for that name
 //! (`lsm::Db::ensure_cf`), and every read, write, lock, range deletion, compaction
 //! and ingestion of the index's keys goes through [`of`]. The catalog itself, and
-//! indexes without a column family, use the default one.
+//! indexes without a column family, use the default one. A name `rev:x` is a
+//! family of its own (not `x`) whose keys are kept in reverse byte order
+//! (RocksDB's ReverseBytewiseComparator): `keyrange` reads its byte ranges.
 use crate::schema::Index;
-use lsm::{ColumnFamily, Db, DEFAULT_CF};
+use lsm::{ColumnFamily, Comparator, Db, DEFAULT_CF};
 
 /// The longest column family name.
 pub const MAX_NAME: usize = 64;
 
+/// The prefix of a reverse-ordered family's name (MyRocks').
+pub const REV: &str = "rev:";
+
+/// Whether family `name` keeps its keys in reverse byte order.
+pub fn is_reverse(name: &str) -> bool {
+    name.starts_with(REV)
+}
+
 /// Whether `name` may name a column family: 1 to 64 ASCII letters, digits, `_`,
-/// `$` or `-`, not starting with `__` (MyRocks' system families, `__system__`).
+/// `$` or `-`, not starting with `__` (MyRocks' system families, `__system__`),
+/// optionally after `rev:` (a reverse-ordered family).
 pub fn valid_name(name: &str) -> bool {
+    plain_name(name.strip_prefix(REV).unwrap_or(name))
+}
+
+fn plain_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= MAX_NAME
         && !name.starts_with("__")
@@ -24,11 +39,10 @@ pub fn valid_name(name: &str) -> bool {
 /// The column family an index COMMENT names, as MyRocks reads it: the value of a
 /// `cfname=` qualifier (up to `;`), or else the whole comment when it is a
 /// column family name; None for no comment, a comment that is other text, or
-/// `default` (the default family). Errors (a message for error 1235) for what
-/// Strata does not honour: reverse-ordered families (`rev:`), per-partition
-/// qualifiers (`p0_cfname=`), TTL qualifiers (a TTL belongs in the table's COMMENT:
-/// `crate::ttl`), and a `cfname=` value that is not a
-/// valid name.
+/// `default` (the default family). `rev:name` (any case of `rev:`) is the
+/// reverse-ordered family `rev:name`. Errors (a message for error 1235) for
+/// what Strata does not honour: per-partition qualifiers (`p0_cfname=`), TTL
+/// qualifiers (a TTL belongs in the table's COMMENT: `crate::ttl`), and a `cfname=` value that is not a valid name.
 pub fn from_comment(comment: &str) -> Result<Option<String>, String> {
     let c = comment.trim();
     let lower = c.to_ascii_lowercase();
@@ -55,14 +69,13 @@ pub fn from_comment(comment: &str) -> Result<Option<String>, String> {
     }
     let name = match named {
         Some(n) => n,
-        None if c.to_ascii_lowercase().starts_with("rev:") || valid_name(c) => c.to_string(),
+        None if c.to_ascii_lowercase().starts_with(REV) || valid_name(c) => c.to_string(),
         None => return Ok(None),
     };
-    if name.to_ascii_lowercase().starts_with("rev:") {
-        return Err(format!(
-            "reverse-ordered column families (rev:): COMMENT '{comment}'"
-        ));
-    }
+    let name = match name.get(..REV.len()) {
+        Some(p) if p.eq_ignore_ascii_case(REV) => format!("{REV}{}", &name[REV.len()..]),
+        _ => name,
+    };
     if name == "default" {
         return Ok(None);
     }
@@ -79,8 +92,10 @@ pub fn from_comment(comment: &str) -> Result<Option<String>, String> {
 pub fn of(db: &Db, ix: &Index) -> lsm::Result<ColumnFamily> {
     if ix.cf.is_empty() {
         Ok(DEFAULT_CF)
+    } else if is_reverse(&ix.cf) {
+        db.ensure_cf_ordered(&ix.cf, Comparator::ReverseBytewise)
     } else {
-        db.ensure_cf(&ix.cf)
+        db.ensure_cf_ordered(&ix.cf, Comparator::Bytewise)
     }
 }
 

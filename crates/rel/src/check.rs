@@ -117,17 +117,18 @@ fn stray_entries(
         let lo = crate::keycodec::index_prefix(ix.id).to_vec();
         let hi = crate::keycodec::index_prefix(ix.id + 1).to_vec();
         for &cf in all.iter().filter(|&&c| c != own) {
-            let mut it = db.iter_cf(
+            let mut it = crate::keyrange::KeyIter::new(
+                db,
+                cf,
                 ReadOptions {
                     snapshot: Some(snap.clone()),
-                    lower_bound: Some(lo.clone()),
-                    upper_bound: Some(hi.clone()),
                     no_fill_cache: true,
                     ..Default::default()
                 },
-                cf,
+                &lo,
+                Some(&hi),
             )?;
-            it.seek(&lo);
+            it.seek_to_first();
             if it.valid() {
                 errors.push(format!(
                     "index {}: entry {} outside its column family",

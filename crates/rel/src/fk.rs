@@ -214,8 +214,7 @@ fn check_parents(
         } else {
             txn.lock(cf, &key, LockMode::Shared).map_err(txn_err)?;
             let upper = keycodec::prefix_successor(&key);
-            let mut it = txn
-                .scan_latest(cf, Some(&key), upper.as_deref(), false)
+            let mut it = crate::keyrange::scan(txn, cf, &key, upper.as_deref(), false, true)
                 .map_err(txn_err)?;
             it.next().map_err(txn_err)?.is_some()
         };
@@ -323,8 +322,7 @@ fn children_with(
         None => keycodec::index_prefix(def.pk.id).to_vec(),
     };
     let hi = keycodec::prefix_successor(&lo);
-    let mut it = txn
-        .scan_latest(cf, Some(&lo), hi.as_deref(), false)
+    let mut it = crate::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, true)
         .map_err(txn_err)?;
     let mut rows = Vec::new();
     while let Some((k, _)) = it.next().map_err(txn_err)? {
@@ -420,8 +418,7 @@ pub fn validate(txn: &mut Txn, st: &CatalogState, def: &TableDef, k: usize) -> R
     let lo = keycodec::index_prefix(def.pk.id).to_vec();
     let hi = keycodec::prefix_successor(&lo);
     let cf = crate::cf::of(txn.db(), &def.pk)?;
-    let mut it = txn
-        .scan(cf, Some(&lo), hi.as_deref(), false)
+    let mut it = crate::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, false)
         .map_err(txn_err)?;
     let mut rows = Vec::new();
     loop {

@@ -33,6 +33,7 @@ pub mod collation;
 pub mod constraint;
 pub mod fk;
 pub mod keycodec;
+pub mod keyrange;
 pub mod members;
 pub mod rebuild;
 pub mod rowcodec;

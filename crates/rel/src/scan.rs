@@ -100,17 +100,18 @@ pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
 pub(crate) fn scan(db: &Db, snap: &Snapshot, ix: &Index, f: &mut Visit<'_>) -> Result<()> {
     let lo = keycodec::index_prefix(ix.id).to_vec();
     let hi = keycodec::index_prefix(ix.id + 1).to_vec();
-    let mut it = db.iter_cf(
+    let mut it = crate::keyrange::KeyIter::new(
+        db,
+        crate::cf::of(db, ix)?,
         ReadOptions {
             snapshot: Some(snap.clone()),
-            lower_bound: Some(lo.clone()),
-            upper_bound: Some(hi),
             no_fill_cache: true,
             ..Default::default()
         },
-        crate::cf::of(db, ix)?,
+        &lo,
+        Some(&hi),
     )?;
-    it.seek(&lo);
+    it.seek_to_first();
     while it.valid() {
         f(it.key(), it.value())?;
         it.next();

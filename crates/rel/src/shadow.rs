@@ -80,15 +80,14 @@ impl Shadow {
             let Some(ix) = self.def.secondary.iter().find(|i| i.id == id) else {
                 return Err(Error::Internal("unique entry of no index".into()));
             };
-            let mut it = db.iter_cf(
-                lsm::ReadOptions {
-                    lower_bound: Some(prefix.clone()),
-                    upper_bound: upper,
-                    ..Default::default()
-                },
+            let mut it = crate::keyrange::KeyIter::new(
+                db,
                 crate::cf::of(db, ix)?,
+                lsm::ReadOptions::default(),
+                &prefix,
+                upper.as_deref(),
             )?;
-            it.seek(&prefix);
+            it.seek_to_first();
             let first = it.valid().then(|| it.key().to_vec());
             it.next();
             let second = it.valid();
@@ -231,8 +230,7 @@ fn copy_row(txn: &mut Txn, t: &Table, sh: &Shadow, n: u64, k: &[u8], v: &[u8]) -
         rt::encode_cols(&mut prefix, def, &ix.columns, &new)?;
         let upper = keycodec::prefix_successor(&prefix);
         let cf = crate::cf::of(txn.db(), ix)?;
-        let mut it = txn
-            .scan_latest(cf, Some(&prefix), upper.as_deref(), false)
+        let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
             .map_err(te)?;
         if it.next().map_err(te)?.is_some() {
             return Err(Error::DupKey(rt::key_text(ix, &new), ix.name.clone()));

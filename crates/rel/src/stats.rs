@@ -167,7 +167,10 @@ pub fn engine_rows(db: &Db, def: &TableDef) -> u64 {
     let lo = keycodec::index_prefix(def.pk.id);
     let hi = keycodec::index_prefix(def.pk.id.wrapping_add(1));
     crate::cf::of(db, &def.pk)
-        .and_then(|cf| db.approximate_entries_cf(cf, &lo, &hi, 1 << 20))
+        .and_then(|cf| {
+            let (a, b) = crate::keyrange::span(crate::keyrange::reversed(db, cf), &lo, &hi);
+            db.approximate_entries_cf(cf, a, b, 1 << 20)
+        })
         .unwrap_or(0)
 }
 
@@ -192,9 +195,9 @@ pub fn analyze_with(db: &Db, t: &Table, stop: &dyn Fn() -> bool, cap: u64) -> Re
         if n >= cap {
             let lo = keycodec::index_prefix(ix.id);
             let hi = keycodec::index_prefix(ix.id.wrapping_add(1));
-            let total = db
-                .approximate_entries_cf(crate::cf::of(db, ix)?, &lo, &hi, 1 << 22)?
-                .max(n);
+            let cf = crate::cf::of(db, ix)?;
+            let (a, b) = crate::keyrange::span(crate::keyrange::reversed(db, cf), &lo, &hi);
+            let total = db.approximate_entries_cf(cf, a, b, 1 << 22)?.max(n);
             let scale = total as f64 / n as f64;
             for x in d.iter_mut() {
                 if *x > n / 10 {
@@ -223,15 +226,14 @@ fn scan_index(
 ) -> Result<(u64, Vec<u64>)> {
     let lo = keycodec::index_prefix(ix.id).to_vec();
     let hi = keycodec::index_prefix(ix.id.wrapping_add(1)).to_vec();
-    let mut it = db.iter_cf(
-        ReadOptions {
-            lower_bound: Some(lo.clone()),
-            upper_bound: Some(hi),
-            ..Default::default()
-        },
+    let mut it = crate::keyrange::KeyIter::new(
+        db,
         crate::cf::of(db, ix)?,
+        ReadOptions::default(),
+        &lo,
+        Some(&hi),
     )?;
-    it.seek(&lo);
+    it.seek_to_first();
     let cols = if ix.primary && def.hidden_pk {
         0
     } else {

@@ -378,8 +378,7 @@ fn unique_holder(
         .map_err(txn_err)?;
     let upper = keycodec::prefix_successor(&prefix);
     let now = crate::ttl::now_for(txn);
-    let mut it = txn
-        .scan_latest(cf, Some(&prefix), upper.as_deref(), false)
+    let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
         .map_err(txn_err)?;
     // Entries of expired rows (TTL tables) hold nothing.
     while let Some((k, v)) = it.next().map_err(txn_err)? {
@@ -427,13 +426,12 @@ impl PkHigh {
 fn last_key(db: &lsm::Db, ix: &Index) -> Result<Option<Vec<u8>>> {
     let lo = keycodec::index_prefix(ix.id).to_vec();
     let hi = keycodec::index_prefix(ix.id + 1).to_vec();
-    let mut it = db.iter_cf(
-        lsm::ReadOptions {
-            lower_bound: Some(lo),
-            upper_bound: Some(hi),
-            ..Default::default()
-        },
+    let mut it = crate::keyrange::KeyIter::new(
+        db,
         crate::cf::of(db, ix)?,
+        lsm::ReadOptions::default(),
+        &lo,
+        Some(&hi),
     )?;
     it.seek_to_last();
     let k = it.valid().then(|| it.key().to_vec());

@@ -749,12 +749,8 @@ pub fn for_each_row(
     let ix = index_of(def, acc.index).clone();
     let icf = rel::cf::of(txn.db(), &ix)?;
     for (lo, hi) in ranges {
-        let mut it = if lock.is_some() {
-            txn.scan_latest(icf, Some(&lo), hi.as_deref(), acc.reverse)
-        } else {
-            txn.scan(icf, Some(&lo), hi.as_deref(), acc.reverse)
-        }
-        .map_err(SqlError::from)?;
+        let mut it = rel::keyrange::scan(txn, icf, &lo, hi.as_deref(), acc.reverse, lock.is_some())
+            .map_err(SqlError::from)?;
         // TTL tables: entries of expired rows read as absent.
         let now = def.ttl.map(|_| rel::ttl::now_for(txn));
         loop {

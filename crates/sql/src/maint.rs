@@ -29,7 +29,9 @@ fn optimize(db: &lsm::Db, def: &rel::schema::TableDef) -> lsm::Result<()> {
     for ix in def.indexes() {
         let lo = rel::keycodec::index_prefix(ix.id);
         let hi = rel::keycodec::index_prefix(ix.id + 1);
-        db.compact_range(rel::cf::of(db, ix)?, Some(&lo), Some(&hi))?;
+        let cf = rel::cf::of(db, ix)?;
+        let (a, b) = rel::keyrange::span(rel::keyrange::reversed(db, cf), &lo, &hi);
+        db.compact_range(cf, Some(a), Some(b))?;
     }
     Ok(())
 }

@@ -140,7 +140,9 @@ impl TxnIter {
         self.settle()
     }
 
-    fn current(&self) -> Option<(&[u8], &[u8])> {
+    /// The entry the last [`TxnIter::next`] returned (None before the
+    /// first call and at the end).
+    pub fn current(&self) -> Option<(&[u8], &[u8])> {
         match self.cur {
             Cur::None => None,
             Cur::Engine => Some((self.engine.key(), self.engine.value())),

@@ -71,9 +71,9 @@
 //! reads never touch the lock table. An uncontended lock is one shard
 //! mutex round trip.
 //!
-//! Column families with a non-bytewise comparator must be declared with
-//! [`TxnDb::set_comparator`] before they are scanned, so own writes merge
-//! in the engine's order.
+//! Scans of a column family with a non-bytewise comparator (reverse
+//! order) take their bounds and direction in that order, and merge own
+//! writes in it (the engine iterator says which order it has).
 mod buffer;
 mod error;
 mod iter;
@@ -87,9 +87,9 @@ pub use lock::LockMode;
 pub use txn::Txn;
 
 use lock::LockManager;
-use lsm::{ColumnFamily, Comparator, Db, ReadOptions};
+use lsm::{ColumnFamily, Db, ReadOptions};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Transaction isolation levels. `READ UNCOMMITTED` and `SERIALIZABLE`
@@ -160,17 +160,6 @@ pub(crate) struct Shared {
     pub locks: LockManager,
     pub stats: Counters,
     next_id: AtomicU64,
-    /// Column families whose comparator is not bytewise.
-    comparators: RwLock<Vec<(u32, Comparator)>>,
-}
-
-impl Shared {
-    pub(crate) fn comparator(&self, cf: ColumnFamily) -> Comparator {
-        let c = self.comparators.read().unwrap_or_else(|p| p.into_inner());
-        c.iter()
-            .find(|(id, _)| *id == cf.0)
-            .map_or(Comparator::Bytewise, |(_, c)| *c)
-    }
 }
 
 /// The transactional database: an engine handle plus the lock table.
@@ -199,7 +188,6 @@ impl TxnDb {
                 locks: LockManager::new(detect),
                 stats: Counters::default(),
                 next_id: AtomicU64::new(1),
-                comparators: RwLock::new(Vec::new()),
             }),
         }
     }
@@ -225,20 +213,6 @@ impl TxnDb {
     /// one row (equivalent to a transaction whose only read it is).
     pub fn get_latest(&self, cf: ColumnFamily, key: &[u8]) -> Result<Option<Vec<u8>>> {
         Ok(self.shared.db.get_cf(&ReadOptions::default(), cf, key)?)
-    }
-
-    /// Declares the comparator of a column family created with a
-    /// non-bytewise one, so scans merge own writes in the engine's order.
-    pub fn set_comparator(&self, cf: ColumnFamily, cmp: Comparator) {
-        let mut c = self
-            .shared
-            .comparators
-            .write()
-            .unwrap_or_else(|p| p.into_inner());
-        c.retain(|(id, _)| *id != cf.0);
-        if cmp != Comparator::Bytewise {
-            c.push((cf.0, cmp));
-        }
     }
 
     /// Number of rows currently locked or waited for (diagnostics).

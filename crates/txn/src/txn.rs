@@ -279,7 +279,6 @@ impl Txn {
         reverse: bool,
         snapshot: Option<lsm::Snapshot>,
     ) -> Result<TxnIter> {
-        let cmp = self.shared.comparator(cf);
         let opts = ReadOptions {
             snapshot,
             lower_bound: lower.map(<[u8]>::to_vec),
@@ -287,6 +286,7 @@ impl Txn {
             ..ReadOptions::default()
         };
         let engine = self.shared.db.iter_cf(opts, cf)?;
+        let cmp = engine.comparator();
         let lo = lower.map_or(Bound::Unbounded, Bound::Included);
         let hi = upper.map_or(Bound::Unbounded, Bound::Excluded);
         let overlay = match cmp {

@@ -245,7 +245,6 @@ fn reverse_comparator_scan_merges_in_engine_order() {
             },
         )
         .unwrap();
-    db.set_comparator(cf, lsm::Comparator::ReverseBytewise);
     let mut t = db.begin(Isolation::ReadCommitted);
     for k in [b"a", b"c", b"e"] {
         t.put_locked(cf, k, b"old").unwrap();

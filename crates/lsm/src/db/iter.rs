@@ -78,6 +78,11 @@ impl DbIterator {
     pub fn status(&self) -> Result<()> {
         self.inner.status()
     }
+    /// The order of the column family iterated (bounds and directions are
+    /// in this order).
+    pub fn comparator(&self) -> Comparator {
+        self.cmp
+    }
 
     fn hidden(&self, user_key: &[u8], seq: SeqNo) -> bool {
         !self.tombs.is_empty() && self.tombs.max_covering(user_key) > seq

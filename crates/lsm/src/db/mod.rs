@@ -24,7 +24,7 @@ pub use ops::{BulkWriter, SstFileWriter};
 pub use props::{option_pairs, CfInfo, LevelInfo, SstInfo};
 
 use crate::error::{Error, Result};
-use crate::key::SeqNo;
+use crate::key::{Comparator, SeqNo};
 use crate::memtable::MemTable;
 use crate::options::CfOptions;
 use crate::stats::{Stats, StatsSnapshot};
@@ -303,16 +303,42 @@ impl Db {
     /// The column family `name`, created with the options `Options::cf_config`
     /// gives that name if it does not exist yet (atomically: two callers get one).
     pub fn ensure_cf(&self, name: &str) -> Result<ColumnFamily> {
+        self.ensure_cf_inner(name, None)
+    }
+
+    /// As [`Db::ensure_cf`], with user keys ordered by `cmp` whatever the
+    /// configured options say; an existing family of that name ordered
+    /// otherwise is an error (`InvalidArgument`).
+    pub fn ensure_cf_ordered(&self, name: &str, cmp: Comparator) -> Result<ColumnFamily> {
+        self.ensure_cf_inner(name, Some(cmp))
+    }
+
+    fn ensure_cf_inner(&self, name: &str, cmp: Option<Comparator>) -> Result<ColumnFamily> {
         let mut st = self.inner.lock();
-        if let Some((id, _)) = st.cfs.iter().find(|(_, c)| c.name == name) {
+        if let Some((id, c)) = st.cfs.iter().find(|(_, c)| c.name == name) {
+            if let Some(want) = cmp.filter(|&w| w != c.opts.comparator) {
+                return Err(Error::InvalidArgument(format!(
+                    "column family {name} orders keys by {}, not {}",
+                    c.opts.comparator.name(),
+                    want.name()
+                )));
+            }
             return Ok(ColumnFamily(*id));
         }
-        let opts = self
+        let mut opts = self
             .inner
             .cf_config
             .as_ref()
             .map_or_else(CfOptions::default, |c| c.options_for(name));
+        if let Some(c) = cmp {
+            opts.comparator = c;
+        }
         self.create_cf_locked(&mut st, name, opts)
+    }
+
+    /// The order of a column family's user keys (None: no such family).
+    pub fn cf_comparator(&self, cf: ColumnFamily) -> Option<Comparator> {
+        self.inner.lock().cfs.get(&cf.0).map(|c| c.opts.comparator)
     }
 
     fn create_cf_locked(

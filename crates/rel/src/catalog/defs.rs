@@ -243,8 +243,9 @@ pub(crate) fn reclaim_ids(db: &Db, first: u32, end: u32) -> Result<()> {
     let lo = keycodec::index_prefix(first);
     let hi = keycodec::index_prefix(end);
     for cf in crate::cf::all(db) {
-        db.delete_range(cf, &lo, &hi)?;
-        db.reclaim_range(cf, &lo, &hi);
+        let (a, b) = crate::keyrange::span(crate::keyrange::reversed(db, cf), &lo, &hi);
+        db.delete_range(cf, a, b)?;
+        db.reclaim_range(cf, a, b);
     }
     Ok(())
 }

@@ -212,16 +212,15 @@ pub(super) fn load_table(
 pub(super) fn last_key(db: &Db, ix: &crate::schema::Index) -> Result<Option<Vec<u8>>> {
     let lo = keycodec::index_prefix(ix.id).to_vec();
     let hi = keycodec::index_prefix(ix.id + 1).to_vec();
-    let mut it = db.iter_cf(
-        ReadOptions {
-            lower_bound: Some(lo),
-            upper_bound: Some(hi.clone()),
-            ..Default::default()
-        },
+    let mut it = crate::keyrange::KeyIter::new(
+        db,
         crate::cf::of(db, ix)?,
+        ReadOptions::default(),
+        &lo,
+        Some(&hi),
     )?;
-    it.seek_for_prev(&hi);
-    let r = if it.valid() && it.key() < &hi[..] {
+    it.seek_to_last();
+    let r = if it.valid() {
         Some(it.key().to_vec())
     } else {
         None

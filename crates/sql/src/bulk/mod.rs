@@ -78,6 +78,9 @@ struct Staged {
 pub struct BulkLoad {
     pub table: Arc<Table>,
     primary: Primary,
+    /// The primary key's family keeps keys in reverse byte order: ordered
+    /// input comes in that order (descending keys), as MyRocks'.
+    rev_pk: bool,
     /// Per secondary index: its entries, sorted at the end.
     secondary: Vec<(Index, Sorter)>,
     rows: u64,
@@ -119,6 +122,12 @@ impl BulkLoad {
     /// Starts a load of `t`; `ordered`: rows come in primary key order.
     /// `budget`: memory of each sort before it spills.
     pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
+        // Entries are written in their family's order (descending bytes in
+        // a reverse one).
+        let rev = |ix: &Index| -> Result<bool> {
+            Ok(rel::keyrange::reversed(db, rel::cf::of(db, ix)?))
+        };
+        let rev_pk = rev(&t.def.pk)?;
         let primary = if ordered {
             Primary::Ordered(
                 Box::new(db.bulk_writer(rel::cf::of(db, &t.def.pk)?)?),
@@ -126,17 +135,18 @@ impl BulkLoad {
                 Vec::new(),
             )
         } else {
-            Primary::Sorted(Sorter::new(vec![false], budget, None))
+            Primary::Sorted(Sorter::new(vec![rev_pk], budget, None))
         };
         let secondary = t
             .def
             .secondary
             .iter()
-            .map(|ix| (ix.clone(), Sorter::new(vec![false], budget, None)))
-            .collect();
+            .map(|ix| Ok((ix.clone(), Sorter::new(vec![rev(ix)?], budget, None))))
+            .collect::<Result<_>>()?;
         Ok(BulkLoad {
             table: t,
             primary,
+            rev_pk,
             secondary,
             rows: 0,
             broken: false,
@@ -155,7 +165,7 @@ impl BulkLoad {
         match &mut self.primary {
             Primary::Ordered(_, last, staged) => {
                 let prev = staged.last().map(|s| &s.key).or(last.as_ref());
-                if prev.is_some_and(|l| *l >= key) {
+                if prev.is_some_and(|l| if self.rev_pk { *l <= key } else { *l >= key }) {
                     return Err(SqlError::keys_out_of_order());
                 }
                 staged.push(Staged {

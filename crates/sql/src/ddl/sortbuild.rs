@@ -77,14 +77,16 @@ pub(crate) fn budget(s: &Session) -> usize {
 /// The entries of every row at `snap`, sorted and ingested.
 fn sorted_fill(s: &Session, t: &Table, ix: &Index, snap: &lsm::Snapshot) -> Result<()> {
     let db = s.inst.txdb.db();
-    let mut sorter = Sorter::new(vec![false], budget(s), None);
+    let cf = rel::cf::of(db, ix)?;
+    // Sorted in the family's order (descending bytes in a reverse one).
+    let mut sorter = Sorter::new(vec![rel::keyrange::reversed(db, cf)], budget(s), None);
     rel::build::index_entries(db, snap, t, ix, &mut |key, unique_len| {
         sorter
             .push((vec![Value::Int(unique_len as i64)], vec![Value::Bytes(key)]))
             .map_err(|e| rel::Error::Internal(e.msg.clone()))
     })?;
     SORTED_RUNS.fetch_add(sorter.spilled_runs() as u64, Ordering::Relaxed);
-    let mut w = db.bulk_writer(rel::cf::of(db, ix)?)?;
+    let mut w = db.bulk_writer(cf)?;
     let mut prev: Vec<u8> = Vec::new();
     let mut prev_len = 0usize;
     sorter.finish_rows(&mut |(out, keys)| {

@@ -102,17 +102,11 @@ pub fn has_entries(inst: &sql::Instance, first: u32, end: u32) -> bool {
     let db = inst.catalog.db();
     let lo = first.to_be_bytes().to_vec();
     rel::cf::all(db).into_iter().any(|cf| {
-        let mut it = db
-            .iter_cf(
-                lsm::ReadOptions {
-                    lower_bound: Some(lo.clone()),
-                    upper_bound: Some(end.to_be_bytes().to_vec()),
-                    ..Default::default()
-                },
-                cf,
-            )
-            .expect("engine iterator");
-        it.seek(&lo);
+        let hi = end.to_be_bytes();
+        let mut it =
+            rel::keyrange::KeyIter::new(db, cf, lsm::ReadOptions::default(), &lo, Some(&hi))
+                .expect("engine iterator");
+        it.seek_to_first();
         it.valid()
     })
 }
@@ -130,16 +124,9 @@ pub fn orphan_index_ids(inst: &sql::Instance) -> Vec<u32> {
     let db = inst.catalog.db();
     let mut orphans = Vec::new();
     for cf in rel::cf::all(db) {
-        let mut it = db
-            .iter_cf(
-                lsm::ReadOptions {
-                    lower_bound: Some(lo.clone()),
-                    ..Default::default()
-                },
-                cf,
-            )
+        let mut it = rel::keyrange::KeyIter::new(db, cf, lsm::ReadOptions::default(), &lo, None)
             .expect("engine iterator");
-        it.seek(&lo);
+        it.seek_to_first();
         while it.valid() {
             let k = it.key();
             let id = u32::from_be_bytes([k[0], k[1], k[2], k[3]]);

@@ -119,10 +119,15 @@ pub fn dup_error(db: &Db, snap: &Snapshot, t: &Table, ix: &Index, key: &[u8]) ->
 /// key would outlive the SingleDelete a later change of the row writes).
 fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<()> {
     let te = Error::Txn;
+    // TTL tables: an expired row and the entries of expired rows hold no
+    // unique value (as `table::unique_holder`); the row still gets its entry,
+    // for reads with TTL filtering off.
+    let now = crate::ttl::now_latest();
+    let expired = crate::ttl::pk_hidden(&t.def, k, v, now);
     let row = rt::decode_row(&t.def, k, v, None)?;
     let key = rt::sk_key(&t.def, ix, &row.values, row.hidden)?;
     let cf = crate::cf::of(txn.db(), ix)?;
-    if ix.unique && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
+    if ix.unique && !expired && ix.columns.iter().all(|&c| !row.values[c].is_null()) {
         let mut prefix = keycodec::index_prefix(ix.id).to_vec();
         rt::encode_cols(&mut prefix, &t.def, &ix.columns, &row.values)?;
         // As a writer's uniqueness check (`table::unique_holder`): the
@@ -132,7 +137,14 @@ fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<
         let held = {
             let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
                 .map_err(te)?;
-            it.next().map_err(te)?.map(|(k, _)| k.to_vec())
+            let mut held = None;
+            while let Some((k, v)) = it.next().map_err(te)? {
+                if !crate::ttl::sk_hidden(&t.def, v, now) {
+                    held = Some(k.to_vec());
+                    break;
+                }
+            }
+            held
         };
         match held {
             Some(h) if h == key => return Ok(()),

@@ -317,7 +317,18 @@ pub fn get(
     }
     .map_err(txn_err)?;
     match v {
-        Some(v) if !crate::ttl::pk_hidden(def, key, &v, crate::ttl::now_for(txn)) => {
+        Some(v)
+            if !crate::ttl::pk_hidden(
+                def,
+                key,
+                &v,
+                if lock.is_some() {
+                    crate::ttl::now_latest()
+                } else {
+                    crate::ttl::now_for(txn)
+                },
+            ) =>
+        {
             Ok(Some(decode_row(def, key, &v, want)?))
         }
         _ => Ok(None),
@@ -377,7 +388,7 @@ fn unique_holder(
     txn.lock(cf, &prefix, LockMode::Exclusive)
         .map_err(txn_err)?;
     let upper = keycodec::prefix_successor(&prefix);
-    let now = crate::ttl::now_for(txn);
+    let now = crate::ttl::now_latest();
     let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
         .map_err(txn_err)?;
     // Entries of expired rows (TTL tables) hold nothing.
@@ -456,7 +467,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         } else {
             txn.get_latest(pcf, &key).map_err(txn_err)?
         };
-        let now = crate::ttl::now_for(txn);
+        let now = crate::ttl::now_latest();
         if old.is_some_and(|v| !crate::ttl::pk_hidden(def, &key, &v, now)) {
             return Err(Error::DupKey(
                 dup_text(def, &def.pk, row),

@@ -198,6 +198,16 @@ pub fn now_for(txn: &txn::Txn) -> u64 {
     read_time(txn.snapshot_time())
 }
 
+/// The time reads of the latest committed versions (locking reads, duplicate
+/// checks) compare row times with: now, plus the test offsets. Such reads see
+/// what other transactions did since `txn`'s read view, so they must judge
+/// expiry by the same clock those transactions did: a row another
+/// transaction already took as expired (and replaced under a unique key) must
+/// not be live to a locking read judged at an older snapshot's time.
+pub fn now_latest() -> u64 {
+    read_time(None)
+}
+
 /// True when reads at `now` hide the primary key entry `key` -> `value` of
 /// `def` (false for tables without TTL, or with read filtering off).
 pub fn pk_hidden(def: &TableDef, key: &[u8], value: &[u8], now: u64) -> bool {

@@ -752,7 +752,13 @@ pub fn for_each_row(
         let mut it = rel::keyrange::scan(txn, icf, &lo, hi.as_deref(), acc.reverse, lock.is_some())
             .map_err(SqlError::from)?;
         // TTL tables: entries of expired rows read as absent.
-        let now = def.ttl.map(|_| rel::ttl::now_for(txn));
+        let now = def.ttl.map(|_| {
+            if lock.is_some() {
+                rel::ttl::now_latest()
+            } else {
+                rel::ttl::now_for(txn)
+            }
+        });
         loop {
             let next = it.next().map_err(SqlError::from)?;
             let Some((k, v)) = next else { break };

@@ -233,6 +233,43 @@ fn an_open_snapshot_keeps_reading_rows_that_expire() {
     assert_eq!((keys_of(&db, pk), keys_of(&db, kb)), (0, 0));
 }
 
+/// Locking reads and duplicate checks read the latest versions, so they judge
+/// expiry by the current time, not by an older read view's: a row another
+/// transaction took as expired (and replaced under a unique key) must not come
+/// back to life through a locking read of a transaction that started earlier.
+#[test]
+fn locking_reads_judge_expiry_now_not_at_the_snapshot() {
+    let _g = serial();
+    let db = TestDb::open("ttl-locking");
+    let mut s = session_in_d(&db);
+    let mut a = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE t (id INT PRIMARY KEY, u INT, v INT, UNIQUE KEY ku (u)) COMMENT='ttl_duration=100;'",
+    );
+    // Two seconds to live.
+    insert_at(&mut s, -98, "INSERT INTO t VALUES (1, 7, 0)");
+    q(&mut a, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
+    assert_eq!(rows(&mut a, "SELECT id FROM t"), ["1"]);
+    std::thread::sleep(std::time::Duration::from_millis(3100));
+    // Expired now: its unique value is free.
+    q(&mut s, "INSERT INTO t VALUES (2, 7, 0)");
+    // The older transaction still reads row 1 at its snapshot, but a locking
+    // read sees it expired: the UPDATE finds nothing, and SELECT ... FOR
+    // UPDATE returns only the live row.
+    assert_eq!(rows(&mut a, "SELECT id FROM t"), ["1"]);
+    q(&mut a, "UPDATE t SET v = 1 WHERE id = 1");
+    assert_eq!(rows(&mut a, "SELECT id FROM t WHERE u = 7 FOR UPDATE"), ["2"]);
+    q(&mut a, "COMMIT");
+    assert_eq!(rows(&mut s, "SELECT id, u, v FROM t"), ["2|7|0"]);
+    // A unique index built later holds only the live row's value.
+    insert_at(&mut s, -200, "INSERT INTO t VALUES (3, 8, 0)");
+    q(&mut s, "INSERT INTO t VALUES (4, 8, 0)");
+    q(&mut s, "ALTER TABLE t ADD UNIQUE KEY kv (u, v)");
+    assert_eq!(rows(&mut s, "SELECT id FROM t WHERE u = 8 AND v = 0"), ["4"]);
+    check_ok(&mut s, "t");
+}
+
 #[test]
 fn bad_ttl_definitions_get_myrocks_errors() {
     let _g = serial();

@@ -68,7 +68,7 @@ fn generate(private: &std::path::Path, public: &std::path::Path) -> Result<wire:
     };
     write(private, &pem, 0o600)
         .map_err(|e| format!("cannot write {}: {e}", private.display()))?;
-    write(public, keys.public_pem(), 0o644)
+    write(public, keys.public_pem(), 0o600)
         .map_err(|e| format!("cannot write {}: {e}", public.display()))?;
     eprintln!(
         "strata: generated the caching_sha2_password RSA key pair {} and {}",

@@ -120,10 +120,7 @@ impl Who<'_> {
             &self.a
         } else {
             let key = (v.definer_user.clone(), v.definer_host.clone());
-            definer = st
-                .accounts
-                .get(&key)
-                .cloned()
+            definer = definer_account(st, &v.definer_user, &v.definer_host)
                 .ok_or_else(|| SqlError::no_such_definer(&v.definer_user, &v.definer_host))?;
             &definer
         };
@@ -568,4 +565,19 @@ fn grant_level(w: &Who, privs: u64, target: &Target) -> Result<()> {
         super::run::Level::Db(d) => w.db(need, &d),
         super::run::Level::Table(d, t) => w.own_table(need, "GRANT", &d, &t),
     }
+}
+
+/// The account a view's DEFINER `user`@`host` names: that exact account, else
+/// the one a client `user` connecting from `host` would be (the most specific
+/// matching host pattern), so that the `root`@`localhost` which dumps from
+/// MariaDB and MySQL name is served by Strata's `root`@`%`. None: 1449.
+pub fn definer_account(
+    st: &rel::catalog::CatalogState,
+    user: &str,
+    host: &str,
+) -> Option<std::sync::Arc<Account>> {
+    st.accounts
+        .get(&(user.to_string(), host.to_string()))
+        .cloned()
+        .or_else(|| rel::catalog::find_account(&st.accounts, user, &[host]))
 }

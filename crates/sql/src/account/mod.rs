@@ -12,7 +12,7 @@ use crate::error::{Result, SqlError};
 use crate::stmt::Stmt;
 
 mod cache;
-mod check;
+pub(crate) mod check;
 mod rows;
 mod run;
 

@@ -144,9 +144,8 @@ pub fn create_view(
     }
     let missing = (explicit
         && s.account.is_some()
-        && !st
-            .accounts
-            .contains_key(&(def.definer_user.clone(), def.definer_host.clone())))
+        && crate::account::check::definer_account(&st, &def.definer_user, &def.definer_host)
+            .is_none())
     .then(|| SqlError::no_such_definer(&def.definer_user, &def.definer_host));
     s.inst
         .catalog

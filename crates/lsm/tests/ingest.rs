@@ -485,17 +485,34 @@ fn non_overlapping_ingestion_under_a_snapshot_goes_to_the_last_level() {
         }
         let all = scan(db, None, 1000, 6000);
         assert_eq!(all.len(), 4999, "{when}");
-        assert_eq!(at(db, None, &k(2000)).as_deref(), Some(&b"newer"[..]), "{when}");
+        assert_eq!(
+            at(db, None, &k(2000)).as_deref(),
+            Some(&b"newer"[..]),
+            "{when}"
+        );
         assert_eq!(at(db, None, &k(3000)), None, "{when}");
-        assert_eq!(at(db, None, &k(5999)).as_deref(), Some(&b"loaded"[..]), "{when}");
+        assert_eq!(
+            at(db, None, &k(5999)).as_deref(),
+            Some(&b"loaded"[..]),
+            "{when}"
+        );
     };
     check(&db, Some(&old), "after the writes");
-    assert_eq!(at(&db, Some(&mid), &k(3000)).as_deref(), Some(&b"loaded"[..]));
+    assert_eq!(
+        at(&db, Some(&mid), &k(3000)).as_deref(),
+        Some(&b"loaded"[..])
+    );
     db.flush().unwrap();
     db.compact_range(lsm::DEFAULT_CF, None, None).unwrap();
     check(&db, Some(&old), "after a compaction");
-    assert_eq!(at(&db, Some(&mid), &k(3000)).as_deref(), Some(&b"loaded"[..]));
-    assert_eq!(at(&db, Some(&mid), &k(2000)).as_deref(), Some(&b"newer"[..]));
+    assert_eq!(
+        at(&db, Some(&mid), &k(3000)).as_deref(),
+        Some(&b"loaded"[..])
+    );
+    assert_eq!(
+        at(&db, Some(&mid), &k(2000)).as_deref(),
+        Some(&b"newer"[..])
+    );
     drop((old, mid));
     db.close().unwrap();
     let db = Db::open(dir.join("db"), Options::default()).unwrap();

@@ -24,7 +24,13 @@ fn rev_opts() -> CfOptions {
 }
 
 /// Every key of `cf` through a bounded iterator, forward or backward.
-fn keys(db: &Db, cf: ColumnFamily, lo: Option<&[u8]>, hi: Option<&[u8]>, back: bool) -> Vec<Vec<u8>> {
+fn keys(
+    db: &Db,
+    cf: ColumnFamily,
+    lo: Option<&[u8]>,
+    hi: Option<&[u8]>,
+    back: bool,
+) -> Vec<Vec<u8>> {
     let mut it = db
         .iter_cf(
             ReadOptions {
@@ -58,11 +64,19 @@ fn order_is_persisted_and_checked_on_reopen() {
     let dir = temp_dir("rev-reopen");
     {
         let db = Db::open(&dir, Options::default()).unwrap();
-        let cf = db.ensure_cf_ordered("rev:a", Comparator::ReverseBytewise).unwrap();
+        let cf = db
+            .ensure_cf_ordered("rev:a", Comparator::ReverseBytewise)
+            .unwrap();
         assert_eq!(db.cf_comparator(cf), Some(Comparator::ReverseBytewise));
         // The same name asked for in the other order is refused.
-        let e = db.ensure_cf_ordered("rev:a", Comparator::Bytewise).unwrap_err();
-        assert!(e.to_string().contains("orders keys by strata.ReverseBytewise"), "{e}");
+        let e = db
+            .ensure_cf_ordered("rev:a", Comparator::Bytewise)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("orders keys by strata.ReverseBytewise"),
+            "{e}"
+        );
         // A plain family of another name is its own family.
         let plain = db.ensure_cf("a").unwrap();
         assert_ne!(plain, cf);
@@ -77,7 +91,11 @@ fn order_is_persisted_and_checked_on_reopen() {
         let db = Db::open(&dir, Options::default()).unwrap();
         let cf = db.cf("rev:a").unwrap();
         assert_eq!(db.cf_comparator(cf), Some(Comparator::ReverseBytewise));
-        assert_eq!(db.ensure_cf_ordered("rev:a", Comparator::ReverseBytewise).unwrap(), cf);
+        assert_eq!(
+            db.ensure_cf_ordered("rev:a", Comparator::ReverseBytewise)
+                .unwrap(),
+            cf
+        );
         let got = keys(&db, cf, None, None, false);
         assert_eq!(got, (0..10).rev().map(k).collect::<Vec<_>>());
     }
@@ -158,8 +176,14 @@ fn bounds_seeks_prefixes_and_blooms() {
     assert_eq!((n, last), (100, k(100)));
     // Point reads through the blooms: present and absent keys.
     let ro = ReadOptions::default();
-    assert_eq!(db.get_cf(&ro, cf, &k(3)).unwrap().as_deref(), Some(&b"new"[..]));
-    assert_eq!(db.get_cf(&ro, cf, &k(4)).unwrap().as_deref(), Some(&b"4"[..]));
+    assert_eq!(
+        db.get_cf(&ro, cf, &k(3)).unwrap().as_deref(),
+        Some(&b"new"[..])
+    );
+    assert_eq!(
+        db.get_cf(&ro, cf, &k(4)).unwrap().as_deref(),
+        Some(&b"4"[..])
+    );
     assert_eq!(db.get_cf(&ro, cf, b"k0001x").unwrap(), None);
     assert_eq!(db.get_cf(&ro, cf, &k(5000)).unwrap(), None);
 }
@@ -181,11 +205,17 @@ fn delete_range_compaction_and_reclaim() {
     let left = keys(&db, cf, None, None, false);
     let want: Vec<_> = (2501..3000).rev().chain((0..=500).rev()).map(k).collect();
     assert_eq!(left, want);
-    assert_eq!(keys(&db, cf, None, None, true), want.iter().rev().cloned().collect::<Vec<_>>());
+    assert_eq!(
+        keys(&db, cf, None, None, true),
+        want.iter().rev().cloned().collect::<Vec<_>>()
+    );
     // Compaction keeps the answer and drops the deleted data.
     db.compact_range(cf, Some(&k(2999)), Some(&k(0))).unwrap();
     assert_eq!(keys(&db, cf, None, None, false), want);
-    assert!(db.live_table_bytes() < files_before, "compaction dropped the range");
+    assert!(
+        db.live_table_bytes() < files_before,
+        "compaction dropped the range"
+    );
     // Reclaim of a whole range removes its files.
     db.delete_range(cf, &k(9999), b"k").unwrap();
     db.reclaim_range(cf, &k(9999), b"k");
@@ -232,11 +262,22 @@ fn ingestion_needs_the_families_order() {
     let b = write("b.sst", 105..200);
     db.ingest(cf, &[&a, &b]).unwrap();
     let got = keys(&db, cf, None, None, false);
-    let want: Vec<_> = (105..200).rev().chain((100..105).rev()).chain((0..50).rev()).map(k).collect();
+    let want: Vec<_> = (105..200)
+        .rev()
+        .chain((100..105).rev())
+        .chain((0..50).rev())
+        .map(k)
+        .collect();
     assert_eq!(got, want);
     let ro = ReadOptions::default();
-    assert_eq!(db.get_cf(&ro, cf, &k(107)).unwrap().as_deref(), Some(&b"ingested"[..]));
-    assert_eq!(db.get_cf(&ro, cf, &k(102)).unwrap().as_deref(), Some(&b"old"[..]));
+    assert_eq!(
+        db.get_cf(&ro, cf, &k(107)).unwrap().as_deref(),
+        Some(&b"ingested"[..])
+    );
+    assert_eq!(
+        db.get_cf(&ro, cf, &k(102)).unwrap().as_deref(),
+        Some(&b"old"[..])
+    );
     db.compact_range(cf, None, None).unwrap();
     assert_eq!(keys(&db, cf, None, None, false), want);
     // A bulk writer into the family takes keys in its order.
@@ -246,5 +287,8 @@ fn ingestion_needs_the_families_order() {
     }
     assert!(bw.put(&k(400), b"bulk").is_err());
     bw.ingest().unwrap();
-    assert_eq!(keys(&db, cf, None, Some(&k(299)), false), (300..400).rev().map(k).collect::<Vec<_>>());
+    assert_eq!(
+        keys(&db, cf, None, Some(&k(299)), false),
+        (300..400).rev().map(k).collect::<Vec<_>>()
+    );
 }

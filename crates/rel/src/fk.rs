@@ -322,8 +322,8 @@ fn children_with(
         None => keycodec::index_prefix(def.pk.id).to_vec(),
     };
     let hi = keycodec::prefix_successor(&lo);
-    let mut it = crate::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, true)
-        .map_err(txn_err)?;
+    let mut it =
+        crate::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, true).map_err(txn_err)?;
     let mut rows = Vec::new();
     while let Some((k, _)) = it.next().map_err(txn_err)? {
         let key = match ix {
@@ -418,8 +418,8 @@ pub fn validate(txn: &mut Txn, st: &CatalogState, def: &TableDef, k: usize) -> R
     let lo = keycodec::index_prefix(def.pk.id).to_vec();
     let hi = keycodec::prefix_successor(&lo);
     let cf = crate::cf::of(txn.db(), &def.pk)?;
-    let mut it = crate::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, false)
-        .map_err(txn_err)?;
+    let mut it =
+        crate::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, false).map_err(txn_err)?;
     let mut rows = Vec::new();
     loop {
         rows.clear();

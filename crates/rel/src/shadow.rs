@@ -230,8 +230,8 @@ fn copy_row(txn: &mut Txn, t: &Table, sh: &Shadow, n: u64, k: &[u8], v: &[u8]) -
         rt::encode_cols(&mut prefix, def, &ix.columns, &new)?;
         let upper = keycodec::prefix_successor(&prefix);
         let cf = crate::cf::of(txn.db(), ix)?;
-        let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
-            .map_err(te)?;
+        let mut it =
+            crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true).map_err(te)?;
         if it.next().map_err(te)?.is_some() {
             return Err(Error::DupKey(rt::key_text(ix, &new), ix.name.clone()));
         }

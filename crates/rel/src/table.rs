@@ -389,8 +389,8 @@ fn unique_holder(
         .map_err(txn_err)?;
     let upper = keycodec::prefix_successor(&prefix);
     let now = crate::ttl::now_latest();
-    let mut it = crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true)
-        .map_err(txn_err)?;
+    let mut it =
+        crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true).map_err(txn_err)?;
     // Entries of expired rows (TTL tables) hold nothing.
     while let Some((k, v)) = it.next().map_err(txn_err)? {
         if !crate::ttl::sk_hidden(def, v, now) {

@@ -291,7 +291,9 @@ mod tests {
         let mut s = inst.session(2, "r", None);
         attach(&mut s, &hosts, &login);
         assert_eq!(s.account, Some(("r".to_string(), "%".to_string())));
-        let e = s.query("CREATE DATABASE e", &mut Collect::default()).unwrap_err();
+        let e = s
+            .query("CREATE DATABASE e", &mut Collect::default())
+            .unwrap_err();
         assert_eq!(e.code, 1044, "{}", e.msg);
         // The more specific account's login, dropped before the attach:
         // the session is still r@localhost (no privileges, as a session of
@@ -304,7 +306,9 @@ mod tests {
         let mut s = inst.session(3, "r", None);
         attach(&mut s, &hosts, &login);
         assert_eq!(s.account, Some(("r".to_string(), "localhost".to_string())));
-        let e = s.query("CREATE DATABASE e", &mut Collect::default()).unwrap_err();
+        let e = s
+            .query("CREATE DATABASE e", &mut Collect::default())
+            .unwrap_err();
         assert_eq!(e.code, 1044, "{}", e.msg);
     }
 

@@ -48,7 +48,12 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
         // Only the default public file may be missing: clients get the private
         // key's public half.
         Err(_) if cfg.sha2_public_key.is_none() => {}
-        Err(e) => return Err(format!("{PUBLIC_OPT}: cannot read {}: {e}", public.display())),
+        Err(e) => {
+            return Err(format!(
+                "{PUBLIC_OPT}: cannot read {}: {e}",
+                public.display()
+            ))
+        }
     }
     Ok(Some(Arc::new(keys)))
 }
@@ -66,8 +71,7 @@ fn generate(private: &std::path::Path, public: &std::path::Path) -> Result<wire:
         f.write_all(text.as_bytes())?;
         f.sync_all()
     };
-    write(private, &pem, 0o600)
-        .map_err(|e| format!("cannot write {}: {e}", private.display()))?;
+    write(private, &pem, 0o600).map_err(|e| format!("cannot write {}: {e}", private.display()))?;
     write(public, keys.public_pem(), 0o600)
         .map_err(|e| format!("cannot write {}: {e}", public.display()))?;
     eprintln!(

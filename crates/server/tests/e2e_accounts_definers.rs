@@ -132,8 +132,14 @@ fn views_run_with_their_definers_rights() {
         assert_eq!(denied(&mut cv, sql), need_super, "{sql}");
     }
     exec(&mut cv, "CREATE VIEW vx2 AS SELECT * FROM b");
-    exec(&mut cv, "CREATE DEFINER = CURRENT_USER VIEW vx3 AS SELECT * FROM b");
-    exec(&mut cv, "CREATE DEFINER = 'cv'@'%' VIEW vx4 AS SELECT * FROM b");
+    exec(
+        &mut cv,
+        "CREATE DEFINER = CURRENT_USER VIEW vx3 AS SELECT * FROM b",
+    );
+    exec(
+        &mut cv,
+        "CREATE DEFINER = 'cv'@'%' VIEW vx4 AS SELECT * FROM b",
+    );
     assert_eq!(q(&mut cv, "SELECT COUNT(*) FROM vx2"), vec!["2"]);
     assert_eq!(
         q(

@@ -517,12 +517,18 @@ fn multi_table_writes_check_the_table_written() {
     let unknown_table = |t: &str| (1109, format!("Unknown table '{t}' in MULTI DELETE"));
     for (sql, want) in [
         ("DELETE FROM d2.x USING d2.x", x("DELETE")),
-        ("DELETE FROM x USING d2.x", (1046, "No database selected".into())),
+        (
+            "DELETE FROM x USING d2.x",
+            (1046, "No database selected".into()),
+        ),
         ("DELETE d1.x FROM d2.x", unknown_table("x")),
         ("UPDATE d2.x SET d1.x.a = 5", x("UPDATE")),
         ("UPDATE d2.x SET nosuch.a = 5", x("UPDATE")),
         ("UPDATE d2.x, d1.u SET d1.x.a = 5", unknown_col("d1.x.a")),
-        ("UPDATE d1.t JOIN d2.x ON t.a = x.a SET t9.b = 1", unknown_col("t9.b")),
+        (
+            "UPDATE d1.t JOIN d2.x ON t.a = x.a SET t9.b = 1",
+            unknown_col("t9.b"),
+        ),
     ] {
         assert_eq!(denied(&mut k, sql), want, "{sql}");
     }
@@ -530,18 +536,36 @@ fn multi_table_writes_check_the_table_written() {
     for (sql, want) in [
         ("DELETE d1.x FROM d2.x", unknown_table("x")),
         ("DELETE t9 FROM t JOIN u ON t.a = u.a", unknown_table("t9")),
-        ("DELETE t, t9 FROM t JOIN u ON t.a = u.a", unknown_table("t9")),
+        (
+            "DELETE t, t9 FROM t JOIN u ON t.a = u.a",
+            unknown_table("t9"),
+        ),
         ("DELETE d2.t FROM t JOIN u ON t.a = u.a", unknown_table("t")),
-        ("DELETE FROM t9 USING t JOIN u ON t.a = u.a", unknown_table("t9")),
+        (
+            "DELETE FROM t9 USING t JOIN u ON t.a = u.a",
+            unknown_table("t9"),
+        ),
         ("DELETE t FROM t s JOIN u ON s.a = u.a", unknown_table("t")),
         ("DELETE x FROM d2.x", unknown_table("x")),
         ("DELETE d2.x FROM d2.x y", unknown_table("x")),
         ("UPDATE d2.x SET d1.x.a = 5", unknown_col("d1.x.a")),
         ("UPDATE d2.x SET t9.a = 5", unknown_col("t9.a")),
-        ("UPDATE t JOIN u ON t.a = u.a SET t9.b = 1", unknown_col("t9.b")),
-        ("UPDATE t JOIN u ON t.a = u.a SET d9.t.b = 1", unknown_col("d9.t.b")),
-        ("UPDATE t s JOIN u ON s.a = u.a SET d1.t.b = 1", unknown_col("d1.t.b")),
-        ("UPDATE t JOIN u ON t.a = u.a SET t.b = 1, nosuch = 2", unknown_col("nosuch")),
+        (
+            "UPDATE t JOIN u ON t.a = u.a SET t9.b = 1",
+            unknown_col("t9.b"),
+        ),
+        (
+            "UPDATE t JOIN u ON t.a = u.a SET d9.t.b = 1",
+            unknown_col("d9.t.b"),
+        ),
+        (
+            "UPDATE t s JOIN u ON s.a = u.a SET d1.t.b = 1",
+            unknown_col("d1.t.b"),
+        ),
+        (
+            "UPDATE t JOIN u ON t.a = u.a SET t.b = 1, nosuch = 2",
+            unknown_col("nosuch"),
+        ),
     ] {
         assert_eq!(denied(&mut root, sql), want, "{sql}");
     }

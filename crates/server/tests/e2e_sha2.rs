@@ -25,7 +25,11 @@ fn openssl(dir: &Path, args: &[&str]) {
         .args(args)
         .output()
         .expect("run the openssl CLI");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A self-signed certificate and key for TLS.
@@ -33,8 +37,20 @@ fn tls_files(dir: &Path) -> Vec<String> {
     openssl(
         dir,
         &[
-            "req", "-x509", "-nodes", "-days", "2", "-newkey", "ec", "-pkeyopt",
-            "ec_paramgen_curve:prime256v1", "-keyout", "key.pem", "-out", "cert.pem", "-subj",
+            "req",
+            "-x509",
+            "-nodes",
+            "-days",
+            "2",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-subj",
             "/CN=localhost",
         ],
     );
@@ -122,7 +138,9 @@ fn tls_full_then_fast_and_cache_invalidation() {
     exec(&mut root, "GRANT SELECT ON *.* TO sha");
     let g = q1(&mut root, "SHOW GRANTS FOR sha");
     assert!(
-        g.starts_with("GRANT SELECT ON *.* TO `sha`@`%` IDENTIFIED VIA caching_sha2_password USING '$A$005$"),
+        g.starts_with(
+            "GRANT SELECT ON *.* TO `sha`@`%` IDENTIFIED VIA caching_sha2_password USING '$A$005$"
+        ),
         "{g}"
     );
     // Not cached yet: plain TCP without keys cannot authenticate in full.
@@ -155,7 +173,10 @@ fn tls_full_then_fast_and_cache_invalidation() {
         c.starts_with("CREATE USER `sha`@`%` IDENTIFIED VIA caching_sha2_password USING '$A$005$"),
         "{c}"
     );
-    assert_eq!(c.len(), "CREATE USER `sha`@`%` IDENTIFIED VIA caching_sha2_password USING ''".len() + 70);
+    assert_eq!(
+        c.len(),
+        "CREATE USER `sha`@`%` IDENTIFIED VIA caching_sha2_password USING ''".len() + 70
+    );
     refused(&mariadb(&srv, "sha", "pw1", PLAIN), "sha");
     refused(&mariadb(&srv, "sha", "pw2", PLAIN), "sha");
     denied(&mariadb(&srv, "sha", "pw1", TLS), "sha");
@@ -175,7 +196,10 @@ fn tls_full_then_fast_and_cache_invalidation() {
     );
     refused(&mariadb(&srv, "sha", "pw3", PLAIN), "sha");
     // The stored string moves between servers: AS takes it back.
-    exec(&mut root, "CREATE USER copy IDENTIFIED WITH mysql_native_password BY 'x'");
+    exec(
+        &mut root,
+        "CREATE USER copy IDENTIFIED WITH mysql_native_password BY 'x'",
+    );
     let line = q1(&mut root, "SHOW GRANTS FOR sha");
     // The line ends with the quoted string; no quote or backslash in our salts.
     let using = line.split("USING '").nth(1).unwrap().trim_end_matches('\'');
@@ -188,24 +212,52 @@ fn tls_full_then_fast_and_cache_invalidation() {
     // Native accounts: a client starting with caching_sha2_password is switched.
     exec(&mut root, "CREATE USER nat IDENTIFIED BY 'npw'");
     exec(&mut root, "ALTER USER nat REQUIRE NONE");
-    assert!(q1(&mut root, "SHOW CREATE USER nat").starts_with("CREATE USER `nat`@`%` IDENTIFIED BY PASSWORD '*"));
+    assert!(q1(&mut root, "SHOW CREATE USER nat")
+        .starts_with("CREATE USER `nat`@`%` IDENTIFIED BY PASSWORD '*"));
     common::expect_err(&mut root, "SHOW CREATE USER nobody", 1133, "28000");
     assert_eq!(
-        ok(&mariadb(&srv, "nat", "npw", &["--skip-ssl", "--default-auth=caching_sha2_password"])),
+        ok(&mariadb(
+            &srv,
+            "nat",
+            "npw",
+            &["--skip-ssl", "--default-auth=caching_sha2_password"]
+        )),
         "nat"
     );
     denied(
-        &mariadb(&srv, "nat", "bad", &["--skip-ssl", "--default-auth=caching_sha2_password"]),
+        &mariadb(
+            &srv,
+            "nat",
+            "bad",
+            &["--skip-ssl", "--default-auth=caching_sha2_password"],
+        ),
         "nat",
     );
     // Statements: errors as MySQL's.
     for (sql, code) in [
-        ("ALTER USER nat IDENTIFIED WITH caching_sha2_password AS '*0123'", 1827),
-        ("ALTER USER nat IDENTIFIED WITH caching_sha2_password AS '$A$005$short'", 1827),
-        ("ALTER USER nat IDENTIFIED WITH mysql_native_password AS '$A$005$x'", 1372),
-        ("ALTER USER nat IDENTIFIED WITH sha256_password BY 'x'", 1235),
+        (
+            "ALTER USER nat IDENTIFIED WITH caching_sha2_password AS '*0123'",
+            1827,
+        ),
+        (
+            "ALTER USER nat IDENTIFIED WITH caching_sha2_password AS '$A$005$short'",
+            1827,
+        ),
+        (
+            "ALTER USER nat IDENTIFIED WITH mysql_native_password AS '$A$005$x'",
+            1372,
+        ),
+        (
+            "ALTER USER nat IDENTIFIED WITH sha256_password BY 'x'",
+            1235,
+        ),
     ] {
-        common::expect_err(&mut root, sql, code, if code == 1235 { "42000" } else { "HY000" });
+        common::expect_err(
+            &mut root,
+            sql,
+            code,
+            if code == 1235 { "42000" } else { "HY000" },
+        );
     }
     let long = "x".repeat(257);
     common::expect_err(
@@ -231,7 +283,10 @@ fn rsa_key_exchange_without_tls() {
     let private = srv.datadir.join("private_key.pem");
     let public = srv.datadir.join("public_key.pem");
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&private).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&private).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let pem = std::fs::read_to_string(&public).unwrap();
     assert!(pem.starts_with("-----BEGIN PUBLIC KEY-----"), "{pem}");
     let mut root = srv.conn();
@@ -256,14 +311,20 @@ fn rsa_key_exchange_without_tls() {
 fn key_files_by_option_and_bad_ones() {
     let dir = TempDir::new("e2e-sha2-keys");
     openssl(&dir.0, &["genrsa", "-out", "priv.pem", "2048"]);
-    openssl(&dir.0, &["rsa", "-in", "priv.pem", "-pubout", "-out", "pub.pem"]);
+    openssl(
+        &dir.0,
+        &["rsa", "-in", "priv.pem", "-pubout", "-out", "pub.pem"],
+    );
     openssl(&dir.0, &["genrsa", "-out", "other.pem", "2048"]);
     std::fs::write(dir.0.join("junk.pem"), "not a key\n").unwrap();
     let p = |f: &str| dir.0.join(f).display().to_string();
     let priv_opt = format!("--caching-sha2-password-private-key-path={}", p("priv.pem"));
     let pub_opt = format!("--caching-sha2-password-public-key-path={}", p("pub.pem"));
     let srv = Server::start_with("sha2-keys", &[&priv_opt, &pub_opt]);
-    assert!(!srv.datadir.join("private_key.pem").exists(), "nothing generated");
+    assert!(
+        !srv.datadir.join("private_key.pem").exists(),
+        "nothing generated"
+    );
     let mut root = srv.conn();
     exec(
         &mut root,
@@ -276,16 +337,25 @@ fn key_files_by_option_and_bad_ones() {
     // Bad files stop the server with a message naming the option.
     for (args, says) in [
         (
-            vec![format!("--caching-sha2-password-private-key-path={}", p("missing.pem"))],
+            vec![format!(
+                "--caching-sha2-password-private-key-path={}",
+                p("missing.pem")
+            )],
             "--caching-sha2-password-private-key-path",
         ),
         (
-            vec![format!("--caching-sha2-password-private-key-path={}", p("junk.pem"))],
+            vec![format!(
+                "--caching-sha2-password-private-key-path={}",
+                p("junk.pem")
+            )],
             "not an RSA private key",
         ),
         (
             vec![
-                format!("--caching-sha2-password-private-key-path={}", p("other.pem")),
+                format!(
+                    "--caching-sha2-password-private-key-path={}",
+                    p("other.pem")
+                ),
                 pub_opt.clone(),
             ],
             "is not the public key of",

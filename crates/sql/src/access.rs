@@ -712,9 +712,7 @@ pub fn for_each_row(
     // was read, e.g. while this read waited for the lock): only the WHERE
     // tells whether that version is still in the range.
     let filter = match filter {
-        Some(f) if (lock.is_none() || acc.index == 0) && range_is_filter(def, acc, f, env)? => {
-            None
-        }
+        Some(f) if (lock.is_none() || acc.index == 0) && range_is_filter(def, acc, f, env)? => None,
         f => f,
     };
     let release =
@@ -826,9 +824,11 @@ fn range_is_filter(def: &TableDef, acc: &Access, f: &Expr, env: &dyn Env) -> Res
     let Some(&c) = index_of(def, acc.index).columns.first() else {
         return Ok(false);
     };
-    let Some(col) = def.columns.get(c).filter(|col| {
-        col.ty.is_integer() && col.ty.kind != rel::value::TypeKind::Year
-    }) else {
+    let Some(col) = def
+        .columns
+        .get(c)
+        .filter(|col| col.ty.is_integer() && col.ty.kind != rel::value::TypeKind::Year)
+    else {
         return Ok(false);
     };
     if **x != Expr::Col(c) || **flo != *lo || **fhi != *hi {

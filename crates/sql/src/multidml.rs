@@ -190,7 +190,11 @@ impl FromName {
 /// database and name; `t` an item's alias, or an item without one named
 /// `t` in the current database (1046 without one). None: 1109 `Unknown
 /// table 't' in MULTI DELETE`; two: 1066.
-pub fn delete_target(items: &[&FromName], target: &[String], cur_db: Option<&str>) -> Result<usize> {
+pub fn delete_target(
+    items: &[&FromName],
+    target: &[String],
+    cur_db: Option<&str>,
+) -> Result<usize> {
     let (db, name) = match target {
         [t] => (cur_db.ok_or_else(SqlError::no_db)?, t.as_str()),
         [d, t] => (d.as_str(), t.as_str()),

@@ -634,7 +634,12 @@ mod tests {
             let n = 6000;
             let (a, b) = (words(&mut rng, n, ascii_only), words(&mut rng, n, true));
             let raw: Vec<SortRow> = (0..n)
-                .map(|i| (vec![Value::UInt(i as u64)], vec![a[i].clone(), b[i].clone()]))
+                .map(|i| {
+                    (
+                        vec![Value::UInt(i as u64)],
+                        vec![a[i].clone(), b[i].clone()],
+                    )
+                })
                 .collect();
             let key = |v: &Value| match v {
                 Value::Bytes(s) => Value::Bytes(coll.sort_key(s)),
@@ -667,7 +672,10 @@ mod tests {
                 assert!(!spilled);
                 same_rows(&mem, &want, seed);
                 // Marked rows: equal sort keys to the previous one.
-                let pos: Vec<usize> = want.iter().map(|r| r[0].to_i128().unwrap() as usize).collect();
+                let pos: Vec<usize> = want
+                    .iter()
+                    .map(|r| r[0].to_i128().unwrap() as usize)
+                    .collect();
                 for i in 1..n {
                     let eq = keyed[pos[i]].1 == keyed[pos[i - 1]].1;
                     assert_eq!(same[i], eq, "SEED={seed} {coll:?} row {i}");

@@ -16,10 +16,12 @@ fn sha2_strings_with_other_round_counts_are_refused() {
         &format!("CREATE USER ok IDENTIFIED WITH caching_sha2_password AS '$A$005${body}'"),
     );
     for rounds in ["FFF", "006", "00A"] {
-        let sql =
-            format!("CREATE USER slow IDENTIFIED WITH caching_sha2_password AS '$A${rounds}${body}'");
+        let sql = format!(
+            "CREATE USER slow IDENTIFIED WITH caching_sha2_password AS '$A${rounds}${body}'"
+        );
         assert_eq!(err(&mut s, &sql), 1827, "{sql}");
-        let sql = format!("ALTER USER ok IDENTIFIED WITH caching_sha2_password AS '$A${rounds}${body}'");
+        let sql =
+            format!("ALTER USER ok IDENTIFIED WITH caching_sha2_password AS '$A${rounds}${body}'");
         assert_eq!(err(&mut s, &sql), 1827, "{sql}");
     }
 }

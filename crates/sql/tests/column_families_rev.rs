@@ -202,7 +202,11 @@ fn reverse_families_answer_as_plain_tables() {
                     &format!("SELECT id FROM {t} WHERE id = {probe} FOR UPDATE NOWAIT"),
                 );
                 let held = got.contains(&probe.to_string());
-                assert_eq!(locked.is_err(), held, "{t}: id {probe} in {got:?}: {locked:?}");
+                assert_eq!(
+                    locked.is_err(),
+                    held,
+                    "{t}: id {probe} in {got:?}: {locked:?}"
+                );
                 q(&mut s, "COMMIT");
             }
         }
@@ -249,7 +253,10 @@ fn assert_reverse_layout(inst: &Instance, table: &str, n: usize) {
         }
         for other in ["default", "fa", "rev:fa", "rev:fpk"] {
             if other != cf {
-                assert!(engine_keys(inst, other, id).is_empty(), "{name} also in {other}");
+                assert!(
+                    engine_keys(inst, other, id).is_empty(),
+                    "{name} also in {other}"
+                );
             }
         }
     }
@@ -287,8 +294,14 @@ fn entries_are_reversed_and_survive_a_restart() {
             ),
             vec!["PRIMARY|rev:fpk", "ka|rev:fa", "kb|fa", "uc|rev:fa"]
         );
-        assert!(show_create_has(&mut s, "PRIMARY KEY (`id`) COMMENT 'rev:fpk'"));
-        assert!(show_create_has(&mut s, "UNIQUE KEY `uc` (`c`) COMMENT 'REV:fa'"));
+        assert!(show_create_has(
+            &mut s,
+            "PRIMARY KEY (`id`) COMMENT 'rev:fpk'"
+        ));
+        assert!(show_create_has(
+            &mut s,
+            "UNIQUE KEY `uc` (`c`) COMMENT 'REV:fa'"
+        ));
     }
     let inst = open(&dir.0);
     let mut s = session(&inst, 1);
@@ -307,9 +320,8 @@ fn entries_are_reversed_and_survive_a_restart() {
     );
     let status = rows(&mut s, "SHOW ENGINE STRATA STATUS");
     assert!(
-        status
-            .iter()
-            .any(|r| r.starts_with("CF_OPTIONS|rev:fa|") && r.contains("comparator=strata.ReverseBytewise")),
+        status.iter().any(|r| r.starts_with("CF_OPTIONS|rev:fa|")
+            && r.contains("comparator=strata.ReverseBytewise")),
         "{status:?}"
     );
     assert_eq!(
@@ -321,17 +333,26 @@ fn entries_are_reversed_and_survive_a_restart() {
         vec!["0", "1", "2"]
     );
     assert_eq!(
-        rows(&mut s, "SELECT c FROM r FORCE INDEX (uc) WHERE c > 195 ORDER BY c"),
+        rows(
+            &mut s,
+            "SELECT c FROM r FORCE INDEX (uc) WHERE c > 195 ORDER BY c"
+        ),
         vec!["196", "197", "198", "199"]
     );
-    assert_eq!(fails(&mut s, "INSERT INTO r VALUES (500, 1, 'x', 7)").0, 1062);
+    assert_eq!(
+        fails(&mut s, "INSERT INTO r VALUES (500, 1, 'x', 7)").0,
+        1062
+    );
     check_ok(&mut s, "r");
     // CREATE INDEX into a reverse family (sorted runs, ingested) and a bulk
     // load of a table in one.
     q(&mut s, "CREATE INDEX kd ON r (b, a) COMMENT 'rev:fd'");
     assert_reverse_layout_of(&inst, "r", "kd", 200);
     assert_eq!(
-        rows(&mut s, "SELECT b, a FROM r FORCE INDEX (kd) WHERE b = 'v3' ORDER BY a DESC LIMIT 2"),
+        rows(
+            &mut s,
+            "SELECT b, a FROM r FORCE INDEX (kd) WHERE b = 'v3' ORDER BY a DESC LIMIT 2"
+        ),
         vec!["v3|16", "v3|15"]
     );
     check_ok(&mut s, "r");
@@ -346,9 +367,22 @@ fn entries_are_reversed_and_survive_a_restart() {
     q(&mut s, "INSERT INTO e VALUES (3, 4)");
     q(&mut s, "SET strata_bulk_load = 0");
     let loaded = rows(&mut s, "SHOW GLOBAL STATUS LIKE 'Strata_bulk_load_rows'");
-    assert_eq!(loaded, vec!["Strata_bulk_load_rows|4"], "loaded through table files");
-    assert_eq!(rows(&mut s, "SELECT id FROM e ORDER BY id"), vec!["3", "5", "8", "9"]);
-    assert_eq!(rows(&mut s, "SELECT v FROM e FORCE INDEX (kv) ORDER BY v DESC LIMIT 1"), vec!["4"]);
+    assert_eq!(
+        loaded,
+        vec!["Strata_bulk_load_rows|4"],
+        "loaded through table files"
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM e ORDER BY id"),
+        vec!["3", "5", "8", "9"]
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT v FROM e FORCE INDEX (kv) ORDER BY v DESC LIMIT 1"
+        ),
+        vec!["4"]
+    );
     assert_reverse_layout_of(&inst, "e", "PRIMARY", 4);
     check_ok(&mut s, "e");
     // DROP TABLE reclaims the reverse families' entries.
@@ -368,7 +402,10 @@ fn assert_reverse_layout_of(inst: &Instance, table: &str, index: &str, n: usize)
         .unwrap();
     let keys = engine_keys(inst, &cf, id);
     assert_eq!(keys.len(), n, "{index} in {cf}");
-    assert!(keys.windows(2).all(|w| w[0] > w[1]), "{index} in {cf}: order");
+    assert!(
+        keys.windows(2).all(|w| w[0] > w[1]),
+        "{index} in {cf}: order"
+    );
 }
 
 fn show_create_has(s: &mut Session, what: &str) -> bool {

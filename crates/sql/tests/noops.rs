@@ -116,7 +116,10 @@ fn constraints_and_options_strata_does_not_enforce_are_refused() {
         1235
     );
     assert_eq!(
-        err(&mut s, "CREATE INDEX k2 ON t (v) COMMENT 'custom_p0_cfname=cf2'"),
+        err(
+            &mut s,
+            "CREATE INDEX k2 ON t (v) COMMENT 'custom_p0_cfname=cf2'"
+        ),
         1235
     );
     // Advisory options are accepted; AUTO_INCREMENT=N is not honoured and says so.

@@ -35,10 +35,17 @@ fn between_on_the_key_agrees_with_a_scan() {
         "(-2147483648, 0, -128, 'min')".to_string(),
     ];
     for i in -20i64..40 {
-        rows.push(format!("({i}, {}, {}, 'r{i}')", (i * 7).rem_euclid(50), i % 9));
+        rows.push(format!(
+            "({i}, {}, {}, 'r{i}')",
+            (i * 7).rem_euclid(50),
+            i % 9
+        ));
     }
     for t in ["k", "n"] {
-        q(&mut s, &format!("INSERT INTO {t} VALUES {}", rows.join(",")));
+        q(
+            &mut s,
+            &format!("INSERT INTO {t} VALUES {}", rows.join(",")),
+        );
     }
     let bounds = [
         Value::Int(3),
@@ -60,7 +67,8 @@ fn between_on_the_key_agrees_with_a_scan() {
     ];
     let mut checked = 0;
     for col in ["id", "u", "t"] {
-        let sql = |t: &str| format!("SELECT id, c FROM {t} WHERE {col} BETWEEN ? AND ? ORDER BY id");
+        let sql =
+            |t: &str| format!("SELECT id, c FROM {t} WHERE {col} BETWEEN ? AND ? ORDER BY id");
         let (keyed, _, _) = s.prepare(&sql("k")).unwrap();
         let (plain, _, _) = s.prepare(&sql("n")).unwrap();
         for lo in &bounds {
@@ -99,8 +107,14 @@ fn between_on_the_key_agrees_with_a_scan() {
 fn locking_range_read_rechecks_rows_changed_while_waiting() {
     let db = TestDb::open("range-filter-lock");
     let mut a = session_in_d(&db);
-    q(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, k INT, v INT, KEY k (k))");
-    q(&mut a, "INSERT INTO t VALUES (1, 5, 0), (2, 6, 0), (3, 50, 0)");
+    q(
+        &mut a,
+        "CREATE TABLE t (id INT PRIMARY KEY, k INT, v INT, KEY k (k))",
+    );
+    q(
+        &mut a,
+        "INSERT INTO t VALUES (1, 5, 0), (2, 6, 0), (3, 50, 0)",
+    );
     for stmt in [
         "SELECT id, k FROM t FORCE INDEX (k) WHERE k BETWEEN 1 AND 10 FOR UPDATE",
         "UPDATE t FORCE INDEX (k) SET v = v + 1 WHERE k BETWEEN 1 AND 10",

@@ -94,7 +94,7 @@ fn distinct_on_sorted_keys_agrees_with_the_hash_set() {
     );
     let mut rng = testkit::Rng::from_env("distinct_on_sorted_keys_agrees_with_the_hash_set");
     let parts = ["a", "A", "b", "B", " ", "\\t", "é", "E", "_"];
-    let mut word = |rng: &mut testkit::Rng| -> String {
+    let word = |rng: &mut testkit::Rng| -> String {
         if rng.below(15) == 0 {
             return "NULL".into();
         }
@@ -129,11 +129,24 @@ fn distinct_on_sorted_keys_agrees_with_the_hash_set() {
         let mut out = Vec::new();
         for x in queries {
             let got = q(s, x);
-            let want = q(s, &format!("{x}{}", if x.contains("LIMIT") { "" } else { " LIMIT 100000" }));
+            let want = q(
+                s,
+                &format!(
+                    "{x}{}",
+                    if x.contains("LIMIT") {
+                        ""
+                    } else {
+                        " LIMIT 100000"
+                    }
+                ),
+            );
             assert!(got == want, "{x}: {got:?}\nvs the hash set: {want:?}");
             out.push(got);
         }
-        let calc = q(s, "SELECT SQL_CALC_FOUND_ROWS DISTINCT c FROM t ORDER BY c LIMIT 2, 3");
+        let calc = q(
+            s,
+            "SELECT SQL_CALC_FOUND_ROWS DISTINCT c FROM t ORDER BY c LIMIT 2, 3",
+        );
         let found = q(s, "SELECT FOUND_ROWS()");
         out.push(calc);
         out.push(found);

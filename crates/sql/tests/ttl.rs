@@ -91,16 +91,32 @@ fn implicit_ttl_hides_expired_rows_and_compaction_removes_them() {
         "CREATE TABLE t (a INT PRIMARY KEY, b INT NOT NULL, c VARCHAR(10), KEY kb (b)) \
          COMMENT='ttl_duration=100;'",
     );
-    insert_at(&mut s, -300, "INSERT INTO t VALUES (1, 10, 'old'), (2, 20, 'old')");
+    insert_at(
+        &mut s,
+        -300,
+        "INSERT INTO t VALUES (1, 10, 'old'), (2, 20, 'old')",
+    );
     // 60 s old: 40 s left.
     insert_at(&mut s, -60, "INSERT INTO t VALUES (3, 30, 'young')");
     q(&mut s, "INSERT INTO t VALUES (4, 40, 'new')");
     assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["3", "4"]);
-    assert_eq!(rows(&mut s, "SELECT a, c FROM t WHERE a = 1"), Vec::<String>::new());
-    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE b = 10"), Vec::<String>::new());
+    assert_eq!(
+        rows(&mut s, "SELECT a, c FROM t WHERE a = 1"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t WHERE b = 10"),
+        Vec::<String>::new()
+    );
     // Covering index scan and the index-to-row path.
-    assert_eq!(rows(&mut s, "SELECT b FROM t WHERE b > 0 ORDER BY b"), ["30", "40"]);
-    assert_eq!(rows(&mut s, "SELECT c FROM t WHERE b >= 10 ORDER BY b"), ["young", "new"]);
+    assert_eq!(
+        rows(&mut s, "SELECT b FROM t WHERE b > 0 ORDER BY b"),
+        ["30", "40"]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT c FROM t WHERE b >= 10 ORDER BY b"),
+        ["young", "new"]
+    );
     assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t"), ["2"]);
     // Expired rows are not updated by statements that cannot see them.
     q(&mut s, "UPDATE t SET c = 'x' WHERE a <> 3");
@@ -159,24 +175,36 @@ fn updates_restamp_rows_and_expired_rows_do_not_conflict() {
     q(&mut s, "SET GLOBAL strata_debug_ttl_snapshot_ts = 20");
     assert_eq!(rows(&mut s, "SELECT a, u FROM t"), ["2|5"]);
     assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 5"), ["2"]);
-    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 1"), Vec::<String>::new());
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t WHERE u = 1"),
+        Vec::<String>::new()
+    );
     // An expired row does not block its primary key or unique value (MyRocks).
     q(&mut s, "INSERT INTO t VALUES (1, 7)");
     q(&mut s, "INSERT INTO t VALUES (3, 1)");
     assert_eq!(fails(&mut s, "INSERT INTO t VALUES (4, 5)").0, 1062);
     assert_eq!(fails(&mut s, "INSERT INTO t VALUES (2, 9)").0, 1062);
-    assert_eq!(rows(&mut s, "SELECT a, u FROM t ORDER BY a"), ["1|7", "2|5", "3|1"]);
+    assert_eq!(
+        rows(&mut s, "SELECT a, u FROM t ORDER BY a"),
+        ["1|7", "2|5", "3|1"]
+    );
     assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 1"), ["3"]);
     assert_eq!(rows(&mut s, "SELECT u FROM t ORDER BY u"), ["1", "5", "7"]);
     check_ok(&mut s, "t");
     q(&mut s, "DELETE FROM t WHERE a = 3");
-    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE u = 1"), Vec::<String>::new());
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t WHERE u = 1"),
+        Vec::<String>::new()
+    );
     // The replaced row's entries (u = 1 and 2 of the expired rows) go too.
     let (_, ku) = ids(&db, "t");
     q(&mut s, "OPTIMIZE TABLE t");
     assert_eq!(keys_of(&db, ku), 2);
     check_ok(&mut s, "t");
-    assert_eq!(rows(&mut s, "SELECT a, u FROM t ORDER BY a"), ["1|7", "2|5"]);
+    assert_eq!(
+        rows(&mut s, "SELECT a, u FROM t ORDER BY a"),
+        ["1|7", "2|5"]
+    );
 }
 
 #[test]
@@ -212,7 +240,10 @@ fn an_open_snapshot_keeps_reading_rows_that_expire() {
     let db = TestDb::open("ttl-snapshot");
     let mut s = session_in_d(&db);
     let mut a = session_in_d(&db);
-    q(&mut s, "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY kb (b)) COMMENT='ttl_duration=100;'");
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY kb (b)) COMMENT='ttl_duration=100;'",
+    );
     // Two seconds to live.
     insert_at(&mut s, -98, "INSERT INTO t VALUES (1, 1), (2, 2)");
     q(&mut a, "START TRANSACTION WITH CONSISTENT SNAPSHOT");
@@ -259,14 +290,20 @@ fn locking_reads_judge_expiry_now_not_at_the_snapshot() {
     // UPDATE returns only the live row.
     assert_eq!(rows(&mut a, "SELECT id FROM t"), ["1"]);
     q(&mut a, "UPDATE t SET v = 1 WHERE id = 1");
-    assert_eq!(rows(&mut a, "SELECT id FROM t WHERE u = 7 FOR UPDATE"), ["2"]);
+    assert_eq!(
+        rows(&mut a, "SELECT id FROM t WHERE u = 7 FOR UPDATE"),
+        ["2"]
+    );
     q(&mut a, "COMMIT");
     assert_eq!(rows(&mut s, "SELECT id, u, v FROM t"), ["2|7|0"]);
     // A unique index built later holds only the live row's value.
     insert_at(&mut s, -200, "INSERT INTO t VALUES (3, 8, 0)");
     q(&mut s, "INSERT INTO t VALUES (4, 8, 0)");
     q(&mut s, "ALTER TABLE t ADD UNIQUE KEY kv (u, v)");
-    assert_eq!(rows(&mut s, "SELECT id FROM t WHERE u = 8 AND v = 0"), ["4"]);
+    assert_eq!(
+        rows(&mut s, "SELECT id FROM t WHERE u = 8 AND v = 0"),
+        ["4"]
+    );
     check_ok(&mut s, "t");
 }
 
@@ -338,14 +375,32 @@ fn bad_ttl_definitions_get_myrocks_errors() {
         "CREATE TABLE t (a INT PRIMARY KEY, ts BIGINT UNSIGNED NOT NULL, b INT) \
          COMMENT='ttl_duration=10;ttl_col=ts;'",
     );
-    assert_eq!(fails(&mut s, "ALTER TABLE t DROP COLUMN ts"), (4070, col("ts")));
-    assert_eq!(fails(&mut s, "ALTER TABLE t RENAME COLUMN ts TO t2"), (4070, col("ts")));
-    assert_eq!(fails(&mut s, "ALTER TABLE t MODIFY ts BIGINT UNSIGNED NULL"), (4070, col("ts")));
+    assert_eq!(
+        fails(&mut s, "ALTER TABLE t DROP COLUMN ts"),
+        (4070, col("ts"))
+    );
+    assert_eq!(
+        fails(&mut s, "ALTER TABLE t RENAME COLUMN ts TO t2"),
+        (4070, col("ts"))
+    );
+    assert_eq!(
+        fails(&mut s, "ALTER TABLE t MODIFY ts BIGINT UNSIGNED NULL"),
+        (4070, col("ts"))
+    );
     assert_eq!(fails(&mut s, "ALTER TABLE t DROP PRIMARY KEY").0, 4069);
     // SET SESSION of the global-only variables fails; out-of-range offsets too.
     assert_eq!(fails(&mut s, "SET strata_enable_ttl = 0").0, 1229);
-    assert_eq!(fails(&mut s, "SET GLOBAL strata_debug_ttl_rec_ts = 4000").0, 1231);
-    assert_eq!(rows(&mut s, "SELECT @@global.strata_enable_ttl, @@global.strata_enable_ttl_read_filtering"), ["1|1"]);
+    assert_eq!(
+        fails(&mut s, "SET GLOBAL strata_debug_ttl_rec_ts = 4000").0,
+        1231
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT @@global.strata_enable_ttl, @@global.strata_enable_ttl_read_filtering"
+        ),
+        ["1|1"]
+    );
 }
 
 #[test]
@@ -370,9 +425,15 @@ fn alter_restart_and_drop_keep_ttl_semantics() {
         q(&mut s, "INSERT INTO t VALUES (3, 3)");
         // A rebuild (column added in the middle, index added) keeps each
         // row's time and leaves the expired row out.
-        q(&mut s, "ALTER TABLE t ADD COLUMN c INT DEFAULT 7 AFTER a, ADD INDEX kc (c)");
+        q(
+            &mut s,
+            "ALTER TABLE t ADD COLUMN c INT DEFAULT 7 AFTER a, ADD INDEX kc (c)",
+        );
         q(&mut s, "CREATE INDEX kb2 ON t (b, a)");
-        assert_eq!(rows(&mut s, "SELECT a, c FROM t ORDER BY a"), ["2|7", "3|7"]);
+        assert_eq!(
+            rows(&mut s, "SELECT a, c FROM t ORDER BY a"),
+            ["2|7", "3|7"]
+        );
         check_ok(&mut s, "t");
         inst.shutdown().unwrap();
     }
@@ -382,7 +443,10 @@ fn alter_restart_and_drop_keep_ttl_semantics() {
     // Row 2 (60 s old) expires 50 s on, through every index.
     q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 50");
     assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["3"]);
-    assert_eq!(rows(&mut s, "SELECT a FROM t WHERE b = 2"), Vec::<String>::new());
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t WHERE b = 2"),
+        Vec::<String>::new()
+    );
     assert_eq!(rows(&mut s, "SELECT b FROM t WHERE b > 0"), ["3"]);
     q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 0");
     assert_eq!(rows(&mut s, "SELECT a FROM t ORDER BY a"), ["2", "3"]);

@@ -6,16 +6,16 @@
 use std::io::{Read, Write};
 
 use crate::auth::{
-    constant_time_eq, new_scramble, sha2_password_hash, verify_native, verify_sha2, AuthPlugin, Credentials,
-    CACHING_SHA2_PASSWORD, NATIVE_PASSWORD,
+    constant_time_eq, new_scramble, sha2_password_hash, verify_native, verify_sha2, AuthPlugin,
+    Credentials, CACHING_SHA2_PASSWORD, NATIVE_PASSWORD,
 };
-use crate::sha2crypt::verify_sha2_auth;
 use crate::codec::{lossy, put_nul_bytes, put_u16, put_u32, Reader};
 use crate::command::ChangeUser;
 use crate::conn::Conn;
 use crate::consts::{cap, errcode};
 use crate::error::{malformed, Error, Result};
 use crate::resultset::{ErrPacket, OkPacket};
+use crate::sha2crypt::verify_sha2_auth;
 
 /// What the client told us during the handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,7 +118,9 @@ pub(crate) fn parse_attrs(r: &mut Reader<'_>) -> Result<Vec<(String, String)>> {
 
 /// Outcome of checking one auth response.
 enum Step {
-    Accept { fast_auth: bool },
+    Accept {
+        fast_auth: bool,
+    },
     Deny,
     Switch(AuthPlugin),
     /// caching_sha2_password without a matching cache entry: ask for the password.
@@ -365,7 +367,9 @@ impl<S: Read + Write> Conn<S> {
         let creds = known
             .clone()
             // A password the client cannot know (not the scramble it was sent).
-            .unwrap_or_else(|| Credentials::from_password(&new_scramble(!u64::from(self.connection_id))));
+            .unwrap_or_else(|| {
+                Credentials::from_password(&new_scramble(!u64::from(self.connection_id)))
+            });
         let mut plugin: String = plugin.to_string();
         let mut fresh = plugin == self.default_plugin.name();
         let mut switched = false;

@@ -63,7 +63,6 @@ mod row;
 pub mod rsa_keys;
 pub mod sha2crypt;
 
-pub use rsa_keys::RsaKeys;
 pub use auth::{native_password_hash, sha2_password_hash, AuthPlugin, Credentials};
 pub use command::{decode_command, ChangeUser, Command};
 pub use conn::{Conn, LocalInfile, TlsUpgrade};
@@ -73,3 +72,4 @@ pub use handshake::{parse_handshake_response, HandshakeInfo, HandshakeResponse};
 pub use params::{decode_params, ExecutePacket, Param, ParamType};
 pub use resultset::{ColumnDef, ErrPacket, OkPacket};
 pub use row::{BinaryRow, TextRow};
+pub use rsa_keys::RsaKeys;

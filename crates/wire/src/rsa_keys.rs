@@ -5,7 +5,9 @@
 //! key from PEM (PKCS#8 or PKCS#1), generating one, decrypting.
 
 use rsa::pkcs1::DecodeRsaPrivateKey;
-use rsa::pkcs8::{DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, LineEnding};
+use rsa::pkcs8::{
+    DecodePrivateKey, DecodePublicKey, EncodePrivateKey, EncodePublicKey, LineEnding,
+};
 use rsa::{Oaep, RsaPrivateKey, RsaPublicKey};
 
 /// A private key and its public half's PEM.
@@ -71,7 +73,11 @@ impl RsaKeys {
 
 /// Client side: `password` NUL-terminated, XORed with `scramble`, encrypted with
 /// the public key in `public_pem` (what a client sends in full authentication).
-pub fn encrypt_password(public_pem: &str, password: &[u8], scramble: &[u8]) -> Result<Vec<u8>, String> {
+pub fn encrypt_password(
+    public_pem: &str,
+    password: &[u8],
+    scramble: &[u8],
+) -> Result<Vec<u8>, String> {
     let key = RsaPublicKey::from_public_key_pem(public_pem).map_err(|e| e.to_string())?;
     let mut m: Vec<u8> = password.to_vec();
     m.push(0);

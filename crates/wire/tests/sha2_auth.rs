@@ -64,9 +64,8 @@ fn server(plugin: AuthPlugin, unix: bool, rsa: bool) -> Srv {
                 }),
                 _ => None,
             };
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                conn.handshake(&lookup)
-            }));
+            let r =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| conn.handshake(&lookup)));
             let r = match r {
                 Ok(Ok(info)) => {
                     if let Some((h, s)) = info.sha2_verified {
@@ -98,14 +97,23 @@ impl Srv {
             .out
             .recv_timeout(std::time::Duration::from_secs(30))
             .unwrap();
-        assert!(r.as_ref().err().map(String::as_str) != Some("PANIC"), "the server panicked");
+        assert!(
+            r.as_ref().err().map(String::as_str) != Some("PANIC"),
+            "the server panicked"
+        );
         r
     }
     /// Logs in `user` with caching_sha2's scramble of `pw`; returns the client after
     /// the server's first answer (checked to be `first`).
     fn start(&self, user: &str, pw: &[u8], first: &[u8]) -> (Raw, Greeting) {
         let (mut c, g) = self.connect();
-        c.write(&response(BASE, user, &caching_sha2(&g.scramble, pw), None, Some(CS)));
+        c.write(&response(
+            BASE,
+            user,
+            &caching_sha2(&g.scramble, pw),
+            None,
+            Some(CS),
+        ));
         assert_eq!(c.read(), first);
         (c, g)
     }
@@ -119,7 +127,10 @@ fn cleartext(pw: &[u8]) -> Vec<u8> {
 
 fn denied(c: &mut Raw, user: &str) {
     let m = assert_err(&c.read(), 1045, "28000");
-    assert!(m.starts_with(&format!("Access denied for user '{user}'@")), "{m}");
+    assert!(
+        m.starts_with(&format!("Access denied for user '{user}'@")),
+        "{m}"
+    );
 }
 
 #[test]
@@ -300,7 +311,13 @@ fn plugin_switches_both_ways() {
     // A caching_sha2 greeting, a native account: switched to native.
     let srv = server(AuthPlugin::CachingSha2Password, false, true);
     let (mut c, g) = srv.connect();
-    c.write(&response(BASE, "nat", &caching_sha2(&g.scramble, b"natpw"), None, Some(CS)));
+    c.write(&response(
+        BASE,
+        "nat",
+        &caching_sha2(&g.scramble, b"natpw"),
+        None,
+        Some(CS),
+    ));
     let sw = c.read();
     assert_eq!(sw[0], 0xFE);
     assert!(sw.starts_with(b"\xFEmysql_native_password\0"));
@@ -309,7 +326,13 @@ fn plugin_switches_both_ways() {
     assert_eq!(srv.outcome().unwrap(), "mysql_native_password");
     // ... with a wrong password: 1045.
     let (mut c, g) = srv.connect();
-    c.write(&response(BASE, "nat", &caching_sha2(&g.scramble, b"x"), None, Some(CS)));
+    c.write(&response(
+        BASE,
+        "nat",
+        &caching_sha2(&g.scramble, b"x"),
+        None,
+        Some(CS),
+    ));
     assert_eq!(c.read()[0], 0xFE);
     c.write(&native(&g.scramble, b"x"));
     denied(&mut c, "nat");

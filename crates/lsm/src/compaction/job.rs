@@ -21,8 +21,8 @@
 //! newest version of its key and newer than every live snapshot; a value it
 //! removes becomes a Delete at the same sequence number and is then treated
 //! as any other point tombstone.
-use crate::error::{Error, Result};
 use crate::compaction::filter::{CompactionFilter, Decision};
+use crate::error::{Error, Result};
 use crate::filename;
 use crate::iter::InternalIterator;
 use crate::key::{self, Comparator, SeqNo, ValueKind};
@@ -292,9 +292,9 @@ pub fn write_table_from_iter(
         if !drop
             && kind == ValueKind::Value
             && s == spec.snapshots.len()
-            && spec
-                .filter
-                .is_some_and(|f| f.filter(spec.level, p.user_key, input.value()) == Decision::Remove)
+            && spec.filter.is_some_and(|f| {
+                f.filter(spec.level, p.user_key, input.value()) == Decision::Remove
+            })
         {
             kind = ValueKind::Delete;
             *filtered += 1;

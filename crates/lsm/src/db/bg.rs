@@ -77,14 +77,8 @@ fn write_flush(
         number
     };
     let mut written = 0;
-    let mut files = compaction::write_table_from_iter(
-        &mut it,
-        tombs,
-        &spec,
-        &mut next,
-        &mut written,
-        &mut 0,
-    )?;
+    let mut files =
+        compaction::write_table_from_iter(&mut it, tombs, &spec, &mut next, &mut written, &mut 0)?;
     Stats::add(&stats.flush_bytes, written);
     Stats::add(&stats.flushes, 1);
     Ok(files.pop())

@@ -38,8 +38,10 @@ impl Sha2Cache {
         if m.is_empty() {
             return;
         }
-        let held: std::collections::HashSet<&[u8]> =
-            accounts.values().filter_map(|a| a.sha2.as_deref()).collect();
+        let held: std::collections::HashSet<&[u8]> = accounts
+            .values()
+            .filter_map(|a| a.sha2.as_deref())
+            .collect();
         m.retain(|k, _| held.contains(k.as_slice()));
     }
 

@@ -119,7 +119,6 @@ impl Who<'_> {
         let acct: &Account = if v.invoker {
             &self.a
         } else {
-            let key = (v.definer_user.clone(), v.definer_host.clone());
             definer = definer_account(st, &v.definer_user, &v.definer_host)
                 .ok_or_else(|| SqlError::no_such_definer(&v.definer_user, &v.definer_host))?;
             &definer

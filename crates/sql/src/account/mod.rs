@@ -294,7 +294,9 @@ impl P<'_> {
         if self.kw("VIA") || self.kw("WITH") {
             let name = self.name()?;
             let Some(plugin) = rel::catalog::Plugin::from_name(&name) else {
-                return Err(SqlError::unsupported(format!("authentication plugin {name}")));
+                return Err(SqlError::unsupported(format!(
+                    "authentication plugin {name}"
+                )));
             };
             let inner = if self.kw("BY") {
                 Auth::Password(self.string()?)
@@ -785,10 +787,16 @@ mod tests {
                 AccountStmt::Create { users, .. } | AccountStmt::Alter { users, .. } => users,
                 other => panic!("{text}: {other:?}"),
             };
-            assert_eq!(users[0].auth, Some(Auth::With(plugin, Box::new(inner))), "{text}");
+            assert_eq!(
+                users[0].auth,
+                Some(Auth::With(plugin, Box::new(inner))),
+                "{text}"
+            );
         }
         assert_eq!(
-            acc("CREATE USER u IDENTIFIED WITH sha256_password BY 'x'").unwrap_err().code,
+            acc("CREATE USER u IDENTIFIED WITH sha256_password BY 'x'")
+                .unwrap_err()
+                .code,
             1235
         );
         assert_eq!(acc("GRANT SELECT ON db. TO u").unwrap_err().code, 1064);

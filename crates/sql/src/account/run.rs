@@ -40,7 +40,10 @@ fn sha2_string(pw: &str) -> Result<Vec<u8>> {
     // The scramble generator's 20 printable bytes (never `$` or NUL) are a salt;
     // without quotes and backslashes SHOW GRANTS prints it as it is.
     let mut salt = wire::auth::new_scramble(pw.len() as u64);
-    for b in salt.iter_mut().filter(|b| matches!(**b, b'\'' | b'"' | b'\\')) {
+    for b in salt
+        .iter_mut()
+        .filter(|b| matches!(**b, b'\'' | b'"' | b'\\'))
+    {
         *b = b'.';
     }
     Ok(wire::sha2crypt::sha2_auth_string(pw.as_bytes(), &salt))
@@ -122,7 +125,10 @@ fn resolve(s: &Session, name: &UserName) -> Result<(String, String)> {
 
 /// Runs an account statement (privileges were checked by `check`).
 pub fn run(s: &mut Session, st: &AccountStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
-    if !matches!(st, AccountStmt::ShowGrants(_) | AccountStmt::ShowCreateUser(_)) {
+    if !matches!(
+        st,
+        AccountStmt::ShowGrants(_) | AccountStmt::ShowCreateUser(_)
+    ) {
         // Account changes commit the open transaction, as DDL does.
         s.commit()?;
         s.check_write()?;
@@ -454,7 +460,12 @@ fn show_create_user(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Res
         // MariaDB 10.11 answers 1133 here.
         return Err(SqlError::password_no_match());
     };
-    let mut line = format!("CREATE USER {}@{}{}", bq(&a.user), bq(&a.host), identified(a));
+    let mut line = format!(
+        "CREATE USER {}@{}{}",
+        bq(&a.user),
+        bq(&a.host),
+        identified(a)
+    );
     if a.require_ssl {
         line.push_str(" REQUIRE SSL");
     }
@@ -528,7 +539,10 @@ fn identified(a: &Account) -> String {
         (Plugin::Native, Some(h), _) => format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)),
         (Plugin::Native, None, _) => String::new(),
         (Plugin::CachingSha2, _, s) => {
-            let s = s.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+            let s = s
+                .as_deref()
+                .map(String::from_utf8_lossy)
+                .unwrap_or_default();
             // The salt may hold any byte but `$` and NUL: escape what SQL needs.
             let s = s.replace('\\', "\\\\").replace('\'', "\\'");
             format!(" IDENTIFIED VIA caching_sha2_password USING '{s}'")

@@ -124,9 +124,8 @@ impl BulkLoad {
     pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
         // Entries are written in their family's order (descending bytes in
         // a reverse one).
-        let rev = |ix: &Index| -> Result<bool> {
-            Ok(rel::keyrange::reversed(db, rel::cf::of(db, ix)?))
-        };
+        let rev =
+            |ix: &Index| -> Result<bool> { Ok(rel::keyrange::reversed(db, rel::cf::of(db, ix)?)) };
         let rev_pk = rev(&t.def.pk)?;
         let primary = if ordered {
             Primary::Ordered(

@@ -457,10 +457,14 @@ pub fn table_def(
     let comment = ct
         .comment
         .iter()
-        .chain(crate::accept::table_options(ct).iter().filter_map(|o| match o {
-            ast::SqlOption::Comment(c) => Some(c),
-            _ => None,
-        }))
+        .chain(
+            crate::accept::table_options(ct)
+                .iter()
+                .filter_map(|o| match o {
+                    ast::SqlOption::Comment(c) => Some(c),
+                    _ => None,
+                }),
+        )
         .map(|c| match c {
             ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
         })

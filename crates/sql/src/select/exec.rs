@@ -34,10 +34,7 @@ fn distinct_by_keys(p: &SelectPlan, keys: &[&Expr], colls: &[Option<Collation>])
     // DISTINCT takes as one; a DOUBLE column also holds -0.0 and 0.0. Only
     // stored non-floating columns of base tables are sure to sort equal
     // values together.
-    if !p.derived.is_empty()
-        || !p.union.is_empty()
-        || p.recursive.is_some()
-        || p.sysview.is_some()
+    if !p.derived.is_empty() || !p.union.is_empty() || p.recursive.is_some() || p.sysview.is_some()
     {
         return false;
     }

@@ -14,6 +14,9 @@ use std::cmp::Ordering;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 
+/// What `KeySorter::finish` calls with each key and payload: false stops it.
+pub type EntryFn<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
+
 /// One entry in memory: where its key and payload are in the buffer.
 #[derive(Clone, Copy)]
 struct Ent {
@@ -75,9 +78,9 @@ impl KeySorter {
             return Err(SqlError::internal("sort entry too large"));
         };
         if self.ents.is_empty() {
-            // The first entry of a run: room for the run, so that it is not
-            // copied as it grows (only the pages written are backed).
-            self.buf.reserve(self.budget.min(1 << 30));
+            // The first entry of a run: room for much of it, so that it is
+            // seldom copied as it grows (bounded: many loads may be open).
+            self.buf.reserve(self.budget.min(16 << 20));
             self.common = key.len();
         } else if self.common > 0 {
             let first = &self.buf[..self.common];
@@ -172,7 +175,7 @@ impl KeySorter {
     }
 
     /// Calls `f` with each entry's key and payload in order until it returns false.
-    pub fn finish(mut self, f: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool>) -> Result<()> {
+    pub fn finish(mut self, f: &mut EntryFn<'_>) -> Result<()> {
         if self.runs.is_empty() {
             self.sort_mem();
             for e in &self.ents {
@@ -269,10 +272,12 @@ impl RunReader {
 mod tests {
     use super::*;
 
+    type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
     /// Keys of a few random bytes (many repeats, shared prefixes past 8 bytes,
     /// zero bytes), each with its arrival number as payload; `shared`: every
     /// key starts with the same 11 bytes (as index keys share their index id).
-    fn entries(n: usize, seed: u64, shared: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+    fn entries(n: usize, seed: u64, shared: bool) -> Entries {
         let mut rng = testkit::Rng::new(seed);
         (0..n)
             .map(|i| {
@@ -291,11 +296,7 @@ mod tests {
             .collect()
     }
 
-    fn sorted(
-        input: &[(Vec<u8>, Vec<u8>)],
-        desc: bool,
-        budget: usize,
-    ) -> (Vec<(Vec<u8>, Vec<u8>)>, usize) {
+    fn sorted(input: &[(Vec<u8>, Vec<u8>)], desc: bool, budget: usize) -> (Entries, usize) {
         let mut s = KeySorter::new(desc, budget);
         for (k, v) in input {
             s.push(k, v).unwrap();

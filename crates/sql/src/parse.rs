@@ -451,6 +451,14 @@ pub fn preprocess(sql: &str) -> String {
 fn skip_quoted(b: &[u8], start: usize, q: u8) -> usize {
     let mut i = start + 1;
     while i < b.len() {
+        // Straight to the next byte that matters (long string literals).
+        match b[i..]
+            .iter()
+            .position(|&c| c == q || (c == b'\\' && q != b'`'))
+        {
+            Some(p) => i += p,
+            None => return b.len(),
+        }
         if b[i] == b'\\' && q != b'`' {
             i += 2;
             continue;

@@ -13,6 +13,9 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+/// What `BulkWriter::read_back` calls with each entry.
+pub type EntryFn<'a, E> = dyn FnMut(&[u8], &[u8]) -> std::result::Result<(), E> + 'a;
+
 /// Bytes of entries handed to the file thread at a time.
 const BATCH: usize = 1 << 20;
 /// Batches queued for the file thread before `put` waits for it.
@@ -41,7 +44,7 @@ pub struct BulkWriter {
 enum Sink {
     /// Into the files on the caller's thread (after the file thread ended,
     /// or when it could not be started).
-    Here(Files),
+    Here(Box<Files>),
     /// In batches to the file thread.
     Thread(Pipe),
 }
@@ -220,7 +223,7 @@ impl BulkWriter {
             if !p.batch.is_empty() {
                 p.send()?;
             }
-            self.sink = Sink::Here(p.join()?);
+            self.sink = Sink::Here(Box::new(p.join()?));
         }
         match &mut self.sink {
             Sink::Here(f) => Ok(f),
@@ -240,7 +243,7 @@ impl BulkWriter {
     /// with the rest).
     pub fn read_back<E: From<Error>>(
         mut self,
-        f: &mut dyn FnMut(&[u8], &[u8]) -> std::result::Result<(), E>,
+        f: &mut EntryFn<'_, E>,
     ) -> std::result::Result<(), E> {
         use crate::iter::InternalIterator;
         let paths = self.close()?;
@@ -333,7 +336,7 @@ impl Db {
                 handle: Some(h),
             }),
             // No thread: the files are written here.
-            Err(_) => Sink::Here(files()),
+            Err(_) => Sink::Here(Box::new(files())),
         };
         Ok(BulkWriter {
             db: self.clone(),

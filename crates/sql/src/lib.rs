@@ -72,6 +72,7 @@ pub mod tail;
 pub mod text;
 pub mod txnctl;
 pub mod types;
+mod varmemo;
 pub mod vars;
 pub mod viewdml;
 pub mod window;
@@ -170,6 +171,9 @@ pub struct Instance {
     pub txdb: TxnDb,
     pub catalog: Catalog,
     globals: RwLock<BTreeMap<String, Value>>,
+    /// Bumped after every change of `globals` (sessions' memos of hot
+    /// variables check it: `varmemo`).
+    globals_gen: AtomicU64,
     pub started: Instant,
     questions: AtomicU64,
     connections: AtomicU64,
@@ -304,6 +308,7 @@ impl Instance {
             txdb,
             catalog,
             globals: RwLock::new(globals),
+            globals_gen: AtomicU64::new(0),
             started: Instant::now(),
             questions: AtomicU64::new(0),
             prepared: AtomicU64::new(0),
@@ -345,6 +350,12 @@ impl Instance {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .insert(name.to_string(), v);
+        self.globals_gen.fetch_add(1, Ordering::Release);
+    }
+
+    /// The globals' generation: changes whenever a global variable does.
+    pub fn globals_generation(&self) -> u64 {
+        self.globals_gen.load(Ordering::Acquire)
     }
 
     /// All variables (name, global value), sorted.

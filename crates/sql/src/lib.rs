@@ -21,6 +21,7 @@ pub mod accept;
 pub mod access;
 pub mod account;
 pub mod agg;
+mod alter_rename;
 pub mod autoparam;
 pub mod backup;
 pub mod bind;

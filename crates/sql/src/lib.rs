@@ -60,6 +60,7 @@ pub mod session;
 pub mod set;
 pub mod show;
 pub mod slowlog;
+pub mod keysort;
 pub mod sort;
 pub mod sqlmode;
 pub mod sqlprep;

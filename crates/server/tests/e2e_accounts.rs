@@ -443,7 +443,11 @@ fn no_root_comes_back_after_all_accounts_are_dropped() {
 
 /// COM_FIELD_LIST of `table` with `wild` on a raw connection: the (schema, table,
 /// name) of each column definition, or the ERR's code and message.
-fn field_list(s: &mut std::net::TcpStream, table: &str, wild: &str) -> Result<Vec<String>, (u16, String)> {
+fn field_list(
+    s: &mut std::net::TcpStream,
+    table: &str,
+    wild: &str,
+) -> Result<Vec<String>, (u16, String)> {
     use std::io::Write;
     let mut p = vec![0x04];
     p.extend_from_slice(table.as_bytes());
@@ -481,22 +485,37 @@ fn com_field_list_as_mariadb() {
     // answers, checked against mariadbd 10.11).
     let srv = Server::start("field-list");
     let mut root = srv.fresh_db("d");
-    exec(&mut root, "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(9), bb INT)");
+    exec(
+        &mut root,
+        "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(9), bb INT)",
+    );
     exec(&mut root, "CREATE TABLE hidden (x INT)");
     exec(&mut root, "CREATE VIEW v AS SELECT a, b FROM t");
     exec(&mut root, "CREATE USER lim");
     exec(&mut root, "GRANT SELECT ON d.t TO lim");
     let mut s = common::login(srv.port, Some("d")).unwrap();
-    assert_eq!(field_list(&mut s, "t", ""), Ok(vec!["d.t.a".into(), "d.t.b".into(), "d.t.bb".into()]));
-    assert_eq!(field_list(&mut s, "t", "B%"), Ok(vec!["d.t.b".into(), "d.t.bb".into()]));
+    assert_eq!(
+        field_list(&mut s, "t", ""),
+        Ok(vec!["d.t.a".into(), "d.t.b".into(), "d.t.bb".into()])
+    );
+    assert_eq!(
+        field_list(&mut s, "t", "B%"),
+        Ok(vec!["d.t.b".into(), "d.t.bb".into()])
+    );
     assert_eq!(field_list(&mut s, "t", "b_"), Ok(vec!["d.t.bb".into()]));
-    assert_eq!(field_list(&mut s, "v", ""), Ok(vec!["d.v.a".into(), "d.v.b".into()]));
+    assert_eq!(
+        field_list(&mut s, "v", ""),
+        Ok(vec!["d.v.a".into(), "d.v.b".into()])
+    );
     assert_eq!(
         field_list(&mut s, "nope", ""),
         Err((1146, "Table 'd.nope' doesn't exist".into()))
     );
     let mut s = common::login(srv.port, None).unwrap();
-    assert_eq!(field_list(&mut s, "t", ""), Err((1046, "No database selected".into())));
+    assert_eq!(
+        field_list(&mut s, "t", ""),
+        Err((1046, "No database selected".into()))
+    );
     let mut s = common::login_user(srv.port, "lim", Some("d"), 45).unwrap();
     assert_eq!(field_list(&mut s, "t", "a"), Ok(vec!["d.t.a".into()]));
     assert_eq!(
@@ -504,5 +523,8 @@ fn com_field_list_as_mariadb() {
         Err((1146, "Table 'd.hidden' doesn't exist".into()))
     );
     // The connection goes on.
-    assert_eq!(common::raw_query(&mut s, b"SELECT 7"), vec![Some(b"7".to_vec())]);
+    assert_eq!(
+        common::raw_query(&mut s, b"SELECT 7"),
+        vec![Some(b"7".to_vec())]
+    );
 }

@@ -222,12 +222,24 @@ fn definer_at_localhost_resolves_as_a_login_would() {
     exec(&mut root, "CREATE USER cv IDENTIFIED BY 'p'");
     exec(&mut root, "GRANT SELECT ON ld.t TO cv");
     exec(&mut root, "CREATE USER rd IDENTIFIED BY 'p'");
-    exec(&mut root, "CREATE DEFINER = 'cv'@'localhost' VIEW v1 AS SELECT a FROM t");
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'cv'@'localhost' VIEW v1 AS SELECT a FROM t",
+    );
     assert!(q(&mut root, "SHOW WARNINGS").is_empty(), "no 1449 note");
-    exec(&mut root, "CREATE DEFINER = 'cv'@'localhost' VIEW v2 AS SELECT a FROM secret");
-    exec(&mut root, "CREATE DEFINER = 'cv'@'10.0.0.1' VIEW v3 AS SELECT a FROM t");
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'cv'@'localhost' VIEW v2 AS SELECT a FROM secret",
+    );
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'cv'@'10.0.0.1' VIEW v3 AS SELECT a FROM t",
+    );
     exec(&mut root, "CREATE USER far@'10.%'");
-    exec(&mut root, "CREATE DEFINER = 'far'@'localhost' VIEW v4 AS SELECT a FROM t");
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'far'@'localhost' VIEW v4 AS SELECT a FROM t",
+    );
     assert_eq!(q(&mut root, "SHOW WARNINGS").len(), 1, "1449 note");
     exec(&mut root, "GRANT SELECT ON ld.v1 TO rd");
     exec(&mut root, "GRANT SELECT ON ld.v2 TO rd");

@@ -188,5 +188,11 @@ fn python_drivers_with_caching_sha2_accounts() {
     let a: Vec<&str> = args.iter().map(String::as_str).collect();
     let server = Server::start_with("orm-sha2", &a);
     let sock = sock.display().to_string();
-    run_script_with(&py, "sha2_e2e.py", &server, &[&sock], Duration::from_secs(120));
+    run_script_with(
+        &py,
+        "sha2_e2e.py",
+        &server,
+        &[&sock],
+        Duration::from_secs(120),
+    );
 }

@@ -352,10 +352,15 @@ fn mysql_made_string_as_hex_literal() {
     let shown = q1(&mut root, "SHOW CREATE USER u1");
     assert_eq!(
         shown,
-        format!("CREATE USER `u1`@`%` IDENTIFIED VIA caching_sha2_password USING {MYSQL_U1_SECRET}")
+        format!(
+            "CREATE USER `u1`@`%` IDENTIFIED VIA caching_sha2_password USING {MYSQL_U1_SECRET}"
+        )
     );
     let grants = q1(&mut root, "SHOW GRANTS FOR u1");
-    assert!(grants.ends_with(&format!("USING {MYSQL_U1_SECRET}")), "{grants}");
+    assert!(
+        grants.ends_with(&format!("USING {MYSQL_U1_SECRET}")),
+        "{grants}"
+    );
     // The line runs again; X'...' is taken too.
     exec(&mut root, "DROP USER u1");
     exec(&mut root, &shown);
@@ -372,7 +377,10 @@ fn mysql_made_string_as_hex_literal() {
         "CREATE USER u2 IDENTIFIED WITH caching_sha2_password BY 'pw'",
     );
     let s2 = q1(&mut root, "SHOW CREATE USER u2");
-    assert!(s2.contains("USING '$A$005$") || s2.contains("USING 0x2441"), "{s2}");
+    assert!(
+        s2.contains("USING '$A$005$") || s2.contains("USING 0x2441"),
+        "{s2}"
+    );
     let e = common::try_exec(
         &mut root,
         "ALTER USER u1 IDENTIFIED WITH caching_sha2_password AS 0x244",
@@ -419,13 +427,14 @@ fn private_key_readable_by_others_is_warned_about() {
     let dir = TempDir::new("e2e-sha2-keymode");
     openssl(&dir.0, &["genrsa", "-out", "priv.pem", "2048"]);
     let key = dir.0.join("priv.pem");
-    let opt = format!(
-        "--caching-sha2-password-private-key-path={}",
-        key.display()
-    );
+    let opt = format!("--caching-sha2-password-private-key-path={}", key.display());
     std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
     let srv = Server::start_with("sha2-keymode", &[&opt]);
-    assert!(!srv.log_tail(50).contains("readable by"), "{}", srv.log_tail(50));
+    assert!(
+        !srv.log_tail(50).contains("readable by"),
+        "{}",
+        srv.log_tail(50)
+    );
     drop(srv);
     std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
     let srv = Server::start_with("sha2-keymode", &[&opt]);

@@ -434,7 +434,10 @@ fn rename_table_moves_and_foreign_keys_follow() {
     q(&mut s, "ALTER TABLE par2 ADD COLUMN w INT, RENAME `par 3`");
     q(&mut s, "ALTER TABLE `par 3` RENAME AS par4");
     q(&mut s, "ALTER TABLE par4 RENAME w TO w2");
-    assert_eq!(t(&mut s, "SELECT pk, v, w2 FROM par4 ORDER BY pk"), ["1|4|NULL", "3|0|NULL"]);
+    assert_eq!(
+        t(&mut s, "SELECT pk, v, w2 FROM par4 ORDER BY pk"),
+        ["1|4|NULL", "3|0|NULL"]
+    );
     assert!(show(&mut s, "c2").contains("REFERENCES `par4` (`pk`)"));
 }
 

@@ -477,7 +477,13 @@ fn change_user_packet(user: &str, auth: &[u8], plugin: &str) -> Vec<u8> {
 /// Logs in as root, then sends COM_CHANGE_USER for `user` with `plugin`'s
 /// response made from the handshake's scramble; returns the client, the
 /// handshake's scramble and the AuthSwitchRequest's (checked to name `want`).
-fn change_to(srv: &Srv, user: &str, pw: &[u8], plugin: &str, want: &str) -> (Raw, Vec<u8>, Vec<u8>) {
+fn change_to(
+    srv: &Srv,
+    user: &str,
+    pw: &[u8],
+    plugin: &str,
+    want: &str,
+) -> (Raw, Vec<u8>, Vec<u8>) {
     let (mut c, g) = srv.connect();
     c.write(&response(BASE, "root", b"", None, Some(plugin)));
     assert_ok(&c.read());
@@ -583,8 +589,12 @@ fn full_authentication_keeps_inner_nul_bytes() {
                     ..Credentials::empty()
                 })
             };
-            tx.send(conn.handshake(&lookup).map(|i| i.auth_plugin).map_err(|e| e.to_string()))
-                .unwrap();
+            tx.send(
+                conn.handshake(&lookup)
+                    .map(|i| i.auth_plugin)
+                    .map_err(|e| e.to_string()),
+            )
+            .unwrap();
         }
     });
     let srv = Srv {

@@ -163,7 +163,7 @@ fn tokens(s: &str) -> Result<Vec<Tok>> {
 
 /// The bytes of an even number of hex digits; `None` for anything else.
 fn decode_hex(h: &str) -> Option<Vec<u8>> {
-    if h.len() % 2 != 0 {
+    if !h.len().is_multiple_of(2) {
         return None;
     }
     (0..h.len())

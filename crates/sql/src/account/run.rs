@@ -542,7 +542,10 @@ fn identified(a: &Account) -> String {
         (Plugin::Native, None, _) => String::new(),
         (Plugin::CachingSha2, _, s) => {
             let s = s.as_deref().unwrap_or_default();
-            format!(" IDENTIFIED VIA caching_sha2_password USING {}", sql_string(s))
+            format!(
+                " IDENTIFIED VIA caching_sha2_password USING {}",
+                sql_string(s)
+            )
         }
     }
 }

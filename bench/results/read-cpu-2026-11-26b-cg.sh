@@ -1,10 +1,10 @@
 #!/bin/bash
-# Instructions per sysbench oltp_read_only transaction under callgrind (read-cpu-2026-11-26b.md).
-# usage: read-cpu-2026-11-26b-cg.sh NAME BINARY DATADIR EVENTS  -> Ir per transaction under callgrind
+# Instructions per sysbench transaction (WORKLOAD, default oltp_read_only) under callgrind (read-cpu-2026-11-26b.md, -26c.md).
+# usage: [WORKLOAD=oltp_read_write] read-cpu-2026-11-26b-cg.sh NAME BINARY DATADIR EVENTS  -> Ir per transaction under callgrind
 set -e
 OUT=${OUT:-/tmp/read}; mkdir -p $OUT
 NAME=$1; BIN=$2; DATA=$3; EV=${4:-200}; PORT=${PORT:-4410}
-D=$OUT/cg-$NAME
+D=$OUT/cg-$NAME; W=${WORKLOAD:-oltp_read_only}
 rm -rf $D; cp -a $DATA $D
 rm -f $OUT/callgrind.$NAME.out*
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=$OUT/callgrind.$NAME.out \
@@ -12,7 +12,7 @@ valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=$OUT/callgrind
   --block-cache-size=256M --write-buffer-size=64M --transaction-isolation=REPEATABLE-READ > $OUT/cg-$NAME.log 2>&1 &
 VP=$!
 for i in $(seq 1 600); do mariadb --protocol=TCP -h127.0.0.1 -P$PORT -uroot -e 'select 1' >/dev/null 2>&1 && break; sleep 0.5; done
-SB="sysbench oltp_read_only --mysql-port=$PORT --tables=4 --table-size=100000 --db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=root --mysql-db=sbtest --rand-type=uniform --rand-seed=7 --skip-trx=off --threads=1 --time=0"
+SB="sysbench $W --mysql-port=$PORT --tables=4 --table-size=100000 --db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=root --mysql-db=sbtest --rand-type=uniform --rand-seed=7 --skip-trx=off --threads=1 --time=0"
 for t in 1 2 3 4; do mariadb --protocol=TCP -h127.0.0.1 -P$PORT -uroot sbtest -e "select count(*), sum(length(c)), sum(k) from sbtest$t" >/dev/null; done
 $SB --events=20 run >/dev/null   # warm-up (plans, caches)
 callgrind_control -i on $VP >/dev/null
@@ -20,7 +20,6 @@ $SB --events=$EV run > $OUT/cg-$NAME.sb
 callgrind_control -i off $VP >/dev/null
 callgrind_control -d $VP >/dev/null
 kill $VP; wait $VP || true
-F=$(ls -t $OUT/callgrind.$NAME.out* | head -1)
 F=$(ls -S $OUT/callgrind.$NAME.out* | head -1)
 IR=$(callgrind_annotate $F 2>/dev/null | grep -m1 "PROGRAM TOTALS" | awk '{gsub(",","",$1); print $1}')
-echo "$NAME Ir total $IR  per trx $((IR / EV))  file $F"
+echo "$NAME $W Ir total $IR  per trx $((IR / EV))  file $F"

@@ -47,6 +47,7 @@ impl<'a> Writer<'a> {
     /// Inserts a new row (see [`rt::insert`]), then checks its parents.
     pub fn insert(&self, txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         let key = rt::insert(txn, t, row)?;
+        crate::binlog::log_insert(txn, t, row)?;
         if let Some(st) = self.st {
             check_parents(txn, st, &t.def, row, None)?;
         }
@@ -56,17 +57,19 @@ impl<'a> Writer<'a> {
     /// Replaces `old` with `new` (see [`rt::update`]).
     pub fn update(&self, txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> {
         match self.st {
-            None => rt::update(txn, t, old, new),
-            Some(st) => update(txn, st, t, old, new, 0),
+            None => rt::update(txn, t, old, new)?,
+            Some(st) => update(txn, st, t, old, new, 0)?,
         }
+        crate::binlog::log_update(txn, t, &old.values, new)
     }
 
     /// Deletes a row (see [`rt::delete`]).
     pub fn delete(&self, txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
         match self.st {
-            None => rt::delete(txn, t, row),
-            Some(st) => delete(txn, st, t, row, 0),
+            None => rt::delete(txn, t, row)?,
+            Some(st) => delete(txn, st, t, row, 0)?,
         }
+        crate::binlog::log_delete(txn, t, &row.values)
     }
 }
 

@@ -160,7 +160,9 @@ impl Row {
 /// Decodes a primary key entry. `want[c]` false skips decoding column `c`
 /// (it is left NULL); `None` decodes all.
 pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]>) -> Result<Row> {
-    let mut values = vec![Value::Null; def.columns.len()];
+    // Not `vec![Value::Null; n]`: that clones the NULL n - 1 times.
+    let mut values = Vec::with_capacity(def.columns.len());
+    values.resize_with(def.columns.len(), || Value::Null);
     let mut hidden = None;
     let body = key
         .get(4..)

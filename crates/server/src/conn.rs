@@ -247,8 +247,7 @@ fn serve_inner(
     } else {
         secs(inst, "wait_timeout", 28800)
     };
-    sess.vars
-        .insert("wait_timeout".into(), Value::Int(idle.as_secs() as i64));
+    sess.set_var("wait_timeout".into(), Value::Int(idle.as_secs() as i64));
     set_charset(&mut sess, info.charset);
     conn.get_ref()
         .set_timeouts(idle, write_timeout)
@@ -284,8 +283,7 @@ fn set_charset(sess: &mut Session, collation: u8) {
         "character_set_connection",
         "character_set_results",
     ] {
-        sess.vars
-            .insert(v.into(), Value::Bytes(cs.as_bytes().to_vec()));
+        sess.set_var(v.into(), Value::Bytes(cs.as_bytes().to_vec()));
     }
     // 255 is MySQL 8's utf8mb4_0900_ai_ci, which MariaDB 10.11 does not know:
     // a MySQL 8 client gets the character set's default, as there.
@@ -293,7 +291,7 @@ fn set_charset(sess: &mut Session, collation: u8) {
         .filter(|c| c.charset() == cs && *c != Collation::Utf8mb4Uca0900AiCi)
         .or_else(|| Collation::default_of_charset(cs))
         .unwrap_or(Collation::DEFAULT);
-    sess.vars.insert(
+    sess.set_var(
         "collation_connection".into(),
         Value::Bytes(coll.name().as_bytes().to_vec()),
     );
@@ -669,12 +667,12 @@ fn dispatch<S: Read + Write>(
                 };
                 match conn.change_user_with(&cu, &lookup, &check) {
                     Ok(info) => {
-                        let wait = sess.vars.get("wait_timeout").cloned();
+                        let wait = sess.session_var("wait_timeout").cloned();
                         *sess = inst.session(sess.conn_id, &info.user, info.database.clone());
                         crate::accounts::attach(sess, hosts, &login);
                         sess.tls = cl.tls.clone();
                         if let Some(w) = wait {
-                            sess.vars.insert("wait_timeout".into(), w);
+                            sess.set_var("wait_timeout".into(), w);
                         }
                         set_charset(sess, info.charset);
                         stmts.clear();

@@ -102,14 +102,8 @@ pub(crate) fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
     };
     Ok(match acc {
         None => v,
-        Some(a) => {
-            let e = Expr::Bin(
-                crate::expr::BinOp::Add,
-                Box::new(Expr::Const(a)),
-                Box::new(Expr::Const(v)),
-            );
-            e.eval(&[], &crate::expr::NoEnv)?
-        }
+        // What `a + v` evaluates to, without building the expression.
+        Some(a) => crate::expr::arith(crate::expr::BinOp::Add, &a, &v)?,
     })
 }
 

@@ -65,6 +65,9 @@ impl Env for StmtEnv<'_> {
     fn sys_var(&self, name: &str, global: bool) -> Option<Value> {
         self.s.get_var(name, global)
     }
+    fn sql_mode(&self) -> crate::sqlmode::SqlMode {
+        self.s.sql_mode()
+    }
     fn user_var(&self, name: &str) -> Value {
         if let Some(v) = self.assign.borrow().get(name) {
             return v.clone();

@@ -536,7 +536,7 @@ fn int_result(r: i128, unsigned: bool, what: &str) -> Result<Value> {
     Err(out_of_range(what))
 }
 
-fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
+pub(crate) fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
     if a.is_null() || b.is_null() {
         return Ok(Value::Null);
     }

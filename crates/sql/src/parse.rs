@@ -53,6 +53,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if let Some(p) = view_forms(trimmed) {
         return p;
     }
+    if let Some(s) = crate::binlogsql::parse(&words(trimmed), trimmed) {
+        return Ok(Parsed {
+            stmt: s?,
+            params: vec![],
+        });
+    }
     if let Some(s) = admin(trimmed)? {
         return Ok(Parsed {
             stmt: s,
@@ -445,12 +451,20 @@ pub fn preprocess(sql: &str) -> String {
         }
     }
     out.push_str(&sql[last.min(sql.len())..]);
-    rewrite_share_mode(&out)
+    rewrite_share_mode(out)
 }
 
 fn skip_quoted(b: &[u8], start: usize, q: u8) -> usize {
     let mut i = start + 1;
     while i < b.len() {
+        // Straight to the next byte that matters (long string literals).
+        match b[i..]
+            .iter()
+            .position(|&c| c == q || (c == b'\\' && q != b'`'))
+        {
+            Some(p) => i += p,
+            None => return b.len(),
+        }
         if b[i] == b'\\' && q != b'`' {
             i += 2;
             continue;
@@ -467,14 +481,16 @@ fn skip_quoted(b: &[u8], start: usize, q: u8) -> usize {
     b.len()
 }
 
-fn rewrite_share_mode(s: &str) -> String {
-    let up = s.to_ascii_uppercase();
-    let t = up.trim_end().trim_end_matches(';').trim_end();
-    if t.ends_with("LOCK IN SHARE MODE") {
-        let cut = t.len() - "LOCK IN SHARE MODE".len();
-        return format!("{} FOR SHARE", &s[..cut]);
+fn rewrite_share_mode(mut s: String) -> String {
+    // Only the end is looked at (no upper-cased copy of a 512 KiB INSERT).
+    const TAIL: &str = "LOCK IN SHARE MODE";
+    let t = s.trim_end().trim_end_matches(';').trim_end();
+    let n = t.len();
+    if n >= TAIL.len() && t.as_bytes()[n - TAIL.len()..].eq_ignore_ascii_case(TAIL.as_bytes()) {
+        s.truncate(n - TAIL.len());
+        s.push_str(" FOR SHARE");
     }
-    s.to_string()
+    s
 }
 
 /// (line, column) of each `?` outside quotes and comments, as sqlparser

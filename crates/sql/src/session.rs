@@ -51,7 +51,12 @@ pub struct Session {
     /// The connection's TLS, if it runs over TLS (set by the server).
     pub tls: Option<TlsInfo>,
     pub db: Option<String>,
-    pub vars: HashMap<String, Value>,
+    /// Variables set in this session (`set_var`; others read the globals).
+    vars: HashMap<String, Value>,
+    /// Bumped whenever `vars` changes (the memo's generation).
+    vars_gen: u64,
+    /// The hot variables as last read (`varmemo`).
+    memo: std::cell::RefCell<crate::varmemo::VarMemo>,
     pub user_vars: HashMap<String, Value>,
     txn: Option<Txn>,
     /// BEGIN / START TRANSACTION or autocommit=0 with work pending.
@@ -108,6 +113,8 @@ impl Session {
             tls: None,
             db,
             vars: HashMap::new(),
+            vars_gen: 0,
+            memo: Default::default(),
             user_vars: HashMap::new(),
             txn: None,
             explicit: false,
@@ -139,7 +146,28 @@ impl Session {
     /// Sets a session variable (already validated).
     pub fn set_var(&mut self, name: String, v: Value) {
         self.vars.insert(name, v);
+        self.vars_gen += 1;
         self.refresh();
+    }
+
+    /// A variable's value set in this session (None: it reads the global).
+    pub fn session_var(&self, name: &str) -> Option<&Value> {
+        self.vars.get(name)
+    }
+
+    /// The generations a memoized variable was read under.
+    fn var_generation(&self) -> (u64, u64) {
+        (self.inst.globals_generation(), self.vars_gen)
+    }
+
+    /// The session's sql_mode, parsed.
+    pub fn sql_mode(&self) -> crate::sqlmode::SqlMode {
+        let generation = self.var_generation();
+        let read = || self.get_var("sql_mode", false);
+        match self.memo.try_borrow_mut() {
+            Ok(mut m) => m.sql_mode(generation, read),
+            Err(_) => crate::sqlmode::SqlMode::of(read().as_ref()),
+        }
     }
 
     fn refresh(&mut self) {
@@ -168,9 +196,25 @@ impl Session {
 
     /// A variable's value (session first unless `global`).
     pub fn get_var(&self, name: &str, global: bool) -> Option<Value> {
+        // The hot ones are asked for by their canonical names.
+        let generation = self.var_generation();
+        if let Ok(mut m) = self.memo.try_borrow_mut() {
+            let read = || self.read_var(name, global);
+            if let Some(v) = m.get(generation, name, global, read) {
+                return v;
+            }
+        }
+        self.read_var(name, global)
+    }
+
+    /// A variable's value, read from the session's and the global map.
+    fn read_var(&self, name: &str, global: bool) -> Option<Value> {
         let n = crate::vars::canonical(name);
         if n == "warning_count" {
             return Some(Value::Int(self.warnings.len() as i64));
+        }
+        if n == "gtid_binlog_pos" || n == "gtid_current_pos" {
+            return Some(crate::binlogsql::gtid_pos(self));
         }
         if n == "last_insert_id" || n == "identity" {
             return Some(Value::UInt(self.last_insert_id));
@@ -240,8 +284,7 @@ impl Session {
             return Err(SqlError::read_only_transaction());
         }
         let global_ro = self
-            .inst
-            .global_var("read_only")
+            .get_var("read_only", true)
             .and_then(|v| v.to_i128())
             .unwrap_or(0)
             != 0;
@@ -259,6 +302,7 @@ impl Session {
         // TABLE refuses its writes to a table frozen at or before it.
         self.announce();
         t.set_tag(self.slot.load(Ordering::Acquire));
+        crate::binlogsql::begin(self, &mut t);
         t
     }
 

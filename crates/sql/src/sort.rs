@@ -247,8 +247,7 @@ impl Sorter {
             }
             w.flush().map_err(io_err)?;
         }
-        drop_from_page_cache(&file)?;
-        file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+        rewind_run(&mut file)?;
         self.runs.push(Run {
             file,
             rows: self.mem.len() as u64,
@@ -375,7 +374,7 @@ impl RunReader {
     }
 }
 
-fn io_err(e: std::io::Error) -> SqlError {
+pub(crate) fn io_err(e: std::io::Error) -> SqlError {
     // ER_ERROR_ON_WRITE-like: the sort could not use its temporary file.
     SqlError::engine(format!(
         "error {} (sort run file: {e})",
@@ -392,8 +391,16 @@ fn drop_from_page_cache(file: &File) -> Result<()> {
     Ok(())
 }
 
+/// A run just written, ready to be read back from its start (and out of
+/// the page cache meanwhile).
+pub(crate) fn rewind_run(file: &mut File) -> Result<()> {
+    drop_from_page_cache(file)?;
+    file.seek(SeekFrom::Start(0)).map_err(io_err)?;
+    Ok(())
+}
+
 /// A new temporary file, already unlinked.
-fn temp_file() -> Result<File> {
+pub(crate) fn temp_file() -> Result<File> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     let dir = std::env::temp_dir();

@@ -78,6 +78,13 @@ impl<'a> Grouper<'a> {
 
     /// Adds one input row.
     pub fn push(&mut self, row: &[Value], env: &dyn Env) -> Result<()> {
+        // Without GROUP BY every row is in the one group (made by the first
+        // row: the table is empty then, so it is never spilled).
+        if self.gexprs.is_empty() {
+            if let Some(g) = self.groups.first_mut() {
+                return feed(g, self.aggs, row, env);
+            }
+        }
         let (key, img) = self.key(row, env)?;
         if let Some(&i) = self.index.get(&img) {
             return feed(&mut self.groups[i], self.aggs, row, env);

@@ -410,3 +410,63 @@ fn bulk_load_session_mode() {
     q(&mut s, "SET strata_bulk_load = 0");
     check_ok(&mut s, "o");
 }
+
+/// The bulk path with repeated primary keys: IGNORE keeps each key's first
+/// line, REPLACE its last (as the row path does), the index holds exactly
+/// the rows kept, in a forward and a reverse (`rev:`) column family. Files
+/// in random order (sorted, spilled to many runs), in key order (written
+/// as they come, never sorted) and in key order for 10,000 lines before
+/// keys repeat (the rows written so far go back into the sort).
+#[test]
+fn bulk_ignore_and_replace_keep_first_and_last_across_spilled_runs() {
+    let seed = testkit::seed("bulk_ignore_and_replace_keep_first_and_last_across_spilled_runs");
+    let mut rng = testkit::Rng::new(seed);
+    let (_db, dir, mut s) = setup("load-dups-spilled");
+    // 20k rows of some 50 bytes each in the sort: runs of 64 KiB.
+    q(&mut s, "SET strata_merge_buf_size = 65536");
+    for (shape, ordered_lines) in [("random", 0u64), ("ordered", 20_000), ("both", 10_000)] {
+        let mut body = String::new();
+        let (mut first, mut last) = (
+            std::collections::BTreeMap::new(),
+            std::collections::BTreeMap::new(),
+        );
+        for line in 0..20_000u64 {
+            let id = if line < ordered_lines {
+                line * 3
+            } else {
+                rng.below(4000)
+            };
+            body.push_str(&format!("{id}\tv{line}\n"));
+            first.entry(id).or_insert(line);
+            last.insert(id, line);
+        }
+        let f = write(&dir, &format!("{shape}.txt"), body.as_bytes());
+        for (n, cf) in ["", " COMMENT 'rev:cf_r'"].iter().enumerate() {
+            for (how, want) in [("IGNORE", &first), ("REPLACE", &last)] {
+                let t = format!("t_{shape}_{n}_{how}");
+                q(
+                    &mut s,
+                    &format!(
+                        "CREATE TABLE {t} (id INT, v VARCHAR(10), PRIMARY KEY (id){cf}, KEY kv (v){cf})"
+                    ),
+                );
+                let before = status(&mut s, "Strata_bulk_load_rows");
+                q(
+                    &mut s,
+                    &format!("LOAD DATA INFILE '{f}' {how} INTO TABLE {t}"),
+                );
+                // (A process-wide counter: other tests may add to it.)
+                assert!(status(&mut s, "Strata_bulk_load_rows") - before >= want.len() as u64);
+                let want: Vec<String> = want.iter().map(|(id, l)| format!("{id}|v{l}")).collect();
+                let got = rows(&mut s, &format!("SELECT id, v FROM {t} ORDER BY id"));
+                assert!(got == want, "SEED={seed} {t}: rows differ");
+                let by_index = rows(
+                    &mut s,
+                    &format!("SELECT id, v FROM {t} FORCE INDEX (kv) WHERE v > '' ORDER BY id"),
+                );
+                assert!(by_index == want, "SEED={seed} {t}: index differs");
+                check_ok(&mut s, &t);
+            }
+        }
+    }
+}

@@ -70,9 +70,15 @@ impl DbIterator {
     pub fn key(&self) -> &[u8] {
         &self.key
     }
-    /// The current value.
+    /// The current value: moving forward, the inner iterator's (it stays on
+    /// the entry found), not copied; moving backward, the copy taken (the
+    /// inner iterator has gone past the entry).
     pub fn value(&self) -> &[u8] {
-        &self.value
+        if self.valid && self.dir == Dir::Forward {
+            self.inner.value()
+        } else {
+            &self.value
+        }
     }
     /// The first error met (corruption, I/O).
     pub fn status(&self) -> Result<()> {
@@ -139,10 +145,9 @@ impl DbIterator {
                                     self.key.extend_from_slice(p.user_key);
                                     skipping = true;
                                 } else {
+                                    // The inner iterator stays here: `value` reads it.
                                     self.key.clear();
                                     self.key.extend_from_slice(p.user_key);
-                                    self.value.clear();
-                                    self.value.extend_from_slice(self.inner.value());
                                     self.valid = true;
                                     return;
                                 }

@@ -7,6 +7,7 @@
 //! table building or block reads; it is held while a version edit is
 //! appended to the manifest.
 mod bg;
+mod bulk;
 mod checkpoint;
 mod iter;
 mod manual;
@@ -20,7 +21,8 @@ mod write;
 
 pub use checkpoint::CheckpointInfo;
 pub use iter::DbIterator;
-pub use ops::{BulkWriter, SstFileWriter};
+pub use bulk::BulkWriter;
+pub use ops::SstFileWriter;
 pub use props::{option_pairs, CfInfo, LevelInfo, SstInfo};
 
 use crate::error::{Error, Result};

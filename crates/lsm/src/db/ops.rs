@@ -1,5 +1,5 @@
 //! Operations on whole files: ingestion of externally built tables (the
-//! basis of bulk load). Checkpoints are in `checkpoint.rs`.
+//! basis of bulk load; `bulk.rs` writes them). Checkpoints are in `checkpoint.rs`.
 use super::{ColumnFamily, Db};
 use crate::error::{Error, Result};
 use crate::filename;
@@ -15,8 +15,8 @@ use std::sync::Arc;
 pub struct SstFileWriter {
     builder: Option<TableBuilder>,
     cmp: Comparator,
-    last: Vec<u8>,
-    any: bool,
+    pub(super) last: Vec<u8>,
+    pub(super) any: bool,
     scratch: Vec<u8>,
 }
 
@@ -77,138 +77,7 @@ impl SstFileWriter {
     }
 }
 
-/// Tables being written in the database directory for one ingestion
-/// (`Db::bulk_writer`): keys in increasing order, cut into files of about
-/// the column family's target file size. The files are temporary (`*.tmp`:
-/// removed at the next open if a crash leaves them) until `ingest`, which
-/// links them in and removes the temporary names; dropped unfinished, they
-/// are removed.
-pub struct BulkWriter {
-    db: Db,
-    cf: ColumnFamily,
-    opts: Arc<CfOptions>,
-    cur: Option<(std::path::PathBuf, SstFileWriter)>,
-    done: Vec<std::path::PathBuf>,
-    entries: u64,
-    /// The last key of the files finished so far.
-    prev_last: Option<Vec<u8>>,
-}
-
-impl BulkWriter {
-    /// Adds an entry; keys must be strictly increasing across all files.
-    pub fn put(&mut self, k: &[u8], v: &[u8]) -> Result<()> {
-        if self.cur.is_none() {
-            let number = self.db.inner.lock().versions.new_file_number();
-            let p = self.db.inner.dir.join(format!("bulk-{number:06}.sst.tmp"));
-            let mut w = SstFileWriter::create(self.db.inner.fs.as_ref(), &p, &self.opts)?;
-            // Keys stay increasing across files.
-            if let Some(l) = self.prev_last.take() {
-                w.last = l;
-                w.any = true;
-            }
-            self.cur = Some((p, w));
-        }
-        let Some((_, w)) = self.cur.as_mut() else {
-            return Err(Error::Closed);
-        };
-        w.put(k, v)?;
-        self.entries += 1;
-        if w.file_size() >= self.opts.target_file_size {
-            self.close_file()?;
-        }
-        Ok(())
-    }
-
-    /// Entries added so far.
-    pub fn entries(&self) -> u64 {
-        self.entries
-    }
-
-    fn close_file(&mut self) -> Result<()> {
-        if let Some((p, mut w)) = self.cur.take() {
-            self.done.push(p);
-            self.prev_last = Some(std::mem::take(&mut w.last));
-            w.finish()?;
-        }
-        Ok(())
-    }
-
-    /// Finishes the last file and ingests them all (`Db::ingest`): into
-    /// the last level as they are when their key range holds nothing yet.
-    pub fn ingest(self) -> Result<u64> {
-        BulkWriter::ingest_all(vec![self])
-    }
-
-    /// Finishes and ingests the files of several writers of one database
-    /// and column family in one manifest record: after a crash all of them
-    /// are in or none. Returns the entries ingested.
-    pub fn ingest_all(writers: Vec<BulkWriter>) -> Result<u64> {
-        BulkWriter::ingest_all_inner(writers, false)
-    }
-
-    /// As [`BulkWriter::ingest_all`], but snapshots taken before the ingestion
-    /// do not see its entries (see [`Db::ingest_after_snapshots`]): for loads
-    /// that must look like a committed transaction to REPEATABLE READ readers.
-    pub fn ingest_all_after_snapshots(writers: Vec<BulkWriter>) -> Result<u64> {
-        BulkWriter::ingest_all_inner(writers, true)
-    }
-
-    fn ingest_all_inner(mut writers: Vec<BulkWriter>, after_snapshots: bool) -> Result<u64> {
-        let Some(first) = writers.first() else {
-            return Ok(0);
-        };
-        let (db, cf) = (first.db.clone(), first.cf);
-        let mut entries = 0;
-        for w in writers.iter_mut() {
-            if w.cf != cf || !Arc::ptr_eq(&w.db.inner, &db.inner) {
-                return Err(Error::InvalidArgument(
-                    "bulk writers of different column families".into(),
-                ));
-            }
-            w.close_file()?;
-            entries += w.entries;
-        }
-        let paths: Vec<&Path> = writers
-            .iter()
-            .flat_map(|w| w.done.iter().map(|p| p.as_path()))
-            .collect();
-        db.ingest_inner(cf, &paths, after_snapshots)?;
-        Ok(entries)
-    }
-}
-
-impl Drop for BulkWriter {
-    fn drop(&mut self) {
-        if let Some((p, _)) = self.cur.take() {
-            let _ = self.db.inner.fs.remove(&p);
-        }
-        for p in &self.done {
-            let _ = self.db.inner.fs.remove(p);
-        }
-    }
-}
-
 impl Db {
-    /// Starts writing tables to ingest into `cf` (see [`BulkWriter`]).
-    pub fn bulk_writer(&self, cf: ColumnFamily) -> Result<BulkWriter> {
-        let opts = {
-            let st = self.inner.lock();
-            st.cfs
-                .get(&cf.0)
-                .map(|c| c.opts.clone())
-                .ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?
-        };
-        Ok(BulkWriter {
-            db: self.clone(),
-            cf,
-            opts,
-            cur: None,
-            done: Vec::new(),
-            entries: 0,
-            prev_last: None,
-        })
-    }
-
     /// Ingests tables written by [`SstFileWriter`] into a column family, all
     /// of them in one manifest record (after a crash either every file is
     /// in or none is). No file is ever rewritten: each is hard-linked (or
@@ -226,7 +95,7 @@ impl Db {
     /// it, by a rename or a remove and create, is safe). Files holding
     /// range deletions, or a user key twice, are refused.
     pub fn ingest(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
-        self.ingest_inner(cf, paths, false)
+        self.ingest_inner(cf, paths, false, false)
     }
 
     /// As [`Db::ingest`], but entries are never visible to a snapshot that is
@@ -238,20 +107,33 @@ impl Db {
     /// order is at stake), not into level 0, from where compactions would
     /// rewrite it down to the last level. It costs no rewrite either way.
     pub fn ingest_after_snapshots(&self, cf: ColumnFamily, paths: &[&Path]) -> Result<()> {
-        self.ingest_inner(cf, paths, true)
+        self.ingest_inner(cf, paths, true, false)
     }
 
-    fn ingest_inner(&self, cf: ColumnFamily, paths: &[&Path], after_snapshots: bool) -> Result<()> {
-        let opts = {
-            let st = self.inner.lock();
-            st.cfs
-                .get(&cf.0)
-                .map(|c| c.opts.clone())
-                .ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))?
-        };
+    /// The options of column family `cf`.
+    pub(super) fn cf_options(&self, cf: ColumnFamily) -> Result<Arc<CfOptions>> {
+        let st = self.inner.lock();
+        st.cfs
+            .get(&cf.0)
+            .map(|c| c.opts.clone())
+            .ok_or_else(|| Error::InvalidArgument(format!("no column family {}", cf.0)))
+    }
+
+    /// `own`: files this process just wrote with a `BulkWriter`, which
+    /// checked their keys' order as it wrote them: their bounds are read
+    /// from their first and last entries (RocksDB's ingestion, without
+    /// `verify_checksums_before_ingest`), not by reading every entry.
+    pub(super) fn ingest_inner(
+        &self,
+        cf: ColumnFamily,
+        paths: &[&Path],
+        after_snapshots: bool,
+        own: bool,
+    ) -> Result<()> {
+        let opts = self.cf_options(cf)?;
         // Make memtable contents visible to the overlap check.
         self.flush()?;
-        let files = open_ingested(self.inner.fs.as_ref(), &opts, &self.inner.stats, paths)?;
+        let files = open_ingested(self.inner.fs.as_ref(), &opts, &self.inner.stats, paths, own)?;
         if files.is_empty() {
             return Ok(());
         }
@@ -395,6 +277,7 @@ fn open_ingested(
     opts: &CfOptions,
     stats: &Arc<crate::stats::Stats>,
     paths: &[&Path],
+    own: bool,
 ) -> Result<Vec<Ingested>> {
     use crate::iter::InternalIterator;
     let mut files = Vec::with_capacity(paths.len());
@@ -431,6 +314,18 @@ fn open_ingested(
             continue;
         }
         let smallest = it.key().to_vec();
+        if own {
+            it.seek_to_last();
+            if !it.valid() {
+                it.status()?;
+                return Err(Error::InvalidArgument(format!(
+                    "ingested file {name}: no last entry"
+                )));
+            }
+            let largest = it.key().to_vec();
+            files.push((p.to_path_buf(), t, smallest, largest));
+            continue;
+        }
         let mut largest = smallest.clone();
         it.next();
         while it.valid() {

@@ -96,12 +96,33 @@ pub fn compress(raw: &[u8], c: Compression) -> (Vec<u8>, Compression) {
     let out = match c {
         Compression::None => None,
         Compression::Lz4 => Some(lz4_flex::block::compress_prepend_size(raw)),
-        Compression::Zstd => zstd::bulk::compress(raw, 1).ok(),
+        Compression::Zstd => zstd_compress(raw).ok(),
     };
     match out {
         Some(o) if o.len() < raw.len() - raw.len() / 8 => (o, c),
         _ => (raw.to_vec(), Compression::None),
     }
+}
+
+/// Compresses one block as a Zstd frame (level 1) with this thread's reused
+/// context: a fresh one per block (`zstd::bulk::compress`) allocated and set up
+/// its tables for every 4 KiB block written by flushes, compactions and bulk loads.
+/// The frame is the same either way.
+fn zstd_compress(raw: &[u8]) -> std::io::Result<Vec<u8>> {
+    thread_local! {
+        static CCTX: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    CCTX.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.is_none() {
+            *c = Some(zstd::bulk::Compressor::new(1)?);
+        }
+        match c.as_mut() {
+            Some(z) => z.compress(raw),
+            None => zstd::bulk::compress(raw, 1),
+        }
+    })
 }
 
 /// Decompresses one Zstd frame with this thread's reused context: a fresh

@@ -778,6 +778,23 @@ mod tests {
     }
 
     #[test]
+    fn all_ascii_is_is_ascii() {
+        // Every length up to three words, with one high byte at every place.
+        for n in 0..25 {
+            let s = vec![b'a'; n];
+            assert!(pad::all_ascii(&s), "{n}");
+            for i in 0..n {
+                for high in [0x80u8, 0xC3, 0xFF] {
+                    let mut t = s.clone();
+                    t[i] = high;
+                    assert!(!pad::all_ascii(&t), "{n} {i} {high}");
+                    assert!(!Collation::Utf8mb4GeneralCi.compares_in_place(&t));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn names_and_ids_round_trip() {
         for c in ALL {
             assert_eq!(Collation::from_id(c.id()), Some(c));

@@ -1,6 +1,6 @@
 //! Loading rows into an empty table as table files instead of through
 //! transactions: the rows' primary key entries and each secondary index's
-//! entries are sorted (`sort::Sorter`, spilling to disk past a budget) or,
+//! entries are sorted (`keysort::KeySorter`, spilling to disk past a budget) or,
 //! for input already in primary key order, written as they come, into
 //! table files (`lsm::BulkWriter`) that are ingested together, in one
 //! manifest record, at the end: into the last level, never through the
@@ -23,7 +23,7 @@ mod session;
 pub(crate) use session::{end_session_load, session_insert, SessionLoad};
 
 use crate::error::{Result, SqlError};
-use crate::sort::Sorter;
+use crate::keysort::KeySorter;
 use rel::catalog::Table;
 use rel::schema::Index;
 use rel::table as rt;
@@ -61,8 +61,23 @@ enum Primary {
     /// (`commit_stmt`; the last key written kept, the statement's rows
     /// staged meanwhile).
     Ordered(Box<lsm::BulkWriter>, Option<Vec<u8>>, Vec<Staged>),
-    /// Any order: sorted at the end.
-    Sorted(Sorter),
+    /// Any order (LOAD DATA): written straight to table files while the
+    /// keys come in order (a file dumped in primary key order is never
+    /// sorted), sorted at the end once one does not.
+    Sorted(Box<Unsorted>),
+}
+
+/// A load of rows in any order.
+struct Unsorted {
+    /// While every key so far came in order: the files they went to (their
+    /// secondary entries went to the sorts as they came).
+    direct: Option<lsm::BulkWriter>,
+    /// The last key written to `direct`.
+    last: Option<Vec<u8>>,
+    /// Once a key came out of order: every row, sorted at the end (its
+    /// secondary entries are made from the sorted rows, with the repeated
+    /// keys dropped).
+    sort: KeySorter,
 }
 
 /// A row of the running statement (ordered loads): its primary key
@@ -82,7 +97,7 @@ pub struct BulkLoad {
     /// input comes in that order (descending keys), as MyRocks'.
     rev_pk: bool,
     /// Per secondary index: its entries, sorted at the end.
-    secondary: Vec<(Index, Sorter)>,
+    secondary: Vec<(Index, KeySorter)>,
     rows: u64,
     /// A write of staged rows failed: the load can only be abandoned.
     broken: bool,
@@ -134,13 +149,17 @@ impl BulkLoad {
                 Vec::new(),
             )
         } else {
-            Primary::Sorted(Sorter::new(vec![rev_pk], budget, None))
+            Primary::Sorted(Box::new(Unsorted {
+                direct: Some(db.bulk_writer(rel::cf::of(db, &t.def.pk)?)?),
+                last: None,
+                sort: KeySorter::new(rev_pk, budget),
+            }))
         };
         let secondary = t
             .def
             .secondary
             .iter()
-            .map(|ix| Ok((ix.clone(), Sorter::new(vec![rev(ix)?], budget, None))))
+            .map(|ix| Ok((ix.clone(), KeySorter::new(rev(ix)?, budget))))
             .collect::<Result<_>>()?;
         Ok(BulkLoad {
             table: t,
@@ -170,14 +189,44 @@ impl BulkLoad {
                 staged.push(Staged {
                     key,
                     value,
-                    row: row.to_vec(),
+                    // Kept for the secondary entries only (sysbench's tables
+                    // get theirs by CREATE INDEX after the load).
+                    row: if self.secondary.is_empty() {
+                        Vec::new()
+                    } else {
+                        row.to_vec()
+                    },
                     hidden,
                 });
             }
-            // Secondary entries once the primary keys are sorted and their
-            // repeats dropped.
-            Primary::Sorted(s) => {
-                s.push((vec![Value::Bytes(value)], vec![Value::Bytes(key)]))?;
+            Primary::Sorted(u) => {
+                if let Some(w) = &mut u.direct {
+                    let rev = self.rev_pk;
+                    if u.last
+                        .as_ref()
+                        .is_none_or(|l| if rev { *l > key } else { *l < key })
+                    {
+                        w.put(&key, &value)?;
+                        for (ix, s) in &mut self.secondary {
+                            push_entry(s, def, ix, row, hidden)?;
+                        }
+                        u.last = Some(key);
+                        self.rows += 1;
+                        return Ok(());
+                    }
+                    // The first key out of order (or repeated): the rows so
+                    // far join the sort, ahead of the rest (a repeated key's
+                    // first row stays first), and the secondary entries are
+                    // made again from the sorted rows at the end.
+                    if let Some(w) = u.direct.take() {
+                        let sort = &mut u.sort;
+                        w.read_back(&mut |k, v| sort.push(k, v))?;
+                    }
+                    for (_, s) in &mut self.secondary {
+                        s.clear();
+                    }
+                }
+                u.sort.push(&key, &value)?;
                 self.rows += 1;
             }
         }
@@ -241,73 +290,79 @@ impl BulkLoad {
                 writers.push(*w);
                 done.rows = self.rows;
             }
-            Primary::Sorted(s) => {
-                let mut w = db.bulk_writer(rel::cf::of(db, &def.pk)?)?;
-                // The row held back until the next key shows it is not repeated.
-                let mut held: Option<(Vec<u8>, Vec<u8>)> = None;
-                let secondary = &mut self.secondary;
-                let mut emit = |k: &[u8], v: &[u8], done: &mut Loaded| -> Result<()> {
-                    w.put(k, v)?;
-                    done.rows += 1;
-                    if !secondary.is_empty() {
-                        let row = rt::decode_row(def, k, v, None).map_err(internal)?;
-                        for (ix, s) in secondary.iter_mut() {
-                            push_entry(s, def, ix, &row.values, row.hidden)?;
-                        }
-                    }
-                    Ok(())
-                };
-                s.finish_rows(&mut |(mut out, mut keys)| {
-                    let (Some(Value::Bytes(v)), Some(Value::Bytes(k))) = (out.pop(), keys.pop())
-                    else {
-                        return Err(SqlError::internal("bulk load: bad sort row"));
-                    };
-                    if let Some((hk, hv)) = held.take() {
-                        if hk == k {
-                            done.dropped += 1;
-                            if dedup == Dedup::Error || done.dups.len() < 64 {
-                                let row = rt::decode_row(def, &k, &v, None).map_err(internal)?;
-                                let e = SqlError::dup_entry(
-                                    rt::key_text(&def.pk, &row.values),
-                                    &def.pk.name,
-                                );
-                                if dedup == Dedup::Error {
-                                    return Err(e);
-                                }
-                                done.dups.push(e);
+            Primary::Sorted(u) => match *u {
+                Unsorted {
+                    direct: Some(w), ..
+                } => {
+                    writers.push(w);
+                    done.rows = self.rows;
+                }
+                Unsorted { sort: s, .. } => {
+                    let mut w = db.bulk_writer(rel::cf::of(db, &def.pk)?)?;
+                    // The row held back until the next key shows it is not repeated.
+                    let mut held: Option<(Vec<u8>, Vec<u8>)> = None;
+                    let secondary = &mut self.secondary;
+                    let mut emit = |k: &[u8], v: &[u8], done: &mut Loaded| -> Result<()> {
+                        w.put(k, v)?;
+                        done.rows += 1;
+                        if !secondary.is_empty() {
+                            let row = rt::decode_row(def, k, v, None).map_err(internal)?;
+                            for (ix, s) in secondary.iter_mut() {
+                                push_entry(s, def, ix, &row.values, row.hidden)?;
                             }
-                            held = Some(if dedup == Dedup::Last {
-                                (k, v)
-                            } else {
-                                (hk, hv)
-                            });
-                            return Ok(true);
                         }
+                        Ok(())
+                    };
+                    s.finish(&mut |k, v| {
+                        if let Some((hk, hv)) = held.as_mut() {
+                            if hk.as_slice() == k {
+                                done.dropped += 1;
+                                if dedup == Dedup::Error || done.dups.len() < 64 {
+                                    let row = rt::decode_row(def, k, v, None).map_err(internal)?;
+                                    let e = SqlError::dup_entry(
+                                        rt::key_text(&def.pk, &row.values),
+                                        &def.pk.name,
+                                    );
+                                    if dedup == Dedup::Error {
+                                        return Err(e);
+                                    }
+                                    done.dups.push(e);
+                                }
+                                if dedup == Dedup::Last {
+                                    hv.clear();
+                                    hv.extend_from_slice(v);
+                                }
+                                return Ok(true);
+                            }
+                            emit(hk, hv, &mut done)?;
+                            hk.clear();
+                            hk.extend_from_slice(k);
+                            hv.clear();
+                            hv.extend_from_slice(v);
+                        } else {
+                            held = Some((k.to_vec(), v.to_vec()));
+                        }
+                        Ok(true)
+                    })?;
+                    if let Some((hk, hv)) = held.take() {
                         emit(&hk, &hv, &mut done)?;
                     }
-                    held = Some((k, v));
-                    Ok(true)
-                })?;
-                if let Some((hk, hv)) = held.take() {
-                    emit(&hk, &hv, &mut done)?;
+                    writers.push(w);
                 }
-                writers.push(w);
-            }
+            },
         }
         for (ix, s) in self.secondary {
             let mut w = db.bulk_writer(rel::cf::of(db, &ix)?)?;
             let (mut prev, mut prev_len) = (Vec::new(), 0usize);
-            s.finish_rows(&mut |(out, keys)| {
-                let (Some(Value::Int(len)), Some(Value::Bytes(k))) = (out.first(), keys.first())
-                else {
-                    return Err(SqlError::internal("bulk load: bad sort row"));
+            s.finish(&mut |k, payload| {
+                // Non-unique entries have no payload; unique ones the length
+                // of the unique prefix (u32 little-endian) and the key's text.
+                let (len, text) = match payload.split_first_chunk::<4>() {
+                    Some((len, text)) => (u32::from_le_bytes(*len) as usize, text),
+                    None => (0, &[][..]),
                 };
-                let len = *len as usize;
                 if len > 0 && len == prev_len && prev.get(..len) == k.get(..len) {
-                    let text = match out.get(1) {
-                        Some(Value::Bytes(b)) => String::from_utf8_lossy(b).into_owned(),
-                        _ => String::new(),
-                    };
+                    let text = String::from_utf8_lossy(text).into_owned();
                     return Err(SqlError::dup_entry(&text, &ix.name));
                 }
                 w.put(k, &[])?;
@@ -335,7 +390,7 @@ impl BulkLoad {
 /// for a unique index with no NULL the length of its unique prefix and the
 /// key's text (for 1062).
 fn push_entry(
-    s: &mut Sorter,
+    s: &mut KeySorter,
     def: &rel::schema::TableDef,
     ix: &Index,
     row: &[Value],
@@ -343,13 +398,10 @@ fn push_entry(
 ) -> Result<()> {
     let (k, split) = rt::sk_key_split(def, ix, row, hidden).map_err(internal)?;
     let unique = ix.unique && ix.columns.iter().all(|&c| !row[c].is_null());
-    let out = if unique {
-        vec![
-            Value::Int(split as i64),
-            Value::Bytes(rt::key_text(ix, row).into_bytes()),
-        ]
-    } else {
-        vec![Value::Int(0)]
-    };
-    s.push((out, vec![Value::Bytes(k)]))
+    if !unique {
+        return s.push(&k, &[]);
+    }
+    let mut payload = (split as u32).to_le_bytes().to_vec();
+    payload.extend_from_slice(rt::key_text(ix, row).as_bytes());
+    s.push(&k, &payload)
 }

@@ -1,7 +1,7 @@
 //! CREATE INDEX / ALTER TABLE ADD INDEX on a populated table by sorted runs:
 //! with writers held out of the table (`install::hold_writers`; reads go
 //! on), the entries of every row are computed from one snapshot, sorted in
-//! memory-bounded runs (`sort::Sorter`, spilling to temporary files past
+//! memory-bounded runs (`keysort::KeySorter`, spilling to temporary files past
 //! `strata_merge_buf_size`), written in key order straight to table files
 //! (`lsm::BulkWriter`) and ingested: the new index's key range holds
 //! nothing, so the files go to the last level as they are, never through
@@ -15,11 +15,10 @@
 //! runs instead, as it does not collide with writers' entries.
 use super::install::hold_writers;
 use crate::error::Result;
+use crate::keysort::KeySorter;
 use crate::session::Session;
-use crate::sort::Sorter;
 use rel::catalog::Table;
 use rel::schema::Index;
-use rel::value::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -78,24 +77,25 @@ pub(crate) fn budget(s: &Session) -> usize {
 fn sorted_fill(s: &Session, t: &Table, ix: &Index, snap: &lsm::Snapshot) -> Result<()> {
     let db = s.inst.txdb.db();
     let cf = rel::cf::of(db, ix)?;
-    // Sorted in the family's order (descending bytes in a reverse one).
-    let mut sorter = Sorter::new(vec![rel::keyrange::reversed(db, cf)], budget(s), None);
+    // Sorted in the family's order (descending bytes in a reverse one); the
+    // payload is the length of the key's unique prefix (u32 little-endian).
+    let mut sorter = KeySorter::new(rel::keyrange::reversed(db, cf), budget(s));
     rel::build::index_entries(db, snap, t, ix, &mut |key, unique_len| {
         sorter
-            .push((vec![Value::Int(unique_len as i64)], vec![Value::Bytes(key)]))
+            .push(&key, &(unique_len as u32).to_le_bytes())
             .map_err(|e| rel::Error::Internal(e.msg.clone()))
     })?;
     SORTED_RUNS.fetch_add(sorter.spilled_runs() as u64, Ordering::Relaxed);
     let mut w = db.bulk_writer(cf)?;
     let mut prev: Vec<u8> = Vec::new();
     let mut prev_len = 0usize;
-    sorter.finish_rows(&mut |(out, keys)| {
-        let (Some(Value::Int(len)), Some(Value::Bytes(key))) = (out.first(), keys.first()) else {
+    sorter.finish(&mut |key, payload| {
+        let Ok(len) = <[u8; 4]>::try_from(payload) else {
             return Err(crate::error::SqlError::internal(
-                "index build: bad sort row",
+                "index build: bad sort entry",
             ));
         };
-        let len = *len as usize;
+        let len = u32::from_le_bytes(len) as usize;
         if len > 0 && len == prev_len && prev.get(..len) == key.get(..len) {
             return Err(rel::build::dup_error(db, snap, t, ix, key).into());
         }

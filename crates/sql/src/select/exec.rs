@@ -9,6 +9,7 @@ use crate::result::{OutType, ResultSink};
 use crate::tail::{Grouper, Tail};
 use rel::collation::Collation;
 use rel::value::{TypeKind, Value};
+use std::borrow::Cow;
 use txn::Txn;
 
 /// The ORDER BY keys as the tail's sorter takes them: a collated string key
@@ -59,6 +60,40 @@ fn distinct_by_keys(p: &SelectPlan, keys: &[&Expr], colls: &[Option<Collation>])
         }
     }
     covered.iter().all(|c| *c)
+}
+
+/// Per output expression, the column it is when the value can move out of a
+/// row the statement owns instead of being cloned: a plain column that no
+/// other output expression and no ORDER BY key reads (`visit` evaluates those
+/// after the output). `None` everywhere when correlated subqueries read the
+/// row too.
+fn movable_outputs(p: &SelectPlan, keys: &[&Expr], correlated: bool) -> Vec<Option<usize>> {
+    if correlated {
+        return vec![None; p.out.len()];
+    }
+    let mut reads: Vec<usize> = Vec::new();
+    for e in p.out.iter().chain(keys.iter().copied()) {
+        e.walk(&mut |x| {
+            let cols = match x {
+                Expr::Col(c) | Expr::Outer(c) => std::slice::from_ref(c),
+                Expr::Dependent(_, refs) => refs.as_slice(),
+                _ => &[],
+            };
+            for &c in cols {
+                if reads.len() <= c {
+                    reads.resize(c + 1, 0);
+                }
+                reads[c] += 1;
+            }
+        });
+    }
+    p.out
+        .iter()
+        .map(|e| match e {
+            Expr::Col(c) if reads.get(*c) == Some(&1) => Some(*c),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Evaluates LIMIT / OFFSET.
@@ -155,11 +190,14 @@ pub fn execute_counted(
     } else {
         p.filter.as_ref().and_then(Expr::without_dependent)
     };
+    let movable = movable_outputs(p, &key_exprs, has_deps);
     {
         // `checked`: the row passed the WHERE already (the access path
         // applied it; with correlated subqueries, only its conjuncts
         // without them).
-        let mut visit = |txn: &mut Txn, row: &[Value], checked: bool| -> Result<bool> {
+        // A row the access path read is owned (`Cow::Owned`): `movable` output
+        // columns move out of it.
+        let mut visit = |txn: &mut Txn, row: &mut Cow<[Value]>, checked: bool| -> Result<bool> {
             let row_subs;
             let renv;
             let env: &dyn Env = if deps.is_empty() {
@@ -191,8 +229,17 @@ pub fn execute_counted(
                 return Ok(true);
             }
             outbuf.clear();
-            for e in &p.out {
-                outbuf.push(e.eval(row, env)?);
+            for (e, m) in p.out.iter().zip(&movable) {
+                let v = match (m, &mut *row) {
+                    (Some(c), Cow::Owned(r)) => {
+                        r.get_mut(*c).map(|v| std::mem::replace(v, Value::Null))
+                    }
+                    _ => None,
+                };
+                outbuf.push(match v {
+                    Some(v) => v,
+                    None => e.eval(row, env)?,
+                });
             }
             if streaming {
                 total += 1;
@@ -239,12 +286,12 @@ pub fn execute_counted(
                     filter,
                     &[],
                     env,
-                    &mut |txn, r| visit(txn, &r.values, true),
+                    &mut |txn, r| visit(txn, &mut Cow::Owned(r.values), true),
                 )?;
             }
             _ if !p.join.is_empty() => {
                 crate::join::for_each(txn, &p.join, p.lock, env, &mut |txn, row| {
-                    visit(txn, row, false)
+                    visit(txn, &mut Cow::Borrowed(row), false)
                 })?;
             }
             (None, None) if matches!(p.recursive.as_deref(), Some(super::Rec::Work(_))) => {
@@ -253,7 +300,7 @@ pub fn execute_counted(
                         crate::error::SqlError::internal("recursive CTE work table")
                     })?;
                     for r in rows {
-                        if !visit(txn, r, false)? {
+                        if !visit(txn, &mut Cow::Borrowed(r), false)? {
                             break;
                         }
                     }
@@ -262,14 +309,14 @@ pub fn execute_counted(
             (None, None) if p.sysview.is_some() => {
                 if let Some(v) = p.sysview {
                     for r in env.view_rows(v)? {
-                        if !visit(txn, &r, false)? {
+                        if !visit(txn, &mut Cow::Owned(r), false)? {
                             break;
                         }
                     }
                 }
             }
             _ => {
-                visit(txn, &[], false)?;
+                visit(txn, &mut Cow::Borrowed(&[]), false)?;
             }
         }
     }

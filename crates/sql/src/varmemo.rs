@@ -1,0 +1,117 @@
+//! The memo of a session's hot variables: the values of the few variables
+//! every statement reads (sql_mode, tmp_table_size, the statement deadlines,
+//! the slow log's settings, ...) as `Session::get_var` resolved them, and
+//! sql_mode parsed. Reading one is a name match and a generation check
+//! instead of a lower-cased copy of the name, two map lookups under the
+//! globals' lock and the parse of sql_mode's text. A memo is valid while the
+//! session's variables (`Session::set_var`) and the globals
+//! (`Instance::set_global`) keep the generations it was filled under; any
+//! change empties it, so a read after a SET sees the new value.
+use crate::sqlmode::SqlMode;
+use rel::value::Value;
+
+/// The memoized variables (canonical names). Not here: variables whose value
+/// depends on more than the session's and the global map (warning_count,
+/// last_insert_id, the current database's character set and collation).
+const HOT: [&str; 24] = [
+    "sql_mode",
+    "tmp_table_size",
+    "max_execution_time",
+    "max_statement_time",
+    "strata_bulk_load",
+    "sql_select_limit",
+    "sql_safe_updates",
+    "long_query_time",
+    "slow_query_log",
+    "character_set_results",
+    "wait_timeout",
+    "strata_auto_parameterize",
+    "lock_wait_timeout",
+    "transaction_read_only",
+    "read_only",
+    "foreign_key_checks",
+    "autocommit",
+    "check_constraint_checks",
+    "sql_notes",
+    "rocksdb_commit_in_the_middle",
+    "rocksdb_max_row_locks",
+    "rocksdb_write_batch_max_bytes",
+    "strata_max_txn_memory",
+    "rocksdb_bulk_load_size",
+];
+
+/// A variable's position in `HOT`.
+fn slot(name: &str) -> Option<usize> {
+    HOT.iter().position(|h| *h == name)
+}
+
+/// The memo (see the module comment).
+#[derive(Default)]
+pub(crate) struct VarMemo {
+    /// (globals generation, session variables generation) of the values.
+    generation: (u64, u64),
+    /// Per `HOT` entry, session-then-global reads [0] and global reads [1]:
+    /// None = not read yet.
+    values: [[Option<Option<Value>>; 2]; HOT.len()],
+    sql_mode: Option<SqlMode>,
+}
+
+impl VarMemo {
+    /// Forgets every value unless they were read under `generation`.
+    fn check(&mut self, generation: (u64, u64)) {
+        if self.generation != generation {
+            *self = VarMemo {
+                generation,
+                ..VarMemo::default()
+            };
+        }
+    }
+
+    /// The memoized value of `name` (canonical), reading it with `read` on a
+    /// miss; `None` from the outer option: `name` is not memoized.
+    pub(crate) fn get(
+        &mut self,
+        generation: (u64, u64),
+        name: &str,
+        global: bool,
+        read: impl FnOnce() -> Option<Value>,
+    ) -> Option<Option<Value>> {
+        let i = slot(name)?;
+        self.check(generation);
+        let v = self.values[i][usize::from(global)].get_or_insert_with(read);
+        Some(v.clone())
+    }
+
+    /// The parsed sql_mode, parsing `read()` on a miss.
+    pub(crate) fn sql_mode(
+        &mut self,
+        generation: (u64, u64),
+        read: impl FnOnce() -> Option<Value>,
+    ) -> SqlMode {
+        self.check(generation);
+        *self
+            .sql_mode
+            .get_or_insert_with(|| SqlMode::of(read().as_ref()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_generation_rereads() {
+        let mut m = VarMemo::default();
+        let one = || Some(Value::Int(1));
+        assert_eq!(m.get((0, 0), "tmp_table_size", false, one), Some(one()));
+        // Same generation: the memo answers, the reader is not asked.
+        let two = || Some(Value::Int(2));
+        assert_eq!(m.get((0, 0), "tmp_table_size", false, two), Some(one()));
+        // Global reads are kept apart from session reads.
+        assert_eq!(m.get((0, 0), "tmp_table_size", true, two), Some(two()));
+        assert_eq!(m.get((1, 0), "tmp_table_size", false, two), Some(two()));
+        assert_eq!(m.get((1, 1), "tmp_table_size", false, || None), Some(None));
+        // Not a hot variable: not memoized.
+        assert_eq!(m.get((1, 1), "time_zone", false, one), None);
+    }
+}

@@ -62,10 +62,13 @@ pub fn col_type(ty: &crate::value::ColumnType) -> ColType {
     }
 }
 
-/// A value as the binary log packs it for a column of kind `k`.
-fn cell(k: TypeKind, v: &Value) -> Cell<'_> {
+/// A value as the binary log packs it for a column of type `ty`.
+fn cell<'a>(ty: &crate::value::ColumnType, v: &'a Value) -> Cell<'a> {
+    let k = ty.kind;
     match v {
         Value::Null => Cell::Null,
+        // ENUM and SET values are their text here; the log holds the number.
+        _ if ty.is_enum_or_set() => Cell::UInt(crate::members::stored_number(ty, v)),
         Value::Int(i) => Cell::Int(*i),
         Value::UInt(u) => Cell::UInt(*u),
         Value::Double(d) => Cell::Double(*d),
@@ -102,7 +105,7 @@ fn put_image(out: &mut Vec<u8>, def: &TableDef, row: &[Value]) -> Result<()> {
         .columns
         .iter()
         .zip(row)
-        .map(|(c, v)| cell(c.ty.kind, v))
+        .map(|(c, v)| cell(&c.ty, v))
         .collect();
     binlog::row::put_row(out, &cols, &cells).map_err(|e| Error::Internal(e.to_string()))
 }

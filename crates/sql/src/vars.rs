@@ -215,7 +215,9 @@ pub fn apply_global(name: &str, v: &Value) {
         "strata_enable_ttl_read_filtering" => rel::ttl::READ_FILTERING.store(n != 0, Relaxed),
         "strata_debug_ttl_rec_ts" => rel::ttl::DEBUG_REC_TS.store(secs, Relaxed),
         "strata_debug_ttl_snapshot_ts" => rel::ttl::DEBUG_SNAPSHOT_TS.store(secs, Relaxed),
-        "strata_debug_ttl_read_filter_ts" => rel::ttl::DEBUG_READ_FILTER_TS.store(secs, Relaxed),
+        "strata_debug_ttl_read_filter_ts" => {
+            rel::ttl::DEBUG_READ_FILTER_TS.store(secs.max(0), Relaxed)
+        }
         _ => {}
     }
 }
@@ -474,10 +476,14 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             t => Err(bad_value(name, t)),
         },
         // Test-only clock offsets of TTL tables (MariaDB's range for MyRocks' own).
+        // The read filter's offset only moves reads' clock ahead of the
+        // compactions' (0..3600): a negative one would show rows compactions
+        // already judged expired and may remove at any moment.
         "strata_debug_ttl_rec_ts" | "strata_debug_ttl_snapshot_ts" | "strata_debug_ttl_read_filter_ts" => {
+            let lo = if name == "strata_debug_ttl_read_filter_ts" { 0 } else { -3600 };
             match v {
                 Value::Int(_) | Value::UInt(_) => match v.to_i128() {
-                    Some(n) if (-3600..=3600).contains(&n) => Ok(Value::Int(n as i64)),
+                    Some(n) if (lo..=3600).contains(&n) => Ok(Value::Int(n as i64)),
                     _ => Err(bad_value(name, &text())),
                 },
                 _ => Err(SqlError::wrong_type_for_var(name)),

@@ -6,6 +6,10 @@
 //! op     := kind: u8 | cf: varint32 | key: lenprefixed | value: lenprefixed?
 //!           (value present for Value, and for RangeDelete where it is the end key)
 //! ```
+//!
+//! A sequence-keyed put ([`WriteBatch::put_cf_seq_keyed`]) ends its key with
+//! 8 bytes the write path fills with the op's own sequence number (big-endian)
+//! before the batch reaches the WAL, so the stored record is an ordinary put.
 use crate::coding::{put_length_prefixed, put_varint32, Decoder};
 use crate::error::{Error, Result};
 use crate::key::{SeqNo, ValueKind};
@@ -16,6 +20,9 @@ const HEADER: usize = 12;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteBatch {
     rep: Vec<u8>,
+    /// Sequence-keyed puts: (offset in `rep` of the 8 key bytes to fill, op
+    /// index in the batch).
+    stamps: Vec<(usize, u32)>,
 }
 
 impl Default for WriteBatch {
@@ -42,6 +49,7 @@ impl WriteBatch {
     pub fn new() -> WriteBatch {
         WriteBatch {
             rep: vec![0; HEADER],
+            stamps: Vec::new(),
         }
     }
 
@@ -52,6 +60,19 @@ impl WriteBatch {
     /// Sets `key` to `value` in column family `cf`.
     pub fn put_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) {
         self.op(ValueKind::Value, cf, key, Some(value))
+    }
+    /// Puts `value` in column family `cf` under `prefix` followed by the
+    /// 8-byte big-endian sequence number this op is given when the batch is
+    /// written: keys unique and ordered as the writes were committed (the
+    /// binary log's records).
+    pub fn put_cf_seq_keyed(&mut self, cf: u32, prefix: &[u8], value: &[u8]) {
+        let mut key = Vec::with_capacity(prefix.len() + 8);
+        key.extend_from_slice(prefix);
+        key.extend_from_slice(&[0; 8]);
+        let idx = self.count();
+        self.op(ValueKind::Value, cf, &key, Some(value));
+        let value_len = value.len() + varint_len(value.len() as u32);
+        self.stamps.push((self.rep.len() - value_len - 8, idx));
     }
     /// Deletes `key` in the default column family.
     pub fn delete(&mut self, key: &[u8]) {
@@ -102,16 +123,26 @@ impl WriteBatch {
     pub fn clear(&mut self) {
         self.rep.clear();
         self.rep.resize(HEADER, 0);
+        self.stamps.clear();
     }
     /// The first sequence number assigned to this batch.
     pub fn seq(&self) -> SeqNo {
         crate::coding::get_fixed64(&self.rep).unwrap_or(0)
     }
+    /// Sets the first sequence number and fills the keys of the
+    /// sequence-keyed puts with their ops' numbers.
     pub(crate) fn set_seq(&mut self, seq: SeqNo) {
         self.rep[..8].copy_from_slice(&seq.to_le_bytes());
+        for &(off, idx) in &self.stamps {
+            let s = seq + idx as u64;
+            self.rep[off..off + 8].copy_from_slice(&s.to_be_bytes());
+        }
     }
     /// Appends every update of `other`.
     pub(crate) fn append(&mut self, other: &WriteBatch) {
+        let (base, n) = (self.rep.len() - HEADER, self.count());
+        self.stamps
+            .extend(other.stamps.iter().map(|&(o, i)| (o + base, i + n)));
         self.rep.extend_from_slice(&other.rep[HEADER..]);
         let c = self.count() + other.count();
         self.rep[8..12].copy_from_slice(&c.to_le_bytes());
@@ -129,7 +160,10 @@ impl WriteBatch {
                 "write batch shorter than its header",
             ));
         }
-        Ok(WriteBatch { rep: data })
+        Ok(WriteBatch {
+            rep: data,
+            stamps: Vec::new(),
+        })
     }
 
     /// Decodes every update; `Corruption` if the bytes do not decode or the
@@ -177,9 +211,40 @@ impl WriteBatch {
     }
 }
 
+/// Bytes of `v` as a varint32.
+fn varint_len(mut v: u32) -> usize {
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seq_keyed_puts_take_their_op_numbers() {
+        let mut a = WriteBatch::new();
+        a.put_cf(0, b"x", b"1");
+        a.put_cf_seq_keyed(5, b"T", &[7u8; 200]);
+        let mut b = WriteBatch::new();
+        b.delete_cf(0, b"y");
+        b.put_cf_seq_keyed(5, b"T", b"v");
+        a.append(&b);
+        a.set_seq(1000);
+        let data = WriteBatch::from_data(a.data().to_vec()).unwrap();
+        let ops = data.ops().unwrap();
+        let mut k1 = b"T".to_vec();
+        k1.extend_from_slice(&1001u64.to_be_bytes());
+        let mut k3 = b"T".to_vec();
+        k3.extend_from_slice(&1003u64.to_be_bytes());
+        assert_eq!((ops[1].key, ops[1].value), (&k1[..], &[7u8; 200][..]));
+        assert_eq!((ops[3].key, ops[3].value), (&k3[..], &b"v"[..]));
+        assert_eq!(ops[0].key, b"x");
+    }
 
     #[test]
     fn round_trip_and_append() {

@@ -94,12 +94,17 @@ pub fn split_pairs(s: &str) -> Result<Vec<(String, String)>> {
     Ok(out)
 }
 
+/// The longest column family name an override names: 64 bytes, after an
+/// optional `rev:` (the reverse-ordered family of that name, as an index
+/// COMMENT may name it: `rel::cf::valid_name`).
+pub const MAX_CF_NAME: usize = 64;
+
 /// Splits an override string `cf1={...};cf2={...}` into (name, option string).
 pub fn split_overrides(s: &str) -> Result<Vec<(String, String)>> {
     split_pairs(s)?
         .into_iter()
         .map(|(name, v)| {
-            if name.len() > 64
+            if name.strip_prefix("rev:").unwrap_or(&name).len() > MAX_CF_NAME
                 || name
                     .chars()
                     .any(|c| c.is_whitespace() || c == '{' || c == '}')

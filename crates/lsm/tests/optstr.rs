@@ -135,6 +135,17 @@ fn overrides_per_column_family() {
             ("rev:cf2".to_string(), String::new())
         ]
     );
+    // Names as long as an index COMMENT may give (`rel::cf::valid_name`):
+    // 64 bytes, after `rev:` too.
+    let long = "n".repeat(64);
+    for name in [long.clone(), format!("rev:{long}")] {
+        let v = split_overrides(&format!("{name}={{}}")).unwrap();
+        assert_eq!(v[0].0, name);
+    }
+    for name in [format!("{long}x"), format!("rev:{long}x")] {
+        let e = split_overrides(&format!("{name}={{}}")).unwrap_err();
+        assert!(e.to_string().contains("bad column family name"), "{e}");
+    }
     let c = CfConfig::parse(
         &base(),
         "write_buffer_size=16m;compression=kNoCompression",

@@ -43,20 +43,7 @@ pub fn build_index(txdb: &TxnDb, t: &Table, ix: &Index, lock_wait: Duration) -> 
 /// since the index was published): the precondition of filling it by
 /// ingesting sorted files, which must not meet entries of writers.
 pub fn index_empty(db: &Db, snap: &Snapshot, ix: &Index) -> Result<bool> {
-    let id = ix.id;
-    let lo = keycodec::index_prefix(id).to_vec();
-    let mut it = crate::keyrange::KeyIter::new(
-        db,
-        crate::cf::of(db, ix)?,
-        ReadOptions {
-            snapshot: Some(snap.clone()),
-            no_fill_cache: true,
-            ..Default::default()
-        },
-        &lo,
-        Some(&keycodec::index_prefix(id + 1)),
-    )?;
-    it.seek_to_first();
+    let it = crate::scan::index_iter(db, crate::cf::of(db, ix)?, snap, ix.id)?;
     let empty = !it.valid();
     it.status()?;
     Ok(empty)
@@ -139,7 +126,7 @@ fn fill_row(txn: &mut Txn, t: &Table, ix: &Index, k: &[u8], v: &[u8]) -> Result<
                 .map_err(te)?;
             let mut held = None;
             while let Some((k, v)) = it.next().map_err(te)? {
-                if !crate::ttl::sk_hidden(&t.def, v, now) {
+                if !rt::sk_skipped(txn, &t.def, ix, (k, v), now, true)? {
                     held = Some(k.to_vec());
                     break;
                 }

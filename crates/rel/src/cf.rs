@@ -9,8 +9,9 @@
 use crate::schema::Index;
 use lsm::{ColumnFamily, Comparator, Db, DEFAULT_CF};
 
-/// The longest column family name.
-pub const MAX_NAME: usize = 64;
+/// The longest column family name, after an optional `rev:` (as
+/// `--override-cf-options` takes them: `lsm::optstr::MAX_CF_NAME`).
+pub const MAX_NAME: usize = lsm::optstr::MAX_CF_NAME;
 
 /// The prefix of a reverse-ordered family's name (MyRocks').
 pub const REV: &str = "rev:";

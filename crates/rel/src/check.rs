@@ -114,21 +114,8 @@ fn stray_entries(
     }
     for ix in def.indexes() {
         let own = crate::cf::of(db, ix)?;
-        let lo = crate::keycodec::index_prefix(ix.id).to_vec();
-        let hi = crate::keycodec::index_prefix(ix.id + 1).to_vec();
         for &cf in all.iter().filter(|&&c| c != own) {
-            let mut it = crate::keyrange::KeyIter::new(
-                db,
-                cf,
-                ReadOptions {
-                    snapshot: Some(snap.clone()),
-                    no_fill_cache: true,
-                    ..Default::default()
-                },
-                &lo,
-                Some(&hi),
-            )?;
-            it.seek_to_first();
+            let it = crate::scan::index_iter(db, cf, snap, ix.id)?;
             if it.valid() {
                 errors.push(format!(
                     "index {}: entry {} outside its column family",

@@ -47,6 +47,7 @@ impl<'a> Writer<'a> {
     /// Inserts a new row (see [`rt::insert`]), then checks its parents.
     pub fn insert(&self, txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         let key = rt::insert(txn, t, row)?;
+        crate::binlog::log_insert(txn, t, row)?;
         if let Some(st) = self.st {
             check_parents(txn, st, &t.def, row, None)?;
         }
@@ -56,17 +57,19 @@ impl<'a> Writer<'a> {
     /// Replaces `old` with `new` (see [`rt::update`]).
     pub fn update(&self, txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> {
         match self.st {
-            None => rt::update(txn, t, old, new),
-            Some(st) => update(txn, st, t, old, new, 0),
+            None => rt::update(txn, t, old, new)?,
+            Some(st) => update(txn, st, t, old, new, 0)?,
         }
+        crate::binlog::log_update(txn, t, &old.values, new)
     }
 
     /// Deletes a row (see [`rt::delete`]).
     pub fn delete(&self, txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
         match self.st {
-            None => rt::delete(txn, t, row),
-            Some(st) => delete(txn, st, t, row, 0),
+            None => rt::delete(txn, t, row)?,
+            Some(st) => delete(txn, st, t, row, 0)?,
         }
+        crate::binlog::log_delete(txn, t, &row.values)
     }
 }
 
@@ -216,7 +219,20 @@ fn check_parents(
             let upper = keycodec::prefix_successor(&key);
             let mut it = crate::keyrange::scan(txn, cf, &key, upper.as_deref(), false, true)
                 .map_err(txn_err)?;
-            it.next().map_err(txn_err)?.is_some()
+            let now = crate::ttl::now_latest();
+            let mut found = false;
+            while let Some((k, v)) = it.next().map_err(txn_err)? {
+                // TTL tables: an expired parent still stored is a parent,
+                // but an expired entry may have outlived its row.
+                if pix.primary
+                    || !crate::ttl::sk_expired(pdef, v, now)
+                    || rt::sk_current(txn, pdef, pix, k, true)?
+                {
+                    found = true;
+                    break;
+                }
+            }
+            found
         };
         if !found {
             return Err(fail());
@@ -330,10 +346,13 @@ fn children_with(
             Some(ix) if !ix.primary => rt::pk_of_sk(def, ix, k)?,
             _ => k.to_vec(),
         };
-        let Some(r) = rt::get(txn, def, &key, Some(LockMode::Exclusive), None)? else {
+        // An expired child (TTL tables) still stored counts: RESTRICT keeps
+        // the parent, CASCADE removes it too.
+        let Some(r) = rt::get_stored(txn, def, &key, Some(LockMode::Exclusive), None)? else {
             continue;
         };
-        // Checked at the locked version: it may have changed meanwhile.
+        // Checked at the locked version: it may have changed meanwhile (or,
+        // in a TTL table, be a new row under an expired entry's key).
         if matches(def, cols, &r.values, vals) {
             rows.push(r);
         }
@@ -368,7 +387,8 @@ fn cascade(
         for r in p.rows {
             // An earlier cascade of this change may have changed the row.
             let key = rt::pk_key(cdef, &r.values, r.hidden)?;
-            let Some(cur) = rt::get(txn, cdef, &key, Some(LockMode::Exclusive), None)? else {
+            let Some(cur) = rt::get_stored(txn, cdef, &key, Some(LockMode::Exclusive), None)?
+            else {
                 continue;
             };
             let was: Vec<&Value> = fk.columns.iter().map(|&c| &r.values[c]).collect();

@@ -51,13 +51,21 @@ fn inside(k: &[u8], lo: &[u8], hi: Option<&[u8]>) -> bool {
 }
 
 /// The engine range `(start, end)` in the family's order that stands for
-/// the byte range `[lo, hi)` in `delete_range`, `reclaim_range`,
-/// `compact_range` and `approximate_entries_cf`. In a reverse family it is
-/// `(hi, lo)`, which holds the keys in `(lo, hi]`: the same keys when
-/// neither bound is itself a key, as for the index id prefixes
-/// (`keycodec::index_prefix`) these operations are given (every entry has
-/// bytes after its prefix).
+/// the byte range `[lo, hi)` of index id prefixes (`keycodec::index_prefix`,
+/// 4 bytes) in `delete_range`, `reclaim_range`, `compact_range` and
+/// `approximate_entries_cf`. In a reverse family it is `(hi, lo)`, which
+/// holds the keys in `(lo, hi]`: the same keys, because no key is a bare
+/// index prefix. Proof: every key of an index is its prefix followed by the
+/// key image of at least one column (`table::pk_key`, `table::sk_key`: a
+/// primary key has a column or the 8-byte hidden id, a secondary index a
+/// column), and every column's image has at least one byte (a NULL marker,
+/// a fixed width of 1 to 16 bytes, or a string's terminator / chunk:
+/// `keycodec::encode`); both key builders assert it in debug builds.
 pub fn span<'a>(rev: bool, lo: &'a [u8], hi: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+    debug_assert!(
+        lo.len() == 4 && hi.len() == 4,
+        "keyrange::span takes index id prefixes"
+    );
     if rev {
         (hi, lo)
     } else {
@@ -171,6 +179,7 @@ impl KeyIter {
 pub struct TxnKeys {
     it: TxnIter,
     rev: bool,
+    back: bool,
     lo: Vec<u8>,
     hi: Option<Vec<u8>>,
 }
@@ -197,6 +206,7 @@ pub fn scan(
     Ok(TxnKeys {
         it,
         rev,
+        back,
         lo: lo.to_vec(),
         hi: hi.map(<[u8]>::to_vec),
     })
@@ -213,6 +223,11 @@ impl TxnKeys {
             match self.it.next()? {
                 None => return Ok(None),
                 Some((k, _)) if inside(k, &self.lo, self.hi.as_deref()) => break,
+                // Past the range: stop rather than step over every key the
+                // bounds let through (below `lo`: up to all the keys that
+                // start with `below(lo)`, e.g. 32 0xff bytes after `lo`'s
+                // head; at or above `hi`: `hi` itself).
+                Some((k, _)) if (k < &self.lo[..]) == self.back => return Ok(None),
                 Some(_) => {}
             }
         }
@@ -230,7 +245,13 @@ mod tests {
         assert_eq!(below(b"ab\0").as_deref(), Some(&b"ab"[..]));
         let b = below(b"ab").unwrap_or_default();
         assert!(b.as_slice() < &b"ab"[..] && b.as_slice() > &b"aa\xff"[..]);
-        assert_eq!(span(true, b"a", b"b"), (&b"b"[..], &b"a"[..]));
-        assert_eq!(span(false, b"a", b"b"), (&b"a"[..], &b"b"[..]));
+        assert_eq!(
+            span(true, b"\0\0\0a", b"\0\0\0b"),
+            (&b"\0\0\0b"[..], &b"\0\0\0a"[..])
+        );
+        assert_eq!(
+            span(false, b"\0\0\0a", b"\0\0\0b"),
+            (&b"\0\0\0a"[..], &b"\0\0\0b"[..])
+        );
     }
 }

@@ -25,6 +25,7 @@
 //! It knows nothing of SQL text or the wire protocol. Byte layouts are in
 //! docs/formats/rows.md and docs/formats/catalog.md.
 
+pub mod binlog;
 pub mod build;
 pub mod catalog;
 pub mod cf;

@@ -93,25 +93,37 @@ fn batch(
     Ok(n)
 }
 
-/// A visitor of (key, value) entries.
-pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
-
-/// Calls `f(key, value)` for every entry of index `ix` at `snap`.
-pub(crate) fn scan(db: &Db, snap: &Snapshot, ix: &Index, f: &mut Visit<'_>) -> Result<()> {
-    let lo = keycodec::index_prefix(ix.id).to_vec();
-    let hi = keycodec::index_prefix(ix.id + 1).to_vec();
+/// An iterator over the keys of index id `id` in family `cf` at `snap` (in
+/// byte order, bypassing the block cache), on its first key (not valid when
+/// there is none): full scans, and the "is anything there" checks of CHECK
+/// TABLE and index builds.
+pub(crate) fn index_iter(
+    db: &Db,
+    cf: ColumnFamily,
+    snap: &Snapshot,
+    id: u32,
+) -> Result<crate::keyrange::KeyIter> {
     let mut it = crate::keyrange::KeyIter::new(
         db,
-        crate::cf::of(db, ix)?,
+        cf,
         ReadOptions {
             snapshot: Some(snap.clone()),
             no_fill_cache: true,
             ..Default::default()
         },
-        &lo,
-        Some(&hi),
+        &keycodec::index_prefix(id),
+        Some(&keycodec::index_prefix(id + 1)),
     )?;
     it.seek_to_first();
+    Ok(it)
+}
+
+/// A visitor of (key, value) entries.
+pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<()> + 'a;
+
+/// Calls `f(key, value)` for every entry of index `ix` at `snap`.
+pub(crate) fn scan(db: &Db, snap: &Snapshot, ix: &Index, f: &mut Visit<'_>) -> Result<()> {
+    let mut it = index_iter(db, crate::cf::of(db, ix)?, snap, ix.id)?;
     while it.valid() {
         f(it.key(), it.value())?;
         it.next();

@@ -47,6 +47,8 @@ pub fn pk_key(def: &TableDef, row: &[Value], hidden: Option<u64>) -> Result<Vec<
     } else {
         encode_cols(&mut k, def, &def.pk.columns, row)?;
     }
+    // No key is a bare index prefix (`keyrange::span` relies on it).
+    debug_assert!(k.len() > 4);
     Ok(k)
 }
 
@@ -68,6 +70,8 @@ pub fn sk_key_split(
     k.extend_from_slice(&keycodec::index_prefix(ix.id));
     encode_cols(&mut k, def, &ix.columns, row)?;
     let split = k.len();
+    // No key is a bare index prefix (`keyrange::span` relies on it).
+    debug_assert!(split > 4);
     if def.hidden_pk {
         let h = hidden.ok_or_else(|| Error::Internal("hidden pk missing".into()))?;
         k.extend_from_slice(&h.to_be_bytes());
@@ -312,29 +316,99 @@ pub fn get(
     lock: Option<LockMode>,
     want: Option<&[bool]>,
 ) -> Result<Option<Row>> {
+    get_as(txn, def, key, lock, want, true)
+}
+
+/// As [`get`], but an expired row of a TTL table that is still stored is
+/// read too (foreign key actions: a child row is there until removed).
+pub fn get_stored(
+    txn: &mut Txn,
+    def: &TableDef,
+    key: &[u8],
+    lock: Option<LockMode>,
+    want: Option<&[bool]>,
+) -> Result<Option<Row>> {
+    get_as(txn, def, key, lock, want, false)
+}
+
+fn get_as(
+    txn: &mut Txn,
+    def: &TableDef,
+    key: &[u8],
+    lock: Option<LockMode>,
+    want: Option<&[bool]>,
+    hide: bool,
+) -> Result<Option<Row>> {
     let cf = crate::cf::of(txn.db(), &def.pk)?;
     let v = match lock {
         None => txn.get(cf, key),
         Some(m) => txn.get_locked(cf, key, m),
     }
     .map_err(txn_err)?;
-    match v {
-        Some(v)
-            if !crate::ttl::pk_hidden(
-                def,
-                key,
-                &v,
-                if lock.is_some() {
-                    crate::ttl::now_latest()
-                } else {
-                    crate::ttl::now_for(txn)
-                },
-            ) =>
-        {
-            Ok(Some(decode_row(def, key, &v, want)?))
+    let Some(v) = v else {
+        return Ok(None);
+    };
+    if hide && def.ttl.is_some() {
+        let now = if lock.is_some() {
+            crate::ttl::now_latest()
+        } else {
+            crate::ttl::now_for(txn)
+        };
+        if crate::ttl::pk_hidden(def, key, &v, now) {
+            return Ok(None);
         }
-        _ => Ok(None),
     }
+    Ok(Some(decode_row(def, key, &v, want)?))
+}
+
+/// TTL tables: true when reads at `now` pass over secondary entry `k` -> `v`
+/// of `ix`: an expired entry is hidden with read filtering on and, with it
+/// off, passed over unless it is the entry of the row stored under its
+/// primary key ([`sk_current`]). Only an expired entry can have outlived its
+/// row: compactions remove a row and its entries at different times (and a
+/// new row may then take the key), and an entry's time is its row's, so it
+/// had expired when its row went. Read at `txn`'s read view, or the latest
+/// committed version with `latest`.
+pub fn sk_skipped(
+    txn: &mut Txn,
+    def: &TableDef,
+    ix: &Index,
+    (k, v): (&[u8], &[u8]),
+    now: u64,
+    latest: bool,
+) -> Result<bool> {
+    if !crate::ttl::sk_expired(def, v, now) {
+        return Ok(false);
+    }
+    if crate::ttl::filtering() {
+        return Ok(true);
+    }
+    Ok(!sk_current(txn, def, ix, k, latest)?)
+}
+
+/// True when secondary entry `k` of `ix` is the entry of the row stored
+/// under the primary key it holds (expired or not), read at `txn`'s read
+/// view or (`latest`) its latest committed version.
+pub fn sk_current(
+    txn: &mut Txn,
+    def: &TableDef,
+    ix: &Index,
+    k: &[u8],
+    latest: bool,
+) -> Result<bool> {
+    let pk = pk_of_sk(def, ix, k)?;
+    let cf = crate::cf::of(txn.db(), &def.pk)?;
+    let v = if latest {
+        txn.get_latest(cf, &pk)
+    } else {
+        txn.get(cf, &pk)
+    }
+    .map_err(txn_err)?;
+    let Some(v) = v else {
+        return Ok(false);
+    };
+    let row = decode_row(def, &pk, &v, None)?;
+    Ok(sk_key(def, ix, &row.values, row.hidden)? == k)
 }
 
 /// The text of a duplicate key for error 1062 (values joined by '-').
@@ -395,7 +469,7 @@ fn unique_holder(
         crate::keyrange::scan(txn, cf, &prefix, upper.as_deref(), false, true).map_err(txn_err)?;
     // Entries of expired rows (TTL tables) hold nothing.
     while let Some((k, v)) = it.next().map_err(txn_err)? {
-        if !crate::ttl::sk_hidden(def, v, now) {
+        if !sk_skipped(txn, def, ix, (k, v), now, true)? {
             return Ok(Some(pk_of_sk(def, ix, k)?));
         }
     }
@@ -469,12 +543,20 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         } else {
             txn.get_latest(pcf, &key).map_err(txn_err)?
         };
-        let now = crate::ttl::now_latest();
-        if old.is_some_and(|v| !crate::ttl::pk_hidden(def, &key, &v, now)) {
-            return Err(Error::DupKey(
-                dup_text(def, &def.pk, row),
-                def.pk.name.clone(),
-            ));
+        if let Some(v) = old {
+            if !crate::ttl::pk_hidden(def, &key, &v, crate::ttl::now_latest()) {
+                return Err(Error::DupKey(
+                    dup_text(def, &def.pk, row),
+                    def.pk.name.clone(),
+                ));
+            }
+            // The new row replaces an expired one (TTL tables): its entries
+            // go with it, so that none is left pointing at the new row.
+            let gone = decode_row(def, &key, &v, None)?;
+            for ix in t.write_indexes() {
+                let cf = crate::cf::of(txn.db(), ix)?;
+                delete_sk(txn, def, cf, &sk_key(def, ix, &gone.values, None)?);
+            }
         }
     } else {
         txn.lock(pcf, &key, LockMode::Exclusive).map_err(txn_err)?;

@@ -14,9 +14,19 @@
 //! (read filtering, `strata_enable_ttl_read_filtering`) at the time the
 //! transaction's read view was taken (the statement's or transaction's
 //! snapshot; the current time when it has none), so a transaction sees the same
-//! rows all along; compactions remove it (`strata_enable_ttl`) at the current
-//! time, but never a version a live snapshot can read (`lsm::compaction::filter`),
-//! so an open transaction keeps what it reads however long it runs.
+//! rows all along; compactions remove it (`strata_enable_ttl`) at the time they
+//! start, but never a version a snapshot older than the compaction can read
+//! (`lsm::compaction::filter`), so an open transaction keeps what it reads
+//! however long it runs. A snapshot taken while a compaction runs is newer than
+//! the compaction's clock, so it hides what the compaction removes, as long as
+//! read filtering is on; with it off, expired rows may go from under it (as in
+//! MyRocks). Reads never use a clock behind the compactions' (the debug read
+//! offset is never negative).
+//!
+//! A row and its secondary entries are removed by different compactions, so an
+//! expired entry may outlive its row (and a new row take the key): reads that
+//! do not hide expired entries check them against their row
+//! (`table::sk_skipped`), and an insert over an expired row deletes its entries.
 use crate::schema::TableDef;
 use crate::value::{TypeKind, Value};
 use std::collections::HashMap;
@@ -145,7 +155,14 @@ pub fn stamp_now() -> u64 {
 /// view, the current time) compare row times with.
 pub fn read_time(snapshot_time: Option<u64>) -> u64 {
     let t = offset(snapshot_time.unwrap_or_else(unix_now), &DEBUG_SNAPSHOT_TS);
-    offset(t, &DEBUG_READ_FILTER_TS)
+    // Never behind the compactions' clock (`FilterFactory`): reads must hide
+    // at least what compactions may remove (SET refuses a negative offset).
+    t.saturating_add(
+        DEBUG_READ_FILTER_TS
+            .load(Ordering::Relaxed)
+            .max(0)
+            .unsigned_abs(),
+    )
 }
 
 /// True when a row of time `time` has expired at `now`.

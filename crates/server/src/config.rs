@@ -68,6 +68,13 @@ pub struct Config {
     pub metrics_port: u16,
     /// Address it listens on (default 127.0.0.1).
     pub metrics_bind: String,
+    /// `--log-bin[=basename]`: the binary log (off by default; basename
+    /// `mysql-bin`).
+    pub log_bin: Option<String>,
+    /// `--server-id` (@@server_id, the binary log's server id).
+    pub server_id: u32,
+    /// `--max-binlog-size`: a binary log file is rotated at this size.
+    pub max_binlog_size: u64,
 }
 
 impl Default for Config {
@@ -113,6 +120,9 @@ impl Default for Config {
             require_secure_transport: false,
             metrics_port: 0,
             metrics_bind: "127.0.0.1".into(),
+            log_bin: None,
+            server_id: 1,
+            max_binlog_size: 1 << 30,
         }
     }
 }
@@ -178,6 +188,10 @@ Usage: strata [--option=value ...]
   --slow-query-log=1|0          log statements slower than --long-query-time (default 0)
   --long-query-time=S           seconds, fractional (default 10)
   --slow-query-log-file=FILE    the slow log (default strata-slow.log; relative to the datadir)
+  --log-bin[=BASENAME]          the binary log (MariaDB's ROW format with GTIDs) in
+                                BASENAME.000001... in the datadir (default mysql-bin; off)
+  --server-id=N                 @@server_id, written into binary log events (default 1)
+  --max-binlog-size=N           rotate binary log files at N bytes (4096..1G, default 1G)
   --max-statement-time=S        abort statements running longer (MariaDB's, 1969; default 0: off)
   --ssl-cert=FILE               the server's TLS certificate (PEM; a chain: the server's first)
   --ssl-key=FILE                its private key (PEM); with --ssl-cert clients may use TLS
@@ -365,6 +379,41 @@ impl Config {
             "transaction_isolation" | "tx_isolation" => {
                 self.transaction_isolation = Some(value.to_ascii_uppercase())
             }
+            "log_bin" => {
+                let v = value.trim();
+                self.log_bin = match v {
+                    "" | "1" | "ON" | "on" => Some("mysql-bin".into()),
+                    "0" | "OFF" | "off" => None,
+                    _ if v.contains('/') || v.contains('.') => {
+                        return Err(format!(
+                            "--log-bin takes a basename in the datadir, not '{v}'"
+                        ))
+                    }
+                    _ => Some(v.to_string()),
+                }
+            }
+            "server_id" => {
+                self.server_id = num(value)?
+                    .try_into()
+                    .map_err(|_| format!("bad server id '{value}'"))?
+            }
+            "max_binlog_size" => {
+                let n = num(value)?;
+                if !(4096..=1 << 30).contains(&n) {
+                    return Err(format!("--max-binlog-size must be 4096..1G, not '{value}'"));
+                }
+                self.max_binlog_size = n;
+            }
+            // Row events are the only format; sync_binlog is accepted at any value:
+            // the log is written in the engine's own synced commits (docs/REPLICATION.md).
+            "binlog_format" => {
+                if !value.trim().eq_ignore_ascii_case("ROW") {
+                    return Err(format!("--binlog-format={value}: only ROW is supported"));
+                }
+            }
+            "sync_binlog" => {
+                num(value)?;
+            }
             // Accepted for compatibility with MySQL option files.
             "user"
             | "pid_file"
@@ -372,9 +421,8 @@ impl Config {
             | "skip_name_resolve"
             | "default_storage_engine"
             | "character_set_server"
-            | "collation_server"
-            | "skip_log_bin"
-            | "disable_log_bin" => {}
+            | "collation_server" => {}
+            "skip_log_bin" | "disable_log_bin" => self.log_bin = None,
             _ => return Ok(false),
         }
         Ok(true)
@@ -435,6 +483,7 @@ impl Config {
                     let takes_value = !matches!(
                         opt.replace('-', "_").as_str(),
                         "skip_name_resolve"
+                            | "log_bin"
                             | "skip_log_bin"
                             | "disable_log_bin"
                             | "initialize"

@@ -181,6 +181,9 @@ fn run(cfg: Config) -> Result<(), String> {
         default_cf_options: cfg.default_cf_options.clone(),
         override_cf_options: cfg.override_cf_options.clone(),
         variables: vars,
+        log_bin: cfg.log_bin.clone(),
+        server_id: cfg.server_id,
+        max_binlog_size: cfg.max_binlog_size,
     };
     if cfg.skip_grant_tables {
         accounts::skip_grant_tables(&cfg)?;

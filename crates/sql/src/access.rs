@@ -762,10 +762,11 @@ pub fn for_each_row(
             let Some((k, v)) = next else { break };
             env.check_interrupt()?;
             if let Some(now) = now {
+                // An expired entry may have outlived its row (`sk_skipped`).
                 let hidden = if acc.index == 0 {
                     rel::ttl::pk_hidden(def, k, v, now)
                 } else {
-                    rel::ttl::sk_hidden(def, v, now)
+                    rt::sk_skipped(txn, def, &ix, (k, v), now, lock.is_some())?
                 };
                 if hidden {
                     continue;

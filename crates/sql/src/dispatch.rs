@@ -105,6 +105,9 @@ impl Session {
         self.announce();
         let r = run(self, &parsed, &[], None, sink);
         self.statement_done();
+        if r.is_ok() && matches!(parsed.stmt, Stmt::Ddl(_)) {
+            crate::binlogsql::log_ddl(self, sql)?;
+        }
         r
     }
 
@@ -401,6 +404,9 @@ fn run(
             // DDL commits the open transaction, then obeys the session's read-only settings.
             s.commit()?;
             s.check_write()?;
+            if matches!(d, crate::stmt::DdlStmt::CreateTable(c) if c.query.is_some()) {
+                crate::binlogsql::refuse_unlogged(s, "CREATE TABLE ... SELECT")?;
+            }
             ddl::run(s, d)
         }
         Stmt::Maint(m) => maint::run(s, m, sink),

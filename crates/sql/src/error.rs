@@ -82,6 +82,9 @@ mysql_errors! {
     WARN_NOT_HONOURED = 1235, "42000", fn not_honoured(what) => "{what}";
     /// An internal problem, reported instead of a panic.
     ER_UNKNOWN_ERROR = 1105, "HY000", fn internal(msg) => "{msg}";
+    ER_UNKNOWN_TARGET_BINLOG = 1373, "HY000", fn unknown_target_binlog() => "Target log not found in binlog index";
+    ER_NO_BINARY_LOGGING = 1381, "HY000", fn no_binary_logging() => "You are not using binary logging";
+    ER_ERROR_WHEN_EXECUTING_COMMAND = 1220, "HY000", fn binlog_command_failed(cmd, why) => "Error when executing command {cmd}: {why}";
     ER_UNKNOWN_CHARACTER_SET = 1115, "42000", fn unknown_charset(cs) => "Unknown character set: '{cs}'";
     ER_UNKNOWN_COLLATION = 1273, "HY000", fn unknown_collation(c) => "Unknown collation: '{c}'";
     ER_COLLATION_CHARSET_MISMATCH = 1253, "42000", fn collation_charset_mismatch(c, cs) => "COLLATION '{c}' is not valid for CHARACTER SET '{cs}'";

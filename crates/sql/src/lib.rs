@@ -24,6 +24,7 @@ pub mod agg;
 pub mod autoparam;
 pub mod backup;
 pub mod bind;
+pub mod binlogsql;
 pub mod bulk;
 pub mod check;
 mod checkprint;
@@ -130,6 +131,12 @@ pub struct InstanceOptions {
     pub override_cf_options: String,
     /// Extra (name, value) settings for system variables.
     pub variables: Vec<(String, String)>,
+    /// `--log-bin[=basename]`: the binary log's file basename (None: off).
+    pub log_bin: Option<String>,
+    /// @@server_id.
+    pub server_id: u32,
+    /// @@max_binlog_size.
+    pub max_binlog_size: u64,
 }
 
 impl Default for InstanceOptions {
@@ -151,6 +158,9 @@ impl Default for InstanceOptions {
             default_cf_options: String::new(),
             override_cf_options: String::new(),
             variables: Vec::new(),
+            log_bin: None,
+            server_id: 1,
+            max_binlog_size: 1 << 30,
         }
     }
 }
@@ -188,6 +198,8 @@ pub struct Instance {
     pub slow_log: slowlog::SlowLog,
     /// Tables held by a bulk load or a DDL (`bulk::lock`).
     pub bulk_locks: Arc<bulk::lock::TableLocks>,
+    /// The binary log (`--log-bin`), if on.
+    pub binlog: Option<Arc<binlog::Binlog>>,
 }
 
 /// Status counters kept by the instance.
@@ -237,6 +249,18 @@ impl Instance {
         o.cf_config = Some(Arc::new(cfc));
         let db = lsm::Db::open(dir, o)?;
         let catalog = Catalog::open_with_ttl(db.clone(), ttl)?;
+        let binlog = match &opts.log_bin {
+            Some(base) => Some(binlog::Binlog::open(
+                &db,
+                binlog::Config {
+                    dir: dir.to_path_buf(),
+                    basename: base.clone(),
+                    server_id: opts.server_id,
+                    max_size: opts.max_binlog_size,
+                },
+            )?),
+            None => None,
+        };
         let txdb = TxnDb::new(
             db,
             TxnOptions {
@@ -257,6 +281,19 @@ impl Instance {
             "strata_write_buffer_size".into(),
             opts.write_buffer_size.to_string(),
         ));
+        vars.push(("server_id".into(), opts.server_id.to_string()));
+        vars.push(("max_binlog_size".into(), opts.max_binlog_size.to_string()));
+        if let Some(base) = &opts.log_bin {
+            vars.push(("log_bin".into(), "1".into()));
+            vars.push((
+                "log_bin_basename".into(),
+                dir.join(base).display().to_string(),
+            ));
+            vars.push((
+                "log_bin_index".into(),
+                dir.join(format!("{base}.index")).display().to_string(),
+            ));
+        }
         let mut globals = vars::defaults(&vars);
         for (k, _) in &opts.variables {
             if let Some(v) = globals.get(k.as_str()) {
@@ -286,6 +323,7 @@ impl Instance {
             counters: Default::default(),
             slow_log: Default::default(),
             bulk_locks: Default::default(),
+            binlog,
         }))
     }
 
@@ -301,6 +339,13 @@ impl Instance {
     /// Sets a global variable.
     pub fn set_global(&self, name: &str, v: Value) {
         vars::apply_global(name, &v);
+        if let (Some(b), Some(n)) = (&self.binlog, v.to_i128()) {
+            match name {
+                "server_id" => b.set_server_id(n.clamp(0, u32::MAX as i128) as u32),
+                "max_binlog_size" => b.set_max_size(n.max(0) as u64),
+                _ => {}
+            }
+        }
         self.globals
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -412,6 +457,9 @@ impl Instance {
 
     /// Flushes and closes the engine (clean shutdown).
     pub fn shutdown(&self) -> Result<()> {
+        if let Some(b) = &self.binlog {
+            b.catch_up()?;
+        }
         self.txdb.db().flush()?;
         Ok(())
     }

@@ -123,11 +123,17 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
                     "FLUSH TABLES WITH READ LOCK and FLUSH TABLES ... FOR EXPORT",
                 ));
             }
+            if up.contains("LOGS") {
+                crate::binlogsql::flush(s)?;
+            }
             if up.contains("PRIVILEGES") {
                 // As MySQL: caching_sha2_password accounts authenticate in full again.
                 s.inst.sha2_cache.clear();
             }
             ok()
+        }
+        MaintStmt::Purge { to, before } => {
+            crate::binlogsql::purge(s, to.as_deref(), before.as_deref())
         }
         MaintStmt::LockTables => {
             s.warn(

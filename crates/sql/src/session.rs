@@ -225,6 +225,9 @@ impl Session {
         if n == "warning_count" {
             return Some(Value::Int(self.warnings.len() as i64));
         }
+        if n == "gtid_binlog_pos" || n == "gtid_current_pos" {
+            return Some(crate::binlogsql::gtid_pos(self));
+        }
         if n == "last_insert_id" || n == "identity" {
             return Some(Value::UInt(self.last_insert_id));
         }
@@ -311,6 +314,7 @@ impl Session {
         // TABLE refuses its writes to a table frozen at or before it.
         self.announce();
         t.set_tag(self.slot.load(Ordering::Acquire));
+        crate::binlogsql::begin(self, &mut t);
         t
     }
 

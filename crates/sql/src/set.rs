@@ -166,6 +166,9 @@ fn assign(
         other => eval_expr(s, other)?,
     };
     let v = vars::normalize(&name, v)?;
+    if name == "strata_bulk_load" && v.to_i128() == Some(1) {
+        crate::binlogsql::refuse_unlogged(s, "strata_bulk_load=1")?;
+    }
     if name == "transaction_isolation" && v.text().eq_ignore_ascii_case(b"READ-UNCOMMITTED") {
         crate::txnctl::warn_read_uncommitted(s);
     }

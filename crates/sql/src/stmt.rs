@@ -151,6 +151,16 @@ pub enum ShowStmt {
         full: bool,
     },
     Grants,
+    /// SHOW MASTER STATUS (`binlogsql`).
+    MasterStatus,
+    /// SHOW BINARY LOGS.
+    BinaryLogs,
+    /// SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n].
+    BinlogEvents {
+        file: Option<String>,
+        from: u64,
+        limit: Option<(u64, u64)>,
+    },
 }
 
 /// Data definition.
@@ -228,6 +238,11 @@ pub enum MaintStmt {
     },
     /// BACKUP DATABASE TO 'dir' (`backup.rs`).
     Backup(String),
+    /// PURGE BINARY LOGS TO 'file' | BEFORE datetime (`binlogsql`).
+    Purge {
+        to: Option<String>,
+        before: Option<String>,
+    },
 }
 
 /// The parts of a possibly qualified name.

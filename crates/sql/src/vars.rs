@@ -81,9 +81,20 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("sql_mode", s("STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION")),
         ("sql_select_limit", Value::UInt(u64::MAX)),
         ("sql_safe_updates", i(0)),
-        ("sql_log_bin", i(0)),
+        ("sql_log_bin", i(1)),
+        // The binary log (binlogsql; `--log-bin` sets log_bin and its names).
         ("log_bin", i(0)),
+        ("log_bin_basename", Value::Null),
+        ("log_bin_index", Value::Null),
         ("sync_binlog", i(0)),
+        ("server_id", i(1)),
+        ("binlog_format", s("ROW")),
+        ("binlog_row_image", s("FULL")),
+        ("binlog_checksum", s("CRC32")),
+        ("max_binlog_size", i(1 << 30)),
+        ("gtid_domain_id", i(0)),
+        ("gtid_binlog_pos", s("")),
+        ("gtid_current_pos", s("")),
         ("system_time_zone", s("UTC")),
         ("time_zone", s("SYSTEM")),
         ("transaction_isolation", s("REPEATABLE-READ")),
@@ -187,6 +198,9 @@ pub fn global_only(name: &str) -> bool {
             | "strata_debug_ttl_rec_ts"
             | "strata_debug_ttl_snapshot_ts"
             | "strata_debug_ttl_read_filter_ts"
+            | "server_id"
+            | "max_binlog_size"
+            | "sync_binlog"
     )
 }
 
@@ -201,7 +215,9 @@ pub fn apply_global(name: &str, v: &Value) {
         "strata_enable_ttl_read_filtering" => rel::ttl::READ_FILTERING.store(n != 0, Relaxed),
         "strata_debug_ttl_rec_ts" => rel::ttl::DEBUG_REC_TS.store(secs, Relaxed),
         "strata_debug_ttl_snapshot_ts" => rel::ttl::DEBUG_SNAPSHOT_TS.store(secs, Relaxed),
-        "strata_debug_ttl_read_filter_ts" => rel::ttl::DEBUG_READ_FILTER_TS.store(secs, Relaxed),
+        "strata_debug_ttl_read_filter_ts" => {
+            rel::ttl::DEBUG_READ_FILTER_TS.store(secs.max(0), Relaxed)
+        }
         _ => {}
     }
 }
@@ -236,6 +252,12 @@ pub fn read_only(name: &str) -> bool {
             | "version_ssl_library"
             | "character_set_system"
             | "log_bin"
+            | "log_bin_basename"
+            | "log_bin_index"
+            | "gtid_binlog_pos"
+            | "gtid_current_pos"
+            | "gtid_domain_id"
+            | "binlog_checksum"
             | "performance_schema"
             | "thread_handling"
             | "skip_name_resolve"
@@ -366,6 +388,35 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             }
         },
         "sql_mode" => crate::sqlmode::normalize(&v),
+        // The binary log has row events with full images only.
+        "binlog_format" => match text().as_str() {
+            "ROW" => Ok(s("ROW")),
+            "STATEMENT" | "MIXED" => Err(SqlError::unsupported(format!(
+                "binlog_format={} (only ROW)",
+                text()
+            ))),
+            t => Err(bad_value(name, t)),
+        },
+        "binlog_row_image" => match text().as_str() {
+            "FULL" => Ok(s("FULL")),
+            "MINIMAL" | "NOBLOB" | "FULL_NODUP" => Err(SqlError::unsupported(format!(
+                "binlog_row_image={} (only FULL)",
+                text()
+            ))),
+            t => Err(bad_value(name, t)),
+        },
+        "server_id" => match v.to_i128() {
+            Some(n) if (1..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
+            _ => Err(bad_value(name, &text())),
+        },
+        "max_binlog_size" => match v.to_i128() {
+            Some(n) if (4096..=1 << 30).contains(&n) => Ok(Value::Int(n as i64)),
+            _ => Err(bad_value(name, &text())),
+        },
+        "sync_binlog" => match v.to_i128() {
+            Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
+            _ => Err(bad_value(name, &text())),
+        },
         // Accepted only at the value Strata always runs with: any other would be ignored.
         "auto_increment_increment" | "auto_increment_offset" => match v.to_i128() {
             Some(1) => Ok(Value::Int(1)),
@@ -425,10 +476,14 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             t => Err(bad_value(name, t)),
         },
         // Test-only clock offsets of TTL tables (MariaDB's range for MyRocks' own).
+        // The read filter's offset only moves reads' clock ahead of the
+        // compactions' (0..3600): a negative one would show rows compactions
+        // already judged expired and may remove at any moment.
         "strata_debug_ttl_rec_ts" | "strata_debug_ttl_snapshot_ts" | "strata_debug_ttl_read_filter_ts" => {
+            let lo = if name == "strata_debug_ttl_read_filter_ts" { 0 } else { -3600 };
             match v {
                 Value::Int(_) | Value::UInt(_) => match v.to_i128() {
-                    Some(n) if (-3600..=3600).contains(&n) => Ok(Value::Int(n as i64)),
+                    Some(n) if (lo..=3600).contains(&n) => Ok(Value::Int(n as i64)),
                     _ => Err(bad_value(name, &text())),
                 },
                 _ => Err(SqlError::wrong_type_for_var(name)),

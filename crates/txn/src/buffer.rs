@@ -9,6 +9,7 @@
 //! the key's previous index state. Rolling back to a savepoint restores the
 //! index from the undo log and re-encodes the batch's first ops (byte for
 //! byte the same prefix, so index positions stay valid).
+use crate::annex::Annex;
 use crate::error::{Error, Result};
 use lsm::key::ValueKind;
 use lsm::WriteBatch;
@@ -46,6 +47,8 @@ pub struct Savepoint {
     serial: u64,
     bytes: usize,
     ops: u32,
+    /// Length of the annex.
+    annex: usize,
 }
 
 /// What a scan copies out of the buffer: keys with their value (None = deleted).
@@ -63,6 +66,8 @@ pub(crate) struct WriteBuffer {
     /// Bumped when the buffer is emptied by a commit that keeps the
     /// transaction going: savepoints of earlier generations are invalid.
     generation: u64,
+    /// The annex (binary log record), if the owner set one.
+    pub(crate) annex: Option<Annex>,
 }
 
 impl WriteBuffer {
@@ -172,6 +177,7 @@ impl WriteBuffer {
             serial: self.undo.last().map_or(0, |u| u.serial + 1),
             bytes: self.batch.as_ref().map_or(0, |b| b.size()),
             ops: self.count(),
+            annex: self.annex.as_ref().map_or(0, |a| a.len()),
         }
     }
 
@@ -191,6 +197,9 @@ impl WriteBuffer {
     pub fn rollback_to(&mut self, sp: &Savepoint) -> Result<bool> {
         if !self.is_valid(sp) {
             return Ok(false);
+        }
+        if let Some(a) = &mut self.annex {
+            a.truncate(sp.annex);
         }
         if sp.undo == self.undo.len() {
             return Ok(true);
@@ -244,14 +253,22 @@ impl WriteBuffer {
     pub fn next_generation(&self) -> WriteBuffer {
         WriteBuffer {
             generation: self.generation + 1,
+            annex: self.annex.clone(),
             ..WriteBuffer::default()
         }
     }
 
     /// Takes the batch to commit, leaving the buffer empty.
+    /// A non-empty annex goes into it as one sequence-keyed put (and is
+    /// emptied down to its header).
     pub fn take_batch(&mut self) -> Option<WriteBatch> {
         self.index.clear();
         self.undo.clear();
+        if let Some(a) = self.annex.as_mut().filter(|a| !a.is_empty()) {
+            let b = self.batch.get_or_insert_with(WriteBatch::new);
+            b.put_cf_seq_keyed(a.cf, &a.prefix, a.bytes());
+            a.clear();
+        }
         self.batch.take()
     }
 

@@ -74,12 +74,14 @@
 //! Scans of a column family with a non-bytewise comparator (reverse
 //! order) take their bounds and direction in that order, and merge own
 //! writes in it (the engine iterator says which order it has).
+mod annex;
 mod buffer;
 mod error;
 mod iter;
 mod lock;
 mod txn;
 
+pub use annex::Annex;
 pub use buffer::Savepoint;
 pub use error::{Error, Result};
 pub use iter::TxnIter;

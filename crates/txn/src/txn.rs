@@ -389,6 +389,19 @@ impl Txn {
         }
     }
 
+    /// Gives the transaction an annex (see [`crate::Annex`]): bytes starting
+    /// with `header`, committed in the same batch as the writes under
+    /// `prefix` + the engine sequence number in `cf`. Replaces any annex
+    /// set before.
+    pub fn set_annex(&mut self, cf: ColumnFamily, prefix: &[u8], header: Vec<u8>) {
+        self.buf.annex = Some(crate::Annex::new(cf.0, prefix, header));
+    }
+
+    /// The annex, if one was set.
+    pub fn annex(&mut self) -> Option<&mut crate::Annex> {
+        self.buf.annex.as_mut()
+    }
+
     /// Commits: writes the buffered batch atomically (fsynced when the
     /// `TxnDb`'s `sync` option is on; concurrent commits share an fsync),
     /// then releases the locks. A read-only transaction writes nothing.

@@ -302,3 +302,41 @@ fn stats_count_waits() {
     assert!(s.row_lock_time_max_micros >= 15_000, "{s:?}");
     assert_eq!(s.commits, 2);
 }
+
+/// The annex commits in the writes' batch under its sequence number, and
+/// rolls back with statements and savepoints.
+#[test]
+fn annex_follows_statements_and_commits_seq_keyed() {
+    let dir = TempDir::new("annex");
+    let db = open(&dir, true);
+    let mut t = db.begin(Isolation::RepeatableRead);
+    t.set_annex(CF, b"T", b"H".to_vec());
+    t.begin_statement();
+    t.put_locked(CF, b"a", b"1").unwrap();
+    t.annex().unwrap().push(b"one");
+    t.annex().unwrap().set_mark(7);
+    assert_eq!(t.annex().unwrap().mark(), Some(7));
+    t.begin_statement();
+    t.put_locked(CF, b"b", b"2").unwrap();
+    t.annex().unwrap().push(b"two");
+    assert_eq!(t.annex().unwrap().mark(), None);
+    t.rollback_statement().unwrap();
+    assert_eq!(t.annex().unwrap().bytes(), b"Hone");
+    assert_eq!(t.annex().unwrap().mark(), Some(7));
+    let sp = t.savepoint();
+    t.annex().unwrap().push(b"three");
+    t.rollback_to_savepoint(&sp).unwrap();
+    let before = db.db().latest_sequence();
+    t.commit().unwrap();
+    // Ops: a's put (seq before+1), then the annex (before+2).
+    let mut key = b"T".to_vec();
+    key.extend_from_slice(&(before + 2).to_be_bytes());
+    assert_eq!(db.get_latest(CF, &key).unwrap(), v("Hone"));
+    // An annex holding only its header writes nothing.
+    let mut t = db.begin(Isolation::RepeatableRead);
+    t.set_annex(CF, b"T", b"H".to_vec());
+    t.put_locked(CF, b"c", b"3").unwrap();
+    let before = db.db().latest_sequence();
+    t.commit().unwrap();
+    assert_eq!(db.db().latest_sequence(), before + 1);
+}

@@ -6,10 +6,15 @@
 //! Guarantees (see `job.rs`, which applies the answer):
 //! - Only compactions consult the filter, never flushes.
 //! - Only the newest version of a key in the compaction's input is offered,
-//!   and only when it is newer than every live snapshot: a version a snapshot
-//!   can read is never offered, so no snapshot ever sees a filtered entry go
-//!   away (RocksDB's old `IgnoreSnapshots() == false` rule). Entries older
-//!   than a long-lived snapshot wait until it is released.
+//!   and only when it is newer than every snapshot live when the compaction
+//!   started: a version such a snapshot can read is never offered, so none of
+//!   them sees a filtered entry go away (RocksDB's old
+//!   `IgnoreSnapshots() == false` rule). Entries older than a long-lived
+//!   snapshot wait until it is released. A snapshot taken while the
+//!   compaction runs is not protected (as in RocksDB): it reads the newest
+//!   versions, which the compaction may remove when it installs; a filter
+//!   must make such removals harmless itself (the TTL filter removes only
+//!   what later reads hide anyway while read filtering is on).
 //! - A removed value becomes a Delete tombstone at the value's own sequence
 //!   number (RocksDB does the same), so an older version of the key below it,
 //!   in this compaction's input or in a deeper level, never resurfaces. The

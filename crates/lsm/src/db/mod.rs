@@ -121,8 +121,16 @@ pub(crate) struct Inner {
     pub ingest_hook: Mutex<Option<IngestHook>>,
     /// See `Options::cf_config`.
     pub cf_config: Option<Arc<crate::optstr::CfConfig>>,
+    /// The order of the families with ids below `ORDER_SLOTS`, learned on
+    /// first ask (`Db::cf_comparator`; 0 unknown): a family's order never
+    /// changes and ids are never reused, so scans learn it without the
+    /// state lock.
+    pub(crate) cf_orders: [std::sync::atomic::AtomicU8; ORDER_SLOTS],
     pub(crate) _lock: Box<dyn FileLock>,
 }
+
+/// Families whose order `Inner::cf_orders` remembers.
+pub(crate) const ORDER_SLOTS: usize = 256;
 
 /// See `Db::set_ingest_hook`.
 pub type IngestHook = Arc<dyn Fn() + Send + Sync>;
@@ -339,8 +347,29 @@ impl Db {
     }
 
     /// The order of a column family's user keys (None: no such family).
+    ///
+    /// Without the state lock after the first ask (per family, for the first
+    /// `ORDER_SLOTS` ids): every range read asks. A family dropped after it
+    /// was asked about still answers its order.
     pub fn cf_comparator(&self, cf: ColumnFamily) -> Option<Comparator> {
-        self.inner.lock().cfs.get(&cf.0).map(|c| c.opts.comparator)
+        use std::sync::atomic::Ordering::Relaxed;
+        let slot = self.inner.cf_orders.get(cf.0 as usize);
+        match slot.map(|s| s.load(Relaxed)) {
+            Some(1) => return Some(Comparator::Bytewise),
+            Some(2) => return Some(Comparator::ReverseBytewise),
+            _ => {}
+        }
+        let c = self.inner.lock().cfs.get(&cf.0).map(|c| c.opts.comparator);
+        if let (Some(s), Some(c)) = (slot, c) {
+            s.store(
+                match c {
+                    Comparator::Bytewise => 1,
+                    Comparator::ReverseBytewise => 2,
+                },
+                Relaxed,
+            );
+        }
+        c
     }
 
     fn create_cf_locked(
@@ -519,5 +548,40 @@ impl Drop for Db {
                 let _ = t.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+    use crate::Options;
+
+    /// A family's order is answered without the state lock once known: the
+    /// lock is held here while another thread asks.
+    #[test]
+    fn cf_comparator_skips_the_state_lock_once_known() {
+        let dir = testkit::temp_dir("cf-order");
+        let db = Db::open(&dir, Options::default()).unwrap_or_else(|e| panic!("{e}"));
+        let rev = db
+            .ensure_cf_ordered("rev:x", Comparator::ReverseBytewise)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(db.cf_comparator(rev), Some(Comparator::ReverseBytewise));
+        assert_eq!(db.cf_comparator(DEFAULT_CF), Some(Comparator::Bytewise));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let _held = db.inner.lock();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let _ = tx.send((db.cf_comparator(rev), db.cf_comparator(DEFAULT_CF)));
+            });
+            let got = rx.recv_timeout(std::time::Duration::from_secs(5));
+            drop(_held);
+            assert_eq!(
+                got.ok(),
+                Some((
+                    Some(Comparator::ReverseBytewise),
+                    Some(Comparator::Bytewise)
+                ))
+            );
+        });
     }
 }

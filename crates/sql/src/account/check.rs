@@ -272,6 +272,10 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
             | ShowStmt::ProcessList { .. }
             | ShowStmt::Grants,
         ) => Ok(()),
+        // MariaDB's BINLOG MONITOR (REPLICATION CLIENT's new name).
+        Stmt::Show(
+            ShowStmt::MasterStatus | ShowStmt::BinaryLogs | ShowStmt::BinlogEvents { .. },
+        ) => w.specific(p::REPLICATION_CLIENT, "BINLOG MONITOR"),
         Stmt::Show(sh) => show(&w, sh),
         Stmt::Ddl(d) => ddl(&w, d),
         Stmt::Maint(m) => maint(&w, m),
@@ -502,6 +506,8 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
         MaintStmt::Kill { .. } => Ok(()),
         // A copy of everything, accounts included: RELOAD, as MariaDB's BACKUP STAGE.
         MaintStmt::Backup(_) => w.specific(p::RELOAD, "RELOAD"),
+        // MariaDB's BINLOG ADMIN; SUPER here.
+        MaintStmt::Purge { .. } => w.specific(p::SUPER, "SUPER, BINLOG ADMIN"),
         MaintStmt::Keys { db, table } => refs(&[(db.clone(), table.clone())], p::ALTER, "ALTER"),
     }
 }

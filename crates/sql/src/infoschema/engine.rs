@@ -38,6 +38,8 @@ pub(super) fn columns(v: View) -> Option<&'static [(&'static str, OutType)]> {
             ("INDEX_NUMBER", N),
             ("INDEX_TYPE", N),
             ("CF", S),
+            ("TTL_DURATION", N),
+            ("TTL_COLUMN", S),
         ],
         View::StrataSstFiles => &[
             ("CF_NAME", S),
@@ -98,8 +100,9 @@ pub fn compression_name(c: lsm::Compression) -> &'static str {
 
 /// STRATA_DDL: one row per index of every table (MyRocks' ROCKSDB_DDL columns:
 /// INDEX_TYPE 1 primary key, 2 secondary, 3 hidden primary key; COLUMN_FAMILY
-/// the family's id, CF its name). An index whose family does not exist yet shows
-/// no id (NULL).
+/// the family's id, CF its name, TTL_DURATION the table's `ttl_duration` or 0)
+/// and TTL_COLUMN, the table's `ttl_col` (NULL without one). An index whose
+/// family does not exist yet shows no id (NULL).
 pub(super) fn ddl_rows(st: &rel::catalog::CatalogState, db: &lsm::Db) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for tb in super::rows::st_tables(st) {
@@ -123,6 +126,11 @@ pub(super) fn ddl_rows(st: &rel::catalog::CatalogState, db: &lsm::Db) -> Vec<Vec
                 u(ix.id as u64),
                 u(kind),
                 t(name),
+                u(def.ttl.map_or(0, |x| x.duration)),
+                def.ttl
+                    .and_then(|x| x.col)
+                    .and_then(|c| def.columns.get(c))
+                    .map_or(Value::Null, |c| t(&c.name)),
             ]);
         }
     }

@@ -173,6 +173,9 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
                 })
                 .collect(),
         ),
+        ShowStmt::MasterStatus | ShowStmt::BinaryLogs | ShowStmt::BinlogEvents { .. } => {
+            crate::binlogsql::show(s, stmt, sink)
+        }
         ShowStmt::Grants => rows(
             sink,
             &[&format!("Grants for {}@%", s.user)],

@@ -1,0 +1,257 @@
+//! The binary log as SQL sees it (the log itself: `strata-binlog`): SHOW
+//! MASTER STATUS, SHOW BINARY LOGS, SHOW BINLOG EVENTS, FLUSH BINARY LOGS,
+//! PURGE BINARY LOGS; the computed variables @@gtid_binlog_pos and
+//! @@gtid_current_pos; giving a session's transactions their binlog record
+//! (`begin`), and logging a DDL statement as a QUERY event (`log_ddl`).
+use crate::error::{Result, SqlError};
+use crate::result::{ok, rows, text, Outcome, ResultSink};
+use crate::session::Session;
+use crate::stmt::{MaintStmt, ShowStmt, Stmt};
+use rel::value::Value;
+
+impl From<binlog::Error> for SqlError {
+    fn from(e: binlog::Error) -> SqlError {
+        SqlError::internal(e.to_string())
+    }
+}
+
+/// Parses the binary log statements sqlparser does not know (None: not one).
+pub fn parse(ws: &[String], sql: &str) -> Option<Result<Stmt>> {
+    let up: Vec<String> = ws.iter().map(|w| w.to_ascii_uppercase()).collect();
+    let u: Vec<&str> = up.iter().map(|w| w.as_str()).collect();
+    let unq = |w: &str| {
+        w.trim_matches(|c| c == '\'' || c == '"' || c == '`')
+            .to_string()
+    };
+    Some(Ok(match u.as_slice() {
+        ["SHOW", "MASTER" | "BINLOG", "STATUS"] => Stmt::Show(ShowStmt::MasterStatus),
+        ["SHOW", "BINARY" | "MASTER", "LOGS"] => Stmt::Show(ShowStmt::BinaryLogs),
+        ["SHOW", "BINLOG", "EVENTS", rest @ ..] => {
+            let (mut file, mut from, mut limit) = (None, 0u64, None);
+            let mut i = 0;
+            let num = |w: Option<&&str>| w.and_then(|w| w.parse::<u64>().ok());
+            while i < rest.len() {
+                match rest[i] {
+                    "IN" if i + 1 < rest.len() => {
+                        file = Some(unq(&ws[3 + i + 1]));
+                        i += 2;
+                    }
+                    "FROM" => match num(rest.get(i + 1)) {
+                        Some(n) => {
+                            from = n;
+                            i += 2;
+                        }
+                        None => {
+                            return Some(Err(SqlError::parse(
+                                "SHOW BINLOG EVENTS FROM needs a number",
+                            )))
+                        }
+                    },
+                    "LIMIT" => {
+                        let a = num(rest.get(i + 1));
+                        let b = num(rest.get(i + 2));
+                        limit = match (a, b) {
+                            (Some(o), Some(n)) => Some((o, n)),
+                            (Some(n), None) => Some((0, n)),
+                            _ => {
+                                return Some(Err(SqlError::parse(
+                                    "SHOW BINLOG EVENTS LIMIT needs a number",
+                                )))
+                            }
+                        };
+                        i = rest.len();
+                    }
+                    w => {
+                        return Some(Err(SqlError::parse(format!(
+                            "near '{w}' in SHOW BINLOG EVENTS"
+                        ))))
+                    }
+                }
+            }
+            Stmt::Show(ShowStmt::BinlogEvents { file, from, limit })
+        }
+        ["PURGE", "BINARY" | "MASTER", "LOGS", "TO", _] => Stmt::Maint(MaintStmt::Purge {
+            to: Some(unq(&ws[4])),
+            before: None,
+        }),
+        ["PURGE", "BINARY" | "MASTER", "LOGS", "BEFORE", ..] => {
+            let at = sql.to_ascii_uppercase().find("BEFORE").unwrap_or(0) + 6;
+            Stmt::Maint(MaintStmt::Purge {
+                to: None,
+                before: Some(sql[at..].trim().to_string()),
+            })
+        }
+        ["PURGE", ..] => {
+            return Some(Err(SqlError::parse(
+                "PURGE BINARY LOGS TO 'file' | BEFORE 'datetime'",
+            )))
+        }
+        // Replication itself is not there yet.
+        ["SHOW", "SLAVE" | "REPLICA", ..]
+        | ["SHOW", "ALL", "SLAVES", ..]
+        | ["CHANGE", "MASTER" | "REPLICATION", ..]
+        | ["START" | "STOP" | "RESET", "SLAVE" | "REPLICA", ..]
+        | ["RESET", "MASTER", ..] => {
+            return Some(Err(SqlError::unsupported(format!("{} {}", u[0], u[1]))))
+        }
+        _ => return None,
+    }))
+}
+
+/// The binlog record header a session's new transaction starts with, when
+/// the binary log is on and the session logs (sql_log_bin).
+pub(crate) fn begin(s: &Session, t: &mut txn::Txn) {
+    if let Some(b) = &s.inst.binlog {
+        if s.var_int("sql_log_bin") != 0 {
+            t.set_annex(b.cf(), binlog::log::TXN_PREFIX, b.record_header());
+        }
+    }
+}
+
+/// Logs DDL statement `sql`, which just succeeded, as a QUERY event in a
+/// record of its own.
+pub(crate) fn log_ddl(s: &Session, sql: &str) -> Result<()> {
+    let Some(b) = &s.inst.binlog else {
+        return Ok(());
+    };
+    if s.var_int("sql_log_bin") == 0 {
+        return Ok(());
+    }
+    let mut t = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
+    t.set_annex(b.cf(), binlog::log::TXN_PREFIX, b.record_header());
+    let cs = |name: &str| {
+        let v = s.get_var(name, false).map(|v| v.text()).unwrap_or_default();
+        rel::collation::Collation::from_name(&String::from_utf8_lossy(&v)).map_or(45, |c| c.id())
+    };
+    let flags2 = if s.fk_checks() { 0 } else { 1 << 26 };
+    let q = binlog::event::QueryInfo {
+        thread_id: s.proc.id as u32,
+        flags2,
+        db: s.db.as_deref().unwrap_or(""),
+        // MariaDB's default sql_mode bits (a replica applies DDL with them).
+        sql_mode: 0x5420_0000,
+        charset: [
+            cs("collation_connection"),
+            cs("collation_connection"),
+            cs("collation_server"),
+        ],
+        query: sql,
+    };
+    rel::binlog::log_query(&mut t, &q);
+    t.commit()?;
+    Ok(())
+}
+
+/// Refuses statements that would change data without going through the
+/// binary log while it is on.
+pub(crate) fn refuse_unlogged(s: &Session, what: &str) -> Result<()> {
+    match s.inst.binlog {
+        Some(_) => Err(SqlError::unsupported(format!(
+            "{what} while the binary log is on (log-bin)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// @@gtid_binlog_pos and @@gtid_current_pos ("" without a binary log).
+pub(crate) fn gtid_pos(s: &Session) -> Value {
+    match &s.inst.binlog {
+        Some(b) => text(b.gtid_pos().unwrap_or_default()),
+        None => text(""),
+    }
+}
+
+/// SHOW MASTER STATUS, SHOW BINARY LOGS, SHOW BINLOG EVENTS.
+pub fn show(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Result<Outcome> {
+    let b = s.inst.binlog.clone();
+    match stmt {
+        ShowStmt::MasterStatus => {
+            let cols = ["File", "Position", "Binlog_Do_DB", "Binlog_Ignore_DB"];
+            let r = match b {
+                Some(b) => {
+                    let (f, pos) = b.status()?;
+                    vec![vec![text(f), Value::UInt(pos), text(""), text("")]]
+                }
+                None => vec![],
+            };
+            rows(sink, &cols, r)
+        }
+        ShowStmt::BinaryLogs => {
+            let b = b.ok_or_else(SqlError::no_binary_logging)?;
+            let r = b
+                .list()?
+                .into_iter()
+                .map(|(f, n)| vec![text(f), Value::UInt(n)])
+                .collect();
+            rows(sink, &["Log_name", "File_size"], r)
+        }
+        ShowStmt::BinlogEvents { file, from, limit } => {
+            let cols = [
+                "Log_name",
+                "Pos",
+                "Event_type",
+                "Server_id",
+                "End_log_pos",
+                "Info",
+            ];
+            let Some(b) = b else {
+                return rows(sink, &cols, vec![]);
+            };
+            let evs = b.events(file.as_deref(), *from)?.ok_or_else(|| {
+                SqlError::binlog_command_failed("SHOW BINLOG EVENTS", "Could not find target log")
+            })?;
+            let (off, n) = limit.unwrap_or((0, u64::MAX));
+            let r = evs
+                .into_iter()
+                .skip(off as usize)
+                .take(n.min(usize::MAX as u64) as usize)
+                .map(|e| {
+                    vec![
+                        text(e.log_name),
+                        Value::UInt(e.pos),
+                        text(e.event_type),
+                        Value::UInt(e.server_id as u64),
+                        Value::UInt(e.end_log_pos),
+                        text(e.info),
+                    ]
+                })
+                .collect();
+            rows(sink, &cols, r)
+        }
+        _ => Err(SqlError::internal("not a binary log SHOW")),
+    }
+}
+
+/// FLUSH BINARY LOGS (also FLUSH LOGS): a new file.
+pub(crate) fn flush(s: &Session) -> Result<()> {
+    if let Some(b) = &s.inst.binlog {
+        b.flush_logs()?;
+    }
+    Ok(())
+}
+
+/// PURGE BINARY LOGS TO 'file' | BEFORE 'datetime'.
+pub fn purge(s: &mut Session, to: Option<&str>, before: Option<&str>) -> Result<Outcome> {
+    let Some(b) = s.inst.binlog.clone() else {
+        return ok();
+    };
+    if let Some(f) = to {
+        if !b.purge_to(f)? {
+            return Err(SqlError::unknown_target_binlog());
+        }
+        return ok();
+    }
+    let when = before.unwrap_or_default();
+    let lit = when.trim().trim_matches(|c| c == '\'' || c == '"');
+    let quoted = when.trim().len() >= 2 && when.trim().len() == lit.len() + 2;
+    let p = rel::temporal::parse_datetime(lit.as_bytes())
+        .filter(|_| quoted)
+        .ok_or_else(|| {
+            SqlError::unsupported(format!(
+                "PURGE BINARY LOGS BEFORE {when} (a quoted datetime literal only)"
+            ))
+        })?;
+    let secs = rel::temporal::datetime_to_unix_secs(p).max(0) as u64;
+    b.purge_before(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))?;
+    ok()
+}

@@ -6,7 +6,7 @@ use crate::results::{column_def, param_value, Sink};
 use crate::Shared;
 use rel::value::Value;
 use sql::error::SqlError;
-use sql::result::{ColumnInfo, OutType, Outcome};
+use sql::result::{ColumnInfo, Outcome};
 use sql::Session;
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -543,39 +543,12 @@ fn dispatch<S: Read + Write>(
                 let r = sess.query(&format!("USE `{}`", name.replace('`', "``")), &mut sink);
                 finish(conn, sess, r)?;
             }
-            Command::FieldList { table, .. } => {
+            Command::FieldList { table, wildcard } => {
                 let t = String::from_utf8_lossy(&table).into_owned();
-                let st = sess.inst.catalog.state();
-                // A table the account holds nothing on is unknown (as SHOW COLUMNS).
-                let vis = sql::account::Visibility::of(&*sess);
-                match sess
-                    .db
-                    .as_ref()
-                    .filter(|d| vis.table(d, &t))
-                    .and_then(|d| st.table(d, &t))
-                {
-                    Some(tab) => {
-                        let defs: Vec<ColumnDef> = tab
-                            .def
-                            .columns
-                            .iter()
-                            .map(|c| {
-                                column_def(&ColumnInfo {
-                                    name: c.name.clone(),
-                                    org_name: c.name.clone(),
-                                    table: t.clone(),
-                                    org_table: t.clone(),
-                                    db: tab.def.db.clone(),
-                                    ty: OutType::Column(c.ty.clone()),
-                                    nullable: c.nullable,
-                                    primary: false,
-                                    auto_increment: c.auto_increment,
-                                })
-                            })
-                            .collect();
-                        conn.send_field_list(&defs, status_flags(sess))?;
-                    }
-                    None => send_sql(conn, &SqlError::no_table(t))?,
+                let wild = wildcard.strip_suffix(&[0]).unwrap_or(&wildcard);
+                match crate::results::field_list(sess, &t, &String::from_utf8_lossy(wild)) {
+                    Ok(defs) => conn.send_field_list(&defs, status_flags(sess))?,
+                    Err(e) => send_sql(conn, &e)?,
                 }
             }
             Command::Statistics => {

@@ -8,6 +8,46 @@ use sql::{Session, SqlError};
 use std::io::{Read, Write};
 use wire::{colflag, ColumnDef, ColumnType, Conn, Param};
 
+/// COM_FIELD_LIST (libmariadb's `mysql_list_fields`, used by the `mariadb`
+/// client's name completion): the columns of table or view `t` of the current
+/// database whose names match `wild` (LIKE, any case; empty: all), as MariaDB;
+/// 1046 without a current database, 1146 (`db.t`) for one that does not exist or
+/// on which the account holds nothing (as SHOW COLUMNS).
+pub fn field_list(sess: &Session, t: &str, wild: &str) -> Result<Vec<ColumnDef>, SqlError> {
+    let Some(db) = sess.db.as_deref() else {
+        return Err(SqlError::no_db());
+    };
+    let unknown = || SqlError::no_table(format!("{db}.{t}"));
+    if !sql::account::Visibility::of(sess).table(db, t) {
+        return Err(unknown());
+    }
+    let st = sess.inst.catalog.state();
+    let tab = match (st.view(db, t), st.table(db, t)) {
+        (Some(v), _) => sql::select::view::view_table(&st, v)?,
+        (None, Some(tab)) => tab.clone(),
+        (None, None) => return Err(unknown()),
+    };
+    Ok(tab
+        .def
+        .columns
+        .iter()
+        .filter(|c| wild.is_empty() || sql::vars::like_ci(&c.name, wild))
+        .map(|c| {
+            column_def(&ColumnInfo {
+                name: c.name.clone(),
+                org_name: c.name.clone(),
+                table: t.to_string(),
+                org_table: t.to_string(),
+                db: db.to_string(),
+                ty: OutType::Column(c.ty.clone()),
+                nullable: c.nullable,
+                primary: false,
+                auto_increment: c.auto_increment,
+            })
+        })
+        .collect())
+}
+
 /// Maps a result column to its protocol definition.
 pub fn column_def(c: &ColumnInfo) -> ColumnDef {
     let (t, unsigned, len, binary_charset, dec) = match &c.ty {

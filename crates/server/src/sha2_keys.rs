@@ -4,7 +4,8 @@
 //! relative paths in the datadir. When both default files are absent a
 //! 2048-bit pair is generated there (private key mode 0600); a file named
 //! but missing, unreadable, not a key, or a public key that is not the
-//! private key's stops the server with a message naming the option.
+//! private key's stops the server with a message naming the option. A
+//! private key file readable by group or others gets a warning in the log.
 use crate::config::Config;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +37,9 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
         .map_err(|e| format!("{PRIVATE_OPT}: cannot read {}: {e}", private.display()))?;
     let keys = wire::RsaKeys::from_private_pem(&pem)
         .map_err(|e| format!("{PRIVATE_OPT}: {}: {e}", private.display()))?;
+    if let Some(w) = readable_by_others(&private) {
+        eprintln!("strata: warning: {PRIVATE_OPT}: {w}");
+    }
     match std::fs::read_to_string(&public) {
         Ok(p) if keys.matches_public_pem(&p) => {}
         Ok(_) => {
@@ -56,6 +60,20 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
         }
     }
     Ok(Some(Arc::new(keys)))
+}
+
+/// A warning when the private key file can be read by its group or by anyone
+/// (anyone who can read it can decrypt the passwords clients send with it).
+fn readable_by_others(p: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(p).ok()?.permissions().mode();
+    (mode & 0o044 != 0).then(|| {
+        format!(
+            "{} is readable by its group or by others (mode {:o}); chmod 600 it",
+            p.display(),
+            mode & 0o777
+        )
+    })
 }
 
 fn generate(private: &std::path::Path, public: &std::path::Path) -> Result<wire::RsaKeys, String> {

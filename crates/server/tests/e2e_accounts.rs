@@ -440,3 +440,91 @@ fn no_root_comes_back_after_all_accounts_are_dropped() {
     let mut admin = as_user(&srv, "admin", "back", None).unwrap();
     exec(&mut admin, "CREATE DATABASE back_again");
 }
+
+/// COM_FIELD_LIST of `table` with `wild` on a raw connection: the (schema, table,
+/// name) of each column definition, or the ERR's code and message.
+fn field_list(
+    s: &mut std::net::TcpStream,
+    table: &str,
+    wild: &str,
+) -> Result<Vec<String>, (u16, String)> {
+    use std::io::Write;
+    let mut p = vec![0x04];
+    p.extend_from_slice(table.as_bytes());
+    p.push(0);
+    p.extend_from_slice(wild.as_bytes());
+    s.write_all(&common::packet(0, &p)).unwrap();
+    let mut out = Vec::new();
+    loop {
+        let (r, _) = common::read_packet(s).unwrap();
+        match r[0] {
+            0xFF => {
+                let code = u16::from_le_bytes([r[1], r[2]]);
+                return Err((code, String::from_utf8_lossy(&r[9..]).into_owned()));
+            }
+            0xFE if r.len() < 9 => return Ok(out),
+            _ => {}
+        }
+        // catalog, schema, table, org_table, name (length-encoded, short).
+        let mut parts = Vec::new();
+        let mut i = 0;
+        for _ in 0..5 {
+            let n = usize::from(r[i]);
+            parts.push(String::from_utf8_lossy(&r[i + 1..i + 1 + n]).into_owned());
+            i += 1 + n;
+        }
+        out.push(format!("{}.{}.{}", parts[1], parts[2], parts[4]));
+    }
+}
+
+#[test]
+fn com_field_list_as_mariadb() {
+    // What the `mariadb` client's name completion (mysql_list_fields) sends:
+    // columns of a table or view, filtered by a LIKE wildcard; 1146 for a table
+    // unknown or not visible to the account, 1046 without a database (MariaDB's
+    // answers, checked against mariadbd 10.11).
+    let srv = Server::start("field-list");
+    let mut root = srv.fresh_db("d");
+    exec(
+        &mut root,
+        "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(9), bb INT)",
+    );
+    exec(&mut root, "CREATE TABLE hidden (x INT)");
+    exec(&mut root, "CREATE VIEW v AS SELECT a, b FROM t");
+    exec(&mut root, "CREATE USER lim");
+    exec(&mut root, "GRANT SELECT ON d.t TO lim");
+    let mut s = common::login(srv.port, Some("d")).unwrap();
+    assert_eq!(
+        field_list(&mut s, "t", ""),
+        Ok(vec!["d.t.a".into(), "d.t.b".into(), "d.t.bb".into()])
+    );
+    assert_eq!(
+        field_list(&mut s, "t", "B%"),
+        Ok(vec!["d.t.b".into(), "d.t.bb".into()])
+    );
+    assert_eq!(field_list(&mut s, "t", "b_"), Ok(vec!["d.t.bb".into()]));
+    assert_eq!(
+        field_list(&mut s, "v", ""),
+        Ok(vec!["d.v.a".into(), "d.v.b".into()])
+    );
+    assert_eq!(
+        field_list(&mut s, "nope", ""),
+        Err((1146, "Table 'd.nope' doesn't exist".into()))
+    );
+    let mut s = common::login(srv.port, None).unwrap();
+    assert_eq!(
+        field_list(&mut s, "t", ""),
+        Err((1046, "No database selected".into()))
+    );
+    let mut s = common::login_user(srv.port, "lim", Some("d"), 45).unwrap();
+    assert_eq!(field_list(&mut s, "t", "a"), Ok(vec!["d.t.a".into()]));
+    assert_eq!(
+        field_list(&mut s, "hidden", ""),
+        Err((1146, "Table 'd.hidden' doesn't exist".into()))
+    );
+    // The connection goes on.
+    assert_eq!(
+        common::raw_query(&mut s, b"SELECT 7"),
+        vec![Some(b"7".to_vec())]
+    );
+}

@@ -208,3 +208,47 @@ fn a_dropped_accounts_session_holds_nothing_and_reset_keeps_the_account() {
         )
     );
 }
+
+#[test]
+fn definer_at_localhost_resolves_as_a_login_would() {
+    // Views stored by earlier builds (and MariaDB/MySQL dumps) name their definer
+    // `user`@`localhost`; the account a client `user` from localhost gets serves
+    // it (here cv@'%'), with its rights; a definer no account matches is 1449.
+    let srv = Server::start("definers-localhost");
+    let mut root = srv.fresh_db("ld");
+    exec(&mut root, "CREATE TABLE t (a INT)");
+    exec(&mut root, "INSERT INTO t VALUES (1), (2)");
+    exec(&mut root, "CREATE TABLE secret (a INT)");
+    exec(&mut root, "CREATE USER cv IDENTIFIED BY 'p'");
+    exec(&mut root, "GRANT SELECT ON ld.t TO cv");
+    exec(&mut root, "CREATE USER rd IDENTIFIED BY 'p'");
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'cv'@'localhost' VIEW v1 AS SELECT a FROM t",
+    );
+    assert!(q(&mut root, "SHOW WARNINGS").is_empty(), "no 1449 note");
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'cv'@'localhost' VIEW v2 AS SELECT a FROM secret",
+    );
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'cv'@'10.0.0.1' VIEW v3 AS SELECT a FROM t",
+    );
+    exec(&mut root, "CREATE USER far@'10.%'");
+    exec(
+        &mut root,
+        "CREATE DEFINER = 'far'@'localhost' VIEW v4 AS SELECT a FROM t",
+    );
+    assert_eq!(q(&mut root, "SHOW WARNINGS").len(), 1, "1449 note");
+    exec(&mut root, "GRANT SELECT ON ld.v1 TO rd");
+    exec(&mut root, "GRANT SELECT ON ld.v2 TO rd");
+    exec(&mut root, "GRANT SELECT ON ld.v4 TO rd");
+    let mut rd = as_user(&srv, "rd", "p", Some("ld")).unwrap();
+    assert_eq!(q(&mut rd, "SELECT COUNT(*) FROM v1"), vec!["2"]);
+    // cv@% holds nothing on `secret`: the view runs with cv's rights.
+    assert_eq!(denied(&mut rd, "SELECT * FROM v2").0, 1356);
+    assert_eq!(denied(&mut rd, "SELECT * FROM v4").0, 1449);
+    // Any host matches cv@'%' too.
+    assert_eq!(q(&mut root, "SELECT COUNT(*) FROM v3"), vec!["2"]);
+}

@@ -1,5 +1,6 @@
 //! Real ORMs against the real `strata` binary, unchanged (issue 11): Python scripts in
-//! `tests/orm/` drive SQLAlchemy (PyMySQL) and Django (mysqlclient) from a virtualenv
+//! `tests/orm/` drive SQLAlchemy (PyMySQL) and Django (mysqlclient), and PyMySQL and
+//! Connector/Python log in to caching_sha2_password accounts, from a virtualenv
 //! the test creates and caches under the target directory (`orm-venv/`, reused while
 //! the pinned `requirements-*.txt` are unchanged; `STRATA_ORM_VENV=dir` puts it
 //! elsewhere). Each script asserts exact results and exits non-zero on the first
@@ -105,11 +106,17 @@ fn python_or_skip(part: &str) -> Option<PathBuf> {
 /// Runs `script` against `server` (port as its argument); panics with its output
 /// and the server log when it fails or runs past `limit`.
 fn run_script(py: &Path, script: &str, server: &Server, limit: Duration) {
+    run_script_with(py, script, server, &[], limit)
+}
+
+/// [`run_script`] with more arguments after the port.
+fn run_script_with(py: &Path, script: &str, server: &Server, args: &[&str], limit: Duration) {
     let out_path = server.root.join(format!("{script}.out"));
     let out = std::fs::File::create(&out_path).unwrap();
     let mut child = Command::new(py)
         .arg(orm_dir().join(script))
         .arg(server.port.to_string())
+        .args(args)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
@@ -163,4 +170,29 @@ fn django_migrate_and_orm() {
     };
     let server = Server::start("orm-django");
     run_script(&py, "django_e2e.py", &server, Duration::from_secs(240));
+}
+
+/// caching_sha2_password with Python drivers: PyMySQL logging in over plain TCP (RSA
+/// key exchange), TLS and the unix socket, full then fast authentication; MySQL's
+/// Connector/Python switching between caching_sha2 and native accounts with
+/// COM_CHANGE_USER over TLS (full, then fast); wrong passwords and unknown users 1045.
+#[test]
+fn python_drivers_with_caching_sha2_accounts() {
+    let Some(py) = python_or_skip("sha2") else {
+        return;
+    };
+    let dir = common::TempDir::new("orm-sha2");
+    let mut args = common::tls_files(&dir.0);
+    let sock = dir.0.join("s.sock");
+    args.push(format!("--socket={}", sock.display()));
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = Server::start_with("orm-sha2", &a);
+    let sock = sock.display().to_string();
+    run_script_with(
+        &py,
+        "sha2_e2e.py",
+        &server,
+        &[&sock],
+        Duration::from_secs(120),
+    );
 }

@@ -14,51 +14,8 @@
 
 mod common;
 
-use common::{as_user, exec, q1, Server, TempDir};
-use std::path::Path;
+use common::{as_user, exec, openssl, q1, tls_files, Server, TempDir};
 use std::process::{Command, Output, Stdio};
-
-/// `openssl` with `args` in `dir`.
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("run the openssl CLI");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A self-signed certificate and key for TLS.
-fn tls_files(dir: &Path) -> Vec<String> {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-nodes",
-            "-days",
-            "2",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-keyout",
-            "key.pem",
-            "-out",
-            "cert.pem",
-            "-subj",
-            "/CN=localhost",
-        ],
-    );
-    vec![
-        format!("--ssl-cert={}", dir.join("cert.pem").display()),
-        format!("--ssl-key={}", dir.join("key.pem").display()),
-    ]
-}
 
 /// The `mariadb` client as `user`/`pw` running `SELECT CURRENT_USER()`; `how`
 /// picks the transport options.
@@ -374,4 +331,117 @@ fn key_files_by_option_and_bad_ones() {
         assert!(!out.status.success(), "started with {args:?}");
         assert!(e.contains(says), "{args:?}: {e}");
     }
+}
+
+/// MySQL's own SHOW CREATE USER output (the MySQL 8.0 manual's example of
+/// print_identified_with_as_hex: u1, password 'secret', a salt with control
+/// characters): taken as a hex literal, logged in with, and written back as hex by
+/// SHOW GRANTS / SHOW CREATE USER, so the line runs again.
+const MYSQL_U1_SECRET: &str = "0x244124303035240C7745603626313D613C4C10633E0A104B1E14135A544A7871567245614F4872344643546336546F624F6C7861326932752F45622F4F473273597557627139";
+
+#[test]
+fn mysql_made_string_as_hex_literal() {
+    let srv = Server::start("sha2-hex");
+    let mut root = srv.conn();
+    exec(
+        &mut root,
+        &format!("CREATE USER u1 IDENTIFIED WITH caching_sha2_password AS {MYSQL_U1_SECRET}"),
+    );
+    assert_eq!(ok(&mariadb(&srv, "u1", "secret", PLAIN)), "u1");
+    denied(&mariadb(&srv, "u1", "Secret", PLAIN), "u1");
+    let shown = q1(&mut root, "SHOW CREATE USER u1");
+    assert_eq!(
+        shown,
+        format!(
+            "CREATE USER `u1`@`%` IDENTIFIED VIA caching_sha2_password USING {MYSQL_U1_SECRET}"
+        )
+    );
+    let grants = q1(&mut root, "SHOW GRANTS FOR u1");
+    assert!(
+        grants.ends_with(&format!("USING {MYSQL_U1_SECRET}")),
+        "{grants}"
+    );
+    // The line runs again; X'...' is taken too.
+    exec(&mut root, "DROP USER u1");
+    exec(&mut root, &shown);
+    assert_eq!(ok(&mariadb(&srv, "u1", "secret", PLAIN)), "u1");
+    let x = format!("X'{}'", &MYSQL_U1_SECRET[2..]);
+    exec(
+        &mut root,
+        &format!("ALTER USER u1 IDENTIFIED WITH caching_sha2_password AS {x}"),
+    );
+    assert_eq!(q1(&mut root, "SHOW CREATE USER u1"), shown);
+    // Printable strings stay quoted; odd digits are a syntax error.
+    exec(
+        &mut root,
+        "CREATE USER u2 IDENTIFIED WITH caching_sha2_password BY 'pw'",
+    );
+    let s2 = q1(&mut root, "SHOW CREATE USER u2");
+    assert!(
+        s2.contains("USING '$A$005$") || s2.contains("USING 0x2441"),
+        "{s2}"
+    );
+    let e = common::try_exec(
+        &mut root,
+        "ALTER USER u1 IDENTIFIED WITH caching_sha2_password AS 0x244",
+    )
+    .unwrap_err();
+    assert_eq!(common::err_code(&e).map(|c| c.0), Some(1064), "{e}");
+}
+
+#[test]
+fn change_user_to_caching_sha2_accounts() {
+    // The `mysql` crate without TLS: COM_CHANGE_USER gets a new scramble in an
+    // AuthSwitchRequest; full authentication with the RSA key, then fast.
+    let srv = Server::start("sha2-change");
+    let mut root = srv.conn();
+    exec(
+        &mut root,
+        "CREATE USER sha IDENTIFIED WITH caching_sha2_password BY 'secret'",
+    );
+    exec(&mut root, "CREATE USER nat IDENTIFIED BY 'natpw'");
+    let to = |c: &mut mysql::Conn, u: &str, p: &str| {
+        c.change_user(
+            mysql::ChangeUserOpts::default()
+                .with_user(Some(u.into()))
+                .with_pass(Some(p.into())),
+        )
+    };
+    let mut c = as_user(&srv, "nat", "natpw", None).unwrap();
+    to(&mut c, "sha", "secret").unwrap();
+    assert_eq!(q1(&mut c, "SELECT USER()"), "sha@localhost");
+    to(&mut c, "nat", "natpw").unwrap();
+    assert_eq!(q1(&mut c, "SELECT USER()"), "nat@localhost");
+    to(&mut c, "sha", "secret").unwrap();
+    assert_eq!(q1(&mut c, "SELECT USER()"), "sha@localhost");
+    let e = to(&mut c, "sha", "wrong").unwrap_err();
+    assert_eq!(common::err_code(&e).map(|c| c.0), Some(1045), "{e}");
+    let mut c = as_user(&srv, "nat", "natpw", None).unwrap();
+    let e = to(&mut c, "ghost", "secret").unwrap_err();
+    assert_eq!(common::err_code(&e).map(|c| c.0), Some(1045), "{e}");
+}
+
+#[test]
+fn private_key_readable_by_others_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("e2e-sha2-keymode");
+    openssl(&dir.0, &["genrsa", "-out", "priv.pem", "2048"]);
+    let key = dir.0.join("priv.pem");
+    let opt = format!("--caching-sha2-password-private-key-path={}", key.display());
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let srv = Server::start_with("sha2-keymode", &[&opt]);
+    assert!(
+        !srv.log_tail(50).contains("readable by"),
+        "{}",
+        srv.log_tail(50)
+    );
+    drop(srv);
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let srv = Server::start_with("sha2-keymode", &[&opt]);
+    let log = srv.log_tail(50);
+    assert!(
+        log.contains("warning: --caching-sha2-password-private-key-path")
+            && log.contains("readable by its group or by others (mode 644)"),
+        "{log}"
+    );
 }

@@ -2,7 +2,7 @@
 //! are opened, `LOCK IN SHARE MODE` becomes `FOR SHARE`, a few
 //! administrative statements sqlparser does not know are recognized
 //! directly (PREPARE/EXECUTE/DEALLOCATE in `sqlprep`), `SET @v := x` and
-//! `UPDATE t1, t2 SET` are rewritten to forms sqlparser reads, and everything
+//! `UPDATE t1, t2 SET` and `ALTER TABLE t RENAME u` (`alter_rename`) are rewritten to forms sqlparser reads, and everything
 //! else goes to sqlparser's MySQL dialect. The
 //! positions of `?` placeholders are recorded so the binder can number
 //! them in text order.
@@ -125,7 +125,9 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     let trimmed = ws_as.as_deref().unwrap_or(trimmed);
     let ignore = update_ignore(trimmed);
     let trimmed = ignore.as_deref().unwrap_or(trimmed);
-    let rewritten = set_colon_eq(trimmed).or_else(|| update_commas(trimmed));
+    let rewritten = set_colon_eq(trimmed)
+        .or_else(|| update_commas(trimmed))
+        .or_else(|| crate::alter_rename::rewrite(trimmed));
     let trimmed = rewritten.as_deref().unwrap_or(trimmed);
     let params = placeholders(trimmed);
     // sqlparser's tree of a SELECT is about a thousand times its text: a 38 MB chain of

@@ -12,7 +12,9 @@
 //! its WHERE (LOCAL) or the WHEREs of all views beneath too (CASCADED), as
 //! MariaDB (which checks only the named view's option): 1369, also under
 //! IGNORE. The statement's own expressions may name only the view's
-//! columns (1054), and may hold no subquery (1235).
+//! columns (1054), and may hold no subquery (1235); an assigned column's
+//! qualifier must name the view or its alias (`db.view` its database too),
+//! else 1054 `Unknown column 'x.a' in 'SET'` as MariaDB.
 use crate::error::{Result, SqlError};
 use rel::catalog::CatalogState;
 use rel::view::{CheckOption, ViewDef};
@@ -249,7 +251,7 @@ pub fn update(
         let ast::AssignmentTarget::ColumnName(n) = &a.target else {
             return Err(SqlError::unsupported("tuple assignment"));
         };
-        a.target = ast::AssignmentTarget::ColumnName(assigned(&t, n)?);
+        a.target = ast::AssignmentTarget::ColumnName(assigned(&t, n, &quals, "SET")?);
         a.value = substitute(a.value.clone(), &t.cols, &quals, true)?;
     }
     out.selection = and(
@@ -349,7 +351,7 @@ pub fn insert(
     if !listed.is_empty() {
         out.columns = listed
             .iter()
-            .map(|n| assigned(&t, n))
+            .map(|n| assigned(&t, n, &quals, "INSERT INTO"))
             .collect::<Result<Vec<_>>>()?;
     }
     for a in &mut out.assignments {
@@ -357,7 +359,7 @@ pub fn insert(
             return Err(SqlError::unsupported("tuple assignment"));
         };
         refuse_subqueries(std::iter::once(&a.value))?;
-        a.target = ast::AssignmentTarget::ColumnName(assigned(&t, n)?);
+        a.target = ast::AssignmentTarget::ColumnName(assigned(&t, n, &quals, "INSERT INTO")?);
         a.value = substitute(a.value.clone(), &t.cols, &quals, true)?;
     }
     if let Some(ast::OnInsert::DuplicateKeyUpdate(set)) = &mut out.on {
@@ -366,7 +368,7 @@ pub fn insert(
                 return Err(SqlError::unsupported("tuple assignment"));
             };
             refuse_subqueries(std::iter::once(&a.value))?;
-            a.target = ast::AssignmentTarget::ColumnName(assigned(&t, n)?);
+            a.target = ast::AssignmentTarget::ColumnName(assigned(&t, n, &quals, "UPDATE")?);
             a.value = substitute(a.value.clone(), &t.cols, &quals, true)?;
         }
     }
@@ -405,14 +407,32 @@ fn base_factor(t: &Target) -> ast::TableFactor {
 
 /// The base column an assignment or INSERT column list names through the
 /// view: 1054 for no view column, 1348 for an expression.
-fn assigned(t: &Target, n: &ast::ObjectName) -> Result<ast::ObjectName> {
-    let name =
-        n.0.last()
+/// `place` names the clause in 1054 as MariaDB does (`SET`, `INSERT INTO`, `UPDATE`).
+fn assigned(
+    t: &Target,
+    n: &ast::ObjectName,
+    quals: &[String],
+    place: &str,
+) -> Result<ast::ObjectName> {
+    let parts: Vec<String> =
+        n.0.iter()
             .map(|p| match p {
                 ast::ObjectNamePart::Identifier(id) => id.value.clone(),
                 other => other.to_string(),
             })
-            .unwrap_or_default();
+            .collect();
+    let name = parts.last().cloned().unwrap_or_default();
+    // A qualifier must name the view (or its alias), `db.view` its database too
+    // (MariaDB: 1054 `Unknown column 'x.a' in 'SET'`).
+    let qual_ok = match parts.as_slice() {
+        [_] => true,
+        [q, _] => quals.iter().any(|x| x.eq_ignore_ascii_case(q)),
+        [db, q, _] => *db == t.db && quals.iter().any(|x| x.eq_ignore_ascii_case(q)),
+        _ => false,
+    };
+    if !qual_ok {
+        return Err(SqlError::unknown_column(parts.join("."), place));
+    }
     let Some((_, e)) = t.cols.iter().find(|(c, _)| c.eq_ignore_ascii_case(&name)) else {
         return Err(SqlError::unknown_column(&name, "field list"));
     };

@@ -427,6 +427,18 @@ fn rename_table_moves_and_foreign_keys_follow() {
     assert_eq!(fails(&mut s, "INSERT INTO e.c2 VALUES (3, 3)").0, 1452);
     q(&mut s, "INSERT INTO e.parent VALUES (3, 0)");
     q(&mut s, "INSERT INTO e.c2 VALUES (3, 3)");
+    // RENAME without TO or AS (MariaDB and MySQL take it), alone, quoted, with a
+    // database, after other changes; RENAME a TO b stays a column rename.
+    q(&mut s, "ALTER TABLE e.parent RENAME e.par2");
+    q(&mut s, "USE e");
+    q(&mut s, "ALTER TABLE par2 ADD COLUMN w INT, RENAME `par 3`");
+    q(&mut s, "ALTER TABLE `par 3` RENAME AS par4");
+    q(&mut s, "ALTER TABLE par4 RENAME w TO w2");
+    assert_eq!(
+        t(&mut s, "SELECT pk, v, w2 FROM par4 ORDER BY pk"),
+        ["1|4|NULL", "3|0|NULL"]
+    );
+    assert!(show(&mut s, "c2").contains("REFERENCES `par4` (`pk`)"));
 }
 
 #[test]

@@ -43,6 +43,20 @@ fn writes_through_updatable_views() {
     q(&mut s, "INSERT INTO v VALUES (9, 'n')");
     assert_eq!(err(&mut s, "UPDATE v SET b = 'k' WHERE c = 1"), 1054);
     assert_eq!(err(&mut s, "UPDATE v SET c = 1"), 1054);
+    // A qualifier in SET must name the view (or its alias; `d.v` its database).
+    for bad in [
+        "UPDATE v SET x.b = 'k'",
+        "UPDATE v SET t.b = 'k'",
+        "UPDATE v AS w SET v.b = 'k'",
+        "UPDATE v SET e.v.b = 'k'",
+        "INSERT INTO v (x.a) VALUES (8)",
+        "INSERT INTO v SET x.a = 8",
+    ] {
+        assert_eq!(err(&mut s, bad), 1054, "{bad}");
+    }
+    q(&mut s, "UPDATE v SET v.b = 'y' WHERE a = 2");
+    q(&mut s, "UPDATE v AS w SET w.b = 'z' WHERE a = 3");
+    q(&mut s, "UPDATE v SET d.v.b = 'z' WHERE a = 3");
     q(&mut s, "DELETE FROM v WHERE a = 1");
     q(&mut s, "UPDATE v SET b = 'w' WHERE a < 5");
     assert_eq!(table(&mut s), ["1|x|1", "2|w|2", "3|w|3", "9|n|NULL"]);

@@ -79,6 +79,41 @@ impl Credentials {
     pub fn has_sha2(&self) -> bool {
         self.sha2_auth.is_some() || self.sha2_hash.is_some()
     }
+
+    /// The stand-in for an unknown `user` (MySQL's `decoy_user`), so that the
+    /// exchange does not tell unknown users from wrong passwords: one plugin, the
+    /// same for a name every time (a keyed hash of the name, the key random per
+    /// process), with only that plugin's data, made of random bytes nobody knows
+    /// the password of. For caching_sha2_password a random `$A$005$` string and no
+    /// cache entry, so a full authentication runs the same 5000-round crypt as a
+    /// real account's.
+    pub fn decoy(user: &str) -> Self {
+        let mut c = Credentials::empty();
+        match decoy_plugin(user) {
+            AuthPlugin::NativePassword => {
+                let mut h = [0u8; 20];
+                h.copy_from_slice(&sha1(&[&new_scramble(0xdec0)]));
+                c.native_hash = Some(h);
+            }
+            AuthPlugin::CachingSha2Password => {
+                c.sha2_auth = Some(crate::sha2crypt::random_sha2_auth());
+            }
+        }
+        c
+    }
+}
+
+/// The plugin an unknown `user`'s stand-in has: a keyed hash of the name, with a
+/// key drawn once per process (a client cannot predict it, and it does not change
+/// between attempts, as a real account's plugin does not).
+pub fn decoy_plugin(user: &str) -> AuthPlugin {
+    static KEY: std::sync::OnceLock<[u8; 20]> = std::sync::OnceLock::new();
+    let key = KEY.get_or_init(|| new_scramble(0xdec0_u64 << 16));
+    if sha256(&[key, user.as_bytes()])[0] & 1 == 0 {
+        AuthPlugin::NativePassword
+    } else {
+        AuthPlugin::CachingSha2Password
+    }
 }
 
 fn sha1(parts: &[&[u8]]) -> [u8; 20] {
@@ -203,6 +238,34 @@ mod tests {
         for c in a.iter().chain(b.iter()) {
             assert!((33..=126).contains(c) && *c != b'$');
         }
+    }
+
+    #[test]
+    fn decoys_have_one_plugin_and_keep_it() {
+        let mut seen = [false; 2];
+        for i in 0..64 {
+            let name = format!("u{i}");
+            let p = decoy_plugin(&name);
+            assert_eq!(decoy_plugin(&name), p, "the same plugin every time");
+            let c = Credentials::decoy(&name);
+            assert!(!c.any_password && !c.is_empty_password());
+            assert!(c.sha2_hash.is_none(), "no cache entry");
+            match p {
+                AuthPlugin::NativePassword => {
+                    assert!(c.native_hash.is_some() && c.sha2_auth.is_none());
+                    seen[0] = true;
+                }
+                AuthPlugin::CachingSha2Password => {
+                    let s = c.sha2_auth.clone().unwrap_or_default();
+                    assert!(c.native_hash.is_none());
+                    let parsed = crate::sha2crypt::parse_sha2_auth(&s).map(|x| x.0);
+                    assert_eq!(parsed, Some(crate::sha2crypt::DEFAULT_ROUNDS));
+                    seen[1] = true;
+                }
+            }
+            assert_ne!(Credentials::decoy(&name), c, "random data every time");
+        }
+        assert_eq!(seen, [true, true]);
     }
 
     #[test]

@@ -188,6 +188,19 @@ fn check_response(
     }
 }
 
+/// The plugin a COM_CHANGE_USER is switched to: the client's own when the account
+/// (or an empty password) allows it, else the account's.
+fn renewal_plugin(client: &str, creds: &Credentials) -> AuthPlugin {
+    let empty = creds.is_empty_password();
+    if client == CACHING_SHA2_PASSWORD && (empty || creds.has_sha2()) {
+        AuthPlugin::CachingSha2Password
+    } else if empty || creds.native_hash.is_some() {
+        AuthPlugin::NativePassword
+    } else {
+        AuthPlugin::CachingSha2Password
+    }
+}
+
 impl<S: Read + Write> Conn<S> {
     /// Runs the connection phase: sends Handshake v10, reads the response, verifies
     /// the password (switching plugins when needed) and sends OK. `lookup(user)`
@@ -237,7 +250,7 @@ impl<S: Read + Write> Conn<S> {
             Some(p) if self.caps & cap::CLIENT_PLUGIN_AUTH != 0 => p.clone(),
             _ => NATIVE_PASSWORD.to_string(),
         };
-        let used = self.authenticate(&user, &plugin, resp.auth_response, lookup)?;
+        let used = self.authenticate(&user, &plugin, resp.auth_response, lookup, false)?;
         let info = HandshakeInfo {
             user,
             database: resp.database.map(|d| lossy(&d)),
@@ -252,7 +265,9 @@ impl<S: Read + Write> Conn<S> {
         self.accept(info, check)
     }
 
-    /// Re-authenticates for COM_CHANGE_USER. On success OK has been sent (not flushed
+    /// Re-authenticates for COM_CHANGE_USER with a new scramble, sent in an
+    /// AuthSwitchRequest (the command's own response, made with the handshake's
+    /// scramble, is not used). On success OK has been sent (not flushed
     /// separately: it is flushed here) and the new identity is returned; on failure
     /// ERR 1045 has been sent and the connection should be closed.
     pub fn change_user(
@@ -276,7 +291,7 @@ impl<S: Read + Write> Conn<S> {
             Some(p) if self.caps & cap::CLIENT_PLUGIN_AUTH != 0 => p.clone(),
             _ => NATIVE_PASSWORD.to_string(),
         };
-        let used = self.authenticate(&cu.user, &plugin, cu.auth_response.clone(), lookup)?;
+        let used = self.authenticate(&cu.user, &plugin, Vec::new(), lookup, true)?;
         let info = HandshakeInfo {
             user: cu.user.clone(),
             database: cu.database.clone(),
@@ -346,15 +361,17 @@ impl<S: Read + Write> Conn<S> {
 
     /// Verifies `resp` for `user`, switching plugins at most once; returns the plugin
     /// that succeeded. Sends the fast-auth marker for caching_sha2 but not the final OK.
+    /// With `renew` (COM_CHANGE_USER) `resp`, made with the handshake's scramble, is
+    /// not used: a new scramble goes out in an AuthSwitchRequest for the account's
+    /// plugin, and the answer to it is checked.
     fn authenticate(
         &mut self,
         user: &str,
         plugin: &str,
         mut resp: Vec<u8>,
         lookup: &dyn Fn(&str) -> Option<Credentials>,
+        renew: bool,
     ) -> Result<&'static str> {
-        // An unknown user goes through the same steps with a password nothing matches,
-        // so that the reply does not tell unknown users from wrong passwords.
         let known = lookup(user);
         if known.as_ref().is_some_and(|c| c.any_password) {
             // No check at all: the OK that follows ends any plugin's exchange.
@@ -364,16 +381,22 @@ impl<S: Read + Write> Conn<S> {
                 NATIVE_PASSWORD
             });
         }
-        let creds = known
-            .clone()
-            // A password the client cannot know (not the scramble it was sent).
-            .unwrap_or_else(|| {
-                Credentials::from_password(&new_scramble(!u64::from(self.connection_id)))
-            });
+        // An unknown user goes through the same steps as an account of one plugin
+        // with a password nothing matches, so that the reply does not tell unknown
+        // users from wrong passwords.
+        let creds = known.clone().unwrap_or_else(|| Credentials::decoy(user));
         let mut plugin: String = plugin.to_string();
         let mut fresh = plugin == self.default_plugin.name();
         let mut switched = false;
         self.verified = None;
+        if renew {
+            self.scramble = new_scramble(u64::from(self.connection_id) << 1);
+            let p = renewal_plugin(&plugin, &creds);
+            resp = self.switch_plugin(p)?;
+            plugin = p.name().to_string();
+            fresh = true;
+            switched = true;
+        }
         loop {
             let step = check_response(&plugin, &resp, &creds, &self.scramble, fresh, switched);
             match step {
@@ -401,20 +424,26 @@ impl<S: Read + Write> Conn<S> {
                     };
                 }
                 Step::Switch(p) => {
-                    let out = self.io.begin_packet();
-                    out.push(0xFE);
-                    put_nul_bytes(out, p.name().as_bytes());
-                    out.extend_from_slice(&self.scramble);
-                    out.push(0);
-                    self.io.end_packet()?;
-                    self.flush()?;
-                    resp = self.read_packet_checked()?;
+                    resp = self.switch_plugin(p)?;
                     plugin = p.name().to_string();
                     fresh = true;
                     switched = true;
                 }
             }
         }
+    }
+
+    /// Sends an AuthSwitchRequest for `p` with the current scramble and reads the
+    /// client's answer.
+    fn switch_plugin(&mut self, p: AuthPlugin) -> Result<Vec<u8>> {
+        let out = self.io.begin_packet();
+        out.push(0xFE);
+        put_nul_bytes(out, p.name().as_bytes());
+        out.extend_from_slice(&self.scramble);
+        out.push(0);
+        self.io.end_packet()?;
+        self.flush()?;
+        self.read_packet_checked()
     }
 
     /// caching_sha2_password's full authentication: sends "perform full
@@ -447,8 +476,8 @@ impl<S: Read + Write> Conn<S> {
             }
             pkt = plain;
         }
-        let end = pkt.iter().position(|&b| b == 0).unwrap_or(pkt.len());
-        let pw = &pkt[..end];
+        // The password may hold NUL bytes (SQL takes them): only the terminator goes.
+        let pw = pkt.strip_suffix(&[0]).unwrap_or(&pkt);
         let ok = match (&creds.sha2_auth, &creds.sha2_hash) {
             (Some(stored), _) => verify_sha2_auth(stored, pw),
             (None, Some(h)) => constant_time_eq(&sha2_password_hash(pw), h),

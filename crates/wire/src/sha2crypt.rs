@@ -124,6 +124,24 @@ pub fn sha2_auth_string(password: &[u8], salt: &[u8; SALT_LEN]) -> Vec<u8> {
     v
 }
 
+/// A well-formed stored string (5000 rounds) of random salt and digest: no password
+/// is known to match it (the stand-in of an unknown user, `Credentials::decoy`).
+pub fn random_sha2_auth() -> Vec<u8> {
+    let salt = crate::auth::new_scramble(0x5a17);
+    let mut v = format!("$A${:03X}$", DEFAULT_ROUNDS / 1000).into_bytes();
+    v.extend_from_slice(&salt);
+    let mut left = DIGEST_LEN;
+    while left > 0 {
+        let r = crate::auth::new_scramble(left as u64);
+        for &b in r.iter().take(left) {
+            // new_scramble's bytes are 33..=126: 94 values, folded onto 64.
+            v.push(B64[usize::from(b) % 64]);
+        }
+        left = left.saturating_sub(r.len());
+    }
+    v
+}
+
 /// A stored string's rounds, salt and digest; `None` when it is not one
 /// (length, `$A$`, 3 hex digits of at least 5 (thousand rounds), `$`, a salt without
 /// `$` or NUL, a digest of crypt base-64 characters).
@@ -199,5 +217,14 @@ mod tests {
         assert!(parse_sha2_auth(&bad).is_none());
         assert!(!verify_sha2_auth(&s[..69], b"pw"));
         assert!(!verify_sha2_auth(&s, &[b'x'; MAX_PASSWORD_LEN + 1]));
+    }
+
+    #[test]
+    fn random_strings_are_well_formed() {
+        let a = random_sha2_auth();
+        let b = random_sha2_auth();
+        assert_ne!(a, b);
+        assert_eq!(parse_sha2_auth(&a).map(|p| p.0), Some(DEFAULT_ROUNDS));
+        assert!(!verify_sha2_auth(&a, b""));
     }
 }

@@ -86,3 +86,27 @@ fn empty_password_scrambles_are_empty() {
     assert!(scramble_native(NONCE, b"").is_empty());
     assert!(scramble_sha2(NONCE, b"").is_empty());
 }
+
+/// `$hex` decoded.
+fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn mysql_generated_sha2_auth_string() {
+    // Made by MySQL 8 itself: the MySQL 8.0 Reference Manual's example of
+    // print_identified_with_as_hex (`CREATE USER 'u1'@'localhost' IDENTIFIED BY
+    // 'secret'`, then SHOW CREATE USER), a 20-byte salt with control characters.
+    let stored = unhex(
+        "244124303035240C7745603626313D613C4C10633E0A104B1E14135A544A7871\
+         567245614F4872344643546336546F624F6C7861326932752F45622F4F473273\
+         597557627139",
+    );
+    assert_eq!(stored.len(), wire::sha2crypt::SHA2_AUTH_LEN);
+    assert!(wire::sha2crypt::verify_sha2_auth(&stored, b"secret"));
+    assert!(!wire::sha2crypt::verify_sha2_auth(&stored, b"Secret"));
+    assert!(!wire::sha2crypt::verify_sha2_auth(&stored, b"secret\0"));
+}

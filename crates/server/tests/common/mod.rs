@@ -17,6 +17,48 @@ pub use testkit::{Rng, TempDir};
 
 pub mod maria;
 
+/// `openssl` with `args` in `dir`.
+pub fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run the openssl CLI");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A self-signed certificate and key for TLS.
+pub fn tls_files(dir: &std::path::Path) -> Vec<String> {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-nodes",
+            "-days",
+            "2",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "cert.pem",
+            "-subj",
+            "/CN=localhost",
+        ],
+    );
+    vec![
+        format!("--ssl-cert={}", dir.join("cert.pem").display()),
+        format!("--ssl-key={}", dir.join("key.pem").display()),
+    ]
+}
+
 /// A running `strata` server owned by one test.
 pub struct Server {
     child: Option<Child>,

@@ -161,6 +161,17 @@ fn tokens(s: &str) -> Result<Vec<Tok>> {
     Ok(out)
 }
 
+/// The bytes of an even number of hex digits; `None` for anything else.
+fn decode_hex(h: &str) -> Option<Vec<u8>> {
+    if !h.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// MariaDB 10.11's limits on an account's user and host names
 /// (characters): 1470 past them.
 pub(crate) fn check_lengths(u: &str, h: &str) -> Result<()> {
@@ -246,6 +257,27 @@ impl P<'_> {
             _ => Err(self.err()),
         }
     }
+    /// The string after AS / USING: quoted, or a hex literal (`X'2441...'`,
+    /// `0x2441...`), as SHOW CREATE USER writes strings with bytes that do not
+    /// print. Bytes that are not UTF-8 cannot be a stored hash: they become
+    /// U+FFFD, which no hash holds (1827 / 1372 follow).
+    fn hash_string(&mut self) -> Result<String> {
+        let hex = match (self.t.get(self.i), self.t.get(self.i + 1)) {
+            (Some(Tok::Word(x)), Some(Tok::Quoted(h, '\''))) if x.eq_ignore_ascii_case("x") => {
+                Some((h.clone(), 2))
+            }
+            (Some(Tok::Word(w)), _) if w.len() > 2 && w[..2].eq_ignore_ascii_case("0x") => {
+                Some((w[2..].to_string(), 1))
+            }
+            _ => None,
+        };
+        let Some((h, n)) = hex else {
+            return self.string();
+        };
+        let bytes = decode_hex(&h).ok_or_else(|| self.err())?;
+        self.i += n;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
     /// A name part: a word or any quoted text.
     fn name(&mut self) -> Result<String> {
         match self.t.get(self.i) {
@@ -301,7 +333,7 @@ impl P<'_> {
             let inner = if self.kw("BY") {
                 Auth::Password(self.string()?)
             } else if self.kw("AS") || self.kw("USING") {
-                Auth::Hash(self.string()?)
+                Auth::Hash(self.hash_string()?)
             } else {
                 Auth::Password(String::new())
             };

@@ -533,21 +533,35 @@ fn show_grants(s: &Session, u: &UserName, sink: &mut dyn ResultSink) -> Result<O
 
 /// How SHOW GRANTS and SHOW CREATE USER write an account's password, in MariaDB's forms: ` IDENTIFIED
 /// BY PASSWORD '*hex'`, ` IDENTIFIED VIA caching_sha2_password USING '$A$...'`
-/// (`''` without a password), or nothing.
+/// (`''` without a password), or nothing. A string with bytes that do not print
+/// (MySQL's salts hold control characters) is written as a hex literal, as
+/// MySQL's SHOW CREATE USER does (`0x2441...`), so that the line can be run again.
 fn identified(a: &Account) -> String {
     match (a.plugin, &a.hash, &a.sha2) {
         (Plugin::Native, Some(h), _) => format!(" IDENTIFIED BY PASSWORD '{}'", hash_text(h)),
         (Plugin::Native, None, _) => String::new(),
         (Plugin::CachingSha2, _, s) => {
-            let s = s
-                .as_deref()
-                .map(String::from_utf8_lossy)
-                .unwrap_or_default();
-            // The salt may hold any byte but `$` and NUL: escape what SQL needs.
-            let s = s.replace('\\', "\\\\").replace('\'', "\\'");
-            format!(" IDENTIFIED VIA caching_sha2_password USING '{s}'")
+            let s = s.as_deref().unwrap_or_default();
+            format!(
+                " IDENTIFIED VIA caching_sha2_password USING {}",
+                sql_string(s)
+            )
         }
     }
+}
+
+/// `bytes` as an SQL literal: quoted (backslash and quote escaped) when every byte
+/// prints, else `0x` and upper-case hex digits.
+fn sql_string(bytes: &[u8]) -> String {
+    if bytes.iter().all(|b| (0x20..0x7f).contains(b)) {
+        let s = String::from_utf8_lossy(bytes);
+        return format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"));
+    }
+    let mut s = String::from("0x");
+    for b in bytes {
+        s.push_str(&format!("{b:02X}"));
+    }
+    s
 }
 
 /// At every start: a new instance (or a catalog from before accounts) gets

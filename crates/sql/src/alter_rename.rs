@@ -1,0 +1,109 @@
+//! MySQL's `ALTER TABLE t ... RENAME new_name` (TO and AS are optional; MariaDB
+//! and MySQL take the bare form) rewritten to `RENAME TO new_name`, which
+//! sqlparser reads (it takes a bare RENAME for `RENAME [COLUMN] a TO b`).
+use sqlparser::keywords::Keyword;
+use sqlparser::tokenizer::Token;
+
+/// `sql` with ` TO` after each bare table RENAME of an ALTER TABLE; None when
+/// it is no ALTER TABLE or needs no change.
+pub(crate) fn rewrite(sql: &str) -> Option<String> {
+    let head = sql.get(..5)?;
+    if !head.eq_ignore_ascii_case("ALTER") {
+        return None;
+    }
+    let toks: Vec<(Token, usize)> = crate::parse::tokens_at(sql)?
+        .into_iter()
+        .filter(|(t, _)| !matches!(t, Token::Whitespace(_)))
+        .collect();
+    let kw = |i: usize| match toks.get(i) {
+        Some((Token::Word(w), _)) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    // ALTER [ONLINE] [IGNORE] TABLE
+    let table_at = (1..4).find(|&i| kw(i) == Some(Keyword::TABLE))?;
+    let word = |i: usize| match toks.get(i) {
+        Some((Token::Word(w), _)) => w.value.to_ascii_uppercase(),
+        _ => String::new(),
+    };
+    if (1..table_at).any(|i| !matches!(word(i).as_str(), "ONLINE" | "IGNORE")) {
+        return None;
+    }
+    let mut inserts = Vec::new();
+    let mut depth = 0usize;
+    for i in table_at + 1..toks.len() {
+        match &toks[i].0 {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth != 0 || kw(i) != Some(Keyword::RENAME) {
+            continue;
+        }
+        let named = match &toks.get(i + 1) {
+            Some((Token::Word(w), _)) if w.quote_style.is_some() => true,
+            Some((Token::Word(w), _)) => !matches!(
+                w.keyword,
+                Keyword::TO
+                    | Keyword::AS
+                    | Keyword::COLUMN
+                    | Keyword::INDEX
+                    | Keyword::KEY
+                    | Keyword::CONSTRAINT
+            ),
+            _ => false,
+        };
+        // `RENAME a TO b` (no COLUMN) stays a column rename.
+        let column = kw(i + 2) == Some(Keyword::TO);
+        if named && !column {
+            if let Some((_, at)) = toks.get(i + 1) {
+                inserts.push(*at);
+            }
+        }
+    }
+    if inserts.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(sql.len() + 3 * inserts.len());
+    let mut from = 0;
+    for at in inserts {
+        out.push_str(&sql[from..at]);
+        out.push_str("TO ");
+        from = at;
+    }
+    out.push_str(&sql[from..]);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rewrite;
+
+    #[test]
+    fn bare_rename_gets_to() {
+        assert_eq!(
+            rewrite("ALTER TABLE a RENAME b").as_deref(),
+            Some("ALTER TABLE a RENAME TO b")
+        );
+        assert_eq!(
+            rewrite("alter table a add c int, rename `d e`").as_deref(),
+            Some("alter table a add c int, rename TO `d e`")
+        );
+        assert_eq!(
+            rewrite("ALTER TABLE a RENAME db.b").as_deref(),
+            Some("ALTER TABLE a RENAME TO db.b")
+        );
+        for same in [
+            "ALTER TABLE a RENAME TO b",
+            "ALTER TABLE a RENAME AS b",
+            "ALTER TABLE a RENAME COLUMN x TO y",
+            "ALTER TABLE a RENAME x TO y",
+            "ALTER TABLE a RENAME INDEX i TO j",
+            "ALTER TABLE a RENAME KEY i TO j",
+            "ALTER TABLE a COMMENT 'RENAME b'",
+            "SELECT 'ALTER TABLE a RENAME b'",
+            "ALTER VIEW v AS SELECT 1",
+        ] {
+            assert_eq!(rewrite(same), None, "{same}");
+        }
+    }
+}

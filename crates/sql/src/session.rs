@@ -160,6 +160,18 @@ impl Session {
         (self.inst.globals_generation(), self.vars_gen)
     }
 
+    /// A variable's session-then-global value as seconds, `parse`d once per
+    /// change of the variables when it is a memoized one.
+    pub(crate) fn var_secs(&self, name: &str, parse: impl Fn(Option<Value>) -> f64) -> f64 {
+        let generation = self.var_generation();
+        if let Ok(mut m) = self.memo.try_borrow_mut() {
+            if let Some(v) = m.secs(generation, name, || parse(self.read_var(name, false))) {
+                return v;
+            }
+        }
+        parse(self.get_var(name, false))
+    }
+
     /// The session's sql_mode, parsed.
     pub fn sql_mode(&self) -> crate::sqlmode::SqlMode {
         let generation = self.var_generation();

@@ -28,14 +28,15 @@ pub struct Entry<'a> {
 
 /// A variable as seconds (`long_query_time`, `max_statement_time`).
 pub fn secs_var(s: &Session, name: &str) -> f64 {
-    s.get_var(name, false)
-        .map(|v| {
+    s.var_secs(name, |v| {
+        v.map(|v| {
             String::from_utf8_lossy(&v.text())
                 .trim()
                 .parse::<f64>()
                 .unwrap_or(0.0)
         })
         .unwrap_or(0.0)
+    })
 }
 
 fn on(s: &Session) -> bool {

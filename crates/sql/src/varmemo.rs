@@ -54,6 +54,9 @@ pub(crate) struct VarMemo {
     /// None = not read yet.
     values: [[Option<Option<Value>>; 2]; HOT.len()],
     sql_mode: Option<SqlMode>,
+    /// Per `HOT` entry, the session-then-global value as seconds
+    /// (`slowlog::secs_var`).
+    secs: [Option<f64>; HOT.len()],
 }
 
 impl VarMemo {
@@ -80,6 +83,19 @@ impl VarMemo {
         self.check(generation);
         let v = self.values[i][usize::from(global)].get_or_insert_with(read);
         Some(v.clone())
+    }
+
+    /// The value of `name` (canonical) as seconds, `parse`d on a miss;
+    /// `None`: `name` is not memoized.
+    pub(crate) fn secs(
+        &mut self,
+        generation: (u64, u64),
+        name: &str,
+        parse: impl FnOnce() -> f64,
+    ) -> Option<f64> {
+        let i = slot(name)?;
+        self.check(generation);
+        Some(*self.secs[i].get_or_insert_with(parse))
     }
 
     /// The parsed sql_mode, parsing `read()` on a miss.
@@ -113,5 +129,9 @@ mod tests {
         assert_eq!(m.get((1, 1), "tmp_table_size", false, || None), Some(None));
         // Not a hot variable: not memoized.
         assert_eq!(m.get((1, 1), "time_zone", false, one), None);
+        assert_eq!(m.secs((1, 1), "long_query_time", || 1.5), Some(1.5));
+        assert_eq!(m.secs((1, 1), "long_query_time", || 2.0), Some(1.5));
+        assert_eq!(m.secs((1, 2), "long_query_time", || 2.0), Some(2.0));
+        assert_eq!(m.secs((1, 2), "time_zone", || 2.0), None);
     }
 }

@@ -66,6 +66,14 @@ fn session_settings_change_the_next_statement() {
     assert_eq!(err(&mut s, "INSERT INTO t VALUES (4)"), 1792);
     q(&mut s, "SET SESSION transaction_read_only = 0");
     q(&mut s, "INSERT INTO t VALUES (4)");
+
+    // max_statement_time (kept as seconds, parsed once per change).
+    for _ in 0..2 {
+        q(&mut s, "SELECT SLEEP(0.01)");
+        q(&mut s, "SET max_statement_time = 0.05");
+        assert_eq!(err(&mut s, "SELECT SLEEP(2)"), 1969);
+        q(&mut s, "SET max_statement_time = 0");
+    }
 }
 
 #[test]

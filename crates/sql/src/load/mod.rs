@@ -292,8 +292,8 @@ pub fn run(s: &mut Session, l: &LoadStmt, sink: &mut dyn ResultSink) -> Result<O
     load(s, l, &plan, &map, cs, bulk, &mut rd)
 }
 
-/// The table, and when it qualifies for the bulk path (autocommit outside
-/// a transaction; for REPLACE/IGNORE no UNIQUE secondary index; empty, see
+/// The table, and when it qualifies for the bulk path (binary log off,
+/// autocommit outside a transaction; for REPLACE/IGNORE no UNIQUE secondary index; empty, see
 /// `bulk::eligible`) held and frozen for it. Resolved again when a DDL
 /// replaced it before it was frozen: rows must go to the table as it is
 /// now, never to a stale definition.
@@ -304,7 +304,10 @@ fn resolve_and_freeze(
 ) -> Result<(std::sync::Arc<Table>, Option<crate::ddl::Frozen>)> {
     for _ in 0..16 {
         let t = crate::select::resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &l.table)?;
-        let bulk_ok = s.autocommit()
+        // Ingested files never pass the binary log's writer: with the log
+        // on, rows go one by one so that each is logged.
+        let bulk_ok = s.inst.binlog.is_none()
+            && s.autocommit()
             && !s.explicit()
             && (dup == Dup::Error || t.def.secondary.iter().all(|i| !i.unique));
         if !bulk_ok {

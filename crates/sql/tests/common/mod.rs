@@ -78,11 +78,18 @@ pub struct TestDb {
 impl TestDb {
     /// Opens an instance with `sync_on_commit` off on a fresh directory.
     pub fn open(name: &str) -> TestDb {
+        TestDb::open_with(
+            name,
+            sql::InstanceOptions {
+                sync_on_commit: false,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// Opens an instance with options `o` on a fresh directory.
+    pub fn open_with(name: &str, o: sql::InstanceOptions) -> TestDb {
         let dir = testkit::TempDir::new(name);
-        let o = sql::InstanceOptions {
-            sync_on_commit: false,
-            ..Default::default()
-        };
         let inst = sql::Instance::open(&dir.0, &o).unwrap_or_else(|e| panic!("open: {e}"));
         TestDb { inst, _dir: dir }
     }

@@ -112,6 +112,7 @@ mysql_errors! {
     ER_COLUMNACCESS_DENIED_ERROR = 1143, "42000", fn column_access_denied(cmd, user, host, column, table) => "{cmd} command denied to user '{user}'@'{host}' for column '{column}' in table '{table}'";
     ER_TABLEACCESS_DENIED_ERROR = 1142, "42000", fn table_access_denied(cmd, user, host, db, table) => "{cmd} command denied to user '{user}'@'{host}' for table `{db}`.`{table}`";
     ER_SPECIFIC_ACCESS_DENIED_ERROR = 1227, "42000", fn specific_access_denied(privs) => "Access denied; you need (at least one of) the {privs} privilege(s) for this operation";
+    ER_INSIDE_TRANSACTION_PREVENTS_SWITCH_SQL_LOG_BIN = 1694, "HY000", fn sql_log_bin_in_txn() => "Cannot modify @@session.sql_log_bin inside a transaction";
     ER_ACCESS_DENIED_ERROR = 1045, "28000", fn access_denied(user, host, pw) => "Access denied for user '{user}'@'{host}' (using password: {pw})";
     /// MySQL's refusal of a plain TCP connection under require_secure_transport (MariaDB
     /// 10.11 answers 1045 instead, which hides the reason).

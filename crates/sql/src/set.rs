@@ -169,6 +169,10 @@ fn assign(
     if name == "strata_bulk_load" && v.to_i128() == Some(1) {
         crate::binlogsql::refuse_unlogged(s, "strata_bulk_load=1")?;
     }
+    // MariaDB: the log's session switch cannot change mid-transaction.
+    if name == "sql_log_bin" && s.explicit() {
+        return Err(SqlError::sql_log_bin_in_txn());
+    }
     if name == "transaction_isolation" && v.text().eq_ignore_ascii_case(b"READ-UNCOMMITTED") {
         crate::txnctl::warn_read_uncommitted(s);
     }

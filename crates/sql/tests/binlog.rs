@@ -4,7 +4,7 @@
 //! row's distinctive bytes in the log files (the e2e test has mariadb-binlog
 //! decode them).
 mod common;
-use common::{q, session_in_d, TestDb};
+use common::{fails, q, session_in_d, TestDb};
 use sql::{Session, Value};
 
 /// An instance with the binary log on (basename `binlog`) and a
@@ -59,4 +59,26 @@ fn load_data_into_an_empty_table_is_logged_row_by_row() {
         let v = format!("loaded-row-{i:04}");
         assert!(contains(&log, v.as_bytes()), "row {i} ({v}) not in the binary log");
     }
+}
+
+#[test]
+fn sql_log_bin_needs_super_and_no_open_transaction() {
+    let (db, _files, mut s) = setup("binlog-sqllogbin");
+    q(&mut s, "BEGIN");
+    assert_eq!(
+        fails(&mut s, "SET sql_log_bin = 0"),
+        (1694, "Cannot modify @@session.sql_log_bin inside a transaction".into())
+    );
+    q(&mut s, "COMMIT");
+    q(&mut s, "SET sql_log_bin = 0");
+    q(&mut s, "SET sql_log_bin = 1");
+    q(&mut s, "CREATE USER u");
+    q(&mut s, "GRANT ALL ON d.* TO u");
+    let mut u = Session::new(db.inst.clone(), 2, "u", None);
+    u.account = Some(("u".into(), "%".into()));
+    assert_eq!(
+        fails(&mut u, "SET sql_log_bin = 0"),
+        (1227, "Access denied; you need (at least one of) the SUPER privilege(s) for this operation".into())
+    );
+    assert_eq!(fails(&mut u, "SET @@session.sql_log_bin = 0").0, 1227);
 }

@@ -251,7 +251,13 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
     match stmt {
         Stmt::Rows(r) | Stmt::Explain(r) => super::rows::rows(&w.rows(), r),
         Stmt::Set(SetStmt::Use(db)) => w.any_db(db),
-        Stmt::Set(SetStmt::Vars(v)) if sets_global(v) => w.specific(p::SUPER, "SUPER"),
+        // sql_log_bin keeps a session's changes out of the binary log:
+        // SUPER (MariaDB: SUPER or BINLOG ADMIN, which Strata lacks).
+        Stmt::Set(SetStmt::Vars(v))
+            if sets_global(v) || v.to_string().to_ascii_uppercase().contains("SQL_LOG_BIN") =>
+        {
+            w.specific(p::SUPER, "SUPER")
+        }
         Stmt::Txn(crate::stmt::TxnStmt::Characteristics {
             scope: Some(true), ..
         }) => w.specific(p::SUPER, "SUPER"),

@@ -443,11 +443,17 @@ fn binlog_statements_and_errors() {
     }
     // ENUM and SET values are logged as their numbers (they reach the
     // writer as text).
-    exec(&mut c, "CREATE TABLE es (id INT PRIMARY KEY, e ENUM('r','g','b'), s SET('p','q','r'))");
+    exec(
+        &mut c,
+        "CREATE TABLE es (id INT PRIMARY KEY, e ENUM('r','g','b'), s SET('p','q','r'))",
+    );
     exec(&mut c, "INSERT INTO es VALUES (1, 'g', 'p,r')");
     if have_mariadb_binlog() {
         let text = decode(&binlog_files(&srv));
-        assert!(text.contains("###   @2=2\n###   @3=b'00000101'\n"), "{text}");
+        assert!(
+            text.contains("###   @2=2\n###   @3=b'00000101'\n"),
+            "{text}"
+        );
     }
     // sql_log_bin=0: the session's changes stay out of the log.
     let before = q1(&mut c, "SELECT @@gtid_binlog_pos");

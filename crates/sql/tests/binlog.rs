@@ -52,12 +52,18 @@ fn load_data_into_an_empty_table_is_logged_row_by_row() {
     }
     let f = files.0.join("t.txt");
     std::fs::write(&f, body).unwrap();
-    q(&mut s, &format!("LOAD DATA INFILE '{}' INTO TABLE t", f.display()));
+    q(
+        &mut s,
+        &format!("LOAD DATA INFILE '{}' INTO TABLE t", f.display()),
+    );
     assert_eq!(q(&mut s, "SELECT COUNT(*) FROM t")[0][0], Value::Int(50));
     let log = log_bytes(&db);
     for i in 0..50 {
         let v = format!("loaded-row-{i:04}");
-        assert!(contains(&log, v.as_bytes()), "row {i} ({v}) not in the binary log");
+        assert!(
+            contains(&log, v.as_bytes()),
+            "row {i} ({v}) not in the binary log"
+        );
     }
 }
 
@@ -67,7 +73,10 @@ fn sql_log_bin_needs_super_and_no_open_transaction() {
     q(&mut s, "BEGIN");
     assert_eq!(
         fails(&mut s, "SET sql_log_bin = 0"),
-        (1694, "Cannot modify @@session.sql_log_bin inside a transaction".into())
+        (
+            1694,
+            "Cannot modify @@session.sql_log_bin inside a transaction".into()
+        )
     );
     q(&mut s, "COMMIT");
     q(&mut s, "SET sql_log_bin = 0");
@@ -78,7 +87,11 @@ fn sql_log_bin_needs_super_and_no_open_transaction() {
     u.account = Some(("u".into(), "%".into()));
     assert_eq!(
         fails(&mut u, "SET sql_log_bin = 0"),
-        (1227, "Access denied; you need (at least one of) the SUPER privilege(s) for this operation".into())
+        (
+            1227,
+            "Access denied; you need (at least one of) the SUPER privilege(s) for this operation"
+                .into()
+        )
     );
     assert_eq!(fails(&mut u, "SET @@session.sql_log_bin = 0").0, 1227);
 }

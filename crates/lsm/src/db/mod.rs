@@ -19,9 +19,9 @@ mod resume;
 mod stall;
 mod write;
 
+pub use bulk::BulkWriter;
 pub use checkpoint::CheckpointInfo;
 pub use iter::DbIterator;
-pub use bulk::BulkWriter;
 pub use ops::SstFileWriter;
 pub use props::{option_pairs, CfInfo, LevelInfo, SstInfo};
 

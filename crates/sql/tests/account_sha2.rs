@@ -25,3 +25,19 @@ fn sha2_strings_with_other_round_counts_are_refused() {
         assert_eq!(err(&mut s, &sql), 1827, "{sql}");
     }
 }
+
+/// A word after AS that starts with a multibyte letter is a syntax error, not a
+/// panic in the hex-literal check (it sliced the word's first two bytes).
+#[test]
+fn multibyte_word_after_as_is_a_syntax_error() {
+    let db = TestDb::open("account-sha2-word");
+    let mut s = session_in_d(&db);
+    for w in ["aé", "あ", "0é", "é0x"] {
+        for sql in [
+            format!("CREATE USER u IDENTIFIED WITH caching_sha2_password AS {w}"),
+            format!("CREATE USER u IDENTIFIED WITH mysql_native_password AS {w}"),
+        ] {
+            assert_eq!(err(&mut s, &sql), 1064, "{sql}");
+        }
+    }
+}

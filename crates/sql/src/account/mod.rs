@@ -266,8 +266,11 @@ impl P<'_> {
             (Some(Tok::Word(x)), Some(Tok::Quoted(h, '\''))) if x.eq_ignore_ascii_case("x") => {
                 Some((h.clone(), 2))
             }
-            (Some(Tok::Word(w)), _) if w.len() > 2 && w[..2].eq_ignore_ascii_case("0x") => {
-                Some((w[2..].to_string(), 1))
+            // `get`: a word may start with a multibyte letter (`AS aé`).
+            (Some(Tok::Word(w)), _)
+                if w.len() > 2 && w.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x")) =>
+            {
+                Some((w.get(2..).unwrap_or_default().to_string(), 1))
             }
             _ => None,
         };

@@ -161,17 +161,6 @@ fn tokens(s: &str) -> Result<Vec<Tok>> {
     Ok(out)
 }
 
-/// The bytes of an even number of hex digits; `None` for anything else.
-fn decode_hex(h: &str) -> Option<Vec<u8>> {
-    if !h.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..h.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 /// MariaDB 10.11's limits on an account's user and host names
 /// (characters): 1470 past them.
 pub(crate) fn check_lengths(u: &str, h: &str) -> Result<()> {
@@ -277,7 +266,7 @@ impl P<'_> {
         let Some((h, n)) = hex else {
             return self.string();
         };
-        let bytes = decode_hex(&h).ok_or_else(|| self.err())?;
+        let bytes = crate::load::syntax::hex(&h).ok_or_else(|| self.err())?;
         self.i += n;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }

@@ -131,7 +131,8 @@ impl Toks {
     }
 }
 
-fn hex(h: &str) -> Option<Vec<u8>> {
+/// The bytes of an even number of hex digits; `None` for anything else.
+pub(crate) fn hex(h: &str) -> Option<Vec<u8>> {
     if !h.len().is_multiple_of(2) {
         return None;
     }

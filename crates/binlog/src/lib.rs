@@ -9,12 +9,14 @@
 //!   transaction's own engine batch, and how it renders into events;
 //! - [`log`]: the log of an engine: records in the `__binlog__` column
 //!   family, files and index materialized from them, rotation, purge;
-//! - [`decode`]: reading files back (SHOW BINLOG EVENTS, checks).
+//! - [`decode`]: reading files back (SHOW BINLOG EVENTS, checks);
+//! - [`dump`]: streaming the files to a replica (COM_BINLOG_DUMP).
 //!
 //! The layer above (rel) maps its columns and values onto [`row`] and
 //! appends items to a transaction's annex (`txn::Annex`); see
 //! docs/REPLICATION.md and docs/formats/binlog.md.
 pub mod decode;
+pub mod dump;
 pub mod event;
 pub mod log;
 pub mod record;
@@ -36,6 +38,9 @@ pub enum Error {
     Io(String),
     /// The engine failed.
     Engine(String),
+    /// A replica's dump cannot go on (ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    /// 1236, with this text).
+    Dump(String),
 }
 
 impl std::fmt::Display for Error {
@@ -45,6 +50,7 @@ impl std::fmt::Display for Error {
             Error::Corrupt(s) => write!(f, "binlog corrupt: {s}"),
             Error::Io(s) => write!(f, "binlog I/O: {s}"),
             Error::Engine(s) => write!(f, "binlog engine: {s}"),
+            Error::Dump(s) => f.write_str(s),
         }
     }
 }

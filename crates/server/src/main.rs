@@ -6,6 +6,7 @@ mod accounts;
 mod config;
 mod conn;
 mod metrics;
+mod replsrc;
 mod results;
 mod sha2_keys;
 mod tls;

@@ -56,17 +56,22 @@ fn a_failed_file_write_reaches_the_next_put() {
     let db = open(Arc::new(ffs.clone()));
     ffs.set(".sst.tmp", true, false, FaultKind::NoSpace);
     let mut w = db.bulk_writer(DEFAULT_CF).unwrap();
-    // A little over one batch (1 MiB): the first goes to the thread, which
-    // fails on it.
+    // A little over one batch (1 MiB, some 8,600 entries): the first goes
+    // to the thread, which fails on it; the error comes back at the first
+    // put after that (before, only when the next batch was sent, another
+    // 8,600 entries later).
     let v = [b'v'; 100];
-    let mut i = 0;
-    while i < 11_000 {
-        w.put(&k(i), &v).unwrap();
-        i += 1;
+    let mut failed = None;
+    for i in 0..9_000 {
+        if let Err(e) = w.put(&k(i), &v) {
+            failed = Some(e);
+            break;
+        }
     }
-    std::thread::sleep(Duration::from_millis(300));
-    // Before, the error waited for the next batch to be sent (another MiB).
-    let e = w.put(&k(i), &v).expect_err("the thread's error");
+    let e = failed.unwrap_or_else(|| {
+        std::thread::sleep(Duration::from_millis(300));
+        w.put(&k(9_000), &v).expect_err("the thread's error")
+    });
     assert!(e.to_string().contains("injected"), "{e}");
     drop(w);
     ffs.clear();

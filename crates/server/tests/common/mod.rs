@@ -484,14 +484,9 @@ pub fn login_with(port: u16, db: Option<&str>, collation: u8) -> Option<TcpStrea
     login_user(port, "root", db, collation)
 }
 
-/// Logs in as `user` (an account without a password) with a raw handshake.
-pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Option<TcpStream> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    let (greeting, _) = read_packet(&mut s)?;
-    if greeting.first() == Some(&0xFF) {
-        return None;
-    }
+/// A protocol 4.1 handshake response (plugin auth, mysql_native_password)
+/// for `user` with auth response `auth` (at most 255 bytes).
+pub fn handshake_response(user: &str, auth: &[u8], db: Option<&str>, collation: u8) -> Vec<u8> {
     let mut caps = CLIENT_LONG_PASSWORD
         | CLIENT_PROTOCOL_41
         | CLIENT_TRANSACTIONS
@@ -507,12 +502,26 @@ pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Opt
     p.extend_from_slice(&[0; 23]);
     p.extend_from_slice(user.as_bytes());
     p.push(0);
-    p.push(0); // empty auth response
+    p.push(auth.len() as u8);
+    p.extend_from_slice(auth);
     if let Some(d) = db {
         p.extend_from_slice(d.as_bytes());
         p.push(0);
     }
     p.extend_from_slice(b"mysql_native_password\0");
+    p
+}
+
+/// Logs in as `user` (an account without a password) with a raw handshake.
+pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Option<TcpStream> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let (greeting, _) = read_packet(&mut s)?;
+    if greeting.first() == Some(&0xFF) {
+        return None;
+    }
+    // An empty auth response.
+    let p = handshake_response(user, &[], db, collation);
     s.write_all(&packet(1, &p)).ok()?;
     loop {
         let (r, seq) = read_packet(&mut s)?;

@@ -7,6 +7,7 @@ mod config;
 mod conn;
 mod decoy_key;
 mod metrics;
+mod replsrc;
 mod results;
 mod sha2_keys;
 mod tls;

@@ -121,9 +121,14 @@ impl Server {
     /// Spawns the binary on a fresh port and waits until it accepts
     /// connections (retrying with another port if that one was taken).
     fn launch(&mut self) {
+        self.launch_on(None)
+    }
+
+    /// `launch`, on port `fixed` when given (a replica reconnects to it).
+    fn launch_on(&mut self, fixed: Option<u16>) {
         let mut last = String::new();
         for _attempt in 0..5 {
-            let port = free_port();
+            let port = fixed.unwrap_or_else(free_port);
             let log_start = std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0);
             let log = std::fs::OpenOptions::new()
                 .create(true)
@@ -205,6 +210,14 @@ impl Server {
     pub fn restart(&mut self) {
         self.kill9();
         self.launch();
+    }
+
+    /// Starts the binary again on the same data directory and the same
+    /// port (clients configured with the port find it again).
+    pub fn restart_same_port(&mut self) {
+        self.kill9();
+        let port = self.port;
+        self.launch_on(Some(port));
     }
 
     /// The server's process id, while it runs.

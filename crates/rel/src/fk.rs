@@ -300,7 +300,11 @@ fn referencing_rows(
             let cf = crate::cf::of(txn.db(), pix)?;
             txn.lock(cf, &key, LockMode::Exclusive).map_err(txn_err)?;
         }
-        let action = if deleting { fk.on_delete } else { fk.on_update };
+        let action = if deleting {
+            fk.on_delete
+        } else {
+            fk.on_update
+        };
         let same_table = child.def.db == def.db && child.def.name == def.name;
         let mut rows = Vec::new();
         for r in children_with(txn, &child.def, &fk.columns, &vals)? {

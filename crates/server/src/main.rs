@@ -6,6 +6,7 @@ mod accounts;
 mod config;
 mod conn;
 mod metrics;
+mod replica;
 mod results;
 mod sha2_keys;
 mod tls;
@@ -192,6 +193,11 @@ fn run(cfg: Config) -> Result<(), String> {
     let inst = sql::Instance::open(&cfg.datadir, &opts)
         .map_err(|e| format!("cannot open the database: {}", e.msg))?;
     accounts::bootstrap(&inst, &cfg)?;
+    // Replication resumes where it was (START SLAVE before the stop).
+    inst.replica.set_connector(replica::connector());
+    inst.replica
+        .resume(&inst)
+        .map_err(|e| format!("cannot resume replication: {}", e.msg))?;
     // Bad caching_sha2_password key files stop the server (a missing default
     // pair is generated in the datadir).
     let rsa = sha2_keys::load(&cfg)?;

@@ -56,6 +56,7 @@ pub mod members;
 pub mod multidml;
 pub mod parse;
 pub mod procs;
+pub mod replica;
 pub mod result;
 pub mod select;
 pub mod session;
@@ -201,6 +202,8 @@ pub struct Instance {
     pub bulk_locks: Arc<bulk::lock::TableLocks>,
     /// The binary log (`--log-bin`), if on.
     pub binlog: Option<Arc<binlog::Binlog>>,
+    /// Strata as a replica (CHANGE MASTER TO, START SLAVE).
+    pub replica: replica::Replica,
 }
 
 /// Status counters kept by the instance.
@@ -262,6 +265,7 @@ impl Instance {
             )?),
             None => None,
         };
+        let replica = replica::Replica::open(&db)?;
         let txdb = TxnDb::new(
             db,
             TxnOptions {
@@ -325,6 +329,7 @@ impl Instance {
             slow_log: Default::default(),
             bulk_locks: Default::default(),
             binlog,
+            replica,
         }))
     }
 
@@ -458,6 +463,7 @@ impl Instance {
 
     /// Flushes and closes the engine (clean shutdown).
     pub fn shutdown(&self) -> Result<()> {
+        self.replica.shutdown();
         if let Some(b) = &self.binlog {
             b.catch_up()?;
         }

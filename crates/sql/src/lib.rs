@@ -58,6 +58,7 @@ pub mod parse;
 pub mod procs;
 pub mod replica;
 pub mod result;
+pub mod runmerge;
 pub mod select;
 pub mod session;
 pub mod set;

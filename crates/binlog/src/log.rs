@@ -17,7 +17,7 @@ use lsm::{ColumnFamily, Db, ReadOptions, WriteBatch, WriteOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, SystemTime};
 
 /// The column family holding the log's records.
@@ -146,6 +146,23 @@ struct State {
     buf: Vec<u8>,
 }
 
+/// How far the files are written, for readers of the files (replicas'
+/// dumps, `crate::dump`): published after each write, under its own lock
+/// so readers never wait for a catch-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Progress {
+    /// The active file's number.
+    pub(crate) active: u32,
+    /// The active file's length: it holds whole transactions up to here.
+    pub(crate) pos: u64,
+    /// The last GTID written.
+    pub(crate) gtid: Option<Gtid>,
+    /// The oldest file's number (PURGE raises it).
+    pub(crate) first: u32,
+    /// Set when the log closes: readers end.
+    pub(crate) closed: bool,
+}
+
 /// The binary log (see the module docs).
 pub struct Binlog {
     db: Db,
@@ -155,6 +172,19 @@ pub struct Binlog {
     server_id: AtomicU32,
     max_size: AtomicU64,
     st: Mutex<State>,
+    pub(crate) progress: Mutex<Progress>,
+    /// Notified whenever `progress` changes.
+    pub(crate) grown: Condvar,
+    /// Replicas registered by COM_REGISTER_SLAVE, by connection id.
+    pub(crate) replicas: Mutex<std::collections::BTreeMap<u64, crate::dump::Replica>>,
+    /// The running dumps by replica server id: a new dump for the same
+    /// replica stops the old one (a replica that reconnected).
+    pub(crate) dumps: Mutex<std::collections::HashMap<u32, crate::dump::DumpSlot>>,
+    pub(crate) next_dump: AtomicU64,
+    /// Set (and notified) by `kick`: records were committed, the
+    /// background thread writes them at once.
+    kicked: Mutex<bool>,
+    kick_cv: Condvar,
 }
 
 fn now() -> u32 {
@@ -187,6 +217,19 @@ impl Binlog {
                 last_seq: 0,
                 buf: Vec::new(),
             }),
+            progress: Mutex::new(Progress {
+                active: 0,
+                pos: 0,
+                gtid: None,
+                first: 0,
+                closed: false,
+            }),
+            grown: Condvar::new(),
+            replicas: Mutex::new(Default::default()),
+            dumps: Mutex::new(Default::default()),
+            next_dump: AtomicU64::new(0),
+            kicked: Mutex::new(false),
+            kick_cv: Condvar::new(),
         });
         b.recover()?;
         let weak = Arc::downgrade(&b);
@@ -282,6 +325,7 @@ impl Binlog {
         let active = files[files.len() - 1];
         st.files = files;
         self.start_file(&mut st, active)?;
+        self.publish(&st);
         self.write_index(&st)?;
         self.catch_up_locked(&mut st)
     }
@@ -447,6 +491,16 @@ impl Binlog {
         Ok(())
     }
 
+    /// Records were committed: the background thread writes them to the
+    /// files now (replicas waiting in a dump get them without delay).
+    pub fn kick(&self) {
+        let mut g = self.kicked.lock().unwrap_or_else(|p| p.into_inner());
+        if !*g {
+            *g = true;
+            self.kick_cv.notify_one();
+        }
+    }
+
     /// Writes every committed record not yet in the files.
     pub fn catch_up(&self) -> Result<()> {
         let mut st = self.lock();
@@ -469,6 +523,7 @@ impl Binlog {
             st.buf = buf;
             st.last_seq = last;
             Self::write_buf(st)?;
+            self.publish(st);
             if !full {
                 return Ok(());
             }
@@ -501,7 +556,56 @@ impl Binlog {
         }
         st.files.push(next);
         self.start_file(st, next)?;
+        self.publish(st);
         self.write_index(st)
+    }
+
+    /// Tells readers how far the files are written.
+    fn publish(&self, st: &State) {
+        let p = Progress {
+            active: st.files.last().map_or(0, |f| f.num),
+            pos: st.cur.pos,
+            gtid: st.cur.gtid,
+            first: st.files.first().map_or(0, |f| f.num),
+            closed: false,
+        };
+        let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        if *g != p && !g.closed {
+            *g = p;
+            self.grown.notify_all();
+        }
+    }
+
+    /// Ends every reader of the files (server shutdown).
+    pub fn close_readers(&self) {
+        let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        g.closed = true;
+        self.grown.notify_all();
+    }
+
+    /// Every file's number and the last GTID before it (its GTID_LIST),
+    /// oldest first.
+    pub(crate) fn file_starts(&self) -> Vec<(u32, Option<Gtid>)> {
+        self.lock().files.iter().map(|f| (f.num, f.gtid)).collect()
+    }
+
+    /// The number of file `name`, if it is in the log.
+    pub(crate) fn file_num(&self, name: &str) -> Option<u32> {
+        self.lock()
+            .files
+            .iter()
+            .find(|f| self.file_name(f.num) == name)
+            .map(|f| f.num)
+    }
+
+    /// The path of file `num`.
+    pub(crate) fn file_path(&self, num: u32) -> PathBuf {
+        self.path(num)
+    }
+
+    /// The server id the log is written with.
+    pub fn server_id(&self) -> u32 {
+        self.server_id.load(Ordering::Relaxed)
     }
 
     /// FLUSH BINARY LOGS: catch up, then start a new file.
@@ -632,6 +736,7 @@ impl Binlog {
                 _ => {}
             }
         }
+        self.publish(st);
         self.write_index(st)
     }
 
@@ -641,11 +746,23 @@ impl Binlog {
     }
 }
 
-/// Keeps the files current while the log is open.
+/// Keeps the files current while the log is open: at each `kick` (a
+/// commit), and every `CATCH_UP_EVERY` in any case.
 fn background(weak: Weak<Binlog>) {
     loop {
-        std::thread::sleep(CATCH_UP_EVERY);
         let Some(b) = weak.upgrade() else { return };
+        {
+            let g = b.kicked.lock().unwrap_or_else(|p| p.into_inner());
+            let mut g = if *g {
+                g
+            } else {
+                b.kick_cv
+                    .wait_timeout(g, CATCH_UP_EVERY)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+            };
+            *g = false;
+        }
         // Errors are retried; the records stay the truth meanwhile.
         let _ = b.catch_up();
     }

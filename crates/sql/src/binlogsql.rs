@@ -139,6 +139,7 @@ pub(crate) fn log_ddl(s: &Session, sql: &str) -> Result<()> {
     };
     rel::binlog::log_query(&mut t, &q);
     t.commit()?;
+    crate::replsrc::committed(s);
     Ok(())
 }
 

@@ -57,6 +57,7 @@ pub mod multidml;
 pub mod parse;
 pub mod procs;
 pub mod replica;
+pub mod replsrc;
 pub mod result;
 pub mod runmerge;
 pub mod select;
@@ -466,6 +467,7 @@ impl Instance {
     pub fn shutdown(&self) -> Result<()> {
         self.replica.shutdown();
         if let Some(b) = &self.binlog {
+            b.close_readers();
             b.catch_up()?;
         }
         self.txdb.db().flush()?;

@@ -287,6 +287,7 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
             w.specific(p::REPLICATION_CLIENT, "SUPER, SLAVE MONITOR")
         }
         Stmt::Replica(_) => w.specific(p::SUPER, "SUPER, REPLICATION SLAVE ADMIN"),
+        Stmt::Show(ShowStmt::SlaveHosts) => w.specific(p::REPLICATION_SLAVE, "REPLICATION SLAVE"),
         Stmt::Show(sh) => show(&w, sh),
         Stmt::Ddl(d) => ddl(&w, d),
         Stmt::Maint(m) => maint(&w, m),

@@ -16,10 +16,13 @@
 //! docs/REPLICATION.md and docs/formats/binlog.md.
 pub mod decode;
 pub mod event;
+mod filestart;
 pub mod log;
 pub mod record;
 pub mod row;
 
+#[cfg(test)]
+mod log_tests;
 #[cfg(test)]
 mod tests;
 

@@ -33,29 +33,12 @@ pub fn events(file: &[u8]) -> Result<Vec<Event<'_>>> {
         let h = file
             .get(p..p + HEADER_LEN)
             .ok_or_else(|| bad("torn header"))?;
-        let le32 = |o: usize| u32::from_le_bytes([h[o], h[o + 1], h[o + 2], h[o + 3]]);
-        let size = le32(9) as usize;
+        let size = u32::from_le_bytes([h[9], h[10], h[11], h[12]]) as usize;
         if size < HEADER_LEN + CHECKSUM_LEN {
             return Err(bad("size below the header"));
         }
         let ev = file.get(p..p + size).ok_or_else(|| bad("torn event"))?;
-        let (data, sum) = ev.split_at(size - CHECKSUM_LEN);
-        if crc32(data).to_le_bytes() != sum {
-            return Err(bad("checksum mismatch"));
-        }
-        let end = le32(13) as u64;
-        if end != (p + size) as u64 & 0xffff_ffff {
-            return Err(bad("log_pos does not follow the event"));
-        }
-        out.push(Event {
-            pos: p as u64,
-            timestamp: le32(0),
-            kind: h[4],
-            server_id: le32(5),
-            end_pos: end,
-            flags: u16::from_le_bytes([h[17], h[18]]),
-            body: &data[HEADER_LEN..],
-        });
+        out.push(event_at(ev, p as u64)?);
         p += size;
     }
     Ok(out)

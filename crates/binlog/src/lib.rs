@@ -9,7 +9,9 @@
 //!   transaction's own engine batch, and how it renders into events;
 //! - [`log`]: the log of an engine: records in the `__binlog__` column
 //!   family, files and index materialized from them, rotation, purge;
-//! - [`decode`]: reading files back (SHOW BINLOG EVENTS, checks).
+//! - [`decode`]: reading files back (SHOW BINLOG EVENTS, checks);
+//! - [`parse`] and [`unpack`]: decoding what a source sends a replica
+//!   (event bodies, row images).
 //!
 //! The layer above (rel) maps its columns and values onto [`row`] and
 //! appends items to a transaction's annex (`txn::Annex`); see
@@ -18,11 +20,15 @@ pub mod decode;
 pub mod event;
 mod filestart;
 pub mod log;
+pub mod parse;
 pub mod record;
 pub mod row;
+pub mod unpack;
 
 #[cfg(test)]
 mod log_tests;
+#[cfg(test)]
+mod parse_tests;
 #[cfg(test)]
 mod tests;
 

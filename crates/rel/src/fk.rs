@@ -13,6 +13,10 @@
 //! Lookups read the latest committed data plus the transaction's own
 //! writes, never the snapshot (InnoDB's "current read").
 //!
+//! TTL tables: an expired child still stored is a child (RESTRICT keeps its
+//! parent, ON DELETE CASCADE removes it), but one that reads hide is never
+//! rewritten: ON UPDATE CASCADE and SET NULL delete it (see [`gone`]).
+//!
 //! Matching is MATCH SIMPLE: a child row with a NULL in the key references
 //! nothing. A parent row's deletion is refused while children reference
 //! its values, even if another parent row has the same values (InnoDB's
@@ -70,10 +74,17 @@ impl<'a> Writer<'a> {
     }
 
     /// Inserts a new row (see [`rt::insert`]), then checks its parents.
+    /// A new row that replaces an expired one (TTL tables: expired is
+    /// absent, as in MyRocks) deletes it: the children of the values it
+    /// held and the new row does not get its ON DELETE actions.
     pub fn insert(&self, txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
-        let key = rt::insert(txn, t, row)?;
+        let (key, replaced) = rt::insert_replacing(txn, t, row)?;
         crate::binlog::log_insert(txn, t, self.log_flags(), row)?;
         if let Some(st) = self.st {
+            if let Some(old) = replaced {
+                let pending = referencing_rows(txn, st, &t.def, &old, Some(row), true)?;
+                cascade(txn, st, pending, None, 0)?;
+            }
             check_parents(txn, st, &t.def, row, None)?;
         }
         Ok(key)
@@ -113,7 +124,7 @@ fn update(
     if depth > MAX_CASCADE_DEPTH {
         return Err(Error::FkDepth(MAX_CASCADE_DEPTH));
     }
-    let pending = referencing_rows(txn, st, &t.def, old, Some(new))?;
+    let pending = referencing_rows(txn, st, &t.def, old, Some(new), false)?;
     rt::update(txn, t, old, new)?;
     check_parents(txn, st, &t.def, new, Some(&old.values))?;
     cascade(txn, st, pending, Some(new), depth)
@@ -123,7 +134,7 @@ fn delete(txn: &mut Txn, st: &CatalogState, t: &Table, row: &Row, depth: u32) ->
     if depth > MAX_CASCADE_DEPTH {
         return Err(Error::FkDepth(MAX_CASCADE_DEPTH));
     }
-    let pending = referencing_rows(txn, st, &t.def, row, None)?;
+    let pending = referencing_rows(txn, st, &t.def, row, None, true)?;
     rt::delete(txn, t, row)?;
     cascade(txn, st, pending, None, depth)
 }
@@ -277,16 +288,18 @@ struct Pending {
     rows: Vec<Row>,
 }
 
-/// For a parent row being deleted (`new: None`) or updated: locks each
-/// referenced value exclusively and finds the rows referencing it. A
-/// RESTRICT / NO ACTION key with such rows fails here, before anything is
-/// written; the rest are returned for [`cascade`].
+/// For a parent row being deleted (`new: None`) or replaced by `new`:
+/// locks each referenced value `new` does not keep exclusively and finds
+/// the rows referencing it. A RESTRICT / NO ACTION key with such rows fails
+/// here, before anything is written; the rest are returned for [`cascade`].
+/// The action is the keys' ON DELETE one if `deleting`, else ON UPDATE.
 fn referencing_rows(
     txn: &mut Txn,
     st: &CatalogState,
     def: &TableDef,
     old: &Row,
     new: Option<&[Value]>,
+    deleting: bool,
 ) -> Result<Vec<Pending>> {
     let mut out = Vec::new();
     if !st.is_referenced(&def.db, &def.name) {
@@ -312,11 +325,7 @@ fn referencing_rows(
             let cf = crate::cf::of(txn.db(), pix)?;
             txn.lock(cf, &key, LockMode::Exclusive).map_err(txn_err)?;
         }
-        let action = if new.is_some() {
-            fk.on_update
-        } else {
-            fk.on_delete
-        };
+        let action = if deleting { fk.on_delete } else { fk.on_update };
         let same_table = child.def.db == def.db && child.def.name == def.name;
         let mut rows = Vec::new();
         for r in children_with(txn, &child.def, &fk.columns, &vals)? {
@@ -420,6 +429,14 @@ fn cascade(
             if !matches(cdef, &fk.columns, &cur.values, &was) {
                 continue;
             }
+            let rewrite = matches!(
+                (p.action, new),
+                (FkAction::SetNull, _) | (FkAction::Cascade, Some(_))
+            );
+            if rewrite && gone(cdef, &cur) {
+                delete(txn, st, &p.child, &cur, depth + 1)?;
+                continue;
+            }
             match (p.action, new) {
                 (FkAction::Cascade, None) => delete(txn, st, &p.child, &cur, depth + 1)?,
                 (FkAction::Cascade, Some(new)) => {
@@ -450,6 +467,19 @@ fn cascade(
         }
     }
     Ok(())
+}
+
+/// True when `row` of `def` has expired and reads hide it (TTL tables, read
+/// filtering on): CASCADE and SET NULL delete such a child instead of
+/// rewriting it, as a compaction would remove it. A rewrite would stamp it
+/// with the current time (bringing it back) and check its unique values
+/// against live rows (1062 for a row no statement can see).
+fn gone(def: &TableDef, row: &Row) -> bool {
+    crate::ttl::filtering()
+        && def.ttl.is_some_and(|ttl| {
+            let t = crate::ttl::row_time(&ttl, &row.values, row.stamp);
+            crate::ttl::expired(&ttl, t, crate::ttl::now_latest())
+        })
 }
 
 /// Checks the existing rows of `def` against its foreign key `k` (ALTER

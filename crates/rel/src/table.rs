@@ -529,6 +529,16 @@ fn last_key(db: &lsm::Db, ix: &Index) -> Result<Option<Vec<u8>>> {
 /// Inserts a new row; fails with `DupKey` on a primary or unique conflict.
 /// Hidden-PK tables get their hidden id here. Returns the row's key.
 pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
+    Ok(insert_replacing(txn, t, row)?.0)
+}
+
+/// [`insert`], also returning the expired row (TTL tables) the new row
+/// replaced under its primary key, if any: gone for reads, it is deleted.
+pub fn insert_replacing(
+    txn: &mut Txn,
+    t: &Table,
+    row: &[Value],
+) -> Result<(Vec<u8>, Option<Row>)> {
     writable(txn, t)?;
     let def = &t.def;
     let hidden = def
@@ -536,6 +546,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         .then(|| t.hidden_next.fetch_add(1, Ordering::SeqCst));
     let key = pk_key(def, row, hidden)?;
     let pcf = crate::cf::of(txn.db(), &def.pk)?;
+    let mut replaced = None;
     if hidden.is_none() {
         txn.lock(pcf, &key, LockMode::Exclusive).map_err(txn_err)?;
         let old = if t.pk_high.claim(txn.db(), &def.pk, &key)? {
@@ -550,20 +561,24 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
                     def.pk.name.clone(),
                 ));
             }
-            // The new row replaces an expired one (TTL tables): its entries
-            // go with it, so that none is left pointing at the new row.
-            let gone = decode_row(def, &key, &v, None)?;
-            for ix in t.write_indexes() {
-                let cf = crate::cf::of(txn.db(), ix)?;
-                delete_sk(txn, def, cf, &sk_key(def, ix, &gone.values, None)?);
-            }
+            replaced = Some(decode_row(def, &key, &v, None)?);
         }
     } else {
         txn.lock(pcf, &key, LockMode::Exclusive).map_err(txn_err)?;
     }
+    // Every check before the first write: a caller that goes on after a
+    // `DupKey` (INSERT IGNORE) must find the table as it was.
     for ix in t.write_indexes().filter(|i| i.unique) {
         if unique_holder(txn, def, ix, row)?.is_some() {
             return Err(Error::DupKey(dup_text(def, ix, row), ix.name.clone()));
+        }
+    }
+    // The new row replaces an expired one (TTL tables): its entries go with
+    // it, so that none is left pointing at the new row.
+    if let Some(gone) = &replaced {
+        for ix in t.write_indexes() {
+            let cf = crate::cf::of(txn.db(), ix)?;
+            delete_sk(txn, def, cf, &sk_key(def, ix, &gone.values, None)?);
         }
     }
     let stamp = crate::ttl::stamp_now();
@@ -575,7 +590,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
     }
     crate::shadow::mirror_put(txn, t, &key, row, hidden)?;
     t.estimate.add(1);
-    Ok(key)
+    Ok((key, replaced))
 }
 
 /// Replaces `old` (as read under an exclusive lock) with `new`.

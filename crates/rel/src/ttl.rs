@@ -15,7 +15,7 @@
 //! transaction's read view was taken (the statement's or transaction's
 //! snapshot; the current time when it has none), so a transaction sees the same
 //! rows all along; compactions remove it (`strata_enable_ttl`) at the time they
-//! start, but never a version a snapshot older than the compaction can read
+//! took their snapshot list (`lsm::FilterContext::unix_time`), but never a version a snapshot older than the compaction can read
 //! (`lsm::compaction::filter`), so an open transaction keeps what it reads
 //! however long it runs. A snapshot taken while a compaction runs is newer than
 //! the compaction's clock, so it hides what the compaction removes, as long as
@@ -339,7 +339,7 @@ impl lsm::CompactionFilterFactory for FilterFactory {
         "strata.TtlCompactionFilter"
     }
 
-    fn create(&self, _ctx: &lsm::FilterContext) -> Option<Box<dyn lsm::CompactionFilter>> {
+    fn create(&self, ctx: &lsm::FilterContext) -> Option<Box<dyn lsm::CompactionFilter>> {
         if !ENABLE.load(Ordering::Relaxed) {
             return None;
         }
@@ -349,7 +349,10 @@ impl lsm::CompactionFilterFactory for FilterFactory {
         }
         Some(Box::new(Filter {
             map,
-            now: offset(unix_now(), &DEBUG_SNAPSHOT_TS),
+            // When the compaction's snapshot list was taken, not now: a
+            // snapshot taken since is not protected, and must find every row
+            // expired at its own (later) time that the filter removes.
+            now: offset(ctx.unix_time, &DEBUG_SNAPSHOT_TS),
         }))
     }
 }

@@ -9,19 +9,13 @@
 //! once) and merged. Entries with equal keys come back in the order they were pushed
 //! (the bulk load's IGNORE keeps the first, REPLACE the last).
 //!
-//! Merging: a binary heap of run heads ordered by (key, run number), so equal keys
-//! come from the earlier run (whose entries were pushed first). Runs are unlinked
-//! files, so each one holds a descriptor until merged: whenever `FAN_IN` runs of the
-//! same level sit at the end of the list they are merged into one run of the next
-//! level (tiered, like a counter in base `FAN_IN`). The runs stay in push order, and at
-//! most `FAN_IN - 1` runs per level are open (a level's runs are `FAN_IN` times larger
-//! than the level below's), whatever the input size.
+//! Runs and their merge: `runmerge` (a heap of run heads, tiered so that the open
+//! run files stay bounded; equal keys come from the earlier run).
 use crate::error::{Result, SqlError};
-use crate::sort::{io_err, rewind_run, temp_file};
+use crate::runmerge::{io_err, RunFormat, RunWriter, Runs, POLL_EVERY};
 use std::cmp::Ordering;
-use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read, Write};
 
 /// What `KeySorter::finish` calls with each key and payload: false stops it.
 pub type EntryFn<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool> + 'a;
@@ -49,16 +43,7 @@ fn prefix(k: &[u8]) -> u64 {
     u64::from_be_bytes(b)
 }
 
-/// A sorted run on disk: its file (already unlinked), entry count, and level
-/// (0: spilled from memory; n + 1: merged from `FAN_IN` runs of level n).
-struct Run {
-    file: File,
-    n: u64,
-    level: u32,
-}
-
-/// Runs merged at once into one of the next level (bounds the open files).
-pub const FAN_IN: usize = 32;
+pub use crate::runmerge::{Interrupt, FAN_IN};
 
 /// The longest key or payload an entry may have (a run file refuses longer ones).
 const MAX_PART: usize = 1 << 30;
@@ -72,11 +57,7 @@ pub struct KeySorter {
     /// Bytes at the start of every key in memory that are the same in all
     /// of them (those of the first key's).
     common: usize,
-    runs: Vec<Run>,
-    /// Runs spilled from memory so far.
-    spilled: usize,
-    /// The most run files open at once so far.
-    peak_open: usize,
+    runs: Runs,
 }
 
 impl KeySorter {
@@ -89,9 +70,7 @@ impl KeySorter {
             buf: Vec::new(),
             ents: Vec::new(),
             common: 0,
-            runs: Vec::new(),
-            spilled: 0,
-            peak_open: 0,
+            runs: Runs::new(None),
         }
     }
 
@@ -105,10 +84,18 @@ impl KeySorter {
         let (Ok(klen), Ok(vlen)) = (u32::try_from(key.len()), u32::try_from(payload.len())) else {
             return Err(SqlError::internal("sort entry too large"));
         };
+        let n = key.len() + payload.len();
+        if !self.room_for(n) {
+            if !self.ents.is_empty() {
+                self.spill()?;
+            }
+            if !self.room_for(n) {
+                // One entry larger than the budget: taken alone.
+                self.buf.reserve_exact(n);
+                self.ents.reserve_exact(1);
+            }
+        }
         if self.ents.is_empty() {
-            // The first entry of a run: room for much of it, so that it is
-            // seldom copied as it grows (bounded: many loads may be open).
-            self.buf.reserve(self.budget.min(16 << 20));
             self.common = key.len();
         } else if self.common > 0 {
             let first = &self.buf[..self.common];
@@ -123,28 +110,61 @@ impl KeySorter {
             klen,
             vlen,
         });
-        if self.buf.len() + self.ents.len() * ENT_BYTES > self.budget {
-            self.spill()?;
-        }
         Ok(())
     }
 
-    /// Drops every entry (and the runs on disk).
+    /// Memory held: what is allocated (capacities), not what is used.
+    pub fn held(&self) -> usize {
+        self.buf.capacity() + self.ents.capacity() * ENT_BYTES
+    }
+
+    /// Makes room for one more entry of `n` bytes, growing the buffers within
+    /// the budget (doubling, or by half of what the budget has left, so that
+    /// what is allocated never passes it); false when they are full.
+    fn room_for(&mut self, n: usize) -> bool {
+        let cap = self.buf.capacity();
+        if self.buf.len() + n > cap {
+            let free = self.budget.saturating_sub(self.held());
+            let grow = cap.max(4096).min(free / 2).max(self.buf.len() + n - cap);
+            if grow > free {
+                return false;
+            }
+            self.buf.reserve_exact(cap + grow - self.buf.len());
+        }
+        let cap = self.ents.capacity();
+        if self.ents.len() == cap {
+            let free = self.budget.saturating_sub(self.held()) / ENT_BYTES;
+            let grow = cap.max(256).min(free / 2).max(1);
+            if grow > free {
+                return false;
+            }
+            self.ents.reserve_exact(cap + grow - self.ents.len());
+        }
+        true
+    }
+
+    /// Drops every entry (and the runs on disk), and gives back the memory.
     pub fn clear(&mut self) {
-        self.ents.clear();
-        self.buf.clear();
+        self.ents = Vec::new();
+        self.buf = Vec::new();
         self.runs.clear();
         self.common = 0;
     }
 
+    /// Polls `check` while giving back or merging entries: a KILL stops the
+    /// sort within `POLL_EVERY` entries.
+    pub fn set_interrupt(&mut self, check: Interrupt) {
+        self.runs.set_interrupt(check);
+    }
+
     /// Number of runs spilled to disk so far (0: the sort is in memory).
     pub fn spilled_runs(&self) -> usize {
-        self.spilled
+        self.runs.spilled()
     }
 
     /// The most run files that were open at once so far.
     pub fn peak_open_runs(&self) -> usize {
-        self.peak_open
+        self.runs.peak_open()
     }
 
     fn key<'a>(buf: &'a [u8], e: &Ent) -> &'a [u8] {
@@ -172,41 +192,18 @@ impl KeySorter {
         });
     }
 
-    /// Writes the sorted memory entries as a run: per entry its key length and
-    /// payload length (u32 little-endian each), then the key and the payload.
+    /// Writes the sorted memory entries as a run.
     fn spill(&mut self) -> Result<()> {
         self.sort_mem();
-        self.peak_open = self.peak_open.max(self.runs.len() + 1);
         let (buf, ents) = (&self.buf, &self.ents);
-        let run = write_run(0, |out| {
+        self.runs.spill(&KeyRuns { desc: self.desc }, |w| {
             for e in ents {
-                out(Self::key(buf, e), Self::payload(buf, e))?;
+                write_entry(w, Self::key(buf, e), Self::payload(buf, e))?;
             }
-            Ok(())
+            Ok(ents.len() as u64)
         })?;
-        self.runs.push(run);
-        self.spilled += 1;
         self.ents.clear();
         self.buf.clear();
-        self.merge_tail()
-    }
-
-    /// Merges the last `FAN_IN` runs into one while they are of one level.
-    fn merge_tail(&mut self) -> Result<()> {
-        while self.runs.len() >= FAN_IN {
-            let start = self.runs.len() - FAN_IN;
-            let level = self.runs[start].level;
-            if self.runs[start..].iter().any(|r| r.level != level) {
-                break;
-            }
-            self.peak_open = self.peak_open.max(self.runs.len() + 1);
-            let group = self.runs.split_off(start);
-            let desc = self.desc;
-            let run = write_run(level + 1, |out| {
-                merge(group, desc, &mut |k, v| out(k, v).map(|_| true))
-            })?;
-            self.runs.push(run);
-        }
         Ok(())
     }
 
@@ -214,7 +211,11 @@ impl KeySorter {
     pub fn finish(mut self, f: &mut EntryFn<'_>) -> Result<()> {
         if self.runs.is_empty() {
             self.sort_mem();
-            for e in &self.ents {
+            let check = self.runs.interrupt();
+            for (i, e) in self.ents.iter().enumerate() {
+                if let Some(c) = check.filter(|_| (i as u64 + 1).is_multiple_of(POLL_EVERY)) {
+                    c()?;
+                }
                 if !f(Self::key(&self.buf, e), Self::payload(&self.buf, e))? {
                     break;
                 }
@@ -224,120 +225,38 @@ impl KeySorter {
         if !self.ents.is_empty() {
             self.spill()?;
         }
-        crate::sort::MERGE_PASSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        merge(std::mem::take(&mut self.runs), self.desc, f)
+        self.runs
+            .merge(&KeyRuns { desc: self.desc }, &mut |(k, v)| f(k, v))
     }
 }
 
-/// Writes a run of level `level`: `fill` calls its argument with each entry in
-/// order; per entry its key length and payload length (u32 little-endian each),
-/// then the key and the payload.
-fn write_run(
-    level: u32,
-    fill: impl FnOnce(&mut dyn FnMut(&[u8], &[u8]) -> Result<()>) -> Result<()>,
-) -> Result<Run> {
-    let mut file = temp_file()?;
-    let mut n = 0u64;
-    {
-        let mut w = BufWriter::with_capacity(256 << 10, &mut file);
-        fill(&mut |k, v| {
-            n += 1;
-            // Lengths fit: `push` refused longer parts.
-            w.write_all(&(k.len() as u32).to_le_bytes())
-                .and_then(|_| w.write_all(&(v.len() as u32).to_le_bytes()))
-                .and_then(|_| w.write_all(k))
-                .and_then(|_| w.write_all(v))
-                .map_err(io_err)
-        })?;
-        w.flush().map_err(io_err)?;
-    }
-    rewind_run(&mut file)?;
-    Ok(Run { file, n, level })
+/// Writes an entry to a run: its key length and payload length (u32
+/// little-endian each), then the key and the payload.
+fn write_entry(w: &mut RunWriter<'_>, k: &[u8], v: &[u8]) -> Result<()> {
+    // Lengths fit: `push` refused longer parts.
+    w.write_all(&(k.len() as u32).to_le_bytes())
+        .and_then(|_| w.write_all(&(v.len() as u32).to_le_bytes()))
+        .and_then(|_| w.write_all(k))
+        .and_then(|_| w.write_all(v))
+        .map_err(io_err)
 }
 
-/// A run's next entry in the merge heap.
-struct Head {
+/// The runs of a key sort: entries are (key, payload), ordered by the key's
+/// bytes (descending for a reverse family).
+struct KeyRuns {
     desc: bool,
-    /// The run's place in push order: breaks ties between equal keys.
-    run: usize,
-    rd: RunReader,
-    key: Vec<u8>,
-    payload: Vec<u8>,
 }
 
-impl Ord for Head {
-    fn cmp(&self, o: &Head) -> Ordering {
-        let k = if self.desc {
-            o.key.cmp(&self.key)
-        } else {
-            self.key.cmp(&o.key)
-        };
-        // `BinaryHeap` pops its greatest: the least (key, run) must be it.
-        k.then(self.run.cmp(&o.run)).reverse()
+impl RunFormat for KeyRuns {
+    type Entry = (Vec<u8>, Vec<u8>);
+
+    fn write(&self, w: &mut RunWriter<'_>, (k, v): &Self::Entry) -> Result<()> {
+        write_entry(w, k, v)
     }
-}
 
-impl PartialOrd for Head {
-    fn partial_cmp(&self, o: &Head) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl PartialEq for Head {
-    fn eq(&self, o: &Head) -> bool {
-        self.cmp(o).is_eq()
-    }
-}
-
-impl Eq for Head {}
-
-/// Calls `f` with the entries of `runs` (in push order) in key order, equal keys
-/// in run order, until it returns false.
-fn merge(runs: Vec<Run>, desc: bool, f: &mut EntryFn<'_>) -> Result<()> {
-    let mut heap = BinaryHeap::with_capacity(runs.len());
-    for (run, r) in runs.into_iter().enumerate() {
-        let mut h = Head {
-            desc,
-            run,
-            rd: RunReader {
-                r: BufReader::with_capacity(64 << 10, r.file),
-                left: r.n,
-            },
-            key: Vec::new(),
-            payload: Vec::new(),
-        };
-        if h.rd.next(&mut h.key, &mut h.payload)? {
-            heap.push(h);
-        }
-    }
-    while let Some(mut top) = heap.peek_mut() {
-        if !f(&top.key, &top.payload)? {
-            break;
-        }
-        let Head {
-            rd, key, payload, ..
-        } = &mut *top;
-        if !rd.next(key, payload)? {
-            PeekMut::pop(top);
-        }
-    }
-    Ok(())
-}
-
-struct RunReader {
-    r: BufReader<File>,
-    left: u64,
-}
-
-impl RunReader {
-    /// Reads the run's next entry into `key` and `payload`; false at its end.
-    fn next(&mut self, key: &mut Vec<u8>, payload: &mut Vec<u8>) -> Result<bool> {
-        if self.left == 0 {
-            return Ok(false);
-        }
-        self.left -= 1;
+    fn read(&self, r: &mut BufReader<File>, (key, payload): &mut Self::Entry) -> Result<()> {
         let mut lens = [0u8; 8];
-        self.r.read_exact(&mut lens).map_err(io_err)?;
+        r.read_exact(&mut lens).map_err(io_err)?;
         let (k, v) = lens.split_at(4);
         let len = |b: &[u8]| -> Result<usize> {
             let n = b
@@ -351,10 +270,17 @@ impl RunReader {
         };
         let (kl, vl) = (len(k)?, len(v)?);
         key.resize(kl, 0);
-        self.r.read_exact(key).map_err(io_err)?;
+        r.read_exact(key).map_err(io_err)?;
         payload.resize(vl, 0);
-        self.r.read_exact(payload).map_err(io_err)?;
-        Ok(true)
+        r.read_exact(payload).map_err(io_err)
+    }
+
+    fn cmp(&self, a: &Self::Entry, b: &Self::Entry) -> Ordering {
+        if self.desc {
+            b.0.cmp(&a.0)
+        } else {
+            a.0.cmp(&b.0)
+        }
     }
 }
 
@@ -469,6 +395,38 @@ mod tests {
         let e = s.push(&big, b"").err().expect("refused");
         assert!(e.to_string().contains("1 GiB"), "{e}");
         s.push(b"k", b"v").unwrap();
+    }
+
+    /// What the sort allocates (capacities, not lengths) stays within its
+    /// budget whatever the entries' sizes (a 16 MiB reservation and doubling
+    /// vectors used to hold up to twice it), and `clear` gives it back.
+    #[test]
+    fn memory_held_stays_within_the_budget() {
+        for (budget, klen, vlen) in [
+            (64usize << 10, 12usize, 0usize),
+            (1 << 20, 20, 0),
+            (1 << 20, 9, 100),
+            (3 << 20, 30, 7),
+            (256 << 10, 40_000, 3),
+        ] {
+            let mut s = KeySorter::new(false, budget);
+            let n = 4 * budget / (klen + vlen + ENT_BYTES);
+            let mut peak = 0;
+            for i in 0..n {
+                let mut k = vec![7u8; klen];
+                k[klen - 8..].copy_from_slice(&((i * 7919) % n).to_be_bytes());
+                s.push(&k, &vec![1u8; vlen]).unwrap();
+                peak = peak.max(s.held());
+            }
+            assert!(peak <= budget, "{budget} {klen} {vlen}: held {peak}");
+            assert!(
+                peak > budget / 2,
+                "{budget} {klen} {vlen}: held only {peak}"
+            );
+            assert!(s.spilled_runs() >= 3, "{budget} {klen} {vlen}");
+            s.clear();
+            assert_eq!(s.held(), 0);
+        }
     }
 
     #[test]

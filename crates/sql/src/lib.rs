@@ -57,6 +57,7 @@ pub mod multidml;
 pub mod parse;
 pub mod procs;
 pub mod result;
+pub mod runmerge;
 pub mod select;
 pub mod session;
 pub mod set;

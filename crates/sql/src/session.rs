@@ -98,6 +98,8 @@ pub struct Session {
     /// This session's Com_* counters (`com::NAMES` order) and Questions.
     pub(crate) com: Vec<u64>,
     pub(crate) questions: u64,
+    /// What this session's bulk loads did (`Strata_bulk_load_*`).
+    pub(crate) bulk_counts: crate::bulk::Counts,
 }
 
 impl Session {
@@ -137,6 +139,7 @@ impl Session {
             proc: slot_owner.procs.register(conn_id, user, None),
             com: vec![0; crate::com::NAMES.len()],
             questions: 0,
+            bulk_counts: Default::default(),
         };
         s.proc.set_db(s.db.clone());
         s.refresh();

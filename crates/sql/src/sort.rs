@@ -1,9 +1,9 @@
 //! ORDER BY with bounded memory: rows (output values + sort keys) are gathered in memory
 //! up to a byte budget (`tmp_table_size`); past it, the sorted buffer is written to a run
 //! file and the runs are merged at the end (an external merge sort). With a LIMIT only the
-//! first `offset + limit` rows can be sent, so only that many are kept (top-N). Run files
-//! are created in the temporary directory and unlinked at once: they vanish with the
-//! statement, or with the process if it dies.
+//! first `offset + limit` rows can be sent, so only that many are kept (top-N). Runs and
+//! their merge are `runmerge`'s (shared with `keysort`): unlinked temporary files, merged
+//! through a heap, tiered so that open run files stay bounded.
 //!
 //! A key may be given a collation (`Sorter::collated`): its strings are then held as they
 //! are and compared under the collation in place (`Collation::compares_in_place`: `_bin`
@@ -12,14 +12,14 @@
 //! turn that key's values into their sort keys (`Collation::sort_key`, what
 //! `Expr::SortKey` gives), held from then on; both forms order rows identically.
 use crate::error::{Result, SqlError};
+use crate::runmerge::{io_err, RunFormat, RunWriter, Runs};
 use rel::collation::Collation;
 use rel::value::{compare, Value};
 use std::cmp::Ordering;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, Read, Write};
 
-/// Sorts that wrote runs to disk and merged them (MySQL's `Sort_merge_passes`, roughly).
-pub static MERGE_PASSES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub use crate::runmerge::MERGE_PASSES;
 
 /// One row being sorted: (output values, sort keys).
 pub type SortRow = (Vec<Value>, Vec<Value>);
@@ -138,13 +138,7 @@ pub struct Sorter {
     keep: Option<usize>,
     mem: Vec<SortRow>,
     mem_bytes: usize,
-    runs: Vec<Run>,
-}
-
-/// A sorted run on disk: its file (already unlinked) and row count.
-struct Run {
-    file: File,
-    rows: u64,
+    runs: Runs,
 }
 
 impl Sorter {
@@ -168,7 +162,7 @@ impl Sorter {
             keep,
             mem: Vec::new(),
             mem_bytes: 0,
-            runs: Vec::new(),
+            runs: Runs::new(keep.map(|k| k as u64)),
         }
     }
 
@@ -234,24 +228,14 @@ impl Sorter {
         if let Some(k) = self.keep {
             self.mem.truncate(k);
         }
-        let mut file = temp_file()?;
-        {
-            let mut w = BufWriter::with_capacity(256 << 10, &mut file);
-            let mut buf = Vec::new();
-            for r in &self.mem {
-                buf.clear();
-                encode_row(r, &mut buf);
-                w.write_all(&(buf.len() as u32).to_le_bytes())
-                    .and_then(|_| w.write_all(&buf))
-                    .map_err(io_err)?;
+        let fmt = RowRuns(self.ord.clone());
+        let mem = &self.mem;
+        self.runs.spill(&fmt, |w| {
+            for r in mem {
+                fmt.write(w, r)?;
             }
-            w.flush().map_err(io_err)?;
-        }
-        rewind_run(&mut file)?;
-        self.runs.push(Run {
-            file,
-            rows: self.mem.len() as u64,
-        });
+            Ok(mem.len() as u64)
+        })?;
         self.mem.clear();
         self.mem_bytes = 0;
         Ok(())
@@ -259,7 +243,12 @@ impl Sorter {
 
     /// Number of runs written to disk (0: the sort stayed in memory).
     pub fn spilled_runs(&self) -> usize {
-        self.runs.len()
+        self.runs.spilled()
+    }
+
+    /// The most run files that were open at once so far.
+    pub fn peak_open_runs(&self) -> usize {
+        self.runs.peak_open()
     }
 
     /// Calls `f` with each row in order until it returns false.
@@ -289,44 +278,8 @@ impl Sorter {
         if !self.mem.is_empty() {
             self.spill()?;
         }
-        MERGE_PASSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut readers: Vec<RunReader> = self
-            .runs
-            .into_iter()
-            .map(|r| RunReader {
-                r: BufReader::with_capacity(64 << 10, r.file),
-                left: r.rows,
-            })
-            .collect();
-        let mut heads: Vec<Option<SortRow>> = Vec::with_capacity(readers.len());
-        for r in readers.iter_mut() {
-            heads.push(r.next()?);
-        }
-        // A linear pick of the smallest head: the number of runs is small
-        // (rows / budget), and each pick is a few comparisons.
-        loop {
-            let mut best: Option<usize> = None;
-            for (i, h) in heads.iter().enumerate() {
-                if let Some(row) = h {
-                    let better = match best.and_then(|b| heads[b].as_ref()) {
-                        None => true,
-                        Some(cur) => self.ord.cmp(&row.1, &cur.1).is_lt(),
-                    };
-                    if better {
-                        best = Some(i);
-                    }
-                }
-            }
-            let Some(i) = best else { break };
-            let next = readers[i].next()?;
-            let Some(row) = std::mem::replace(&mut heads[i], next) else {
-                break;
-            };
-            if !f(row)? {
-                break;
-            }
-        }
-        Ok(())
+        let fmt = RowRuns(self.ord.clone());
+        self.runs.merge(&fmt, &mut |row| f(std::mem::take(row)))
     }
 }
 
@@ -353,78 +306,35 @@ impl Sorter {
     }
 }
 
-struct RunReader {
-    r: BufReader<File>,
-    left: u64,
-}
+/// The runs of a row sort: per row its encoding's length (u32 little-endian)
+/// and the encoding; rows ordered by their keys (materialized: sort keys).
+struct RowRuns(KeyOrder);
 
-impl RunReader {
-    fn next(&mut self) -> Result<Option<SortRow>> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
+impl RunFormat for RowRuns {
+    type Entry = SortRow;
+
+    fn write(&self, w: &mut RunWriter<'_>, r: &SortRow) -> Result<()> {
+        let mut buf = Vec::new();
+        encode_row(r, &mut buf);
+        let len = u32::try_from(buf.len())
+            .map_err(|_| SqlError::unsupported("a sorted row of more than 4 GiB"))?;
+        w.write_all(&len.to_le_bytes())
+            .and_then(|_| w.write_all(&buf))
+            .map_err(io_err)
+    }
+
+    fn read(&self, r: &mut BufReader<File>, row: &mut SortRow) -> Result<()> {
         let mut len = [0u8; 4];
-        self.r.read_exact(&mut len).map_err(io_err)?;
+        r.read_exact(&mut len).map_err(io_err)?;
         let mut buf = vec![0u8; u32::from_le_bytes(len) as usize];
-        self.r.read_exact(&mut buf).map_err(io_err)?;
-        decode_row(&buf)
-            .map(Some)
-            .ok_or_else(|| SqlError::internal("sort run file is corrupt"))
+        r.read_exact(&mut buf).map_err(io_err)?;
+        *row = decode_row(&buf).ok_or_else(|| SqlError::internal("sort run file is corrupt"))?;
+        Ok(())
     }
-}
 
-pub(crate) fn io_err(e: std::io::Error) -> SqlError {
-    // ER_ERROR_ON_WRITE-like: the sort could not use its temporary file.
-    SqlError::engine(format!(
-        "error {} (sort run file: {e})",
-        e.raw_os_error().unwrap_or(0)
-    ))
-}
-
-/// Writes a run to disk and drops it from the page cache: a memory limit (a cgroup)
-/// counts dirty page cache, so hundreds of megabytes of spilled rows would count as the
-/// server's memory. Reading the run back brings in clean pages, which are reclaimable.
-fn drop_from_page_cache(file: &File) -> Result<()> {
-    file.sync_data().map_err(io_err)?;
-    lsm::vfs::drop_page_cache(file);
-    Ok(())
-}
-
-/// A run just written, ready to be read back from its start (and out of
-/// the page cache meanwhile).
-pub(crate) fn rewind_run(file: &mut File) -> Result<()> {
-    drop_from_page_cache(file)?;
-    file.seek(SeekFrom::Start(0)).map_err(io_err)?;
-    Ok(())
-}
-
-/// A new temporary file, already unlinked.
-pub(crate) fn temp_file() -> Result<File> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir();
-    for _ in 0..16 {
-        let path = dir.join(format!(
-            "strata-sort-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(f) => {
-                let _ = std::fs::remove_file(&path);
-                return Ok(f);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_err(e)),
-        }
+    fn cmp(&self, a: &SortRow, b: &SortRow) -> Ordering {
+        self.0.cmp(&a.1, &b.1)
     }
-    Err(SqlError::internal("cannot create a sort run file"))
 }
 
 fn encode_row(r: &SortRow, out: &mut Vec<u8>) {
@@ -601,6 +511,43 @@ mod tests {
             same_rows(&ext, &expect, seed);
             let (top, _) = sorted(input, dirs.clone(), 64 << 10, Some(777));
             same_rows(&top, &expect[..777], seed);
+        }
+    }
+
+    /// Hundreds of runs (a 64 KiB budget): the merged output is the stable
+    /// sort's, top-N too, and the run files open at once stay bounded by the
+    /// tiered merge (before it every run stayed open to the end: EMFILE past
+    /// ~1000 runs, and each row cost a comparison per run).
+    #[test]
+    fn many_runs_merge_with_bounded_open_files() {
+        let seed = testkit::seed("many_runs_merge_with_bounded_open_files");
+        let input = rows(120_000, seed);
+        let dirs = vec![false, true];
+        let ord = KeyOrder::new(dirs.clone(), vec![]);
+        let mut want = input.clone();
+        want.sort_by(|a, b| ord.cmp(&a.1, &b.1));
+        let want: Vec<Vec<Value>> = want.into_iter().map(|r| r.0).collect();
+        for keep in [None, Some(50_000)] {
+            let mut s = Sorter::new(dirs.clone(), 64 << 10, keep);
+            for r in input.clone() {
+                s.push(r).unwrap();
+            }
+            let (runs, peak) = (s.spilled_runs(), s.peak_open_runs());
+            assert!(
+                runs > 2 * crate::runmerge::FAN_IN,
+                "SEED={seed}: only {runs} runs"
+            );
+            assert!(
+                peak < 2 * crate::runmerge::FAN_IN,
+                "SEED={seed}: {peak} run files open at once for {runs} runs"
+            );
+            let mut out = Vec::new();
+            s.finish(&mut |r| {
+                out.push(r);
+                Ok(true)
+            })
+            .unwrap();
+            same_rows(&out, &want[..keep.unwrap_or(want.len())], seed);
         }
     }
 

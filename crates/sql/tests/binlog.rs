@@ -4,7 +4,7 @@
 //! row's distinctive bytes in the log files (the e2e test has mariadb-binlog
 //! decode them).
 mod common;
-use common::{fails, q, session_in_d, TestDb};
+use common::{fails, q, with_files, TestDb};
 use sql::{Session, Value};
 
 /// An instance with the binary log on (basename `binlog`) and a
@@ -18,13 +18,7 @@ fn setup(name: &str) -> (TestDb, testkit::TempDir, Session) {
             ..Default::default()
         },
     );
-    let files = testkit::TempDir::new(&format!("{name}-files"));
-    db.inst.set_global(
-        "secure_file_priv",
-        Value::Bytes(files.0.display().to_string().into_bytes()),
-    );
-    let s = session_in_d(&db);
-    (db, files, s)
+    with_files(db, name)
 }
 
 /// Every binary log file's bytes, concatenated (after the writer caught up).

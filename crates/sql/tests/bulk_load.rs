@@ -8,9 +8,9 @@
 //! Concurrency is made deterministic by waiting for the other session to
 //! show "Waiting for table metadata lock" in SHOW PROCESSLIST.
 mod common;
-use common::{check_ok, fails, q, rows, TestDb};
+use common::{check_ok, fails, q, rows, wait_state, TestDb};
 use sql::{Session, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A root session with connection id `id` in database `d`.
 fn session(db: &TestDb, id: u64) -> Session {
@@ -18,26 +18,6 @@ fn session(db: &TestDb, id: u64) -> Session {
     q(&mut s, "CREATE DATABASE IF NOT EXISTS d");
     q(&mut s, "USE d");
     s
-}
-
-/// Waits until session `id` shows `state` in SHOW PROCESSLIST (as seen
-/// by `s`, not a session with a load open: the statement would end it).
-fn wait_state(s: &mut Session, id: u64, state: &str) {
-    let end = Instant::now() + Duration::from_secs(20);
-    loop {
-        let list = rows(s, "SHOW PROCESSLIST");
-        let found = list
-            .iter()
-            .any(|r| r.starts_with(&format!("{id}|")) && r.contains(state));
-        if found {
-            return;
-        }
-        assert!(
-            Instant::now() < end,
-            "session {id} never showed {state}: {list:?}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 #[test]

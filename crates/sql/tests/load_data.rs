@@ -3,35 +3,15 @@
 //! strata_bulk_load session mode. Expected answers were checked against
 //! MariaDB 10.11 (the same statements and files on mariadbd).
 mod common;
-use common::{check_ok, fails, q, rows, session_in_d, TestDb};
+use common::{
+    check_ok, fails, q, rows, session_in_d, status, with_files, write_file as write, TestDb,
+};
 use sql::{Session, Value};
 
 /// An instance whose secure_file_priv is a temporary directory; returns it
 /// with the directory.
 fn setup(name: &str) -> (TestDb, testkit::TempDir, Session) {
-    let db = TestDb::open(name);
-    let files = testkit::TempDir::new(&format!("{name}-files"));
-    db.inst.set_global(
-        "secure_file_priv",
-        Value::Bytes(files.0.display().to_string().into_bytes()),
-    );
-    let s = session_in_d(&db);
-    (db, files, s)
-}
-
-fn write(dir: &testkit::TempDir, name: &str, body: &[u8]) -> String {
-    let p = dir.0.join(name);
-    std::fs::write(&p, body).unwrap();
-    p.display().to_string()
-}
-
-fn status(s: &mut Session, name: &str) -> u64 {
-    rows(s, &format!("SHOW STATUS LIKE '{name}'"))[0]
-        .split('|')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap()
+    with_files(TestDb::open(name), name)
 }
 
 fn warnings(s: &mut Session) -> Vec<String> {

@@ -77,6 +77,10 @@ fn set_validates_and_normalizes_like_mariadb() {
         "PAD_CHAR_TO_FULL_LENGTH",
         "ORACLE",
         "EMPTY_STRING_IS_NULL",
+        // Statement text is lexed with backslash escapes always: with the
+        // flag 'C:\'; SELECT 2 would be two statements (issue 12 review).
+        "NO_BACKSLASH_ESCAPES",
+        "NO_BACKSLASH_ESCAPES,STRICT_TRANS_TABLES",
     ] {
         let e = s
             .query(&format!("SET sql_mode = '{m}'"), &mut c)
@@ -106,6 +110,24 @@ fn set_validates_and_normalizes_like_mariadb() {
         "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"
     );
     assert_eq!(err(&mut s, "SET GLOBAL sql_mode = 'ANSI_QUOTES'"), 1235);
+    // NO_BACKSLASH_ESCAPES (bit 20) by number, globally, added to the mode,
+    // per statement: refused every way, the mode unchanged.
+    for set in [
+        "SET sql_mode = 1048576",
+        "SET GLOBAL sql_mode = 'NO_BACKSLASH_ESCAPES'",
+        "SET @@session.sql_mode = CONCAT(@@sql_mode, ',NO_BACKSLASH_ESCAPES')",
+        "SET SESSION sql_mode = 'no_backslash_escapes'",
+    ] {
+        assert_eq!(err(&mut s, set), 1235, "{set}");
+    }
+    assert_eq!(
+        cell(&mut s, "SELECT @@sql_mode"),
+        "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"
+    );
+    assert!(
+        !cell(&mut s, "SELECT @@global.sql_mode").contains("BACKSLASH"),
+        "global mode changed"
+    );
 }
 
 #[test]

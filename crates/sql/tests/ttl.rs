@@ -44,9 +44,14 @@ impl Drop for Serial {
 /// Keys stored in the engine under index `id` (what compaction has not
 /// removed), read raw at the latest state.
 fn keys_of(inst: &sql::Instance, id: u32) -> usize {
+    entries_of(inst, id).len()
+}
+
+/// The entries (key, value) stored in the engine under index `id`.
+fn entries_of(inst: &sql::Instance, id: u32) -> Vec<(Vec<u8>, Vec<u8>)> {
     let eng = inst.catalog.db();
     let lo = id.to_be_bytes().to_vec();
-    let mut n = 0;
+    let mut n = Vec::new();
     for cf in rel::cf::all(eng) {
         let mut it = eng
             .iter_cf(
@@ -60,7 +65,7 @@ fn keys_of(inst: &sql::Instance, id: u32) -> usize {
             .unwrap();
         it.seek(&lo);
         while it.valid() {
-            n += 1;
+            n.push((it.key().to_vec(), it.value().to_vec()));
             it.next();
         }
     }
@@ -650,4 +655,177 @@ fn a_snapshot_keeps_expired_rows_with_filtering_off() {
     q(&mut a, "COMMIT");
     q(&mut s, "OPTIMIZE TABLE t");
     assert_eq!(rows(&mut a, "SELECT COUNT(*) FROM t"), ["0"]);
+}
+
+/// Review 2 of issue 12: INSERT IGNORE of a row that would replace an expired
+/// one but fails a unique check leaves the expired row whole (its secondary
+/// entries were removed before the check, and IGNORE went on): with read
+/// filtering off it is found through its indexes and holds its unique value.
+#[test]
+fn insert_ignore_over_an_expired_row_leaves_it_whole() {
+    let _g = serial();
+    let db = TestDb::open("ttl-ignore");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, b INT, c INT, KEY kb (b), UNIQUE KEY uc (c)) \
+         COMMENT='ttl_duration=100;'",
+    );
+    insert_at(&mut s, -300, "INSERT INTO t VALUES (1, 10, 100)");
+    q(&mut s, "INSERT INTO t VALUES (2, 20, 200)");
+    // Row 1 has expired; the new row 1 would take c = 200, which row 2 holds.
+    q(&mut s, "INSERT IGNORE INTO t VALUES (1, 30, 200)");
+    assert_eq!(rows(&mut s, "SELECT a, b, c FROM t"), ["2|20|200"]);
+    q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = OFF");
+    assert_eq!(
+        rows(&mut s, "SELECT a, b, c FROM t ORDER BY a"),
+        ["1|10|100", "2|20|200"]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t FORCE INDEX (kb) WHERE b = 10"),
+        ["1"]
+    );
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t FORCE INDEX (uc) WHERE c = 100"),
+        ["1"]
+    );
+    assert_eq!(fails(&mut s, "INSERT INTO t VALUES (3, 40, 100)").0, 1062);
+    check_ok(&mut s, "t");
+    q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = ON");
+    // A row that passes the checks still replaces it, entries and all.
+    q(&mut s, "INSERT IGNORE INTO t VALUES (1, 30, 300)");
+    assert_eq!(
+        rows(&mut s, "SELECT a FROM t FORCE INDEX (kb) WHERE b > 0 ORDER BY b"),
+        ["2", "1"]
+    );
+    check_ok(&mut s, "t");
+}
+
+/// Review 2 of issue 12: a compaction judges expiry by the clock read with
+/// its snapshot list (`lsm::FilterContext::unix_time`), not by the clock when
+/// its filter is made: a snapshot taken in between is not protected by the
+/// compaction, and reads at its own time the rows that had not expired then.
+#[test]
+fn the_compaction_filter_judges_by_the_clock_of_its_snapshot_list() {
+    use lsm::{CompactionFilterFactory, Decision};
+    let _g = serial();
+    let db = TestDb::open("ttl-filter-clock");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY kb (b)) COMMENT='ttl_duration=100;'",
+    );
+    insert_at(&mut s, -150, "INSERT INTO t VALUES (1, 1)");
+    let (pk, kb) = ids(&db, "t");
+    let st = db.catalog.state();
+    let t = st.table("d", "t").unwrap();
+    let reg = std::sync::Arc::new(rel::ttl::Registry::default());
+    reg.refresh(std::iter::once(&**t));
+    let factory = rel::ttl::FilterFactory(reg);
+    let now = rel::ttl::unix_now();
+    // Expired 50 s ago: kept by a compaction whose list is 60 s old.
+    for (at, want) in [(now - 60, Decision::Keep), (now, Decision::Remove)] {
+        let f = factory
+            .create(&lsm::FilterContext {
+                cf: 0,
+                output_level: 6,
+                bottommost: true,
+                unix_time: at,
+            })
+            .unwrap();
+        for id in [pk, kb] {
+            let e = entries_of(&db, id);
+            assert_eq!(e.len(), 1);
+            assert_eq!(f.filter(6, &e[0].0, &e[0].1), want, "index {id} at {at}");
+        }
+    }
+}
+
+/// Review 2 of issue 12: ON UPDATE CASCADE and SET NULL never bring an
+/// expired child back (a rewrite stamps the row with the current time), nor
+/// fail on its unique values (1062 for a row no statement sees): a child that
+/// reads hide is deleted instead, so no stored child is left without parent.
+#[test]
+fn cascades_do_not_revive_expired_children() {
+    let _g = serial();
+    let db = TestDb::open("ttl-fk-revive");
+    let mut s = session_in_d(&db);
+    q(&mut s, "CREATE TABLE p (id INT PRIMARY KEY)");
+    q(
+        &mut s,
+        "CREATE TABLE c (id INT PRIMARY KEY, pid INT, u INT, KEY kp (pid), UNIQUE KEY uu (u), \
+         FOREIGN KEY (pid) REFERENCES p (id) ON UPDATE CASCADE) COMMENT='ttl_duration=100;'",
+    );
+    q(
+        &mut s,
+        "CREATE TABLE n (id INT PRIMARY KEY, pid INT, KEY kp (pid), \
+         FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET NULL ON UPDATE SET NULL) \
+         COMMENT='ttl_duration=100;'",
+    );
+    q(&mut s, "INSERT INTO p VALUES (1), (2), (5)");
+    insert_at(&mut s, -300, "INSERT INTO c VALUES (1, 1, 7)");
+    insert_at(&mut s, -300, "INSERT INTO n VALUES (1, 1), (2, 2)");
+    // Live rows: u = 7 is free (the expired row holds nothing).
+    q(&mut s, "INSERT INTO c VALUES (2, 5, 7)");
+    q(&mut s, "INSERT INTO n VALUES (3, 5)");
+    q(&mut s, "UPDATE p SET id = 3 WHERE id = 1");
+    q(&mut s, "DELETE FROM p WHERE id = 2");
+    q(&mut s, "UPDATE p SET id = 6 WHERE id = 5");
+    assert_eq!(rows(&mut s, "SELECT id, pid, u FROM c"), ["2|6|7"]);
+    assert_eq!(rows(&mut s, "SELECT id, pid FROM n"), ["3|NULL"]);
+    // Not just hidden: gone, so no stored child points at a missing parent.
+    q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = OFF");
+    assert_eq!(rows(&mut s, "SELECT id, pid, u FROM c"), ["2|6|7"]);
+    assert_eq!(rows(&mut s, "SELECT id, pid FROM n"), ["3|NULL"]);
+    check_ok(&mut s, "c");
+    check_ok(&mut s, "n");
+    // With read filtering off an expired child is a visible row, and is
+    // rewritten as an UPDATE of it would be.
+    insert_at(&mut s, -300, "INSERT INTO n VALUES (4, 3)");
+    q(&mut s, "UPDATE p SET id = 4 WHERE id = 3");
+    assert_eq!(
+        rows(&mut s, "SELECT id, pid FROM n ORDER BY id"),
+        ["3|NULL", "4|NULL"]
+    );
+}
+
+/// Review 2 of issue 12: a row that takes the primary key of an expired
+/// parent row replaces it (expired is absent, as in MyRocks): the children of
+/// the values the old row held and the new one does not get the ON DELETE
+/// action, so none is left pointing at a parent value no row has.
+#[test]
+fn inserting_over_an_expired_parent_acts_on_its_children() {
+    let _g = serial();
+    let db = TestDb::open("ttl-fk-parent");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE p (id INT PRIMARY KEY, k INT, UNIQUE KEY uk (k)) COMMENT='ttl_duration=100;'",
+    );
+    q(
+        &mut s,
+        "CREATE TABLE c (id INT PRIMARY KEY, pk INT, KEY kp (pk), \
+         FOREIGN KEY (pk) REFERENCES p (k) ON DELETE CASCADE)",
+    );
+    q(
+        &mut s,
+        "CREATE TABLE r (id INT PRIMARY KEY, pid INT, KEY kp (pid), \
+         FOREIGN KEY (pid) REFERENCES p (id), FOREIGN KEY (pid) REFERENCES p (k))",
+    );
+    insert_at(&mut s, -300, "INSERT INTO p VALUES (1, 10), (2, 20), (3, 3)");
+    q(&mut s, "INSERT INTO c VALUES (1, 10), (2, 20)");
+    q(&mut s, "INSERT INTO r VALUES (3, 3)");
+    // Row 1 comes back with another k: its old value's children go.
+    q(&mut s, "INSERT INTO p VALUES (1, 11)");
+    // Row 2 keeps its value: its children stay.
+    q(&mut s, "INSERT INTO p VALUES (2, 20)");
+    assert_eq!(rows(&mut s, "SELECT id, pk FROM c"), ["2|20"]);
+    // RESTRICT: the value another table needs stays.
+    assert_eq!(fails(&mut s, "INSERT INTO p VALUES (3, 4)").0, 1451);
+    q(&mut s, "INSERT INTO p VALUES (3, 3)");
+    assert_eq!(
+        rows(&mut s, "SELECT id, k FROM p ORDER BY id"),
+        ["1|11", "2|20", "3|3"]
+    );
+    check_ok(&mut s, "c");
 }

@@ -50,6 +50,7 @@
 //!   [`ColumnType`].
 
 pub mod auth;
+pub mod client;
 pub mod codec;
 mod command;
 mod conn;

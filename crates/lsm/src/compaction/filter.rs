@@ -46,6 +46,11 @@ pub struct FilterContext {
     pub output_level: usize,
     /// The output is the bottommost data of its key range.
     pub bottommost: bool,
+    /// The wall clock (Unix seconds) when the compaction's snapshot list was
+    /// taken, read under the same lock: every snapshot the compaction does
+    /// not protect was taken at this time or later (`Snapshot::unix_time`),
+    /// so a time-based filter (TTL) judges by this clock, never a later one.
+    pub unix_time: u64,
 }
 
 /// Decides about the entries of one compaction.

@@ -98,6 +98,8 @@ pub(super) enum Job {
         version: Arc<Version>,
         opts: CfOptions,
         snapshots: Vec<SeqNo>,
+        /// When `snapshots` was taken (`FilterContext::unix_time`).
+        unix_time: u64,
     },
 }
 
@@ -126,6 +128,8 @@ fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
         return None;
     }
     let snaps = snapshots(st);
+    // Still under the lock: a snapshot missing from `snaps` is newer.
+    let unix_time = super::unix_now();
     for (id, cf) in st.cfs.iter_mut() {
         if !cf.imms.is_empty() && !cf.flushing {
             cf.flushing = true;
@@ -159,6 +163,7 @@ fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
                 version: v.current.clone(),
                 opts: (*cf.opts).clone(),
                 snapshots: snaps,
+                unix_time,
             });
         }
     }
@@ -253,8 +258,9 @@ pub(super) fn run_job(inner: &Inner, job: Job) -> Result<()> {
             version,
             opts,
             snapshots,
+            unix_time,
         } => {
-            let r = run_compaction_job(inner, cf, &c, &version, &opts, &snapshots);
+            let r = run_compaction_job(inner, cf, &c, &version, &opts, &snapshots, unix_time);
             let mut st = inner.lock();
             for f in c.all_files() {
                 f.being_compacted.store(false, Ordering::Release);
@@ -386,6 +392,7 @@ fn run_compaction_job(
     version: &Version,
     opts: &CfOptions,
     snapshots: &[SeqNo],
+    unix_time: u64,
 ) -> Result<VersionEdit> {
     let mut edit = VersionEdit {
         cf,
@@ -411,6 +418,7 @@ fn run_compaction_job(
             cf,
             output_level: c.output_level,
             bottommost: c.bottommost,
+            unix_time,
         })
     });
     let spec = OutputSpec {

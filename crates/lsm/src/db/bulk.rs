@@ -9,6 +9,7 @@ use super::{ColumnFamily, Db};
 use crate::error::{Error, Result};
 use crate::options::CfOptions;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -50,12 +51,24 @@ enum Sink {
 }
 
 /// The file thread: the batch being filled (per entry the key's and the
-/// value's length, u32 little-endian, then both), the queue to the thread,
-/// and the thread, which gives back its files when the queue closes.
+/// value's length, u32 little-endian, then both; allocated when the first
+/// entry comes), the queue to the thread, and the thread, which gives back
+/// its files when the queue closes.
 struct Pipe {
     batch: Vec<u8>,
     tx: Option<SyncSender<Vec<u8>>>,
     handle: Option<JoinHandle<Result<Files>>>,
+    flags: Arc<Flags>,
+}
+
+/// What the caller and the file thread tell each other between batches.
+#[derive(Default)]
+struct Flags {
+    /// The writer was dropped unfinished: the thread stops at its next batch
+    /// instead of writing what is queued (its files are removed).
+    stop: AtomicBool,
+    /// The thread ended with an error: the next `put` returns it.
+    failed: AtomicBool,
 }
 
 /// The files of one writer.
@@ -120,9 +133,19 @@ impl Files {
 
     /// The file thread: writes the batches it is sent until the queue
     /// closes, then gives back the files (on an error they are removed).
-    fn run(mut self, rx: Receiver<Vec<u8>>) -> Result<Files> {
-        while let Ok(b) = rx.recv() {
-            self.put_batch(&b)?;
+    fn run(mut self, rx: Receiver<Vec<u8>>, flags: &Flags) -> Result<Files> {
+        let r = (|| {
+            while let Ok(b) = rx.recv() {
+                if flags.stop.load(Ordering::Relaxed) {
+                    return Err(Error::Closed);
+                }
+                self.put_batch(&b)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = r {
+            flags.failed.store(true, Ordering::Relaxed);
+            return Err(e);
         }
         Ok(self)
     }
@@ -156,7 +179,7 @@ impl Pipe {
 
     /// Sends the batch being filled; the thread's error if it ended.
     fn send(&mut self) -> Result<()> {
-        let b = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH + 1024));
+        let b = std::mem::take(&mut self.batch);
         let sent = match &self.tx {
             Some(tx) => tx.send(b).is_ok(),
             None => false,
@@ -171,7 +194,11 @@ impl Pipe {
 
 impl Drop for Pipe {
     fn drop(&mut self) {
-        // The thread removes its files as they are dropped.
+        // Unfinished (a failed or killed load): the thread drops what is
+        // queued and removes its files.
+        if self.handle.is_some() {
+            self.flags.stop.store(true, Ordering::Relaxed);
+        }
         let _ = self.join();
     }
 }
@@ -194,6 +221,13 @@ impl BulkWriter {
         match &mut self.sink {
             Sink::Here(f) => f.put(k, v)?,
             Sink::Thread(p) => {
+                if p.flags.failed.load(Ordering::Relaxed) {
+                    // The thread's error, now rather than a batch later.
+                    return p.join().and(Err(Error::Closed));
+                }
+                if p.batch.capacity() == 0 {
+                    p.batch.reserve_exact(BATCH + 1024);
+                }
                 let (Ok(kl), Ok(vl)) = (u32::try_from(k.len()), u32::try_from(v.len())) else {
                     return Err(Error::InvalidArgument(
                         "bulk writer: entry too large".into(),
@@ -229,6 +263,13 @@ impl BulkWriter {
             Sink::Here(f) => Ok(f),
             Sink::Thread(_) => Err(Error::Closed),
         }
+    }
+
+    /// Writes out every entry put so far and ends the file thread, freeing its
+    /// buffers: a writer done with its entries but kept for a later ingestion
+    /// (`ingest_all`) then holds no thread and no batch.
+    pub fn seal(&mut self) -> Result<()> {
+        self.close().map(|_| ())
     }
 
     /// Finishes the last file; the paths of all of them.
@@ -326,14 +367,17 @@ impl Db {
         };
         let (tx, rx) = sync_channel(QUEUED);
         let f = files();
+        let flags = Arc::new(Flags::default());
+        let theirs = flags.clone();
         let sink = match std::thread::Builder::new()
             .name("strata-bulk".into())
-            .spawn(move || f.run(rx))
+            .spawn(move || f.run(rx, &theirs))
         {
             Ok(h) => Sink::Thread(Pipe {
-                batch: Vec::with_capacity(BATCH + 1024),
+                batch: Vec::new(),
                 tx: Some(tx),
                 handle: Some(h),
+                flags,
             }),
             // No thread: the files are written here.
             Err(_) => Sink::Here(Box::new(files())),

@@ -313,6 +313,7 @@ impl Inner {
                             cf: cf.0,
                             output_level: level,
                             bottommost: true,
+                            unix_time: super::unix_now(),
                         })
                         .is_some()
                     });
@@ -353,6 +354,8 @@ impl Inner {
                     f.being_compacted.store(true, Ordering::Release);
                 }
                 let snaps = snapshots(&st);
+                // Under the lock the snapshot list was read with.
+                let unix_time = super::unix_now();
                 st.running_jobs += 1;
                 drop(st);
                 let r = run_job(
@@ -363,6 +366,7 @@ impl Inner {
                         version: v.clone(),
                         opts,
                         snapshots: snaps,
+                        unix_time,
                     },
                 );
                 let mut st = self.lock();

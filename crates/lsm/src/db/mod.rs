@@ -255,6 +255,14 @@ impl Drop for SnapshotInner {
     }
 }
 
+/// The wall clock in Unix seconds (0 before 1970): the time of a snapshot
+/// and of a compaction's snapshot list, each read under the state lock.
+pub(crate) fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 impl Db {
     /// Takes a snapshot of the current state.
     pub fn snapshot(&self) -> Snapshot {
@@ -265,9 +273,7 @@ impl Db {
             inner: Arc::new(SnapshotInner {
                 seq,
                 db: Arc::downgrade(&self.inner),
-                time: std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs()),
+                time: unix_now(),
             }),
         }
     }

@@ -23,7 +23,7 @@ mod session;
 pub(crate) use session::{end_session_load, session_insert, SessionLoad};
 
 use crate::error::{Result, SqlError};
-use crate::keysort::KeySorter;
+use crate::keysort::{Interrupt, KeySorter};
 use rel::catalog::Table;
 use rel::schema::Index;
 use rel::table as rt;
@@ -33,6 +33,36 @@ use std::sync::Arc;
 
 /// Rows loaded through table files (`Strata_bulk_load_rows`).
 pub static BULK_ROWS: AtomicU64 = AtomicU64::new(0);
+/// Of those, rows written to the table files as they came, in key order,
+/// never sorted (`Strata_bulk_load_streamed`).
+pub static BULK_STREAMED: AtomicU64 = AtomicU64::new(0);
+/// Rows written straight to table files and read back into the sort once a
+/// key came out of order (`Strata_bulk_load_read_back`).
+pub static BULK_READ_BACK: AtomicU64 = AtomicU64::new(0);
+
+/// What bulk loads did: a session's (SHOW SESSION STATUS), so that a test
+/// or a user can tell which path a load took; the server's are the statics.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Rows loaded through table files.
+    pub rows: u64,
+    /// Of those, written as they came (in key order), never sorted.
+    pub streamed: u64,
+    /// Rows read back from table files into the sort.
+    pub read_back: u64,
+}
+
+impl Counts {
+    /// Adds `o`, here and to the server's totals.
+    pub fn add(&mut self, o: Counts) {
+        self.rows += o.rows;
+        self.streamed += o.streamed;
+        self.read_back += o.read_back;
+        BULK_ROWS.fetch_add(o.rows, Ordering::Relaxed);
+        BULK_STREAMED.fetch_add(o.streamed, Ordering::Relaxed);
+        BULK_READ_BACK.fetch_add(o.read_back, Ordering::Relaxed);
+    }
+}
 
 /// What a repeated primary key does in a sorted load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +83,8 @@ pub struct Loaded {
     pub dropped: u64,
     /// The first few repeated keys' errors (IGNORE's warnings).
     pub dups: Vec<SqlError>,
+    /// How the rows went (the caller adds them to its session's).
+    pub counts: Counts,
 }
 
 /// Where a load's primary key entries go.
@@ -101,6 +133,10 @@ pub struct BulkLoad {
     rows: u64,
     /// A write of staged rows failed: the load can only be abandoned.
     broken: bool,
+    /// Polled while the load reads back, sorts and writes (KILL).
+    interrupt: Option<Interrupt>,
+    /// Entries read back from the direct files into the sort.
+    read_back: u64,
 }
 
 /// True when `t` can be loaded in bulk: not a TTL table, no foreign key of its own (their
@@ -135,8 +171,11 @@ fn internal(e: rel::Error) -> SqlError {
 
 impl BulkLoad {
     /// Starts a load of `t`; `ordered`: rows come in primary key order.
-    /// `budget`: memory of each sort before it spills.
+    /// `budget`: memory of the load's sorts together (`strata_merge_buf_size`),
+    /// shared out among the primary key's and each secondary index's; past
+    /// its share a sort spills to disk.
     pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
+        let budget = budget / (1 + t.def.secondary.len());
         // Entries are written in their family's order (descending bytes in
         // a reverse one).
         let rev =
@@ -168,7 +207,30 @@ impl BulkLoad {
             secondary,
             rows: 0,
             broken: false,
+            interrupt: None,
+            read_back: 0,
         })
+    }
+
+    /// Polls `check` (every few thousand entries) while the load reads back,
+    /// sorts and writes its entries: a KILL stops even its end promptly.
+    pub fn set_interrupt(&mut self, check: Interrupt) {
+        if let Primary::Sorted(u) = &mut self.primary {
+            u.sort.set_interrupt(check.clone());
+        }
+        for (_, s) in &mut self.secondary {
+            s.set_interrupt(check.clone());
+        }
+        self.interrupt = Some(check);
+    }
+
+    /// Fails once the statement must stop, every `POLL_EVERY` calls.
+    fn poll(check: Option<&Interrupt>, n: &mut u64) -> Result<()> {
+        *n += 1;
+        match check {
+            Some(c) if n.is_multiple_of(crate::runmerge::POLL_EVERY) => c(),
+            _ => Ok(()),
+        }
     }
 
     /// Adds a complete row (coerced to the column types, checked).
@@ -219,8 +281,12 @@ impl BulkLoad {
                     // first row stays first), and the secondary entries are
                     // made again from the sorted rows at the end.
                     if let Some(w) = u.direct.take() {
-                        let sort = &mut u.sort;
-                        w.read_back(&mut |k, v| sort.push(k, v))?;
+                        let (sort, check, n) =
+                            (&mut u.sort, self.interrupt.as_ref(), &mut self.read_back);
+                        w.read_back(&mut |k, v| {
+                            Self::poll(check, n)?;
+                            sort.push(k, v)
+                        })?;
                     }
                     for (_, s) in &mut self.secondary {
                         s.clear();
@@ -289,6 +355,7 @@ impl BulkLoad {
             Primary::Ordered(w, _, _) => {
                 writers.push(*w);
                 done.rows = self.rows;
+                done.counts.streamed = self.rows;
             }
             Primary::Sorted(u) => match *u {
                 Unsorted {
@@ -296,6 +363,7 @@ impl BulkLoad {
                 } => {
                     writers.push(w);
                     done.rows = self.rows;
+                    done.counts.streamed = self.rows;
                 }
                 Unsorted { sort: s, .. } => {
                     let mut w = db.bulk_writer(rel::cf::of(db, &def.pk)?)?;
@@ -351,10 +419,15 @@ impl BulkLoad {
                 }
             },
         }
+        // The primary key's writer ends its thread before the indexes' start.
+        if let Some(w) = writers.last_mut() {
+            w.seal()?;
+        }
         for (ix, s) in self.secondary {
             let mut w = db.bulk_writer(rel::cf::of(db, &ix)?)?;
             let (mut prev, mut prev_len) = (Vec::new(), 0usize);
             s.finish(&mut |k, payload| {
+                // (`s` polls the interruption check.)
                 // Non-unique entries have no payload; unique ones the length
                 // of the unique prefix (u32 little-endian) and the key's text.
                 let (len, text) = match payload.split_first_chunk::<4>() {
@@ -371,6 +444,9 @@ impl BulkLoad {
                 prev_len = len;
                 Ok(true)
             })?;
+            // Its file thread and batch end here, not at the ingestion: one
+            // index's writer at a time holds them.
+            w.seal()?;
             writers.push(w);
         }
         // Not into a table dropped or changed meanwhile (its ids may be
@@ -381,7 +457,8 @@ impl BulkLoad {
         .ok_or_else(SqlError::table_def_changed)??;
         self.table.pk_high.forget();
         self.table.estimate.add(done.rows as i64);
-        BULK_ROWS.fetch_add(done.rows, Ordering::Relaxed);
+        done.counts.rows = done.rows;
+        done.counts.read_back = self.read_back;
         Ok(done)
     }
 }

@@ -35,9 +35,11 @@ pub(crate) fn end_session_load(s: &mut crate::session::Session) -> Result<()> {
     };
     s.proc.set_state("End bulk insert");
     let (name, rows) = (table_name(&b), b.load.rows());
-    b.load
+    let done = b
+        .load
         .finish(&s.inst.catalog, Dedup::Error)
         .map_err(|e| e.bulk_load_lost(name, rows))?;
+    s.bulk_counts.add(done.counts);
     Ok(())
 }
 

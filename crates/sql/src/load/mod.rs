@@ -447,6 +447,7 @@ fn load<R: Read>(
         Some(_) => s.inst.txdb.begin(txn::Isolation::ReadCommitted),
         None => s.statement_txn(),
     };
+    let mut counts = bulk::Counts::default();
     let (result, warnings, assign) = {
         let env = StmtEnv::new(s, &[]);
         let st = s.inst.catalog.state();
@@ -466,6 +467,10 @@ fn load<R: Read>(
             };
             let cat = &s.inst.catalog;
             let mut bl = BulkLoad::new(cat.db(), plan.table.clone(), false, budget)?;
+            let proc = s.proc.clone();
+            bl.set_interrupt(std::sync::Arc::new(move || {
+                proc.kill_error().map_or(Ok(()), Err)
+            }));
             let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
                 ins.row(&mut txn, rn, given, Some(&mut bl))
             })?;
@@ -476,6 +481,7 @@ fn load<R: Read>(
                 Dup::Replace => Dedup::Last,
             };
             let done = bl.finish(cat, dedup)?;
+            counts = done.counts;
             let mut res = ins.res;
             res.affected = done.rows
                 + if dup == Dup::Replace {
@@ -491,6 +497,7 @@ fn load<R: Read>(
         })();
         (r, env.warnings.into_inner(), env.assign.into_inner())
     };
+    s.bulk_counts.add(counts);
     finish_statement(s, txn, result, warnings, assign)
 }
 

@@ -105,10 +105,18 @@ fn collect(
         "Strata_sorted_index_runs".into(),
         u(sb::SORTED_RUNS.load(Relaxed)),
     ));
-    v.push((
-        "Strata_bulk_load_rows".into(),
-        u(crate::bulk::BULK_ROWS.load(Relaxed)),
-    ));
+    // The session's loads (SESSION), or the server's (GLOBAL).
+    let bulk = match session {
+        Some(s) => s.bulk_counts,
+        None => crate::bulk::Counts {
+            rows: crate::bulk::BULK_ROWS.load(Relaxed),
+            streamed: crate::bulk::BULK_STREAMED.load(Relaxed),
+            read_back: crate::bulk::BULK_READ_BACK.load(Relaxed),
+        },
+    };
+    v.push(("Strata_bulk_load_read_back".into(), u(bulk.read_back)));
+    v.push(("Strata_bulk_load_rows".into(), u(bulk.rows)));
+    v.push(("Strata_bulk_load_streamed".into(), u(bulk.streamed)));
     let db = inst.txdb.db();
     v.push((
         "Strata_pending_compaction_bytes".into(),

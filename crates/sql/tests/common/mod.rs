@@ -68,6 +68,53 @@ pub fn err(s: &mut Session, sql: &str) -> u16 {
     s.query(sql, &mut c).expect_err(sql).code
 }
 
+/// A temporary directory made `db`'s secure_file_priv (LOAD DATA reads its
+/// files there), with a root session in database d.
+pub fn with_files(db: TestDb, name: &str) -> (TestDb, testkit::TempDir, Session) {
+    let files = testkit::TempDir::new(&format!("{name}-files"));
+    db.inst.set_global(
+        "secure_file_priv",
+        Value::Bytes(files.0.display().to_string().into_bytes()),
+    );
+    let s = session_in_d(&db);
+    (db, files, s)
+}
+
+/// Writes `body` to file `name` of `dir`; its path.
+pub fn write_file(dir: &testkit::TempDir, name: &str, body: &[u8]) -> String {
+    let p = dir.0.join(name);
+    std::fs::write(&p, body).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    p.display().to_string()
+}
+
+/// A numeric status variable as SHOW STATUS (the session's) gives it.
+pub fn status(s: &mut Session, name: &str) -> u64 {
+    rows(s, &format!("SHOW STATUS LIKE '{name}'"))
+        .first()
+        .and_then(|r| r.split('|').nth(1)?.parse().ok())
+        .unwrap_or_else(|| panic!("no status variable {name}"))
+}
+
+/// Waits until session `id` shows `state` in SHOW PROCESSLIST (as seen
+/// by `s`, not a session with a bulk load open: the statement would end it).
+pub fn wait_state(s: &mut Session, id: u64, state: &str) {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let list = rows(s, "SHOW PROCESSLIST");
+        let found = list
+            .iter()
+            .any(|r| r.starts_with(&format!("{id}|")) && r.contains(state));
+        if found {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "session {id} never showed {state}: {list:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// An instance on a temporary directory that is removed when this is dropped (after
 /// the instance, also when the test panics).
 pub struct TestDb {

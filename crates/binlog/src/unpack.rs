@@ -1,0 +1,349 @@
+//! Unpacking row images a source sends (the inverse of [`crate::row`]'s
+//! packing, for every column type MariaDB 10.11 and MySQL 8 put in a
+//! TABLE_MAP): each value becomes a [`Datum`], which the caller converts
+//! to its own column type by position. Malformed images are
+//! `Error::Corrupt`; nothing here panics on bytes from the network.
+use crate::parse::{MapCol, Rd, Rows, RowsKind, TableMap};
+use crate::row::ty;
+use crate::{Error, Result};
+
+/// One value of a row image.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Datum {
+    /// The column is not in this image (binlog_row_image=MINIMAL/NOBLOB).
+    Absent,
+    Null,
+    /// An integer's bytes as stored (`width` bytes, little-endian): the
+    /// binlog does not say whether the column is signed, the caller does.
+    Int {
+        raw: u64,
+        width: u8,
+    },
+    Float(f32),
+    Double(f64),
+    /// `mantissa * 10^-scale`.
+    Decimal(i128, u8),
+    Bytes(Vec<u8>),
+    /// YEAR (0 or 1901..=2155).
+    Year(u16),
+    Date {
+        y: u32,
+        m: u32,
+        d: u32,
+    },
+    DateTime {
+        y: u32,
+        mo: u32,
+        d: u32,
+        h: u32,
+        mi: u32,
+        s: u32,
+        us: u32,
+    },
+    /// TIMESTAMP: seconds since the epoch (UTC) and microseconds.
+    Timestamp {
+        secs: u32,
+        us: u32,
+    },
+    /// TIME: signed microseconds.
+    Time(i64),
+    /// ENUM's member number, SET's bit mask, BIT's bits.
+    Enum(u16),
+    Set(u64),
+    Bit(u64),
+}
+
+impl Datum {
+    /// An integer as a signed value of its width (sign-extended).
+    pub fn int_signed(raw: u64, width: u8) -> i64 {
+        let bits = 8 * width.clamp(1, 8) as u32;
+        ((raw << (64 - bits)) as i64) >> (64 - bits)
+    }
+}
+
+/// A row change: before/after images (None where the kind has none).
+pub type Change = (Option<Vec<Datum>>, Option<Vec<Datum>>);
+
+/// Unpacks every row of a rows event with its table map.
+pub fn rows(ev: &Rows<'_>, map: &TableMap) -> Result<Vec<Change>> {
+    if ev.ncols > map.columns.len() {
+        return Err(Error::Corrupt(format!(
+            "rows event of {} columns for a table map of {}",
+            ev.ncols,
+            map.columns.len()
+        )));
+    }
+    let cols = &map.columns[..ev.ncols];
+    let mut r = Rd::new(ev.images);
+    let mut out = Vec::new();
+    if !ev.present.contains(&true) {
+        return Err(Error::Corrupt("rows event without columns".into()));
+    }
+    while !r.is_empty() {
+        let first = image(&mut r, cols, &ev.present)?;
+        out.push(match ev.kind {
+            RowsKind::Write => (None, Some(first)),
+            RowsKind::Delete => (Some(first), None),
+            RowsKind::Update => (Some(first), Some(image(&mut r, cols, &ev.present_after)?)),
+        });
+    }
+    Ok(out)
+}
+
+/// One image: a null bitmap over the present columns, then their values.
+fn image(r: &mut Rd<'_>, cols: &[MapCol], present: &[bool]) -> Result<Vec<Datum>> {
+    let n = present.iter().filter(|&&p| p).count();
+    let nulls = r.take(n.div_ceil(8))?;
+    let mut out = Vec::with_capacity(cols.len());
+    let mut k = 0;
+    for (c, &p) in cols.iter().zip(present) {
+        if !p {
+            out.push(Datum::Absent);
+            continue;
+        }
+        let null = nulls[k / 8] & (1 << (k % 8)) != 0;
+        k += 1;
+        out.push(if null { Datum::Null } else { value(r, c)? });
+    }
+    Ok(out)
+}
+
+fn be(b: &[u8]) -> u64 {
+    b.iter().fold(0u64, |a, &x| (a << 8) | x as u64)
+}
+
+/// Fractional seconds of a temporal2 value: 0..3 big-endian bytes.
+fn frac(r: &mut Rd<'_>, fsp: u16) -> Result<u32> {
+    Ok(match fsp {
+        1 | 2 => r.u8()? as u32 * 10_000,
+        3 | 4 => be(r.take(2)?) as u32 * 100,
+        5 | 6 => be(r.take(3)?) as u32,
+        0 => 0,
+        f => return Err(Error::Corrupt(format!("fractional precision {f}"))),
+    })
+}
+
+fn time_from_packed(p: i64) -> i64 {
+    let a = p.unsigned_abs();
+    let (hms, us) = ((a >> 24) as i64, (a & 0xff_ffff) as i64);
+    let (h, m, s) = ((hms >> 12) & 0x3ff, (hms >> 6) & 0x3f, hms & 0x3f);
+    let v = ((h * 60 + m) * 60 + s) * 1_000_000 + us;
+    if p < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// TIME2 (MySQL's `my_time_packed_from_binary`).
+fn time2(r: &mut Rd<'_>, fsp: u16) -> Result<i64> {
+    const INT_OFS: i64 = 0x80_0000;
+    let packed = match fsp {
+        0 => (be(r.take(3)?) as i64 - INT_OFS) << 24,
+        1 | 2 => {
+            let mut ip = be(r.take(3)?) as i64 - INT_OFS;
+            let mut f = r.u8()? as i64;
+            if ip < 0 && f != 0 {
+                ip += 1;
+                f -= 0x100;
+            }
+            (ip << 24) + f * 10_000
+        }
+        3 | 4 => {
+            let mut ip = be(r.take(3)?) as i64 - INT_OFS;
+            let mut f = be(r.take(2)?) as i64;
+            if ip < 0 && f != 0 {
+                ip += 1;
+                f -= 0x1_0000;
+            }
+            (ip << 24) + f * 100
+        }
+        5 | 6 => be(r.take(6)?) as i64 - 0x8000_0000_0000,
+        f => return Err(Error::Corrupt(format!("TIME precision {f}"))),
+    };
+    Ok(time_from_packed(packed))
+}
+
+/// Bytes of a group of `n` leftover decimal digits.
+const DIG2BYTES: [usize; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
+
+/// MySQL's binary DECIMAL(precision, scale) (see [`crate::row::put_decimal`]).
+pub(crate) fn decimal(r: &mut Rd<'_>, precision: u8, scale: u8) -> Result<(i128, u8)> {
+    if scale > precision || precision > 65 || precision == 0 {
+        return Err(Error::Corrupt(format!("DECIMAL({precision},{scale})")));
+    }
+    let intg = (precision - scale) as usize;
+    let (intg0, intg0x) = (intg / 9, intg % 9);
+    let (frac0, frac0x) = (scale as usize / 9, scale as usize % 9);
+    let size = intg0 * 4 + DIG2BYTES[intg0x] + frac0 * 4 + DIG2BYTES[frac0x];
+    let mut b = r.take(size)?.to_vec();
+    let neg = b[0] & 0x80 == 0;
+    b[0] ^= 0x80;
+    if neg {
+        for x in &mut b {
+            *x = !*x;
+        }
+    }
+    let too_big = || Error::Invalid(format!("DECIMAL({precision},{scale}) value past 38 digits"));
+    let mut m: i128 = 0;
+    let mut p = 0;
+    let mut push = |m: &mut i128, bytes: usize, digits: u32| -> Result<()> {
+        let g = be(&b[p..p + bytes]) as i128;
+        p += bytes;
+        if g >= 10i128.pow(digits) {
+            return Err(Error::Corrupt("decimal digit group out of range".into()));
+        }
+        *m = m
+            .checked_mul(10i128.pow(digits))
+            .and_then(|x| x.checked_add(g))
+            .ok_or_else(too_big)?;
+        Ok(())
+    };
+    if intg0x > 0 {
+        push(&mut m, DIG2BYTES[intg0x], intg0x as u32)?;
+    }
+    for _ in 0..intg0 {
+        push(&mut m, 4, 9)?;
+    }
+    for _ in 0..frac0 {
+        push(&mut m, 4, 9)?;
+    }
+    if frac0x > 0 {
+        push(&mut m, DIG2BYTES[frac0x], frac0x as u32)?;
+    }
+    Ok((if neg { -m } else { m }, scale))
+}
+
+fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
+    let meta = c.meta;
+    let int = |r: &mut Rd<'_>, w: u8| -> Result<Datum> {
+        Ok(Datum::Int {
+            raw: r.uint(w as usize)?,
+            width: w,
+        })
+    };
+    Ok(match c.ty {
+        ty::TINY => int(r, 1)?,
+        ty::SHORT => int(r, 2)?,
+        ty::INT24 => int(r, 3)?,
+        ty::LONG => int(r, 4)?,
+        ty::LONGLONG => int(r, 8)?,
+        ty::FLOAT => Datum::Float(f32::from_le_bytes([r.u8()?, r.u8()?, r.u8()?, r.u8()?])),
+        ty::DOUBLE => Datum::Double(f64::from_bits(r.uint(8)?)),
+        ty::YEAR => match r.u8()? {
+            0 => Datum::Year(0),
+            y => Datum::Year(1900 + y as u16),
+        },
+        ty::DATE | 14 => {
+            let v = r.uint(3)? as u32;
+            Datum::Date {
+                y: v >> 9,
+                m: (v >> 5) & 15,
+                d: v & 31,
+            }
+        }
+        ty::DATETIME2 => {
+            let p = be(r.take(5)?) as i64 - 0x80_0000_0000;
+            let us = frac(r, meta)?;
+            let p = p.unsigned_abs();
+            let (ymd, hms) = (p >> 17, p & 0x1_ffff);
+            let ym = ymd >> 5;
+            Datum::DateTime {
+                y: (ym / 13) as u32,
+                mo: (ym % 13) as u32,
+                d: (ymd & 31) as u32,
+                h: (hms >> 12) as u32,
+                mi: ((hms >> 6) & 63) as u32,
+                s: (hms & 63) as u32,
+                us,
+            }
+        }
+        12 => {
+            // Old DATETIME: YYYYMMDDhhmmss as an 8-byte integer.
+            let v = r.uint(8)?;
+            let (d, t) = (v / 1_000_000, v % 1_000_000);
+            Datum::DateTime {
+                y: (d / 10_000) as u32,
+                mo: (d / 100 % 100) as u32,
+                d: (d % 100) as u32,
+                h: (t / 10_000) as u32,
+                mi: (t / 100 % 100) as u32,
+                s: (t % 100) as u32,
+                us: 0,
+            }
+        }
+        ty::TIMESTAMP2 => {
+            let secs = be(r.take(4)?) as u32;
+            Datum::Timestamp {
+                secs,
+                us: frac(r, meta)?,
+            }
+        }
+        7 => Datum::Timestamp {
+            secs: r.uint(4)? as u32,
+            us: 0,
+        },
+        ty::TIME2 => Datum::Time(time2(r, meta)?),
+        11 => {
+            // Old TIME: [-]HHMMSS as a 3-byte integer.
+            let v = Datum::int_signed(r.uint(3)?, 3);
+            let a = v.unsigned_abs() as i64;
+            let us = ((a / 10_000) * 3600 + (a / 100 % 100) * 60 + a % 100) * 1_000_000;
+            Datum::Time(if v < 0 { -us } else { us })
+        }
+        ty::NEWDECIMAL => {
+            let (m, s) = decimal(r, (meta >> 8) as u8, meta as u8)?;
+            Datum::Decimal(m, s)
+        }
+        ty::VARCHAR | 253 => {
+            let n = if meta > 255 { r.uint(2)? } else { r.uint(1)? } as usize;
+            Datum::Bytes(r.take(n)?.to_vec())
+        }
+        ty::STRING => {
+            let (b0, b1) = ((meta >> 8) as u8, meta & 0xff);
+            // Lengths over 255 keep bits 8-9 in the real-type byte.
+            let (real, len) = if b0 & 0x30 != 0x30 {
+                (b0 | 0x30, b1 | (((b0 as u16 & 0x30) ^ 0x30) << 4))
+            } else {
+                (b0, b1)
+            };
+            match real {
+                ty::ENUM => match len {
+                    1 => Datum::Enum(r.u8()? as u16),
+                    2 => Datum::Enum(r.uint(2)? as u16),
+                    n => return Err(Error::Corrupt(format!("ENUM of {n} bytes"))),
+                },
+                ty::SET => {
+                    if !(1..=8).contains(&len) {
+                        return Err(Error::Corrupt(format!("SET of {len} bytes")));
+                    }
+                    Datum::Set(r.uint(len as usize)?)
+                }
+                _ => {
+                    let n = if len > 255 { r.uint(2)? } else { r.uint(1)? } as usize;
+                    Datum::Bytes(r.take(n)?.to_vec())
+                }
+            }
+        }
+        16 => {
+            let (bits, bytes) = (meta & 0xff, (meta >> 8) as usize);
+            let n = bytes + usize::from(bits > 0);
+            if n > 8 {
+                return Err(Error::Corrupt(format!("BIT of {n} bytes")));
+            }
+            Datum::Bit(be(r.take(n)?))
+        }
+        ty::BLOB | 249..=251 | 255 | 245 => {
+            if !(1..=4).contains(&meta) {
+                return Err(Error::Corrupt(format!("BLOB length of {meta} bytes")));
+            }
+            let n = r.uint(meta as usize)? as usize;
+            Datum::Bytes(r.take(n)?.to_vec())
+        }
+        other => {
+            return Err(Error::Invalid(format!(
+                "column type {other} in a row image is not supported"
+            )))
+        }
+    })
+}

@@ -26,10 +26,18 @@ pub fn events(file: &[u8]) -> Result<Vec<Event<'_>>> {
     if file.len() < 4 || file[..4] != MAGIC {
         return Err(Error::Corrupt("not a binlog file (bad magic)".into()));
     }
+    events_at(&file[4..], 4)
+}
+
+/// Splits `bytes`, the part of a file that starts at offset `base` (an
+/// event boundary), into whole events, with the same checks as [`events`].
+pub fn events_at(bytes: &[u8], base: u64) -> Result<Vec<Event<'_>>> {
     let mut out = Vec::new();
-    let mut p = 4usize;
-    while p < file.len() {
-        let bad = |what: &str| Error::Corrupt(format!("event at {p}: {what}"));
+    let mut p = 0usize;
+    while p < bytes.len() {
+        let file = bytes;
+        let at = base + p as u64;
+        let bad = |what: &str| Error::Corrupt(format!("event at {at}: {what}"));
         let h = file
             .get(p..p + HEADER_LEN)
             .ok_or_else(|| bad("torn header"))?;
@@ -38,7 +46,7 @@ pub fn events(file: &[u8]) -> Result<Vec<Event<'_>>> {
             return Err(bad("size below the header"));
         }
         let ev = file.get(p..p + size).ok_or_else(|| bad("torn event"))?;
-        out.push(event_at(ev, p as u64)?);
+        out.push(event_at(ev, at)?);
         p += size;
     }
     Ok(out)

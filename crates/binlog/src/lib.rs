@@ -10,6 +10,7 @@
 //! - [`log`]: the log of an engine: records in the `__binlog__` column
 //!   family, files and index materialized from them, rotation, purge;
 //! - [`decode`]: reading files back (SHOW BINLOG EVENTS, checks);
+//! - [`dump`]: streaming the files to a replica (COM_BINLOG_DUMP);
 //! - [`parse`] and [`unpack`]: decoding what a source sends a replica
 //!   (event bodies, row images).
 //!
@@ -17,6 +18,7 @@
 //! appends items to a transaction's annex (`txn::Annex`); see
 //! docs/REPLICATION.md and docs/formats/binlog.md.
 pub mod decode;
+pub mod dump;
 pub mod event;
 mod filestart;
 pub mod log;
@@ -45,6 +47,9 @@ pub enum Error {
     Io(String),
     /// The engine failed.
     Engine(String),
+    /// A replica's dump cannot go on (ER_MASTER_FATAL_ERROR_READING_BINLOG,
+    /// 1236, with this text).
+    Dump(String),
 }
 
 impl std::fmt::Display for Error {
@@ -54,6 +59,7 @@ impl std::fmt::Display for Error {
             Error::Corrupt(s) => write!(f, "binlog corrupt: {s}"),
             Error::Io(s) => write!(f, "binlog I/O: {s}"),
             Error::Engine(s) => write!(f, "binlog engine: {s}"),
+            Error::Dump(s) => f.write_str(s),
         }
     }
 }

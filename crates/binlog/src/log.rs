@@ -18,7 +18,7 @@ use lsm::{ColumnFamily, Db, ReadOptions, WriteBatch, WriteOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, SystemTime};
 
 /// The column family holding the log's records.
@@ -66,6 +66,23 @@ struct State {
     last_error: Option<String>,
 }
 
+/// How far the files are written, for readers of the files (replicas'
+/// dumps, `crate::dump`): published after each write, under its own lock
+/// so readers never wait for a catch-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Progress {
+    /// The active file's number.
+    pub(crate) active: u32,
+    /// The active file's length: it holds whole transactions up to here.
+    pub(crate) pos: u64,
+    /// The last GTID written.
+    pub(crate) gtid: Option<Gtid>,
+    /// The oldest file's number (PURGE raises it).
+    pub(crate) first: u32,
+    /// Set when the log closes: readers end.
+    pub(crate) closed: bool,
+}
+
 /// The binary log (see the module docs).
 pub struct Binlog {
     db: Db,
@@ -75,6 +92,23 @@ pub struct Binlog {
     server_id: AtomicU32,
     max_size: AtomicU64,
     st: Mutex<State>,
+    pub(crate) progress: Mutex<Progress>,
+    /// Notified whenever `progress` changes.
+    pub(crate) grown: Condvar,
+    /// Replicas registered by COM_REGISTER_SLAVE, by connection id.
+    pub(crate) replicas: Mutex<std::collections::BTreeMap<u64, crate::dump::Replica>>,
+    /// The running dumps by replica server id: a new dump for the same
+    /// replica stops the old one (a replica that reconnected).
+    pub(crate) dumps: Mutex<std::collections::HashMap<u32, crate::dump::DumpSlot>>,
+    pub(crate) next_dump: AtomicU64,
+    /// Set (and notified) by `kick`: records were committed, the
+    /// background thread writes them at once.
+    kicked: Mutex<bool>,
+    kick_cv: Condvar,
+    /// Every file's (number, name), oldest first, as `publish` last saw
+    /// them: names are looked up without the writer's lock (a leaf lock,
+    /// never held while taking another).
+    names: Mutex<Vec<(u32, String)>>,
 }
 
 fn now() -> u32 {
@@ -114,6 +148,20 @@ impl Binlog {
                 buf: Vec::new(),
                 last_error: None,
             }),
+            progress: Mutex::new(Progress {
+                active: 0,
+                pos: 0,
+                gtid: None,
+                first: 0,
+                closed: false,
+            }),
+            grown: Condvar::new(),
+            replicas: Mutex::new(Default::default()),
+            dumps: Mutex::new(Default::default()),
+            next_dump: AtomicU64::new(0),
+            kicked: Mutex::new(false),
+            kick_cv: Condvar::new(),
+            names: Mutex::new(Vec::new()),
         });
         {
             let mut st = b.lock();
@@ -195,9 +243,9 @@ impl Binlog {
     /// The file name of file `num` (under the basename it was started
     /// with; the configured one for a file not in the log).
     pub fn file_name(&self, num: u32) -> String {
-        let st = self.lock();
-        match st.files.iter().find(|f| f.num == num) {
-            Some(f) => name_of(f),
+        let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        match names.iter().find(|f| f.0 == num) {
+            Some(f) => f.1.clone(),
             None => format!("{}.{:06}", self.base, num),
         }
     }
@@ -262,6 +310,7 @@ impl Binlog {
         let active = files[files.len() - 1].clone();
         st.files = files;
         self.start_file(st, &active)?;
+        self.publish(st);
         self.write_index(st)?;
         sync_dir(&self.dir)?;
         self.catch_up_inner(st)
@@ -470,6 +519,16 @@ impl Binlog {
         Ok(())
     }
 
+    /// Records were committed: the background thread writes them to the
+    /// files now (replicas waiting in a dump get them without delay).
+    pub fn kick(&self) {
+        let mut g = self.kicked.lock().unwrap_or_else(|p| p.into_inner());
+        if !*g {
+            *g = true;
+            self.kick_cv.notify_one();
+        }
+    }
+
     /// Writes every committed record not yet in the files.
     pub fn catch_up(&self) -> Result<()> {
         let mut st = self.lock();
@@ -508,6 +567,7 @@ impl Binlog {
             Self::write_buf(st)?;
             st.cur = cur;
             st.last_seq = last;
+            self.publish(st);
             if !full {
                 return Ok(());
             }
@@ -554,8 +614,63 @@ impl Binlog {
         }
         st.files.push(next.clone());
         self.start_file(st, &next)?;
+        self.publish(st);
         self.write_index(st)?;
         sync_dir(&self.dir)
+    }
+
+    /// Tells readers how far the files are written.
+    fn publish(&self, st: &State) {
+        {
+            let mut names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+            if names.len() != st.files.len()
+                || names.first().map(|f| f.0) != st.files.first().map(|f| f.num)
+                || names.last().map(|f| f.0) != st.files.last().map(|f| f.num)
+            {
+                *names = st.files.iter().map(|f| (f.num, name_of(f))).collect();
+            }
+        }
+        let p = Progress {
+            active: st.files.last().map_or(0, |f| f.num),
+            pos: st.cur.pos,
+            gtid: st.cur.gtid,
+            first: st.files.first().map_or(0, |f| f.num),
+            closed: false,
+        };
+        let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        if *g != p && !g.closed {
+            *g = p;
+            self.grown.notify_all();
+        }
+    }
+
+    /// Ends every reader of the files (server shutdown).
+    pub fn close_readers(&self) {
+        let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        g.closed = true;
+        self.grown.notify_all();
+    }
+
+    /// Every file's number and the last GTID before it (its GTID_LIST),
+    /// oldest first.
+    pub(crate) fn file_starts(&self) -> Vec<(u32, Option<Gtid>)> {
+        self.lock().files.iter().map(|f| (f.num, f.gtid)).collect()
+    }
+
+    /// The number of file `name`, if it is in the log.
+    pub(crate) fn file_num(&self, name: &str) -> Option<u32> {
+        let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        names.iter().find(|f| f.1 == name).map(|f| f.0)
+    }
+
+    /// The path of file `num`.
+    pub(crate) fn file_path(&self, num: u32) -> PathBuf {
+        self.dir.join(self.file_name(num))
+    }
+
+    /// The server id the log is written with.
+    pub fn server_id(&self) -> u32 {
+        self.server_id.load(Ordering::Relaxed)
     }
 
     /// FLUSH BINARY LOGS: catch up, then start a new file.
@@ -738,6 +853,7 @@ impl Binlog {
                 _ => {}
             }
         }
+        self.publish(st);
         self.write_index(st)
     }
 
@@ -761,19 +877,30 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(io)
 }
 
-/// Keeps the files current while the log is open; an error is printed
-/// (once until it changes or clears) and the writer re-derives the files
-/// at its next call.
+/// Keeps the files current while the log is open: at each `kick` (a
+/// commit), and every `CATCH_UP_EVERY` in any case. An error is printed
+/// (once until it changes or clears) and retried every 5 s; the writer
+/// re-derives the files at its next call (the records stay the truth).
 fn background(weak: Weak<Binlog>) {
     let mut failing = 0u32;
     loop {
-        std::thread::sleep(CATCH_UP_EVERY);
-        // While failing, retry every 5 s (a retry re-derives the active file).
+        let Some(b) = weak.upgrade() else { return };
+        {
+            let g = b.kicked.lock().unwrap_or_else(|p| p.into_inner());
+            let mut g = if *g && failing == 0 {
+                g
+            } else {
+                b.kick_cv
+                    .wait_timeout(g, CATCH_UP_EVERY)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+            };
+            *g = false;
+        }
         if failing > 0 && failing % 50 != 0 {
             failing += 1;
             continue;
         }
-        let Some(b) = weak.upgrade() else { return };
         let r = b.catch_up();
         failing = if r.is_ok() { 0 } else { failing + 1 };
         let mut st = b.lock();

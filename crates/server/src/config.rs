@@ -192,6 +192,10 @@ Usage: strata [--option=value ...]
                                 BASENAME.000001... in the datadir (default mysql-bin; off)
   --server-id=N                 @@server_id, written into binary log events (default 1)
   --max-binlog-size=N           rotate binary log files at N bytes (4096..1G, default 1G)
+  --server-version=V            the version clients see (handshake, @@version; default
+                                8.0.35-strata-...); MariaDB replicas use GTIDs, and
+                                mariadb-binlog reads remotely, only from a version 10 or
+                                later, e.g. 10.11.9-MariaDB-strata (docs/REPLICATION.md)
   --max-statement-time=S        abort statements running longer (MariaDB's, 1969; default 0: off)
   --ssl-cert=FILE               the server's TLS certificate (PEM; a chain: the server's first)
   --ssl-key=FILE                its private key (PEM); with --ssl-cert clients may use TLS
@@ -353,6 +357,14 @@ impl Config {
                 };
                 self.variables
                     .push((var.into(), format!("{:.6}", secs.min(31_536_000.0))))
+            }
+            "server_version" => {
+                if !value.starts_with(|c: char| c.is_ascii_digit()) || value.contains('\0') {
+                    return Err(format!(
+                        "--server-version takes a version such as 10.11.9-MariaDB-strata, not '{value}'"
+                    ));
+                }
+                self.variables.push(("version".into(), value.to_string()))
             }
             "slow_query_log_file" | "log_slow_query_file" => {
                 if value.is_empty() {

@@ -173,7 +173,12 @@ fn serve_inner(
         .map_err(wire::Error::Io)?;
     let hook = stream.hook();
     let unix = stream.is_unix();
-    let mut conn = Conn::new(stream, conn_id as u32, sql::vars::VERSION);
+    // --server-version (a MariaDB replica needs 10 or later for GTIDs).
+    let version = inst
+        .global_var("version")
+        .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+        .unwrap_or_else(|| sql::vars::VERSION.to_string());
+    let mut conn = Conn::new(stream, conn_id as u32, &version);
     if let Some(cfg) = shared.tls.clone() {
         conn.enable_tls(Box::new(move |s, early| s.start_tls(&cfg, early)));
     }
@@ -265,6 +270,9 @@ fn serve_inner(
         inst.counters
             .aborted_clients
             .fetch_add(1, Ordering::Relaxed);
+    }
+    if let Some(b) = &inst.binlog {
+        b.unregister_replica(conn_id);
     }
     sess.close();
     drop(attached);
@@ -659,6 +667,19 @@ fn dispatch<S: Read + Write>(
                     }
                 }
             }
+            Command::RegisterSlave(r) => crate::replsrc::register(conn, sess, r)?,
+            Command::BinlogDump(d) => {
+                if crate::replsrc::dump(conn, sess, cl.shared, d)? {
+                    return Ok(Step::Quit);
+                }
+            }
+            Command::BinlogDumpGtid => send_sql(
+                conn,
+                &SqlError::unsupported(
+                    "COM_BINLOG_DUMP_GTID (MySQL's GTID protocol; MariaDB replicas use \
+                     COM_BINLOG_DUMP with @slave_connect_state)",
+                ),
+            )?,
             Command::Quit => return Ok(Step::Quit),
             Command::Unknown(c) => send_sql(conn, &SqlError::unknown_command(format!(" {c}")))?,
         }

@@ -5,7 +5,9 @@
 mod accounts;
 mod config;
 mod conn;
+mod decoy_key;
 mod metrics;
+mod replsrc;
 mod results;
 mod sha2_keys;
 mod tls;
@@ -195,6 +197,8 @@ fn run(cfg: Config) -> Result<(), String> {
     // Bad caching_sha2_password key files stop the server (a missing default
     // pair is generated in the datadir).
     let rsa = sha2_keys::load(&cfg)?;
+    // Unknown users' stand-ins keep their plugins across restarts.
+    decoy_key::load(&cfg)?;
     let shared = Arc::new(Shared {
         inst,
         max_connections: cfg.max_connections,

@@ -5,7 +5,8 @@
 //! 2048-bit pair is generated there (private key mode 0600); a file named
 //! but missing, unreadable, not a key, or a public key that is not the
 //! private key's stops the server with a message naming the option. A
-//! private key file readable by group or others gets a warning in the log.
+//! private key file readable or writable by group or others, or owned by
+//! another user than the server's, gets a warning in the log.
 use crate::config::Config;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -37,7 +38,7 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
         .map_err(|e| format!("{PRIVATE_OPT}: cannot read {}: {e}", private.display()))?;
     let keys = wire::RsaKeys::from_private_pem(&pem)
         .map_err(|e| format!("{PRIVATE_OPT}: {}: {e}", private.display()))?;
-    if let Some(w) = readable_by_others(&private) {
+    if let Some(w) = unsafe_key_file(&private) {
         eprintln!("strata: warning: {PRIVATE_OPT}: {w}");
     }
     match std::fs::read_to_string(&public) {
@@ -63,17 +64,32 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
 }
 
 /// A warning when the private key file can be read by its group or by anyone
-/// (anyone who can read it can decrypt the passwords clients send with it).
-fn readable_by_others(p: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(p).ok()?.permissions().mode();
-    (mode & 0o044 != 0).then(|| {
-        format!(
-            "{} is readable by its group or by others (mode {:o}); chmod 600 it",
+/// (anyone who can read it can decrypt the passwords clients send with it),
+/// written by them, or belongs to another user than the server's (who can
+/// change it: replace the key clients encrypt their passwords with).
+fn unsafe_key_file(p: &std::path::Path) -> Option<String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let md = std::fs::metadata(p).ok()?;
+    let mode = md.permissions().mode() & 0o777;
+    // The process's effective uid owns /proc/self.
+    let me = std::fs::metadata("/proc/self").ok().map(|m| m.uid());
+    if me.is_some_and(|me| me != md.uid()) {
+        return Some(format!(
+            "{} belongs to another user (uid {}) than the server's; chown it",
             p.display(),
-            mode & 0o777
-        )
-    })
+            md.uid()
+        ));
+    }
+    let who = match (mode & 0o044 != 0, mode & 0o022 != 0) {
+        (true, true) => "readable and writable",
+        (true, false) => "readable",
+        (false, true) => "writable",
+        (false, false) => return None,
+    };
+    Some(format!(
+        "{} is {who} by its group or by others (mode {mode:o}); chmod 600 it",
+        p.display(),
+    ))
 }
 
 fn generate(private: &std::path::Path, public: &std::path::Path) -> Result<wire::RsaKeys, String> {

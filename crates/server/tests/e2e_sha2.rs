@@ -444,4 +444,27 @@ fn private_key_readable_by_others_is_warned_about() {
             && log.contains("readable by its group or by others (mode 644)"),
         "{log}"
     );
+    drop(srv);
+    // Writable by others (anyone could put in a key of theirs), or another
+    // user's file (review of the sha2 work).
+    for (mode, says) in [
+        (0o620, "is writable by its group or by others (mode 620)"),
+        (0o602, "is writable by its group or by others (mode 602)"),
+        (0o666, "is readable and writable by its group or by others (mode 666)"),
+    ] {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+        let srv = Server::start_with("sha2-keymode", &[&opt]);
+        let log = srv.log_tail(50);
+        assert!(log.contains(says), "{mode:o}: {log}");
+    }
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // Another owner: only a superuser can give the file away.
+    if std::os::unix::fs::chown(&key, Some(1), None).is_ok() {
+        let srv = Server::start_with("sha2-keymode", &[&opt]);
+        let log = srv.log_tail(50);
+        assert!(
+            log.contains("belongs to another user (uid 1) than the server's"),
+            "{log}"
+        );
+    }
 }

@@ -7,8 +7,11 @@ use sqlparser::tokenizer::Token;
 /// `sql` with ` TO` after each bare table RENAME of an ALTER TABLE; None when
 /// it is no ALTER TABLE or needs no change.
 pub(crate) fn rewrite(sql: &str) -> Option<String> {
-    let head = sql.get(..5)?;
-    if !head.eq_ignore_ascii_case("ALTER") {
+    // Cheap refusal of most statements before tokenizing: ALTER, or a comment
+    // (whitespace or a comment may come before ALTER).
+    let head = sql.trim_start();
+    let alter = head.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("ALTER"));
+    if !alter && !head.starts_with("/*") && !head.starts_with('#') && !head.starts_with("--") {
         return None;
     }
     let toks: Vec<(Token, usize)> = crate::parse::tokens_at(sql)?
@@ -19,6 +22,9 @@ pub(crate) fn rewrite(sql: &str) -> Option<String> {
         Some((Token::Word(w), _)) if w.quote_style.is_none() => Some(w.keyword),
         _ => None,
     };
+    if kw(0) != Some(Keyword::ALTER) {
+        return None;
+    }
     // ALTER [ONLINE] [IGNORE] TABLE
     let table_at = (1..4).find(|&i| kw(i) == Some(Keyword::TABLE))?;
     let word = |i: usize| match toks.get(i) {
@@ -92,6 +98,14 @@ mod tests {
             rewrite("ALTER TABLE a RENAME db.b").as_deref(),
             Some("ALTER TABLE a RENAME TO db.b")
         );
+        // Comments before ALTER (clients and dumps send them).
+        for (sql, want) in [
+            ("/* c */ ALTER TABLE a RENAME b", "/* c */ ALTER TABLE a RENAME TO b"),
+            ("-- c\nALTER TABLE a RENAME b", "-- c\nALTER TABLE a RENAME TO b"),
+            ("# c\n alter table a rename b", "# c\n alter table a rename TO b"),
+        ] {
+            assert_eq!(rewrite(sql).as_deref(), Some(want), "{sql}");
+        }
         for same in [
             "ALTER TABLE a RENAME TO b",
             "ALTER TABLE a RENAME AS b",
@@ -102,6 +116,8 @@ mod tests {
             "ALTER TABLE a COMMENT 'RENAME b'",
             "SELECT 'ALTER TABLE a RENAME b'",
             "ALTER VIEW v AS SELECT 1",
+            "/* ALTER TABLE a RENAME b */ SELECT 1",
+            "-- ALTER TABLE a RENAME b\nSELECT 1",
         ] {
             assert_eq!(rewrite(same), None, "{same}");
         }

@@ -194,6 +194,9 @@ pub(crate) fn run_ddl(
         };
         s.inst.catalog.db().write(sync, b)?;
     }
+    if logging {
+        crate::replsrc::committed(s);
+    }
     r
 }
 

@@ -166,6 +166,7 @@ pub fn of(stmt: &Stmt) -> Option<&'static str> {
             ShowStmt::ProcessList { .. } => "show_processlist",
             ShowStmt::Grants => "show_grants",
             ShowStmt::MasterStatus => "show_master_status",
+            ShowStmt::SlaveHosts => "show_slave_hosts",
             ShowStmt::BinaryLogs => "show_binlogs",
             ShowStmt::BinlogEvents { .. } => "show_binlog_events",
         },

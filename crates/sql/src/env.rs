@@ -84,6 +84,12 @@ impl Env for StmtEnv<'_> {
     fn user(&self) -> &str {
         &self.s.user
     }
+    fn user_host(&self, current: bool) -> String {
+        match &self.s.account {
+            Some((u, h)) if current => format!("{u}@{h}"),
+            _ => format!("{}@{}", self.s.user, self.s.host),
+        }
+    }
     fn connection_id(&self) -> u64 {
         self.s.conn_id
     }
@@ -207,6 +213,9 @@ macro_rules! forward_session_env {
         }
         fn user(&self) -> &str {
             self.$inner.user()
+        }
+        fn user_host(&self, current: bool) -> String {
+            self.$inner.user_host(current)
         }
         fn connection_id(&self) -> u64 {
             self.$inner.connection_id()

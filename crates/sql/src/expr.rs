@@ -103,6 +103,12 @@ pub trait Env {
     }
     fn current_db(&self) -> Option<&str>;
     fn user(&self) -> &str;
+    /// `user@host` as USER() / SESSION_USER() give it (the client's host)
+    /// or, with `current`, as CURRENT_USER() does (the account the session
+    /// authenticated as: its host pattern).
+    fn user_host(&self, _current: bool) -> String {
+        format!("{}@localhost", self.user())
+    }
     fn connection_id(&self) -> u64;
     fn last_insert_id(&self) -> u64;
     fn row_count(&self) -> i64;

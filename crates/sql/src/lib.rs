@@ -56,6 +56,7 @@ pub mod members;
 pub mod multidml;
 pub mod parse;
 pub mod procs;
+pub mod replsrc;
 pub mod result;
 pub mod runmerge;
 pub mod select;
@@ -464,6 +465,7 @@ impl Instance {
     /// Flushes and closes the engine (clean shutdown).
     pub fn shutdown(&self) -> Result<()> {
         if let Some(b) = &self.binlog {
+            b.close_readers();
             b.catch_up()?;
         }
         self.txdb.db().flush()?;

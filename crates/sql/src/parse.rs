@@ -53,6 +53,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if let Some(p) = view_forms(trimmed) {
         return p;
     }
+    if let Some(s) = crate::replsrc::parse(&words(trimmed)) {
+        return Ok(Parsed {
+            stmt: s,
+            params: vec![],
+        });
+    }
     if let Some(s) = crate::binlogsql::parse(&words(trimmed), trimmed) {
         return Ok(Parsed {
             stmt: s?,

@@ -336,6 +336,7 @@ impl Session {
             Some(t) => t.commit(),
             None => Ok(()),
         };
+        crate::replsrc::committed(self);
         self.slot.store(u64::MAX, Ordering::Release);
         r.map_err(Into::into)
     }
@@ -437,7 +438,10 @@ impl Session {
     pub(crate) fn end_statement(&mut self, mut txn: Txn, error: Option<&SqlError>) -> Result<()> {
         let lone = self.autocommit && !self.explicit;
         match error {
-            None if lone => txn.commit()?,
+            None if lone => {
+                txn.commit()?;
+                crate::replsrc::committed(self);
+            }
             None => self.txn = Some(txn),
             Some(e) if e.rolls_back_transaction() => {
                 txn.rollback();

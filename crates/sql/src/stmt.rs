@@ -153,6 +153,8 @@ pub enum ShowStmt {
     Grants,
     /// SHOW MASTER STATUS (`binlogsql`).
     MasterStatus,
+    /// SHOW SLAVE HOSTS (`replsrc`).
+    SlaveHosts,
     /// SHOW BINARY LOGS.
     BinaryLogs,
     /// SHOW BINLOG EVENTS [IN file] [FROM pos] [LIMIT [offset,] n].

@@ -41,3 +41,23 @@ fn multibyte_word_after_as_is_a_syntax_error() {
         }
     }
 }
+
+/// `0x` starts a hex literal, `0X` does not (MySQL, MariaDB: a syntax error).
+#[test]
+fn upper_case_0x_is_no_hex_literal() {
+    let db = TestDb::open("account-sha2-0x");
+    let mut s = session_in_d(&db);
+    // '*' and 40 hex digits: a native hash, as a hex literal.
+    let hash = format!("*{}", "A".repeat(40));
+    let hex: String = hash.bytes().map(|b| format!("{b:02X}")).collect();
+    q(
+        &mut s,
+        &format!("CREATE USER h IDENTIFIED WITH mysql_native_password AS 0x{hex}"),
+    );
+    for sql in [
+        format!("CREATE USER u IDENTIFIED WITH mysql_native_password AS 0X{hex}"),
+        format!("ALTER USER h IDENTIFIED WITH mysql_native_password AS 0X{hex}"),
+    ] {
+        assert_eq!(err(&mut s, &sql), 1064, "{sql}");
+    }
+}

@@ -82,8 +82,7 @@ impl Credentials {
 
     /// The stand-in for an unknown `user` (MySQL's `decoy_user`), so that the
     /// exchange does not tell unknown users from wrong passwords: one plugin, the
-    /// same for a name every time (a keyed hash of the name, the key random per
-    /// process), with only that plugin's data, made of random bytes nobody knows
+    /// same for a name every time ([`decoy_plugin`]), with only that plugin's data, made of random bytes nobody knows
     /// the password of. For caching_sha2_password a random `$A$005$` string and no
     /// cache entry, so a full authentication runs the same 5000-round crypt as a
     /// real account's.
@@ -103,12 +102,24 @@ impl Credentials {
     }
 }
 
-/// The plugin an unknown `user`'s stand-in has: a keyed hash of the name, with a
-/// key drawn once per process (a client cannot predict it, and it does not change
-/// between attempts, as a real account's plugin does not).
+/// The key of [`decoy_plugin`]: set by [`set_decoy_key`], else drawn once
+/// per process.
+static DECOY_KEY: std::sync::OnceLock<[u8; 20]> = std::sync::OnceLock::new();
+
+/// Sets the key [`decoy_plugin`] hashes names with, before the first login
+/// (a server keeps it in its data directory, so that an unknown user's
+/// stand-in keeps its plugin across restarts, as an account does). False
+/// when a key is in use already.
+pub fn set_decoy_key(key: [u8; 20]) -> bool {
+    DECOY_KEY.set(key).is_ok()
+}
+
+/// The plugin an unknown `user`'s stand-in has: a keyed hash of the name (a
+/// client cannot predict it, and it does not change between attempts, as a
+/// real account's plugin does not); the key is [`set_decoy_key`]'s, or one
+/// drawn once per process.
 pub fn decoy_plugin(user: &str) -> AuthPlugin {
-    static KEY: std::sync::OnceLock<[u8; 20]> = std::sync::OnceLock::new();
-    let key = KEY.get_or_init(|| new_scramble(0xdec0_u64 << 16));
+    let key = DECOY_KEY.get_or_init(|| new_scramble(0xdec0_u64 << 16));
     if sha256(&[key, user.as_bytes()])[0] & 1 == 0 {
         AuthPlugin::NativePassword
     } else {

@@ -48,9 +48,45 @@ pub enum Command {
     ProcessKill(u32),
     /// COM_CHANGE_USER: answer with `Conn::change_user`.
     ChangeUser(ChangeUser),
+    /// COM_REGISTER_SLAVE: a replica announces itself; reply OK or ERR.
+    RegisterSlave(RegisterSlave),
+    /// COM_BINLOG_DUMP: stream the binary log from a file and position
+    /// (replies: event packets, then ERR, or EOF with BINLOG_DUMP_NON_BLOCK).
+    BinlogDump(BinlogDump),
+    /// COM_BINLOG_DUMP_GTID (MySQL's GTID flavour; MariaDB replicas use
+    /// COM_BINLOG_DUMP with `@slave_connect_state`).
+    BinlogDumpGtid,
     /// Anything else (reply ERR 1047 ER_UNKNOWN_COM_ERROR).
     Unknown(u8),
 }
+
+/// A parsed COM_REGISTER_SLAVE packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegisterSlave {
+    pub server_id: u32,
+    /// The replica's `report_host` ("" when not set).
+    pub host: String,
+    pub user: String,
+    pub password: String,
+    pub port: u16,
+    /// The server id of the replica's primary as the replica sees it.
+    pub master_id: u32,
+}
+
+/// A parsed COM_BINLOG_DUMP packet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinlogDump {
+    pub pos: u32,
+    /// BINLOG_DUMP_NON_BLOCK (1): end with EOF at the end of the log
+    /// instead of waiting for new events.
+    pub flags: u16,
+    pub server_id: u32,
+    /// The file to start in ("" for the first one, or with a GTID start).
+    pub file: String,
+}
+
+/// COM_BINLOG_DUMP flag: end the stream at the end of the log.
+pub const BINLOG_DUMP_NON_BLOCK: u16 = 1;
 
 /// A parsed COM_CHANGE_USER packet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,7 +148,39 @@ pub fn decode_command(mut payload: Vec<u8>, caps: u32) -> Result<Command> {
             Command::FieldList { table, wildcard }
         }
         com::CHANGE_USER => Command::ChangeUser(parse_change_user(&payload[1..], caps)?),
+        com::REGISTER_SLAVE => Command::RegisterSlave(parse_register_slave(&payload[1..])?),
+        com::BINLOG_DUMP => {
+            let mut r = Reader::new(&payload[1..]);
+            Command::BinlogDump(BinlogDump {
+                pos: r.u32()?,
+                flags: r.u16()?,
+                server_id: r.u32()?,
+                file: lossy(r.take_rest()),
+            })
+        }
+        com::BINLOG_DUMP_GTID => Command::BinlogDumpGtid,
         other => Command::Unknown(other),
+    })
+}
+
+fn parse_register_slave(b: &[u8]) -> Result<RegisterSlave> {
+    let mut r = Reader::new(b);
+    let server_id = r.u32()?;
+    let mut text = || -> Result<String> {
+        let n = r.u8()?;
+        Ok(lossy(r.take(usize::from(n))?))
+    };
+    let (host, user, password) = (text()?, text()?, text()?);
+    let port = r.u16()?;
+    r.u32()?; // replication rank (unused)
+    let master_id = r.u32()?;
+    Ok(RegisterSlave {
+        server_id,
+        host,
+        user,
+        password,
+        port,
+        master_id,
     })
 }
 
@@ -145,4 +213,51 @@ fn parse_change_user(b: &[u8], caps: u32) -> Result<ChangeUser> {
         cu.attrs = parse_attrs(&mut r)?;
     }
     Ok(cu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replication_commands_decode() {
+        // COM_REGISTER_SLAVE as a MariaDB 10.11 replica sends it.
+        let mut p = vec![com::REGISTER_SLAVE];
+        p.extend_from_slice(&7u32.to_le_bytes());
+        p.extend_from_slice(&[4, b'h', b'o', b's', b't', 1, b'u', 0]);
+        p.extend_from_slice(&3306u16.to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes());
+        p.extend_from_slice(&1u32.to_le_bytes());
+        let c = decode_command(p.clone(), 0).expect("decodes");
+        assert_eq!(
+            c,
+            Command::RegisterSlave(RegisterSlave {
+                server_id: 7,
+                host: "host".into(),
+                user: "u".into(),
+                password: String::new(),
+                port: 3306,
+                master_id: 1,
+            })
+        );
+        // Torn: an error, never a panic.
+        for n in 1..p.len() {
+            assert!(decode_command(p[..n].to_vec(), 0).is_err(), "{n}");
+        }
+        let mut d = vec![com::BINLOG_DUMP];
+        d.extend_from_slice(&256u32.to_le_bytes());
+        d.extend_from_slice(&BINLOG_DUMP_NON_BLOCK.to_le_bytes());
+        d.extend_from_slice(&9u32.to_le_bytes());
+        d.extend_from_slice(b"mysql-bin.000002");
+        assert_eq!(
+            decode_command(d, 0).expect("decodes"),
+            Command::BinlogDump(BinlogDump {
+                pos: 256,
+                flags: 1,
+                server_id: 9,
+                file: "mysql-bin.000002".into(),
+            })
+        );
+        assert!(decode_command(vec![com::BINLOG_DUMP, 1, 2], 0).is_err());
+    }
 }

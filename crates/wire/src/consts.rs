@@ -131,6 +131,8 @@ pub mod com {
     pub const DELAYED_INSERT: u8 = 0x10;
     pub const CHANGE_USER: u8 = 0x11;
     pub const BINLOG_DUMP: u8 = 0x12;
+    pub const REGISTER_SLAVE: u8 = 0x15;
+    pub const BINLOG_DUMP_GTID: u8 = 0x1E;
     pub const STMT_PREPARE: u8 = 0x16;
     pub const STMT_EXECUTE: u8 = 0x17;
     pub const STMT_SEND_LONG_DATA: u8 = 0x18;

@@ -267,7 +267,9 @@ impl<S: Read + Write> Conn<S> {
 
     /// Re-authenticates for COM_CHANGE_USER with a new scramble, sent in an
     /// AuthSwitchRequest (the command's own response, made with the handshake's
-    /// scramble, is not used). On success OK has been sent (not flushed
+    /// scramble, is not used); a client without CLIENT_PLUGIN_AUTH cannot take
+    /// one, so its response is checked with native auth against the scramble
+    /// it was last sent. On success OK has been sent (not flushed
     /// separately: it is flushed here) and the new identity is returned; on failure
     /// ERR 1045 has been sent and the connection should be closed.
     pub fn change_user(
@@ -291,7 +293,7 @@ impl<S: Read + Write> Conn<S> {
             Some(p) if self.caps & cap::CLIENT_PLUGIN_AUTH != 0 => p.clone(),
             _ => NATIVE_PASSWORD.to_string(),
         };
-        let used = self.authenticate(&cu.user, &plugin, Vec::new(), lookup, true)?;
+        let used = self.authenticate(&cu.user, &plugin, cu.auth_response.clone(), lookup, true)?;
         let info = HandshakeInfo {
             user: cu.user.clone(),
             database: cu.database.clone(),
@@ -363,7 +365,8 @@ impl<S: Read + Write> Conn<S> {
     /// that succeeded. Sends the fast-auth marker for caching_sha2 but not the final OK.
     /// With `renew` (COM_CHANGE_USER) `resp`, made with the handshake's scramble, is
     /// not used: a new scramble goes out in an AuthSwitchRequest for the account's
-    /// plugin, and the answer to it is checked.
+    /// plugin, and the answer to it is checked (unless the client lacks
+    /// CLIENT_PLUGIN_AUTH: then `resp` is checked, native auth).
     fn authenticate(
         &mut self,
         user: &str,
@@ -387,9 +390,18 @@ impl<S: Read + Write> Conn<S> {
         let creds = known.clone().unwrap_or_else(|| Credentials::decoy(user));
         let mut plugin: String = plugin.to_string();
         let mut fresh = plugin == self.default_plugin.name();
-        let mut switched = false;
+        // A client without CLIENT_PLUGIN_AUTH cannot answer an
+        // AuthSwitchRequest: it is never sent one (a response it would need
+        // to be asked again for is refused), and its COM_CHANGE_USER response,
+        // native auth over the scramble it has, is checked as it is.
+        let plugin_auth = self.caps & cap::CLIENT_PLUGIN_AUTH != 0;
+        let mut switched = !plugin_auth;
+        if !plugin_auth {
+            plugin = NATIVE_PASSWORD.to_string();
+            fresh = true;
+        }
         self.verified = None;
-        if renew {
+        if renew && plugin_auth {
             self.scramble = new_scramble(u64::from(self.connection_id) << 1);
             let p = renewal_plugin(&plugin, &creds);
             resp = self.switch_plugin(p)?;

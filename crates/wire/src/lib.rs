@@ -65,7 +65,9 @@ pub mod rsa_keys;
 pub mod sha2crypt;
 
 pub use auth::{native_password_hash, sha2_password_hash, AuthPlugin, Credentials};
-pub use command::{decode_command, ChangeUser, Command};
+pub use command::{
+    decode_command, BinlogDump, ChangeUser, Command, RegisterSlave, BINLOG_DUMP_NON_BLOCK,
+};
 pub use conn::{Conn, LocalInfile, TlsUpgrade};
 pub use consts::{cap, charset, colflag, com, errcode, status, ColumnType};
 pub use error::{Error, Result};

@@ -141,7 +141,11 @@ fn cleartext(pw: &[u8]) -> Vec<u8> {
 }
 
 fn denied(c: &mut Raw, user: &str) {
-    let m = assert_err(&c.read(), 1045, "28000");
+    denied_packet(&c.read(), user);
+}
+
+fn denied_packet(p: &[u8], user: &str) {
+    let m = assert_err(p, 1045, "28000");
     assert!(
         m.starts_with(&format!("Access denied for user '{user}'@")),
         "{m}"
@@ -460,8 +464,8 @@ fn unknown_users_look_like_accounts() {
     assert_eq!(plugins_seen, [true, true], "stand-ins of both plugins");
 }
 
-/// A COM_CHANGE_USER packet (protocol 4.1, plugin auth).
-fn change_user_packet(user: &str, auth: &[u8], plugin: &str) -> Vec<u8> {
+/// A COM_CHANGE_USER packet (protocol 4.1, with plugin auth if `plugin`).
+fn change_user_packet(user: &str, auth: &[u8], plugin: Option<&str>) -> Vec<u8> {
     let mut p = vec![0x11];
     p.extend_from_slice(user.as_bytes());
     p.push(0);
@@ -469,8 +473,10 @@ fn change_user_packet(user: &str, auth: &[u8], plugin: &str) -> Vec<u8> {
     p.extend_from_slice(auth);
     p.push(0); // no database
     p.extend_from_slice(&45u16.to_le_bytes());
-    p.extend_from_slice(plugin.as_bytes());
-    p.push(0);
+    if let Some(plugin) = plugin {
+        p.extend_from_slice(plugin.as_bytes());
+        p.push(0);
+    }
     p
 }
 
@@ -493,7 +499,7 @@ fn change_to(
         native(&g.scramble, pw)
     };
     c.seq = 0;
-    c.write(&change_user_packet(user, &resp, plugin));
+    c.write(&change_user_packet(user, &resp, Some(plugin)));
     let sw = c.read();
     let mut head = vec![0xFE];
     head.extend_from_slice(want.as_bytes());
@@ -611,5 +617,45 @@ fn full_authentication_keeps_inner_nul_bytes() {
             denied(&mut c, "u");
         }
         assert_eq!(srv.outcome().is_ok(), good, "{sent:?}");
+    }
+}
+
+/// A client without CLIENT_PLUGIN_AUTH (a protocol 4.1 client that only knows
+/// native auth) cannot take an AuthSwitchRequest: its COM_CHANGE_USER
+/// response, made with the scramble it was sent, is checked as it is, and an
+/// account it cannot log in to (caching_sha2 only, unknown) is refused (review
+/// of the sha2 work).
+#[test]
+fn change_user_without_plugin_auth_checks_its_own_response() {
+    for plugin in [AuthPlugin::NativePassword, AuthPlugin::CachingSha2Password] {
+        let srv = spawn(plugin, false, true, true);
+        let caps = BASE & !(PLUGIN_AUTH | LENENC_DATA);
+        for (user, pw, ok) in [
+            ("nat", &b"natpw"[..], true),
+            ("nat", b"natpX", false),
+            ("ghost", b"natpw", false),
+            ("cs", b"cspw", false),
+            ("root", b"", true),
+        ] {
+            let (mut c, g) = srv.connect();
+            c.write(&response(caps, "root", b"", None, None));
+            assert_ok(&c.read());
+            c.seq = 0;
+            let auth = if pw.is_empty() {
+                Vec::new()
+            } else {
+                native(&g.scramble, pw)
+            };
+            c.write(&change_user_packet(user, &auth, None));
+            let r = c.read();
+            if ok {
+                assert_ok(&r);
+                assert_eq!(srv.outcome().unwrap(), "mysql_native_password");
+            } else {
+                assert_eq!(r.first(), Some(&0xFF), "{user}: {r:?}");
+                denied_packet(&r, user);
+                assert!(srv.outcome().is_err());
+            }
+        }
     }
 }

@@ -17,6 +17,11 @@ pub struct MariaDb {
 
 impl MariaDb {
     pub fn start() -> Option<MariaDb> {
+        MariaDb::start_with("")
+    }
+
+    /// Starts one with extra `my.cnf` lines (e.g. `server-id=2`).
+    pub fn start_with(extra_cnf: &str) -> Option<MariaDb> {
         if !Path::new(MARIADBD).exists() {
             return None;
         }
@@ -31,9 +36,10 @@ impl MariaDb {
                 "[mariadbd]\nuser=root\ndatadir={d}/data\nsocket={s}\npid-file={d}/mysqld.pid\n\
                  skip-networking\ntmpdir={d}\nlog-error={d}/error.log\ninnodb_buffer_pool_size=32M\n\
                  innodb_log_file_size=16M\nskip-log-bin\nperformance_schema=OFF\n\
-                 character-set-server=utf8mb4\ncollation-server=utf8mb4_general_ci\n",
+                 character-set-server=utf8mb4\ncollation-server=utf8mb4_general_ci\n{x}\n",
                 d = dir.display(),
-                s = sock.display()
+                s = sock.display(),
+                x = extra_cnf,
             ),
         )
         .unwrap();
@@ -68,6 +74,11 @@ impl MariaDb {
             std::thread::sleep(Duration::from_millis(100));
         }
         Some(m)
+    }
+
+    /// The server's error log (a replica's errors are there).
+    pub fn error_log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("error.log")).unwrap_or_default()
     }
 
     pub fn conn(&self) -> Option<Conn> {

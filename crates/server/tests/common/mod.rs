@@ -121,9 +121,14 @@ impl Server {
     /// Spawns the binary on a fresh port and waits until it accepts
     /// connections (retrying with another port if that one was taken).
     fn launch(&mut self) {
+        self.launch_on(None)
+    }
+
+    /// `launch`, on port `fixed` when given (a replica reconnects to it).
+    fn launch_on(&mut self, fixed: Option<u16>) {
         let mut last = String::new();
         for _attempt in 0..5 {
-            let port = free_port();
+            let port = fixed.unwrap_or_else(free_port);
             let log_start = std::fs::metadata(&self.log).map(|m| m.len()).unwrap_or(0);
             let log = std::fs::OpenOptions::new()
                 .create(true)
@@ -205,6 +210,14 @@ impl Server {
     pub fn restart(&mut self) {
         self.kill9();
         self.launch();
+    }
+
+    /// Starts the binary again on the same data directory and the same
+    /// port (clients configured with the port find it again).
+    pub fn restart_same_port(&mut self) {
+        self.kill9();
+        let port = self.port;
+        self.launch_on(Some(port));
     }
 
     /// The server's process id, while it runs.
@@ -471,14 +484,9 @@ pub fn login_with(port: u16, db: Option<&str>, collation: u8) -> Option<TcpStrea
     login_user(port, "root", db, collation)
 }
 
-/// Logs in as `user` (an account without a password) with a raw handshake.
-pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Option<TcpStream> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    let (greeting, _) = read_packet(&mut s)?;
-    if greeting.first() == Some(&0xFF) {
-        return None;
-    }
+/// A protocol 4.1 handshake response (plugin auth, mysql_native_password)
+/// for `user` with auth response `auth` (at most 255 bytes).
+pub fn handshake_response(user: &str, auth: &[u8], db: Option<&str>, collation: u8) -> Vec<u8> {
     let mut caps = CLIENT_LONG_PASSWORD
         | CLIENT_PROTOCOL_41
         | CLIENT_TRANSACTIONS
@@ -494,12 +502,26 @@ pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Opt
     p.extend_from_slice(&[0; 23]);
     p.extend_from_slice(user.as_bytes());
     p.push(0);
-    p.push(0); // empty auth response
+    p.push(auth.len() as u8);
+    p.extend_from_slice(auth);
     if let Some(d) = db {
         p.extend_from_slice(d.as_bytes());
         p.push(0);
     }
     p.extend_from_slice(b"mysql_native_password\0");
+    p
+}
+
+/// Logs in as `user` (an account without a password) with a raw handshake.
+pub fn login_user(port: u16, user: &str, db: Option<&str>, collation: u8) -> Option<TcpStream> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let (greeting, _) = read_packet(&mut s)?;
+    if greeting.first() == Some(&0xFF) {
+        return None;
+    }
+    // An empty auth response.
+    let p = handshake_response(user, &[], db, collation);
     s.write_all(&packet(1, &p)).ok()?;
     loop {
         let (r, seq) = read_packet(&mut s)?;

@@ -21,7 +21,7 @@ def no_verify():
 
 
 def who(c):
-    """The user name of CURRENT_USER() (its host part is always localhost today)."""
+    """The user name of CURRENT_USER() (the account matched: user@host pattern)."""
     cur = c.cursor()
     cur.execute("SELECT CURRENT_USER()")
     return cur.fetchone()[0].split("@")[0]

@@ -282,6 +282,7 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
         Stmt::Show(
             ShowStmt::MasterStatus | ShowStmt::BinaryLogs | ShowStmt::BinlogEvents { .. },
         ) => w.specific(p::REPLICATION_CLIENT, "BINLOG MONITOR"),
+        Stmt::Show(ShowStmt::SlaveHosts) => w.specific(p::REPLICATION_SLAVE, "REPLICATION SLAVE"),
         Stmt::Show(sh) => show(&w, sh),
         Stmt::Ddl(d) => ddl(&w, d),
         Stmt::Maint(m) => maint(&w, m),

@@ -255,10 +255,8 @@ impl P<'_> {
             (Some(Tok::Word(x)), Some(Tok::Quoted(h, '\''))) if x.eq_ignore_ascii_case("x") => {
                 Some((h.clone(), 2))
             }
-            // `get`: a word may start with a multibyte letter (`AS aé`).
-            (Some(Tok::Word(w)), _)
-                if w.len() > 2 && w.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x")) =>
-            {
+            // Lower-case `x` only: `0X41` is no literal (MySQL, MariaDB).
+            (Some(Tok::Word(w)), _) if w.len() > 2 && w.starts_with("0x") => {
                 Some((w.get(2..).unwrap_or_default().to_string(), 1))
             }
             _ => None,

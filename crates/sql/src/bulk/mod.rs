@@ -419,10 +419,10 @@ impl BulkLoad {
                 }
             },
         }
-        // The primary key's writer ends its thread before the indexes' start.
-        if let Some(w) = writers.last_mut() {
-            w.seal()?;
-        }
+        // Each writer's thread ends once the next writer has its entries (it
+        // writes the files of one index while the next index's entries are
+        // merged, as before), not at the ingestion: at most two writer threads
+        // and their batches at a time, whatever the number of indexes.
         for (ix, s) in self.secondary {
             let mut w = db.bulk_writer(rel::cf::of(db, &ix)?)?;
             let (mut prev, mut prev_len) = (Vec::new(), 0usize);
@@ -444,9 +444,9 @@ impl BulkLoad {
                 prev_len = len;
                 Ok(true)
             })?;
-            // Its file thread and batch end here, not at the ingestion: one
-            // index's writer at a time holds them.
-            w.seal()?;
+            if let Some(prev) = writers.last_mut() {
+                prev.seal()?;
+            }
             writers.push(w);
         }
         // Not into a table dropped or changed meanwhile (its ids may be

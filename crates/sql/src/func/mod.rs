@@ -77,7 +77,11 @@ pub enum Func {
     Day,
     Database,
     Version,
+    /// USER(), SESSION_USER(), SYSTEM_USER(): user@client host.
     User,
+    /// CURRENT_USER(): the authenticated account (a DEFINER view's body
+    /// has its definer instead, `select::view`).
+    CurrentUser,
     ConnectionId,
     LastInsertId,
     RowCount,
@@ -296,7 +300,8 @@ impl Func {
             "DAY" | "DAYOFMONTH" => Func::Day,
             "DATABASE" | "SCHEMA" => Func::Database,
             "VERSION" => Func::Version,
-            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
+            "USER" | "SESSION_USER" | "SYSTEM_USER" => Func::User,
+            "CURRENT_USER" => Func::CurrentUser,
             "CONNECTION_ID" => Func::ConnectionId,
             "LAST_INSERT_ID" => Func::LastInsertId,
             "ROW_COUNT" => Func::RowCount,
@@ -982,7 +987,8 @@ fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<V
             None => Value::Null,
         },
         Func::Version => env.sys_var("version", false).unwrap_or(Value::Null),
-        Func::User => bytes(format!("{}@localhost", env.user()).into_bytes()),
+        Func::User => bytes(env.user_host(false).into_bytes()),
+        Func::CurrentUser => bytes(env.user_host(true).into_bytes()),
         Func::ConnectionId => Value::UInt(env.connection_id()),
         Func::LastInsertId => Value::UInt(env.last_insert_id()),
         Func::RowCount => Value::Int(env.row_count()),

@@ -218,6 +218,12 @@ pub(super) fn plan_view(
         }
     };
     let (mut q, tables) = expand(st, v)?;
+    if !v.invoker {
+        let _ = VisitMut::visit(
+            &mut q,
+            &mut DefinerIsCurrent(format!("{}@{}", v.definer_user, v.definer_host)),
+        );
+    }
     let locking = !locks.is_empty();
     if locking {
         if !mergeable_text(v, &q) {
@@ -252,6 +258,31 @@ pub(super) fn plan_view(
         .collect();
     super::from::rename_columns(&mut p, &cols, || SqlError::view_invalid(&v.db, &v.name))?;
     Ok((p, tables))
+}
+
+/// Inside a SQL SECURITY DEFINER view CURRENT_USER() is the definer
+/// (MySQL, MariaDB): each call in its body becomes that constant (the
+/// bodies of views it reads are planned each with its own).
+struct DefinerIsCurrent(String);
+
+impl VisitorMut for DefinerIsCurrent {
+    type Break = ();
+    fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+        let current = match e {
+            ast::Expr::Function(f) => {
+                f.name.0.len() == 1 && f.name.to_string().eq_ignore_ascii_case("CURRENT_USER")
+            }
+            // Bare CURRENT_USER (a reserved word: never a column unquoted).
+            ast::Expr::Identifier(i) => {
+                i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER")
+            }
+            _ => false,
+        };
+        if current {
+            *e = ast::Expr::value(ast::Value::SingleQuotedString(self.0.clone()));
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// The refusal of a locking read through a view that cannot be locked.

@@ -176,6 +176,7 @@ pub fn run(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resul
         ShowStmt::MasterStatus | ShowStmt::BinaryLogs | ShowStmt::BinlogEvents { .. } => {
             crate::binlogsql::show(s, stmt, sink)
         }
+        ShowStmt::SlaveHosts => crate::replsrc::show_hosts(s, sink),
         ShowStmt::Grants => rows(
             sink,
             &[&format!("Grants for {}@%", s.user)],

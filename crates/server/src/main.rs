@@ -7,6 +7,7 @@ mod config;
 mod conn;
 mod decoy_key;
 mod metrics;
+mod replica;
 mod replsrc;
 mod results;
 mod sha2_keys;
@@ -194,6 +195,11 @@ fn run(cfg: Config) -> Result<(), String> {
     let inst = sql::Instance::open(&cfg.datadir, &opts)
         .map_err(|e| format!("cannot open the database: {}", e.msg))?;
     accounts::bootstrap(&inst, &cfg)?;
+    // Replication resumes where it was (START SLAVE before the stop).
+    inst.replica.set_connector(replica::connector());
+    inst.replica
+        .resume(&inst)
+        .map_err(|e| format!("cannot resume replication: {}", e.msg))?;
     // Bad caching_sha2_password key files stop the server (a missing default
     // pair is generated in the datadir).
     let rsa = sha2_keys::load(&cfg)?;

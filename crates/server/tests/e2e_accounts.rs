@@ -528,3 +528,46 @@ fn com_field_list_as_mariadb() {
         vec![Some(b"7".to_vec())]
     );
 }
+
+#[test]
+fn broken_views_name_only_themselves() {
+    // A view whose body names what is gone is 1356 naming the view the
+    // statement names, never a table or view beneath it: COM_FIELD_LIST,
+    // SHOW COLUMNS and SELECT alike (mariadbd 10.11's answers).
+    let srv = Server::start("broken-views");
+    let mut root = srv.fresh_db("d");
+    for sql in [
+        "CREATE TABLE b (a INT, x INT)",
+        "CREATE VIEW v AS SELECT a, x FROM b",
+        "CREATE VIEW v3 AS SELECT * FROM v",
+        "CREATE VIEW v4 AS SELECT a FROM v3",
+        "CREATE DATABASE e",
+        "CREATE TABLE e.t (a INT)",
+        "CREATE VIEW ve AS SELECT * FROM e.t",
+        "DROP DATABASE e",
+        "DROP TABLE b",
+    ] {
+        exec(&mut root, sql);
+    }
+    let invalid = |v: &str| {
+        (
+            1356,
+            format!(
+                "View 'd.{v}' references invalid table(s) or column(s) or function(s) or \
+                 definer/invoker of view lack rights to use them"
+            ),
+        )
+    };
+    let mut s = common::login(srv.port, Some("d")).unwrap();
+    for v in ["v", "v3", "v4", "ve"] {
+        assert_eq!(field_list(&mut s, v, ""), Err(invalid(v)), "{v}");
+        for sql in [
+            format!("SHOW COLUMNS FROM {v}"),
+            format!("SHOW FULL COLUMNS FROM {v}"),
+            format!("SELECT * FROM {v}"),
+        ] {
+            let e = common::server_err(root.query_drop(&sql));
+            assert_eq!((e.code, e.message), invalid(v), "{sql}");
+        }
+    }
+}

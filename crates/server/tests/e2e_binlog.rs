@@ -432,8 +432,9 @@ fn binlog_statements_and_errors() {
     for bad in [
         "SET GLOBAL strata_bulk_load = 1",
         "CREATE TABLE k2 AS SELECT * FROM k",
-        "CHANGE MASTER TO MASTER_HOST='x'",
-        "START SLAVE",
+        // Replication options Strata does not honour (e2e_replica has the rest).
+        "CHANGE MASTER TO MASTER_SSL=1",
+        "START SLAVE SQL_THREAD",
     ] {
         assert_eq!(
             err_code(&c.query_drop(bad).unwrap_err()).unwrap().0,

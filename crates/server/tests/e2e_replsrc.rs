@@ -2,6 +2,10 @@
 //! - the dump protocol itself on a raw connection: REPLICATION SLAVE needed
 //!   (1227), the fake ROTATE and FORMAT_DESCRIPTION first, EOF at the end
 //!   with BINLOG_DUMP_NON_BLOCK, 1236 for a bad start;
+//! - a waiting dump: heartbeats at `@master_heartbeat_period`, commits
+//!   delivered at once (not at the writer's timer), SHOW PROCESSLIST,
+//!   ended by a newer dump for the same replica, by KILL, and by shutdown
+//!   (SIGTERM completes promptly);
 //! - `mariadb-binlog --read-from-remote-server` decodes the same events as
 //!   it decodes from the files;
 //! - a stock MariaDB replica (Debian's mariadbd, started here) replicates
@@ -642,4 +646,98 @@ fn a_mariadb_replica_follows_strata() {
         );
     }
     exec(&mut rep, "STOP SLAVE");
+}
+
+/// Reads stream packets until one of event type `kind` (or None: the
+/// connection ended or nothing came within the socket's timeout).
+fn next_of_kind(s: &mut std::net::TcpStream, kind: u8) -> Option<Vec<u8>> {
+    loop {
+        let (p, _) = read_packet(s)?;
+        if p.first() == Some(&0) && p.get(5) == Some(&kind) {
+            return Some(p[1..].to_vec());
+        }
+        if p.first() != Some(&0) {
+            return None;
+        }
+    }
+}
+
+#[test]
+fn a_waiting_dump_wakes_beats_and_ends_on_kill_and_shutdown() {
+    let mut srv = Server::start_with("replsrc-wait", &["--log-bin", "--server-id=4"]);
+    let mut c = srv.fresh_db("w");
+    exec(&mut c, "CREATE TABLE t (id INT PRIMARY KEY)");
+    let blocking_dump = |sid: u32| {
+        let mut s = login_user(srv.port, "root", None, 45).unwrap();
+        common::raw_exec(&mut s, b"SET @master_binlog_checksum = 'CRC32'").unwrap();
+        common::raw_exec(&mut s, b"SET @master_heartbeat_period = 200000000").unwrap();
+        s.write_all(&packet(0, &dump_packet(4, 0, sid, "")))
+            .unwrap();
+        s
+    };
+    let mut s = blocking_dump(7);
+    // Idle: a HEARTBEAT with the replica's position (the end of what it
+    // got) and the file name, checksummed.
+    let hb = next_of_kind(&mut s, 27).expect("a heartbeat");
+    let status = q1(&mut c, "SHOW MASTER STATUS");
+    let pos: u32 = status.split('|').nth(1).unwrap().parse().unwrap();
+    assert_eq!(u32::from_le_bytes(hb[13..17].try_into().unwrap()), pos);
+    assert_eq!(&hb[19..hb.len() - 4], b"mysql-bin.000001");
+    assert_eq!(
+        hb[hb.len() - 4..],
+        binlog_crc(&hb[..hb.len() - 4]).to_le_bytes()
+    );
+    // A commit reaches the waiting dump at once (the writer is woken by
+    // the commit, the dump by the writer), not at the writer's 100 ms
+    // timer: ten commits one after the other take far less than a second.
+    let t0 = Instant::now();
+    for i in 1..=10 {
+        exec(&mut c, &format!("INSERT INTO t VALUES ({i})"));
+        let xid = next_of_kind(&mut s, 16).expect("the commit's XID");
+        assert!(xid.len() > 19);
+    }
+    let waited = t0.elapsed();
+    assert!(waited < Duration::from_millis(500), "took {waited:?}");
+    // It shows in SHOW PROCESSLIST.
+    let dumps: Vec<String> = q(&mut c, "SHOW PROCESSLIST")
+        .into_iter()
+        .filter(|r| r.split('|').nth(4) == Some("Binlog Dump"))
+        .collect();
+    assert_eq!(dumps.len(), 1, "{dumps:?}");
+    // A newer dump for the same replica ends the old one.
+    let mut s2 = blocking_dump(7);
+    assert!(next_of_kind(&mut s2, 4).is_some(), "the new dump streams");
+    assert_eq!(next_of_kind(&mut s, 27), None, "the old dump ended");
+    // KILL ends a dump.
+    let id: String = q(&mut c, "SHOW PROCESSLIST")
+        .into_iter()
+        .find(|r| r.split('|').nth(4) == Some("Binlog Dump"))
+        .unwrap()
+        .split('|')
+        .next()
+        .unwrap()
+        .to_string();
+    exec(&mut c, &format!("KILL {id}"));
+    assert_eq!(next_of_kind(&mut s2, 27), None, "killed");
+    // A waiting dump does not hold up shutdown.
+    let mut s3 = blocking_dump(8);
+    assert!(next_of_kind(&mut s3, 27).is_some());
+    drop(c);
+    let t0 = Instant::now();
+    let pid = srv.pid().unwrap().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    while srv.is_running() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "shutdown hangs");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        srv.log_tail(5).contains("shutdown complete"),
+        "{}",
+        srv.log_tail(10)
+    );
+    assert!(t0.elapsed() < Duration::from_secs(3), "{:?}", t0.elapsed());
 }

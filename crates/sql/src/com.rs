@@ -203,6 +203,13 @@ pub fn of(stmt: &Stmt) -> Option<&'static str> {
         },
         Stmt::Empty => "empty_query",
         Stmt::Load(_) => "load",
+        Stmt::Replica(r) => match r {
+            crate::replica::ReplicaStmt::ChangeMaster(_) => "change_master",
+            crate::replica::ReplicaStmt::Start => "slave_start",
+            crate::replica::ReplicaStmt::Stop => "slave_stop",
+            crate::replica::ReplicaStmt::Reset { .. } => "reset",
+            crate::replica::ReplicaStmt::ShowStatus => "show_slave_status",
+        },
         Stmt::CommentOnly => return None,
     })
 }

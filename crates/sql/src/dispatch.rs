@@ -417,6 +417,7 @@ fn run(
         }
         Stmt::Account(a) => crate::account::run(s, a, sink),
         Stmt::Empty => Err(SqlError::empty_query()),
+        Stmt::Replica(r) => crate::replica::execute(s, r, sink),
         Stmt::CommentOnly => crate::result::ok(),
     }
 }

@@ -84,6 +84,13 @@ mysql_errors! {
     ER_UNKNOWN_ERROR = 1105, "HY000", fn internal(msg) => "{msg}";
     ER_UNKNOWN_TARGET_BINLOG = 1373, "HY000", fn unknown_target_binlog() => "Target log not found in binlog index";
     ER_NO_BINARY_LOGGING = 1381, "HY000", fn no_binary_logging() => "You are not using binary logging";
+    // Replication (crates/sql/src/replica).
+    ER_SLAVE_MUST_STOP = 1198, "HY000", fn slave_must_stop() => "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' first";
+    ER_BAD_SLAVE = 1200, "HY000", fn bad_slave() => "The server is not configured as slave; fix in config file or with CHANGE MASTER TO";
+    ER_SLAVE_WAS_RUNNING = 1254, "HY000", fn slave_was_running() => "Slave is already running";
+    ER_SLAVE_WAS_NOT_RUNNING = 1255, "HY000", fn slave_was_not_running() => "Slave already has been stopped";
+    ER_SLAVE_CONVERSION_FAILED = 1677, "HY000", fn slave_conversion_failed(col, table, from, to) => "Column {col} of table '{table}' cannot be converted from type '{from}' to type '{to}'";
+    ER_KEY_NOT_FOUND = 1032, "HY000", fn key_not_found(table) => "Can't find record in '{table}'";
     ER_ERROR_WHEN_EXECUTING_COMMAND = 1220, "HY000", fn binlog_command_failed(cmd, why) => "Error when executing command {cmd}: {why}";
     ER_UNKNOWN_CHARACTER_SET = 1115, "42000", fn unknown_charset(cs) => "Unknown character set: '{cs}'";
     ER_UNKNOWN_COLLATION = 1273, "HY000", fn unknown_collation(c) => "Unknown collation: '{c}'";

@@ -56,6 +56,7 @@ pub mod members;
 pub mod multidml;
 pub mod parse;
 pub mod procs;
+pub mod replica;
 pub mod replsrc;
 pub mod result;
 pub mod runmerge;
@@ -203,6 +204,8 @@ pub struct Instance {
     pub bulk_locks: Arc<bulk::lock::TableLocks>,
     /// The binary log (`--log-bin`), if on.
     pub binlog: Option<Arc<binlog::Binlog>>,
+    /// Strata as a replica (CHANGE MASTER TO, START SLAVE).
+    pub replica: replica::Replica,
 }
 
 /// Status counters kept by the instance.
@@ -264,6 +267,7 @@ impl Instance {
             )?),
             None => None,
         };
+        let replica = replica::Replica::open(&db)?;
         let txdb = TxnDb::new(
             db,
             TxnOptions {
@@ -327,6 +331,7 @@ impl Instance {
             slow_log: Default::default(),
             bulk_locks: Default::default(),
             binlog,
+            replica,
         }))
     }
 
@@ -464,6 +469,7 @@ impl Instance {
 
     /// Flushes and closes the engine (clean shutdown).
     pub fn shutdown(&self) -> Result<()> {
+        self.replica.shutdown();
         if let Some(b) = &self.binlog {
             b.close_readers();
             b.catch_up()?;

@@ -59,6 +59,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
+    if let Some(s) = crate::replica::parse(&words(trimmed), trimmed) {
+        return Ok(Parsed {
+            stmt: s?,
+            params: vec![],
+        });
+    }
     if let Some(s) = crate::binlogsql::parse(&words(trimmed), trimmed) {
         return Ok(Parsed {
             stmt: s?,

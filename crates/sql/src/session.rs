@@ -238,6 +238,9 @@ impl Session {
         if n == "gtid_binlog_pos" || n == "gtid_current_pos" {
             return Some(crate::binlogsql::gtid_pos(self));
         }
+        if n == "gtid_slave_pos" {
+            return Some(crate::result::text(self.inst.replica.gtid_slave_pos()));
+        }
         if n == "last_insert_id" || n == "identity" {
             return Some(Value::UInt(self.last_insert_id));
         }

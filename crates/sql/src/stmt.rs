@@ -32,6 +32,8 @@ pub enum Stmt {
     Account(crate::account::AccountStmt),
     /// Only comments (e.g. MariaDB's `/*M!... */` in dump files): nothing to do.
     CommentOnly,
+    /// CHANGE MASTER TO, START/STOP/RESET SLAVE, SHOW SLAVE STATUS (`replica`).
+    Replica(crate::replica::ReplicaStmt),
 }
 
 /// SELECT, INSERT/REPLACE, UPDATE, DELETE.

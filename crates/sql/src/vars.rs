@@ -95,6 +95,7 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("gtid_domain_id", i(0)),
         ("gtid_binlog_pos", s("")),
         ("gtid_current_pos", s("")),
+        ("gtid_slave_pos", s("")),
         ("system_time_zone", s("UTC")),
         ("time_zone", s("SYSTEM")),
         ("transaction_isolation", s("REPEATABLE-READ")),
@@ -256,6 +257,7 @@ pub fn read_only(name: &str) -> bool {
             | "log_bin_index"
             | "gtid_binlog_pos"
             | "gtid_current_pos"
+            | "gtid_slave_pos"
             | "gtid_domain_id"
             | "binlog_checksum"
             | "performance_schema"

@@ -282,6 +282,11 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
         Stmt::Show(
             ShowStmt::MasterStatus | ShowStmt::BinaryLogs | ShowStmt::BinlogEvents { .. },
         ) => w.specific(p::REPLICATION_CLIENT, "BINLOG MONITOR"),
+        // MariaDB's SLAVE MONITOR and REPLICATION SLAVE ADMIN.
+        Stmt::Replica(crate::replica::ReplicaStmt::ShowStatus) => {
+            w.specific(p::REPLICATION_CLIENT, "SUPER, SLAVE MONITOR")
+        }
+        Stmt::Replica(_) => w.specific(p::SUPER, "SUPER, REPLICATION SLAVE ADMIN"),
         Stmt::Show(ShowStmt::SlaveHosts) => w.specific(p::REPLICATION_SLAVE, "REPLICATION SLAVE"),
         Stmt::Show(sh) => show(&w, sh),
         Stmt::Ddl(d) => ddl(&w, d),

@@ -355,7 +355,9 @@ pub fn view_table(st: &CatalogState, v: &ViewDef) -> Result<Arc<rel::catalog::Ta
 }
 
 /// Whether an error planning a view's body means the view is invalid
-/// (a table or column it names is gone): MySQL reports 1356 instead.
+/// (a table or column it names is gone): MySQL reports 1356 instead, naming
+/// the outermost view (a 1356 of a view beneath is named again, so the
+/// statement never learns what the view reads).
 pub fn invalid_body(e: &SqlError) -> bool {
     matches!(
         e.code,
@@ -363,6 +365,7 @@ pub fn invalid_body(e: &SqlError) -> bool {
             | crate::error::ER_BAD_FIELD_ERROR
             | crate::error::ER_SP_DOES_NOT_EXIST
             | crate::error::ER_BAD_DB_ERROR
+            | crate::error::ER_VIEW_INVALID
     )
 }
 

@@ -168,8 +168,8 @@ impl Binlog {
             match b.recover_locked(&mut st) {
                 // A record that does not render must not keep the server
                 // from starting: the log stays stopped before it, every
-                // statement reading positions gets the error naming it, and
-                // RESET MASTER / PURGE can clear it.
+                // statement reading positions gets the error naming it
+                // (docs/REPLICATION.md: what a DBA can do).
                 Err(Error::Corrupt(m)) => {
                     eprintln!("strata: binary log: {m}");
                     st.out = None;

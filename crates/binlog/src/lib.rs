@@ -20,12 +20,15 @@
 pub mod decode;
 pub mod dump;
 pub mod event;
+mod filestart;
 pub mod log;
 pub mod parse;
 pub mod record;
 pub mod row;
 pub mod unpack;
 
+#[cfg(test)]
+mod log_tests;
 #[cfg(test)]
 mod parse_tests;
 #[cfg(test)]

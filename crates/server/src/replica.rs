@@ -50,6 +50,25 @@ fn connect(r: &ConnectRequest) -> Result<Box<dyn Source>, SourceError> {
         timeout: Duration::from_secs(10),
     })
     .map_err(source_err)?;
+    // Equal server ids would make every event look like our own (skipped):
+    // MariaDB's IO thread stops with 1593 instead.
+    let theirs = c.query("SELECT @@server_id").map_err(source_err)?;
+    let theirs = theirs
+        .rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|v| String::from_utf8(v).ok())
+        .and_then(|v| v.parse::<u32>().ok());
+    if theirs == Some(r.server_id) {
+        return Err(SourceError::Server {
+            code: sql::replica::ER_SLAVE_FATAL,
+            message: "Fatal error: The slave I/O thread stops because master and slave have \
+                      equal MariaDB server ids; these ids must be different for replication to \
+                      work (or the --replicate-same-server-id option must be used on slave but \
+                      this does not always make sense; please check the manual before using it)."
+                .into(),
+        });
+    }
     let mut q = |sql: &str| c.query(sql).map(|_| ()).map_err(source_err);
     q("SET @master_binlog_checksum = @@global.binlog_checksum")?;
     q("SET @mariadb_slave_capability = 4")?;

@@ -403,3 +403,91 @@ fn replicates_a_mariadb_source_and_resumes_after_kill9() {
     );
     assert_eq!(st["Using_Gtid"], "No");
 }
+
+/// Waits until the replica's SQL side stopped; its status then.
+fn wait_stopped(rep: &mut Conn) -> BTreeMap<String, String> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let st = slave_status(rep);
+        if st.get("Slave_SQL_Running").map(String::as_str) == Some("No") {
+            return st;
+        }
+        assert!(Instant::now() < deadline, "no stop: {st:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Review s31: SAVEPOINT / ROLLBACK TO inside a row-format transaction
+/// (MariaDB logs them as QUERY events) apply to the replica's transaction;
+/// BINARY(n) values keep their trailing 0x00; a replica with the source's
+/// server id stops with 1593 instead of skipping everything.
+#[test]
+fn savepoints_binary_and_equal_server_ids() {
+    let Some(source) = Source::start() else {
+        eprintln!("SKIP savepoints_binary_and_equal_server_ids: {MARIADBD} is not installed");
+        return;
+    };
+    let mut src = source.conn();
+    for s in [
+        "SET sql_log_bin = 0",
+        "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'replpw'",
+        "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
+        "SET sql_log_bin = 1",
+        "CREATE DATABASE r",
+        "CREATE TABLE r.s (id INT PRIMARY KEY) ENGINE=InnoDB",
+        "CREATE TABLE r.b (id INT PRIMARY KEY, v BINARY(4))",
+        "BEGIN",
+        "INSERT INTO r.s VALUES (1)",
+        "SAVEPOINT a",
+        "INSERT INTO r.s VALUES (2)",
+        "ROLLBACK TO a",
+        "INSERT INTO r.s VALUES (3)",
+        "COMMIT",
+        "INSERT INTO r.b VALUES (1, X'6100'), (2, X'00'), (3, X'01020304')",
+    ] {
+        src.query_drop(s).unwrap();
+    }
+    let change = format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='repl', \
+         MASTER_PASSWORD='replpw', MASTER_USE_GTID=slave_pos",
+        source.port
+    );
+    let srv = Server::start_with("replica-sp", &["--server-id=2"]);
+    let mut rep = srv.conn();
+    rep.query_drop(&change).unwrap();
+    rep.query_drop("START SLAVE").unwrap();
+    wait_caught_up(&mut src, &mut rep, &srv);
+    assert_eq!(q(&mut rep, "SELECT id FROM r.s ORDER BY id"), ["1", "3"]);
+    let hex = "SELECT id, HEX(v), LENGTH(v) FROM r.b ORDER BY id";
+    assert_eq!(q(&mut rep, hex), q(&mut src, hex));
+    assert_eq!(q(&mut rep, hex)[0], "1|61000000|4");
+    // Any other statement inside a transaction stops replication (1235).
+    src.query_drop("SET SESSION binlog_format = 'STATEMENT'")
+        .unwrap();
+    for s in ["BEGIN", "INSERT INTO r.s VALUES (10)", "COMMIT"] {
+        src.query_drop(s).unwrap();
+    }
+    let st = wait_stopped(&mut rep);
+    assert_eq!(st["Last_SQL_Errno"], "1235", "{st:?}");
+    assert_eq!(q(&mut rep, "SELECT id FROM r.s ORDER BY id"), ["1", "3"]);
+    drop(srv);
+
+    let srv = Server::start_with("replica-eq", &["--server-id=1"]);
+    let mut rep = srv.conn();
+    rep.query_drop(&change).unwrap();
+    rep.query_drop("START SLAVE").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let st = loop {
+        let st = slave_status(&mut rep);
+        if st["Slave_IO_Running"] == "No" {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "no stop: {st:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(st["Last_IO_Errno"], "1593", "{st:?}");
+    assert!(
+        st["Last_IO_Error"].contains("equal MariaDB server ids"),
+        "{st:?}"
+    );
+}

@@ -9,6 +9,7 @@
 //! through the SQL layer in the event's database, then the position
 //! commits alone. Replicated changes are not written to Strata's own
 //! binary log (MariaDB's log_slave_updates=OFF).
+use super::inner::{self, Inner};
 use super::state::{encode_position, Position, KEY_POS};
 use super::Shared;
 use crate::error::SqlError;
@@ -23,7 +24,7 @@ use rel::temporal;
 use rel::value::{ColumnType, TypeKind, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
-use txn::{Isolation, LockMode, Txn};
+use txn::{Isolation, LockMode, Savepoint, Txn};
 
 /// Why applying stopped: the source side (Last_IO_Errno) or the applying
 /// side (Last_SQL_Errno).
@@ -49,6 +50,8 @@ pub(crate) struct Applier {
     txn: Option<Txn>,
     /// The open transaction's GTID (or a standalone DDL's).
     gtid: Option<Gtid>,
+    /// The open transaction's savepoints (SAVEPOINT events), oldest first.
+    savepoints: Vec<(String, Savepoint)>,
 }
 
 fn sql_fault(e: SqlError) -> Fault {
@@ -72,6 +75,7 @@ impl Applier {
             maps: HashMap::new(),
             txn: None,
             gtid: None,
+            savepoints: Vec::new(),
         }
     }
 
@@ -82,6 +86,7 @@ impl Applier {
             t.rollback();
         }
         self.gtid = None;
+        self.savepoints.clear();
         self.maps.clear();
     }
 
@@ -145,6 +150,8 @@ impl Applier {
                     self.commit(h.log_pos, h.timestamp)?;
                 } else if stmt.eq_ignore_ascii_case("ROLLBACK") {
                     self.abort();
+                } else if self.txn.is_some() {
+                    self.in_txn(stmt)?;
                 } else if !own {
                     self.ddl(&q, h.log_pos, h.timestamp)?;
                 }
@@ -195,7 +202,54 @@ impl Applier {
             st.trx_groups += 1;
         }
         self.gtid = None;
+        self.savepoints.clear();
         self.maps.clear();
+    }
+
+    /// A statement logged inside the open transaction: savepoints are
+    /// honoured on the applier's transaction; anything else stops
+    /// replication (running it as DDL would end the transaction midway).
+    fn in_txn(&mut self, stmt: &str) -> Result<(), Fault> {
+        let refuse = || {
+            Fault::Sql(
+                crate::error::ER_NOT_SUPPORTED_YET,
+                format!(
+                    "This version of Strata doesn't yet support '{stmt}' inside a replicated \
+                     transaction (only SAVEPOINT, ROLLBACK TO and RELEASE SAVEPOINT are applied there)"
+                ),
+            )
+        };
+        let Some(t) = self.txn.as_mut() else {
+            return Err(refuse());
+        };
+        let pos = |sps: &[(String, Savepoint)], n: &str| {
+            sps.iter()
+                .rposition(|(s, _)| s.to_lowercase() == n.to_lowercase())
+        };
+        let unknown = |n: &str| Fault::Sql(1305, format!("SAVEPOINT {n} does not exist"));
+        match inner::parse(stmt).ok_or_else(refuse)? {
+            Inner::Savepoint(n) => {
+                if let Some(i) = pos(&self.savepoints, &n) {
+                    self.savepoints.remove(i);
+                }
+                self.savepoints.push((n, t.savepoint()));
+            }
+            Inner::RollbackTo(n) => {
+                let i = pos(&self.savepoints, &n).ok_or_else(|| unknown(&n))?;
+                let ok = t
+                    .rollback_to_savepoint(&self.savepoints[i].1)
+                    .map_err(|e| sql_fault(e.into()))?;
+                if !ok {
+                    return Err(unknown(&n));
+                }
+                self.savepoints.truncate(i + 1);
+            }
+            Inner::Release(n) => {
+                let i = pos(&self.savepoints, &n).ok_or_else(|| unknown(&n))?;
+                self.savepoints.truncate(i);
+            }
+        }
+        Ok(())
     }
 
     /// Commits the open transaction with the position after `end`.
@@ -438,6 +492,11 @@ fn convert(d: &Datum, ty: &ColumnType) -> Option<Value> {
         }
         Datum::Bytes(b) if ty.is_string() && !ty.is_enum_or_set() => {
             let mut b = b.clone();
+            // MariaDB strips BINARY(n)'s trailing 0x00 when it logs the
+            // value; the column holds exactly n bytes (as SQL inserts pad).
+            if k == TypeKind::Binary && b.len() < ty.len as usize {
+                b.resize(ty.len as usize, 0);
+            }
             if k == TypeKind::Char {
                 let n = rel::keycodec::trim_trailing_spaces(&b).len();
                 b.truncate(n);

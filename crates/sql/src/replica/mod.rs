@@ -9,11 +9,12 @@
 //! registers a [`Connector`] (its MySQL client) at startup; the thread
 //! asks it for a [`Source`] of raw events.
 mod apply;
+mod inner;
 mod run;
 mod state;
 mod stmt;
 
-pub use run::{ConnectRequest, Connector, Source, SourceError};
+pub use run::{ConnectRequest, Connector, Source, SourceError, ER_SLAVE_FATAL};
 pub use state::{Config, Position};
 pub use stmt::{parse, run as execute, OptVal, ReplicaStmt};
 

@@ -57,6 +57,9 @@ pub type Connector = dyn Fn(&ConnectRequest) -> Result<Box<dyn Source>, SourceEr
 /// ER_MASTER_FATAL_ERROR_READING_BINLOG: the source cannot serve the
 /// position asked for.
 const ER_MASTER_FATAL: u16 = 1236;
+/// ER_SLAVE_FATAL_ERROR: the connector found a reason replication cannot
+/// work (equal server ids); the IO side stops with the message as given.
+pub const ER_SLAVE_FATAL: u16 = 1593;
 /// ER_SLAVE_FATAL_ERROR / connection failures are reported as 2003
 /// (CR_CONN_HOST_ERROR) like MariaDB's IO thread does.
 const CR_CONN_HOST_ERROR: u16 = 2003;
@@ -112,6 +115,9 @@ pub(crate) fn run(
             Ok(s) => s,
             Err(SourceError::Server { code, message }) if code == ER_MASTER_FATAL => {
                 break Some(Fault::Io(code, format!("Got fatal error {code} from master when reading data from binary log: '{message}'")));
+            }
+            Err(SourceError::Server { code, message }) if code == ER_SLAVE_FATAL => {
+                break Some(Fault::Io(code, message));
             }
             Err(e) => {
                 let (code, msg) = match e {

@@ -41,32 +41,44 @@ pub fn events_at(bytes: &[u8], base: u64) -> Result<Vec<Event<'_>>> {
         let h = file
             .get(p..p + HEADER_LEN)
             .ok_or_else(|| bad("torn header"))?;
-        let le32 = |o: usize| u32::from_le_bytes([h[o], h[o + 1], h[o + 2], h[o + 3]]);
-        let size = le32(9) as usize;
+        let size = u32::from_le_bytes([h[9], h[10], h[11], h[12]]) as usize;
         if size < HEADER_LEN + CHECKSUM_LEN {
             return Err(bad("size below the header"));
         }
         let ev = file.get(p..p + size).ok_or_else(|| bad("torn event"))?;
-        let (data, sum) = ev.split_at(size - CHECKSUM_LEN);
-        if crc32(data).to_le_bytes() != sum {
-            return Err(bad("checksum mismatch"));
-        }
-        let end = le32(13) as u64;
-        if end != (at + size as u64) & 0xffff_ffff {
-            return Err(bad("log_pos does not follow the event"));
-        }
-        out.push(Event {
-            pos: at,
-            timestamp: le32(0),
-            kind: h[4],
-            server_id: le32(5),
-            end_pos: end,
-            flags: u16::from_le_bytes([h[17], h[18]]),
-            body: &data[HEADER_LEN..],
-        });
+        out.push(event_at(ev, at)?);
         p += size;
     }
     Ok(out)
+}
+
+/// Checks one whole event `ev` found at offset `pos` of its file (size,
+/// log_pos, CRC32) and splits it as [`events`] does.
+pub fn event_at(ev: &[u8], pos: u64) -> Result<Event<'_>> {
+    let bad = |what: &str| Error::Corrupt(format!("event at {pos}: {what}"));
+    let h = ev.get(..HEADER_LEN).ok_or_else(|| bad("torn header"))?;
+    let le32 = |o: usize| u32::from_le_bytes([h[o], h[o + 1], h[o + 2], h[o + 3]]);
+    let size = le32(9) as usize;
+    if size != ev.len() || size < HEADER_LEN + CHECKSUM_LEN {
+        return Err(bad("size does not match"));
+    }
+    let (data, sum) = ev.split_at(size - CHECKSUM_LEN);
+    if crc32(data).to_le_bytes() != sum {
+        return Err(bad("checksum mismatch"));
+    }
+    let end = le32(13) as u64;
+    if end != (pos + size as u64) & 0xffff_ffff {
+        return Err(bad("log_pos does not follow the event"));
+    }
+    Ok(Event {
+        pos,
+        timestamp: le32(0),
+        kind: h[4],
+        server_id: le32(5),
+        end_pos: end,
+        flags: u16::from_le_bytes([h[17], h[18]]),
+        body: &data[HEADER_LEN..],
+    })
 }
 
 /// SHOW BINLOG EVENTS' Event_type for a type code.
@@ -136,7 +148,8 @@ fn describe(e: &Event<'_>) -> Option<String> {
         }
         kind::GTID_LIST => {
             let n = (u32_at(b, 0)? & 0x0fff_ffff) as usize;
-            let mut v = Vec::with_capacity(n);
+            // Never more entries than the bytes present hold.
+            let mut v = Vec::with_capacity(n.min(b.len() / 16));
             for i in 0..n {
                 let o = 4 + 16 * i;
                 v.push(format!(

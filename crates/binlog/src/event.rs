@@ -128,21 +128,9 @@ pub fn crc32(data: &[u8]) -> u32 {
     !c
 }
 
-/// Appends a length-encoded ("packed") integer.
-pub fn put_packed(out: &mut Vec<u8>, v: u64) {
-    if v < 251 {
-        out.push(v as u8);
-    } else if v < 1 << 16 {
-        out.push(0xfc);
-        out.extend_from_slice(&(v as u16).to_le_bytes());
-    } else if v < 1 << 24 {
-        out.push(0xfd);
-        out.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
-    } else {
-        out.push(0xfe);
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-}
+/// Appends a length-encoded ("packed") integer: the protocol's, one codec
+/// for both (`wire::codec`).
+pub use wire::codec::put_lenenc_int as put_packed;
 
 /// Appends the 6-byte table id.
 fn put_table_id(out: &mut Vec<u8>, id: u64) {

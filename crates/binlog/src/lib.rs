@@ -21,12 +21,15 @@ pub mod decode;
 pub mod dump;
 mod dumpgtid;
 pub mod event;
+mod filestart;
 pub mod log;
 pub mod parse;
 pub mod record;
 pub mod row;
 pub mod unpack;
 
+#[cfg(test)]
+mod log_tests;
 #[cfg(test)]
 mod parse_tests;
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! docs/formats/binlog.md has the layouts, docs/REPLICATION.md the design.
 use crate::decode;
 use crate::event::{self, Gtid, Header};
+use crate::filestart::{hex, FileStart, FILE_PREFIX};
 use crate::record::{self, Cursor};
 use crate::{Error, Result};
 use lsm::{ColumnFamily, Db, ReadOptions, WriteBatch, WriteOptions};
@@ -24,8 +25,6 @@ use std::time::{Duration, SystemTime};
 pub const CF_NAME: &str = "__binlog__";
 /// Key prefix of transaction records.
 pub const TXN_PREFIX: &[u8] = b"T";
-const FILE_PREFIX: u8 = b'F';
-const FILE_RECORD_VERSION: u8 = 1;
 /// How often the background thread brings the files up to date.
 const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
 
@@ -39,89 +38,6 @@ pub struct Config {
     pub server_id: u32,
     /// max_binlog_size: a file is rotated once it reaches this many bytes.
     pub max_size: u64,
-}
-
-/// One file's start, as its `F` record keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileStart {
-    num: u32,
-    /// The file holds the records with sequence numbers above this (up to
-    /// the next file's `after_seq`).
-    after_seq: u64,
-    timestamp: u32,
-    server_id: u32,
-    /// The last GTID before the file.
-    gtid: Option<Gtid>,
-}
-
-impl FileStart {
-    fn key(num: u32) -> Vec<u8> {
-        let mut k = vec![FILE_PREFIX];
-        k.extend_from_slice(&num.to_be_bytes());
-        k
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        let mut v = vec![FILE_RECORD_VERSION];
-        v.extend_from_slice(&self.after_seq.to_le_bytes());
-        v.extend_from_slice(&self.timestamp.to_le_bytes());
-        v.extend_from_slice(&self.server_id.to_le_bytes());
-        match self.gtid {
-            None => v.push(0),
-            Some(g) => {
-                v.push(1);
-                v.extend_from_slice(&g.domain.to_le_bytes());
-                v.extend_from_slice(&g.server_id.to_le_bytes());
-                v.extend_from_slice(&g.seq_no.to_le_bytes());
-            }
-        }
-        v
-    }
-
-    fn decode(key: &[u8], v: &[u8]) -> Result<FileStart> {
-        let bad = || Error::Corrupt("binlog file record does not decode".into());
-        let num = u32::from_be_bytes(
-            key.get(1..5)
-                .ok_or_else(bad)?
-                .try_into()
-                .map_err(|_| bad())?,
-        );
-        if v.first() != Some(&FILE_RECORD_VERSION) {
-            return Err(bad());
-        }
-        let u32_at = |o: usize| -> Result<u32> {
-            Ok(u32::from_le_bytes(
-                v.get(o..o + 4)
-                    .ok_or_else(bad)?
-                    .try_into()
-                    .map_err(|_| bad())?,
-            ))
-        };
-        let u64_at = |o: usize| -> Result<u64> {
-            Ok(u64::from_le_bytes(
-                v.get(o..o + 8)
-                    .ok_or_else(bad)?
-                    .try_into()
-                    .map_err(|_| bad())?,
-            ))
-        };
-        let gtid = match v.get(17) {
-            Some(0) => None,
-            Some(1) => Some(Gtid {
-                domain: u32_at(18)?,
-                server_id: u32_at(22)?,
-                seq_no: u64_at(26)?,
-            }),
-            _ => return Err(bad()),
-        };
-        Ok(FileStart {
-            num,
-            after_seq: u64_at(1)?,
-            timestamp: u32_at(9)?,
-            server_id: u32_at(13)?,
-            gtid,
-        })
-    }
 }
 
 /// A row of SHOW BINLOG EVENTS.
@@ -138,12 +54,16 @@ pub struct EventRow {
 struct State {
     /// Every file, oldest first; the last is the active one.
     files: Vec<FileStart>,
-    /// The active file, open for appending.
+    /// The active file, open for appending; None after a failed write or
+    /// rotation: the next call re-derives the files from the records
+    /// (`recover_locked`) before going on.
     out: Option<std::fs::File>,
     cur: Cursor,
     /// The last record written to the files.
     last_seq: u64,
     buf: Vec<u8>,
+    /// The last error the background writer met (printed once).
+    last_error: Option<String>,
 }
 
 /// How far the files are written, for readers of the files (replicas'
@@ -185,6 +105,10 @@ pub struct Binlog {
     /// background thread writes them at once.
     kicked: Mutex<bool>,
     kick_cv: Condvar,
+    /// Every file's (number, name), oldest first, as `publish` last saw
+    /// them: names are looked up without the writer's lock (a leaf lock,
+    /// never held while taking another).
+    names: Mutex<Vec<(u32, String)>>,
 }
 
 fn now() -> u32 {
@@ -197,10 +121,16 @@ fn io(e: std::io::Error) -> Error {
     Error::Io(e.to_string())
 }
 
+/// A file's name: `<base>.<6 digits>`.
+fn name_of(f: &FileStart) -> String {
+    format!("{}.{:06}", f.base, f.num)
+}
+
 impl Binlog {
-    /// Opens (or starts) the log of `db`: re-derives the active file (and
-    /// a closed file that does not check), rewrites the index, and starts
-    /// the background thread that keeps the files current.
+    /// Opens (or starts) the log of `db`: re-derives the active file and
+    /// every closed file that is missing or does not end in its ROTATE,
+    /// rewrites the index, and starts the background thread that keeps the
+    /// files current.
     pub fn open(db: &Db, cfg: Config) -> Result<Arc<Binlog>> {
         let cf = db.ensure_cf(CF_NAME)?;
         let b = Arc::new(Binlog {
@@ -216,6 +146,7 @@ impl Binlog {
                 cur: Cursor { pos: 0, gtid: None },
                 last_seq: 0,
                 buf: Vec::new(),
+                last_error: None,
             }),
             progress: Mutex::new(Progress {
                 active: 0,
@@ -230,8 +161,29 @@ impl Binlog {
             next_dump: AtomicU64::new(0),
             kicked: Mutex::new(false),
             kick_cv: Condvar::new(),
+            names: Mutex::new(Vec::new()),
         });
-        b.recover()?;
+        {
+            let mut st = b.lock();
+            match b.recover_locked(&mut st) {
+                // A record that does not render must not keep the server
+                // from starting: the log stays stopped before it, every
+                // statement reading positions gets the error naming it
+                // (docs/REPLICATION.md: what a DBA can do).
+                Err(Error::Corrupt(m)) => {
+                    eprintln!("strata: binary log: {m}");
+                    st.out = None;
+                    st.last_error = Some(format!("binlog corrupt: {m}"));
+                }
+                Err(e) => return Err(e),
+                Ok(()) => {
+                    // A new basename: files from now on are named after it.
+                    if st.files.last().is_some_and(|f| f.base != b.base) {
+                        b.rotate_locked(&mut st)?;
+                    }
+                }
+            }
+        }
         let weak = Arc::downgrade(&b);
         std::thread::Builder::new()
             .name("binlog".into())
@@ -258,18 +210,48 @@ impl Binlog {
         self.max_size.load(Ordering::Relaxed)
     }
 
-    /// Sets max_binlog_size (at least 4096, as MariaDB).
-    pub fn set_max_size(&self, n: u64) {
-        self.max_size.store(n.max(4096), Ordering::Relaxed);
+    /// SET GLOBAL max_binlog_size (at least 4096, as MariaDB). The active
+    /// file keeps the size it was started with (its `F` record), so that
+    /// its positions never move: if it holds records it is rotated first
+    /// and the new size applies from the next file; if it holds none its
+    /// `F` record takes the new size.
+    pub fn set_max_size(&self, n: u64) -> Result<()> {
+        let n = n.max(4096);
+        self.max_size.store(n, Ordering::Relaxed);
+        let mut st = self.lock();
+        self.catch_up_locked(&mut st)?;
+        let Some(active) = st.files.last().cloned() else {
+            return Ok(());
+        };
+        if active.max_size == n {
+            return Ok(());
+        }
+        if st.last_seq == active.after_seq {
+            let f = FileStart {
+                max_size: n,
+                ..active
+            };
+            self.put_file_start(&f)?;
+            if let Some(last) = st.files.last_mut() {
+                *last = f;
+            }
+            return Ok(());
+        }
+        self.rotate_locked(&mut st)
     }
 
-    /// The file name of file `num`.
+    /// The file name of file `num` (under the basename it was started
+    /// with; the configured one for a file not in the log).
     pub fn file_name(&self, num: u32) -> String {
-        format!("{}.{:06}", self.base, num)
+        let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        match names.iter().find(|f| f.0 == num) {
+            Some(f) => f.1.clone(),
+            None => format!("{}.{:06}", self.base, num),
+        }
     }
 
-    fn path(&self, num: u32) -> PathBuf {
-        self.dir.join(self.file_name(num))
+    fn path_of(&self, f: &FileStart) -> PathBuf {
+        self.dir.join(name_of(f))
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -281,8 +263,9 @@ impl Binlog {
         let lo = [FILE_PREFIX];
         it.seek(&lo);
         let mut files = Vec::new();
+        let max = self.max_size();
         while it.valid() && it.key().first() == Some(&FILE_PREFIX) {
-            files.push(FileStart::decode(it.key(), it.value())?);
+            files.push(FileStart::decode(it.key(), it.value(), max, &self.base)?);
             it.next();
         }
         it.status()?;
@@ -292,15 +275,24 @@ impl Binlog {
     fn put_file_start(&self, f: &FileStart) -> Result<()> {
         let mut b = WriteBatch::new();
         b.put_cf(self.cf.0, &FileStart::key(f.num), &f.encode());
-        self.db.write(WriteOptions::default(), b)?;
+        self.db.write(synced(), b)?;
         Ok(())
     }
 
-    fn recover(&self) -> Result<()> {
+    /// Brings the files in line with the records: every closed file that
+    /// is missing or does not end in the ROTATE its `F` records give it is
+    /// rewritten (a crash before its ROTATE was fsynced, files not carried
+    /// by a restore, a directory entry lost with the power), the active
+    /// file is rewritten and caught up, files outside the `F` range are
+    /// removed and the index rewritten.
+    fn recover_locked(&self, st: &mut State) -> Result<()> {
+        st.out = None;
         let mut files = self.load_files()?;
         if files.is_empty() {
             let f = FileStart {
                 num: 1,
+                max_size: self.max_size(),
+                base: self.base.clone(),
                 after_seq: 0,
                 timestamp: now(),
                 server_id: self.server_id.load(Ordering::Relaxed),
@@ -309,47 +301,79 @@ impl Binlog {
             self.put_file_start(&f)?;
             files.push(f);
         }
-        let (first, last) = (files[0].num, files[files.len() - 1].num);
-        self.remove_strays(first, last)?;
-        if files.len() >= 2 {
-            let (closed, next) = (files[files.len() - 2], files[files.len() - 1]);
-            let ok = std::fs::read(self.path(closed.num)).is_ok_and(|b| {
-                decode::events(&b)
-                    .is_ok_and(|e| e.last().is_some_and(|x| x.kind == event::kind::ROTATE))
-            });
-            if !ok {
-                self.rewrite_closed(closed, next)?;
+        self.remove_strays(&files)?;
+        for w in files.windows(2) {
+            if !self.closed_file_ok(&w[0], &w[1]) {
+                self.rewrite_closed(&w[0], &w[1])?;
             }
         }
-        let mut st = self.lock();
-        let active = files[files.len() - 1];
+        let active = files[files.len() - 1].clone();
         st.files = files;
-        self.start_file(&mut st, active)?;
-        self.publish(&st);
-        self.write_index(&st)?;
-        self.catch_up_locked(&mut st)
+        self.start_file(st, &active)?;
+        self.publish(st);
+        self.write_index(st)?;
+        sync_dir(&self.dir)?;
+        self.catch_up_inner(st)
     }
 
-    /// Removes files of this basename outside `first..=last` (left by a
-    /// crash in the middle of a purge).
-    fn remove_strays(&self, first: u32, last: u32) -> Result<()> {
+    /// Removes files named after the log's basenames that are outside the
+    /// `F` range (left by a crash in the middle of a purge).
+    fn remove_strays(&self, files: &[FileStart]) -> Result<()> {
         let Ok(rd) = std::fs::read_dir(&self.dir) else {
             return Ok(());
         };
-        let prefix = format!("{}.", self.base);
+        let (Some(first), Some(last)) = (files.first(), files.last()) else {
+            return Ok(());
+        };
+        let mut bases: Vec<&str> = files.iter().map(|f| f.base.as_str()).collect();
+        bases.push(&self.base);
+        bases.sort_unstable();
+        bases.dedup();
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            let Some(n) = name.strip_prefix(&prefix) else {
-                continue;
-            };
-            if n.len() == 6 && n.bytes().all(|c| c.is_ascii_digit()) {
-                let n: u32 = n.parse().unwrap_or(0);
-                if n < first || n > last {
-                    std::fs::remove_file(e.path()).map_err(io)?;
+            for base in &bases {
+                let Some(n) = name.strip_prefix(&format!("{base}.")) else {
+                    continue;
+                };
+                if n.len() == 6 && n.bytes().all(|c| c.is_ascii_digit()) {
+                    let n: u32 = n.parse().unwrap_or(0);
+                    let ours = files.iter().any(|f| f.num == n && f.base == *base);
+                    if !ours && (n < first.num || n > last.num) {
+                        std::fs::remove_file(e.path()).map_err(io)?;
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// Whether closed file `f` is there, starts with the magic and ends in
+    /// the ROTATE to `next` (read from its tail: no whole-file read at
+    /// open). A file torn before its ROTATE, or lost, fails this.
+    fn closed_file_ok(&self, f: &FileStart, next: &FileStart) -> bool {
+        use std::io::{Read, Seek, SeekFrom};
+        let Ok(mut fh) = std::fs::File::open(self.path_of(f)) else {
+            return false;
+        };
+        let Ok(len) = fh.metadata().map(|m| m.len()) else {
+            return false;
+        };
+        let mut magic = [0u8; 4];
+        if fh.read_exact(&mut magic).is_err() || magic != event::MAGIC {
+            return false;
+        }
+        let mut want = Vec::new();
+        let size = (event::HEADER_LEN + 8 + name_of(next).len() + event::CHECKSUM_LEN) as u64;
+        let Some(at) = len.checked_sub(size).filter(|&a| a >= 4) else {
+            return false;
+        };
+        let mut cur = Cursor {
+            pos: at,
+            gtid: None,
+        };
+        self.append_rotate(&mut want, &mut cur, next);
+        let mut tail = vec![0u8; want.len()];
+        fh.seek(SeekFrom::Start(at)).is_ok() && fh.read_exact(&mut tail).is_ok() && tail == want
     }
 
     /// The header events of file `f`: magic, FORMAT_DESCRIPTION,
@@ -380,14 +404,15 @@ impl Binlog {
             &mut out,
             pos,
             h(event::kind::BINLOG_CHECKPOINT),
-            &event::binlog_checkpoint(&self.file_name(f.num)),
+            &event::binlog_checkpoint(&name_of(f)),
         );
         (out, pos)
     }
 
     /// Renders the records with sequence numbers in `(after, upto]` at `cur`
-    /// into `out`, calling `sink` whenever `out` grows past 1 MiB and after
-    /// each record with the cursor (`sink` returns true to stop).
+    /// into `out`, calling `after_record` after each record with the
+    /// cursor (it returns true to stop). A record that does not decode is
+    /// an error naming its key.
     fn render_records(
         &self,
         after: u64,
@@ -405,13 +430,20 @@ impl Binlog {
             let seq = u64::from_be_bytes(
                 k.get(1..9)
                     .and_then(|s| s.try_into().ok())
-                    .ok_or_else(|| Error::Corrupt("binlog record key".into()))?,
+                    .ok_or_else(|| Error::Corrupt(format!("binlog record key {}", hex(k))))?,
             );
             if upto.is_some_and(|u| seq > u) {
                 break;
             }
-            let rec = record::decode(it.value())?;
-            record::render(out, cur, &rec, seq)?;
+            let named = |e: Error| match e {
+                Error::Corrupt(m) => Error::Corrupt(format!(
+                    "{m} (record T{seq} in column family {CF_NAME}: the files stop before it; \
+                     PURGE BINARY LOGS past it, or restart without --log-bin, leaves it out)"
+                )),
+                other => other,
+            };
+            let rec = record::decode(it.value()).map_err(named)?;
+            record::render(out, cur, &rec, seq).map_err(named)?;
             if after_record(out, cur, seq)? {
                 break;
             }
@@ -422,8 +454,8 @@ impl Binlog {
     }
 
     /// Rewrites closed file `f` (followed by `next`) from its records.
-    fn rewrite_closed(&self, f: FileStart, next: FileStart) -> Result<()> {
-        let (mut out, pos) = self.file_header(&f);
+    fn rewrite_closed(&self, f: &FileStart, next: &FileStart) -> Result<()> {
+        let (mut out, pos) = self.file_header(f);
         let mut cur = Cursor { pos, gtid: f.gtid };
         self.render_records(
             f.after_seq,
@@ -432,12 +464,12 @@ impl Binlog {
             &mut out,
             |_, _, _| Ok(false),
         )?;
-        self.append_rotate(&mut out, &mut cur, &next);
-        let tmp = self.dir.join(format!("{}.tmp", self.file_name(f.num)));
+        self.append_rotate(&mut out, &mut cur, next);
+        let tmp = self.dir.join(format!("{}.tmp", name_of(f)));
         let mut fh = std::fs::File::create(&tmp).map_err(io)?;
         fh.write_all(&out).map_err(io)?;
         fh.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, self.path(f.num)).map_err(io)?;
+        std::fs::rename(&tmp, self.path_of(f)).map_err(io)?;
         Ok(())
     }
 
@@ -448,29 +480,25 @@ impl Binlog {
             server_id: next.server_id,
             flags: 0,
         };
-        cur.pos = event::write_event(
-            out,
-            cur.pos,
-            h,
-            &event::rotate(4, &self.file_name(next.num)),
-        );
+        cur.pos = event::write_event(out, cur.pos, h, &event::rotate(4, &name_of(next)));
     }
 
     /// Creates (truncating) file `f` with its header and makes it active.
-    fn start_file(&self, st: &mut State, f: FileStart) -> Result<()> {
-        let (head, pos) = self.file_header(&f);
-        let mut fh = std::fs::File::create(self.path(f.num)).map_err(io)?;
+    fn start_file(&self, st: &mut State, f: &FileStart) -> Result<()> {
+        let (head, pos) = self.file_header(f);
+        let mut fh = std::fs::File::create(self.path_of(f)).map_err(io)?;
         fh.write_all(&head).map_err(io)?;
         st.out = Some(fh);
         st.cur = Cursor { pos, gtid: f.gtid };
         st.last_seq = f.after_seq;
+        st.buf.clear();
         Ok(())
     }
 
     fn write_index(&self, st: &State) -> Result<()> {
         let mut s = String::new();
         for f in &st.files {
-            s.push_str(&format!("./{}\n", self.file_name(f.num)));
+            s.push_str(&format!("./{}\n", name_of(f)));
         }
         let path = self.dir.join(format!("{}.index", self.base));
         let tmp = self.dir.join(format!("{}.index.tmp", self.base));
@@ -507,39 +535,69 @@ impl Binlog {
         self.catch_up_locked(&mut st)
     }
 
+    /// `catch_up_inner` after re-deriving the files if an earlier write
+    /// failed; a failure leaves the state to be re-derived by the next call
+    /// (the records stay the truth, the files are a pure function of them).
     fn catch_up_locked(&self, st: &mut State) -> Result<()> {
+        let r = if st.out.is_none() {
+            self.recover_locked(st)
+        } else {
+            self.catch_up_inner(st)
+        };
+        if r.is_err() {
+            st.out = None;
+        }
+        r
+    }
+
+    fn catch_up_inner(&self, st: &mut State) -> Result<()> {
         loop {
+            let max = st.files.last().map_or(self.max_size(), |f| f.max_size);
             let mut cur = st.cur;
             let mut buf = std::mem::take(&mut st.buf);
             let mut last = st.last_seq;
-            let max = self.max_size();
             let mut full = false;
             self.render_records(st.last_seq, None, &mut cur, &mut buf, |_, c, seq| {
                 last = seq;
                 full = c.pos >= max;
                 Ok(full)
             })?;
-            st.cur = cur;
             st.buf = buf;
-            st.last_seq = last;
+            // The cursor moves only once its bytes are in the file.
             Self::write_buf(st)?;
+            st.cur = cur;
+            st.last_seq = last;
             self.publish(st);
             if !full {
                 return Ok(());
             }
-            self.rotate_locked(st)?;
+            self.rotate_inner(st)?;
         }
     }
 
-    /// Closes the active file after what it holds and starts the next.
+    /// Closes the active file after what it holds and starts the next
+    /// (re-deriving the files first, and again at the next call, on error).
     fn rotate_locked(&self, st: &mut State) -> Result<()> {
+        if st.out.is_none() {
+            self.catch_up_locked(st)?;
+        }
+        let r = self.rotate_inner(st);
+        if r.is_err() {
+            st.out = None;
+        }
+        r
+    }
+
+    fn rotate_inner(&self, st: &mut State) -> Result<()> {
         let active = st
             .files
             .last()
-            .copied()
+            .cloned()
             .ok_or_else(|| Error::Io("no binlog file".into()))?;
         let next = FileStart {
             num: active.num + 1,
+            max_size: self.max_size(),
+            base: self.base.clone(),
             after_seq: st.last_seq,
             timestamp: now(),
             server_id: self.server_id.load(Ordering::Relaxed),
@@ -551,17 +609,27 @@ impl Binlog {
         self.append_rotate(&mut buf, &mut cur, &next);
         st.buf = buf;
         Self::write_buf(st)?;
-        if let Some(f) = st.out.take() {
+        if let Some(f) = &st.out {
             f.sync_all().map_err(io)?;
         }
-        st.files.push(next);
-        self.start_file(st, next)?;
+        st.files.push(next.clone());
+        self.start_file(st, &next)?;
         self.publish(st);
-        self.write_index(st)
+        self.write_index(st)?;
+        sync_dir(&self.dir)
     }
 
     /// Tells readers how far the files are written.
     fn publish(&self, st: &State) {
+        {
+            let mut names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+            if names.len() != st.files.len()
+                || names.first().map(|f| f.0) != st.files.first().map(|f| f.num)
+                || names.last().map(|f| f.0) != st.files.last().map(|f| f.num)
+            {
+                *names = st.files.iter().map(|f| (f.num, name_of(f))).collect();
+            }
+        }
         let p = Progress {
             active: st.files.last().map_or(0, |f| f.num),
             pos: st.cur.pos,
@@ -591,16 +659,13 @@ impl Binlog {
 
     /// The number of file `name`, if it is in the log.
     pub(crate) fn file_num(&self, name: &str) -> Option<u32> {
-        self.lock()
-            .files
-            .iter()
-            .find(|f| self.file_name(f.num) == name)
-            .map(|f| f.num)
+        let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        names.iter().find(|f| f.1 == name).map(|f| f.0)
     }
 
     /// The path of file `num`.
     pub(crate) fn file_path(&self, num: u32) -> PathBuf {
-        self.path(num)
+        self.dir.join(self.file_name(num))
     }
 
     /// The server id the log is written with.
@@ -619,8 +684,8 @@ impl Binlog {
     pub fn status(&self) -> Result<(String, u64)> {
         let mut st = self.lock();
         self.catch_up_locked(&mut st)?;
-        let f = st.files.last().map_or(0, |f| f.num);
-        Ok((self.file_name(f), st.cur.pos))
+        let f = st.files.last().map(name_of).unwrap_or_default();
+        Ok((f, st.cur.pos))
     }
 
     /// @@gtid_binlog_pos: the last GTID written ("" when none).
@@ -640,9 +705,9 @@ impl Binlog {
             let size = if i + 1 == n {
                 st.cur.pos
             } else {
-                std::fs::metadata(self.path(f.num)).map_or(0, |m| m.len())
+                std::fs::metadata(self.path_of(f)).map_or(0, |m| m.len())
             };
-            v.push((self.file_name(f.num), size));
+            v.push((name_of(f), size));
         }
         Ok(v)
     }
@@ -650,42 +715,88 @@ impl Binlog {
     /// The active file's name.
     pub fn active_name(&self) -> String {
         let st = self.lock();
-        self.file_name(st.files.last().map_or(0, |f| f.num))
+        st.files.last().map(name_of).unwrap_or_default()
     }
 
     /// SHOW BINLOG EVENTS [IN name] [FROM pos]: the events of a file (the
     /// first file when `name` is None) starting at `from`. `Ok(None)` when
     /// the file is not in the log.
     pub fn events(&self, name: Option<&str>, from: u64) -> Result<Option<Vec<EventRow>>> {
-        let num = {
-            let mut st = self.lock();
-            self.catch_up_locked(&mut st)?;
-            match name {
-                None => st.files.first().map(|f| f.num),
-                Some(n) => st
-                    .files
-                    .iter()
-                    .find(|f| self.file_name(f.num) == n)
-                    .map(|f| f.num),
-            }
+        self.events_limit(name, from, 0, u64::MAX)
+    }
+
+    /// SHOW BINLOG EVENTS ... LIMIT skip, n: as `events`, reading the
+    /// file under the writer's lock (no torn last event, no PURGE between
+    /// finding the file and reading it) and only as far as the rows
+    /// asked for.
+    pub fn events_limit(
+        &self,
+        name: Option<&str>,
+        from: u64,
+        skip: u64,
+        n: u64,
+    ) -> Result<Option<Vec<EventRow>>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut st = self.lock();
+        self.catch_up_locked(&mut st)?;
+        let k = match name {
+            None => Some(0).filter(|_| !st.files.is_empty()),
+            Some(n) => st.files.iter().position(|f| name_of(f) == n),
         };
-        let Some(num) = num else { return Ok(None) };
-        let bytes = std::fs::read(self.path(num)).map_err(io)?;
-        let evs = decode::events(&bytes)?;
-        let log_name = self.file_name(num);
-        Ok(Some(
-            evs.iter()
-                .filter(|e| e.pos >= from)
-                .map(|e| EventRow {
-                    log_name: log_name.clone(),
-                    pos: e.pos,
-                    event_type: decode::type_name(e.kind),
-                    server_id: e.server_id,
-                    end_log_pos: e.end_pos,
-                    info: decode::info(e),
-                })
-                .collect(),
-        ))
+        let Some(k) = k else { return Ok(None) };
+        let f = &st.files[k];
+        let log_name = name_of(f);
+        let mut fh = match std::fs::File::open(self.path_of(f)) {
+            Ok(fh) => fh,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(e)),
+        };
+        let end = if k + 1 == st.files.len() {
+            st.cur.pos
+        } else {
+            fh.metadata().map_err(io)?.len()
+        };
+        let mut rd = std::io::BufReader::new(&mut fh);
+        let mut magic = [0u8; 4];
+        rd.read_exact(&mut magic).map_err(io)?;
+        if magic != event::MAGIC {
+            return Err(Error::Corrupt(format!("{log_name}: bad magic")));
+        }
+        let mut out = Vec::new();
+        let (mut pos, mut skipped) = (4u64, 0u64);
+        while pos < end && (out.len() as u64) < n {
+            let mut h = [0u8; event::HEADER_LEN];
+            rd.read_exact(&mut h).map_err(io)?;
+            let size = u32::from_le_bytes([h[9], h[10], h[11], h[12]]) as u64;
+            if size < (event::HEADER_LEN + event::CHECKSUM_LEN) as u64 || pos + size > end {
+                return Err(Error::Corrupt(format!(
+                    "{log_name}: event at {pos} has a bad size"
+                )));
+            }
+            let rest = size - event::HEADER_LEN as u64;
+            if pos < from || skipped < skip {
+                if pos >= from {
+                    skipped += 1;
+                }
+                rd.seek(SeekFrom::Current(rest as i64)).map_err(io)?;
+                pos += size;
+                continue;
+            }
+            let mut ev = h.to_vec();
+            ev.resize(size as usize, 0);
+            rd.read_exact(&mut ev[event::HEADER_LEN..]).map_err(io)?;
+            let e = decode::event_at(&ev, pos)?;
+            out.push(EventRow {
+                log_name: log_name.clone(),
+                pos,
+                event_type: decode::type_name(e.kind),
+                server_id: e.server_id,
+                end_log_pos: e.end_pos,
+                info: decode::info(&e),
+            });
+            pos += size;
+        }
+        Ok(Some(out))
     }
 
     /// PURGE BINARY LOGS TO name: removes the files before `name` (which
@@ -693,7 +804,7 @@ impl Binlog {
     pub fn purge_to(&self, name: &str) -> Result<bool> {
         let mut st = self.lock();
         self.catch_up_locked(&mut st)?;
-        let Some(k) = st.files.iter().position(|f| self.file_name(f.num) == name) else {
+        let Some(k) = st.files.iter().position(|f| name_of(f) == name) else {
             return Ok(false);
         };
         self.purge_locked(&mut st, k)?;
@@ -708,7 +819,7 @@ impl Binlog {
         let n = st.files.len();
         let mut k = 0;
         while k + 1 < n {
-            let m = std::fs::metadata(self.path(st.files[k].num)).and_then(|m| m.modified());
+            let m = std::fs::metadata(self.path_of(&st.files[k])).and_then(|m| m.modified());
             match m {
                 Ok(m) if m < t => k += 1,
                 _ => break,
@@ -718,20 +829,26 @@ impl Binlog {
     }
 
     /// Drops files `0..k`: their `F` records and transaction records first
-    /// (one synced batch), then the files, then the index.
+    /// (one synced batch), then the files, then the index; the records'
+    /// space is reclaimed in the background, as DROP TABLE's
+    /// (`lsm::Db::reclaim_range`: nothing is written under purged keys
+    /// again).
     fn purge_locked(&self, st: &mut State, k: usize) -> Result<()> {
         if k == 0 {
             return Ok(());
         }
-        let keep = st.files[k];
+        let keep = st.files[k].clone();
         let mut b = WriteBatch::new();
-        b.delete_range_cf(self.cf.0, &FileStart::key(0), &FileStart::key(keep.num));
+        let (f_lo, f_hi) = (FileStart::key(0), FileStart::key(keep.num));
+        b.delete_range_cf(self.cf.0, &f_lo, &f_hi);
         let mut end = TXN_PREFIX.to_vec();
         end.extend_from_slice(&(keep.after_seq + 1).to_be_bytes());
         b.delete_range_cf(self.cf.0, TXN_PREFIX, &end);
-        self.db.write(WriteOptions::default(), b)?;
+        self.db.write(synced(), b)?;
+        self.db.reclaim_range(self.cf, &f_lo, &f_hi);
+        self.db.reclaim_range(self.cf, TXN_PREFIX, &end);
         for f in st.files.drain(..k) {
-            match std::fs::remove_file(self.path(f.num)) {
+            match std::fs::remove_file(self.path_of(&f)) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(e)),
                 _ => {}
             }
@@ -746,14 +863,31 @@ impl Binlog {
     }
 }
 
+fn synced() -> WriteOptions {
+    WriteOptions {
+        sync: true,
+        disable_wal: false,
+    }
+}
+
+/// Makes new and renamed directory entries durable.
+fn sync_dir(dir: &Path) -> Result<()> {
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io)
+}
+
 /// Keeps the files current while the log is open: at each `kick` (a
-/// commit), and every `CATCH_UP_EVERY` in any case.
+/// commit), and every `CATCH_UP_EVERY` in any case. An error is printed
+/// (once until it changes or clears) and retried every 5 s; the writer
+/// re-derives the files at its next call (the records stay the truth).
 fn background(weak: Weak<Binlog>) {
+    let mut failing = 0u32;
     loop {
         let Some(b) = weak.upgrade() else { return };
         {
             let g = b.kicked.lock().unwrap_or_else(|p| p.into_inner());
-            let mut g = if *g {
+            let mut g = if *g && failing == 0 {
                 g
             } else {
                 b.kick_cv
@@ -763,7 +897,22 @@ fn background(weak: Weak<Binlog>) {
             };
             *g = false;
         }
-        // Errors are retried; the records stay the truth meanwhile.
-        let _ = b.catch_up();
+        if failing > 0 && failing % 50 != 0 {
+            failing += 1;
+            continue;
+        }
+        let r = b.catch_up();
+        failing = if r.is_ok() { 0 } else { failing + 1 };
+        let mut st = b.lock();
+        match r {
+            Ok(()) => st.last_error = None,
+            Err(e) => {
+                let m = e.to_string();
+                if st.last_error.as_deref() != Some(m.as_str()) {
+                    eprintln!("strata: binary log writer: {m} (retrying)");
+                    st.last_error = Some(m);
+                }
+            }
+        }
     }
 }

@@ -11,6 +11,11 @@
 //!   2 ROWS_HEAD  payload = event type u8 | table id u64 | rows_head bytes
 //!   3 ROW        payload = one row image (UPDATE: before image, after image)
 //!   4 QUERY      payload = QUERY event body
+//!   5 ROWS_HEAD_F payload = event type u8 | table id u64 | rows event flags
+//!                u16 | rows_head bytes (a ROWS_HEAD whose events carry
+//!                NO_FOREIGN_KEY_CHECKS_F / RELAXED_UNIQUE_CHECKS_F)
+//!   6 QUERY_F    payload = event header flags u16 | QUERY event body
+//!                (LOG_EVENT_SUPPRESS_USE_F for CREATE/DROP DATABASE)
 //! ```
 use crate::event::{self, gtid_flag, kind, Gtid, Header};
 use crate::{Error, Result};
@@ -24,6 +29,16 @@ pub const TAG_TABLE_MAP: u8 = 1;
 pub const TAG_ROWS_HEAD: u8 = 2;
 pub const TAG_ROW: u8 = 3;
 pub const TAG_QUERY: u8 = 4;
+pub const TAG_ROWS_HEAD_F: u8 = 5;
+pub const TAG_QUERY_F: u8 = 6;
+
+/// Rows event flags (besides STMT_END_F, which rendering sets).
+pub mod rows_flag {
+    /// NO_FOREIGN_KEY_CHECKS_F: foreign_key_checks was 0.
+    pub const NO_FOREIGN_KEY_CHECKS: u16 = 0x0002;
+    /// RELAXED_UNIQUE_CHECKS_F: unique_checks was 0.
+    pub const RELAXED_UNIQUE_CHECKS: u16 = 0x0004;
+}
 
 /// Rows events are cut at about this many bytes of row images (MariaDB's
 /// binlog_row_event_max_size default).
@@ -54,6 +69,37 @@ pub fn rows_head_payload(event_kind: u8, table_id: u64, ncols: usize) -> Vec<u8>
     p
 }
 
+/// Appends a rows head item: ROWS_HEAD, or ROWS_HEAD_F when the events get
+/// `flags` (see [`rows_flag`]).
+pub fn rows_head_item(out: &mut Vec<u8>, event_kind: u8, table_id: u64, flags: u16, ncols: usize) {
+    if flags == 0 {
+        item(
+            out,
+            TAG_ROWS_HEAD,
+            &rows_head_payload(event_kind, table_id, ncols),
+        );
+        return;
+    }
+    let mut p = Vec::with_capacity(18);
+    p.push(event_kind);
+    p.extend_from_slice(&table_id.to_le_bytes());
+    p.extend_from_slice(&flags.to_le_bytes());
+    p.extend_from_slice(&event::rows_head(event_kind, ncols));
+    item(out, TAG_ROWS_HEAD_F, &p);
+}
+
+/// Appends a QUERY item whose event header gets `flags`.
+pub fn query_item(out: &mut Vec<u8>, flags: u16, body: &[u8]) {
+    if flags == 0 {
+        item(out, TAG_QUERY, body);
+        return;
+    }
+    let mut p = Vec::with_capacity(2 + body.len());
+    p.extend_from_slice(&flags.to_le_bytes());
+    p.extend_from_slice(body);
+    item(out, TAG_QUERY_F, &p);
+}
+
 /// A decoded record: header fields and items.
 #[derive(Debug)]
 pub struct Record<'a> {
@@ -79,7 +125,7 @@ pub fn decode(b: &[u8]) -> Result<Record<'_>> {
         let h = b.get(p..p + 5).ok_or_else(|| bad("torn item header"))?;
         let n = u32::from_le_bytes([h[1], h[2], h[3], h[4]]) as usize;
         let payload = b.get(p + 5..p + 5 + n).ok_or_else(|| bad("torn item"))?;
-        if !(TAG_TABLE_MAP..=TAG_QUERY).contains(&h[0]) {
+        if !(TAG_TABLE_MAP..=TAG_QUERY_F).contains(&h[0]) {
             return Err(bad(&format!("unknown item tag {}", h[0])));
         }
         items.push((h[0], payload));
@@ -106,7 +152,10 @@ pub struct Cursor {
 /// record's order, then XID when the transaction changed rows. Advances
 /// `cur`.
 pub fn render(out: &mut Vec<u8>, cur: &mut Cursor, rec: &Record<'_>, seq: u64) -> Result<()> {
-    let has_rows = rec.items.iter().any(|(t, _)| *t == TAG_ROWS_HEAD);
+    let has_rows = rec
+        .items
+        .iter()
+        .any(|(t, _)| *t == TAG_ROWS_HEAD || *t == TAG_ROWS_HEAD_F);
     let flags2 = if has_rows {
         gtid_flag::TRANSACTIONAL | gtid_flag::ALLOW_PARALLEL
     } else {
@@ -137,17 +186,23 @@ pub fn render(out: &mut Vec<u8>, cur: &mut Cursor, rec: &Record<'_>, seq: u64) -
                 flush(out, cur, rec, &mut pending, true);
                 cur.pos = event::write_event(out, cur.pos, h(kind::TABLE_MAP, 0), payload);
             }
-            TAG_ROWS_HEAD => {
+            TAG_ROWS_HEAD | TAG_ROWS_HEAD_F => {
                 flush(out, cur, rec, &mut pending, true);
-                if payload.len() < 9 {
+                let head_at = if tag == TAG_ROWS_HEAD { 9 } else { 11 };
+                if payload.len() < head_at {
                     return Err(Error::Corrupt("binlog record: short rows head".into()));
                 }
                 let mut id = [0u8; 8];
                 id.copy_from_slice(&payload[1..9]);
+                let flags = match tag {
+                    TAG_ROWS_HEAD => 0,
+                    _ => u16::from_le_bytes([payload[9], payload[10]]),
+                };
                 pending = Some(Pending {
                     kind: payload[0],
                     table_id: u64::from_le_bytes(id),
-                    head: &payload[9..],
+                    flags,
+                    head: &payload[head_at..],
                     images: Vec::new(),
                 });
             }
@@ -161,6 +216,14 @@ pub fn render(out: &mut Vec<u8>, cur: &mut Cursor, rec: &Record<'_>, seq: u64) -
                 if let Some(p) = pending.as_mut() {
                     p.images.extend_from_slice(payload);
                 }
+            }
+            TAG_QUERY_F => {
+                flush(out, cur, rec, &mut pending, true);
+                let (fl, body) = match payload {
+                    [a, b, body @ ..] => (u16::from_le_bytes([*a, *b]), body),
+                    _ => return Err(Error::Corrupt("binlog record: short query".into())),
+                };
+                cur.pos = event::write_event(out, cur.pos, h(kind::QUERY, fl), body);
             }
             _ => {
                 flush(out, cur, rec, &mut pending, true);
@@ -179,6 +242,7 @@ pub fn render(out: &mut Vec<u8>, cur: &mut Cursor, rec: &Record<'_>, seq: u64) -
 struct Pending<'a> {
     kind: u8,
     table_id: u64,
+    flags: u16,
     head: &'a [u8],
     images: Vec<u8>,
 }
@@ -193,7 +257,7 @@ fn flush(
     end: bool,
 ) {
     if let Some(g) = p.as_mut() {
-        let flags = if end { event::STMT_END_F } else { 0 };
+        let flags = g.flags | if end { event::STMT_END_F } else { 0 };
         let body = event::rows(g.table_id, flags, g.head, &g.images);
         let h = Header {
             timestamp: rec.timestamp,

@@ -243,6 +243,12 @@ fn put_value(out: &mut Vec<u8>, c: &ColType, v: &Cell<'_>) -> Result<()> {
         },
         ColType::VarString { max_bytes } | ColType::String { max_bytes } => match *v {
             Cell::Bytes(b) => {
+                if b.len() > max_bytes as usize {
+                    return Err(Error::Invalid(format!(
+                        "a value of {} bytes in a column of at most {max_bytes}",
+                        b.len()
+                    )));
+                }
                 if max_bytes > 255 {
                     out.extend_from_slice(&(b.len() as u16).to_le_bytes());
                 } else {

@@ -33,8 +33,12 @@ pub fn col_type(ty: &crate::value::ColumnType) -> ColType {
             precision: ty.len.min(65) as u8,
             scale: ty.scale,
         },
-        TypeKind::Char | TypeKind::Binary => ColType::String { max_bytes: max(ty) },
-        TypeKind::VarChar | TypeKind::VarBinary => ColType::VarString { max_bytes: max(ty) },
+        TypeKind::Char | TypeKind::Binary => ColType::String {
+            max_bytes: char_bytes(ty),
+        },
+        TypeKind::VarChar | TypeKind::VarBinary => ColType::VarString {
+            max_bytes: char_bytes(ty),
+        },
         TypeKind::Text | TypeKind::Blob => ColType::Blob {
             pack: match max(ty) {
                 0..=255 => 1,
@@ -60,6 +64,33 @@ pub fn col_type(ty: &crate::value::ColumnType) -> ColType {
             },
         },
     }
+}
+
+/// The byte length MariaDB gives a CHAR/VARCHAR (characters times the
+/// character set's bytes per character: latin1 VARCHAR(100) is 100,
+/// utf8mb3 300, utf8mb4 400) or BINARY/VARBINARY column.
+fn char_bytes(ty: &crate::value::ColumnType) -> u32 {
+    let per = match ty.kind {
+        TypeKind::Char | TypeKind::VarChar => ty.coll.max_len(),
+        _ => 1,
+    };
+    ty.len.saturating_mul(per)
+}
+
+/// True for a character column whose values the log holds in latin1
+/// (Strata keeps every text value in UTF-8; MariaDB logs a column's own
+/// character set).
+fn is_latin1(ty: &crate::value::ColumnType) -> bool {
+    matches!(ty.kind, TypeKind::Char | TypeKind::VarChar | TypeKind::Text)
+        && ty.coll.charset() == "latin1"
+}
+
+/// UTF-8 text as latin1 (cp1252) bytes, `?` for what latin1 lacks.
+fn to_latin1(b: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(b)
+        .chars()
+        .map(crate::collation::latin1_byte)
+        .collect()
 }
 
 /// A value as the binary log packs it for a column of type `ty`.
@@ -101,11 +132,24 @@ fn cell<'a>(ty: &crate::value::ColumnType, v: &'a Value) -> Cell<'a> {
 
 fn put_image(out: &mut Vec<u8>, def: &TableDef, row: &[Value]) -> Result<()> {
     let cols: Vec<ColType> = def.columns.iter().map(|c| col_type(&c.ty)).collect();
+    let latin1: Vec<Option<Vec<u8>>> = def
+        .columns
+        .iter()
+        .zip(row)
+        .map(|(c, v)| match v {
+            Value::Bytes(b) if is_latin1(&c.ty) => Some(to_latin1(b)),
+            _ => None,
+        })
+        .collect();
     let cells: Vec<Cell<'_>> = def
         .columns
         .iter()
         .zip(row)
-        .map(|(c, v)| cell(&c.ty, v))
+        .zip(&latin1)
+        .map(|((c, v), l)| match l {
+            Some(b) => Cell::Bytes(b),
+            None => cell(&c.ty, v),
+        })
         .collect();
     binlog::row::put_row(out, &cols, &cells).map_err(|e| Error::Internal(e.to_string()))
 }
@@ -120,17 +164,17 @@ pub fn table_map(def: &TableDef) -> Vec<u8> {
     binlog::event::table_map(def.pk.id as u64, &def.db, &def.name, &cols)
 }
 
-fn log(txn: &mut Txn, t: &Table, event_kind: u8, images: &[&[Value]]) -> Result<()> {
+fn log(txn: &mut Txn, t: &Table, event_kind: u8, flags: u16, images: &[&[Value]]) -> Result<()> {
     let Some(annex) = txn.annex() else {
         return Ok(());
     };
     let def = &t.def;
-    let tag = ((def.pk.id as u64) << 8) | event_kind as u64;
+    let tag = ((def.pk.id as u64) << 24) | ((flags as u64) << 8) | event_kind as u64;
     let mut items = Vec::new();
     if annex.mark() != Some(tag) {
         record::item(&mut items, record::TAG_TABLE_MAP, &table_map(def));
-        let head = record::rows_head_payload(event_kind, def.pk.id as u64, def.columns.len());
-        record::item(&mut items, record::TAG_ROWS_HEAD, &head);
+        let id = def.pk.id as u64;
+        record::rows_head_item(&mut items, event_kind, id, flags, def.columns.len());
     }
     let mut img = Vec::new();
     for r in images {
@@ -142,19 +186,26 @@ fn log(txn: &mut Txn, t: &Table, event_kind: u8, images: &[&[Value]]) -> Result<
     Ok(())
 }
 
-/// Logs an inserted row.
-pub fn log_insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<()> {
-    log(txn, t, kind::WRITE_ROWS_V1, &[row])
+/// Logs an inserted row (`flags`: the rows event's, see
+/// `binlog::record::rows_flag`).
+pub fn log_insert(txn: &mut Txn, t: &Table, flags: u16, row: &[Value]) -> Result<()> {
+    log(txn, t, kind::WRITE_ROWS_V1, flags, &[row])
 }
 
 /// Logs an update (before and after images).
-pub fn log_update(txn: &mut Txn, t: &Table, old: &[Value], new: &[Value]) -> Result<()> {
-    log(txn, t, kind::UPDATE_ROWS_V1, &[old, new])
+pub fn log_update(
+    txn: &mut Txn,
+    t: &Table,
+    flags: u16,
+    old: &[Value],
+    new: &[Value],
+) -> Result<()> {
+    log(txn, t, kind::UPDATE_ROWS_V1, flags, &[old, new])
 }
 
 /// Logs a deleted row.
-pub fn log_delete(txn: &mut Txn, t: &Table, old: &[Value]) -> Result<()> {
-    log(txn, t, kind::DELETE_ROWS_V1, &[old])
+pub fn log_delete(txn: &mut Txn, t: &Table, flags: u16, old: &[Value]) -> Result<()> {
+    log(txn, t, kind::DELETE_ROWS_V1, flags, &[old])
 }
 
 /// Logs a statement (DDL) as a QUERY event.
@@ -164,5 +215,42 @@ pub fn log_query(txn: &mut Txn, q: &binlog::event::QueryInfo<'_>) {
         record::item(&mut items, record::TAG_QUERY, &binlog::event::query(q));
         annex.push(&items);
         annex.set_mark(u64::MAX);
+    }
+}
+
+/// A DDL statement's binlog record (a QUERY event) waiting for the catalog
+/// write that makes the statement visible: see [`set_ddl_record`].
+pub struct DdlRecord {
+    pub cf: u32,
+    pub prefix: Vec<u8>,
+    /// The whole record (header and QUERY item).
+    pub bytes: Vec<u8>,
+}
+
+thread_local! {
+    static DDL_RECORD: std::cell::RefCell<Option<DdlRecord>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Sets (or clears) the record of the DDL statement this thread is running.
+/// The first catalog write that makes the statement visible (a definition
+/// stored, replaced or dropped: [`attach_ddl_record`]) carries it as a
+/// sequence-keyed put in its own batch, so the QUERY event is in the log
+/// iff the change is in the engine, and orders before every transaction
+/// that could see the change. Returns the record set before.
+pub fn set_ddl_record(r: Option<DdlRecord>) -> Option<DdlRecord> {
+    DDL_RECORD.with(|c| c.replace(r))
+}
+
+/// Takes the record back if no catalog write carried it.
+pub fn take_ddl_record() -> Option<DdlRecord> {
+    DDL_RECORD.with(|c| c.borrow_mut().take())
+}
+
+/// Adds the pending DDL record (if any) to `b`, the batch of a catalog
+/// write that makes a DDL statement visible; the record is consumed.
+pub(crate) fn attach_ddl_record(b: &mut lsm::WriteBatch) {
+    if let Some(r) = take_ddl_record() {
+        b.put_cf_seq_keyed(r.cf, &r.prefix, &r.bytes);
     }
 }

@@ -208,6 +208,7 @@ impl Catalog {
         b.put(&key(b'T', &[db.as_bytes(), name.as_bytes()]), &def.encode());
         b.put(&key(b'N', &[]), &next.to_le_bytes());
         b.delete(&key(b'P', &[&id.to_be_bytes()]));
+        crate::binlog::attach_ddl_record(&mut b);
         self.db().write(synced(), b)?;
         let mut n = self.successor(&cur, def);
         n.building.remove(pos);

@@ -38,6 +38,8 @@ pub const MAX_CASCADE_DEPTH: u32 = 15;
 #[derive(Clone, Copy)]
 pub struct Writer<'a> {
     pub st: Option<&'a CatalogState>,
+    /// unique_checks is off (the binary log's rows events say so).
+    pub relaxed_unique: bool,
 }
 
 impl<'a> Writer<'a> {
@@ -45,7 +47,30 @@ impl<'a> Writer<'a> {
     pub fn new(st: &'a CatalogState, checks: bool) -> Writer<'a> {
         Writer {
             st: checks.then_some(st),
+            relaxed_unique: false,
         }
+    }
+
+    /// The same writer, its rows logged with RELAXED_UNIQUE_CHECKS_F when
+    /// `unique_checks` is off (Strata still checks them).
+    pub fn unique_checks(self, on: bool) -> Writer<'a> {
+        Writer {
+            relaxed_unique: !on,
+            ..self
+        }
+    }
+
+    /// The flags of the binary log's rows events for this writer's rows.
+    fn log_flags(&self) -> u16 {
+        use binlog::record::rows_flag;
+        let mut f = 0;
+        if self.st.is_none() {
+            f |= rows_flag::NO_FOREIGN_KEY_CHECKS;
+        }
+        if self.relaxed_unique {
+            f |= rows_flag::RELAXED_UNIQUE_CHECKS;
+        }
+        f
     }
 
     /// Inserts a new row (see [`rt::insert`]), then checks its parents.
@@ -54,7 +79,7 @@ impl<'a> Writer<'a> {
     /// held and the new row does not get its ON DELETE actions.
     pub fn insert(&self, txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
         let (key, replaced) = rt::insert_replacing(txn, t, row)?;
-        crate::binlog::log_insert(txn, t, row)?;
+        crate::binlog::log_insert(txn, t, self.log_flags(), row)?;
         if let Some(st) = self.st {
             if let Some(old) = replaced {
                 let pending = referencing_rows(txn, st, &t.def, &old, Some(row), true)?;
@@ -71,7 +96,7 @@ impl<'a> Writer<'a> {
             None => rt::update(txn, t, old, new)?,
             Some(st) => update(txn, st, t, old, new, 0)?,
         }
-        crate::binlog::log_update(txn, t, &old.values, new)
+        crate::binlog::log_update(txn, t, self.log_flags(), &old.values, new)
     }
 
     /// Deletes a row (see [`rt::delete`]).
@@ -80,7 +105,7 @@ impl<'a> Writer<'a> {
             None => rt::delete(txn, t, row)?,
             Some(st) => delete(txn, st, t, row, 0)?,
         }
-        crate::binlog::log_delete(txn, t, &row.values)
+        crate::binlog::log_delete(txn, t, self.log_flags(), &row.values)
     }
 }
 
@@ -300,11 +325,7 @@ fn referencing_rows(
             let cf = crate::cf::of(txn.db(), pix)?;
             txn.lock(cf, &key, LockMode::Exclusive).map_err(txn_err)?;
         }
-        let action = if deleting {
-            fk.on_delete
-        } else {
-            fk.on_update
-        };
+        let action = if deleting { fk.on_delete } else { fk.on_update };
         let same_table = child.def.db == def.db && child.def.name == def.name;
         let mut rows = Vec::new();
         for r in children_with(txn, &child.def, &fk.columns, &vals)? {

@@ -108,39 +108,105 @@ pub(crate) fn begin(s: &Session, t: &mut txn::Txn) {
     }
 }
 
-/// Logs DDL statement `sql`, which just succeeded, as a QUERY event in a
-/// record of its own.
-pub(crate) fn log_ddl(s: &Session, sql: &str) -> Result<()> {
-    let Some(b) = &s.inst.binlog else {
-        return Ok(());
-    };
+/// The QUERY record of DDL statement `sql` about to run (None when the log
+/// is off or the session does not log): the statement's text in UTF-8
+/// (character_set_client utf8mb4, whatever the client sent it in), the
+/// session's sql_mode, foreign_key_checks and unique_checks, the current
+/// database (for CREATE/DROP DATABASE the database itself, with
+/// LOG_EVENT_SUPPRESS_USE_F, as MariaDB writes them) and the statement's
+/// start as its timestamp.
+pub(crate) fn ddl_record(
+    s: &Session,
+    sql: &str,
+    stmt: &crate::stmt::DdlStmt,
+) -> Option<rel::binlog::DdlRecord> {
+    use crate::stmt::DdlStmt;
+    let b = s.inst.binlog.as_ref()?;
     if s.var_int("sql_log_bin") == 0 {
-        return Ok(());
+        return None;
     }
-    let mut t = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
-    t.set_annex(b.cf(), binlog::log::TXN_PREFIX, b.record_header());
+    let (db, flags) = match stmt {
+        DdlStmt::CreateDatabase { name, .. } | DdlStmt::DropDatabase { name, .. } => {
+            (name.as_str(), binlog::event::flag::SUPPRESS_USE)
+        }
+        _ => (s.db.as_deref().unwrap_or(""), 0),
+    };
     let cs = |name: &str| {
         let v = s.get_var(name, false).map(|v| v.text()).unwrap_or_default();
-        rel::collation::Collation::from_name(&String::from_utf8_lossy(&v)).map_or(45, |c| c.id())
+        rel::collation::Collation::from_name(&String::from_utf8_lossy(&v))
+            .map_or(UTF8MB4_GENERAL_CI, |c| c.id())
     };
-    let flags2 = if s.fk_checks() { 0 } else { 1 << 26 };
+    // OPTION_NO_FOREIGN_KEY_CHECKS, OPTION_RELAXED_UNIQUE_CHECKS.
+    let mut flags2 = 0;
+    if !s.fk_checks() {
+        flags2 |= 1 << 26;
+    }
+    if s.var_int("unique_checks") == 0 {
+        flags2 |= 1 << 27;
+    }
     let q = binlog::event::QueryInfo {
         thread_id: s.proc.id as u32,
         flags2,
-        db: s.db.as_deref().unwrap_or(""),
-        // MariaDB's default sql_mode bits (a replica applies DDL with them).
-        sql_mode: 0x5420_0000,
+        db,
+        sql_mode: s.sql_mode().0,
         charset: [
-            cs("collation_connection"),
+            UTF8MB4_GENERAL_CI,
             cs("collation_connection"),
             cs("collation_server"),
         ],
         query: sql,
     };
-    rel::binlog::log_query(&mut t, &q);
-    t.commit()?;
-    crate::replsrc::committed(s);
-    Ok(())
+    let mut bytes = b.record_header();
+    binlog::record::query_item(&mut bytes, flags, &binlog::event::query(&q));
+    Some(rel::binlog::DdlRecord {
+        cf: b.cf().0,
+        prefix: binlog::log::TXN_PREFIX.to_vec(),
+        bytes,
+    })
+}
+
+/// The id MariaDB writes as character_set_client for a utf8mb4 client.
+const UTF8MB4_GENERAL_CI: u16 = 45;
+
+/// Runs DDL statement `stmt` (text `sql`) with its QUERY record pending
+/// (`ddl_record`): the catalog write that makes the statement visible
+/// carries the record in its own batch (`rel::binlog::set_ddl_record`). A
+/// statement that changed nothing but succeeded (IF EXISTS / IF NOT EXISTS
+/// finding nothing to do) is logged in a batch of its own, as MariaDB logs
+/// it; one that failed before any change is not logged.
+pub(crate) fn run_ddl(
+    s: &mut Session,
+    sql: &str,
+    stmt: &crate::stmt::DdlStmt,
+    f: impl FnOnce(&mut Session) -> Result<Outcome>,
+) -> Result<Outcome> {
+    let rec = ddl_record(s, sql, stmt);
+    let logging = rec.is_some();
+    rel::binlog::set_ddl_record(rec);
+    let r = f(s);
+    let left = rel::binlog::take_ddl_record();
+    if let (Ok(_), Some(rec), true) = (&r, left, logging) {
+        let mut b = lsm::WriteBatch::new();
+        b.put_cf_seq_keyed(rec.cf, &rec.prefix, &rec.bytes);
+        let sync = lsm::WriteOptions {
+            sync: true,
+            disable_wal: false,
+        };
+        s.inst.catalog.db().write(sync, b)?;
+    }
+    if logging {
+        crate::replsrc::committed(s);
+    }
+    r
+}
+
+/// Replaces the pending QUERY record's text (DROP TABLE logs the tables it
+/// drops, not the ones it did not find), or drops it (`None`: nothing to log).
+pub(crate) fn retext_ddl(s: &Session, sql: Option<&str>, stmt: &crate::stmt::DdlStmt) {
+    if rel::binlog::take_ddl_record().is_none() {
+        return;
+    }
+    rel::binlog::set_ddl_record(sql.and_then(|q| ddl_record(s, q, stmt)));
 }
 
 /// Refuses statements that would change data without going through the
@@ -198,14 +264,17 @@ pub fn show(s: &mut Session, stmt: &ShowStmt, sink: &mut dyn ResultSink) -> Resu
             let Some(b) = b else {
                 return rows(sink, &cols, vec![]);
             };
-            let evs = b.events(file.as_deref(), *from)?.ok_or_else(|| {
-                SqlError::binlog_command_failed("SHOW BINLOG EVENTS", "Could not find target log")
-            })?;
             let (off, n) = limit.unwrap_or((0, u64::MAX));
+            let evs = b
+                .events_limit(file.as_deref(), *from, off, n)?
+                .ok_or_else(|| {
+                    SqlError::binlog_command_failed(
+                        "SHOW BINLOG EVENTS",
+                        "Could not find target log",
+                    )
+                })?;
             let r = evs
                 .into_iter()
-                .skip(off as usize)
-                .take(n.min(usize::MAX as u64) as usize)
                 .map(|e| {
                     vec![
                         text(e.log_name),

@@ -91,7 +91,7 @@ impl Session {
         if let Some((c, params)) = self.auto_compiled(sql) {
             self.warnings.clear();
             self.announce();
-            let r = run(self, &c.parsed, &params, c.plan.as_ref(), sink);
+            let r = run(self, sql, &c.parsed, &params, c.plan.as_ref(), sink);
             self.statement_done();
             return r;
         }
@@ -103,11 +103,8 @@ impl Session {
             self.warnings.clear();
         }
         self.announce();
-        let r = run(self, &parsed, &[], None, sink);
+        let r = run(self, sql, &parsed, &[], None, sink);
         self.statement_done();
-        if r.is_ok() && matches!(parsed.stmt, Stmt::Ddl(_)) {
-            crate::binlogsql::log_ddl(self, sql)?;
-        }
         r
     }
 
@@ -295,8 +292,9 @@ impl Session {
             }
         }
         let c = p.compiled.clone();
+        let text = p.sql.clone();
         self.stmts.insert(id, p);
-        run(self, &c.parsed, params, c.plan.as_ref(), sink)
+        run(self, &text, &c.parsed, params, c.plan.as_ref(), sink)
     }
 
     /// Forgets a prepared statement.
@@ -326,9 +324,11 @@ fn ddl_lock_wait(s: &Session) -> std::time::Duration {
     std::time::Duration::from_secs(secs)
 }
 
-/// Runs a parsed statement; `cached` is a prepared statement's plan.
+/// Runs a parsed statement (text `text`: what the binary log records for
+/// DDL); `cached` is a prepared statement's plan.
 fn run(
     s: &mut Session,
+    text: &str,
     parsed: &Parsed,
     params: &[Value],
     cached: Option<&Plan>,
@@ -407,7 +407,7 @@ fn run(
             if matches!(d, crate::stmt::DdlStmt::CreateTable(c) if c.query.is_some()) {
                 crate::binlogsql::refuse_unlogged(s, "CREATE TABLE ... SELECT")?;
             }
-            ddl::run(s, d)
+            crate::binlogsql::run_ddl(s, text, d, |s| ddl::run(s, d))
         }
         Stmt::Maint(m) => maint::run(s, m, sink),
         Stmt::Load(l) => crate::load::run(s, l, sink),

@@ -11,7 +11,6 @@ use crate::select::{self, SelectPlan};
 use crate::session::Session;
 use crate::stmt::RowStmt;
 pub use crate::stmt_cache::Plan;
-use rel::fk::Writer;
 use rel::value::Value;
 use sqlparser::ast;
 use std::time::Duration;
@@ -206,7 +205,7 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
         }
         Plan::Insert(p) => {
             let st = env.s.inst.catalog.state();
-            let r = dml::insert(p, txn, env, Writer::new(&st, env.s.fk_checks()))?;
+            let r = dml::insert(p, txn, env, env.s.writer(&st))?;
             let info = if r.records > 1 || r.duplicates > 0 {
                 format!(
                     "Records: {}  Duplicates: {}  Warnings: {}",
@@ -237,7 +236,7 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
                 return Err(SqlError::safe_update());
             }
             let st = env.s.inst.catalog.state();
-            let (matched, changed) = dml::modify(p, txn, env, Writer::new(&st, env.s.fk_checks()))?;
+            let (matched, changed) = dml::modify(p, txn, env, env.s.writer(&st))?;
             Ok(modified(!p.set.is_empty(), matched, changed, env))
         }
         Plan::MultiModify(_) if env.s.var_int("sql_safe_updates") != 0 => Err(
@@ -245,7 +244,7 @@ fn exec_plan(plan: &Plan, txn: &mut Txn, env: &StmtEnv, sink: &mut dyn ResultSin
         ),
         Plan::MultiModify(p) => {
             let st = env.s.inst.catalog.state();
-            let w = Writer::new(&st, env.s.fk_checks());
+            let w = env.s.writer(&st);
             let (matched, changed) = crate::multidml::run(p, txn, env, w)?;
             Ok(modified(p.is_update(), matched, changed, env))
         }

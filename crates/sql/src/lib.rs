@@ -350,7 +350,11 @@ impl Instance {
         if let (Some(b), Some(n)) = (&self.binlog, v.to_i128()) {
             match name {
                 "server_id" => b.set_server_id(n.clamp(0, u32::MAX as i128) as u32),
-                "max_binlog_size" => b.set_max_size(n.max(0) as u64),
+                "max_binlog_size" => {
+                    if let Err(e) = b.set_max_size(n.max(0) as u64) {
+                        eprintln!("strata: SET GLOBAL max_binlog_size: {e}");
+                    }
+                }
                 _ => {}
             }
         }

@@ -203,6 +203,13 @@ impl Session {
     }
 
     /// foreign_key_checks: whether row writes and DDL enforce foreign keys.
+    /// The row writer of a statement: foreign keys checked unless
+    /// foreign_key_checks is off; both it and unique_checks reach the
+    /// binary log's rows event flags.
+    pub(crate) fn writer<'a>(&self, st: &'a rel::catalog::CatalogState) -> rel::fk::Writer<'a> {
+        rel::fk::Writer::new(st, self.fk_checks()).unique_checks(self.var_int("unique_checks") != 0)
+    }
+
     pub fn fk_checks(&self) -> bool {
         self.get_var("foreign_key_checks", false)
             .and_then(|v| v.to_i128())

@@ -89,7 +89,10 @@ fn target(st: &CatalogState, v: &ViewDef, depth: usize) -> Result<Option<Target>
     if v.algorithm == rel::view::Algorithm::TempTable {
         return Ok(None);
     }
-    let q = crate::select::view::qualified(v)?;
+    let mut q = crate::select::view::qualified(v)?;
+    // CURRENT_USER() in a DEFINER view's own text is its definer, as when
+    // it is read (the statement's own text keeps the session's account).
+    crate::select::view::definer_is_current(v, &mut q);
     if q.with.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
         return Ok(None);
     }

@@ -237,15 +237,9 @@ fn recursion_bounds_and_errors() {
 #[test]
 fn a_view_over_a_recursive_cte_survives_a_restart() {
     let dir = testkit::TempDir::new("sql-cte-rec-view");
-    let o = sql::InstanceOptions {
-        sync_on_commit: false,
-        ..Default::default()
-    };
     {
-        let inst = sql::Instance::open(&dir.0, &o).unwrap();
-        let mut s = inst.session(1, "root", None);
-        q(&mut s, "CREATE DATABASE d");
-        q(&mut s, "USE d");
+        let inst = common::open_at(&dir);
+        let mut s = common::root_in_d(&inst);
         setup(&mut s);
         q(
             &mut s,
@@ -255,8 +249,8 @@ fn a_view_over_a_recursive_cte_survives_a_restart() {
         );
         inst.shutdown().unwrap();
     }
-    let inst = sql::Instance::open(&dir.0, &o).unwrap();
-    let mut s = inst.session(1, "root", Some("d".into()));
+    let inst = common::open_at(&dir);
+    let mut s = common::root_in_d(&inst);
     assert_eq!(
         rows(&mut s, "SELECT id, depth FROM chain ORDER BY id"),
         ["1|0", "2|1", "3|1", "4|2", "5|3", "6|0"]

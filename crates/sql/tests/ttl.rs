@@ -412,15 +412,9 @@ fn bad_ttl_definitions_get_myrocks_errors() {
 fn alter_restart_and_drop_keep_ttl_semantics() {
     let _g = serial();
     let dir = testkit::TempDir::new("ttl-restart");
-    let o = sql::InstanceOptions {
-        sync_on_commit: false,
-        ..Default::default()
-    };
     {
-        let inst = sql::Instance::open(&dir.0, &o).unwrap();
-        let mut s = inst.session(1, "root", None);
-        q(&mut s, "CREATE DATABASE d");
-        q(&mut s, "USE d");
+        let inst = common::open_at(&dir);
+        let mut s = common::root_in_d(&inst);
         q(
             &mut s,
             "CREATE TABLE t (a INT PRIMARY KEY, b INT, KEY kb (b)) COMMENT='ttl_duration=100;'",
@@ -442,8 +436,8 @@ fn alter_restart_and_drop_keep_ttl_semantics() {
         check_ok(&mut s, "t");
         inst.shutdown().unwrap();
     }
-    let inst = sql::Instance::open(&dir.0, &o).unwrap();
-    let mut s = inst.session(1, "root", Some("d".into()));
+    let inst = common::open_at(&dir);
+    let mut s = common::root_in_d(&inst);
     assert!(common::show_create(&mut s, "t").contains("COMMENT='ttl_duration=100;'"));
     // Row 2 (60 s old) expires 50 s on, through every index.
     q(&mut s, "SET GLOBAL strata_debug_ttl_read_filter_ts = 50");

@@ -163,6 +163,7 @@ impl Catalog {
             }
         }
         b.put(&key(b'N', &[]), &next.to_le_bytes());
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         let seq = self.db.latest_sequence();
         let tables: Vec<Arc<Table>> = changes

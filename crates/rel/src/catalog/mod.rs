@@ -375,6 +375,7 @@ impl Catalog {
         self.db.write(sync(), {
             let mut b = WriteBatch::new();
             b.put(&key(b'D', &[name.as_bytes()]), &encode_database(coll));
+            crate::binlog::attach_ddl_record(&mut b);
             b
         })?;
         self.publish(|st| {
@@ -418,6 +419,7 @@ impl Catalog {
         for (n, u) in &unreadable {
             delete_unreadable(&mut b, name, n, u);
         }
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         self.publish(|st| {
             st.databases.remove(name);
@@ -493,6 +495,7 @@ impl Catalog {
             &def.encode(),
         );
         b.put(&key(b'N', &[]), &next_id.to_le_bytes());
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         Ok(())
     }
@@ -521,6 +524,7 @@ impl Catalog {
         if let Some(u) = st.unreadable.get(&k).filter(|u| !u.view) {
             let mut b = WriteBatch::new();
             delete_unreadable(&mut b, db, name, u);
+            crate::binlog::attach_ddl_record(&mut b);
             self.db.write(sync(), b)?;
             self.publish(|st| {
                 st.unreadable.remove(&k);
@@ -540,6 +544,7 @@ impl Catalog {
         let mut b = WriteBatch::new();
         b.delete(&key(b'T', &[db.as_bytes(), name.as_bytes()]));
         b.delete(&key(b'S', &[db.as_bytes(), name.as_bytes()]));
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         self.publish(|st| {
             st.tables.remove(&(db.to_string(), name.to_string()));
@@ -564,6 +569,7 @@ impl Catalog {
             &key(b'S', &[t.def.db.as_bytes(), t.def.name.as_bytes()]),
             &s.encode(),
         );
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         t.estimate.set(s);
         Ok(())

@@ -24,6 +24,7 @@ impl Catalog {
             &key(b'V', &[def.db.as_bytes(), def.name.as_bytes()]),
             &def.encode(),
         );
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         self.publish(|st| {
             st.views
@@ -48,6 +49,7 @@ impl Catalog {
             for (d, n) in &found {
                 b.delete(&key(b'V', &[d.as_bytes(), n.as_bytes()]));
             }
+            crate::binlog::attach_ddl_record(&mut b);
             self.db.write(sync(), b)?;
             self.publish(|st| {
                 for k in &found {
@@ -82,6 +84,7 @@ impl Catalog {
             &key(b'V', &[to.0.as_bytes(), to.1.as_bytes()]),
             &def.encode(),
         );
+        crate::binlog::attach_ddl_record(&mut b);
         self.db.write(sync(), b)?;
         self.publish(|st| {
             st.views.remove(&(from.0.to_string(), from.1.to_string()));

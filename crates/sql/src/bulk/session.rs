@@ -105,7 +105,7 @@ pub(crate) fn session_insert(
         let env = crate::env::StmtEnv::new(s, params);
         let st = s.inst.catalog.state();
         let r = (|| -> Result<crate::dml::InsertResult> {
-            let w = rel::fk::Writer::new(&st, s.fk_checks());
+            let w = s.writer(&st);
             let mut ins = crate::dml::Inserter::new(p, &env, w)?;
             ins.how.null_default &= rows.len() > 1;
             for (rn, r) in rows.iter().enumerate() {

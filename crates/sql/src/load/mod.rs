@@ -452,7 +452,7 @@ fn load<R: Read>(
         let env = StmtEnv::new(s, &[]);
         let st = s.inst.catalog.state();
         let r = (|| -> Result<(u64, dml::InsertResult)> {
-            let w = rel::fk::Writer::new(&st, s.fk_checks());
+            let w = s.writer(&st);
             let mut ins = dml::Inserter::new(plan, &env, w)?;
             ins.how.null_default = true;
             if l.local {

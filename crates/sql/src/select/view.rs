@@ -218,12 +218,7 @@ pub(super) fn plan_view(
         }
     };
     let (mut q, tables) = expand(st, v)?;
-    if !v.invoker {
-        let _ = VisitMut::visit(
-            &mut q,
-            &mut DefinerIsCurrent(format!("{}@{}", v.definer_user, v.definer_host)),
-        );
-    }
+    definer_is_current(v, &mut q);
     let locking = !locks.is_empty();
     if locking {
         if !mergeable_text(v, &q) {
@@ -263,22 +258,83 @@ pub(super) fn plan_view(
 /// Inside a SQL SECURITY DEFINER view CURRENT_USER() is the definer
 /// (MySQL, MariaDB): each call in its body becomes that constant (the
 /// bodies of views it reads are planned each with its own).
+/// In a SQL SECURITY DEFINER view's text `q` (read, or written through:
+/// `viewdml`), CURRENT_USER() is the view's definer. An unaliased select
+/// item holding it keeps the name it was written with (`CURRENT_USER()`),
+/// never the definer's literal.
+pub(crate) fn definer_is_current(v: &ViewDef, q: &mut ast::Query) {
+    if !v.invoker {
+        let _ = VisitMut::visit(
+            q,
+            &mut DefinerIsCurrent(format!("{}@{}", v.definer_user, v.definer_host)),
+        );
+    }
+}
+
 struct DefinerIsCurrent(String);
+
+/// Whether `e` is CURRENT_USER() or bare CURRENT_USER.
+fn is_current_user(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Function(f) => {
+            f.name.0.len() == 1 && f.name.to_string().eq_ignore_ascii_case("CURRENT_USER")
+        }
+        // Bare CURRENT_USER (a reserved word: never a column unquoted).
+        ast::Expr::Identifier(i) => {
+            i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER")
+        }
+        _ => false,
+    }
+}
+
+/// Whether expression `e` holds CURRENT_USER anywhere.
+fn holds_current_user(e: &ast::Expr) -> bool {
+    let mut found = false;
+    let _ = ast::visit_expressions(e, |x| {
+        if is_current_user(x) {
+            found = true;
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    found
+}
+
+/// Aliases every unaliased select item of `body` holding CURRENT_USER with
+/// the name the planner would give it before the substitution.
+fn keep_names(body: &mut ast::SetExpr) {
+    match body {
+        ast::SetExpr::Select(s) => {
+            for item in &mut s.projection {
+                if let ast::SelectItem::UnnamedExpr(e) = item {
+                    if holds_current_user(e) {
+                        let alias = ast::Ident::new(e.to_string());
+                        *item = ast::SelectItem::ExprWithAlias {
+                            expr: e.clone(),
+                            alias,
+                        };
+                    }
+                }
+            }
+        }
+        ast::SetExpr::SetOperation { left, right, .. } => {
+            keep_names(left);
+            keep_names(right);
+        }
+        ast::SetExpr::Query(q) => keep_names(&mut q.body),
+        _ => {}
+    }
+}
 
 impl VisitorMut for DefinerIsCurrent {
     type Break = ();
+    fn pre_visit_query(&mut self, q: &mut ast::Query) -> ControlFlow<()> {
+        keep_names(&mut q.body);
+        ControlFlow::Continue(())
+    }
     fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
-        let current = match e {
-            ast::Expr::Function(f) => {
-                f.name.0.len() == 1 && f.name.to_string().eq_ignore_ascii_case("CURRENT_USER")
-            }
-            // Bare CURRENT_USER (a reserved word: never a column unquoted).
-            ast::Expr::Identifier(i) => {
-                i.quote_style.is_none() && i.value.eq_ignore_ascii_case("CURRENT_USER")
-            }
-            _ => false,
-        };
-        if current {
+        if is_current_user(e) {
             *e = ast::Expr::value(ast::Value::SingleQuotedString(self.0.clone()));
         }
         ControlFlow::Continue(())

@@ -115,6 +115,24 @@ pub fn wait_state(s: &mut Session, id: u64, state: &str) {
     }
 }
 
+/// Opens (or, after a restart, reopens) an instance on `dir` with
+/// `sync_on_commit` off; for tests that restart it (`shutdown` first).
+pub fn open_at(dir: &testkit::TempDir) -> std::sync::Arc<sql::Instance> {
+    let o = sql::InstanceOptions {
+        sync_on_commit: false,
+        ..Default::default()
+    };
+    sql::Instance::open(&dir.0, &o).unwrap_or_else(|e| panic!("open: {e}"))
+}
+
+/// A root session of `inst` in database d (created if missing).
+pub fn root_in_d(inst: &std::sync::Arc<sql::Instance>) -> Session {
+    let mut s = inst.session(1, "root", None);
+    q(&mut s, "CREATE DATABASE IF NOT EXISTS d");
+    q(&mut s, "USE d");
+    s
+}
+
 /// An instance on a temporary directory that is removed when this is dropped (after
 /// the instance, also when the test panics).
 pub struct TestDb {

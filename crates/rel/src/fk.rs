@@ -15,7 +15,10 @@
 //!
 //! TTL tables: an expired child still stored is a child (RESTRICT keeps its
 //! parent, ON DELETE CASCADE removes it), but one that reads hide is never
-//! rewritten: ON UPDATE CASCADE and SET NULL delete it (see [`gone`]).
+//! rewritten: ON UPDATE CASCADE and SET NULL delete it (see [`gone`]), and
+//! its removal, as a compaction's, does nothing to its own children. A row
+//! that takes an expired row's primary key (INSERT, or UPDATE of the key)
+//! replaces it as a delete would.
 //!
 //! Matching is MATCH SIMPLE: a child row with a NULL in the key references
 //! nothing. A parent row's deletion is refused while children reference
@@ -93,7 +96,9 @@ impl<'a> Writer<'a> {
     /// Replaces `old` with `new` (see [`rt::update`]).
     pub fn update(&self, txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> {
         match self.st {
-            None => rt::update(txn, t, old, new)?,
+            None => {
+                rt::update(txn, t, old, new)?;
+            }
             Some(st) => update(txn, st, t, old, new, 0)?,
         }
         crate::binlog::log_update(txn, t, self.log_flags(), &old.values, new)
@@ -125,9 +130,17 @@ fn update(
         return Err(Error::FkDepth(MAX_CASCADE_DEPTH));
     }
     let pending = referencing_rows(txn, st, &t.def, old, Some(new), false)?;
-    rt::update(txn, t, old, new)?;
+    let replaced = rt::update(txn, t, old, new)?;
     check_parents(txn, st, &t.def, new, Some(&old.values))?;
-    cascade(txn, st, pending, Some(new), depth)
+    cascade(txn, st, pending, Some(new), depth)?;
+    // A new key an expired row held replaced it as a delete would (see
+    // [`Writer::insert`]): the children of values the new row lacks get
+    // their ON DELETE action.
+    if let Some(gone_row) = replaced {
+        let pending = referencing_rows(txn, st, &t.def, &gone_row, Some(new), true)?;
+        cascade(txn, st, pending, None, depth)?;
+    }
+    Ok(())
 }
 
 fn delete(txn: &mut Txn, st: &CatalogState, t: &Table, row: &Row, depth: u32) -> Result<()> {
@@ -433,8 +446,11 @@ fn cascade(
                 (p.action, new),
                 (FkAction::SetNull, _) | (FkAction::Cascade, Some(_))
             );
-            if rewrite && gone(cdef, &cur) {
-                delete(txn, st, &p.child, &cur, depth + 1)?;
+            // An expired child reads hide is removed as a compaction would
+            // remove it: without ON DELETE actions for its own children.
+            let removes = rewrite || matches!(p.action, FkAction::Cascade);
+            if removes && gone(cdef, &cur) {
+                rt::delete(txn, &p.child, &cur)?;
                 continue;
             }
             match (p.action, new) {

@@ -593,8 +593,10 @@ pub fn insert_replacing(
     Ok((key, replaced))
 }
 
-/// Replaces `old` (as read under an exclusive lock) with `new`.
-pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> {
+/// Replaces `old` (as read under an exclusive lock) with `new`. A new
+/// primary key that an expired row holds (TTL tables) replaces that row,
+/// which is returned (see [`insert_replacing`]).
+pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<Option<Row>> {
     writable(txn, t)?;
     let def = &t.def;
     let old_key = pk_key(def, &old.values, old.hidden)?;
@@ -604,8 +606,7 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
         if let Some(h) = old.hidden {
             return Err(Error::Internal(format!("hidden key {h} changed")));
         }
-        insert(txn, t, new)?;
-        return Ok(());
+        return Ok(insert_replacing(txn, t, new)?.1);
     }
     let pcf = crate::cf::of(txn.db(), &def.pk)?;
     txn.lock(pcf, &old_key, LockMode::Exclusive)
@@ -632,7 +633,7 @@ pub fn update(txn: &mut Txn, t: &Table, old: &Row, new: &[Value]) -> Result<()> 
     }
     txn.put(pcf, &new_key, &row_value_at(def, new, stamp));
     crate::shadow::mirror_put(txn, t, &new_key, new, old.hidden)?;
-    Ok(())
+    Ok(None)
 }
 
 /// Bitwise-identical values (key images would match).

@@ -126,12 +126,19 @@ fn unknown_users_keep_their_plugin_across_restarts() {
     let names: Vec<String> = (0..24).map(|i| format!("nobody{i}")).collect();
     let trace = |port: u16| -> Vec<u8> { names.iter().map(|n| first_answer(port, n)).collect() };
     let before = trace(srv.port);
-    assert!(before.contains(&0xFE) && before.contains(&0xFF), "{before:?}");
+    assert!(
+        before.contains(&0xFE) && before.contains(&0xFF),
+        "{before:?}"
+    );
     let key = srv.datadir.join("auth-decoy-key");
     let mode = std::fs::metadata(&key).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
     srv.restart();
-    assert_eq!(trace(srv.port), before, "the same stand-ins after a restart");
+    assert_eq!(
+        trace(srv.port),
+        before,
+        "the same stand-ins after a restart"
+    );
     // A damaged key file stops the server rather than change every stand-in.
     srv.kill9();
     let mut b = std::fs::read(&key).unwrap();
@@ -147,8 +154,5 @@ fn unknown_users_keep_their_plugin_across_restarts() {
         .unwrap();
     assert!(!status.status.success());
     let err = String::from_utf8_lossy(&status.stderr);
-    assert!(
-        err.contains("auth-decoy-key: checksum mismatch"),
-        "{err}"
-    );
+    assert!(err.contains("auth-decoy-key: checksum mismatch"), "{err}");
 }

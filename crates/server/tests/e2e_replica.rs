@@ -6,7 +6,8 @@
 //! deletes, a table without a primary key); per-table content equal once
 //! caught up; kill -9 of Strata while the source writes, restart, resumed
 //! with no duplicate and no gap; an apply error stops the SQL side with
-//! Last_SQL_Errno as MariaDB does. Skipped (with a message) without
+//! Last_SQL_Errno as MariaDB does; file/position replication from the
+//! source's current position through rotations and a kill -9. Skipped (with a message) without
 //! /usr/sbin/mariadbd. Rerun a seed with SEED=...
 mod common;
 
@@ -372,4 +373,33 @@ fn replicates_a_mariadb_source_and_resumes_after_kill9() {
     rep.query_drop("START SLAVE").unwrap();
     wait_caught_up(&mut src, &mut rep, &srv);
     assert_eq!(contents(&mut src), contents(&mut rep));
+
+    // File/position replication from where the source is now (as after
+    // loading a dump), through rotations and a kill -9.
+    rep.query_drop("STOP SLAVE").unwrap();
+    let ms: Vec<(String, u64, String, String)> = src.query("SHOW MASTER STATUS").unwrap();
+    rep.query_drop(format!(
+        "CHANGE MASTER TO MASTER_LOG_FILE='{}', MASTER_LOG_POS={}",
+        ms[0].0, ms[0].1
+    ))
+    .unwrap();
+    assert_eq!(slave_status(&mut rep)["Using_Gtid"], "No");
+    rep.query_drop("START SLAVE").unwrap();
+    workload(&mut src, &mut rng2, &mut next_id, 30);
+    srv.kill9();
+    workload(&mut src, &mut rng2, &mut next_id, 30);
+    srv.restart();
+    let mut rep = srv.conn();
+    wait_caught_up(&mut src, &mut rep, &srv);
+    assert_eq!(contents(&mut src), contents(&mut rep), "file/position");
+    let st = slave_status(&mut rep);
+    let ms: Vec<(String, u64, String, String)> = src.query("SHOW MASTER STATUS").unwrap();
+    assert_eq!(
+        (
+            st["Relay_Master_Log_File"].clone(),
+            st["Exec_Master_Log_Pos"].clone()
+        ),
+        (ms[0].0.clone(), ms[0].1.to_string())
+    );
+    assert_eq!(st["Using_Gtid"], "No");
 }

@@ -450,7 +450,10 @@ fn private_key_readable_by_others_is_warned_about() {
     for (mode, says) in [
         (0o620, "is writable by its group or by others (mode 620)"),
         (0o602, "is writable by its group or by others (mode 602)"),
-        (0o666, "is readable and writable by its group or by others (mode 666)"),
+        (
+            0o666,
+            "is readable and writable by its group or by others (mode 666)",
+        ),
     ] {
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
         let srv = Server::start_with("sha2-keymode", &[&opt]);

@@ -14,6 +14,7 @@
 //! [`Target`] sends and says when to stop. Also keeps the registry of
 //! replicas (COM_REGISTER_SLAVE, SHOW SLAVE HOSTS).
 use crate::decode;
+use crate::dumpgtid;
 use crate::event::{self, kind, Gtid, Header, CHECKSUM_LEN, HEADER_LEN};
 use crate::log::Binlog;
 use crate::{Error, Result};
@@ -214,38 +215,45 @@ impl Binlog {
         })
     }
 
-    /// The file and the GTID up to which transactions are skipped for a
-    /// replica at GTID state `state`.
-    fn gtid_start(&self, state: &[Gtid]) -> Result<(u32, u64)> {
-        let p = *self.progress.lock().unwrap_or_else(|p| p.into_inner());
-        let files = self.file_starts();
-        let mut want = 0u64;
-        for g in state {
-            let have = p.gtid.filter(|h| h.domain == g.domain);
-            match have {
-                Some(h) if g.seq_no <= h.seq_no => want = g.seq_no,
-                _ => {
-                    return Err(Error::Dump(format!(
-                        "Error: connecting slave requested to start from GTID {g}, \
-                         which is not in the master's binlog"
-                    )))
+    /// The log's GTIDs (file number and GTID, in log order), read from
+    /// the files as published.
+    fn log_gtids(&self) -> Result<Vec<(u32, Gtid)>> {
+        let seen = *self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::new();
+        for (num, _) in self.file_starts() {
+            let mut f = self.open_file(num)?;
+            let limit = if num < seen.active {
+                f.metadata().map_err(io)?.len()
+            } else {
+                seen.pos
+            };
+            let mut pos = 4u64;
+            while pos < limit {
+                for ev in self.read_events(&mut f, pos, limit)? {
+                    pos += ev.len() as u64;
+                    if ev[4] == kind::GTID {
+                        let g = dumpgtid::event_gtid(&ev)
+                            .ok_or_else(|| Error::Corrupt("GTID event".into()))?;
+                        out.push((num, g));
+                    }
                 }
             }
         }
-        let seq = |g: &Option<Gtid>| g.map_or(0, |g| g.seq_no);
-        files
-            .iter()
-            .rev()
-            .find(|(_, g)| seq(g) <= want)
-            .map(|(n, _)| (*n, want))
-            .ok_or_else(|| {
-                Error::Dump(
-                    "Could not find GTID state requested by slave in any binlog files. \
-                     Probably the slave state is too old and required binlog files have \
-                     been purged."
-                        .into(),
-                )
-            })
+        Ok(out)
+    }
+
+    /// The file to start from and the state to skip up to for a replica
+    /// at GTID state `state`.
+    fn gtid_start(&self, state: &[Gtid]) -> Result<(u32, Vec<Gtid>)> {
+        let (file, keep) = dumpgtid::check_start(state, &self.log_gtids()?)?;
+        let num = match file {
+            Some(n) => Some(n),
+            None => self.file_starts().first().map(|f| f.0),
+        };
+        let num = num.ok_or_else(|| {
+            Error::Dump("Could not find first log file name in binary log index file".into())
+        })?;
+        Ok((num, keep))
     }
 
     /// Streams the log to `t` from `start` until the replica goes, the
@@ -290,7 +298,7 @@ impl Binlog {
         // MariaDB's dump thread does.
         let mut crc = opts.checksum;
         let sid = self.server_id();
-        let (num, pos, mut skip_upto) = match start {
+        let (num, pos, mut skip) = match start {
             Start::File { name, pos } => {
                 let num = if name.is_empty() {
                     self.file_starts().first().map(|f| f.0)
@@ -302,11 +310,11 @@ impl Binlog {
                         "Could not find first log file name in binary log index file".into(),
                     )
                 })?;
-                (num, (*pos).max(4), None)
+                (num, (*pos).max(4), dumpgtid::Skip::default())
             }
             Start::Gtid(state) => {
-                let (num, upto) = self.gtid_start(state)?;
-                (num, 4, Some(upto).filter(|&u| u > 0))
+                let (num, left) = self.gtid_start(state)?;
+                (num, 4, dumpgtid::Skip { left })
             }
         };
         let mut rd = Reader {
@@ -332,6 +340,9 @@ impl Binlog {
             self.check_position(&mut rd)?;
         }
         let mut skipping = false;
+        // The state skipped up to, for the fake GTID_LIST sent once the
+        // skipping ends (so the replica's position moves: MASTER_POS_WAIT).
+        let mut fake_list = (!skip.left.is_empty()).then(|| skip.left.clone());
         let mut last_sent = Instant::now();
         // A non-blocking dump ends at the end of the log as of its end:
         // the files are brought up to date once when it gets there.
@@ -352,14 +363,18 @@ impl Binlog {
                     rd.pos += ev.len() as u64;
                     let k = ev[4];
                     if k == kind::GTID {
-                        let seq = u64::from_le_bytes(
-                            ev[HEADER_LEN..HEADER_LEN + 8]
-                                .try_into()
-                                .map_err(|_| Error::Corrupt("GTID event".into()))?,
-                        );
-                        skipping = skip_upto.is_some_and(|u| seq <= u);
-                        if !skipping {
-                            skip_upto = None;
+                        let g = dumpgtid::event_gtid(&ev)
+                            .ok_or_else(|| Error::Corrupt("GTID event".into()))?;
+                        skipping = skip.at_gtid(&g);
+                        if !skipping && skip.left.is_empty() {
+                            if let Some(list) = fake_list.take() {
+                                let at = rd.pos - ev.len() as u64;
+                                let body = event::gtid_list(&list);
+                                let fake =
+                                    artificial(kind::GTID_LIST, sid, at, ARTIFICIAL_F, &body, crc);
+                                t.event(&fake).map_err(io)?;
+                                sent_pos = at;
+                            }
                         }
                     }
                     rotated |= k == kind::ROTATE;
@@ -413,6 +428,14 @@ impl Binlog {
                 }
                 t.flush().map_err(io)?;
                 return Ok(End::EndOfLog);
+            }
+            if skip.left.is_empty() {
+                if let Some(list) = fake_list.take() {
+                    let body = event::gtid_list(&list);
+                    let fake = artificial(kind::GTID_LIST, sid, rd.pos, ARTIFICIAL_F, &body, crc);
+                    t.event(&fake).map_err(io)?;
+                    sent_pos = rd.pos;
+                }
             }
             t.flush().map_err(io)?;
             // Wait for the files to grow; heartbeats meanwhile.

@@ -19,6 +19,7 @@
 //! docs/REPLICATION.md and docs/formats/binlog.md.
 pub mod decode;
 pub mod dump;
+mod dumpgtid;
 pub mod event;
 mod filestart;
 pub mod log;

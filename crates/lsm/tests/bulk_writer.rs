@@ -68,9 +68,21 @@ fn a_failed_file_write_reaches_the_next_put() {
             break;
         }
     }
+    // The thread may not have failed yet: put on until its error comes back
+    // (a fixed 300 ms wait was flaky on a loaded machine).
     let e = failed.unwrap_or_else(|| {
-        std::thread::sleep(Duration::from_millis(300));
-        w.put(&k(9_000), &v).expect_err("the thread's error")
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        let mut i = 9_000;
+        loop {
+            match w.put(&k(i), &v) {
+                Err(e) => break e,
+                Ok(()) if std::time::Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(10));
+                    i += 1;
+                }
+                Ok(()) => panic!("no error from the bulk writer's thread in 10 s"),
+            }
+        }
     });
     assert!(e.to_string().contains("injected"), "{e}");
     drop(w);

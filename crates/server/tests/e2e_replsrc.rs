@@ -224,6 +224,32 @@ fn dump_protocol_on_a_raw_connection() {
     common::raw_exec(&mut s, b"SET @slave_connect_state = '0-5-2'").unwrap();
     let evs = raw_dump(&mut s, 4, "").unwrap();
     assert_eq!(gtids(&evs), all[2..], "GTIDs after 0-5-2");
+    // After the skip, a fake GTID_LIST (artificial) at the end of the
+    // skipped transactions: the next GTID event starts there.
+    let i = evs
+        .iter()
+        .position(|e| e[4] == 163 && u16::from_le_bytes([e[17], e[18]]) & 0x20 != 0)
+        .expect("a fake GTID_LIST");
+    let at = u32::from_le_bytes(evs[i][13..17].try_into().unwrap());
+    let next = &evs[i + 1];
+    assert_eq!(next[4], 162);
+    let next_end = u32::from_le_bytes(next[13..17].try_into().unwrap());
+    assert_eq!(at as usize, next_end as usize - next.len());
+    // A GTID of another server id in the domain: not in the log, and
+    // the log has higher sequence numbers (diverged), never skipped to.
+    common::raw_exec(&mut s, b"SET @slave_connect_state = '0-7-1'").unwrap();
+    let (code, msg) = bad(&mut s, 4, "");
+    assert_eq!(code, 1236);
+    assert_eq!(
+        msg,
+        "Connecting slave requested to start from GTID 0-7-1, which is not in the master's \
+         binlog. Since the master's binlog contains GTIDs with higher sequence numbers, it \
+         probably means that the slave has diverged due to executing extra erroneous transactions"
+    );
+    // A domain the log never had is ignored (START_ON_EMPTY_DOMAIN).
+    common::raw_exec(&mut s, b"SET @slave_connect_state = '9-1-5,0-5-2'").unwrap();
+    let evs = raw_dump(&mut s, 4, "").unwrap();
+    assert_eq!(gtids(&evs), all[2..], "domain 9 ignored");
     // The connection goes on after a non-blocking dump; its registration
     // goes with it.
     assert_eq!(

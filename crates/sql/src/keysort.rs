@@ -204,6 +204,13 @@ impl KeySorter {
         })?;
         self.ents.clear();
         self.buf.clear();
+        if self.held() > self.budget {
+            // After an entry larger than the budget was taken alone: give its
+            // buffers back, else every later push would find no room and
+            // become a run (a file and an fsync) of its own.
+            self.buf = Vec::new();
+            self.ents = Vec::new();
+        }
         Ok(())
     }
 
@@ -427,6 +434,29 @@ mod tests {
             s.clear();
             assert_eq!(s.held(), 0);
         }
+    }
+
+    /// After an entry larger than the budget (taken alone, in a run of its
+    /// own), small entries again share runs: its buffers used to stay allocated,
+    /// over the budget, so every later push was spilled as a run by itself.
+    #[test]
+    fn entry_past_the_budget_does_not_make_every_later_entry_a_run() {
+        let budget = 64 << 10;
+        let mut s = KeySorter::new(false, budget);
+        s.push(b"big", &vec![9u8; 2 * budget]).unwrap();
+        for i in 0..1000u32 {
+            s.push(&i.to_be_bytes(), b"v").unwrap();
+        }
+        let runs = s.spilled_runs();
+        assert!(runs <= 2, "{runs} runs for one big entry and 1000 small ones");
+        assert!(s.held() <= budget, "held {}", s.held());
+        let mut n = 0;
+        s.finish(&mut |_, _| {
+            n += 1;
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(n, 1001);
     }
 
     #[test]

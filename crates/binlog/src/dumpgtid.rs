@@ -68,14 +68,18 @@ pub(crate) fn check_start(state: &[Gtid], log: &[(u32, Gtid)]) -> Result<(Option
             Some(&h) if h >= g.seq_no => {}
             _ => return Err(not_found(g, dh > g.seq_no)),
         }
-        let at = log.iter().find(|(_, l)| l == g).map(|(n, _)| *n).ok_or_else(|| {
-            Error::Dump(
-                "Could not find GTID state requested by slave in any binlog files. \
+        let at = log
+            .iter()
+            .find(|(_, l)| l == g)
+            .map(|(n, _)| *n)
+            .ok_or_else(|| {
+                Error::Dump(
+                    "Could not find GTID state requested by slave in any binlog files. \
                  Probably the slave state is too old and required binlog files have \
                  been purged."
-                    .into(),
-            )
-        })?;
+                        .into(),
+                )
+            })?;
         file = Some(file.map_or(at, |f| f.min(at)));
         keep.push(*g);
     }
@@ -120,7 +124,9 @@ mod tests {
     #[test]
     fn start_needs_the_exact_server_id() {
         // The log: 0-1-1..500 in files 1 (1..=250) and 2.
-        let log: Vec<(u32, Gtid)> = (1..=500).map(|s| (1 + (s > 250) as u32, g(0, 1, s))).collect();
+        let log: Vec<(u32, Gtid)> = (1..=500)
+            .map(|s| (1 + (s > 250) as u32, g(0, 1, s)))
+            .collect();
         // Foreign server id with a lower seq: diverged, never a silent skip.
         let e = check_start(&[g(0, 2, 100)], &log).unwrap_err();
         let Error::Dump(m) = e else { panic!("{e:?}") };
@@ -128,11 +134,19 @@ mod tests {
             "Connecting slave requested to start from GTID 0-2-100, which is not in the master's binlog. Since the master's binlog contains GTIDs with higher sequence numbers"
         ), "{m}");
         // Ahead of the log: the short text.
-        let Err(Error::Dump(m)) = check_start(&[g(0, 1, 501)], &log) else { panic!() };
+        let Err(Error::Dump(m)) = check_start(&[g(0, 1, 501)], &log) else {
+            panic!()
+        };
         assert!(m.ends_with("which is not in the master's binlog"), "{m}");
         // Exact: the file holding it.
-        assert_eq!(check_start(&[g(0, 1, 300)], &log).unwrap(), (Some(2), vec![g(0, 1, 300)]));
-        assert_eq!(check_start(&[g(0, 1, 3)], &log).unwrap(), (Some(1), vec![g(0, 1, 3)]));
+        assert_eq!(
+            check_start(&[g(0, 1, 300)], &log).unwrap(),
+            (Some(2), vec![g(0, 1, 300)])
+        );
+        assert_eq!(
+            check_start(&[g(0, 1, 3)], &log).unwrap(),
+            (Some(1), vec![g(0, 1, 3)])
+        );
     }
 
     #[test]
@@ -150,7 +164,9 @@ mod tests {
     #[test]
     fn purged_start_is_an_error() {
         let log = vec![(3, g(0, 1, 10))];
-        let Err(Error::Dump(m)) = check_start(&[g(0, 1, 4)], &log) else { panic!() };
+        let Err(Error::Dump(m)) = check_start(&[g(0, 1, 4)], &log) else {
+            panic!()
+        };
         assert!(m.contains("purged"), "{m}");
     }
 

@@ -534,11 +534,7 @@ pub fn insert(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<Vec<u8>> {
 
 /// [`insert`], also returning the expired row (TTL tables) the new row
 /// replaced under its primary key, if any: gone for reads, it is deleted.
-pub fn insert_replacing(
-    txn: &mut Txn,
-    t: &Table,
-    row: &[Value],
-) -> Result<(Vec<u8>, Option<Row>)> {
+pub fn insert_replacing(txn: &mut Txn, t: &Table, row: &[Value]) -> Result<(Vec<u8>, Option<Row>)> {
     writable(txn, t)?;
     let def = &t.def;
     let hidden = def

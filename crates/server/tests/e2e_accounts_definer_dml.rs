@@ -35,8 +35,14 @@ fn definer_view_writes_see_the_definer_as_current_user() {
         ["1|admin@%", "2|bob@%!", "3|carol@%!"]
     );
     // The statement's own CURRENT_USER() is bob's account.
-    exec(&mut bob, "UPDATE pub SET owner = CURRENT_USER() WHERE a = 2");
-    assert_eq!(q(&mut root, "SELECT owner FROM dd.t WHERE a = 2"), ["bob@%"]);
+    exec(
+        &mut bob,
+        "UPDATE pub SET owner = CURRENT_USER() WHERE a = 2",
+    );
+    assert_eq!(
+        q(&mut root, "SELECT owner FROM dd.t WHERE a = 2"),
+        ["bob@%"]
+    );
     // A row the view would not show is refused (1369).
     let e = server_err(bob.query_drop("INSERT INTO pub VALUES (4, 'admin@%')"));
     assert_eq!(
@@ -67,6 +73,11 @@ fn an_unaliased_current_user_column_keeps_its_name() {
     // An unaliased CURRENT_USER() column keeps its name.
     assert_eq!(q(&mut bob, "SELECT `CURRENT_USER()` FROM cu"), ["admin@%"]);
     let r = bob.query_iter("SELECT * FROM cu").unwrap();
-    let names: Vec<String> = r.columns().as_ref().iter().map(|c| c.name_str().to_string()).collect();
+    let names: Vec<String> = r
+        .columns()
+        .as_ref()
+        .iter()
+        .map(|c| c.name_str().to_string())
+        .collect();
     assert_eq!(names, ["CURRENT_USER()", "a"]);
 }

@@ -10,7 +10,9 @@ pub(crate) fn rewrite(sql: &str) -> Option<String> {
     // Cheap refusal of most statements before tokenizing: ALTER, or a comment
     // (whitespace or a comment may come before ALTER).
     let head = sql.trim_start();
-    let alter = head.get(..5).is_some_and(|h| h.eq_ignore_ascii_case("ALTER"));
+    let alter = head
+        .get(..5)
+        .is_some_and(|h| h.eq_ignore_ascii_case("ALTER"));
     if !alter && !head.starts_with("/*") && !head.starts_with('#') && !head.starts_with("--") {
         return None;
     }
@@ -100,9 +102,18 @@ mod tests {
         );
         // Comments before ALTER (clients and dumps send them).
         for (sql, want) in [
-            ("/* c */ ALTER TABLE a RENAME b", "/* c */ ALTER TABLE a RENAME TO b"),
-            ("-- c\nALTER TABLE a RENAME b", "-- c\nALTER TABLE a RENAME TO b"),
-            ("# c\n alter table a rename b", "# c\n alter table a rename TO b"),
+            (
+                "/* c */ ALTER TABLE a RENAME b",
+                "/* c */ ALTER TABLE a RENAME TO b",
+            ),
+            (
+                "-- c\nALTER TABLE a RENAME b",
+                "-- c\nALTER TABLE a RENAME TO b",
+            ),
+            (
+                "# c\n alter table a rename b",
+                "# c\n alter table a rename TO b",
+            ),
         ] {
             assert_eq!(rewrite(sql).as_deref(), Some(want), "{sql}");
         }

@@ -448,7 +448,10 @@ mod tests {
             s.push(&i.to_be_bytes(), b"v").unwrap();
         }
         let runs = s.spilled_runs();
-        assert!(runs <= 2, "{runs} runs for one big entry and 1000 small ones");
+        assert!(
+            runs <= 2,
+            "{runs} runs for one big entry and 1000 small ones"
+        );
         assert!(s.held() <= budget, "held {}", s.held());
         let mut n = 0;
         s.finish(&mut |_, _| {

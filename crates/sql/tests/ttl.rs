@@ -689,7 +689,10 @@ fn insert_ignore_over_an_expired_row_leaves_it_whole() {
     // A row that passes the checks still replaces it, entries and all.
     q(&mut s, "INSERT IGNORE INTO t VALUES (1, 30, 300)");
     assert_eq!(
-        rows(&mut s, "SELECT a FROM t FORCE INDEX (kb) WHERE b > 0 ORDER BY b"),
+        rows(
+            &mut s,
+            "SELECT a FROM t FORCE INDEX (kb) WHERE b > 0 ORDER BY b"
+        ),
         ["2", "1"]
     );
     check_ok(&mut s, "t");
@@ -806,7 +809,11 @@ fn inserting_over_an_expired_parent_acts_on_its_children() {
         "CREATE TABLE r (id INT PRIMARY KEY, pid INT, KEY kp (pid), \
          FOREIGN KEY (pid) REFERENCES p (id), FOREIGN KEY (pid) REFERENCES p (k))",
     );
-    insert_at(&mut s, -300, "INSERT INTO p VALUES (1, 10), (2, 20), (3, 3)");
+    insert_at(
+        &mut s,
+        -300,
+        "INSERT INTO p VALUES (1, 10), (2, 20), (3, 3)",
+    );
     q(&mut s, "INSERT INTO c VALUES (1, 10), (2, 20)");
     q(&mut s, "INSERT INTO r VALUES (3, 3)");
     // Row 1 comes back with another k: its old value's children go.

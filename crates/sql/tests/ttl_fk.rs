@@ -42,7 +42,11 @@ fn moving_a_key_onto_an_expired_parent_acts_on_its_children() {
         "CREATE TABLE r (id INT PRIMARY KEY, pk INT, KEY kp (pk), \
          FOREIGN KEY (pk) REFERENCES p (k))",
     );
-    insert_at(&mut s, -300, "INSERT INTO p VALUES (1, 10), (2, 20), (3, 30)");
+    insert_at(
+        &mut s,
+        -300,
+        "INSERT INTO p VALUES (1, 10), (2, 20), (3, 30)",
+    );
     q(&mut s, "INSERT INTO p VALUES (5, 50), (6, 60), (7, 70)");
     q(&mut s, "INSERT INTO c VALUES (1, 10), (3, 30)");
     q(&mut s, "INSERT INTO r VALUES (2, 20)");
@@ -91,7 +95,10 @@ fn an_expired_child_cascaded_away_leaves_its_children() {
     // Compaction would remove the expired g rows and leave c alone.
     q(&mut s, "DELETE FROM p WHERE id = 1");
     q(&mut s, "UPDATE p SET id = 3 WHERE id = 2");
-    assert_eq!(rows(&mut s, "SELECT id, gid FROM c ORDER BY id"), ["1|1", "2|2"]);
+    assert_eq!(
+        rows(&mut s, "SELECT id, gid FROM c ORDER BY id"),
+        ["1|1", "2|2"]
+    );
     q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = OFF");
     assert_eq!(rows(&mut s, "SELECT id FROM g"), Vec::<String>::new());
     q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = ON");

@@ -165,6 +165,14 @@ impl Src {
     }
 }
 
+/// The error code of a statement that must fail.
+fn code(l: &mut Session, sql: &str) -> u16 {
+    match l.query(sql, &mut Collect::default()) {
+        Err(e) => e.code,
+        Ok(_) => panic!("{sql} succeeded"),
+    }
+}
+
 fn sql_err(r: Result<(), Fault>) -> (u16, String) {
     match r {
         Err(Fault::Sql(c, m)) => (c, m),
@@ -430,12 +438,10 @@ fn gtid_slave_pos_and_skip_counter_are_set_while_stopped() {
     let s = Src::new("apply-set-globals");
     let mut l = s.session();
     let mut c = Collect::default();
-    let mut fails = |sql: &str| l.query(sql, &mut Collect::default()).unwrap_err().code;
-    assert_eq!(fails("SET GLOBAL gtid_slave_pos = '0-1'"), 1941);
-    assert_eq!(fails("SET GLOBAL gtid_slave_pos = '0-1-2,0-2-3'"), 1943);
-    assert_eq!(fails("SET SESSION gtid_slave_pos = '0-1-2'"), 1229);
-    assert_eq!(fails("SET SESSION sql_slave_skip_counter = 1"), 1229);
-    let mut l = s.session();
+    assert_eq!(code(&mut l, "SET GLOBAL gtid_slave_pos = '0-1'"), 1941);
+    assert_eq!(code(&mut l, "SET GLOBAL gtid_slave_pos = '0-1-2,0-2-3'"), 1943);
+    assert_eq!(code(&mut l, "SET SESSION gtid_slave_pos = '0-1-2'"), 1229);
+    assert_eq!(code(&mut l, "SET SESSION sql_slave_skip_counter = 1"), 1229);
     l.query("SET GLOBAL gtid_slave_pos = '0-1-5, 3-2-9'", &mut c)
         .unwrap();
     assert_eq!(s.rows("SELECT @@gtid_slave_pos"), ["0-1-5,3-2-9"]);
@@ -458,7 +464,6 @@ fn gtid_slave_pos_and_skip_counter_are_set_while_stopped() {
     l.query("START SLAVE", &mut c).unwrap();
     // START took the counter over.
     assert_eq!(s.rows("SELECT @@global.sql_slave_skip_counter"), ["0"]);
-    let code = |l: &mut Session, sql: &str| l.query(sql, &mut Collect::default()).unwrap_err().code;
     assert_eq!(code(&mut l, "SET GLOBAL gtid_slave_pos = '0-1-6'"), 1198);
     assert_eq!(code(&mut l, "SET GLOBAL sql_slave_skip_counter = 1"), 1198);
     l.query("STOP SLAVE", &mut c).unwrap();

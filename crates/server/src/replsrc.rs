@@ -80,7 +80,10 @@ impl<S: Read + Write> binlog::dump::Target for Stream<'_, S> {
     fn stopped(&self) -> bool {
         self.gone
             || self.sess.proc.connection_killed()
-            || self.sess.proc.client_gone()
+            // A replica sends nothing during a dump: anything it sends
+            // (COM_QUIT, a TLS close_notify) or its end of stream is it
+            // leaving.
+            || self.sess.proc.client_spoke()
             || self.shared.stopping.load(Ordering::Relaxed)
     }
 }

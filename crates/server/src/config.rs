@@ -427,7 +427,9 @@ impl Config {
             "sync_binlog" => {
                 let n = num(value)?;
                 if n > u32::MAX as u64 {
-                    return Err(format!("--sync-binlog must be 0..4294967295, not '{value}'"));
+                    return Err(format!(
+                        "--sync-binlog must be 0..4294967295, not '{value}'"
+                    ));
                 }
                 self.variables.push(("sync_binlog".into(), n.to_string()))
             }
@@ -565,7 +567,9 @@ mod tests {
     #[test]
     fn sync_binlog_is_shown_as_given() {
         let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let c = Config::from_args(&args(&["--sync-binlog=1"])).unwrap().unwrap();
+        let c = Config::from_args(&args(&["--sync-binlog=1"]))
+            .unwrap()
+            .unwrap();
         assert!(c
             .variables
             .contains(&("sync_binlog".to_string(), "1".to_string())));

@@ -86,6 +86,12 @@ impl<S: Read + Write> binlog::dump::Target for Stream<'_, S> {
             || self.sess.proc.client_spoke()
             || self.shared.stopping.load(Ordering::Relaxed)
     }
+
+    fn closer(&self) -> Option<binlog::dump::Closer> {
+        // As KILL CONNECTION: the socket is shut down, a blocked write fails.
+        let proc = self.sess.proc.clone();
+        Some(std::sync::Arc::new(move || proc.kill(true)))
+    }
 }
 
 impl<S: Read + Write> Stream<'_, S> {

@@ -2,6 +2,8 @@
 //! - PURGE BINARY LOGS while a replica lags (its dump blocked in the first
 //!   file): the files it reads stay, it gets every event, and the purge
 //!   goes through once it is gone;
+//! - a newer dump for the same replica closes the old one's connection even
+//!   when it is blocked writing;
 //! - a dump ends when its replica sends COM_QUIT (a replica sends nothing
 //!   else during a dump);
 //! - a heartbeat period below 1 ms is 1 ms;
@@ -57,24 +59,29 @@ fn blocking_dump(port: u16, sid: u32, file: &str) -> std::net::TcpStream {
     s
 }
 
+/// About 24 MB in the first file (more than the socket buffers hold, so a
+/// dump that is not read stays in it), a second and a third file.
+fn three_files(c: &mut mysql::Conn) -> Vec<String> {
+    exec(c, "CREATE TABLE big (id INT PRIMARY KEY, b LONGBLOB)");
+    for i in 0..120 {
+        exec(
+            c,
+            &format!("INSERT INTO big VALUES ({i}, REPEAT('x', 200000))"),
+        );
+    }
+    exec(c, "FLUSH BINARY LOGS");
+    exec(c, "INSERT INTO big VALUES (1000, 'y')");
+    exec(c, "FLUSH BINARY LOGS");
+    let files = binary_logs(c);
+    assert_eq!(files.len(), 3, "{files:?}");
+    files
+}
+
 #[test]
 fn purge_keeps_the_files_a_lagging_replica_reads() {
     let srv = Server::start_with("replsrc2-purge", &["--log-bin", "--server-id=7"]);
     let mut c = srv.fresh_db("p");
-    exec(&mut c, "CREATE TABLE big (id INT PRIMARY KEY, b LONGBLOB)");
-    // About 24 MB in the first file: more than the socket buffers hold,
-    // so a dump that is not read stays in it.
-    for i in 0..120 {
-        exec(
-            &mut c,
-            &format!("INSERT INTO big VALUES ({i}, REPEAT('x', 200000))"),
-        );
-    }
-    exec(&mut c, "FLUSH BINARY LOGS");
-    exec(&mut c, "INSERT INTO big VALUES (1000, 'y')");
-    exec(&mut c, "FLUSH BINARY LOGS");
-    let files = binary_logs(&mut c);
-    assert_eq!(files.len(), 3, "{files:?}");
+    let files = three_files(&mut c);
     let mut s = blocking_dump(srv.port, 42, &files[0]);
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     // The fake ROTATE, then the replica stops reading.
@@ -109,6 +116,29 @@ fn purge_keeps_the_files_a_lagging_replica_reads() {
     wait_no_dump(&mut c, "the dump ended with its connection");
     exec(&mut c, &format!("PURGE BINARY LOGS TO '{}'", files[2]));
     assert_eq!(binary_logs(&mut c), files[2..].to_vec());
+}
+
+#[test]
+fn a_newer_dump_closes_the_old_one_blocked_on_its_replica() {
+    let srv = Server::start_with("replsrc2-zombie", &["--log-bin", "--server-id=8"]);
+    let mut c = srv.fresh_db("z");
+    let files = three_files(&mut c);
+    // The replica stopped reading (gone without a word): its dump is
+    // blocked writing in the first file.
+    let mut old = blocking_dump(srv.port, 21, &files[0]);
+    let (p, _) = read_packet(&mut old).unwrap();
+    assert_eq!(p[0], 0);
+    std::thread::sleep(Duration::from_millis(300));
+    // It reconnects: the old dump's connection is closed, not left until
+    // the write times out.
+    let mut new = blocking_dump(srv.port, 21, &files[2]);
+    let (p, _) = read_packet(&mut new).unwrap();
+    assert_eq!(p[0], 0);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while dumps(&mut c).len() != 1 {
+        assert!(Instant::now() < deadline, "{:?}", dumps(&mut c));
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 #[test]

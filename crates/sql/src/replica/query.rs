@@ -54,6 +54,7 @@ pub(crate) fn classify(sql: &str) -> Query {
     };
     let kind = || {
         crate::com::of(&stmt)
+            .and_then(|i| crate::com::NAMES.get(i).copied())
             .unwrap_or("statement")
             .replace('_', " ")
             .to_uppercase()

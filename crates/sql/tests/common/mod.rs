@@ -15,14 +15,11 @@ pub fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
 
 /// Rows as `a|b|c` text, as the text protocol would send each value.
 pub fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
-    rows.into_iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect()
+    Collect {
+        rows,
+        ..Default::default()
+    }
+    .texts()
 }
 
 /// Rows of a statement as `a|b|c` text (see `texts`).

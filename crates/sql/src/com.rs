@@ -195,6 +195,7 @@ pub fn of(stmt: &Stmt) -> Option<&'static str> {
             MaintStmt::Kill { .. } => "kill",
             MaintStmt::Backup(_) => "backup",
             MaintStmt::Purge { .. } => "purge_before_date",
+            MaintStmt::ResetMaster { .. } => "reset",
         },
         Stmt::Prep(p) => match p {
             PrepStmt::Prepare { .. } => "prepare_sql",

@@ -87,6 +87,7 @@ class RunSpec:
     round: int = 0       # 1-based round of an interleaved plan (0: no rounds)
     variant: str = ""    # a --sweep-peers configuration (e.g. bp60); "" for the chosen one
     seconds: int = 0     # measured window if not the workload's default (sweep runs)
+    binlog: str = "off"  # "on": the binary log on with sync_binlog=1 (--binlog)
 
     @property
     def is_read(self):
@@ -97,6 +98,8 @@ class RunSpec:
         rid = "%s-%dM-%s-t%d" % (self.engine, self.mem // MiB, short[self.workload], self.threads)
         if self.variant:
             rid += "-sweep-" + self.variant
+        if self.binlog == "on":
+            rid += "-binlog"
         if self.round:
             rid += "-r%d" % self.round
         return rid
@@ -143,6 +146,7 @@ class Config:
     sweep_workloads: list = field(default_factory=list)
     sweep_threads: list = field(default_factory=list)
     sweep_duration: int = 60
+    binlog: list = field(default_factory=lambda: ["off"])  # modes run: off, on or both
 
     @property
     def quick(self):
@@ -157,23 +161,26 @@ class Config:
         return self.duration_read if workload == "oltp_read_only" else self.duration_write
 
     def plan(self, engines=None):
-        """Run order without rounds: engine, then memory limit, then workload (restore), then
-        threads. With rounds: memory limit, workload, threads, round, then the engines in the
-        round's rotated order (each run on a fresh copy of the template)."""
+        """Run order without rounds: engine, then memory limit, then binary log mode, then
+        workload (restore), then threads. With rounds: memory limit, workload, threads, round,
+        then the (engine, binary log mode) pairs in the round's rotated order (each run on a
+        fresh copy of the template), so that binlog on and off of an engine are minutes apart."""
         engines = engines if engines is not None else self.engines
         out = []
         if self.interleaved:
+            units = [(e, b) for b in self.binlog for e in engines]
             for m in self.mems:
                 for w in self.workloads:
                     for t in self.threads:
                         for rnd in range(1, self.rounds + 1):
-                            out += [RunSpec(e, m, w, t, rnd) for e in rotation(engines, rnd)]
+                            out += [RunSpec(e, m, w, t, rnd, binlog=b) for e, b in rotation(units, rnd)]
             return out
         for e in engines:
             for m in self.mems:
-                for w in self.workloads:
-                    for t in self.threads:
-                        out.append(RunSpec(e, m, w, t))
+                for b in self.binlog:
+                    for w in self.workloads:
+                        for t in self.threads:
+                            out.append(RunSpec(e, m, w, t, binlog=b))
         return out
 
     def sweep_plan(self, engine, mem):
@@ -181,7 +188,7 @@ class Config:
         from .engines import VARIANTS
         if not self.sweep_peers:
             return []
-        return [RunSpec(engine, mem, w, t, variant=v, seconds=self.sweep_duration)
+        return [RunSpec(engine, mem, w, t, variant=v, seconds=self.sweep_duration, binlog=self.binlog[0])
                 for v, _ in VARIANTS[engine] for w in self.sweep_workloads for t in self.sweep_threads]
 
     def estimate_load_seconds(self, engine=None):
@@ -210,12 +217,20 @@ class Config:
         for e in engines:
             total += self.estimate_load_seconds(e)
             if not self.interleaved:
-                total += len(self.mems) * len(self.workloads) * copy
+                total += len(self.mems) * len(self.binlog) * len(self.workloads) * copy
         runs = self.plan(engines) + self.sweep_runs(engines)
         for spec in runs:
             sec = self.estimate_run_seconds(spec) + (copy if spec.round or spec.variant else 0)
             total += sec * (2 if self.repeat_disturbed else 1)
         return total
+
+
+BINLOG_TEXT = {
+    "off": "off (skip-log-bin; Strata without --log-bin); the seed ran with binlog on and sync_binlog=1",
+    "on": "on (log-bin, binlog_format=ROW, sync_binlog=1 for every engine, as the seed)",
+    "off/on": "off and on (every cell both ways; on = log-bin, binlog_format=ROW, sync_binlog=1 for "
+              "every engine, as the seed)",
+}
 
 
 def fmt_duration(sec):
@@ -276,6 +291,10 @@ def build_parser():
       "(default: the largest limit, at least 4G: MyRocks builds sysbench's secondary "
       "indexes with merge buffers, four at a time, and was OOM-killed at 1G with 12.6 M rows)")
     a("--dry-run", action="store_true", help="print the plan and its estimated duration, then exit")
+    a("--binlog", choices=["off", "on", "both"], default="off",
+      help="binary log: off (default: skip-log-bin, Strata without --log-bin), on (every engine with "
+      "its binary log, binlog_format=ROW and sync_binlog=1, the seed's configuration) or both (every "
+      "cell with the log off and on; the report puts them side by side)")
     r = p.add_argument_group("robust ratios (issue 15)")
     r.add_argument("--rounds", type=int, help="run every cell (limit x workload x threads) N times, the "
                    "engines interleaved in a rotating order, each on a fresh copy of its template; ratios "
@@ -362,7 +381,8 @@ def from_args(argv):
         load_mem=args.load_mem or max(max(mems), 4 * GiB), stall=args.stall or d["stall"],
         rounds=rounds, repeat_disturbed=args.repeat_disturbed, max_background=args.max_background,
         sweep_peers=args.sweep_peers, sweep_workloads=sweep_w, sweep_threads=sweep_t,
-        sweep_duration=args.sweep_duration or d["sweep_duration"])
+        sweep_duration=args.sweep_duration or d["sweep_duration"],
+        binlog=["off", "on"] if args.binlog == "both" else [args.binlog])
 
 
 def describe(cfg, engines=None):
@@ -375,14 +395,17 @@ def describe(cfg, engines=None):
         "data: %d tables x %d rows (nominal %s); memory limits: %s" % (
             cfg.tables, cfg.table_size, fmt_bytes(cfg.data_bytes),
             ", ".join("%s (%s)" % (fmt_size(m), s) for m, s in zip(cfg.mems, cfg.mem_specs))),
+        "binary log: %s" % BINLOG_TEXT["/".join(cfg.binlog)],
         "measure %ds reads / %ds writes after warm-up (%ds; reads until memory stops growing, "
         "max %ds); drain watch %ds" % (cfg.duration_read, cfg.duration_write, cfg.warmup,
                                        cfg.warmup_read_max, cfg.drain),
     ]
     if cfg.interleaved:
+        units = ["%s%s" % (e, "+binlog" if b == "on" and cfg.binlog != ["on"] else "")
+                 for b in cfg.binlog for e in engines]
         lines.append("%d rounds per cell, engines interleaved (round 1 %s, round 2 %s); every run on a "
-                     "fresh copy of the template" % (cfg.rounds, " ".join(rotation(engines, 1)),
-                                                     " ".join(rotation(engines, 2))))
+                     "fresh copy of the template" % (cfg.rounds, " ".join(rotation(units, 1)),
+                                                     " ".join(rotation(units, 2))))
     lines.append("background load: a window with more than %.0f%% of the CPU taken by other processes "
                  "or stolen is flagged as disturbed%s" % (
                      100 * cfg.max_background, " and repeated once" if cfg.repeat_disturbed else ""))

@@ -9,8 +9,12 @@ Settings follow seed 000 (ACID: sync on every commit) scaled to the memory limit
           REPEATABLE-READ, buffered I/O through the page cache; the server's table defaults
           (16 KB blocks, LZ4 above the bottommost level, Zstd at it, index and filter
           blocks in the block cache at high priority); then any --strata-arg
-The binary log is off for both MariaDB engines (`skip-log-bin`), unlike the seed, and the
-buffer-pool dump/load at restart is off so that every run starts cold. MariaDB's own caches
+The binary log is off by default (`skip-log-bin`; Strata without --log-bin), unlike the seed;
+with `--binlog on` (engine.binlog set for the run) every engine writes it as the seed did:
+MariaDB log-bin, binlog_format=ROW, sync_binlog=1 (MyRocks then commits with its two-phase
+commit, as in the seed); Strata --log-bin --binlog-format=ROW --sync-binlog=1 (its log rides
+in the engine's own synced commit). The buffer-pool dump/load at restart is off so that every
+run starts cold. MariaDB's own caches
 that MySQL sizes smaller (key cache, Aria page cache, sort buffer) get MySQL 8.4's defaults.
 """
 
@@ -76,6 +80,9 @@ class Engine:
         # Cache configuration (a VARIANTS name) per memory limit, chosen by --sweep-peers or set
         # for one sweep run; the default (first) where absent.
         self.variant = {}
+        # The binary log on for the server about to start (a run of --binlog on); never for
+        # the load and its template.
+        self.binlog = False
 
     def variant_name(self, limit):
         return self.variant.get(limit) or VARIANTS[self.name][0][0]
@@ -143,6 +150,19 @@ class Engine:
         return ""
 
     # -- common --------------------------------------------------------------------------
+    # With the binary log on, the variables the server must show (checked after each start).
+    BINLOG_EXPECT = {"log_bin": "1", "binlog_format": "ROW", "sync_binlog": "1"}
+
+    def check_binlog(self):
+        """After a start with the binary log on: its variables, or an error if it is not as
+        asked (a binlog-on number must never come from a server running without it)."""
+        row = (sql(self.port, "SELECT @@log_bin, @@binlog_format, @@sync_binlog") or [[]])[0]
+        got = dict(zip(("log_bin", "binlog_format", "sync_binlog"), row))
+        if any(got.get(k) != v for k, v in self.BINLOG_EXPECT.items()):
+            raise EngineError("%s: the binary log should be on (%s), the server says %s" % (
+                self.label, ", ".join("%s=%s" % kv for kv in self.BINLOG_EXPECT.items()), got))
+        return got
+
     def ping(self):
         try:
             sql(self.port, "SELECT 1", timeout=10)
@@ -155,7 +175,7 @@ class MariaDB(Engine):
     """Shared MariaDB server setup; subclasses add the engine section."""
 
     def common_settings(self):
-        return {
+        s = {
             "skip-log-bin": None,
             "skip-name-resolve": None,
             "max_connections": 512,
@@ -175,6 +195,10 @@ class MariaDB(Engine):
             "innodb_buffer_pool_dump_at_shutdown": "OFF",
             "innodb_buffer_pool_load_at_startup": "OFF",
         }
+        if self.binlog:
+            del s["skip-log-bin"]
+            s.update({"log-bin": "mysql-bin", "server-id": 1, "binlog_format": "ROW", "sync_binlog": 1})
+        return s
 
     def write_cnf(self, limit, probe=False):
         os.makedirs(self.rundir, exist_ok=True)
@@ -413,10 +437,11 @@ class Strata(Engine):
             "max-connections": 512,
             "transaction-isolation": "REPEATABLE-READ",
         }
+        if self.binlog:
+            s.update({"log-bin": "mysql-bin", "server-id": 1, "binlog-format": "ROW", "sync-binlog": 1})
         extra = self.expand_args(limit)
         if extra:
             s["extra-args"] = " ".join(extra)
-        s["binlog"] = "none (Strata has no binary log)"
         return s
 
     def expand_args(self, limit):
@@ -428,7 +453,7 @@ class Strata(Engine):
         argv = [self.cfg.strata_bin, "--datadir=%s" % self.datadir, "--port=%d" % self.port,
                 "--bind-address=127.0.0.1", "--socket=%s" % os.path.join(self.rundir, "strata.sock")]
         for k, v in self.settings(limit, probe).items():
-            if k not in ("extra-args", "binlog"):
+            if k != "extra-args":
                 argv.append("--%s=%s" % (k, v))
         # --strata-arg comes last: the server applies options in order, so it overrides.
         return argv + self.expand_args(limit)
@@ -462,6 +487,11 @@ class Strata(Engine):
 
     def before_template_stop(self):
         self.extra["load_compactions_settled"] = self.wait_compactions()
+
+    # @@sync_binlog is not checked: Strata accepts --sync-binlog at any value and shows 0,
+    # because its log is written in the engine's own commits, synced by --sync-on-commit=1
+    # (docs/REPLICATION.md).
+    BINLOG_EXPECT = {"log_bin": "1", "binlog_format": "ROW"}
 
     WRITE_KEYS = {"log": "strata_wal_bytes", "flush": "strata_flush_bytes",
                   "compaction": "strata_compaction_bytes_written", "stall_us": "strata_stall_micros",

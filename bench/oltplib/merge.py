@@ -16,7 +16,7 @@ import json
 import os
 
 from . import rounds
-from .config import WORKLOADS
+from .config import BINLOG_TEXT, WORKLOADS
 
 # Settings that must agree for runs to belong in one table.
 SAME = ("tables", "table_size", "mem_limits", "data_bytes_nominal", "sysbench_options")
@@ -69,6 +69,9 @@ def merge(parts, dirs):
     cfg["workloads"] = [w for w in WORKLOADS if any(w in p["config"]["workloads"] for p in parts)]
     cfg["threads"] = sorted({t for p in parts for t in p["config"]["threads"]})
     cfg["rounds"] = max(p["config"].get("rounds") or 1 for p in parts)
+    modes = rounds.binlog_modes(runs)
+    if modes:
+        cfg["binlog_modes"], cfg["binlog"] = modes, BINLOG_TEXT["/".join(modes)]
     for k in ("duration_read_s", "duration_write_s", "warmup_s", "warmup_read_max_s", "drain_s"):
         vals = sorted({p["config"].get(k) for p in parts if p["config"].get(k) is not None})
         cfg[k] = vals[0] if len(vals) == 1 else vals[-1]

@@ -20,11 +20,12 @@ class OneRun:
     def run_one(self, e, spec):
         cfg = self.cfg
         rid = spec.run_id()
-        label = "%s %s %s %dthr%s%s" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads,
-                                         " round %d" % spec.round if spec.round else "",
+        label = "%s %s %s %dthr%s%s%s" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads,
+                                           " binlog on" if spec.binlog == "on" else "",
+                                           " round %d" % spec.round if spec.round else "",
                                          " sweep %s" % spec.variant if spec.variant else "")
         rec = {"id": rid, "engine": e.name, "mem": spec.mem, "workload": spec.workload,
-               "threads": spec.threads, "status": "ok"}
+               "threads": spec.threads, "binlog": spec.binlog, "status": "ok"}
         if spec.round:
             rec["round"] = spec.round
         if spec.variant:
@@ -34,12 +35,14 @@ class OneRun:
         self.progress.phase(label + ": starting")
         rec["caches_dropped"] = procfs.drop_caches()
         try:
-            srv = self.start(e, spec.mem)
+            srv = self.start(e, spec.mem, binlog=spec.binlog == "on")
         except EngineError as ex:
             rec.update(status="start_failed", reason=str(ex)[-2000:], needs_restore=True)
             return rec
         try:
             rec["start_s"] = round(time.time() - srv.started, 2)
+            if spec.binlog == "on":
+                rec["binlog_vars"] = e.check_binlog()
             sz = e.sizes()
             rec["size_before"], rec["tables_before"] = sz["datadir"], sz["tables"]
             warm = self.warmup(e, srv, spec, label, raw)

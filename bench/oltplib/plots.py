@@ -4,6 +4,7 @@
   per_trx.png              bytes written, bytes read and CPU per transaction vs threads
   space.png                size on disk after load, and before/after every run
   memory_sweep.png         QPS and bytes per transaction vs memory limit (2+ limits only)
+With --binlog both the figures show the binlog-off runs (the report's tables have both).
 Returns the list of file names written.
 """
 
@@ -15,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .config import MiB, fmt_size  # noqa: E402
+from .rounds import binlog_modes, binlog_view  # noqa: E402
 
 COLORS = {"innodb": "tab:blue", "myrocks": "tab:orange", "strata": "tab:green"}
 LABEL = {"innodb": "InnoDB", "myrocks": "MyRocks", "strata": "Strata"}
@@ -232,6 +234,7 @@ def make_all(res, out_dir):
     out = []
     if not res.get("runs"):
         return out
+    res = binlog_view(res, binlog_modes(res["runs"])[0])
     for fn in (qps_vs_threads, throughput_over_time, per_trx, space, memory_sweep):
         name = fn(res, out_dir)
         if name:

@@ -61,9 +61,14 @@ def _ratio_rounds(res, num, den, m, w, t):
     """A ratio cell: with rounds, the median of the per-round ratios, their min-max, and
     flags (rounds disagree by more than 10%, disturbed rounds, rounds where a side failed)."""
     s = rounds.ratio_summary(res["runs"], num, den, m, w, t)
+    return _summary_cell(s, lambda: _ratio(_one(res, num, m, w, t), _one(res, den, m, w, t), LABEL[num], LABEL[den]))
+
+
+def _summary_cell(s, single):
+    """A ratio summary (rounds.ratio_summary's shape) as a cell; single() when one round."""
     n = 0 if s is None else len(s["per_round"]) + len(s["failed_rounds"])
     if n <= 1:
-        return _ratio(_one(res, num, m, w, t), _one(res, den, m, w, t), LABEL[num], LABEL[den])
+        return single()
     if not s["per_round"]:
         fails = sorted({"%s %s" % (LABEL[e], st.replace("_", " ")) for f in s["failed_rounds"] for e, st in f["failed"]})
         return "- (%s)" % ", ".join(fails)
@@ -132,6 +137,51 @@ def ratio_table(res, workload, num, den):
         cells = [_ratio_rounds(res, num, den, m, workload, t) for t in cfg["threads"]]
         lines.append("| %s | %s |" % (fmt_size(m), " | ".join(cells)))
     return "\n".join(lines)
+
+
+def binlog_table(res, workload):
+    """Each engine's QPS with the binary log on over its QPS with it off (per memory limit
+    and thread count; with rounds the median of the per-round ratios): the log's cost."""
+    cfg = res["config"]
+    on, off = rounds.binlog_view(res, "on"), rounds.binlog_view(res, "off")
+    lines = ["| binlog on / off, %s | %s |" % (SHORT[workload], " | ".join("%d thds" % t for t in cfg["threads"])),
+             "|---|" + "---|" * len(cfg["threads"])]
+    for e in cfg["engines"]:
+        if not _available(res, e):
+            continue
+        for m in cfg["mem_limits"]:
+            cells = [_summary_cell(rounds.binlog_summary(res["runs"], e, m, workload, t),
+                                   lambda: _ratio(_one(on, e, m, workload, t), _one(off, e, m, workload, t),
+                                                  "binlog on", "binlog off"))
+                     for t in cfg["threads"]]
+            lines.append("| %s %s | %s |" % (LABEL[e], fmt_size(m), " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def workload_section(res, w):
+    """One workload's tables: QPS, the cross-engine ratios and (writes) 1-s stability, per
+    binary log mode when the log ran on; with both modes, then each engine's on/off ratio."""
+    L = []
+    modes = rounds.binlog_modes(res["runs"]) or ["off"]
+    for mode in modes:
+        view = rounds.binlog_view(res, mode)
+        if modes != ["off"]:
+            L.append("#### Binary log %s\n" % mode)
+        L.append(qps_table(view, w) + "\n")
+        for num, den in rounds.PAIRS:
+            t = ratio_table(view, w, num, den)
+            if t:
+                L.append(t + "\n")
+        if w != "oltp_read_only":
+            st = stability_table(view, w)
+            if st:
+                L.append(st + "\n")
+    if len(modes) == 2:
+        L.append("#### Binary log on beside off\n")
+        L.append("Each engine against itself: QPS with the binary log on (`sync_binlog=1`) over QPS with it "
+                 "off, same cell%s.\n" % (" and round" if (res["config"].get("rounds") or 1) > 1 else ""))
+        L.append(binlog_table(res, w) + "\n")
+    return L
 
 
 def _kb(x):
@@ -357,6 +407,9 @@ def load_table(res):
     return "\n".join(lines)
 
 
+BINLOG_KEYS = ("log-bin", "binlog_format", "binlog-format", "sync_binlog", "sync-binlog", "server-id")
+
+
 def settings_section(res):
     out = []
     for e in res["config"]["engines"]:
@@ -370,10 +423,14 @@ def settings_section(res):
         mem = fmt_size(min(res["config"]["mem_limits"]))
         mem = mem if mem in sets else sorted(sets)[0]
         s = sets[mem]
-        keys = [k for k in s if e == "strata" or k.startswith((
+        keys = [k for k in s if e == "strata" or k.startswith(BINLOG_KEYS + (
             "innodb_", "rocksdb_", "transaction", "default_storage", "skip-log-bin"))]
         out.append("  - **%s** (at %s): %s" % (LABEL[e], mem, "; ".join(
             "`%s`" % k if s[k] is None else "`%s=%s`" % (k, s[k]) for k in keys)))
+        on = sets.get(mem + " binlog on")
+        if on and on is not s:
+            out.append("    - binary log on: %s" % "; ".join(
+                "`%s`" % k if on[k] is None else "`%s=%s`" % (k, on[k]) for k in on if k.startswith(BINLOG_KEYS)))
         extra = info.get("extra") or {}
         if extra:
             out.append("    - detected: %s" % "; ".join("%s: %s" % kv for kv in extra.items()))
@@ -383,9 +440,13 @@ def settings_section(res):
 def summary_table(res):
     """Compact text printed at the end of a run (the QPS tables and run statuses)."""
     out = []
-    for w in res["config"]["workloads"]:
-        out.append(qps_table(res, w))
-        out.append("")
+    modes = rounds.binlog_modes(res["runs"]) or ["off"]
+    for mode in modes:
+        if modes != ["off"]:
+            out.append("binary log %s:" % mode)
+        for w in res["config"]["workloads"]:
+            out.append(qps_table(rounds.binlog_view(res, mode), w))
+            out.append("")
     bad = [r for r in res["runs"] if r["status"] != "ok"]
     out.append("%d runs, %d not ok%s" % (len(res["runs"]), len(bad),
                                          "".join("\n  %s: %s %s" % (r["id"], r["status"], r.get("reason", "")[:200])
@@ -460,17 +521,10 @@ def write(res, out_dir, plots):
                  "results.json (`ratios`).\n" % cfg["rounds"])
     L.append("Write workloads also get the 1-second TPS series' p1 / median (nearest rank; issue 15's target "
              "for Strata: >= 0.8 with no second at 0).\n")
+    modes = rounds.binlog_modes(res["runs"]) or ["off"]
     for w in cfg["workloads"]:
         L.append("### %s (%s)\n" % (SHORT[w], w))
-        L.append(qps_table(res, w) + "\n")
-        for num, den in rounds.PAIRS:
-            t = ratio_table(res, w, num, den)
-            if t:
-                L.append(t + "\n")
-        if w != "oltp_read_only":
-            st = stability_table(res, w)
-            if st:
-                L.append(st + "\n")
+        L.extend(workload_section(res, w))
     pk = sweep_section(res)
     if pk:
         L.append("## Peer configurations (`--sweep-peers`)\n")
@@ -486,7 +540,8 @@ def write(res, out_dir, plots):
     if bgs:
         L.append("## Background load\n")
         L.append(bgs + "\n")
-    sw = sweep_tables(res)
+    sws = [(mode, sweep_tables(rounds.binlog_view(res, mode))) for mode in modes]
+    sw = "\n".join(("\n**Binary log %s**\n" % mode if len(modes) > 1 else "") + t for mode, t in sws if t)
     if sw:
         L.append("## Memory sweep (seed 001 style)\n")
         L.append(sw + "\n")

@@ -129,7 +129,42 @@ def ratio_summary(runs, num, den, mem, workload, threads):
     """The num/den QPS ratio of one cell over rounds: per-round ratios (rounds where both
     ran ok), their median and spread, disagreement, disturbed rounds, and the rounds where a
     side did not complete (with its status)."""
-    a, b = round_runs(runs, num, mem, workload, threads), round_runs(runs, den, mem, workload, threads)
+    return _pair_summary(round_runs(runs, num, mem, workload, threads),
+                         round_runs(runs, den, mem, workload, threads), num, den, mem, workload, threads)
+
+
+def binlog_mode(r):
+    """A run's binary log mode; runs of harnesses before --binlog ran with it off."""
+    return r.get("binlog") or "off"
+
+
+def binlog_modes(runs):
+    """The binary log modes present in these runs, off first."""
+    return [m for m in ("off", "on") if any(binlog_mode(r) == m for r in runs)]
+
+
+def with_binlog(runs, mode):
+    return [r for r in runs if binlog_mode(r) == mode]
+
+
+def binlog_view(res, mode):
+    """The results with only the runs of one binary log mode (for the per-mode tables)."""
+    return dict(res, runs=with_binlog(res["runs"], mode))
+
+
+def binlog_summary(runs, engine, mem, workload, threads):
+    """One engine's binlog-on / binlog-off QPS ratio in one cell over rounds (with --binlog
+    both, a round runs both modes of every engine), shaped like ratio_summary."""
+    out = _pair_summary(round_runs(with_binlog(runs, "on"), engine, mem, workload, threads),
+                        round_runs(with_binlog(runs, "off"), engine, mem, workload, threads),
+                        engine, engine, mem, workload, threads)
+    if out:
+        out["binlog"] = "on/off"
+    return out
+
+
+def _pair_summary(a, b, num, den, mem, workload, threads):
+    """Per-round ratios of two {round: run} maps (a over b) and their summary."""
     if not a or not b:
         return None
     per, failed = [], []
@@ -157,18 +192,28 @@ PAIRS = (("strata", "innodb"), ("strata", "myrocks"), ("myrocks", "innodb"))
 
 
 def all_ratio_summaries(res):
-    """Every cell's ratio summary for results.json."""
+    """Every cell's ratio summary for results.json: across engines within each binary log
+    mode (`binlog` off or on), and each engine's binlog on/off."""
     cfg = res["config"]
     out = []
-    for num, den in PAIRS:
-        if num not in cfg["engines"] or den not in cfg["engines"]:
-            continue
-        for m in cfg["mem_limits"]:
-            for w in cfg["workloads"]:
-                for t in cfg["threads"]:
-                    s = ratio_summary(res["runs"], num, den, m, w, t)
-                    if s:
-                        out.append(s)
+    modes = binlog_modes(res["runs"])
+    cells = [(m, w, t) for m in cfg["mem_limits"] for w in cfg["workloads"] for t in cfg["threads"]]
+    for mode in modes:
+        runs = with_binlog(res["runs"], mode)
+        for num, den in PAIRS:
+            if num not in cfg["engines"] or den not in cfg["engines"]:
+                continue
+            for m, w, t in cells:
+                s = ratio_summary(runs, num, den, m, w, t)
+                if s:
+                    s["binlog"] = mode
+                    out.append(s)
+    if len(modes) == 2:
+        for e in cfg["engines"]:
+            for m, w, t in cells:
+                s = binlog_summary(res["runs"], e, m, w, t)
+                if s:
+                    out.append(s)
     return out
 
 

@@ -18,7 +18,7 @@ import time
 import traceback
 
 from . import HARNESS_VERSION, cgroup, engines, procfs, rounds, setup, sysbench
-from .config import RunSpec, describe, fmt_bytes, fmt_duration, fmt_size
+from .config import BINLOG_TEXT, RunSpec, describe, fmt_bytes, fmt_duration, fmt_size
 from .engines import EngineError, Server
 from .onerun import OneRun, _try
 from .progress import Progress
@@ -169,7 +169,7 @@ class Harness(OneRun):
                        "sweep_peers": cfg.sweep_peers, "sweep_workloads": cfg.sweep_workloads,
                        "sweep_threads": cfg.sweep_threads, "sweep_duration_s": cfg.sweep_duration,
                        "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
-                       "binlog": "off (skip-log-bin); the seed ran with binlog on and sync_binlog=1",
+                       "binlog": BINLOG_TEXT["/".join(cfg.binlog)], "binlog_modes": cfg.binlog,
                        "estimated_s": round(cfg.estimate_seconds(
                            [e.name for e in self.engines if e.available]))},
             "engines": {e.name: {"label": e.label, "available": e.available, "reason": e.reason,
@@ -178,7 +178,9 @@ class Harness(OneRun):
         }
 
     # -- servers and cgroups ---------------------------------------------------------------
-    def start(self, e, limit, probe=False):
+    def start(self, e, limit, probe=False, binlog=False):
+        """Start the engine's server at this limit (binlog: with its binary log on)."""
+        e.binlog = binlog and not probe
         cg = None
         if self.cg_version:
             self.cg_counter += 1
@@ -193,7 +195,8 @@ class Harness(OneRun):
             self.stop(srv, timeout=10)
             raise
         if not probe:
-            self.results["engines"][e.name]["settings"][fmt_size(limit)] = e.settings(limit)
+            key = fmt_size(limit) + (" binlog on" if e.binlog else "")
+            self.results["engines"][e.name]["settings"][key] = e.settings(limit)
         return srv
 
     def stop(self, srv, timeout=None):
@@ -260,12 +263,13 @@ class Harness(OneRun):
         for mem in cfg.mems:
             if cfg.sweep_peers:
                 self.sweep(e, mem)
-            for w in cfg.workloads:
-                self.restore(e)
-                for t in cfg.threads:
-                    rec = self.run_spec(e, RunSpec(e.name, mem, w, t), fresh=False)
-                    if rec.get("needs_restore"):
-                        self.restore(e)
+            for b in cfg.binlog:
+                for w in cfg.workloads:
+                    self.restore(e)
+                    for t in cfg.threads:
+                        rec = self.run_spec(e, RunSpec(e.name, mem, w, t, binlog=b), fresh=False)
+                        if rec.get("needs_restore"):
+                            self.restore(e)
         if not cfg.keep_workdir:
             shutil.rmtree(e.template, ignore_errors=True)
             shutil.rmtree(e.datadir, ignore_errors=True)

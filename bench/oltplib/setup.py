@@ -51,12 +51,17 @@ def _systemd():
 
 
 def system_mariadb_running():
-    """The distribution's own mariadbd (pid file in /run/mysqld), not one of ours."""
+    """The distribution's own mariadbd (pid file in /run/mysqld), not one of ours, nor a
+    scratch server someone started with its own --datadir (which writes the same default pid
+    file): stopping the service would end those too (Debian's init script falls back to
+    `killall mariadbd`)."""
     for name in ("mariadb.pid", "mysqld.pid"):
         try:
             with open(os.path.join("/run/mysqld", name)) as f:
                 pid = int(f.read().strip())
             os.kill(pid, 0)
+            if _own_datadir(pid):
+                continue
             return True
         except (OSError, ValueError):
             continue
@@ -64,6 +69,13 @@ def system_mariadb_running():
         r = subprocess.run(["systemctl", "is-active", "--quiet", "mariadb"])
         return r.returncode == 0
     return False
+
+
+def _own_datadir(pid):
+    """True if the process was started with a --datadir other than the distribution's."""
+    with open("/proc/%d/cmdline" % pid, "rb") as f:
+        args = f.read().decode("utf-8", "replace").split("\0")
+    return any(a.startswith("--datadir=") and a.rstrip("/") != "--datadir=/var/lib/mysql" for a in args)
 
 
 def stop_system_mariadb(log):

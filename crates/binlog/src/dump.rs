@@ -19,7 +19,7 @@ use crate::event::{self, kind, Gtid, Header, CHECKSUM_LEN, HEADER_LEN};
 use crate::log::Binlog;
 use crate::{Error, Result};
 use std::io::{Read, Seek, SeekFrom};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -147,10 +147,16 @@ fn artificial(
     prepare(&v, crc, false)
 }
 
-/// A running dump's place in `Binlog::dumps`.
+/// A running dump's place in `Binlog::dumps` (by its token).
 pub(crate) struct DumpSlot {
-    token: u64,
+    /// The replica's server id (0: a client such as mariadb-binlog,
+    /// which never stops another dump).
+    server_id: u32,
     stop: Arc<AtomicBool>,
+    /// The number of the file the dump reads or is about to read (0 until
+    /// it knows its start: every file is in use). PURGE never removes it
+    /// or a later one (`Binlog::lowest_in_use`).
+    pub(crate) file: Arc<AtomicU32>,
 }
 
 /// A target that also stops when a newer dump for its replica started.
@@ -206,7 +212,7 @@ impl Binlog {
             .collect()
     }
 
-    fn open_file(&self, num: u32) -> Result<std::fs::File> {
+    pub(crate) fn open_file(&self, num: u32) -> Result<std::fs::File> {
         std::fs::File::open(self.file_path(num)).map_err(|e| {
             Error::Dump(format!(
                 "Could not open log file '{}': {e}",
@@ -215,37 +221,12 @@ impl Binlog {
         })
     }
 
-    /// The log's GTIDs (file number and GTID, in log order), read from
-    /// the files as published.
-    fn log_gtids(&self) -> Result<Vec<(u32, Gtid)>> {
-        let seen = *self.progress.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out = Vec::new();
-        for (num, _) in self.file_starts() {
-            let mut f = self.open_file(num)?;
-            let limit = if num < seen.active {
-                f.metadata().map_err(io)?.len()
-            } else {
-                seen.pos
-            };
-            let mut pos = 4u64;
-            while pos < limit {
-                for ev in self.read_events(&mut f, pos, limit)? {
-                    pos += ev.len() as u64;
-                    if ev[4] == kind::GTID {
-                        let g = dumpgtid::event_gtid(&ev)
-                            .ok_or_else(|| Error::Corrupt("GTID event".into()))?;
-                        out.push((num, g));
-                    }
-                }
-            }
-        }
-        Ok(out)
-    }
-
     /// The file to start from and the state to skip up to for a replica
     /// at GTID state `state`.
     fn gtid_start(&self, state: &[Gtid]) -> Result<(u32, Vec<Gtid>)> {
-        let (file, keep) = dumpgtid::check_start(state, &self.log_gtids()?)?;
+        let (file, keep) = self.with_gtid_index(|ix| {
+            dumpgtid::check_start(state, ix, |n, g| self.file_has_gtid(n, g))
+        })??;
         let num = match file {
             Some(n) => Some(n),
             None => self.file_starts().first().map(|f| f.0),
@@ -267,32 +248,53 @@ impl Binlog {
         t: &mut dyn Target,
     ) -> Result<End> {
         let stop = Arc::new(AtomicBool::new(false));
+        let file = Arc::new(AtomicU32::new(0));
         let token = self.next_dump.fetch_add(1, Ordering::Relaxed);
-        if server_id != 0 {
-            let old = self.dumps.lock().unwrap_or_else(|p| p.into_inner()).insert(
-                server_id,
+        {
+            let mut d = self.dumps.lock().unwrap_or_else(|p| p.into_inner());
+            if server_id != 0 {
+                // The replica reconnected: its old dump ends.
+                for o in d.values().filter(|o| o.server_id == server_id) {
+                    o.stop.store(true, Ordering::Relaxed);
+                    self.grown.notify_all();
+                }
+            }
+            d.insert(
+                token,
                 DumpSlot {
-                    token,
+                    server_id,
                     stop: stop.clone(),
+                    file: file.clone(),
                 },
             );
-            if let Some(o) = old {
-                o.stop.store(true, Ordering::Relaxed);
-                self.grown.notify_all();
-            }
         }
         let mut t = Stopping { t, stop: &stop };
-        let r = self.dump_inner(start, opts, &mut t);
-        if server_id != 0 {
-            let mut d = self.dumps.lock().unwrap_or_else(|p| p.into_inner());
-            if d.get(&server_id).is_some_and(|s| s.token == token) {
-                d.remove(&server_id);
-            }
-        }
+        let r = self.dump_inner(start, opts, &file, &mut t);
+        self.dumps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&token);
         r
     }
 
-    fn dump_inner(&self, start: &Start, opts: Options, t: &mut dyn Target) -> Result<End> {
+    /// The lowest file number a running dump reads or is about to read
+    /// (0: one that does not know its start yet), None with no dump.
+    pub(crate) fn lowest_in_use(&self) -> Option<u32> {
+        self.dumps
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .map(|d| d.file.load(Ordering::Acquire))
+            .min()
+    }
+
+    fn dump_inner(
+        &self,
+        start: &Start,
+        opts: Options,
+        in_use: &AtomicU32,
+        t: &mut dyn Target,
+    ) -> Result<End> {
         // The events made here carry a checksum as the replica asked until
         // a FORMAT_DESCRIPTION was sent, then as the log's (CRC32), as
         // MariaDB's dump thread does.
@@ -312,13 +314,24 @@ impl Binlog {
                         "Could not find first log file name in binary log index file".into(),
                     )
                 })?;
-                (num, (*pos).max(4), dumpgtid::Skip::default())
+                if *pos < 4 {
+                    // MariaDB 10.11's text.
+                    let f = self.file_name(num);
+                    return Err(Error::Dump(format!(
+                        "Client requested master to start replication from impossible \
+                         position; the first event '{f}' at {pos}, the last event read from \
+                         '{f}' at 4, the last byte read from '{f}' at 4."
+                    )));
+                }
+                (num, *pos, dumpgtid::Skip::default())
             }
             Start::Gtid(state) => {
                 let (num, left) = self.gtid_start(state)?;
                 (num, 4, dumpgtid::Skip { left })
             }
         };
+        // Announced before the file is opened: from here PURGE keeps it.
+        in_use.store(num, Ordering::Release);
         let mut rd = Reader {
             num,
             file: self.open_file(num)?,
@@ -400,9 +413,15 @@ impl Binlog {
                     last_sent = Instant::now();
                 }
             }
+            if !rotated && rd.num < seen.active && rd.num == num && rd.pos == pos && pos > 4 {
+                // Started at the exact end of a closed file (past its
+                // ROTATE): on with the next file, as MariaDB does.
+                rotated = true;
+            }
             if rotated {
                 // The next file, announced by a fake ROTATE as MariaDB does.
                 let next = rd.num + 1;
+                in_use.store(next, Ordering::Release);
                 rd = Reader {
                     num: next,
                     file: self.open_file(next)?,
@@ -510,7 +529,12 @@ impl Binlog {
     /// Reads the whole events from `pos` (an event's start) up to `limit`
     /// (at most about `READ_CHUNK` bytes of them, at least one event),
     /// checking their checksums.
-    fn read_events(&self, f: &mut std::fs::File, pos: u64, limit: u64) -> Result<Vec<Vec<u8>>> {
+    pub(crate) fn read_events(
+        &self,
+        f: &mut std::fs::File,
+        pos: u64,
+        limit: u64,
+    ) -> Result<Vec<Vec<u8>>> {
         let want = (limit - pos).min(READ_CHUNK);
         let mut buf = vec![0u8; want as usize];
         loop {

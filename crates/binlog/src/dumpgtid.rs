@@ -7,8 +7,8 @@
 //! skipped up to and including the state's GTID (same server id, sequence
 //! number at least the state's). Pure logic over the GTIDs of the log.
 use crate::event::{Gtid, HEADER_LEN};
+use crate::gtidindex::GtidIndex;
 use crate::{Error, Result};
-use std::collections::HashMap;
 
 /// A GTID event's GTID (server id from the header; sequence number and
 /// domain from the body), or None if the event is too short for one.
@@ -38,50 +38,73 @@ fn not_found(g: &Gtid, higher: bool) -> Error {
     Error::Dump(m)
 }
 
-/// Checks the replica's `state` against the log's GTIDs `log` (file
-/// number and GTID, in log order) and returns the file to start from
-/// (None: the first file) and the state to skip up to (the domains the
-/// log has).
-pub(crate) fn check_start(state: &[Gtid], log: &[(u32, Gtid)]) -> Result<(Option<u32>, Vec<Gtid>)> {
-    let mut high: HashMap<(u32, u32), u64> = HashMap::new();
-    let mut domain_high: HashMap<u32, u64> = HashMap::new();
-    for (_, g) in log {
-        let h = high.entry((g.domain, g.server_id)).or_insert(0);
-        *h = (*h).max(g.seq_no);
-        let d = domain_high.entry(g.domain).or_insert(0);
-        *d = (*d).max(g.seq_no);
-    }
-    let mut keep = Vec::new();
+fn purged() -> Error {
+    Error::Dump(
+        "Could not find GTID state requested by slave in any binlog files. Probably the \
+         slave state is too old and required binlog files have been purged."
+            .into(),
+    )
+}
+
+/// Checks the replica's `state` against the log's GTID index `ix` and
+/// returns the file to start from (None: the first file) and the state to
+/// skip up to (the domains the log has). `in_file(n, g)`: whether file `n`
+/// holds GTID `g` (only the one file that can is read, per GTID).
+pub(crate) fn check_start(
+    state: &[Gtid],
+    ix: &GtidIndex,
+    mut in_file: impl FnMut(u32, &Gtid) -> Result<bool>,
+) -> Result<(Option<u32>, Vec<Gtid>)> {
+    let mut keep: Vec<Gtid> = Vec::new();
+    let mut seen: Vec<u32> = Vec::new();
     let mut file: Option<u32> = None;
     for g in state {
-        if keep.iter().any(|k: &Gtid| k.domain == g.domain) {
+        if seen.contains(&g.domain) {
             return Err(Error::Dump(format!(
                 "Duplicate domain {} in the slave's GTID state",
                 g.domain
             )));
         }
-        let Some(&dh) = domain_high.get(&g.domain) else {
+        seen.push(g.domain);
+        let Some(dh) = ix.domain_high(g.domain) else {
             // START_ON_EMPTY_DOMAIN: a domain the log never had.
             continue;
         };
-        match high.get(&(g.domain, g.server_id)) {
+        let key = (g.domain, g.server_id);
+        match ix.state.get(&key) {
             Some(&h) if h >= g.seq_no => {}
             _ => return Err(not_found(g, dh > g.seq_no)),
         }
-        let at = log
+        // The file holding it: the last that starts below it.
+        let holder = ix
+            .starts
             .iter()
-            .find(|(_, l)| l == g)
-            .map(|(n, _)| *n)
-            .ok_or_else(|| {
-                Error::Dump(
-                    "Could not find GTID state requested by slave in any binlog files. \
-                 Probably the slave state is too old and required binlog files have \
-                 been purged."
-                        .into(),
-                )
-            })?;
+            .rev()
+            .find(|(_, st)| st.get(&key).is_none_or(|&v| v < g.seq_no));
+        let at = match holder {
+            Some((&n, _)) => {
+                if !in_file(n, g)? {
+                    return Err(purged());
+                }
+                keep.push(*g);
+                n
+            }
+            None => {
+                // Before every file: only the last GTID of its domain
+                // before the first file (the replica is at its start).
+                let (&n, st) = ix.starts.iter().next().ok_or_else(purged)?;
+                let last = st
+                    .iter()
+                    .filter(|((d, _), _)| *d == g.domain)
+                    .map(|(_, &s)| s)
+                    .max();
+                if st.get(&key) != Some(&g.seq_no) || last != Some(g.seq_no) {
+                    return Err(purged());
+                }
+                n
+            }
+        };
         file = Some(file.map_or(at, |f| f.min(at)));
-        keep.push(*g);
     }
     Ok((file, keep))
 }
@@ -113,6 +136,67 @@ impl Skip {
 mod tests {
     use super::*;
 
+    type Start = (Option<u32>, Vec<Gtid>);
+
+    /// `check_start` over a log given as its GTIDs (file, GTID), first file
+    /// starting with no GTID before it.
+    fn check(state: &[Gtid], log: &[(u32, Gtid)]) -> Result<Start> {
+        let first = log.first().map_or(1, |l| l.0);
+        check_from(state, first, &[], log)
+    }
+
+    fn check_from(
+        state: &[Gtid],
+        first: u32,
+        before: &[Gtid],
+        log: &[(u32, Gtid)],
+    ) -> Result<Start> {
+        let ix = GtidIndex::from_log(first, before, log);
+        check_start(state, &ix, |n, want| {
+            Ok(log.iter().any(|(f, l)| *f == n && l == want))
+        })
+    }
+
+    #[test]
+    fn state_at_the_start_of_the_first_file() {
+        // Files 3.. after a purge: 0-1-100 was the last GTID before them.
+        let before = [g(0, 1, 100)];
+        let log: Vec<(u32, Gtid)> = (101..=110).map(|s| (3, g(0, 1, s))).collect();
+        // At the purged edge exactly: from file 3, nothing to skip.
+        assert_eq!(
+            check_from(&[g(0, 1, 100)], 3, &before, &log).unwrap(),
+            (Some(3), vec![])
+        );
+        // Older: purged.
+        let Err(Error::Dump(m)) = check_from(&[g(0, 1, 50)], 3, &before, &log) else {
+            panic!()
+        };
+        assert!(m.contains("purged"), "{m}");
+        // Another server's GTID after it before the file: not at the edge.
+        let before2 = [g(0, 1, 100), g(0, 2, 101)];
+        let log2: Vec<(u32, Gtid)> = (102..=110).map(|s| (3, g(0, 1, s))).collect();
+        assert!(check_from(&[g(0, 1, 100)], 3, &before2, &log2).is_err());
+        assert_eq!(
+            check_from(&[g(0, 2, 101)], 3, &before2, &log2).unwrap(),
+            (Some(3), vec![])
+        );
+    }
+
+    #[test]
+    fn a_gtid_that_is_not_there_between_others() {
+        // 0-1-5, 0-2-6, 0-1-7: 0-1-6 never existed.
+        let log = vec![(1, g(0, 1, 5)), (2, g(0, 2, 6)), (2, g(0, 1, 7))];
+        assert!(check(&[g(0, 1, 6)], &log).is_err());
+        assert_eq!(
+            check(&[g(0, 2, 6)], &log).unwrap(),
+            (Some(2), vec![g(0, 2, 6)])
+        );
+        assert_eq!(
+            check(&[g(0, 1, 5)], &log).unwrap(),
+            (Some(1), vec![g(0, 1, 5)])
+        );
+    }
+
     fn g(domain: u32, server_id: u32, seq_no: u64) -> Gtid {
         Gtid {
             domain,
@@ -128,23 +212,23 @@ mod tests {
             .map(|s| (1 + (s > 250) as u32, g(0, 1, s)))
             .collect();
         // Foreign server id with a lower seq: diverged, never a silent skip.
-        let e = check_start(&[g(0, 2, 100)], &log).unwrap_err();
+        let e = check(&[g(0, 2, 100)], &log).unwrap_err();
         let Error::Dump(m) = e else { panic!("{e:?}") };
         assert!(m.starts_with(
             "Connecting slave requested to start from GTID 0-2-100, which is not in the master's binlog. Since the master's binlog contains GTIDs with higher sequence numbers"
         ), "{m}");
         // Ahead of the log: the short text.
-        let Err(Error::Dump(m)) = check_start(&[g(0, 1, 501)], &log) else {
+        let Err(Error::Dump(m)) = check(&[g(0, 1, 501)], &log) else {
             panic!()
         };
         assert!(m.ends_with("which is not in the master's binlog"), "{m}");
         // Exact: the file holding it.
         assert_eq!(
-            check_start(&[g(0, 1, 300)], &log).unwrap(),
+            check(&[g(0, 1, 300)], &log).unwrap(),
             (Some(2), vec![g(0, 1, 300)])
         );
         assert_eq!(
-            check_start(&[g(0, 1, 3)], &log).unwrap(),
+            check(&[g(0, 1, 3)], &log).unwrap(),
             (Some(1), vec![g(0, 1, 3)])
         );
     }
@@ -153,18 +237,18 @@ mod tests {
     fn domains_not_in_the_log_are_ignored() {
         let log = vec![(1, g(0, 1, 1)), (1, g(0, 1, 2))];
         assert_eq!(
-            check_start(&[g(5, 9, 7), g(0, 1, 1)], &log).unwrap(),
+            check(&[g(5, 9, 7), g(0, 1, 1)], &log).unwrap(),
             (Some(1), vec![g(0, 1, 1)])
         );
         // An empty log: every domain ignored, from the start.
-        assert_eq!(check_start(&[g(0, 1, 5)], &[]).unwrap(), (None, vec![]));
-        assert!(check_start(&[g(0, 1, 1), g(0, 1, 2)], &log).is_err());
+        assert_eq!(check(&[g(0, 1, 5)], &[]).unwrap(), (None, vec![]));
+        assert!(check(&[g(0, 1, 1), g(0, 1, 2)], &log).is_err());
     }
 
     #[test]
     fn purged_start_is_an_error() {
         let log = vec![(3, g(0, 1, 10))];
-        let Err(Error::Dump(m)) = check_start(&[g(0, 1, 4)], &log) else {
+        let Err(Error::Dump(m)) = check(&[g(0, 1, 4)], &log) else {
             panic!()
         };
         assert!(m.contains("purged"), "{m}");

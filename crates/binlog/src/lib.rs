@@ -20,6 +20,7 @@
 pub mod decode;
 pub mod dump;
 mod dumpgtid;
+mod gtidindex;
 pub mod event;
 mod filestart;
 pub mod log;
@@ -28,6 +29,8 @@ pub mod record;
 pub mod row;
 pub mod unpack;
 
+#[cfg(test)]
+mod dump_tests;
 #[cfg(test)]
 mod log_tests;
 #[cfg(test)]

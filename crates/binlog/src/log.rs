@@ -105,14 +105,22 @@ pub struct Binlog {
     pub(crate) grown: Condvar,
     /// Replicas registered by COM_REGISTER_SLAVE, by connection id.
     pub(crate) replicas: Mutex<std::collections::BTreeMap<u64, crate::dump::Replica>>,
-    /// The running dumps by replica server id: a new dump for the same
-    /// replica stops the old one (a replica that reconnected).
-    pub(crate) dumps: Mutex<std::collections::HashMap<u32, crate::dump::DumpSlot>>,
+    /// The running dumps by token: a new dump for the same replica server
+    /// id stops the old one (a replica that reconnected); PURGE keeps the
+    /// files they read.
+    pub(crate) dumps: Mutex<std::collections::HashMap<u64, crate::dump::DumpSlot>>,
     pub(crate) next_dump: AtomicU64,
+    /// The GTID state at each file's start, for GTID connects.
+    pub(crate) gtid_index: Mutex<crate::gtidindex::GtidIndex>,
+    /// Bytes of the files read for GTID connects (tests: a connect reads
+    /// what is new and the file holding the state's GTID, not the log).
+    pub(crate) gtid_scanned: AtomicU64,
     /// Set (and notified) by `kick`: records were committed, the
     /// background thread writes them at once.
-    kicked: Mutex<bool>,
-    kick_cv: Condvar,
+    /// Shared with the background thread, which waits on it without
+    /// holding the log (a dropped log is gone at once: its `Db` handle
+    /// with it, so the datadir can be opened again).
+    kick: Arc<Kick>,
     /// Every file's (number, name), oldest first, as `publish` last saw
     /// them: names are looked up without the writer's lock (a leaf lock,
     /// never held while taking another).
@@ -169,8 +177,9 @@ impl Binlog {
             replicas: Mutex::new(Default::default()),
             dumps: Mutex::new(Default::default()),
             next_dump: AtomicU64::new(0),
-            kicked: Mutex::new(false),
-            kick_cv: Condvar::new(),
+            gtid_index: Mutex::new(Default::default()),
+            gtid_scanned: AtomicU64::new(0),
+            kick: Arc::new(Kick::default()),
             names: Mutex::new(Vec::new()),
         });
         {
@@ -197,9 +206,10 @@ impl Binlog {
             }
         }
         let weak = Arc::downgrade(&b);
+        let kick = b.kick.clone();
         std::thread::Builder::new()
             .name("binlog".into())
-            .spawn(move || background(weak))
+            .spawn(move || background(weak, &kick))
             .map_err(io)?;
         Ok(b)
     }
@@ -545,10 +555,10 @@ impl Binlog {
     /// Records were committed: the background thread writes them to the
     /// files now (replicas waiting in a dump get them without delay).
     pub fn kick(&self) {
-        let mut g = self.kicked.lock().unwrap_or_else(|p| p.into_inner());
+        let mut g = self.kick.kicked.lock().unwrap_or_else(|p| p.into_inner());
         if !*g {
             *g = true;
-            self.kick_cv.notify_one();
+            self.kick.cv.notify_one();
         }
     }
 
@@ -875,7 +885,14 @@ impl Binlog {
     /// space is reclaimed in the background, as DROP TABLE's
     /// (`lsm::Db::reclaim_range`: nothing is written under purged keys
     /// again).
+    ///
+    /// A file a running dump reads or will read is kept, with every later
+    /// one (as MariaDB 10.11: the purge silently stops before it).
     fn purge_locked(&self, st: &mut State, k: usize) -> Result<()> {
+        let k = match self.lowest_in_use() {
+            Some(low) => st.files[..k].iter().take_while(|f| f.num < low).count(),
+            None => k,
+        };
         if k == 0 {
             return Ok(());
         }
@@ -919,26 +936,41 @@ fn sync_dir(dir: &Path) -> Result<()> {
         .map_err(io)
 }
 
+impl Drop for Binlog {
+    fn drop(&mut self) {
+        // The background thread ends now rather than at its next timer.
+        self.kick.cv.notify_one();
+    }
+}
+
+/// The background writer's wake-up: set by `Binlog::kick`.
+#[derive(Default)]
+struct Kick {
+    kicked: Mutex<bool>,
+    cv: Condvar,
+}
+
 /// Keeps the files current while the log is open: at each `kick` (a
 /// commit), and every `CATCH_UP_EVERY` in any case. An error is printed
 /// (once until it changes or clears) and retried every 5 s; the writer
 /// re-derives the files at its next call (the records stay the truth).
-fn background(weak: Weak<Binlog>) {
+fn background(weak: Weak<Binlog>, kick: &Kick) {
     let mut failing = 0u32;
     loop {
-        let Some(b) = weak.upgrade() else { return };
         {
-            let g = b.kicked.lock().unwrap_or_else(|p| p.into_inner());
+            let g = kick.kicked.lock().unwrap_or_else(|p| p.into_inner());
             let mut g = if *g && failing == 0 {
                 g
             } else {
-                b.kick_cv
+                kick.cv
                     .wait_timeout(g, CATCH_UP_EVERY)
                     .unwrap_or_else(|p| p.into_inner())
                     .0
             };
             *g = false;
         }
+        // The log only while catching up.
+        let Some(b) = weak.upgrade() else { return };
         if failing > 0 && failing % 50 != 0 {
             failing += 1;
             continue;

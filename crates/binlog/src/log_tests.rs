@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-fn open(dir: &Path, base: &str, max: u64) -> (Db, Arc<Binlog>) {
+pub(crate) fn open(dir: &Path, base: &str, max: u64) -> (Db, Arc<Binlog>) {
     let db = Db::open(dir.join("db"), Options::default()).expect("open db");
     let b = Binlog::open(
         &db,
@@ -25,7 +25,7 @@ fn open(dir: &Path, base: &str, max: u64) -> (Db, Arc<Binlog>) {
     (db, b)
 }
 
-fn close(db: Db, b: Arc<Binlog>) {
+pub(crate) fn close(db: Db, b: Arc<Binlog>) {
     drop(b);
     // The writer thread lets go of its handle at its next wake-up.
     std::thread::sleep(std::time::Duration::from_millis(250));
@@ -33,7 +33,7 @@ fn close(db: Db, b: Arc<Binlog>) {
 }
 
 /// Commits `n` DDL-like records of about 300 bytes each.
-fn commit(db: &Db, b: &Binlog, n: usize, tag: &str) {
+pub(crate) fn commit(db: &Db, b: &Binlog, n: usize, tag: &str) {
     for i in 0..n {
         let text = format!("CREATE TABLE {tag}_{i} (a INT) /* {} */", "x".repeat(250));
         let q = QueryInfo {
@@ -274,4 +274,36 @@ fn a_corrupt_record_is_written_up_to_and_not_retried_by_truncation() {
     }
     assert!(std::fs::read(&path).unwrap().ends_with(b"MARKER"));
     close(db, b);
+}
+
+#[test]
+fn the_writer_thread_holds_the_log_only_while_writing() {
+    let dir = testkit::TempDir::new("binlog-bg-weak");
+    let (db, b) = open(&dir.0, "mb", 1 << 20);
+    commit(&db, &b, 3, "a");
+    b.kick();
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    // Idle: the background thread waits without a handle on the log.
+    let mut alone = 0;
+    for _ in 0..10 {
+        alone += (Arc::strong_count(&b) == 1) as u32;
+        std::thread::sleep(std::time::Duration::from_millis(15));
+    }
+    assert!(
+        alone >= 8,
+        "the writer thread holds the log while idle ({alone}/10)"
+    );
+    // Dropped: the engine is free to open again (no "LOCK is locked").
+    drop(b);
+    drop(db);
+    let t = std::time::Instant::now();
+    loop {
+        match Db::open(dir.0.join("db"), Options::default()) {
+            Ok(db) => {
+                drop(db);
+                break;
+            }
+            Err(e) => assert!(t.elapsed().as_millis() < 1000, "reopen: {e}"),
+        }
+    }
 }

@@ -49,6 +49,8 @@ impl Binlog {
                 _ => {}
             }
         }
+        // The GTID state per file (GTID connects) starts again too.
+        *self.gtid_index.lock().unwrap_or_else(|p| p.into_inner()) = Default::default();
         {
             let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
             g.resets += 1;

@@ -73,7 +73,16 @@ pub trait Target {
     fn flush(&mut self) -> std::io::Result<()>;
     /// The dump should end (connection killed, server stopping).
     fn stopped(&self) -> bool;
+    /// Ends the dump's connection from another thread (a newer dump for
+    /// the same replica: the old one may be blocked writing to a replica
+    /// that is gone). None: the stop flag only.
+    fn closer(&self) -> Option<Closer> {
+        None
+    }
 }
+
+/// Closes a dump's connection (`Target::closer`).
+pub type Closer = Arc<dyn Fn() + Send + Sync>;
 
 /// Why a dump ended without an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +166,7 @@ pub(crate) struct DumpSlot {
     /// it knows its start: every file is in use). PURGE never removes it
     /// or a later one (`Binlog::lowest_in_use`).
     pub(crate) file: Arc<AtomicU32>,
+    close: Option<Closer>,
 }
 
 /// A target that also stops when a newer dump for its replica started.
@@ -174,6 +184,9 @@ impl Target for Stopping<'_> {
     }
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.t.stopped()
+    }
+    fn closer(&self) -> Option<Closer> {
+        self.t.closer()
     }
 }
 
@@ -253,9 +266,13 @@ impl Binlog {
         {
             let mut d = self.dumps.lock().unwrap_or_else(|p| p.into_inner());
             if server_id != 0 {
-                // The replica reconnected: its old dump ends.
+                // The replica reconnected: its old dump ends, its connection
+                // closed (as MariaDB kills the "zombie" dump thread).
                 for o in d.values().filter(|o| o.server_id == server_id) {
                     o.stop.store(true, Ordering::Relaxed);
+                    if let Some(close) = &o.close {
+                        close();
+                    }
                     self.grown.notify_all();
                 }
             }
@@ -265,6 +282,7 @@ impl Binlog {
                     server_id,
                     stop: stop.clone(),
                     file: file.clone(),
+                    close: t.closer(),
                 },
             );
         }

@@ -4,6 +4,7 @@ use crate::dump::{End, Options, Start, Target};
 use crate::event::kind;
 use crate::log_tests::{close, commit, open};
 use std::sync::mpsc;
+use std::time::{Duration, SystemTime};
 
 /// A target that holds the dump at its first event until told to go on,
 /// and keeps what it got.
@@ -69,12 +70,14 @@ fn purge_keeps_the_files_a_lagging_dump_needs() {
         // The dump is in the first file: a purge up to the third removes
         // nothing (MariaDB: silently, no error), nor does BEFORE a future
         // time.
-        assert!(b.purge_to(&names[2]).unwrap());
-        b.purge_before(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
-            .unwrap();
+        let to = b.purge_to(&names[2]);
+        let before = b.purge_before(SystemTime::now() + Duration::from_secs(60));
         let now: Vec<String> = b.list().unwrap().into_iter().map(|f| f.0).collect();
-        assert_eq!(now, names, "files a running dump needs were purged");
+        // Released before checking (a failed check must not leave it held).
         go.send(()).unwrap();
+        assert_eq!(to, Ok(true));
+        assert_eq!(before, Ok(()));
+        assert_eq!(now, names, "files a running dump needs were purged");
         let (r, events) = h.join().unwrap();
         assert_eq!(r.unwrap(), End::EndOfLog);
         // Every file was sent: one fake ROTATE per file, and every QUERY.

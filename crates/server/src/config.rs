@@ -193,9 +193,9 @@ Usage: strata [--option=value ...]
   --server-id=N                 @@server_id, written into binary log events (default 1)
   --max-binlog-size=N           rotate binary log files at N bytes (4096..1G, default 1G)
   --server-version=V            the version clients see (handshake, @@version; default
-                                8.0.35-strata-...); MariaDB replicas use GTIDs, and
+                                10.11.9-strata-...: MariaDB replicas use GTIDs, and
                                 mariadb-binlog reads remotely, only from a version 10 or
-                                later, e.g. 10.11.9-MariaDB-strata (docs/REPLICATION.md)
+                                later; docs/REPLICATION.md)
   --max-statement-time=S        abort statements running longer (MariaDB's, 1969; default 0: off)
   --ssl-cert=FILE               the server's TLS certificate (PEM; a chain: the server's first)
   --ssl-key=FILE                its private key (PEM); with --ssl-cert clients may use TLS

@@ -173,7 +173,8 @@ fn serve_inner(
         .map_err(wire::Error::Io)?;
     let hook = stream.hook();
     let unix = stream.is_unix();
-    // --server-version (a MariaDB replica needs 10 or later for GTIDs).
+    // --server-version (a MariaDB replica needs 10 or later for GTIDs:
+    // `sql::vars::VERSION`).
     let version = inst
         .global_var("version")
         .map(|v| String::from_utf8_lossy(&v.text()).into_owned())

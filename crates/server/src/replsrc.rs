@@ -80,8 +80,17 @@ impl<S: Read + Write> binlog::dump::Target for Stream<'_, S> {
     fn stopped(&self) -> bool {
         self.gone
             || self.sess.proc.connection_killed()
-            || self.sess.proc.client_gone()
+            // A replica sends nothing during a dump: anything it sends
+            // (COM_QUIT, a TLS close_notify) or its end of stream is it
+            // leaving.
+            || self.sess.proc.client_spoke()
             || self.shared.stopping.load(Ordering::Relaxed)
+    }
+
+    fn closer(&self) -> Option<binlog::dump::Closer> {
+        // As KILL CONNECTION: the socket is shut down, a blocked write fails.
+        let proc = self.sess.proc.clone();
+        Some(std::sync::Arc::new(move || proc.kill(true)))
     }
 }
 

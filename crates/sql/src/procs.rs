@@ -32,6 +32,12 @@ pub trait ClientHook: Send + Sync {
     fn close(&self);
     /// True once the client has closed its end of the connection.
     fn gone(&self) -> bool;
+    /// True once the client sent anything or closed: for a connection that
+    /// expects nothing from its client (a binlog dump, where COM_QUIT or a
+    /// TLS close_notify is the replica leaving).
+    fn spoke(&self) -> bool {
+        self.gone()
+    }
 }
 
 /// What a session is doing (SHOW PROCESSLIST's Command and more).
@@ -288,6 +294,12 @@ impl Proc {
     pub fn client_gone(&self) -> bool {
         let hook = lock(&self.hook).clone();
         hook.is_some_and(|h| h.gone())
+    }
+
+    /// Whether the client sent anything or closed (`ClientHook::spoke`).
+    pub fn client_spoke(&self) -> bool {
+        let hook = lock(&self.hook).clone();
+        hook.is_some_and(|h| h.spoke())
     }
 
     /// The row of information_schema.PROCESSLIST (MariaDB's columns);

@@ -53,15 +53,27 @@ pub struct DumpSettings {
     pub connect_state: Option<String>,
 }
 
+/// The shortest heartbeat period a dump keeps (MariaDB's replica refuses
+/// a period below 1 ms; a raw client asking for less gets 1 ms, not a
+/// stream of heartbeats).
+pub const MIN_HEARTBEAT: Duration = Duration::from_millis(1);
+
+/// `@master_heartbeat_period` (nanoseconds) as a period: None for unset,
+/// 0 or negative; at least `MIN_HEARTBEAT`.
+pub fn heartbeat_period(nanos: Option<i128>) -> Option<Duration> {
+    nanos
+        .filter(|&n| n > 0)
+        .map(|n| Duration::from_nanos(n.min(u64::MAX as i128) as u64).max(MIN_HEARTBEAT))
+}
+
 /// The dump settings of session `s`.
 pub fn dump_settings(s: &Session) -> DumpSettings {
     let checksum = user_text(s, "master_binlog_checksum").map(|v| v.eq_ignore_ascii_case("CRC32"));
-    let heartbeat = s
-        .user_vars
-        .get("master_heartbeat_period")
-        .and_then(|v| v.to_i128())
-        .filter(|&n| n > 0)
-        .map(|n| Duration::from_nanos(n.min(u64::MAX as i128) as u64));
+    let heartbeat = heartbeat_period(
+        s.user_vars
+            .get("master_heartbeat_period")
+            .and_then(|v| v.to_i128()),
+    );
     DumpSettings {
         checksum,
         heartbeat,
@@ -107,5 +119,27 @@ pub fn mark_dump(s: &Session, running: bool) {
             .set_state("Master has sent all binlog to slave; waiting for more updates");
     } else {
         s.proc.end(&s.db);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heartbeat_period_has_a_floor() {
+        assert_eq!(heartbeat_period(None), None);
+        assert_eq!(heartbeat_period(Some(0)), None);
+        assert_eq!(heartbeat_period(Some(-5)), None);
+        assert_eq!(heartbeat_period(Some(1)), Some(MIN_HEARTBEAT));
+        assert_eq!(heartbeat_period(Some(999_999)), Some(MIN_HEARTBEAT));
+        assert_eq!(
+            heartbeat_period(Some(2_500_000_000)),
+            Some(Duration::from_millis(2500))
+        );
+        assert_eq!(
+            heartbeat_period(Some(i128::MAX)),
+            Some(Duration::from_nanos(u64::MAX))
+        );
     }
 }

@@ -5,8 +5,18 @@ use crate::error::SqlError;
 use rel::value::Value;
 use std::collections::BTreeMap;
 
-/// Server version string sent in the handshake and by VERSION().
-pub const VERSION: &str = "8.0.35-strata-0.1.0";
+/// Server version string sent in the handshake and by VERSION(). Major
+/// version 10 so that MariaDB's tools take Strata as a source: a MariaDB
+/// replica uses GTIDs only with a source of major version 10 or later
+/// (slave.cc: `mysql_get_server_version() / 10000 >= 10`), and
+/// `mariadb-binlog --read-from-remote-server` accepts only a `SELECT
+/// VERSION()` of major 3, 4, 5 or 10. No "MariaDB" in it: drivers that see
+/// that word switch to their MariaDB dialect (SQLAlchemy and Django use
+/// INSERT ... RETURNING with MariaDB 10.5+); MySQL drivers and ORMs
+/// compare the version with MySQL's and, 10.11 being above every 8.0.x,
+/// take the same MySQL 8 paths as before. docs/REPLICATION.md has the
+/// reasoning; `--server-version` overrides it.
+pub const VERSION: &str = "10.11.9-strata-0.1.0";
 
 fn s(v: &str) -> Value {
     Value::Bytes(v.as_bytes().to_vec())

@@ -8,6 +8,33 @@ use std::time::{Duration, Instant};
 
 pub const MARIADBD: &str = "/usr/sbin/mariadbd";
 
+/// Set to 1 to skip the tests that need MariaDB's programs when they are
+/// not installed (without it such a test fails: it must not pass
+/// vacuously; CI installs mariadb-server and mariadb-client).
+pub const SKIP_ENV: &str = "STRATA_SKIP_MARIADB";
+
+/// Whether program `bin` (a path, or a name on PATH) is there. When it is
+/// not, `test` fails with a message naming it unless `SKIP_ENV` is 1 (then
+/// false: the caller returns, skipped).
+pub fn require(bin: &str, test: &str) -> bool {
+    let there = Path::new(bin).exists()
+        || Command::new(bin)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if there {
+        return true;
+    }
+    if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        eprintln!("{test}: {bin} is not installed: skipped ({SKIP_ENV}=1)");
+        return false;
+    }
+    panic!(
+        "{test} needs {bin}, which is not installed (Debian: apt-get install mariadb-server \
+         mariadb-client); set {SKIP_ENV}=1 to skip it"
+    );
+}
+
 pub struct MariaDb {
     /// The unix socket it listens on.
     child: Child,

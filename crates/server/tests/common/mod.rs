@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 pub use testkit::{Rng, TempDir};
 
 pub mod maria;
+pub mod replsrc;
 
 /// `openssl` with `args` in `dir`.
 pub fn openssl(dir: &std::path::Path, args: &[&str]) {

@@ -287,7 +287,9 @@ pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
             w.specific(p::REPLICATION_CLIENT, "SUPER, SLAVE MONITOR")
         }
         Stmt::Replica(_) => w.specific(p::SUPER, "SUPER, REPLICATION SLAVE ADMIN"),
-        Stmt::Show(ShowStmt::SlaveHosts) => w.specific(p::REPLICATION_SLAVE, "REPLICATION SLAVE"),
+        // MariaDB 10.5+: REPLICATION MASTER ADMIN (REPLICATION SLAVE no
+        // longer does); SUPER stands for it, as for the other admin ones.
+        Stmt::Show(ShowStmt::SlaveHosts) => w.specific(p::SUPER, "SUPER, REPLICATION MASTER ADMIN"),
         Stmt::Show(sh) => show(&w, sh),
         Stmt::Ddl(d) => ddl(&w, d),
         Stmt::Maint(m) => maint(&w, m),

@@ -246,6 +246,12 @@ pub struct Query {
     pub sql_mode: Option<u64>,
     /// Q_FLAGS2_CODE, if present.
     pub flags2: Option<u32>,
+    /// Q_CHARSET_CODE, if present: character_set_client,
+    /// collation_connection and collation_server ids.
+    pub charset: Option<[u16; 3]>,
+    /// The statement's bytes as logged (in character_set_client; `query`
+    /// is them read as UTF-8, for messages).
+    pub query_bytes: Vec<u8>,
 }
 
 /// An event body, decoded.
@@ -396,7 +402,7 @@ fn query(r: &mut Rd<'_>) -> Result<Query> {
     let error_code = r.uint(2)? as u16;
     let status_len = r.uint(2)? as usize;
     let mut st = Rd::new(r.take(status_len)?);
-    let (mut sql_mode, mut flags2) = (None, None);
+    let (mut sql_mode, mut flags2, mut charset) = (None, None, None);
     // Status variables: a code, then a value of a size fixed by the code.
     // Unknown codes end the walk (what follows is not needed).
     while !st.is_empty() {
@@ -411,7 +417,11 @@ fn query(r: &mut Rd<'_>) -> Result<Query> {
                 st.take(4)?; // auto_increment increment, offset
             }
             4 => {
-                st.take(6)?; // charsets
+                let mut c = [0u16; 3];
+                for x in &mut c {
+                    *x = st.uint(2)? as u16;
+                }
+                charset = Some(c);
             }
             5 | 6 => {
                 let n = st.u8()? as usize;
@@ -431,13 +441,16 @@ fn query(r: &mut Rd<'_>) -> Result<Query> {
     }
     let db = text(r.take(db_len)?);
     r.take(1)?;
+    let query_bytes = r.rest().to_vec();
     Ok(Query {
         thread_id,
         error_code,
         db,
-        query: text(r.rest()),
+        query: text(&query_bytes),
         sql_mode,
         flags2,
+        charset,
+        query_bytes,
     })
 }
 

@@ -247,10 +247,38 @@ pub fn take_ddl_record() -> Option<DdlRecord> {
     DDL_RECORD.with(|c| c.borrow_mut().take())
 }
 
-/// Adds the pending DDL record (if any) to `b`, the batch of a catalog
-/// write that makes a DDL statement visible; the record is consumed.
+/// Adds the pending DDL record (if any) and the pending put (if any,
+/// [`set_ddl_put`]) to `b`, the batch of a catalog write that makes a DDL
+/// statement visible; both are consumed.
 pub(crate) fn attach_ddl_record(b: &mut lsm::WriteBatch) {
     if let Some(r) = take_ddl_record() {
         b.put_cf_seq_keyed(r.cf, &r.prefix, &r.bytes);
     }
+    if let Some(p) = take_ddl_put() {
+        b.put_cf(p.cf, &p.key, &p.value);
+    }
+}
+
+/// A key/value to write in the same batch as a DDL statement's catalog
+/// change: the replica's applied position (`sql::replica`), so that a
+/// replicated DDL and its position are one write.
+pub struct DdlPut {
+    pub cf: u32,
+    pub key: Vec<u8>,
+    pub value: Vec<u8>,
+}
+
+thread_local! {
+    static DDL_PUT: std::cell::RefCell<Option<DdlPut>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Sets (or clears) the put the first catalog write of the DDL statement
+/// this thread runs carries, as [`set_ddl_record`] does for its record.
+pub fn set_ddl_put(p: Option<DdlPut>) -> Option<DdlPut> {
+    DDL_PUT.with(|c| c.replace(p))
+}
+
+/// Takes the put back if no catalog write carried it.
+pub fn take_ddl_put() -> Option<DdlPut> {
+    DDL_PUT.with(|c| c.borrow_mut().take())
 }

@@ -155,10 +155,11 @@ fn take<'a>(src: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
     Ok(a)
 }
 
+/// The big-endian number of `b` (at most 8 bytes), byte by byte: the
+/// widths are 1 to 8 and known only at run time, where a copy into an
+/// array called `memcpy`.
 fn be_u64(b: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a[8 - b.len()..].copy_from_slice(b);
-    u64::from_be_bytes(a)
+    b.iter().fold(0, |a, &x| (a << 8) | u64::from(x))
 }
 
 /// Decodes one key image from the front of `src`, advancing it.

@@ -416,15 +416,22 @@ impl Config {
                 }
                 self.max_binlog_size = n;
             }
-            // Row events are the only format; sync_binlog is accepted at any value:
-            // the log is written in the engine's own synced commits (docs/REPLICATION.md).
+            // Row events are the only format; sync_binlog is accepted at any value (the
+            // log is written in the engine's own synced commits, docs/REPLICATION.md) and
+            // shown as given in @@sync_binlog, as MariaDB shows it.
             "binlog_format" => {
                 if !value.trim().eq_ignore_ascii_case("ROW") {
                     return Err(format!("--binlog-format={value}: only ROW is supported"));
                 }
             }
             "sync_binlog" => {
-                num(value)?;
+                let n = num(value)?;
+                if n > u32::MAX as u64 {
+                    return Err(format!(
+                        "--sync-binlog must be 0..4294967295, not '{value}'"
+                    ));
+                }
+                self.variables.push(("sync_binlog".into(), n.to_string()))
             }
             // Accepted for compatibility with MySQL option files.
             "user"
@@ -555,6 +562,19 @@ mod tests {
         assert!(Config::from_args(&["--nope=1".to_string()]).is_err());
         assert!(Config::from_args(&["--port=abc".to_string()]).is_err());
         assert_eq!(parse_size("64K").unwrap(), 65536);
+    }
+
+    #[test]
+    fn sync_binlog_is_shown_as_given() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let c = Config::from_args(&args(&["--sync-binlog=1"]))
+            .unwrap()
+            .unwrap();
+        assert!(c
+            .variables
+            .contains(&("sync_binlog".to_string(), "1".to_string())));
+        assert!(Config::from_args(&args(&["--sync-binlog=4294967296"])).is_err());
+        assert!(Config::from_args(&args(&["--sync-binlog=x"])).is_err());
     }
 
     #[test]

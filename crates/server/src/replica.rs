@@ -24,11 +24,16 @@ fn quote(s: &str) -> String {
 struct WireSource {
     client: Client,
     sock: TcpStream,
+    binlog_format: Option<String>,
 }
 
 impl Source for WireSource {
     fn next_event(&mut self) -> Result<Option<Vec<u8>>, SourceError> {
         self.client.next_event().map_err(source_err)
+    }
+
+    fn binlog_format(&self) -> Option<String> {
+        self.binlog_format.clone()
     }
 
     fn interrupter(&self) -> Box<dyn Fn() + Send + Sync> {
@@ -52,13 +57,18 @@ fn connect(r: &ConnectRequest) -> Result<Box<dyn Source>, SourceError> {
     .map_err(source_err)?;
     // Equal server ids would make every event look like our own (skipped):
     // MariaDB's IO thread stops with 1593 instead.
-    let theirs = c.query("SELECT @@server_id").map_err(source_err)?;
-    let theirs = theirs
-        .rows
-        .first()
-        .and_then(|r| r.first().cloned().flatten())
-        .and_then(|v| String::from_utf8(v).ok())
-        .and_then(|v| v.parse::<u32>().ok());
+    // With it, @@global.binlog_format: the replica warns when it is not ROW.
+    let r0 = c
+        .query("SELECT @@server_id, @@global.binlog_format")
+        .map_err(source_err)?;
+    let col = |i: usize| {
+        r0.rows
+            .first()
+            .and_then(|r| r.get(i).cloned().flatten())
+            .and_then(|v| String::from_utf8(v).ok())
+    };
+    let theirs = col(0).and_then(|v| v.parse::<u32>().ok());
+    let binlog_format = col(1);
     if theirs == Some(r.server_id) {
         return Err(SourceError::Server {
             code: sql::replica::ER_SLAVE_FATAL,
@@ -98,7 +108,11 @@ fn connect(r: &ConnectRequest) -> Result<Box<dyn Source>, SourceError> {
     };
     c.binlog_dump(r.server_id, file, pos).map_err(source_err)?;
     let sock = c.socket().map_err(source_err)?;
-    Ok(Box::new(WireSource { client: c, sock }))
+    Ok(Box::new(WireSource {
+        client: c,
+        sock,
+        binlog_format,
+    }))
 }
 
 /// The connector the server gives the instance at startup.

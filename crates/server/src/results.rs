@@ -6,7 +6,7 @@ use rel::value::{self as val, ColumnType as CT, TypeKind, Value};
 use sql::result::{ColumnInfo, OutType, ResultSink};
 use sql::{Session, SqlError};
 use std::io::{Read, Write};
-use wire::{colflag, ColumnDef, ColumnType, Conn, Param};
+use wire::{colflag, ColumnDef, ColumnDefRef, ColumnType, Conn, Param};
 
 /// COM_FIELD_LIST (libmariadb's `mysql_list_fields`, used by the `mariadb`
 /// client's name completion): the columns of table or view `t` of the current
@@ -50,6 +50,11 @@ pub fn field_list(sess: &Session, t: &str, wild: &str) -> Result<Vec<ColumnDef>,
 
 /// Maps a result column to its protocol definition.
 pub fn column_def(c: &ColumnInfo) -> ColumnDef {
+    column_def_ref(c).owned()
+}
+
+/// `column_def` borrowing the column's names.
+fn column_def_ref(c: &ColumnInfo) -> ColumnDefRef<'_> {
     let (t, unsigned, len, binary_charset, dec) = match &c.ty {
         OutType::Column(ct) => col_type(ct),
         OutType::Int { unsigned } => (ColumnType::LongLong, *unsigned, 21, true, 0),
@@ -67,11 +72,11 @@ pub fn column_def(c: &ColumnInfo) -> ColumnDef {
         OutType::Time => (ColumnType::Time, false, 10, true, 0),
         OutType::Null => (ColumnType::Null, false, 0, true, 0),
     };
-    let mut d = ColumnDef::new(&c.name, t);
-    d.schema = c.db.clone();
-    d.table = c.table.clone();
-    d.org_table = c.org_table.clone();
-    d.org_name = c.org_name.clone();
+    let mut d = ColumnDefRef::new(&c.name, t);
+    d.schema = &c.db;
+    d.table = &c.table;
+    d.org_table = &c.org_table;
+    d.org_name = &c.org_name;
     d.length = len;
     d.decimals = dec;
     if !binary_charset {
@@ -136,33 +141,38 @@ fn col_type(ct: &CT) -> (ColumnType, bool, u32, bool, u8) {
 pub(crate) struct Sink<'a, S: Read + Write> {
     conn: &'a mut Conn<S>,
     binary: bool,
-    types: Vec<ColumnType>,
+    /// Per result column, how its values are sent.
+    cols: Vec<OutCol>,
     text: Vec<u8>,
     started: bool,
     /// character_set_results is latin1: text columns are converted.
     latin1: bool,
-    /// Per column: holds text (not binary) strings.
-    textual: Vec<bool>,
-    /// Per column: the fraction digits of a stored DATETIME/TIMESTAMP/TIME
-    /// column (its values print with exactly that many, as in MySQL).
-    fsp: Vec<Option<u8>>,
+}
+
+/// How a result column's values are sent.
+#[derive(Clone, Copy)]
+struct OutCol {
+    ty: ColumnType,
+    /// Holds text (not binary) strings.
+    textual: bool,
+    /// The fraction digits of a stored DATETIME/TIMESTAMP/TIME column (its
+    /// values print with exactly that many, as in MySQL).
+    fsp: Option<u8>,
 }
 
 impl<'a, S: Read + Write> Sink<'a, S> {
     pub(crate) fn new(conn: &'a mut Conn<S>, binary: bool, sess: &Session) -> Self {
-        let latin1 = matches!(
-            sess.get_var("character_set_results", false),
-            Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"latin1")
+        let latin1 = sess.with_var(
+            "character_set_results",
+            |v| matches!(v, Some(Value::Bytes(b)) if b.eq_ignore_ascii_case(b"latin1")),
         );
         Sink {
             conn,
             binary,
-            types: vec![],
+            cols: Vec::new(),
             text: Vec::new(),
             started: false,
             latin1,
-            textual: vec![],
-            fsp: vec![],
         }
     }
 }
@@ -176,33 +186,36 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
     }
 
     fn columns(&mut self, cols: &[ColumnInfo]) -> sql::Result<()> {
-        let mut defs: Vec<ColumnDef> = cols.iter().map(column_def).collect();
-        self.types = defs.iter().map(|d| d.col_type).collect();
-        self.textual = defs
-            .iter()
-            .map(|d| d.charset == u16::from(wire::charset::UTF8MB4_GENERAL_CI))
-            .collect();
-        if self.latin1 {
-            for d in defs.iter_mut().filter(|d| d.charset != 63) {
+        self.cols.clear();
+        self.cols.extend(cols.iter().map(|c| {
+            let d = column_def_ref(c);
+            OutCol {
+                ty: d.col_type,
+                textual: d.charset == u16::from(wire::charset::UTF8MB4_GENERAL_CI),
+                fsp: match &c.ty {
+                    sql::result::OutType::Column(ct)
+                        if matches!(
+                            ct.kind,
+                            TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time
+                        ) =>
+                    {
+                        Some(ct.scale)
+                    }
+                    _ => None,
+                },
+            }
+        }));
+        self.started = true;
+        // The definitions borrow the plan's column names: nothing is copied.
+        let latin1 = self.latin1;
+        let defs = cols.iter().map(|c| {
+            let mut d = column_def_ref(c);
+            if latin1 && d.charset != 63 {
                 d.charset = 8; // latin1_swedish_ci
             }
-        }
-        self.fsp = cols
-            .iter()
-            .map(|c| match &c.ty {
-                sql::result::OutType::Column(ct)
-                    if matches!(
-                        ct.kind,
-                        TypeKind::DateTime | TypeKind::Timestamp | TypeKind::Time
-                    ) =>
-                {
-                    Some(ct.scale)
-                }
-                _ => None,
-            })
-            .collect();
-        self.started = true;
-        self.conn.send_columns(&defs).map_err(io_err)
+            d
+        });
+        self.conn.send_column_refs(defs).map_err(io_err)
     }
 
     fn row(&mut self, row: &[Value]) -> sql::Result<()> {
@@ -215,9 +228,14 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
         let row = if needs {
             converted = row
                 .iter()
-                .zip(self.textual.iter().chain(std::iter::repeat(&false)))
+                .zip(
+                    self.cols
+                        .iter()
+                        .map(|c| c.textual)
+                        .chain(std::iter::repeat(false)),
+                )
                 .map(|(v, t)| match v {
-                    Value::Bytes(b) if *t => Value::Bytes(sql::text::utf8_to_latin1(b)),
+                    Value::Bytes(b) if t => Value::Bytes(sql::text::utf8_to_latin1(b)),
                     other => other.clone(),
                 })
                 .collect();
@@ -227,14 +245,14 @@ impl<S: Read + Write> ResultSink for Sink<'_, S> {
         };
         if self.binary {
             let mut r = self.conn.binary_row(row.len());
-            for (v, t) in row.iter().zip(&self.types) {
-                push_binary(&mut r, *t, v, &mut self.text);
+            for (v, c) in row.iter().zip(&self.cols) {
+                push_binary(&mut r, c.ty, v, &mut self.text);
             }
             r.finish().map_err(io_err)
         } else {
             let mut r = self.conn.text_row();
             for (i, v) in row.iter().enumerate() {
-                let fsp = self.fsp.get(i).copied().flatten();
+                let fsp = self.cols.get(i).and_then(|c| c.fsp);
                 match v {
                     Value::Null => {
                         r.push_null();

@@ -11,99 +11,37 @@
 //! /usr/sbin/mariadbd. Rerun a seed with SEED=...
 mod common;
 
+use common::maria::{MariaDb, MARIADBD};
 use common::{q, q1, Rng, Server};
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder};
+use mysql::Conn;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const MARIADBD: &str = "/usr/sbin/mariadbd";
-
-/// A MariaDB source with the binary log on, listening on 127.0.0.1.
+/// A MariaDB source (`common::maria`) with the binary log on, listening
+/// on 127.0.0.1.
 struct Source {
-    child: Child,
-    dir: PathBuf,
+    m: MariaDb,
     port: u16,
 }
 
 impl Source {
     fn start() -> Option<Source> {
-        if !Path::new(MARIADBD).exists() {
-            return None;
-        }
-        let dir = testkit::unique_temp_path("replica-src");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("data")).unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        let cnf = dir.join("my.cnf");
-        std::fs::write(
-            &cnf,
-            format!(
-                "[mariadbd]\nuser=root\ndatadir={d}/data\nsocket={d}/s.sock\npid-file={d}/m.pid\n\
-                 port={port}\nbind-address=127.0.0.1\ntmpdir={d}\nlog-error={d}/error.log\n\
-                 innodb_buffer_pool_size=32M\ninnodb_log_file_size=16M\nperformance_schema=OFF\n\
-                 log-bin=mysql-bin\nbinlog_format=ROW\nserver_id=1\nmax_binlog_size=65536\n\
-                 character-set-server=utf8mb4\ncollation-server=utf8mb4_general_ci\n",
-                d = dir.display()
-            ),
-        )
-        .unwrap();
-        let ok = Command::new("mariadb-install-db")
-            .arg(format!("--defaults-file={}", cnf.display()))
-            .args([
-                "--user=root",
-                "--auth-root-authentication-method=normal",
-                "--skip-test-db",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "mariadb-install-db failed in {}", dir.display());
-        let child = Command::new(MARIADBD)
-            .arg(format!("--defaults-file={}", cnf.display()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let s = Source { child, dir, port };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while s.try_conn().is_none() {
-            assert!(
-                Instant::now() < deadline,
-                "MariaDB did not start: {}",
-                std::fs::read_to_string(s.dir.join("error.log")).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Some(s)
-    }
-
-    fn try_conn(&self) -> Option<Conn> {
-        Conn::new(
-            OptsBuilder::new()
-                .socket(Some(self.dir.join("s.sock").display().to_string()))
-                .user(Some("root")),
-        )
-        .ok()
+        // Later lines win over maria.rs's skip-networking and skip-log-bin.
+        let m = MariaDb::start_with(&format!(
+            "skip-networking=0\nport={port}\nbind-address=127.0.0.1\nlog-bin=mysql-bin\n\
+             binlog_format=ROW\nserver_id=1\nmax_binlog_size=65536"
+        ))?;
+        Some(Source { m, port })
     }
 
     fn conn(&self) -> Conn {
-        self.try_conn().expect("connect to the MariaDB source")
-    }
-}
-
-impl Drop for Source {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.m.conn().expect("connect to the MariaDB source")
     }
 }
 
@@ -348,15 +286,7 @@ fn replicates_a_mariadb_source_and_resumes_after_kill9() {
         .unwrap();
     src.query_drop("INSERT INTO r.t1 (id, v) VALUES (1000000, 'src')")
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let st = loop {
-        let st = slave_status(&mut rep);
-        if st["Slave_SQL_Running"] == "No" {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "no stop: {st:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let st = wait_status(&mut rep, "Slave_SQL_Running", "No");
     assert_eq!(st["Last_SQL_Errno"], "1062", "{st:?}");
     assert!(st["Last_SQL_Error"].contains("Duplicate entry"), "{st:?}");
     rep.query_drop("DELETE FROM r.t1 WHERE id = 1000000")
@@ -404,12 +334,12 @@ fn replicates_a_mariadb_source_and_resumes_after_kill9() {
     assert_eq!(st["Using_Gtid"], "No");
 }
 
-/// Waits until the replica's SQL side stopped; its status then.
-fn wait_stopped(rep: &mut Conn) -> BTreeMap<String, String> {
+/// Waits until SHOW SLAVE STATUS's `field` is `value`; the status then.
+fn wait_status(rep: &mut Conn, field: &str, value: &str) -> BTreeMap<String, String> {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let st = slave_status(rep);
-        if st.get("Slave_SQL_Running").map(String::as_str) == Some("No") {
+        if st.get(field).map(String::as_str) == Some(value) {
             return st;
         }
         assert!(Instant::now() < deadline, "no stop: {st:?}");
@@ -461,14 +391,20 @@ fn savepoints_binary_and_equal_server_ids() {
     let hex = "SELECT id, HEX(v), LENGTH(v) FROM r.b ORDER BY id";
     assert_eq!(q(&mut rep, hex), q(&mut src, hex));
     assert_eq!(q(&mut rep, hex)[0], "1|61000000|4");
-    // Any other statement inside a transaction stops replication (1235).
+    // Statement-format DML (a MIXED or STATEMENT source) stops replication
+    // (1235) with the advice to use ROW.
     src.query_drop("SET SESSION binlog_format = 'STATEMENT'")
         .unwrap();
     for s in ["BEGIN", "INSERT INTO r.s VALUES (10)", "COMMIT"] {
         src.query_drop(s).unwrap();
     }
-    let st = wait_stopped(&mut rep);
+    let st = wait_status(&mut rep, "Slave_SQL_Running", "No");
     assert_eq!(st["Last_SQL_Errno"], "1235", "{st:?}");
+    assert!(
+        st["Last_SQL_Error"].contains("statement-format INSERT")
+            && st["Last_SQL_Error"].contains("binlog_format=ROW"),
+        "{st:?}"
+    );
     assert_eq!(q(&mut rep, "SELECT id FROM r.s ORDER BY id"), ["1", "3"]);
     drop(srv);
 
@@ -476,15 +412,7 @@ fn savepoints_binary_and_equal_server_ids() {
     let mut rep = srv.conn();
     rep.query_drop(&change).unwrap();
     rep.query_drop("START SLAVE").unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let st = loop {
-        let st = slave_status(&mut rep);
-        if st["Slave_IO_Running"] == "No" {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "no stop: {st:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let st = wait_status(&mut rep, "Slave_IO_Running", "No");
     assert_eq!(st["Last_IO_Errno"], "1593", "{st:?}");
     assert!(
         st["Last_IO_Error"].contains("equal MariaDB server ids"),

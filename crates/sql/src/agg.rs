@@ -95,6 +95,18 @@ pub(crate) fn new_state(a: &AggSpec) -> AggState {
 }
 
 pub(crate) fn add(acc: Option<Value>, v: &Value) -> Result<Value> {
+    // An integer onto an exact sum of integers (SUM of an integer column):
+    // `arith`'s checked addition at scale 0, without its general path.
+    let i = match v {
+        Value::Int(i) => Some(i128::from(*i)),
+        Value::UInt(u) => Some(i128::from(*u)),
+        _ => None,
+    };
+    if let (Some(Value::Decimal(m, 0)), Some(i)) = (&acc, i) {
+        if let Some(r) = m.checked_add(i) {
+            return Ok(Value::Decimal(r, 0));
+        }
+    }
     let v = match v {
         Value::Int(_) | Value::UInt(_) => Value::Decimal(v.to_i128().unwrap_or(0), 0),
         Value::Bytes(_) => Value::Double(v.to_f64().unwrap_or(0.0)),
@@ -319,4 +331,39 @@ fn wrap(open: u8, body: Vec<u8>, close: u8) -> Value {
     out.extend_from_slice(&body);
     out.push(close);
     Value::Bytes(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `add`'s integer path gives what the general addition gives, up to the
+    /// edge of the exact range, and fails past it as it does.
+    #[test]
+    fn integer_sums_add_as_arith_does() {
+        let big = Value::Decimal(i128::MAX - 5, 0);
+        let cases = [
+            (None, Value::Int(7)),
+            (Some(Value::Decimal(-3, 0)), Value::Int(i64::MIN)),
+            (Some(Value::Decimal(10, 0)), Value::UInt(u64::MAX)),
+            (Some(big.clone()), Value::Int(5)),
+            (Some(big.clone()), Value::Int(6)),
+            (Some(big), Value::UInt(9)),
+            (Some(Value::Decimal(15, 1)), Value::Int(2)),
+            (Some(Value::Double(0.5)), Value::Int(2)),
+        ];
+        for (acc, v) in cases {
+            let general = match &acc {
+                None => Ok(Value::Decimal(v.to_i128().unwrap_or(0), 0)),
+                Some(a) => crate::expr::arith(
+                    crate::expr::BinOp::Add,
+                    a,
+                    &Value::Decimal(v.to_i128().unwrap_or(0), 0),
+                ),
+            };
+            let got = add(acc.clone(), &v);
+            assert_eq!(got.as_ref().ok(), general.as_ref().ok(), "{acc:?} + {v:?}");
+            assert_eq!(got.is_err(), general.is_err(), "{acc:?} + {v:?}");
+        }
+    }
 }

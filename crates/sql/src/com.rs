@@ -13,6 +13,7 @@ pub const NAMES: &[&str] = &[
     "backup",
     "begin",
     "change_db",
+    "change_master",
     "check",
     "commit",
     "create_db",
@@ -41,6 +42,7 @@ pub const NAMES: &[&str] = &[
     "rename_table",
     "replace",
     "replace_select",
+    "reset",
     "rollback",
     "rollback_to_savepoint",
     "savepoint",
@@ -60,18 +62,22 @@ pub const NAMES: &[&str] = &[
     "show_keys",
     "show_master_status",
     "show_processlist",
+    "show_slave_hosts",
+    "show_slave_status",
     "show_status",
     "show_storage_engines",
     "show_table_status",
     "show_tables",
     "show_variables",
     "show_warnings",
+    "start_slave",
     "stmt_close",
     "stmt_execute",
     "stmt_fetch",
     "stmt_prepare",
     "stmt_reset",
     "stmt_send_long_data",
+    "stop_slave",
     "truncate",
     "unlock_tables",
     "update",
@@ -82,6 +88,27 @@ pub const NAMES: &[&str] = &[
 pub fn index(name: &str) -> usize {
     NAMES.binary_search(&name).unwrap_or(0)
 }
+
+/// `index` at compile time (`com!`): a name that is not a counter does not
+/// compile, and a statement finds its counter without a search.
+pub const fn at(name: &str) -> usize {
+    let mut i = 0;
+    while i < NAMES.len() {
+        if crate::sqlmode::eq(NAMES[i].as_bytes(), name.as_bytes()) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("not a Com_ counter")
+}
+
+/// The position of counter `$name` in `NAMES`, as a constant.
+macro_rules! com {
+    ($name:literal) => {
+        const { $crate::com::at($name) }
+    };
+}
+pub(crate) use com;
 
 /// The instance's counters.
 pub struct Global(Vec<AtomicU64>);
@@ -103,113 +130,114 @@ impl Global {
     }
 }
 
-/// The counter a statement counts in (None: none of them).
-pub fn of(stmt: &Stmt) -> Option<&'static str> {
+/// The counter a statement counts in, as its position in `NAMES` (None: none
+/// of them).
+pub fn of(stmt: &Stmt) -> Option<usize> {
     Some(match stmt {
         Stmt::Rows(r) | Stmt::Explain(r) => match r {
-            RowStmt::Select(_) => "select",
+            RowStmt::Select(_) => com!("select"),
             RowStmt::Insert(i) => {
                 let select = i
                     .source
                     .as_ref()
                     .is_some_and(|q| !matches!(*q.body, sqlparser::ast::SetExpr::Values(_)));
                 match (i.replace_into, select) {
-                    (false, false) => "insert",
-                    (false, true) => "insert_select",
-                    (true, false) => "replace",
-                    (true, true) => "replace_select",
+                    (false, false) => com!("insert"),
+                    (false, true) => com!("insert_select"),
+                    (true, false) => com!("replace"),
+                    (true, true) => com!("replace_select"),
                 }
             }
             RowStmt::Update(u) => {
                 if u.table.joins.is_empty() && u.from.is_none() {
-                    "update"
+                    com!("update")
                 } else {
-                    "update_multi"
+                    com!("update_multi")
                 }
             }
             RowStmt::Delete(d) => {
                 if d.tables.is_empty() && d.using.is_none() {
-                    "delete"
+                    com!("delete")
                 } else {
-                    "delete_multi"
+                    com!("delete_multi")
                 }
             }
         },
         Stmt::Txn(t) => match t {
-            TxnStmt::Start { .. } => "begin",
-            TxnStmt::Commit { .. } => "commit",
-            TxnStmt::Rollback { .. } => "rollback",
-            TxnStmt::Savepoint(_) => "savepoint",
-            TxnStmt::RollbackTo(_) => "rollback_to_savepoint",
-            TxnStmt::Release(_) => "release_savepoint",
-            TxnStmt::Characteristics { .. } => "set_option",
+            TxnStmt::Start { .. } => com!("begin"),
+            TxnStmt::Commit { .. } => com!("commit"),
+            TxnStmt::Rollback { .. } => com!("rollback"),
+            TxnStmt::Savepoint(_) => com!("savepoint"),
+            TxnStmt::RollbackTo(_) => com!("rollback_to_savepoint"),
+            TxnStmt::Release(_) => com!("release_savepoint"),
+            TxnStmt::Characteristics { .. } => com!("set_option"),
         },
-        Stmt::Set(SetStmt::Use(_)) => "change_db",
+        Stmt::Set(SetStmt::Use(_)) => com!("change_db"),
         Stmt::Account(_) => return None,
-        Stmt::Set(_) => "set_option",
+        Stmt::Set(_) => com!("set_option"),
         Stmt::Show(s) => match s {
-            ShowStmt::Warnings => "show_warnings",
-            ShowStmt::Errors => "show_errors",
-            ShowStmt::Status { .. } => "show_status",
-            ShowStmt::Variables { .. } => "show_variables",
-            ShowStmt::Databases { .. } => "show_databases",
-            ShowStmt::Tables { .. } => "show_tables",
-            ShowStmt::Columns { .. } => "show_fields",
-            ShowStmt::CreateTable(_) | ShowStmt::CreateView(_) => "show_create_table",
-            ShowStmt::CreateDatabase(_) => "show_create_db",
-            ShowStmt::Index { .. } => "show_keys",
-            ShowStmt::TableStatus { .. } => "show_table_status",
-            ShowStmt::Engines => "show_storage_engines",
-            ShowStmt::EngineStatus(_) => "show_engine_status",
-            ShowStmt::Collation { .. } => "show_collations",
-            ShowStmt::Charset { .. } => "show_charsets",
-            ShowStmt::ProcessList { .. } => "show_processlist",
-            ShowStmt::Grants => "show_grants",
-            ShowStmt::MasterStatus => "show_master_status",
-            ShowStmt::SlaveHosts => "show_slave_hosts",
-            ShowStmt::BinaryLogs => "show_binlogs",
-            ShowStmt::BinlogEvents { .. } => "show_binlog_events",
+            ShowStmt::Warnings => com!("show_warnings"),
+            ShowStmt::Errors => com!("show_errors"),
+            ShowStmt::Status { .. } => com!("show_status"),
+            ShowStmt::Variables { .. } => com!("show_variables"),
+            ShowStmt::Databases { .. } => com!("show_databases"),
+            ShowStmt::Tables { .. } => com!("show_tables"),
+            ShowStmt::Columns { .. } => com!("show_fields"),
+            ShowStmt::CreateTable(_) | ShowStmt::CreateView(_) => com!("show_create_table"),
+            ShowStmt::CreateDatabase(_) => com!("show_create_db"),
+            ShowStmt::Index { .. } => com!("show_keys"),
+            ShowStmt::TableStatus { .. } => com!("show_table_status"),
+            ShowStmt::Engines => com!("show_storage_engines"),
+            ShowStmt::EngineStatus(_) => com!("show_engine_status"),
+            ShowStmt::Collation { .. } => com!("show_collations"),
+            ShowStmt::Charset { .. } => com!("show_charsets"),
+            ShowStmt::ProcessList { .. } => com!("show_processlist"),
+            ShowStmt::Grants => com!("show_grants"),
+            ShowStmt::MasterStatus => com!("show_master_status"),
+            ShowStmt::SlaveHosts => com!("show_slave_hosts"),
+            ShowStmt::BinaryLogs => com!("show_binlogs"),
+            ShowStmt::BinlogEvents { .. } => com!("show_binlog_events"),
         },
         Stmt::Ddl(d) => match d {
-            DdlStmt::CreateDatabase { .. } => "create_db",
-            DdlStmt::AlterDatabase { .. } => "alter_db",
-            DdlStmt::CreateTable(_) => "create_table",
-            DdlStmt::CreateIndex(_) => "create_index",
-            DdlStmt::AlterTable(_) => "alter_table",
-            DdlStmt::RenameTables(_) => "rename_table",
-            DdlStmt::DropTables { .. } => "drop_table",
-            DdlStmt::DropDatabase { .. } => "drop_db",
-            DdlStmt::DropIndex { .. } => "drop_index",
-            DdlStmt::Truncate(_) => "truncate",
-            DdlStmt::CreateView { .. } => "create_view",
-            DdlStmt::DropViews { .. } => "drop_view",
+            DdlStmt::CreateDatabase { .. } => com!("create_db"),
+            DdlStmt::AlterDatabase { .. } => com!("alter_db"),
+            DdlStmt::CreateTable(_) => com!("create_table"),
+            DdlStmt::CreateIndex(_) => com!("create_index"),
+            DdlStmt::AlterTable(_) => com!("alter_table"),
+            DdlStmt::RenameTables(_) => com!("rename_table"),
+            DdlStmt::DropTables { .. } => com!("drop_table"),
+            DdlStmt::DropDatabase { .. } => com!("drop_db"),
+            DdlStmt::DropIndex { .. } => com!("drop_index"),
+            DdlStmt::Truncate(_) => com!("truncate"),
+            DdlStmt::CreateView { .. } => com!("create_view"),
+            DdlStmt::DropViews { .. } => com!("drop_view"),
         },
         Stmt::Maint(m) => match m {
-            MaintStmt::Check(_) => "check",
-            MaintStmt::Analyze(_) => "analyze",
-            MaintStmt::Optimize(_) => "optimize",
-            MaintStmt::Flush(_) => "flush",
-            MaintStmt::LockTables => "lock_tables",
-            MaintStmt::UnlockTables => "unlock_tables",
-            MaintStmt::Keys { .. } => "alter_table",
-            MaintStmt::Kill { .. } => "kill",
-            MaintStmt::Backup(_) => "backup",
-            MaintStmt::Purge { .. } => "purge_before_date",
-            MaintStmt::ResetMaster { .. } => "reset",
+            MaintStmt::Check(_) => com!("check"),
+            MaintStmt::Analyze(_) => com!("analyze"),
+            MaintStmt::Optimize(_) => com!("optimize"),
+            MaintStmt::Flush(_) => com!("flush"),
+            MaintStmt::LockTables => com!("lock_tables"),
+            MaintStmt::UnlockTables => com!("unlock_tables"),
+            MaintStmt::Keys { .. } => com!("alter_table"),
+            MaintStmt::Kill { .. } => com!("kill"),
+            MaintStmt::Backup(_) => com!("backup"),
+            MaintStmt::Purge { .. } => com!("purge_before_date"),
+            MaintStmt::ResetMaster { .. } => com!("reset"),
         },
         Stmt::Prep(p) => match p {
-            PrepStmt::Prepare { .. } => "prepare_sql",
-            PrepStmt::Execute { .. } => "execute_sql",
-            PrepStmt::Deallocate(_) => "dealloc_sql",
+            PrepStmt::Prepare { .. } => com!("prepare_sql"),
+            PrepStmt::Execute { .. } => com!("execute_sql"),
+            PrepStmt::Deallocate(_) => com!("dealloc_sql"),
         },
-        Stmt::Empty => "empty_query",
-        Stmt::Load(_) => "load",
+        Stmt::Empty => com!("empty_query"),
+        Stmt::Load(_) => com!("load"),
         Stmt::Replica(r) => match r {
-            crate::replica::ReplicaStmt::ChangeMaster(_) => "change_master",
-            crate::replica::ReplicaStmt::Start => "slave_start",
-            crate::replica::ReplicaStmt::Stop => "slave_stop",
-            crate::replica::ReplicaStmt::Reset { .. } => "reset",
-            crate::replica::ReplicaStmt::ShowStatus => "show_slave_status",
+            crate::replica::ReplicaStmt::ChangeMaster(_) => com!("change_master"),
+            crate::replica::ReplicaStmt::Start => com!("start_slave"),
+            crate::replica::ReplicaStmt::Stop => com!("stop_slave"),
+            crate::replica::ReplicaStmt::Reset { .. } => com!("reset"),
+            crate::replica::ReplicaStmt::ShowStatus => com!("show_slave_status"),
         },
         Stmt::CommentOnly => return None,
     })

@@ -1,6 +1,7 @@
 //! Runs statements: the session's entry points (text queries, prepare,
 //! execute) and the one match that sends each kind of statement (decided
 //! by `stmt::classify`) to its home.
+use crate::com::com;
 use crate::error::{Result, SqlError};
 use crate::exec::{self, Plan};
 use crate::parse::{self, Parsed};
@@ -28,16 +29,18 @@ impl Session {
     }
 
     pub fn query(&mut self, sql: &str, sink: &mut dyn ResultSink) -> Result<Outcome> {
-        self.observed("Query", sql, sink, |s, sink| s.query_inner(sql, sink))
+        let shown: Arc<str> = Arc::from(&*crate::slowlog::redact_secrets(sql));
+        self.observed("Query", shown, sink, |s, sink| s.query_inner(sql, sink))
     }
 
     /// Runs a client's statement as the registry and the status counters
     /// see it: Questions, the processlist entry (command, text, time), rows
-    /// sent, the kill flag's error, the slow query log.
+    /// sent, the kill flag's error, the slow query log. `shown` is the
+    /// statement's text as they show it (`slowlog::redact_secrets`).
     fn observed(
         &mut self,
         command: &'static str,
-        text: &str,
+        shown: Arc<str>,
         sink: &mut dyn ResultSink,
         f: impl FnOnce(&mut Session, &mut dyn ResultSink) -> Result<Outcome>,
     ) -> Result<Outcome> {
@@ -45,9 +48,8 @@ impl Session {
         self.questions += 1;
         let qid = self.inst.procs.next_query_id();
         let proc = self.proc.clone();
-        let shown = crate::slowlog::redact_secrets(text);
+        proc.begin_shared(command, shown.clone(), qid);
         let text: &str = &shown;
-        proc.begin(command, text, qid);
         let start_micros = crate::env::now_micros();
         let started = std::time::Instant::now();
         let mut counting = Counting {
@@ -78,7 +80,11 @@ impl Session {
 
     /// Counts a statement in its Com_* counter (this session's and the instance's).
     pub fn count_com(&mut self, name: &str) {
-        let i = crate::com::index(name);
+        self.count_com_at(crate::com::index(name));
+    }
+
+    /// `count_com` of the counter at position `i` of `com::NAMES` (`com!`).
+    pub(crate) fn count_com_at(&mut self, i: usize) {
         if let Some(c) = self.com.get_mut(i) {
             *c += 1;
         }
@@ -110,7 +116,7 @@ impl Session {
 
     /// Prepares a statement; returns (id, parameter count, result columns).
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnInfo>)> {
-        self.count_com("stmt_prepare");
+        self.count_com_at(com!("stmt_prepare"));
         let max = self
             .inst
             .global_var("max_prepared_stmt_count")
@@ -140,7 +146,8 @@ impl Session {
         let old = self.stmts.insert(
             id,
             Prepared {
-                sql: sql.to_string(),
+                sql: Arc::from(sql),
+                shown: Arc::from(&*crate::slowlog::redact_secrets(sql)),
                 params,
                 compiled,
             },
@@ -252,13 +259,12 @@ impl Session {
         params: &[Value],
         sink: &mut dyn ResultSink,
     ) -> Result<Outcome> {
-        self.count_com("stmt_execute");
-        let text = self
+        self.count_com_at(com!("stmt_execute"));
+        let shown = self
             .stmts
             .get(&id)
-            .map(|p| p.sql.clone())
-            .unwrap_or_default();
-        self.observed("Execute", &text, sink, |s, sink| {
+            .map_or_else(|| Arc::from(""), |p| p.shown.clone());
+        self.observed("Execute", shown, sink, |s, sink| {
             s.warnings.clear();
             s.announce();
             let r = s.execute_prepared_inner(id, params, sink);
@@ -273,33 +279,30 @@ impl Session {
         params: &[Value],
         sink: &mut dyn ResultSink,
     ) -> Result<Outcome> {
-        let mut p = self
-            .stmts
-            .remove(&id)
-            .ok_or_else(|| SqlError::unknown_statement(id, "mysqld_stmt_execute"))?;
-        if params.len() != p.params {
-            self.stmts.insert(id, p);
-            return Err(SqlError::wrong_arguments("mysqld_stmt_execute"));
-        }
-        let version = self.inst.catalog.version();
-        if !p.compiled.current(version, &self.db) {
-            match self.compile(&p.sql, p.compiled.coll) {
-                Ok(c) => p.compiled = c,
-                Err(e) => {
-                    self.stmts.insert(id, p);
-                    return Err(e);
-                }
+        let (text, compiled) = match self.stmts.get(&id) {
+            None => return Err(SqlError::unknown_statement(id, "mysqld_stmt_execute")),
+            Some(p) if params.len() != p.params => {
+                return Err(SqlError::wrong_arguments("mysqld_stmt_execute"))
             }
-        }
-        let c = p.compiled.clone();
-        let text = p.sql.clone();
-        self.stmts.insert(id, p);
+            Some(p) => (p.sql.clone(), p.compiled.clone()),
+        };
+        let version = self.inst.catalog.version();
+        let c = if compiled.current(version, &self.db) {
+            compiled
+        } else {
+            // Planned again; on an error the statement keeps its old plan.
+            let c = self.compile(&text, compiled.coll)?;
+            if let Some(p) = self.stmts.get_mut(&id) {
+                p.compiled = c.clone();
+            }
+            c
+        };
         run(self, &text, &c.parsed, params, c.plan.as_ref(), sink)
     }
 
     /// Forgets a prepared statement.
     pub fn close_prepared(&mut self, id: u32) {
-        self.count_com("stmt_close");
+        self.count_com_at(com!("stmt_close"));
         if self.stmts.remove(&id).is_some() {
             self.inst.prepared.fetch_sub(1, Ordering::AcqRel);
             if !self.named_stmts.is_empty() {
@@ -345,12 +348,12 @@ fn run(
     {
         crate::bulk::end_session_load(s)?;
     }
-    if let Some(name) = crate::com::of(&parsed.stmt) {
-        s.count_com(name);
+    if let Some(i) = crate::com::of(&parsed.stmt) {
+        s.count_com_at(i);
         // SQL-level EXECUTE is also a statement execution (PREPARE counts
         // itself in `prepare`), as MariaDB counts them.
         if let Stmt::Prep(crate::stmt::PrepStmt::Execute { .. }) = &parsed.stmt {
-            s.count_com("stmt_execute");
+            s.count_com_at(com!("stmt_execute"));
         }
     }
     match &parsed.stmt {

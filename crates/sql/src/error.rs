@@ -88,6 +88,8 @@ mysql_errors! {
     // Replication (crates/sql/src/replica).
     ER_SLAVE_MUST_STOP = 1198, "HY000", fn slave_must_stop() => "This operation cannot be performed as you have a running slave ''; run STOP SLAVE '' first";
     ER_BAD_SLAVE = 1200, "HY000", fn bad_slave() => "The server is not configured as slave; fix in config file or with CHANGE MASTER TO";
+    ER_INCORRECT_GTID_STATE = 1941, "HY000", fn incorrect_gtid_state() => "Could not parse GTID list";
+    ER_DUPLICATE_GTID_DOMAIN = 1943, "HY000", fn duplicate_gtid_domain(a, b, d) => "GTID {a} and {b} conflict (duplicate domain id {d})";
     ER_SLAVE_WAS_RUNNING = 1254, "HY000", fn slave_was_running() => "Slave is already running";
     ER_SLAVE_WAS_NOT_RUNNING = 1255, "HY000", fn slave_was_not_running() => "Slave already has been stopped";
     ER_SLAVE_CONVERSION_FAILED = 1677, "HY000", fn slave_conversion_failed(col, table, from, to) => "Column {col} of table '{table}' cannot be converted from type '{from}' to type '{to}'";

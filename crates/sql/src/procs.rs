@@ -130,6 +130,12 @@ impl Proc {
     /// KILL QUERY that reached the session while idle is forgotten (as
     /// MariaDB resets the flag at each command).
     pub(crate) fn begin(&self, command: &'static str, text: &str, query_id: u64) {
+        self.begin_shared(command, Arc::from(text), query_id)
+    }
+
+    /// `begin` with the statement's text already shared (a prepared
+    /// statement's, shown at every execution without a copy).
+    pub(crate) fn begin_shared(&self, command: &'static str, text: Arc<str>, query_id: u64) {
         let _ = self.killed.compare_exchange(
             KILL_QUERY,
             KILL_NONE,
@@ -143,7 +149,7 @@ impl Proc {
         let mut a = lock(&self.activity);
         a.command = command;
         a.state = "executing";
-        a.info = Some(Arc::from(text));
+        a.info = Some(text);
         a.since = Instant::now();
         a.query_id = query_id;
         a.stage = 0;

@@ -16,7 +16,10 @@ use txn::{Isolation, Savepoint, Txn};
 
 /// A prepared statement: its text and the shared compiled form.
 pub struct Prepared {
-    pub(crate) sql: String,
+    pub(crate) sql: Arc<str>,
+    /// `sql` as the processlist and the slow log show it
+    /// (`slowlog::redact_secrets`).
+    pub(crate) shown: Arc<str>,
     pub params: usize,
     pub(crate) compiled: Arc<Compiled>,
 }
@@ -46,6 +49,8 @@ pub struct Session {
     /// privileges are checked on every statement (`account::check`);
     /// `None` (embedded use, tests): every statement is allowed.
     pub account: Option<(String, String)>,
+    /// `account` as last looked up in the catalog (`account::check`).
+    pub(crate) account_memo: std::cell::RefCell<Option<crate::account::check::AccountMemo>>,
     /// The client's host, as access-denied messages name it.
     pub host: String,
     /// The connection's TLS, if it runs over TLS (set by the server).
@@ -111,6 +116,7 @@ impl Session {
             conn_id,
             user: user.to_string(),
             account: None,
+            account_memo: Default::default(),
             host: "localhost".to_string(),
             tls: None,
             db,
@@ -227,6 +233,18 @@ impl Session {
             }
         }
         self.read_var(name, global)
+    }
+
+    /// `f` of a variable's session-then-global value, without copying a
+    /// memoized one (a statement's character_set_results, say).
+    pub fn with_var<R>(&self, name: &str, f: impl FnOnce(Option<&Value>) -> R) -> R {
+        let generation = self.var_generation();
+        if let Ok(mut m) = self.memo.try_borrow_mut() {
+            if let Some(v) = m.peek(generation, name, false, || self.read_var(name, false)) {
+                return f(v);
+            }
+        }
+        f(self.read_var(name, false).as_ref())
     }
 
     /// A variable's value, read from the session's and the global map.

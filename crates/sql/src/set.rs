@@ -150,7 +150,7 @@ fn assign(
     if s.inst.global_var(&name).is_none() {
         return Err(SqlError::unknown_variable(name));
     }
-    if vars::read_only(&name) {
+    if vars::read_only(&name) && name != "gtid_slave_pos" {
         return Err(SqlError::read_only_variable(name));
     }
     let v = match e {
@@ -166,6 +166,9 @@ fn assign(
         other => eval_expr(s, other)?,
     };
     let v = vars::normalize(&name, v)?;
+    if let Some(r) = crate::replica::assign_global(s, &name, global, &v) {
+        return r;
+    }
     if name == "strata_bulk_load" && v.to_i128() == Some(1) {
         crate::binlogsql::refuse_unlogged(s, "strata_bulk_load=1")?;
     }

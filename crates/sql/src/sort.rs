@@ -117,6 +117,25 @@ impl KeyOrder {
     }
 }
 
+/// Puts `v` in the order `from` gives (position `t` gets the element at
+/// `from[t]`, a permutation), in place: each cycle of the permutation is
+/// followed with swaps; `from` is used up (each position marks itself done).
+fn permute<T>(v: &mut [T], from: &mut [usize]) {
+    let n = from.len().min(v.len());
+    for t in 0..n {
+        let mut j = t;
+        loop {
+            let k = from[j];
+            from[j] = j;
+            if k == t || k == j || k >= n {
+                break;
+            }
+            v.swap(j, k);
+            j = k;
+        }
+    }
+}
+
 /// Approximate heap bytes of a value.
 fn value_bytes(v: &Value) -> usize {
     std::mem::size_of::<Value>()
@@ -193,7 +212,43 @@ impl Sorter {
 
     fn sort_mem(&mut self) {
         let ord = &self.ord;
+        if let Some(order) = self.prefix_order() {
+            let mut from: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
+            permute(&mut self.mem, &mut from);
+            return;
+        }
         self.mem.sort_by(|a, b| ord.cmp(&a.1, &b.1));
+    }
+
+    /// When the first key holds strings compared in place (every row's a
+    /// string): the order of the rows in memory as (prefix, position) pairs,
+    /// sorted by the strings' `in_place_prefix` and, between equal prefixes,
+    /// by the rows' keys; stable as `sort_mem`'s sort. Most pairs of rows
+    /// then compare as two numbers, not under the collation.
+    fn prefix_order(&self) -> Option<Vec<(u64, usize)>> {
+        let c = self.ord.raw_coll(0)?;
+        let desc = self.ord.dirs.first().copied().unwrap_or(false);
+        let mut order = self
+            .mem
+            .iter()
+            .enumerate()
+            .map(|(i, r)| match r.1.first() {
+                Some(Value::Bytes(b)) => Some((c.in_place_prefix(b), i)),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let (ord, mem) = (&self.ord, &self.mem);
+        order.sort_by(|x, y| {
+            let o = x.0.cmp(&y.0);
+            if o.is_ne() {
+                return if desc { o.reverse() } else { o };
+            }
+            match (mem.get(x.1), mem.get(y.1)) {
+                (Some(a), Some(b)) => ord.cmp(&a.1, &b.1),
+                _ => Ordering::Equal,
+            }
+        });
+        Some(order)
     }
 
     /// Turns key `i`'s strings held in memory into their sort keys, and holds
@@ -553,14 +608,16 @@ mod tests {
 
     /// Strings of a few characters that compare equal under general_ci in
     /// several spellings (case, trailing spaces, an accent), some non-ASCII.
-    fn words(rng: &mut testkit::Rng, n: usize, ascii_only: bool) -> Vec<Value> {
+    /// `long`: up to 12 parts (past `in_place_prefix`'s eight bytes), no NULL
+    /// (the first key's prefixes decide most comparisons only then).
+    fn words(rng: &mut testkit::Rng, n: usize, ascii_only: bool, long: bool) -> Vec<Value> {
         let parts: &[&str] = &["a", "A", "b", " ", "\t", "_", "z", "é", "E"];
         (0..n)
             .map(|_| {
-                if rng.below(20) == 0 {
+                if !long && rng.below(20) == 0 {
                     return Value::Null;
                 }
-                let len = rng.below(4) as usize;
+                let len = rng.below(if long { 13 } else { 4 }) as usize;
                 let mut w = String::new();
                 for _ in 0..len {
                     let k = rng.below(parts.len() as u64 - 2 * ascii_only as u64) as usize;
@@ -579,14 +636,22 @@ mod tests {
     fn collated_keys_sort_as_their_sort_keys() {
         let seed = testkit::seed("collated_keys_sort_as_their_sort_keys");
         let mut rng = testkit::Rng::new(seed);
-        for (coll, ascii_only) in [
+        for ((coll, ascii_only), long) in [
             (Collation::Utf8mb4GeneralCi, true),
             (Collation::Utf8mb4GeneralCi, false),
             (Collation::Utf8mb4Bin, false),
             (Collation::Utf8mb4UnicodeCi, true),
-        ] {
+            (Collation::Latin1SwedishNopadCi, true),
+            (Collation::Binary, false),
+        ]
+        .into_iter()
+        .flat_map(|c| [(c, false), (c, true)])
+        {
             let n = 6000;
-            let (a, b) = (words(&mut rng, n, ascii_only), words(&mut rng, n, true));
+            let (a, b) = (
+                words(&mut rng, n, ascii_only, long),
+                words(&mut rng, n, true, false),
+            );
             let raw: Vec<SortRow> = (0..n)
                 .map(|i| {
                     (
@@ -640,6 +705,23 @@ mod tests {
                 let (top, _, _) = run(usize::MAX, Some(700));
                 same_rows(&top, &want[..700], seed);
             }
+        }
+    }
+
+    #[test]
+    fn permute_puts_every_element_where_its_position_says() {
+        let seed = testkit::seed("permute_puts_every_element_where_its_position_says");
+        let mut rng = testkit::Rng::new(seed);
+        for n in 0..40usize {
+            let mut from: Vec<usize> = (0..n).collect();
+            // Fisher-Yates with the seeded generator.
+            for i in (1..n).rev() {
+                from.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let want: Vec<usize> = from.iter().map(|&i| i * 10).collect();
+            let mut v: Vec<usize> = (0..n).map(|i| i * 10).collect();
+            permute(&mut v, &mut from.clone());
+            assert_eq!(v, want, "SEED={seed} n={n}");
         }
     }
 

@@ -62,7 +62,8 @@ const fn bit(name: &str) -> u64 {
     panic!("unknown sql_mode flag")
 }
 
-const fn eq(a: &[u8], b: &[u8]) -> bool {
+/// Byte equality in a `const fn` (also `com::at`).
+pub(crate) const fn eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

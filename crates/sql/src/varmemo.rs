@@ -40,9 +40,36 @@ const HOT: [&str; 24] = [
     "rocksdb_bulk_load_size",
 ];
 
-/// A variable's position in `HOT`.
+/// A variable's position in `HOT` (a match: the compiler tells names apart
+/// by their length first, where a search compared up to 24 strings).
 fn slot(name: &str) -> Option<usize> {
-    HOT.iter().position(|h| *h == name)
+    Some(match name {
+        "sql_mode" => 0,
+        "tmp_table_size" => 1,
+        "max_execution_time" => 2,
+        "max_statement_time" => 3,
+        "strata_bulk_load" => 4,
+        "sql_select_limit" => 5,
+        "sql_safe_updates" => 6,
+        "long_query_time" => 7,
+        "slow_query_log" => 8,
+        "character_set_results" => 9,
+        "wait_timeout" => 10,
+        "strata_auto_parameterize" => 11,
+        "lock_wait_timeout" => 12,
+        "transaction_read_only" => 13,
+        "read_only" => 14,
+        "foreign_key_checks" => 15,
+        "autocommit" => 16,
+        "check_constraint_checks" => 17,
+        "sql_notes" => 18,
+        "rocksdb_commit_in_the_middle" => 19,
+        "rocksdb_max_row_locks" => 20,
+        "rocksdb_write_batch_max_bytes" => 21,
+        "strata_max_txn_memory" => 22,
+        "rocksdb_bulk_load_size" => 23,
+        _ => return None,
+    })
 }
 
 /// The memo (see the module comment).
@@ -79,10 +106,22 @@ impl VarMemo {
         global: bool,
         read: impl FnOnce() -> Option<Value>,
     ) -> Option<Option<Value>> {
+        self.peek(generation, name, global, read)
+            .map(|v| v.cloned())
+    }
+
+    /// As `get`, borrowing the value instead of copying it.
+    pub(crate) fn peek(
+        &mut self,
+        generation: (u64, u64),
+        name: &str,
+        global: bool,
+        read: impl FnOnce() -> Option<Value>,
+    ) -> Option<Option<&Value>> {
         let i = slot(name)?;
         self.check(generation);
         let v = self.values[i][usize::from(global)].get_or_insert_with(read);
-        Some(v.clone())
+        Some(v.as_ref())
     }
 
     /// The value of `name` (canonical) as seconds, `parse`d on a miss;
@@ -114,6 +153,14 @@ impl VarMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_hot_variable_has_its_slot() {
+        for (i, h) in HOT.iter().enumerate() {
+            assert_eq!(slot(h), Some(i), "{h}");
+        }
+        assert_eq!(slot("time_zone"), None);
+    }
 
     #[test]
     fn a_new_generation_rereads() {

@@ -106,6 +106,8 @@ pub fn defaults(settings: &[(String, String)]) -> BTreeMap<String, Value> {
         ("gtid_binlog_pos", s("")),
         ("gtid_current_pos", s("")),
         ("gtid_slave_pos", s("")),
+        ("sql_slave_skip_counter", i(0)),
+        ("slave_transaction_retries", i(10)),
         ("system_time_zone", s("UTC")),
         ("time_zone", s("SYSTEM")),
         ("transaction_isolation", s("REPEATABLE-READ")),
@@ -212,6 +214,8 @@ pub fn global_only(name: &str) -> bool {
             | "server_id"
             | "max_binlog_size"
             | "sync_binlog"
+            | "sql_slave_skip_counter"
+            | "slave_transaction_retries"
     )
 }
 
@@ -425,6 +429,11 @@ pub fn normalize(name: &str, v: Value) -> Result<Value, SqlError> {
             Some(n) if (4096..=1 << 30).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),
         },
+        "sql_slave_skip_counter" | "slave_transaction_retries" => match v.to_i128() {
+            Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
+            _ => Err(bad_value(name, &text())),
+        },
+        "gtid_slave_pos" => Ok(Value::Bytes(v.text().to_vec())),
         "sync_binlog" => match v.to_i128() {
             Some(n) if (0..=u32::MAX as i128).contains(&n) => Ok(Value::Int(n as i64)),
             _ => Err(bad_value(name, &text())),

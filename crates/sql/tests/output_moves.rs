@@ -2,7 +2,8 @@
 //! instead of being cloned (`select::exec::movable_outputs`) only when
 //! nothing reads that column after them: the same column twice, in another
 //! output expression, in ORDER BY, in a correlated subquery, in the WHERE, or
-//! rows of a join all give every value.
+//! rows of a join all give every value. So do ORDER BY keys that move their
+//! column (`movable_keys`) when a later key reads it.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -22,6 +23,9 @@ fn every_reader_of_a_moved_column_sees_its_value() {
     );
     q(&mut s, "CREATE TABLE u (c VARCHAR(20), n INT)");
     q(&mut s, "INSERT INTO u VALUES ('fig', 7), ('pear', 8)");
+    // Case variants: equal under the column's collation, apart in bytes.
+    q(&mut s, "CREATE TABLE w (id INT PRIMARY KEY, c VARCHAR(20))");
+    q(&mut s, "INSERT INTO w VALUES (1, 'b'), (2, 'B'), (3, 'a')");
     let cases: &[(&str, &[&str])] = &[
         (
             "SELECT c FROM t WHERE id BETWEEN 1 AND 3",
@@ -66,6 +70,18 @@ fn every_reader_of_a_moved_column_sees_its_value() {
         ("SELECT c FROM t WHERE k = 2 ORDER BY id", &["fig", "NULL"]),
         ("SELECT c FROM t WHERE id = 2", &["apple"]),
         ("SELECT c FROM t WHERE id < 4 LIMIT 1 OFFSET 1", &["apple"]),
+        // ORDER BY keys move their column too (`movable_keys`), unless a
+        // later key reads it.
+        ("SELECT id FROM t WHERE id < 4 ORDER BY c", &["2", "3", "1"]),
+        ("SELECT id FROM w ORDER BY c, BINARY c", &["3", "2", "1"]),
+        (
+            "SELECT c FROM w ORDER BY c, BINARY c DESC",
+            &["a", "b", "B"],
+        ),
+        (
+            "SELECT id, c FROM w ORDER BY c DESC, id",
+            &["1|b", "2|B", "3|a"],
+        ),
     ];
     for (sql, want) in cases {
         // Twice: also as a prepared statement would run it again.

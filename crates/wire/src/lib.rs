@@ -73,6 +73,6 @@ pub use consts::{cap, charset, colflag, com, errcode, status, ColumnType};
 pub use error::{Error, Result};
 pub use handshake::{parse_handshake_response, HandshakeInfo, HandshakeResponse};
 pub use params::{decode_params, ExecutePacket, Param, ParamType};
-pub use resultset::{ColumnDef, ErrPacket, OkPacket};
+pub use resultset::{ColumnDef, ColumnDefRef, ErrPacket, OkPacket};
 pub use row::{BinaryRow, TextRow};
 pub use rsa_keys::RsaKeys;

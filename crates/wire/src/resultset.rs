@@ -57,10 +57,25 @@ pub struct ColumnDef {
     pub decimals: u8,
 }
 
-impl ColumnDef {
-    /// A computed column (no table) named `name`, with a charset, length, flags and
-    /// decimals typical for `col_type`. Adjust the public fields as needed.
-    pub fn new(name: &str, col_type: ColumnType) -> ColumnDef {
+/// A column definition borrowing its names (what is sent; `Conn::send_column_refs`
+/// writes one without copying the names of a planned statement's columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnDefRef<'a> {
+    pub schema: &'a str,
+    pub table: &'a str,
+    pub org_table: &'a str,
+    pub name: &'a str,
+    pub org_name: &'a str,
+    pub charset: u16,
+    pub length: u32,
+    pub col_type: ColumnType,
+    pub flags: u16,
+    pub decimals: u8,
+}
+
+impl<'a> ColumnDefRef<'a> {
+    /// As `ColumnDef::new`.
+    pub fn new(name: &'a str, col_type: ColumnType) -> ColumnDefRef<'a> {
         use ColumnType::*;
         let bin = u16::from(charset::BINARY);
         let num = colflag::BINARY_FLAG | colflag::NUM_FLAG;
@@ -100,17 +115,57 @@ impl ColumnDef {
                 (u16::from(charset::UTF8MB4_GENERAL_CI), 1024, 0, 0)
             }
         };
-        ColumnDef {
-            schema: std::string::String::new(),
-            table: std::string::String::new(),
-            org_table: std::string::String::new(),
-            name: name.to_string(),
-            org_name: name.to_string(),
+        ColumnDefRef {
+            schema: "",
+            table: "",
+            org_table: "",
+            name,
+            org_name: name,
             charset: cs,
             length,
             col_type,
             flags,
             decimals,
+        }
+    }
+
+    /// The owned definition.
+    pub fn owned(&self) -> ColumnDef {
+        ColumnDef {
+            schema: self.schema.to_string(),
+            table: self.table.to_string(),
+            org_table: self.org_table.to_string(),
+            name: self.name.to_string(),
+            org_name: self.org_name.to_string(),
+            charset: self.charset,
+            length: self.length,
+            col_type: self.col_type,
+            flags: self.flags,
+            decimals: self.decimals,
+        }
+    }
+}
+
+impl ColumnDef {
+    /// A computed column (no table) named `name`, with a charset, length, flags and
+    /// decimals typical for `col_type`. Adjust the public fields as needed.
+    pub fn new(name: &str, col_type: ColumnType) -> ColumnDef {
+        ColumnDefRef::new(name, col_type).owned()
+    }
+
+    /// The definition borrowing this one's names.
+    pub fn borrowed(&self) -> ColumnDefRef<'_> {
+        ColumnDefRef {
+            schema: &self.schema,
+            table: &self.table,
+            org_table: &self.org_table,
+            name: &self.name,
+            org_name: &self.org_name,
+            charset: self.charset,
+            length: self.length,
+            col_type: self.col_type,
+            flags: self.flags,
+            decimals: self.decimals,
         }
     }
 
@@ -129,7 +184,7 @@ impl ColumnDef {
     }
 }
 
-fn put_column_def(out: &mut Vec<u8>, c: &ColumnDef) {
+fn put_column_def(out: &mut Vec<u8>, c: &ColumnDefRef) {
     put_lenenc_bytes(out, b"def");
     put_lenenc_bytes(out, c.schema.as_bytes());
     put_lenenc_bytes(out, c.table.as_bytes());
@@ -203,17 +258,28 @@ impl<S: Read + Write> Conn<S> {
     /// Result-set header: column count, definitions, then EOF unless DEPRECATE_EOF.
     /// Rows and [`Conn::finish_result_set`] follow.
     pub fn send_columns(&mut self, cols: &[ColumnDef]) -> Result<()> {
+        self.send_column_refs(cols.iter().map(ColumnDef::borrowed))
+    }
+
+    /// As `send_columns`, from definitions that borrow their names.
+    pub fn send_column_refs<'a>(
+        &mut self,
+        cols: impl ExactSizeIterator<Item = ColumnDefRef<'a>>,
+    ) -> Result<()> {
         let out = self.io.begin_packet();
         put_lenenc_int(out, cols.len() as u64);
         self.io.end_packet()?;
-        self.put_defs(cols, false)?;
+        for c in cols {
+            put_column_def(self.io.begin_packet(), &c);
+            self.io.end_packet()?;
+        }
         self.eof_unless_deprecated()
     }
 
     fn put_defs(&mut self, cols: &[ColumnDef], field_list: bool) -> Result<()> {
         for c in cols {
             let out = self.io.begin_packet();
-            put_column_def(out, c);
+            put_column_def(out, &c.borrowed());
             if field_list {
                 // COM_FIELD_LIST column definitions carry a default value: NULL.
                 out.push(0xFB);

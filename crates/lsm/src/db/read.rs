@@ -76,14 +76,18 @@ impl Db {
         let target = key::internal_key(key, seq, key::KIND_FOR_SEEK);
         let hash = filter::key_hash(key);
         for (level, files) in view.version.levels.iter().enumerate() {
-            let candidates: Vec<&Arc<crate::version::FileMeta>> = if level == 0 {
-                files
-                    .iter()
-                    .filter(|f| file_contains(cmp, f, key))
-                    .collect()
+            // Level 0: every file holding the key, newest first; below: the
+            // one file whose range holds it (no list built per level).
+            let overlapping = if level == 0 { &files[..] } else { &[] };
+            let one = if level == 0 {
+                None
             } else {
-                view.version.find_file(level, &target).into_iter().collect()
+                view.version.find_file(level, &target)
             };
+            let candidates = overlapping
+                .iter()
+                .filter(|f| file_contains(cmp, f, key))
+                .chain(one);
             for f in candidates {
                 let t = self.inner.tables.get(f, level, cmp, view.opts.prefix_len)?;
                 covered = covered.max(t.max_covering_tombstone(key, seq));

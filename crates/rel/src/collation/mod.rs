@@ -735,7 +735,7 @@ mod tests {
     }
 
     /// Where `compares_in_place` holds, `compare` and `compare_in_place`
-    /// order as the sort keys do
+    /// order as the sort keys do, and so do `in_place_prefix`es that differ
     /// (a sort compares such strings directly instead of their sort keys).
     #[test]
     fn in_place_compare_orders_as_sort_keys() {
@@ -755,6 +755,20 @@ mod tests {
         words.push(b"ABCDEFGHIJKLMNOP\t".to_vec());
         words.push("é".as_bytes().to_vec());
         words.push(b"a\xff".to_vec());
+        // Past the eight units of `in_place_prefix`.
+        for w in [
+            &b"abcdefgh"[..],
+            b"ABCDEFGH ",
+            b"abcdefgh\t",
+            b"abcdefghi",
+            b"abcdefg",
+            b"abcdefg\x00",
+            b"abcdefg\x00\x00",
+            b"abcdefg ",
+            b"abcdefg\t",
+        ] {
+            words.push(w.to_vec());
+        }
         let mut checked = 0;
         for c in ALL {
             let keyed: Vec<(&Vec<u8>, Vec<u8>)> = words
@@ -767,6 +781,10 @@ mod tests {
                     checked += 1;
                     assert_eq!(c.compare(x, y), sx.cmp(sy), "{c:?} {x:?} {y:?}");
                     assert_eq!(c.compare_in_place(x, y), sx.cmp(sy), "{c:?} {x:?} {y:?}");
+                    let (px, py) = (c.in_place_prefix(x), c.in_place_prefix(y));
+                    if px != py {
+                        assert_eq!(px.cmp(&py), sx.cmp(sy), "prefixes: {c:?} {x:?} {y:?}");
+                    }
                 }
             }
         }
@@ -775,6 +793,31 @@ mod tests {
         assert!(!Collation::Utf8mb4GeneralCi.compares_in_place("é".as_bytes()));
         assert!(!Collation::Utf8mb4UnicodeCi.compares_in_place(b"abc"));
         assert!(Collation::Utf8mb4Bin.compares_in_place(b"a\xff"));
+    }
+
+    #[test]
+    fn in_place_prefix_upper_cases_ascii_letters_only() {
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                let mut s = *b"x0_ zZ[`";
+                s[at] = b;
+                let mut up = s;
+                up.make_ascii_uppercase();
+                assert_eq!(
+                    Collation::Utf8mb4GeneralCi.in_place_prefix(&s),
+                    u64::from_be_bytes(up),
+                    "{b:#x} at {at}"
+                );
+                assert_eq!(
+                    Collation::Utf8mb4Bin.in_place_prefix(&s),
+                    u64::from_be_bytes(s)
+                );
+            }
+        }
+        let short = Collation::Utf8mb4GeneralCi.in_place_prefix(b"ab");
+        assert_eq!(short, u64::from_be_bytes(*b"AB      "));
+        let nopad = Collation::Latin1SwedishNopadCi.in_place_prefix(b"ab");
+        assert_eq!(nopad, u64::from_be_bytes(*b"AB\0\0\0\0\0\0"));
     }
 
     #[test]

@@ -161,6 +161,30 @@ impl Collation {
         pad_cmp(a[same..].iter().map(up), b[same..].iter().map(up), pad)
     }
 
+    /// The first eight units of `s` as `compare_in_place` compares them
+    /// (ASCII upper case unless `_bin`), past its end the pad (spaces under
+    /// PAD SPACE, zero bytes under NO PAD), as a big-endian number. Of two
+    /// strings that `compares_in_place` holds for, when their prefixes differ
+    /// they compare as their prefixes do (when equal, `compare_in_place`
+    /// decides): a sort compares most pairs of strings as two numbers.
+    pub fn in_place_prefix(self, s: &[u8]) -> u64 {
+        let mut w = [if self.pad_space() { b' ' } else { 0 }; 8];
+        let n = s.len().min(8);
+        w[..n].copy_from_slice(&s[..n]);
+        let x = u64::from_be_bytes(w);
+        if self.is_bin() {
+            return x;
+        }
+        // ASCII a-z to upper case, eight bytes at once (bytes past 0x7F
+        // stay): a byte's bit 7 after adding 0x1F says >= 'a', after adding
+        // 0x05 > 'z'; no sum carries into the next byte.
+        const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let h = x & LOW7;
+        let lower = (h + 0x1F1F_1F1F_1F1F_1F1F) & !(h + 0x0505_0505_0505_0505) & !x & HIGH;
+        x - (lower >> 2)
+    }
+
     /// Appends the memcomparable, prefix-free image of `s` (see the module
     /// comment): bytewise order of images is the collation's order, equal
     /// strings have equal images.

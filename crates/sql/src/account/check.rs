@@ -15,14 +15,58 @@ use std::sync::Arc;
 /// The session's account as it is now (`None`: no account, all
 /// privileges); an account dropped since the login has none.
 fn account_of(s: &Session) -> Option<Arc<Account>> {
+    looked_up(s).map(|(a, _)| a)
+}
+
+/// The session's account as the catalog of one version holds it, with
+/// whether it passes every check (`check`): remembered per session, so a
+/// statement does not look the account up again while the catalog keeps its
+/// version. Every account statement (CREATE/DROP USER, GRANT, REVOKE, SET
+/// PASSWORD, ...) and every DDL publishes a new catalog version, so the next
+/// statement after one, in any session, looks the account up again.
+pub(crate) struct AccountMemo {
+    version: u64,
+    user: String,
+    host: String,
+    account: Arc<Account>,
+    /// Holds every privilege with GRANT OPTION and the catalog has no views.
+    passes_all: bool,
+}
+
+fn looked_up(s: &Session) -> Option<(Arc<Account>, bool)> {
     let (u, h) = s.account.as_ref()?;
+    // The version first: a catalog published after it is only newer, and the
+    // next statement then sees a version other than the one remembered.
+    let version = s.inst.catalog.version();
+    if let Ok(m) = s.account_memo.try_borrow() {
+        if let Some(m) = m
+            .as_ref()
+            .filter(|m| m.version == version && m.user == *u && m.host == *h)
+        {
+            return Some((m.account.clone(), m.passes_all));
+        }
+    }
     let st = s.inst.catalog.state();
-    Some(
-        st.accounts
-            .get(&(u.clone(), h.clone()))
-            .cloned()
-            .unwrap_or_else(|| Arc::new(Account::new(u, h))),
-    )
+    let account = st
+        .accounts
+        .get(&(u.clone(), h.clone()))
+        .cloned()
+        .unwrap_or_else(|| Arc::new(Account::new(u, h)));
+    // An account holding everything passes every check but a view's: its
+    // definer's rights are the ones used, whoever reads it (MariaDB).
+    let passes_all = account.global & p::ALL == p::ALL
+        && account.global & p::GRANT_OPTION != 0
+        && st.views.is_empty();
+    if let Ok(mut m) = s.account_memo.try_borrow_mut() {
+        *m = Some(AccountMemo {
+            version,
+            user: u.clone(),
+            host: h.clone(),
+            account: account.clone(),
+            passes_all,
+        });
+    }
+    Some((account, passes_all))
 }
 
 /// Whether the session's account holds every privilege of `need` globally
@@ -235,17 +279,12 @@ impl Who<'_> {
 /// Refuses `stmt` unless the session's account may run it (1142, 1044,
 /// 1227 or 1045 as MySQL gives them).
 pub fn check(s: &Session, stmt: &Stmt) -> Result<()> {
-    let Some(a) = account_of(s) else {
+    let Some((a, passes_all)) = looked_up(s) else {
         return Ok(());
     };
     let w = Who { s, a };
     info_schema_writes(&w, stmt)?;
-    // An account holding everything passes every check but a view's: its
-    // definer's rights are the ones used, whoever reads it (MariaDB).
-    if w.a.global & p::ALL == p::ALL
-        && w.a.global & p::GRANT_OPTION != 0
-        && s.inst.catalog.state().views.is_empty()
-    {
+    if passes_all {
         return Ok(());
     }
     match stmt {

@@ -9,8 +9,9 @@
 //! through the SQL layer in the event's database, then the position
 //! commits alone. Replicated changes are not written to Strata's own
 //! binary log (MariaDB's log_slave_updates=OFF).
-use super::inner::{self, Inner};
+use super::query::{self, Query};
 use super::state::{encode_position, Position, KEY_POS};
+use super::values::{find, note_auto_inc, row_values};
 use super::Shared;
 use crate::error::SqlError;
 use crate::Instance;
@@ -18,13 +19,12 @@ use binlog::event::{gtid_flag, kind, Gtid};
 use binlog::parse::{self, Body, RowsKind, TableMap};
 use binlog::unpack::{self, Datum};
 use lsm::ColumnFamily;
-use rel::catalog::Table;
-use rel::table::{self as rt, Row};
-use rel::temporal;
-use rel::value::{ColumnType, TypeKind, Value};
+use rel::value::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use txn::{Isolation, LockMode, Savepoint, Txn};
+use std::time::{Duration, Instant};
+use txn::{Isolation, Savepoint, Txn};
 
 /// Why applying stopped: the source side (Last_IO_Errno) or the applying
 /// side (Last_SQL_Errno).
@@ -52,6 +52,96 @@ pub(crate) struct Applier {
     gtid: Option<Gtid>,
     /// The open transaction's savepoints (SAVEPOINT events), oldest first.
     savepoints: Vec<(String, Savepoint)>,
+    /// The applier's session slot (see `Session`'s): the catalog version
+    /// its open transaction began under (`u64::MAX` idle), so that ALTER
+    /// TABLE and ADD INDEX wait for it as for any session's transaction.
+    slot: Arc<AtomicU64>,
+    /// The raw events of the open transaction, replayed when it is retried
+    /// (1205, 1213, 1412); None once they outgrow GROUP_BUFFER_MAX (such a
+    /// transaction is not retried).
+    group: Option<Vec<Vec<u8>>>,
+    group_bytes: usize,
+    /// The open group is skipped (sql_slave_skip_counter).
+    skipping: bool,
+    /// The open group is a transaction not applied (ours or skipped): its
+    /// events are passed over up to its end.
+    skip_txn: bool,
+}
+
+/// The most bytes of one transaction's events kept for a retry.
+const GROUP_BUFFER_MAX: usize = 64 << 20;
+
+/// Errors after which the transaction is rolled back and applied again:
+/// lock wait timeout, deadlock (MariaDB's slave_transaction_retries) and a
+/// table an ALTER TABLE replaced meanwhile.
+fn retryable(code: u16) -> bool {
+    matches!(code, 1205 | 1213 | crate::error::ER_TABLE_DEF_CHANGED)
+}
+
+/// The session settings a DDL event runs under: the source's sql_mode
+/// (ONLY_FULL_GROUP_BY dropped: it concerns queries only, and Strata
+/// refuses it; any other flag Strata does not honour stops replication
+/// with SET's 1235) and, from flags2, foreign_key_checks and unique_checks.
+fn session_settings(q: &parse::Query) -> Vec<String> {
+    const ONLY_FULL_GROUP_BY: u64 = 1 << 5;
+    let mut v = vec!["SET SESSION sql_log_bin = 0".to_string()];
+    if let Some(m) = q.sql_mode {
+        v.push(format!(
+            "SET SESSION sql_mode = {}",
+            m & !ONLY_FULL_GROUP_BY
+        ));
+    }
+    // Q_CHARSET_CODE: the text is in character_set_client; literals take
+    // collation_connection, new databases collation_server.
+    if let Some(ids) = q.charset {
+        for (var, id) in [
+            "character_set_client",
+            "collation_connection",
+            "collation_server",
+        ]
+        .into_iter()
+        .zip(ids)
+        {
+            if let Some(c) = rel::collation::Collation::from_id(id) {
+                let name = match var {
+                    "character_set_client" => c.charset(),
+                    _ => c.name(),
+                };
+                v.push(format!("SET SESSION {var} = '{name}'"));
+            }
+        }
+    }
+    if let Some(f) = q.flags2 {
+        // OPTION_NO_FOREIGN_KEY_CHECKS, OPTION_RELAXED_UNIQUE_CHECKS.
+        v.push(format!(
+            "SET SESSION foreign_key_checks = {}",
+            (f & 1 << 26 == 0) as u8
+        ));
+        v.push(format!(
+            "SET SESSION unique_checks = {}",
+            (f & 1 << 27 == 0) as u8
+        ));
+    }
+    v
+}
+
+/// A savepoint statement of the open transaction.
+enum Sp {
+    Set(String),
+    RollbackTo(String),
+    Release(String),
+}
+
+/// A QUERY event the applier does not run: 1235 with the reason, the
+/// default database and the statement.
+fn refused(q: &parse::Query, why: &str) -> Fault {
+    Fault::Sql(
+        crate::error::ER_NOT_SUPPORTED_YET,
+        format!(
+            "This version of Strata doesn't yet support '{why}'. Default database: '{}'. Query: '{}'",
+            q.db, q.query
+        ),
+    )
 }
 
 fn sql_fault(e: SqlError) -> Fault {
@@ -65,6 +155,7 @@ impl Applier {
             .and_then(|v| v.to_i128())
             .unwrap_or(0) as u32;
         let file = shared.pos().file.clone();
+        let slot = inst.register_session_slot();
         Applier {
             inst,
             cf,
@@ -76,31 +167,171 @@ impl Applier {
             txn: None,
             gtid: None,
             savepoints: Vec::new(),
+            slot,
+            group: Some(Vec::new()),
+            group_bytes: 0,
+            skipping: false,
+            skip_txn: false,
         }
     }
 
     /// Drops the open transaction (a reconnect resumes from the applied
     /// position, so it will come again whole).
     pub(crate) fn abort(&mut self) {
+        self.rollback();
+        self.gtid = None;
+        self.ended();
+    }
+
+    /// Rolls back the open transaction, if any.
+    fn rollback(&mut self) {
         if let Some(t) = self.txn.take() {
             t.rollback();
         }
-        self.gtid = None;
-        self.savepoints.clear();
-        self.maps.clear();
+        self.slot.store(u64::MAX, Ordering::Release);
     }
 
-    fn begin(&mut self) -> &mut Txn {
-        let inst = &self.inst;
-        self.txn.get_or_insert_with(|| {
-            let mut t = inst.txdb.begin(Isolation::ReadCommitted);
-            t.set_tag(inst.catalog.version());
-            t
-        })
+    /// What a group leaves behind once it ended.
+    fn ended(&mut self) {
+        self.savepoints.clear();
+        self.maps.clear();
+        self.group = Some(Vec::new());
+        self.group_bytes = 0;
+        self.skipping = false;
+        self.skip_txn = false;
+    }
+
+    /// Opens the applier's transaction (if not open), announced in its
+    /// session slot first, interruptible by STOP SLAVE.
+    fn begin(&mut self) {
+        if self.txn.is_some() {
+            return;
+        }
+        self.slot
+            .store(self.inst.catalog.version(), Ordering::Release);
+        let mut t = self.inst.txdb.begin(Isolation::ReadCommitted);
+        t.set_tag(self.slot.load(Ordering::Acquire));
+        t.set_interrupt(self.shared.kill.clone());
+        // A lock wait ends as a session's does (1205, then retried).
+        let secs = self
+            .inst
+            .global_var("innodb_lock_wait_timeout")
+            .and_then(|v| v.to_i128())
+            .unwrap_or(50)
+            .clamp(0, 1 << 30);
+        t.set_lock_wait_timeout(Duration::from_secs(secs as u64));
+        self.txn = Some(t);
     }
 
     /// Applies one event as the source sent it (header, body, checksum).
+    /// A transaction that fails with a retryable error is rolled back and
+    /// applied again from its first event, up to slave_transaction_retries
+    /// times.
     pub(crate) fn event(&mut self, raw: &[u8]) -> Result<(), Fault> {
+        match self.apply(raw) {
+            Ok(()) => {
+                self.keep(raw);
+                Ok(())
+            }
+            Err(f) => self.retry(raw, f),
+        }
+    }
+
+    /// Keeps an event of the open transaction for a retry.
+    fn keep(&mut self, raw: &[u8]) {
+        if self.txn.is_none() {
+            return;
+        }
+        if let Some(g) = self.group.as_mut() {
+            self.group_bytes += raw.len();
+            if self.group_bytes > GROUP_BUFFER_MAX {
+                self.group = None;
+            } else {
+                g.push(raw.to_vec());
+            }
+        }
+    }
+
+    /// After `first` failed the open transaction at event `raw`: rolls it
+    /// back, waits (for the ALTER TABLE to finish, or a moment), and
+    /// applies its events again. Ok without having applied it when STOP
+    /// SLAVE came meanwhile.
+    fn retry(&mut self, raw: &[u8], first: Fault) -> Result<(), Fault> {
+        let events = match (&first, self.txn.is_some(), self.group.take()) {
+            (Fault::Sql(c, _), true, Some(mut g)) if retryable(*c) => {
+                g.push(raw.to_vec());
+                g
+            }
+            _ => return Err(first),
+        };
+        let mut last = first;
+        for attempt in 1..=self.retries() {
+            let Fault::Sql(code, _) = &last else {
+                break;
+            };
+            let code = *code;
+            let seen = self.inst.catalog.version();
+            self.abort();
+            if !self.wait_to_retry(code, seen, attempt) {
+                return Ok(());
+            }
+            match self.replay(&events) {
+                Ok(()) => return Ok(()),
+                Err(f @ Fault::Sql(c, _)) if retryable(c) => last = f,
+                Err(f) => return Err(f),
+            }
+        }
+        Err(last)
+    }
+
+    fn replay(&mut self, events: &[Vec<u8>]) -> Result<(), Fault> {
+        for e in events {
+            self.apply(e)?;
+            self.keep(e);
+        }
+        Ok(())
+    }
+
+    /// @@slave_transaction_retries (MariaDB's default 10).
+    fn retries(&self) -> u32 {
+        self.inst
+            .global_var("slave_transaction_retries")
+            .and_then(|v| v.to_i128())
+            .unwrap_or(10)
+            .clamp(0, 1_000_000) as u32
+    }
+
+    /// Waits before a retry: for a table being rebuilt, until the catalog
+    /// changes (the ALTER TABLE ended; at most lock_wait_timeout); after a
+    /// lock wait timeout or deadlock, a pause growing with the attempts.
+    /// False when replication is stopping.
+    fn wait_to_retry(&self, code: u16, seen: u64, attempt: u32) -> bool {
+        let ddl = code == crate::error::ER_TABLE_DEF_CHANGED;
+        let wait = if ddl {
+            let secs = self
+                .inst
+                .global_var("lock_wait_timeout")
+                .and_then(|v| v.to_i128())
+                .unwrap_or(50)
+                .clamp(1, 3600);
+            Duration::from_secs(secs as u64)
+        } else {
+            Duration::from_millis(50 * attempt.min(20) as u64)
+        };
+        let until = Instant::now() + wait;
+        loop {
+            if self.shared.stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            if (ddl && self.inst.catalog.version() != seen) || Instant::now() >= until {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Applies one event (no retry).
+    fn apply(&mut self, raw: &[u8]) -> Result<(), Fault> {
         let corrupt = |e: binlog::Error| Fault::Io(ER_EVENT_CORRUPT, e.to_string());
         let h = parse::header(raw).map_err(corrupt)?;
         if h.kind == kind::FORMAT_DESCRIPTION {
@@ -123,6 +354,9 @@ impl Applier {
         }
         // Our own changes coming back (a ring): skipped, as MariaDB does.
         let own = h.server_id == self.own_server_id && self.own_server_id != 0;
+        // Groups not applied (ours, or skipped by sql_slave_skip_counter)
+        // still move the position.
+        let skip = own || self.skipping;
         match body {
             Body::Rotate { pos, file } => {
                 self.file = file;
@@ -138,29 +372,59 @@ impl Applier {
             Body::Gtid { gtid, flags2 } => {
                 self.abort();
                 self.gtid = Some(gtid);
-                if flags2 & gtid_flag::STANDALONE == 0 && !own {
+                self.skipping = self.shared.take_skip();
+                let txn = flags2 & gtid_flag::STANDALONE == 0;
+                if txn && (own || self.skipping) {
+                    self.skip_txn = true;
+                } else if txn {
                     self.begin();
                 }
             }
-            Body::Query(q) => {
-                let stmt = q.query.trim();
-                if stmt.eq_ignore_ascii_case("BEGIN") {
-                    self.begin();
-                } else if stmt.eq_ignore_ascii_case("COMMIT") {
+            // The statements of a transaction not applied are not looked at.
+            Body::Query(q) if self.skip_txn => {
+                if matches!(
+                    query::classify(&q.query),
+                    Query::Commit | Query::Rollback
+                ) {
                     self.commit(h.log_pos, h.timestamp)?;
-                } else if stmt.eq_ignore_ascii_case("ROLLBACK") {
-                    self.abort();
-                } else if self.txn.is_some() {
-                    self.in_txn(stmt)?;
-                } else if !own {
-                    self.ddl(&q, h.log_pos, h.timestamp)?;
                 }
             }
+            Body::Query(q) => match query::classify(&q.query) {
+                Query::Begin if skip => self.skip_txn = true,
+                Query::Begin => self.begin(),
+                Query::Commit => self.commit(h.log_pos, h.timestamp)?,
+                // A group the source rolled back (it logs one when a
+                // non-transactional change cannot be undone): nothing of
+                // it is applied, but its position and GTID are.
+                Query::Rollback => {
+                    self.rollback();
+                    self.commit(h.log_pos, h.timestamp)?;
+                }
+                Query::Savepoint(n) => self.savepoint(&q.query, Sp::Set(n))?,
+                Query::RollbackTo(n) => self.savepoint(&q.query, Sp::RollbackTo(n))?,
+                Query::Release(n) => self.savepoint(&q.query, Sp::Release(n))?,
+                Query::Nothing | Query::Run | Query::Refused(_) if skip => {
+                    self.position_only(h.log_pos, h.timestamp, true)?
+                }
+                Query::Nothing => {
+                    if self.txn.is_none() {
+                        self.position_only(h.log_pos, h.timestamp, true)?;
+                    }
+                }
+                Query::Run if self.txn.is_some() => {
+                    return Err(refused(
+                        &q,
+                        "DDL inside a replicated transaction (it would end the transaction midway)",
+                    ))
+                }
+                Query::Run => self.ddl(&q, h.log_pos, h.timestamp)?,
+                Query::Refused(why) => return Err(refused(&q, &why)),
+            },
             Body::TableMap(m) => {
                 self.maps.insert(m.table_id, m);
             }
             Body::Rows(r) => {
-                if !own {
+                if !skip {
                     self.rows(&r, h.kind, h.log_pos)?;
                 }
             }
@@ -201,40 +465,36 @@ impl Applier {
         } else {
             st.trx_groups += 1;
         }
+        drop(st);
         self.gtid = None;
-        self.savepoints.clear();
-        self.maps.clear();
+        self.ended();
     }
 
-    /// A statement logged inside the open transaction: savepoints are
-    /// honoured on the applier's transaction; anything else stops
-    /// replication (running it as DDL would end the transaction midway).
-    fn in_txn(&mut self, stmt: &str) -> Result<(), Fault> {
-        let refuse = || {
-            Fault::Sql(
+    /// A savepoint statement logged inside the open transaction, honoured
+    /// on the applier's transaction (outside one it is refused).
+    fn savepoint(&mut self, stmt: &str, sp: Sp) -> Result<(), Fault> {
+        let Some(t) = self.txn.as_mut() else {
+            return Err(Fault::Sql(
                 crate::error::ER_NOT_SUPPORTED_YET,
                 format!(
-                    "This version of Strata doesn't yet support '{stmt}' inside a replicated \
-                     transaction (only SAVEPOINT, ROLLBACK TO and RELEASE SAVEPOINT are applied there)"
+                    "This version of Strata doesn't yet support '{stmt}' outside a replicated \
+                     transaction"
                 ),
-            )
-        };
-        let Some(t) = self.txn.as_mut() else {
-            return Err(refuse());
+            ));
         };
         let pos = |sps: &[(String, Savepoint)], n: &str| {
             sps.iter()
                 .rposition(|(s, _)| s.to_lowercase() == n.to_lowercase())
         };
         let unknown = |n: &str| Fault::Sql(1305, format!("SAVEPOINT {n} does not exist"));
-        match inner::parse(stmt).ok_or_else(refuse)? {
-            Inner::Savepoint(n) => {
+        match sp {
+            Sp::Set(n) => {
                 if let Some(i) = pos(&self.savepoints, &n) {
                     self.savepoints.remove(i);
                 }
                 self.savepoints.push((n, t.savepoint()));
             }
-            Inner::RollbackTo(n) => {
+            Sp::RollbackTo(n) => {
                 let i = pos(&self.savepoints, &n).ok_or_else(|| unknown(&n))?;
                 let ok = t
                     .rollback_to_savepoint(&self.savepoints[i].1)
@@ -244,7 +504,7 @@ impl Applier {
                 }
                 self.savepoints.truncate(i + 1);
             }
-            Inner::Release(n) => {
+            Sp::Release(n) => {
                 let i = pos(&self.savepoints, &n).ok_or_else(|| unknown(&n))?;
                 self.savepoints.truncate(i);
             }
@@ -254,50 +514,77 @@ impl Applier {
 
     /// Commits the open transaction with the position after `end`.
     fn commit(&mut self, end: u32, ts: u32) -> Result<(), Fault> {
-        let p = self.next_position(end);
-        let mut t = match self.txn.take() {
-            Some(t) => t,
-            // A transaction of our own server id (skipped) still moves the
-            // position.
-            None => {
-                let mut t = self.inst.txdb.begin(Isolation::ReadCommitted);
-                t.set_tag(self.inst.catalog.version());
-                t
-            }
+        let Some(t) = self.txn.take() else {
+            // A group with nothing to apply (ours, or rolled back) still
+            // moves the position.
+            return self.position_only(end, ts, false);
         };
+        self.commit_with_position(t, end, ts, false)
+    }
+
+    /// Records the position after `end` (and the group's GTID) alone.
+    fn position_only(&mut self, end: u32, ts: u32, ddl: bool) -> Result<(), Fault> {
+        let t = self.inst.txdb.begin(Isolation::ReadCommitted);
+        self.commit_with_position(t, end, ts, ddl)
+    }
+
+    fn commit_with_position(&mut self, mut t: Txn, end: u32, ts: u32, ddl: bool) -> Result<(), Fault> {
+        let p = self.next_position(end);
         t.put(self.cf, KEY_POS, &encode_position(&p));
-        t.commit().map_err(|e| sql_fault(e.into()))?;
-        self.published(p, ts, false);
+        let r = t.commit();
+        self.slot.store(u64::MAX, Ordering::Release);
+        r.map_err(|e| sql_fault(e.into()))?;
+        self.published(p, ts, ddl);
         Ok(())
     }
 
-    /// Runs a DDL statement in the event's database, then records the
-    /// position (its own commit: DDL commits by itself in Strata too).
+    /// Runs a DDL statement in the event's database with the event's
+    /// sql_mode, foreign_key_checks and unique_checks. The position after
+    /// it (with its GTID) goes into the batch of the catalog write that
+    /// makes the statement visible (`rel::binlog::set_ddl_put`), so a crash
+    /// cannot leave the DDL done and its position not (a rerun would stop
+    /// with 1050); a statement that writes no catalog entry (IF NOT EXISTS
+    /// finding the table, account statements) has its position written
+    /// after it.
     fn ddl(&mut self, q: &parse::Query, end: u32, ts: u32) -> Result<(), Fault> {
-        if let Some(t) = self.txn.take() {
-            t.rollback();
-        }
+        self.rollback();
         let db = (!q.db.is_empty()).then(|| q.db.clone());
         let mut s = self.inst.session(0, "", db);
         let mut sink = crate::result::Collect::default();
-        let r = s
-            .query("SET SESSION sql_log_bin = 0", &mut sink)
-            .and_then(|_| s.query(&q.query, &mut sink));
-        if let Err(e) = r {
-            return Err(Fault::Sql(
+        let failed = |e: SqlError| {
+            Fault::Sql(
                 e.code,
                 format!(
                     "Error '{}' on query. Default database: '{}'. Query: '{}'",
                     e.msg, q.db, q.query
                 ),
-            ));
+            )
+        };
+        for set in session_settings(q) {
+            s.query(&set, &mut sink).map_err(failed)?;
         }
         let p = self.next_position(end);
-        let mut t = self.inst.txdb.begin(Isolation::ReadCommitted);
-        t.put(self.cf, KEY_POS, &encode_position(&p));
-        t.commit().map_err(|e| sql_fault(e.into()))?;
-        self.published(p, ts, true);
-        Ok(())
+        rel::binlog::set_ddl_put(Some(rel::binlog::DdlPut {
+            cf: self.cf.0,
+            key: KEY_POS.to_vec(),
+            value: encode_position(&p),
+        }));
+        let r = s.query_bytes(&q.query_bytes, &mut sink);
+        let carried = rel::binlog::take_ddl_put().is_none();
+        if carried {
+            // In the engine with the catalog change (even if the statement
+            // then failed, e.g. DROP TABLE a, missing: what it did stays).
+            self.published(p, ts, true);
+        }
+        r.map_err(failed)?;
+        #[cfg(test)]
+        if tests::CRASH_AFTER_DDL.with(|c| c.get()) {
+            return Err(Fault::Io(0, "crashed after the DDL (test)".into()));
+        }
+        if carried {
+            return Ok(());
+        }
+        self.position_only(end, ts, true)
     }
 
     fn rows(&mut self, r: &parse::Rows<'_>, event_kind: u8, end: u32) -> Result<(), Fault> {
@@ -335,7 +622,10 @@ impl Applier {
         // NO_FOREIGN_KEY_CHECKS_F: the source ran with foreign_key_checks=0.
         let checks = r.flags & 2 == 0;
         let w = rel::fk::Writer::new(&st, checks);
-        let txn = self.begin();
+        self.begin();
+        let Some(txn) = self.txn.as_mut() else {
+            return Err(Fault::Sql(1105, "the applier's transaction is not open".into()));
+        };
         for change in changes {
             let (before, after) = change.map_err(unpacked)?;
             let conv = |img: &Option<Vec<Datum>>| -> Result<Option<Vec<Value>>, SqlError> {
@@ -371,7 +661,8 @@ impl Applier {
 /// TIMESTAMP/DATETIME/TIME columns (`MapCol::local_fsp`: their values are
 /// read by it, as MariaDB's replica reads them) where `t`'s column is of
 /// that type; the others are refused when a row holds them.
-fn with_local_fsp(map: &TableMap, t: &Table) -> TableMap {
+fn with_local_fsp(map: &TableMap, t: &rel::catalog::Table) -> TableMap {
+    use rel::value::TypeKind;
     let mut map = map.clone();
     for (c, tc) in map.columns.iter_mut().zip(&t.def.columns) {
         let kind = match c.ty {
@@ -387,171 +678,12 @@ fn with_local_fsp(map: &TableMap, t: &Table) -> TableMap {
     map
 }
 
-fn note_auto_inc(t: &Table, row: &[Value]) {
-    if let Some(a) = t.def.columns.iter().position(|c| c.auto_increment) {
-        if let Some(v) = row.get(a).and_then(|v| v.to_i128()) {
-            if v > 0 {
-                t.note_auto_inc(v as u64);
-            }
-        }
+#[cfg(test)]
+pub(super) mod tests {
+    thread_local! {
+        /// Makes the next DDL fail as if the server died right after the
+        /// statement (before the applier's own position write).
+        pub(in crate::replica) static CRASH_AFTER_DDL: std::cell::Cell<bool> =
+            const { std::cell::Cell::new(false) };
     }
-}
-
-/// The stored row a before image names: by primary key, or (a table
-/// without one) the first row equal to the image in every column.
-fn find(txn: &mut Txn, t: &Table, before: &[Value]) -> Result<Row, SqlError> {
-    let def = &t.def;
-    let missing = || SqlError::key_not_found(&def.name);
-    if !def.hidden_pk {
-        let key = rt::pk_key(def, before, None)?;
-        return rt::get(txn, def, &key, Some(LockMode::Exclusive), None)?.ok_or_else(missing);
-    }
-    let cf = rel::cf::of(txn.db(), &def.pk).map_err(rel::Error::Engine)?;
-    let lo = rel::keycodec::index_prefix(def.pk.id);
-    let hi = rel::keycodec::prefix_successor(&lo);
-    let mut it =
-        rel::keyrange::scan(txn, cf, &lo, hi.as_deref(), false, true).map_err(rel::Error::Txn)?;
-    while let Some((k, v)) = it.next().map_err(rel::Error::Txn)? {
-        let row = rt::decode_row(def, k, v, None)?;
-        if row.values == before {
-            return Ok(row);
-        }
-    }
-    Err(missing())
-}
-
-/// A binlog column type's name for error messages (MariaDB's words).
-fn binlog_type_name(d: &Datum) -> &'static str {
-    match d {
-        Datum::Int { width: 1, .. } => "tinyint",
-        Datum::Int { width: 2, .. } => "smallint",
-        Datum::Int { width: 3, .. } => "mediumint",
-        Datum::Int { width: 4, .. } => "int",
-        Datum::Int { .. } => "bigint",
-        Datum::Float(_) => "float",
-        Datum::Double(_) => "double",
-        Datum::Decimal(..) => "decimal",
-        Datum::Bytes(_) => "string",
-        Datum::Year(_) => "year",
-        Datum::Date { .. } => "date",
-        Datum::DateTime { .. } => "datetime",
-        Datum::Timestamp { .. } => "timestamp",
-        Datum::Time(_) => "time",
-        Datum::Enum(_) => "enum",
-        Datum::Set(_) => "set",
-        Datum::Bit(_) => "bit",
-        Datum::Absent | Datum::Null => "null",
-    }
-}
-
-/// An image's values as the replica's row, converted by column position.
-fn row_values(t: &Table, map: &TableMap, img: &[Datum]) -> Result<Vec<Value>, SqlError> {
-    let cols = &t.def.columns;
-    if img.len() != cols.len() {
-        return Err(SqlError::unsupported(format!(
-            "replicating into {}.{}: the source's table has {} columns, the replica's {}",
-            map.db,
-            map.table,
-            img.len(),
-            cols.len()
-        )));
-    }
-    img.iter()
-        .zip(cols)
-        .enumerate()
-        .map(|(i, (d, c))| {
-            convert(d, &c.ty).ok_or_else(|| match d {
-                Datum::Absent => SqlError::unsupported(
-                    "row images without every column (the source needs binlog_row_image=FULL)",
-                ),
-                _ => SqlError::slave_conversion_failed(
-                    i,
-                    format!("{}.{}", map.db, map.table),
-                    binlog_type_name(d),
-                    c.ty.sql_name(),
-                ),
-            })
-        })
-        .collect()
-}
-
-/// One binlog value as a value of column type `ty` (None: they do not
-/// match).
-fn convert(d: &Datum, ty: &ColumnType) -> Option<Value> {
-    let k = ty.kind;
-    Some(match d {
-        Datum::Absent => return None,
-        Datum::Null => Value::Null,
-        Datum::Int { raw, width } if ty.is_integer() && k != TypeKind::Year => {
-            if ty.unsigned {
-                if k == TypeKind::BigInt {
-                    Value::UInt(*raw)
-                } else {
-                    Value::Int(*raw as i64)
-                }
-            } else {
-                Value::Int(Datum::int_signed(*raw, *width))
-            }
-        }
-        Datum::Year(y) if k == TypeKind::Year => Value::Int(*y as i64),
-        Datum::Float(f) if matches!(k, TypeKind::Float | TypeKind::Double) => {
-            Value::Double(*f as f64)
-        }
-        Datum::Double(f) if matches!(k, TypeKind::Float | TypeKind::Double) => {
-            Value::Double(if k == TypeKind::Float {
-                *f as f32 as f64
-            } else {
-                *f
-            })
-        }
-        Datum::Decimal(m, s) if k == TypeKind::Decimal => {
-            let (m, s) = (*m, *s);
-            let m = if s <= ty.scale {
-                m.checked_mul(10i128.checked_pow((ty.scale - s) as u32)?)?
-            } else {
-                m / 10i128.checked_pow((s - ty.scale) as u32)?
-            };
-            Value::Decimal(m, ty.scale)
-        }
-        Datum::Bytes(b) if ty.is_string() && !ty.is_enum_or_set() => {
-            let mut b = b.clone();
-            // MariaDB strips BINARY(n)'s trailing 0x00 when it logs the
-            // value; the column holds exactly n bytes (as SQL inserts pad).
-            if k == TypeKind::Binary && b.len() < ty.len as usize {
-                b.resize(ty.len as usize, 0);
-            }
-            if k == TypeKind::Char {
-                let n = rel::keycodec::trim_trailing_spaces(&b).len();
-                b.truncate(n);
-            }
-            Value::Bytes(b)
-        }
-        Datum::Date { y, m, d } if k == TypeKind::Date => {
-            Value::Date(temporal::date_pack(*y, *m, *d))
-        }
-        Datum::DateTime {
-            y,
-            mo,
-            d,
-            h,
-            mi,
-            s,
-            us,
-        } if matches!(k, TypeKind::DateTime | TypeKind::Timestamp) => {
-            Value::DateTime(temporal::datetime_pack(*y, *mo, *d, *h, *mi, *s, *us))
-        }
-        Datum::Timestamp { secs, us } if matches!(k, TypeKind::Timestamp | TypeKind::DateTime) => {
-            if *secs == 0 {
-                Value::DateTime(temporal::datetime_pack(0, 0, 0, 0, 0, 0, 0))
-            } else {
-                Value::DateTime(temporal::datetime_from_unix_micros(
-                    *secs as i64 * 1_000_000 + *us as i64,
-                ))
-            }
-        }
-        Datum::Time(us) if k == TypeKind::Time => Value::Time(*us),
-        Datum::Enum(n) if k == TypeKind::Enum => Value::Bytes(ty.members.get(*n as u64).to_vec()),
-        Datum::Set(m) if k == TypeKind::Set => Value::Bytes(ty.members.set_text(*m)),
-        _ => return None,
-    })
 }

@@ -9,17 +9,22 @@
 //! registers a [`Connector`] (its MySQL client) at startup; the thread
 //! asks it for a [`Source`] of raw events.
 mod apply;
-mod inner;
+#[cfg(test)]
+mod apply_tests;
+mod globals;
+mod query;
 mod run;
 mod state;
 mod stmt;
+mod values;
 
+pub(crate) use globals::assign as assign_global;
 pub use run::{ConnectRequest, Connector, Source, SourceError, ER_SLAVE_FATAL};
 pub use state::{Config, Position};
 pub use stmt::{parse, run as execute, OptVal, ReplicaStmt};
 
 use crate::error::Result;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
@@ -72,6 +77,11 @@ pub(crate) struct Shared {
     pub(crate) interrupt: Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
     /// The applied position (what the applier last committed).
     pub(crate) pos: Mutex<Position>,
+    /// The applier transaction's interrupt (`Txn::set_interrupt`): STOP
+    /// SLAVE ends a lock wait at once.
+    pub(crate) kill: Arc<AtomicU8>,
+    /// Event groups still to skip (sql_slave_skip_counter at START SLAVE).
+    pub(crate) skip: AtomicU64,
 }
 
 impl Shared {
@@ -81,6 +91,12 @@ impl Shared {
     pub(crate) fn pos(&self) -> std::sync::MutexGuard<'_, Position> {
         self.pos.lock().unwrap_or_else(|p| p.into_inner())
     }
+    /// Whether the group starting now is to be skipped (counts it).
+    pub(crate) fn take_skip(&self) -> bool {
+        self.skip
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
 }
 
 /// The replica side of an instance.
@@ -89,6 +105,9 @@ pub struct Replica {
     cfg: Mutex<Option<Config>>,
     shared: Arc<Shared>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Held for the whole of START and STOP: a START racing a STOP cannot
+    /// start a second thread beside one being stopped.
+    control: Mutex<()>,
     connector: OnceLock<Arc<Connector>>,
 }
 
@@ -106,7 +125,10 @@ impl Replica {
                 status: Mutex::new(Status::default()),
                 interrupt: Mutex::new(None),
                 pos: Mutex::new(pos),
+                kill: Arc::new(AtomicU8::new(0)),
+                skip: AtomicU64::new(0),
             }),
+            control: Mutex::new(()),
             thread: Mutex::new(None),
             connector: OnceLock::new(),
         })
@@ -142,6 +164,7 @@ impl Replica {
 
     /// START SLAVE: false if it was already running.
     pub(crate) fn start(&self, inst: &Arc<crate::Instance>) -> Result<bool> {
+        let _control = self.control.lock().unwrap_or_else(|p| p.into_inner());
         let mut th = self.thread();
         if th.as_ref().is_some_and(|h| !h.is_finished()) {
             return Ok(false);
@@ -161,6 +184,17 @@ impl Replica {
         self.store.save_config(&c)?;
         *self.config() = Some(c);
         self.shared.stop.store(false, Ordering::SeqCst);
+        self.shared.kill.store(0, Ordering::SeqCst);
+        // sql_slave_skip_counter: consumed by this run.
+        let skip = inst
+            .global_var("sql_slave_skip_counter")
+            .and_then(|v| v.to_i128())
+            .unwrap_or(0)
+            .max(0) as u64;
+        self.shared.skip.store(skip, Ordering::SeqCst);
+        if skip > 0 {
+            inst.set_global("sql_slave_skip_counter", rel::value::Value::Int(0));
+        }
         {
             let mut st = self.shared.status();
             let keep = (st.ddl_groups, st.trx_groups);
@@ -189,9 +223,11 @@ impl Replica {
     /// `persist`: remember that replication is off (STOP SLAVE; shutdown
     /// keeps it on for the next start). False if it was not running.
     pub(crate) fn stop(&self, persist: bool) -> Result<bool> {
+        let _control = self.control.lock().unwrap_or_else(|p| p.into_inner());
         let h = self.thread().take();
         let was = h.as_ref().is_some_and(|h| !h.is_finished());
         self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.kill.store(1, Ordering::SeqCst);
         if let Some(f) = self
             .shared
             .interrupt

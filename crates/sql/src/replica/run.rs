@@ -49,6 +49,23 @@ pub trait Source: Send {
     fn next_event(&mut self) -> Result<Option<Vec<u8>>, SourceError>;
     /// A way to end a blocking `next_event` from another thread.
     fn interrupter(&self) -> Box<dyn Fn() + Send + Sync>;
+    /// The source's @@global.binlog_format, if it said.
+    fn binlog_format(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The warning for a source whose binlog_format is not ROW (None: ROW or
+/// unknown): the applier stops at its first statement-format DML.
+pub(crate) fn format_warning(format: Option<&str>) -> Option<String> {
+    let f = format?;
+    (!f.eq_ignore_ascii_case("ROW")).then(|| {
+        format!(
+            "Warning: the master's binlog_format is {f}: Strata applies row events only and \
+             stops (1235) at the first DML the master logs as a statement; set \
+             binlog_format=ROW on the master"
+        )
+    })
 }
 
 /// The server's MySQL client: connects, registers and starts the dump.
@@ -150,6 +167,12 @@ pub(crate) fn run(
             st.sql_state = "Slave has read all relay log; waiting for more updates".into();
             st.last_io_errno = 0;
             st.last_io_error.clear();
+            // Shown with Last_IO_Errno 0 (a warning, not an error) and
+            // written to the error log.
+            if let Some(w) = format_warning(src.binlog_format().as_deref()) {
+                eprintln!("strata: replica: {w}");
+                st.last_io_error = w;
+            }
         }
         backoff = Duration::from_millis(500);
         let end = loop {
@@ -159,7 +182,8 @@ pub(crate) fn run(
             match src.next_event() {
                 Ok(Some(ev)) => {
                     if let Err(f) = applier.event(&ev) {
-                        break Some(f);
+                        // STOP SLAVE interrupting a lock wait is no error.
+                        break (!stopping(&shared)).then_some(f);
                     }
                 }
                 Ok(None) => break Some(Fault::Io(0, "the master ended the binlog stream".into())),

@@ -31,6 +31,17 @@ impl Dependents {
     /// The correlated subqueries `p`'s row expressions use.
     pub fn of(p: &SelectPlan, env: &dyn Env) -> Dependents {
         let mut items: Vec<(usize, Vec<usize>)> = Vec::new();
+        if p.subqueries.is_empty() {
+            // A correlated subquery is one of the plan's subqueries: none
+            // here (the plans of most statements), nothing to look for.
+            return Dependents {
+                items,
+                n: 0,
+                memo: HashMap::new(),
+                memo_bytes: 0,
+                max: 0,
+            };
+        }
         let mut add = |e: &Expr| {
             e.walk(&mut |x| {
                 if let Expr::Dependent(inner, refs) = x {

@@ -96,6 +96,48 @@ fn movable_outputs(p: &SelectPlan, keys: &[&Expr], correlated: bool) -> Vec<Opti
         .collect()
 }
 
+/// Per ORDER BY key, the column it is when its value can move out of a row
+/// the statement owns: a plain column no later key reads (the outputs are
+/// evaluated before the keys, and an output that moved its column away is
+/// one no key reads: `movable_outputs`). `None` everywhere when correlated
+/// subqueries read the row too.
+fn movable_keys(keys: &[&Expr], correlated: bool) -> Vec<Option<usize>> {
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| match k {
+            Expr::Col(c) if !correlated => {
+                let mut later = false;
+                for e in keys.iter().skip(i + 1) {
+                    e.walk(&mut |x| {
+                        later |= match x {
+                            Expr::Col(d) | Expr::Outer(d) => d == c,
+                            Expr::Dependent(_, refs) => refs.contains(c),
+                            _ => false,
+                        }
+                    });
+                }
+                (!later).then_some(*c)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// `e` over `row`; column `m` of it moved out instead when the row is owned.
+fn take_or_eval(
+    e: &Expr,
+    m: Option<usize>,
+    row: &mut Cow<[Value]>,
+    env: &dyn Env,
+) -> Result<Value> {
+    if let (Some(c), Cow::Owned(r)) = (m, &mut *row) {
+        if let Some(v) = r.get_mut(c) {
+            return Ok(std::mem::replace(v, Value::Null));
+        }
+    }
+    e.eval(row, env)
+}
+
 /// Evaluates LIMIT / OFFSET.
 fn count_of(e: &Option<Expr>, env: &dyn Env) -> Result<Option<u64>> {
     match e {
@@ -191,6 +233,7 @@ pub fn execute_counted(
         p.filter.as_ref().and_then(Expr::without_dependent)
     };
     let movable = movable_outputs(p, &key_exprs, has_deps);
+    let movable_keys = movable_keys(&key_exprs, has_deps);
     {
         // `checked`: the row passed the WHERE already (the access path
         // applied it; with correlated subqueries, only its conjuncts
@@ -230,16 +273,7 @@ pub fn execute_counted(
             }
             outbuf.clear();
             for (e, m) in p.out.iter().zip(&movable) {
-                let v = match (m, &mut *row) {
-                    (Some(c), Cow::Owned(r)) => {
-                        r.get_mut(*c).map(|v| std::mem::replace(v, Value::Null))
-                    }
-                    _ => None,
-                };
-                outbuf.push(match v {
-                    Some(v) => v,
-                    None => e.eval(row, env)?,
-                });
+                outbuf.push(take_or_eval(e, *m, row, env)?);
             }
             if streaming {
                 total += 1;
@@ -254,10 +288,10 @@ pub fn execute_counted(
                 sent += 1;
                 return Ok(calc || limit.is_none_or(|l| sent < l));
             }
-            let keys = key_exprs
-                .iter()
-                .map(|e| e.eval(row, env))
-                .collect::<Result<Vec<_>>>()?;
+            let mut keys = Vec::with_capacity(key_exprs.len());
+            for (e, m) in key_exprs.iter().zip(&movable_keys) {
+                keys.push(take_or_eval(e, *m, row, env)?);
+            }
             if let Some(t) = tail.as_mut() {
                 // The row moves into the tail (no copy of its strings).
                 let out = std::mem::replace(&mut outbuf, Vec::with_capacity(p.out.len()));

@@ -63,6 +63,10 @@ pub struct Options {
     pub heartbeat: Option<Duration>,
     /// BINLOG_DUMP_NON_BLOCK: end at the end of the log.
     pub non_block: bool,
+    /// `@slave_gtid_strict_mode` (a MariaDB replica with gtid_strict_mode
+    /// sets it): a GTID start in a hole of the log (a sequence number its
+    /// server skipped) is an error rather than a start after the hole.
+    pub gtid_strict: bool,
 }
 
 /// Where the stream goes.
@@ -237,9 +241,7 @@ impl Binlog {
     /// The file to start from and the state to skip up to for a replica
     /// at GTID state `state`.
     fn gtid_start(&self, state: &[Gtid]) -> Result<(u32, Vec<Gtid>)> {
-        let (file, keep) = self.with_gtid_index(|ix| {
-            dumpgtid::check_start(state, ix, |n, g| self.file_has_gtid(n, g))
-        })??;
+        let (file, keep) = self.with_gtid_index(|ix| dumpgtid::check_start(state, ix))??;
         let num = match file {
             Some(n) => Some(n),
             None => self.file_starts().first().map(|f| f.0),
@@ -345,7 +347,8 @@ impl Binlog {
             }
             Start::Gtid(state) => {
                 let (num, left) = self.gtid_start(state)?;
-                (num, 4, dumpgtid::Skip { left })
+                let strict = opts.gtid_strict;
+                (num, 4, dumpgtid::Skip { left, strict })
             }
         };
         // Announced before the file is opened: from here PURGE keeps it.
@@ -398,7 +401,7 @@ impl Binlog {
                     if k == kind::GTID {
                         let g = dumpgtid::event_gtid(&ev)
                             .ok_or_else(|| Error::Corrupt("GTID event".into()))?;
-                        skipping = skip.at_gtid(&g);
+                        skipping = skip.at_gtid(&g)?;
                         if !skipping && skip.left.is_empty() {
                             if let Some(list) = fake_list.take() {
                                 let at = rd.pos - ev.len() as u64;

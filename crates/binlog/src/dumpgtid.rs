@@ -1,8 +1,10 @@
 //! Where a GTID-mode dump (`@slave_connect_state`) starts and which
 //! transactions it skips, as MariaDB's `check_slave_start_position` and
 //! its dump thread's GTID skipping do: each GTID of the replica's state
-//! must be in the log exactly (its domain and server id, with a sequence
-//! number the log has reached); a domain the log never had is ignored
+//! must be in the log (its domain and server id, with a sequence number
+//! the log has reached; a hole, a sequence number that server skipped, is
+//! accepted as MariaDB does without gtid_strict_mode: the dump starts after
+//! it); a domain the log never had is ignored
 //! (START_ON_EMPTY_DOMAIN); in each remaining domain, transactions are
 //! skipped up to and including the state's GTID (same server id, sequence
 //! number at least the state's). Pure logic over the GTIDs of the log.
@@ -48,13 +50,9 @@ fn purged() -> Error {
 
 /// Checks the replica's `state` against the log's GTID index `ix` and
 /// returns the file to start from (None: the first file) and the state to
-/// skip up to (the domains the log has). `in_file(n, g)`: whether file `n`
-/// holds GTID `g` (only the one file that can is read, per GTID).
-pub(crate) fn check_start(
-    state: &[Gtid],
-    ix: &GtidIndex,
-    mut in_file: impl FnMut(u32, &Gtid) -> Result<bool>,
-) -> Result<(Option<u32>, Vec<Gtid>)> {
+/// skip up to (the domains the log has). Reads no file: the index says
+/// which file holds (or would hold, for a hole) each GTID.
+pub(crate) fn check_start(state: &[Gtid], ix: &GtidIndex) -> Result<(Option<u32>, Vec<Gtid>)> {
     let mut keep: Vec<Gtid> = Vec::new();
     let mut seen: Vec<u32> = Vec::new();
     let mut file: Option<u32> = None;
@@ -73,6 +71,12 @@ pub(crate) fn check_start(
         let key = (g.domain, g.server_id);
         match ix.state.get(&key) {
             Some(&h) if h >= g.seq_no => {}
+            // At or below where the domain was before the first file: in
+            // the purged files or never there, which the index cannot
+            // tell once they are gone (after a restart it knows only the
+            // last GTID before the first file); "purged" either way, so
+            // that the text does not depend on the index's history.
+            _ if first_high(ix, g.domain).is_some_and(|f| g.seq_no <= f) => return Err(purged()),
             _ => return Err(not_found(g, dh > g.seq_no)),
         }
         // The file holding it: the last that starts below it.
@@ -83,9 +87,6 @@ pub(crate) fn check_start(
             .find(|(_, st)| st.get(&key).is_none_or(|&v| v < g.seq_no));
         let at = match holder {
             Some((&n, _)) => {
-                if !in_file(n, g)? {
-                    return Err(purged());
-                }
                 keep.push(*g);
                 n
             }
@@ -109,26 +110,46 @@ pub(crate) fn check_start(
     Ok((file, keep))
 }
 
+/// The highest sequence number of domain `d` before the first file.
+fn first_high(ix: &GtidIndex, d: u32) -> Option<u64> {
+    let (_, st) = ix.starts.iter().next()?;
+    st.iter()
+        .filter(|((dom, _), _)| *dom == d)
+        .map(|(_, &s)| s)
+        .max()
+}
+
 /// The skipping of a GTID-mode dump: the state left to reach.
 #[derive(Debug, Default)]
 pub(crate) struct Skip {
     pub(crate) left: Vec<Gtid>,
+    /// `@slave_gtid_strict_mode`: reaching a state GTID past it (a hole)
+    /// is an error.
+    pub(crate) strict: bool,
 }
 
 impl Skip {
     /// At a GTID event: whether its transaction is skipped. The state's
     /// GTID of a domain is reached at the first of that domain with the
     /// same server id and a sequence number at least the state's (that
-    /// transaction is skipped too, as MariaDB does).
-    pub(crate) fn at_gtid(&mut self, g: &Gtid) -> bool {
+    /// transaction is skipped too, as MariaDB does). Strict: reached past
+    /// the state's GTID (a hole), MariaDB's ER_GTID_START_FROM_BINLOG_HOLE.
+    pub(crate) fn at_gtid(&mut self, g: &Gtid) -> Result<bool> {
         let Some(i) = self.left.iter().position(|s| s.domain == g.domain) else {
-            return false;
+            return Ok(false);
         };
         let s = self.left[i];
         if s.server_id == g.server_id && g.seq_no >= s.seq_no {
+            if self.strict && g.seq_no > s.seq_no {
+                return Err(Error::Dump(format!(
+                    "The binlog on the master is missing the GTID {s} requested by the \
+                     slave (even though a subsequent sequence number does exist), and GTID \
+                     strict mode is enabled"
+                )));
+            }
             self.left.remove(i);
         }
-        true
+        Ok(true)
     }
 }
 
@@ -152,9 +173,7 @@ mod tests {
         log: &[(u32, Gtid)],
     ) -> Result<Start> {
         let ix = GtidIndex::from_log(first, before, log);
-        check_start(state, &ix, |n, want| {
-            Ok(log.iter().any(|(f, l)| *f == n && l == want))
-        })
+        check_start(state, &ix)
     }
 
     #[test]
@@ -184,9 +203,15 @@ mod tests {
 
     #[test]
     fn a_gtid_that_is_not_there_between_others() {
-        // 0-1-5, 0-2-6, 0-1-7: 0-1-6 never existed.
+        // 0-1-5, 0-2-6, 0-1-7: 0-1-6 never existed. A hole: accepted as
+        // MariaDB does without gtid_strict_mode (the dump skips up to and
+        // including 0-1-7, the first of server 1 at or past it), not
+        // "purged" (its file is there).
         let log = vec![(1, g(0, 1, 5)), (2, g(0, 2, 6)), (2, g(0, 1, 7))];
-        assert!(check(&[g(0, 1, 6)], &log).is_err());
+        assert_eq!(
+            check(&[g(0, 1, 6)], &log).unwrap(),
+            (Some(2), vec![g(0, 1, 6)])
+        );
         assert_eq!(
             check(&[g(0, 2, 6)], &log).unwrap(),
             (Some(2), vec![g(0, 2, 6)])
@@ -247,26 +272,73 @@ mod tests {
 
     #[test]
     fn purged_start_is_an_error() {
+        // Files 3.. after a purge: 0-1-9 was the last GTID before them.
         let log = vec![(3, g(0, 1, 10))];
-        let Err(Error::Dump(m)) = check(&[g(0, 1, 4)], &log) else {
+        let Err(Error::Dump(m)) = check_from(&[g(0, 1, 4)], 3, &[g(0, 1, 9)], &log) else {
             panic!()
         };
         assert!(m.contains("purged"), "{m}");
     }
 
     #[test]
+    fn a_foreign_gtid_before_the_first_file_is_purged_after_a_restart_too() {
+        // 0-2-50, then 0-1-51..=100 were purged; file 3 holds 0-1-101...
+        // The index built before the purge knew 0-2-50; after a restart
+        // it knows only the first file's last GTID before it (0-1-100).
+        let log: Vec<(u32, Gtid)> = (101..=110).map(|s| (3, g(0, 1, s))).collect();
+        for before in [vec![g(0, 2, 50), g(0, 1, 100)], vec![g(0, 1, 100)]] {
+            let Err(Error::Dump(m)) = check_from(&[g(0, 2, 50)], 3, &before, &log) else {
+                panic!()
+            };
+            assert!(m.contains("purged"), "{before:?}: {m}");
+        }
+        // Above the first file's start, a GTID the log never had: diverged.
+        let Err(Error::Dump(m)) = check_from(&[g(0, 2, 105)], 3, &[g(0, 1, 100)], &log) else {
+            panic!()
+        };
+        assert!(m.contains("diverged"), "{m}");
+    }
+
+    #[test]
     fn skip_stops_at_the_exact_gtid() {
         let mut s = Skip {
             left: vec![g(0, 1, 3)],
+            strict: true,
         };
         // Another server's GTIDs in the domain with higher seq are skipped
         // (not the state's GTID yet); other domains pass.
-        assert!(s.at_gtid(&g(0, 2, 5)));
-        assert!(!s.at_gtid(&g(1, 1, 1)));
-        assert!(s.at_gtid(&g(0, 1, 2)));
-        assert!(s.at_gtid(&g(0, 1, 3)));
+        assert!(s.at_gtid(&g(0, 2, 5)).unwrap());
+        assert!(!s.at_gtid(&g(1, 1, 1)).unwrap());
+        assert!(s.at_gtid(&g(0, 1, 2)).unwrap());
+        assert!(s.at_gtid(&g(0, 1, 3)).unwrap());
         assert!(s.left.is_empty());
-        assert!(!s.at_gtid(&g(0, 1, 4)));
+        assert!(!s.at_gtid(&g(0, 1, 4)).unwrap());
+    }
+
+    #[test]
+    fn a_hole_is_skipped_past_unless_strict() {
+        // The log has 0-1-5 then 0-1-7; the state is 0-1-6.
+        let mut s = Skip {
+            left: vec![g(0, 1, 6)],
+            strict: false,
+        };
+        assert!(s.at_gtid(&g(0, 1, 5)).unwrap());
+        assert!(s.at_gtid(&g(0, 1, 7)).unwrap());
+        assert!(!s.at_gtid(&g(0, 1, 8)).unwrap());
+        let mut s = Skip {
+            left: vec![g(0, 1, 6)],
+            strict: true,
+        };
+        assert!(s.at_gtid(&g(0, 1, 5)).unwrap());
+        let Err(Error::Dump(m)) = s.at_gtid(&g(0, 1, 7)) else {
+            panic!()
+        };
+        assert_eq!(
+            m,
+            "The binlog on the master is missing the GTID 0-1-6 requested by the slave \
+             (even though a subsequent sequence number does exist), and GTID strict mode is \
+             enabled"
+        );
     }
 
     #[test]

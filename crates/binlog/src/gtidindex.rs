@@ -4,7 +4,7 @@
 //! published. Kept in memory: built on the first GTID connect (reading the
 //! GTID events of every file once), then brought up to date at each
 //! connect by reading only what was published since, so that a connect
-//! reads the new bytes and the one file holding each GTID of the
+//! reads only the new bytes; it says which file holds each GTID of the
 //! replica's state (MariaDB's GTID_LIST events play this part there).
 //! Nothing on disk: a restart rebuilds it at the first connect.
 use crate::dumpgtid;
@@ -66,13 +66,31 @@ impl GtidIndex {
 impl Binlog {
     /// Brings the GTID index up to date with what is published (dropping
     /// purged files) and runs `f` on it.
+    ///
+    /// The files and the published position are read under the index's
+    /// lock (order gtid_index -> st -> progress; nothing takes gtid_index
+    /// under the others): a connect holding an older view must not move
+    /// the index back or read a newer file up to an offset of an older one.
     pub(crate) fn with_gtid_index<T>(&self, f: impl FnOnce(&GtidIndex) -> T) -> Result<T> {
+        let mut ix = self.gtid_index.lock().unwrap_or_else(|p| p.into_inner());
         let files = self.file_starts();
         let seen = *self.progress.lock().unwrap_or_else(|p| p.into_inner());
-        let mut ix = self.gtid_index.lock().unwrap_or_else(|p| p.into_inner());
+        self.advance_index(&mut ix, &files, seen)?;
+        Ok(f(&ix))
+    }
+
+    /// Reads what was published since `ix.at` into `ix`, given the files
+    /// and the published position `seen`. Never reads past `seen` (a file
+    /// after `seen.active` is left for a later connect).
+    pub(crate) fn advance_index(
+        &self,
+        ix: &mut GtidIndex,
+        files: &[(u32, Option<Gtid>)],
+        seen: crate::log::Progress,
+    ) -> Result<()> {
         let Some(&(first, before)) = files.first() else {
             *ix = GtidIndex::default();
-            return Ok(f(&ix));
+            return Ok(());
         };
         ix.starts.retain(|&n, _| n >= first);
         if ix.at.is_none_or(|(n, _)| n < first) {
@@ -86,6 +104,9 @@ impl Binlog {
             *ix = fresh;
         }
         while let Some((num, mut pos)) = ix.at {
+            if num > seen.active {
+                break;
+            }
             let mut file = self.open_file(num)?;
             let closed = num < seen.active;
             let limit = if closed {
@@ -113,29 +134,6 @@ impl Binlog {
             ix.starts.insert(num + 1, st);
             ix.at = Some((num + 1, 4));
         }
-        Ok(f(&ix))
-    }
-
-    /// Whether file `num` holds GTID `g` (read up to what is published).
-    pub(crate) fn file_has_gtid(&self, num: u32, g: &Gtid) -> Result<bool> {
-        let seen = *self.progress.lock().unwrap_or_else(|p| p.into_inner());
-        let mut file = self.open_file(num)?;
-        let limit = if num < seen.active {
-            file.metadata().map_err(|e| Error::Io(e.to_string()))?.len()
-        } else {
-            seen.pos
-        };
-        let mut pos = 4u64;
-        while pos < limit {
-            for ev in self.read_events(&mut file, pos, limit)? {
-                pos += ev.len() as u64;
-                self.gtid_scanned
-                    .fetch_add(ev.len() as u64, Ordering::Relaxed);
-                if ev[4] == kind::GTID && dumpgtid::event_gtid(&ev).as_ref() == Some(g) {
-                    return Ok(true);
-                }
-            }
-        }
-        Ok(false)
+        Ok(())
     }
 }

@@ -280,6 +280,22 @@ impl Binlog {
         self.st.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Runs `f` holding the background thread's wake-up lock (tests: the
+    /// thread cannot start a catch-up meanwhile, so it cannot take a handle
+    /// on the log).
+    #[cfg(test)]
+    pub(crate) fn with_writer_thread_parked<T>(&self, f: impl FnOnce() -> T) -> T {
+        let _k = self.kick.kicked.lock().unwrap_or_else(|p| p.into_inner());
+        f()
+    }
+
+    /// Runs `f` holding the writer's lock (tests: as a PURGE would).
+    #[cfg(test)]
+    pub(crate) fn with_writer_held<T>(&self, f: impl FnOnce() -> T) -> T {
+        let _st = self.lock();
+        f()
+    }
+
     fn load_files(&self) -> Result<Vec<FileStart>> {
         let mut it = self.db.iter_cf(ReadOptions::default(), self.cf)?;
         let lo = [FILE_PREFIX];
@@ -709,10 +725,16 @@ impl Binlog {
         self.lock().files.iter().map(|f| (f.num, f.gtid)).collect()
     }
 
-    /// The number of file `name`, if it is in the log.
+    /// The number of file `name`, if it is in the log. Read under the
+    /// writer's lock, as PURGE runs: a dump (registered first, its slot at
+    /// 0 keeping every file) resolves its file after a PURGE that started
+    /// before it finished, so never to a file that PURGE is removing.
     pub(crate) fn file_num(&self, name: &str) -> Option<u32> {
-        let names = self.names.lock().unwrap_or_else(|p| p.into_inner());
-        names.iter().find(|f| f.1 == name).map(|f| f.0)
+        self.lock()
+            .files
+            .iter()
+            .find(|f| name_of(f) == name)
+            .map(|f| f.num)
     }
 
     /// The path of file `num`.

@@ -325,7 +325,18 @@ fn referencing_rows(
             continue;
         };
         if let Some(new) = new {
-            if pcols.iter().all(|&c| old.values[c] == new[c]) {
+            // A row replacing an expired one as a delete would keeps the
+            // children of every value it matches as they do (by collation
+            // key: 'A' is still the parent of 'a' under a _ci collation).
+            // An UPDATE of the key is a change unless the bytes are equal,
+            // as InnoDB has it: 'a' -> 'A' cascades, or fails RESTRICT.
+            let kept = if deleting {
+                let now: Vec<&Value> = pcols.iter().map(|&c| &new[c]).collect();
+                matches(def, &pcols, &old.values, &now)
+            } else {
+                pcols.iter().all(|&c| old.values[c] == new[c])
+            };
+            if kept {
                 continue;
             }
         }

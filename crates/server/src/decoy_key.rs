@@ -2,11 +2,13 @@
 //! (`wire::auth::decoy_plugin`), kept in `<datadir>/auth-decoy-key` (mode
 //! 0600) so that the stand-in keeps its plugin across restarts, as a real
 //! account does: a plugin that changed with each restart would tell unknown
-//! users from accounts. Made on the first start that finds no file; a file
-//! that does not decode stops the server (a new key would change every
-//! stand-in). Format: docs/formats/accounts.md ("Decoy key file").
+//! users from accounts. Made on the first start that finds no file (written
+//! atomically: a crash leaves no part of one); a file that does not decode
+//! stops the server (a new key would change every stand-in), one that others
+//! can read or that another user owns gets a warning in the log (as the
+//! caching_sha2_password key files do: `keyfile`). Format:
+//! docs/formats/accounts.md ("Decoy key file").
 use crate::config::Config;
-use std::io::Write;
 use std::path::Path;
 
 /// The file's name in the datadir.
@@ -51,49 +53,50 @@ fn decode(b: &[u8]) -> Result<[u8; KEY_LEN], String> {
 /// Reads (or, on a start without one, makes) the datadir's key and hands it
 /// to the wire layer, before any login.
 pub fn load(cfg: &Config) -> Result<(), String> {
-    let path = cfg.datadir.join(FILE);
-    let key = match std::fs::read(&path) {
-        Ok(b) => decode(&b).map_err(|e| {
-            format!(
-                "{}: {e}; remove it to make a new one (unknown users' logins may then change plugin)",
-                path.display()
-            )
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => make(&path)?,
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    wire::auth::set_decoy_key(key);
+    let key = read_or_make(&cfg.datadir.join(FILE))?;
+    if !wire::auth::set_decoy_key(key) {
+        // Only a login before this call could have drawn another key.
+        return Err("the decoy key was in use before it was read from the datadir".into());
+    }
     Ok(())
 }
 
-/// A new random key, written to `path` (mode 0600, synced with its directory).
+/// The key in the file at `path`, or a new one written there if there is
+/// none; warns about a file others can read or another user owns.
+fn read_or_make(path: &Path) -> Result<[u8; KEY_LEN], String> {
+    match std::fs::read(path) {
+        Ok(b) => {
+            let key = decode(&b).map_err(|e| {
+                format!(
+                    "{}: {e}; remove it to make a new one (unknown users' logins may then change plugin)",
+                    path.display()
+                )
+            })?;
+            if let Some(w) = crate::keyfile::unsafe_key_file(path) {
+                eprintln!("strata: warning: {w}");
+            }
+            Ok(key)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => make(path),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// A new random key, written to `path` (mode 0600, atomically).
 fn make(path: &Path) -> Result<[u8; KEY_LEN], String> {
-    use std::os::unix::fs::OpenOptionsExt;
     let mut key = [0u8; KEY_LEN];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut key))
         .map_err(|e| format!("cannot read /dev/urandom: {e}"))?;
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)?;
-        f.write_all(&encode(&key))?;
-        f.sync_all()?;
-        if let Some(d) = path.parent() {
-            std::fs::File::open(d)?.sync_all()?;
-        }
-        Ok(())
-    };
-    write().map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::keyfile::write_atomically(path, &encode(&key), 0o600)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(key)
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::{decode, encode, LEN};
+    use super::{decode, encode, read_or_make, LEN};
 
     #[test]
     fn round_trip_and_every_damage_is_refused() {
@@ -106,5 +109,21 @@ mod tests {
             assert!(decode(&d).is_err(), "byte {i}");
         }
         assert!(decode(&b[..LEN - 1]).is_err());
+    }
+
+    /// Review s31 LOW4: the key is made once, whole (no temporary file left),
+    /// mode 0600, and read back unchanged on the next start.
+    #[test]
+    fn a_made_key_is_read_back_by_the_next_start() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = testkit::TempDir::new("decoy-key");
+        let p = dir.path().join(super::FILE);
+        let key = read_or_make(&p).unwrap();
+        assert_eq!(read_or_make(&p).unwrap(), key);
+        let md = std::fs::metadata(&p).unwrap();
+        assert_eq!(md.permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        std::fs::write(&p, &encode(&key)[..LEN - 1]).unwrap();
+        assert!(read_or_make(&p).is_err());
     }
 }

@@ -6,6 +6,7 @@ mod accounts;
 mod config;
 mod conn;
 mod decoy_key;
+mod keyfile;
 mod metrics;
 mod replica;
 mod replsrc;

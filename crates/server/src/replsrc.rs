@@ -147,6 +147,7 @@ pub fn dump<S: Read + Write>(
         checksum,
         heartbeat: set.heartbeat,
         non_block: d.flags & wire::BINLOG_DUMP_NON_BLOCK != 0,
+        gtid_strict: set.gtid_strict,
     };
     sql::replsrc::mark_dump(sess, true);
     let mut st = Stream {

@@ -38,7 +38,7 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
         .map_err(|e| format!("{PRIVATE_OPT}: cannot read {}: {e}", private.display()))?;
     let keys = wire::RsaKeys::from_private_pem(&pem)
         .map_err(|e| format!("{PRIVATE_OPT}: {}: {e}", private.display()))?;
-    if let Some(w) = unsafe_key_file(&private) {
+    if let Some(w) = crate::keyfile::unsafe_key_file(&private) {
         eprintln!("strata: warning: {PRIVATE_OPT}: {w}");
     }
     match std::fs::read_to_string(&public) {
@@ -63,47 +63,10 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
     Ok(Some(Arc::new(keys)))
 }
 
-/// A warning when the private key file can be read by its group or by anyone
-/// (anyone who can read it can decrypt the passwords clients send with it),
-/// written by them, or belongs to another user than the server's (who can
-/// change it: replace the key clients encrypt their passwords with).
-fn unsafe_key_file(p: &std::path::Path) -> Option<String> {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-    let md = std::fs::metadata(p).ok()?;
-    let mode = md.permissions().mode() & 0o777;
-    // The process's effective uid owns /proc/self.
-    let me = std::fs::metadata("/proc/self").ok().map(|m| m.uid());
-    if me.is_some_and(|me| me != md.uid()) {
-        return Some(format!(
-            "{} belongs to another user (uid {}) than the server's; chown it",
-            p.display(),
-            md.uid()
-        ));
-    }
-    let who = match (mode & 0o044 != 0, mode & 0o022 != 0) {
-        (true, true) => "readable and writable",
-        (true, false) => "readable",
-        (false, true) => "writable",
-        (false, false) => return None,
-    };
-    Some(format!(
-        "{} is {who} by its group or by others (mode {mode:o}); chmod 600 it",
-        p.display(),
-    ))
-}
-
 fn generate(private: &std::path::Path, public: &std::path::Path) -> Result<wire::RsaKeys, String> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let (keys, pem) = wire::RsaKeys::generate(2048)?;
-    let write = |p: &std::path::Path, text: &str, mode: u32| -> std::io::Result<()> {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .open(p)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()
+    let write = |p: &std::path::Path, text: &str, mode: u32| {
+        crate::keyfile::write_atomically(p, text.as_bytes(), mode)
     };
     write(private, &pem, 0o600).map_err(|e| format!("cannot write {}: {e}", private.display()))?;
     write(public, keys.public_pem(), 0o600)

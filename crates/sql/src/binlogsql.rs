@@ -24,7 +24,10 @@ pub fn parse(ws: &[String], sql: &str) -> Option<Result<Stmt>> {
             .to_string()
     };
     Some(Ok(match u.as_slice() {
-        ["SHOW", "MASTER" | "BINLOG", "STATUS"] => Stmt::Show(ShowStmt::MasterStatus),
+        // SHOW BINARY LOG STATUS: MySQL 8.4's name.
+        ["SHOW", "MASTER" | "BINLOG", "STATUS"] | ["SHOW", "BINARY", "LOG", "STATUS"] => {
+            Stmt::Show(ShowStmt::MasterStatus)
+        }
         ["SHOW", "BINARY" | "MASTER", "LOGS"] => Stmt::Show(ShowStmt::BinaryLogs),
         ["SHOW", "BINLOG", "EVENTS", rest @ ..] => {
             let (mut file, mut from, mut limit) = (None, 0u64, None);

@@ -346,7 +346,7 @@ fn run(
             Stmt::Rows(crate::stmt::RowStmt::Insert(_)) | Stmt::Set(_)
         )
     {
-        crate::bulk::end_session_load(s)?;
+        crate::bulk::end_session_load(s, true)?;
     }
     if let Some(i) = crate::com::of(&parsed.stmt) {
         s.count_com_at(i);
@@ -398,7 +398,7 @@ fn run(
             s.stmt_params = (parsed.params.clone(), params.to_vec());
             let r = set::run(s, x)?;
             if s.var_int("strata_bulk_load") == 0 {
-                crate::bulk::end_session_load(s)?;
+                crate::bulk::end_session_load(s, true)?;
             }
             Ok(r)
         }

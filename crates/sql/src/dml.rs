@@ -261,7 +261,7 @@ pub struct InsertResult {
     pub first_auto_id: Option<u64>,
     pub duplicates: u64,
     pub records: u64,
-    /// Duplicate-key errors turned into warnings by IGNORE.
+    /// Duplicate-key and foreign key errors turned into warnings by IGNORE.
     pub ignored: Vec<SqlError>,
     /// 1364 (a NOT NULL column without a default not given) was warned about:
     /// MariaDB warns once per statement.
@@ -290,6 +290,7 @@ pub fn insert(p: &InsertPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             // The selected rows are spooled (to disk past tmp_table_size) before any is
             // inserted: memory stays bounded and the SELECT never sees its own inserts.
             let mut spool = Spool(Sorter::new(vec![], tmp_table_size(env), None));
+            spool.0.set_interrupt(env.interrupt());
             select::execute(sp, txn, env, &mut spool)?;
             let mut rn = 0;
             spool.0.finish(&mut |row| {
@@ -442,14 +443,30 @@ fn insert_row(
                 w.insert(txn, t, &row)?;
                 res.affected += 1;
             }
-            OnDup::Ignore => match w.insert(txn, t, &row) {
-                Ok(_) => res.affected += 1,
-                Err(e @ rel::Error::DupKey(..)) => {
-                    res.duplicates += 1;
-                    res.ignored.push(SqlError::from(e));
+            OnDup::Ignore => {
+                // A foreign key error (1452: no parent; 1451: the expired row
+                // of a TTL table the new one replaces still has RESTRICT
+                // children) skips the row with a warning, counted as a
+                // duplicate, as MariaDB's IGNORE does; what the failed write
+                // buffered (the replaced row's cascades, its binlog row) is
+                // undone and the statement goes on.
+                let sp = txn.savepoint();
+                match w.insert(txn, t, &row) {
+                    Ok(_) => res.affected += 1,
+                    Err(e @ rel::Error::DupKey(..)) => {
+                        res.duplicates += 1;
+                        res.ignored.push(SqlError::from(e));
+                    }
+                    Err(e @ (rel::Error::NoParent(_) | rel::Error::RowReferenced(_))) => {
+                        if !txn.rollback_to_savepoint(&sp).map_err(SqlError::from)? {
+                            return Err(e.into());
+                        }
+                        res.duplicates += 1;
+                        res.ignored.push(SqlError::from(e));
+                    }
+                    Err(e) => return Err(e.into()),
                 }
-                Err(e) => return Err(e.into()),
-            },
+            }
             OnDup::Replace => {
                 let mut guard = 0;
                 while let Some((old, _)) = rt::find_conflict(txn, t, &row)? {
@@ -891,6 +908,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     };
     let keep = limit.map(|l| l.min(usize::MAX as u64) as usize);
     let mut spool = Sorter::new(dirs, tmp_table_size(env), keep);
+    spool.set_interrupt(env.interrupt());
     let mut taken = 0u64;
     // Rows matched so far: the row number in an UPDATE's warnings (MariaDB counts
     // every row read, also those the WHERE clause refuses).

@@ -156,6 +156,15 @@ impl Env for StmtEnv<'_> {
         }
         self.past_deadline()
     }
+    fn interrupt(&self) -> Option<crate::runmerge::Interrupt> {
+        let (proc, inst, deadline) = (self.s.proc.clone(), self.s.inst.clone(), self.deadline);
+        Some(std::sync::Arc::new(move || {
+            if let Some(e) = proc.kill_error() {
+                return Err(e);
+            }
+            deadline_check(deadline, &inst)
+        }))
+    }
     fn view_rows(&self, v: crate::infoschema::View) -> Result<Vec<Vec<Value>>> {
         v.rows(self.s)
     }
@@ -164,23 +173,30 @@ impl Env for StmtEnv<'_> {
 impl StmtEnv<'_> {
     /// The deadline's error once it has passed.
     fn past_deadline(&self) -> Result<()> {
-        let Some((d, maria)) = self.deadline else {
-            return Ok(());
-        };
-        if std::time::Instant::now() < d {
-            return Ok(());
-        }
-        Err(if maria {
-            self.s
-                .inst
-                .counters
-                .statement_timeouts
-                .fetch_add(1, Ordering::Relaxed);
-            SqlError::statement_timeout()
-        } else {
-            SqlError::execution_time_exceeded()
-        })
+        deadline_check(self.deadline, &self.s.inst)
     }
+}
+
+/// The error of a statement past its `deadline` (see `StmtEnv::deadline`),
+/// counted in the instance's statement timeouts for max_statement_time.
+fn deadline_check(
+    deadline: Option<(std::time::Instant, bool)>,
+    inst: &crate::Instance,
+) -> Result<()> {
+    let Some((d, maria)) = deadline else {
+        return Ok(());
+    };
+    if std::time::Instant::now() < d {
+        return Ok(());
+    }
+    Err(if maria {
+        inst.counters
+            .statement_timeouts
+            .fetch_add(1, Ordering::Relaxed);
+        SqlError::statement_timeout()
+    } else {
+        SqlError::execution_time_exceeded()
+    })
 }
 
 pub(crate) fn now_micros() -> i64 {
@@ -252,6 +268,9 @@ macro_rules! forward_session_env {
         }
         fn interrupted(&self) -> crate::error::Result<()> {
             self.$inner.interrupted()
+        }
+        fn interrupt(&self) -> Option<crate::runmerge::Interrupt> {
+            self.$inner.interrupt()
         }
         fn view_rows(
             &self,

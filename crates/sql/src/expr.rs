@@ -146,6 +146,11 @@ pub trait Env {
     fn interrupted(&self) -> Result<()> {
         Ok(())
     }
+    /// `interrupted` as a check a long operation can own and poll (a sort's
+    /// merge of runs); None where nothing can interrupt the statement.
+    fn interrupt(&self) -> Option<crate::runmerge::Interrupt> {
+        None
+    }
     /// Inside a correlated subquery: value `j` of the outer query's row.
     fn correlated(&self, _j: usize) -> Option<&Value> {
         None

@@ -13,12 +13,16 @@ use rel::catalog::privs as p;
 use rel::value::Value;
 use std::time::Duration;
 
-/// Parses SHOW SLAVE HOSTS / SHOW REPLICA HOSTS (None: not one).
+/// Parses SHOW SLAVE HOSTS / SHOW REPLICA HOSTS, and MySQL 8.4's SHOW
+/// REPLICAS (tools that take a non-MariaDB 10.11 for MySQL 8.4 send it)
+/// (None: not one).
 pub fn parse(ws: &[String]) -> Option<Stmt> {
     let up: Vec<String> = ws.iter().map(|w| w.to_ascii_uppercase()).collect();
     let u: Vec<&str> = up.iter().map(|w| w.as_str()).collect();
     match u.as_slice() {
-        ["SHOW", "SLAVE" | "REPLICA", "HOSTS"] => Some(Stmt::Show(ShowStmt::SlaveHosts)),
+        ["SHOW", "SLAVE" | "REPLICA", "HOSTS"] | ["SHOW", "REPLICAS"] => {
+            Some(Stmt::Show(ShowStmt::SlaveHosts))
+        }
         _ => None,
     }
 }
@@ -51,6 +55,9 @@ pub struct DumpSettings {
     /// `@slave_connect_state`: start from this GTID state (MariaDB's
     /// GTID mode) instead of the dump's file and position.
     pub connect_state: Option<String>,
+    /// `@slave_gtid_strict_mode` is on (a GTID start in a hole of the log
+    /// is an error).
+    pub gtid_strict: bool,
 }
 
 /// The shortest heartbeat period a dump keeps (MariaDB's replica refuses
@@ -78,6 +85,11 @@ pub fn dump_settings(s: &Session) -> DumpSettings {
         checksum,
         heartbeat,
         connect_state: user_text(s, "slave_connect_state"),
+        gtid_strict: s
+            .user_vars
+            .get("slave_gtid_strict_mode")
+            .and_then(|v| v.to_i128())
+            .is_some_and(|v| v != 0),
     }
 }
 
@@ -125,6 +137,30 @@ pub fn mark_dump(s: &Session, running: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mysql_84_names_are_aliases() {
+        // MySQL 8.4's names, which tools send to a non-MariaDB server
+        // whose version is at least 8.4 (Strata's 10.11.9-strata).
+        let show = |q: &str| match crate::parse::parse(q) {
+            Ok(p) => match p.stmt {
+                Stmt::Show(ShowStmt::SlaveHosts) => "hosts",
+                Stmt::Show(ShowStmt::MasterStatus) => "status",
+                _ => "other",
+            },
+            Err(_) => "error",
+        };
+        for (q, want) in [
+            ("SHOW REPLICAS", "hosts"),
+            ("show replicas", "hosts"),
+            ("SHOW SLAVE HOSTS", "hosts"),
+            ("SHOW BINARY LOG STATUS", "status"),
+            ("show binary log status", "status"),
+            ("SHOW MASTER STATUS", "status"),
+        ] {
+            assert_eq!(show(q), want, "{q}");
+        }
+    }
 
     #[test]
     fn heartbeat_period_has_a_floor() {

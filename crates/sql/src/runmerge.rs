@@ -7,12 +7,20 @@
 //!
 //! Merging: a binary heap of run heads ordered by (entry, run number), so equal
 //! entries come from the earlier run (whose entries were pushed first): a
-//! stable sort. Each run holds a descriptor until merged, so whenever `FAN_IN`
-//! runs of the same level sit at the end of the list they are merged into one
-//! run of the next level (tiered, like a counter in base `FAN_IN`). The runs
-//! stay in push order, and at most `FAN_IN - 1` runs per level are open (a
-//! level's runs are `FAN_IN` times larger than the level below's), whatever the
-//! input size; each entry costs O(log runs) comparisons per merge.
+//! stable sort. Each run holds a descriptor until merged. A sort of fewer than
+//! `MAX_RUNS` runs writes each entry once and merges every run at the end; at
+//! `MAX_RUNS` runs, `FAN_IN` neighbouring runs of the lowest level that has
+//! that many are merged into one run of the next level (in place: the runs
+//! stay in push order), so at most `MAX_RUNS` run files are open, whatever the
+//! input size, and each entry is written O(log_FAN_IN(runs)) times.
+//!
+//! Memory beyond the sort's budget: merging, a 64 KiB read buffer per run
+//! (`MAX_RUNS` of them at most: 8 MiB) and a 256 KiB write buffer for the
+//! merged run; spilling, the 256 KiB write buffer.
+//!
+//! A merge polls the sort's `Interrupt` (KILL, max_statement_time). A merge
+//! during a spill that fails (an I/O error, an interruption) has consumed its
+//! runs: the sort is then broken and fails every later spill and merge.
 use crate::error::{Result, SqlError};
 use std::cmp::Ordering;
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
@@ -22,8 +30,11 @@ use std::io::{BufReader, BufWriter, Seek, SeekFrom, Write};
 /// Sorts that wrote runs to disk and merged them (MySQL's `Sort_merge_passes`, roughly).
 pub static MERGE_PASSES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Runs merged at once into one of the next level (bounds the open files).
+/// Runs merged at once into one of the next level.
 pub const FAN_IN: usize = 32;
+
+/// Most runs a sort holds (open files): reaching it merges `FAN_IN` of them.
+pub const MAX_RUNS: usize = 128;
 
 /// Fails once the statement must stop (KILL): polled by long merges.
 pub type Interrupt = std::sync::Arc<dyn Fn() -> Result<()> + Send + Sync>;
@@ -46,7 +57,7 @@ pub(crate) trait RunFormat {
 pub(crate) type RunWriter<'a> = BufWriter<&'a mut File>;
 
 /// A sorted run on disk: its file (already unlinked), entry count, and level
-/// (0: spilled from memory; n + 1: merged from `FAN_IN` runs of level n).
+/// (0: spilled from memory; n + 1: merged from `FAN_IN` runs of level n at most).
 struct Run {
     file: File,
     n: u64,
@@ -66,6 +77,10 @@ pub(crate) struct Runs {
     peak_open: usize,
     /// Polled while merging.
     interrupt: Option<Interrupt>,
+    /// Merges done before the final one (while spilling).
+    early_merges: usize,
+    /// A merge while spilling failed, its runs lost: the sort is unusable.
+    broken: bool,
 }
 
 impl Runs {
@@ -100,37 +115,55 @@ impl Runs {
         self.interrupt.as_ref()
     }
 
+    /// Merges done while spilling (before the final merge).
+    pub fn early_merges(&self) -> usize {
+        self.early_merges
+    }
+
     /// Drops every run.
     pub fn clear(&mut self) {
         self.runs.clear();
+        self.broken = false;
+    }
+
+    fn check_broken(&self) -> Result<()> {
+        if self.broken {
+            return Err(SqlError::internal(
+                "sort abandoned after a failed merge of its runs",
+            ));
+        }
+        Ok(())
     }
 
     /// Adds a run spilled from memory: `fill` writes its entries, in order, and
-    /// says how many it wrote. Merges runs as the tiers fill up.
+    /// says how many it wrote. Merges runs once there are `MAX_RUNS`.
     pub fn spill<F: RunFormat>(
         &mut self,
         fmt: &F,
         fill: impl FnOnce(&mut RunWriter<'_>) -> Result<u64>,
     ) -> Result<()> {
+        self.check_broken()?;
         self.peak_open = self.peak_open.max(self.runs.len() + 1);
         let run = write_run(0, fill)?;
         self.runs.push(run);
         self.spilled += 1;
-        self.merge_tail(fmt)
+        let r = self.merge_some(fmt);
+        if r.is_err() {
+            self.broken = true;
+        }
+        r
     }
 
-    /// Merges the last `FAN_IN` runs into one while they are of one level.
-    fn merge_tail<F: RunFormat>(&mut self, fmt: &F) -> Result<()> {
-        while self.runs.len() >= FAN_IN {
-            let start = self.runs.len() - FAN_IN;
-            let level = self.runs[start].level;
-            if self.runs[start..].iter().any(|r| r.level != level) {
-                break;
-            }
+    /// While there are `MAX_RUNS` runs: merges `FAN_IN` neighbouring ones
+    /// into one, in their place (see [`Runs::group`]).
+    fn merge_some<F: RunFormat>(&mut self, fmt: &F) -> Result<()> {
+        while self.runs.len() >= MAX_RUNS {
+            let start = self.group();
             self.peak_open = self.peak_open.max(self.runs.len() + 1);
-            let group = self.runs.split_off(start);
+            let group: Vec<Run> = self.runs.drain(start..start + FAN_IN).collect();
+            let level = group.iter().map(|r| r.level).max().unwrap_or(0) + 1;
             let keep = self.keep.unwrap_or(u64::MAX);
-            let run = write_run(level + 1, |w| {
+            let run = write_run(level, |w| {
                 let mut n = 0u64;
                 merge(group, fmt, self.interrupt.as_ref(), &mut |e| {
                     fmt.write(w, e)?;
@@ -139,9 +172,28 @@ impl Runs {
                 })?;
                 Ok(n)
             })?;
-            self.runs.push(run);
+            self.runs.insert(start, run);
+            self.early_merges += 1;
         }
         Ok(())
+    }
+
+    /// Where the `FAN_IN` runs to merge start: the first `FAN_IN` of the
+    /// lowest level that has that many in a row (the levels only fall along
+    /// the list, so these are the smallest runs: each entry is rewritten once
+    /// per level, as in a tiered merge), else the last `FAN_IN`.
+    fn group(&self) -> usize {
+        let mut found = None;
+        let mut i = 0;
+        while i < self.runs.len() {
+            let level = self.runs[i].level;
+            let j = i + self.runs[i..].iter().take_while(|r| r.level == level).count();
+            if j - i >= FAN_IN && found.is_none_or(|(l, _)| level < l) {
+                found = Some((level, i));
+            }
+            i = j;
+        }
+        found.map_or(self.runs.len().saturating_sub(FAN_IN), |(_, i)| i)
     }
 
     /// Calls `f` with every entry of the runs in order, equal entries in run
@@ -151,6 +203,7 @@ impl Runs {
         fmt: &F,
         f: &mut dyn FnMut(&mut F::Entry) -> Result<bool>,
     ) -> Result<()> {
+        self.check_broken()?;
         MERGE_PASSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         merge(
             std::mem::take(&mut self.runs),

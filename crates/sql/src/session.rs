@@ -396,7 +396,7 @@ impl Session {
     /// (COM_RESET_CONNECTION, COM_CHANGE_USER), so that a failure reaches
     /// the client as that command's error.
     pub fn end_bulk_load(&mut self) -> Result<()> {
-        crate::bulk::end_session_load(self)
+        crate::bulk::end_session_load(self, false)
     }
 
     /// Rolls back the open transaction, if any.
@@ -596,7 +596,7 @@ impl Drop for Session {
     /// A session's prepared statements end with it (max_prepared_stmt_count).
     fn drop(&mut self) {
         // A bulk load still open ends with the session (MyRocks' too).
-        if let Err(e) = crate::bulk::end_session_load(self) {
+        if let Err(e) = crate::bulk::end_session_load(self, false) {
             eprintln!(
                 "strata: bulk load of connection {} failed at its end: {}",
                 self.conn_id, e.msg

@@ -3,7 +3,8 @@
 //! file and the runs are merged at the end (an external merge sort). With a LIMIT only the
 //! first `offset + limit` rows can be sent, so only that many are kept (top-N). Runs and
 //! their merge are `runmerge`'s (shared with `keysort`): unlinked temporary files, merged
-//! through a heap, tiered so that open run files stay bounded.
+//! through a heap, tiered so that open run files stay bounded, polling the statement's
+//! KILL and deadline (`set_interrupt`).
 //!
 //! A key may be given a collation (`Sorter::collated`): its strings are then held as they
 //! are and compared under the collation in place (`Collation::compares_in_place`: `_bin`
@@ -306,6 +307,19 @@ impl Sorter {
         self.runs.peak_open()
     }
 
+    /// Runs merged before the final merge (see `runmerge::MAX_RUNS`).
+    pub fn early_merges(&self) -> usize {
+        self.runs.early_merges()
+    }
+
+    /// Polls `check` while merging runs: KILL and the statement's deadline
+    /// stop a long merge (see `Env::interrupt`).
+    pub fn set_interrupt(&mut self, check: Option<crate::runmerge::Interrupt>) {
+        if let Some(c) = check {
+            self.runs.set_interrupt(c);
+        }
+    }
+
     /// Calls `f` with each row in order until it returns false.
     pub fn finish(self, f: &mut dyn FnMut(Vec<Value>) -> Result<bool>) -> Result<()> {
         self.finish_rows(&mut |(out, _)| f(out))
@@ -589,11 +603,12 @@ mod tests {
             }
             let (runs, peak) = (s.spilled_runs(), s.peak_open_runs());
             assert!(
-                runs > 2 * crate::runmerge::FAN_IN,
+                runs > crate::runmerge::MAX_RUNS + crate::runmerge::FAN_IN,
                 "SEED={seed}: only {runs} runs"
             );
+            assert!(s.early_merges() > 0, "SEED={seed}");
             assert!(
-                peak < 2 * crate::runmerge::FAN_IN,
+                peak <= crate::runmerge::MAX_RUNS + 1,
                 "SEED={seed}: {peak} run files open at once for {runs} runs"
             );
             let mut out = Vec::new();
@@ -604,6 +619,64 @@ mod tests {
             .unwrap();
             same_rows(&out, &want[..keep.unwrap_or(want.len())], seed);
         }
+    }
+
+    /// Review of the bulk fixes (s31): fewer than `MAX_RUNS` runs are merged
+    /// once, at the end (each row written once), not in tiers of `FAN_IN`
+    /// while they are spilled.
+    #[test]
+    fn fewer_than_max_runs_are_merged_only_at_the_end() {
+        let seed = testkit::seed("fewer_than_max_runs_are_merged_only_at_the_end");
+        let input = rows(30_000, seed);
+        let mut s = Sorter::new(vec![false, false], 64 << 10, None);
+        for r in input.clone() {
+            s.push(r).unwrap();
+        }
+        let runs = s.spilled_runs();
+        assert!(
+            (2 * crate::runmerge::FAN_IN..crate::runmerge::MAX_RUNS).contains(&runs),
+            "SEED={seed}: {runs} runs"
+        );
+        assert_eq!(s.early_merges(), 0, "SEED={seed}: {runs} runs");
+        assert_eq!(s.peak_open_runs(), runs, "SEED={seed}");
+        let mut n = 0;
+        s.finish(&mut |_| {
+            n += 1;
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(n, input.len());
+    }
+
+    /// An interruption (KILL) stops a merge of runs while they are spilled;
+    /// its runs are then lost, and the sort refuses to go on (before, the
+    /// next merge gave the rows of the runs left, silently short).
+    #[test]
+    fn an_interrupted_merge_breaks_the_sort() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let seed = testkit::seed("an_interrupted_merge_breaks_the_sort");
+        let killed = Arc::new(AtomicBool::new(false));
+        let mut s = Sorter::new(vec![false, false], 64 << 10, None);
+        let k = killed.clone();
+        s.set_interrupt(Some(Arc::new(move || match k.load(Ordering::Relaxed) {
+            true => Err(SqlError::query_interrupted()),
+            false => Ok(()),
+        })));
+        killed.store(true, Ordering::Relaxed);
+        let mut failed = None;
+        for (i, r) in rows(200_000, seed).into_iter().enumerate() {
+            if let Err(e) = s.push(r) {
+                failed = Some((i, e));
+                break;
+            }
+        }
+        let (i, e) = failed.expect("the merge at MAX_RUNS runs polls the interruption");
+        assert_eq!(e.code, 1317, "SEED={seed}: {e:?}");
+        assert_eq!(s.spilled_runs(), crate::runmerge::MAX_RUNS, "SEED={seed}: row {i}");
+        killed.store(false, Ordering::Relaxed);
+        let e = s.finish(&mut |_| Ok(true)).expect_err("broken");
+        assert!(e.msg.contains("abandoned"), "SEED={seed}: {e:?}");
     }
 
     /// Strings of a few characters that compare equal under general_ci in

@@ -165,6 +165,8 @@ pub struct Tail {
     sorter: Sorter,
     /// Rows past DISTINCT (FOUND_ROWS with SQL_CALC_FOUND_ROWS).
     pub total: u64,
+    /// Polled by the sorts' merges (KILL, the statement's deadline).
+    interrupt: Option<crate::runmerge::Interrupt>,
 }
 
 struct Dedup {
@@ -210,7 +212,14 @@ impl Tail {
             }),
             sorter: Sorter::collated(dirs, key_colls, budget, keep),
             total: 0,
+            interrupt: None,
         }
+    }
+
+    /// Polls `check` while the sorts merge runs (see `Env::interrupt`).
+    pub fn set_interrupt(&mut self, check: Option<crate::runmerge::Interrupt>) {
+        self.sorter.set_interrupt(check.clone());
+        self.interrupt = check;
     }
 
     /// Adds an output row with its ORDER BY keys.
@@ -228,10 +237,14 @@ impl Tail {
                 let mut row = out;
                 row.extend(keys);
                 row.push(Value::UInt(width as u64));
-                let budget = d.budget;
+                let (budget, check) = (d.budget, &self.interrupt);
                 return d
                     .spill
-                    .get_or_insert_with(|| Sorter::new(vec![false], budget, None))
+                    .get_or_insert_with(|| {
+                        let mut s = Sorter::new(vec![false], budget, None);
+                        s.set_interrupt(check.clone());
+                        s
+                    })
                     .push((row, vec![Value::Bytes(img)]));
             }
             d.bytes += 64 + img.len() * 2;

@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 /// that word switch to their MariaDB dialect (SQLAlchemy and Django use
 /// INSERT ... RETURNING with MariaDB 10.5+); MySQL drivers and ORMs
 /// compare the version with MySQL's and, 10.11 being above every 8.0.x,
-/// take the same MySQL 8 paths as before. docs/REPLICATION.md has the
+/// take the same MySQL 8.0 paths as before (their gates are at 8.0.x; the
+/// MySQL 8.4 names tools send to a non-MariaDB server above 8.4, SHOW
+/// BINARY LOG STATUS and SHOW REPLICAS, are aliases). docs/REPLICATION.md has the
 /// reasoning; `--server-version` overrides it.
 pub const VERSION: &str = "10.11.9-strata-0.1.0";
 

@@ -12,9 +12,10 @@ fn q(s: &mut Session, sql: &str) -> Vec<String> {
     common::texts(common::q(s, sql))
 }
 
-#[test]
-fn order_by_spills_to_disk_and_agrees_with_memory() {
-    let dir = testkit::unique_temp_path("sql-sort");
+/// A new instance in a temporary directory and a root session in its
+/// database `d`.
+fn open(name: &str) -> (std::path::PathBuf, std::sync::Arc<Instance>, Session) {
+    let dir = testkit::unique_temp_path(name);
     let inst = Instance::open(
         &dir,
         &InstanceOptions {
@@ -26,6 +27,12 @@ fn order_by_spills_to_disk_and_agrees_with_memory() {
     let mut s = inst.session(1, "root", None);
     q(&mut s, "CREATE DATABASE d");
     q(&mut s, "USE d");
+    (dir, inst, s)
+}
+
+#[test]
+fn order_by_spills_to_disk_and_agrees_with_memory() {
+    let (dir, inst, mut s) = open("sql-sort");
     q(
         &mut s,
         "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(40))",
@@ -76,18 +83,7 @@ fn order_by_spills_to_disk_and_agrees_with_memory() {
 /// order, in memory and spilled, with OFFSET and SQL_CALC_FOUND_ROWS.
 #[test]
 fn distinct_on_sorted_keys_agrees_with_the_hash_set() {
-    let dir = testkit::unique_temp_path("sql-sort-distinct");
-    let inst = Instance::open(
-        &dir,
-        &InstanceOptions {
-            sync_on_commit: false,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let mut s = inst.session(1, "root", None);
-    q(&mut s, "CREATE DATABASE d");
-    q(&mut s, "USE d");
+    let (dir, inst, mut s) = open("sql-sort-distinct");
     q(
         &mut s,
         "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(40), b VARCHAR(40) COLLATE utf8mb4_bin, u VARCHAR(40) COLLATE utf8mb4_unicode_ci)",
@@ -193,4 +189,55 @@ fn distinct_with_order_by_merges_equal_numbers_of_different_kinds() {
     let sorted = q(&mut s, "SELECT DISTINCT d FROM f ORDER BY d");
     let hashed = q(&mut s, "SELECT DISTINCT d FROM f");
     assert_eq!(sorted.len(), hashed.len(), "{sorted:?} vs {hashed:?}");
+}
+
+/// Review of the bulk fixes (s31, MED): a spilled ORDER BY polls KILL and the
+/// statement's deadline while it merges its runs. The client here is slow: a
+/// KILL QUERY sent after its tenth row stops the merge within `POLL_EVERY`
+/// rows with 1317 (before, every row was sent and the statement succeeded).
+#[test]
+fn kill_query_stops_the_merge_of_a_spilled_sort() {
+    use sql::result::{ColumnInfo, ResultSink};
+    use sql::Value;
+    struct KillAfter {
+        killer: Session,
+        rows: usize,
+    }
+    impl ResultSink for KillAfter {
+        fn columns(&mut self, _: &[ColumnInfo]) -> sql::Result<()> {
+            Ok(())
+        }
+        fn row(&mut self, _: &[Value]) -> sql::Result<()> {
+            self.rows += 1;
+            if self.rows == 10 {
+                q(&mut self.killer, "KILL QUERY 1");
+            }
+            Ok(())
+        }
+    }
+    let (dir, inst, mut s) = open("sql-sort-kill");
+    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(40))");
+    for chunk in 0..20 {
+        let vals: Vec<String> = (0..1000)
+            .map(|i| format!("({}, 'c{}')", chunk * 1000 + i, (i * 7919) % 1000))
+            .collect();
+        q(&mut s, &format!("INSERT INTO t VALUES {}", vals.join(",")));
+    }
+    q(&mut s, "SET SESSION tmp_table_size = 65536");
+    let before = sql::sort::MERGE_PASSES.load(Ordering::Relaxed);
+    let mut sink = KillAfter {
+        killer: inst.session(2, "root", None),
+        rows: 0,
+    };
+    let e = s
+        .query("SELECT id, c FROM t ORDER BY c, id", &mut sink)
+        .expect_err("killed");
+    assert_eq!(e.code, 1317, "{e:?}");
+    assert!(sink.rows < 20_000, "{} rows sent", sink.rows);
+    assert!(sql::sort::MERGE_PASSES.load(Ordering::Relaxed) > before);
+    // The session goes on.
+    assert_eq!(q(&mut s, "SELECT COUNT(*) FROM t"), ["20000"]);
+    drop(s);
+    let _ = inst.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+use common::ttl::{insert_at, ttl_parent_with_children};
 use common::{check_ok, fails, q, rows, session_in_d, TestDb};
 use sql::Session;
 use std::sync::{Mutex, MutexGuard};
@@ -77,13 +78,6 @@ fn ids(db: &TestDb, name: &str) -> (u32, u32) {
     let st = db.catalog.state();
     let t = st.table("d", name).unwrap();
     (t.def.pk.id, t.def.secondary[0].id)
-}
-
-/// Inserts `values` with row times `secs` seconds from now.
-fn insert_at(s: &mut Session, secs: i64, sql: &str) {
-    q(s, &format!("SET GLOBAL strata_debug_ttl_rec_ts = {secs}"));
-    q(s, sql);
-    q(s, "SET GLOBAL strata_debug_ttl_rec_ts = 0");
 }
 
 #[test]
@@ -795,20 +789,7 @@ fn inserting_over_an_expired_parent_acts_on_its_children() {
     let _g = serial();
     let db = TestDb::open("ttl-fk-parent");
     let mut s = session_in_d(&db);
-    q(
-        &mut s,
-        "CREATE TABLE p (id INT PRIMARY KEY, k INT, UNIQUE KEY uk (k)) COMMENT='ttl_duration=100;'",
-    );
-    q(
-        &mut s,
-        "CREATE TABLE c (id INT PRIMARY KEY, pk INT, KEY kp (pk), \
-         FOREIGN KEY (pk) REFERENCES p (k) ON DELETE CASCADE)",
-    );
-    q(
-        &mut s,
-        "CREATE TABLE r (id INT PRIMARY KEY, pid INT, KEY kp (pid), \
-         FOREIGN KEY (pid) REFERENCES p (id), FOREIGN KEY (pid) REFERENCES p (k))",
-    );
+    ttl_parent_with_children(&mut s, "INT", &["id", "k"]);
     insert_at(
         &mut s,
         -300,

@@ -119,6 +119,8 @@ struct Staged {
     value: Vec<u8>,
     row: Vec<Value>,
     hidden: Option<u64>,
+    /// When it was added (a TTL table's row time without a TTL column).
+    stamp: u64,
 }
 
 /// One bulk load into one table.
@@ -137,12 +139,14 @@ pub struct BulkLoad {
     interrupt: Option<Interrupt>,
     /// Entries read back from the direct files into the sort.
     read_back: u64,
+    /// Memory of the sorts together (see `BulkLoad::new`).
+    budget: usize,
 }
 
-/// True when `t` can be loaded in bulk: not a TTL table, no foreign key of its own (their
-/// checks need the transaction path), no index being built and no online
-/// rebuild, and no entry under any of its index ids (read at the latest
-/// state; the caller holds writers out).
+/// True when `t` can be loaded in bulk: not a TTL table with a TTL column, no foreign
+/// key of its own (their checks need the transaction path), no index being built and no
+/// online rebuild, and no entry under any of its index ids (read at the latest state;
+/// the caller holds writers out).
 pub fn eligible(db: &lsm::Db, t: &Table) -> Result<bool> {
     if !t.def.foreign_keys.is_empty() || !t.building.is_empty() || t.shadow.is_some() {
         return Ok(false);
@@ -152,8 +156,11 @@ pub fn eligible(db: &lsm::Db, t: &Table) -> Result<bool> {
     if t.def.indexes().any(|ix| ix.cf != t.def.pk.cf) {
         return Ok(false);
     }
-    // A TTL table's secondary entries hold their row's time: row by row.
-    if t.def.ttl.is_some() {
+    // A TTL column may give a row that has expired already, which duplicate
+    // checks must not see (the row path's rule); the sorts know nothing of
+    // it: row by row. Without one, each row's time is when it was added (its
+    // secondary entries carry it too: `push_entry`), never expired yet.
+    if t.def.ttl.is_some_and(|ttl| ttl.col.is_some()) {
         return Ok(false);
     }
     let snap = db.snapshot();
@@ -172,10 +179,18 @@ fn internal(e: rel::Error) -> SqlError {
 impl BulkLoad {
     /// Starts a load of `t`; `ordered`: rows come in primary key order.
     /// `budget`: memory of the load's sorts together (`strata_merge_buf_size`),
-    /// shared out among the primary key's and each secondary index's; past
-    /// its share a sort spills to disk.
+    /// shared out among the sorts in use; past its share a sort spills to
+    /// disk. The primary key's sort and the secondary indexes' never hold
+    /// entries at once: the secondary sorts share the budget while the keys
+    /// come in order (an ordered load, or a sorted one until a key does
+    /// not), the primary key's has it alone once the rows are sorted (the
+    /// secondary entries are dropped then, and made again from the sorted
+    /// rows), and the secondary sorts share what it holds not at the end,
+    /// while it gives back its rows (see `finish`). Each sort gets at least
+    /// 64 KiB.
     pub fn new(db: &lsm::Db, t: Arc<Table>, ordered: bool, budget: usize) -> Result<BulkLoad> {
-        let budget = budget / (1 + t.def.secondary.len());
+        let total = budget;
+        let share = budget / t.def.secondary.len().max(1);
         // Entries are written in their family's order (descending bytes in
         // a reverse one).
         let rev =
@@ -191,14 +206,14 @@ impl BulkLoad {
             Primary::Sorted(Box::new(Unsorted {
                 direct: Some(db.bulk_writer(rel::cf::of(db, &t.def.pk)?)?),
                 last: None,
-                sort: KeySorter::new(rev_pk, budget),
+                sort: KeySorter::new(rev_pk, total),
             }))
         };
         let secondary = t
             .def
             .secondary
             .iter()
-            .map(|ix| Ok((ix.clone(), KeySorter::new(rev(ix)?, budget))))
+            .map(|ix| Ok((ix.clone(), KeySorter::new(rev(ix)?, share))))
             .collect::<Result<_>>()?;
         Ok(BulkLoad {
             table: t,
@@ -209,7 +224,17 @@ impl BulkLoad {
             broken: false,
             interrupt: None,
             read_back: 0,
+            budget: total,
         })
+    }
+
+    /// The memory budget of each sort that holds entries now: the
+    /// primary key's once the rows are sorted, else each secondary index's.
+    pub fn sort_budgets(&self) -> Vec<usize> {
+        match &self.primary {
+            Primary::Sorted(u) if u.direct.is_none() => vec![u.sort.budget()],
+            _ => self.secondary.iter().map(|(_, s)| s.budget()).collect(),
+        }
     }
 
     /// Polls `check` (every few thousand entries) while the load reads back,
@@ -241,7 +266,8 @@ impl BulkLoad {
             .hidden_pk
             .then(|| t.hidden_next.fetch_add(1, Ordering::SeqCst));
         let key = rt::pk_key(def, row, hidden).map_err(internal)?;
-        let value = rt::row_value(def, row);
+        let stamp = rel::ttl::stamp_now();
+        let value = rt::row_value_at(def, row, stamp);
         match &mut self.primary {
             Primary::Ordered(_, last, staged) => {
                 let prev = staged.last().map(|s| &s.key).or(last.as_ref());
@@ -259,6 +285,7 @@ impl BulkLoad {
                         row.to_vec()
                     },
                     hidden,
+                    stamp,
                 });
             }
             Primary::Sorted(u) => {
@@ -270,7 +297,7 @@ impl BulkLoad {
                     {
                         w.put(&key, &value)?;
                         for (ix, s) in &mut self.secondary {
-                            push_entry(s, def, ix, row, hidden)?;
+                            push_entry(s, def, ix, row, hidden, stamp)?;
                         }
                         u.last = Some(key);
                         self.rows += 1;
@@ -279,7 +306,11 @@ impl BulkLoad {
                     // The first key out of order (or repeated): the rows so
                     // far join the sort, ahead of the rest (a repeated key's
                     // first row stays first), and the secondary entries are
-                    // made again from the sorted rows at the end.
+                    // made again from the sorted rows at the end (dropped
+                    // first: the sort has the whole budget).
+                    for (_, s) in &mut self.secondary {
+                        s.clear();
+                    }
                     if let Some(w) = u.direct.take() {
                         let (sort, check, n) =
                             (&mut u.sort, self.interrupt.as_ref(), &mut self.read_back);
@@ -287,9 +318,6 @@ impl BulkLoad {
                             Self::poll(check, n)?;
                             sort.push(k, v)
                         })?;
-                    }
-                    for (_, s) in &mut self.secondary {
-                        s.clear();
                     }
                 }
                 u.sort.push(&key, &value)?;
@@ -311,7 +339,7 @@ impl BulkLoad {
             for st in staged.drain(..) {
                 w.put(&st.key, &st.value)?;
                 for (ix, s) in &mut self.secondary {
-                    push_entry(s, def, ix, &st.row, st.hidden)?;
+                    push_entry(s, def, ix, &st.row, st.hidden, st.stamp)?;
                 }
                 *last = Some(st.key);
                 self.rows += 1;
@@ -366,6 +394,13 @@ impl BulkLoad {
                     done.counts.streamed = self.rows;
                 }
                 Unsorted { sort: s, .. } => {
+                    // The secondary sorts fill while the rows come out of
+                    // this one: they share what it does not hold meanwhile.
+                    let left = self.budget.saturating_sub(s.finish_memory());
+                    let share = left / self.secondary.len().max(1);
+                    for (_, sec) in &mut self.secondary {
+                        sec.set_budget(share)?;
+                    }
                     let mut w = db.bulk_writer(rel::cf::of(db, &def.pk)?)?;
                     // The row held back until the next key shows it is not repeated.
                     let mut held: Option<(Vec<u8>, Vec<u8>)> = None;
@@ -376,7 +411,8 @@ impl BulkLoad {
                         if !secondary.is_empty() {
                             let row = rt::decode_row(def, k, v, None).map_err(internal)?;
                             for (ix, s) in secondary.iter_mut() {
-                                push_entry(s, def, ix, &row.values, row.hidden)?;
+                                let stamp = row.stamp.unwrap_or(0);
+                                push_entry(s, def, ix, &row.values, row.hidden, stamp)?;
                             }
                         }
                         Ok(())
@@ -423,13 +459,16 @@ impl BulkLoad {
         // writes the files of one index while the next index's entries are
         // merged, as before), not at the ingestion: at most two writer threads
         // and their batches at a time, whatever the number of indexes.
+        let sk_len = rt::sk_value(def, &[], 0).len();
         for (ix, s) in self.secondary {
             let mut w = db.bulk_writer(rel::cf::of(db, &ix)?)?;
             let (mut prev, mut prev_len) = (Vec::new(), 0usize);
             s.finish(&mut |k, payload| {
                 // (`s` polls the interruption check.)
-                // Non-unique entries have no payload; unique ones the length
-                // of the unique prefix (u32 little-endian) and the key's text.
+                // The entry's value first (a TTL table's row time), then for
+                // a unique entry the length of the unique prefix (u32
+                // little-endian) and the key's text.
+                let (value, payload) = payload.split_at(sk_len.min(payload.len()));
                 let (len, text) = match payload.split_first_chunk::<4>() {
                     Some((len, text)) => (u32::from_le_bytes(*len) as usize, text),
                     None => (0, &[][..]),
@@ -438,7 +477,7 @@ impl BulkLoad {
                     let text = String::from_utf8_lossy(text).into_owned();
                     return Err(SqlError::dup_entry(&text, &ix.name));
                 }
-                w.put(k, &[])?;
+                w.put(k, value)?;
                 prev.clear();
                 prev.extend_from_slice(k);
                 prev_len = len;
@@ -464,21 +503,23 @@ impl BulkLoad {
 }
 
 /// Pushes row's entry of secondary index `ix` into its sort: the key, and
-/// for a unique index with no NULL the length of its unique prefix and the
-/// key's text (for 1062).
+/// as payload the entry's value (`rt::sk_value`: empty, or in a TTL table
+/// the row's time, `stamp` the row's) followed, for a unique index with no
+/// NULL, by the length of its unique prefix and the key's text (for 1062).
 fn push_entry(
     s: &mut KeySorter,
     def: &rel::schema::TableDef,
     ix: &Index,
     row: &[Value],
     hidden: Option<u64>,
+    stamp: u64,
 ) -> Result<()> {
     let (k, split) = rt::sk_key_split(def, ix, row, hidden).map_err(internal)?;
+    let mut payload = rt::sk_value(def, row, stamp);
     let unique = ix.unique && ix.columns.iter().all(|&c| !row[c].is_null());
-    if !unique {
-        return s.push(&k, &[]);
+    if unique {
+        payload.extend_from_slice(&(split as u32).to_le_bytes());
+        payload.extend_from_slice(rt::key_text(ix, row).as_bytes());
     }
-    let mut payload = (split as u32).to_le_bytes().to_vec();
-    payload.extend_from_slice(rt::key_text(ix, row).as_bytes());
     s.push(&k, &payload)
 }

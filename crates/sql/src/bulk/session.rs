@@ -29,10 +29,18 @@ pub struct SessionLoad {
 /// the load began with). The error says that the load's rows are lost
 /// (`SqlError::bulk_load_lost`): the statement that ended the load gets
 /// it, not having run.
-pub(crate) fn end_session_load(s: &mut crate::session::Session) -> Result<()> {
-    let Some(b) = s.bulk.take() else {
+/// `killable`: a statement ends it, whose KILL stops the sorts and merges
+/// (losing the rows); not when the session ends or is replaced.
+pub(crate) fn end_session_load(s: &mut crate::session::Session, killable: bool) -> Result<()> {
+    let Some(mut b) = s.bulk.take() else {
         return Ok(());
     };
+    // (Replacing the check of the last INSERT, whose deadline has passed.)
+    let proc = s.proc.clone();
+    b.load.set_interrupt(std::sync::Arc::new(move || match killable {
+        true => proc.kill_error().map_or(Ok(()), Err),
+        false => Ok(()),
+    }));
     s.proc.set_state("End bulk insert");
     let (name, rows) = (table_name(&b), b.load.rows());
     let done = b
@@ -59,17 +67,17 @@ pub(crate) fn session_insert(
 ) -> Result<Option<crate::result::Outcome>> {
     use crate::dml::{InsertSource, OnDup};
     let InsertSource::Values(rows) = &p.source else {
-        end_session_load(s)?;
+        end_session_load(s, true)?;
         return Ok(None);
     };
     if !matches!(p.on_dup, OnDup::Error) || p.view_check.is_some() {
-        end_session_load(s)?;
+        end_session_load(s, true)?;
         return Ok(None);
     }
     // The load is not a transaction: in one (or with autocommit off) rows
     // go the ordinary way, after the rows loaded so far are ingested.
     if s.explicit() || !s.autocommit() {
-        end_session_load(s)?;
+        end_session_load(s, true)?;
         return Ok(None);
     }
     let same = s
@@ -77,7 +85,7 @@ pub(crate) fn session_insert(
         .as_ref()
         .is_some_and(|b| std::sync::Arc::ptr_eq(&b.load.table, &p.table));
     if !same {
-        end_session_load(s)?;
+        end_session_load(s, true)?;
         let paused = s.pause_for_ddl();
         let f = crate::ddl::Frozen::new(s, &p.table);
         if paused {
@@ -103,6 +111,10 @@ pub(crate) fn session_insert(
     s.proc.progress_init(1, "Bulk loading", "rows");
     let (result, warnings) = {
         let env = crate::env::StmtEnv::new(s, params);
+        // This statement's KILL and deadline stop the load's merges meanwhile.
+        if let Some(check) = crate::expr::Env::interrupt(&env) {
+            b.load.set_interrupt(check);
+        }
         let st = s.inst.catalog.state();
         let r = (|| -> Result<crate::dml::InsertResult> {
             let w = s.writer(&st);

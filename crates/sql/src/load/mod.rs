@@ -467,10 +467,10 @@ fn load<R: Read>(
             };
             let cat = &s.inst.catalog;
             let mut bl = BulkLoad::new(cat.db(), plan.table.clone(), false, budget)?;
-            let proc = s.proc.clone();
-            bl.set_interrupt(std::sync::Arc::new(move || {
-                proc.kill_error().map_or(Ok(()), Err)
-            }));
+            // KILL and max_statement_time stop the sorts and the merges too.
+            if let Some(check) = crate::expr::Env::interrupt(&env) {
+                bl.set_interrupt(check);
+            }
             let records = for_each_line(l, map, cs, rd, &env, &mut |rn, given| {
                 ins.row(&mut txn, rn, given, Some(&mut bl))
             })?;

@@ -28,7 +28,7 @@ impl Src {
         };
         let inst = Instance::open(&dir.0, &o).unwrap();
         let r = &inst.replica;
-        let app = Applier::new(inst.clone(), r.store.cf, r.shared.clone());
+        let app = Applier::new(inst.clone(), r.store.cf().unwrap(), r.shared.clone());
         Src {
             inst,
             app,

@@ -106,7 +106,12 @@ pub(crate) fn run(
         .unwrap_or(0) as u32;
     let max_wait = Duration::from_secs(cfg.connect_retry.max(1) as u64);
     let mut backoff = Duration::from_millis(500);
-    let mut applier = Applier::new(inst, store.cf, shared.clone());
+    // (The family exists: CHANGE MASTER made it, saving the configuration.)
+    let cf = match store.cf() {
+        Ok(cf) => cf,
+        Err(e) => return stopped(&shared, Some(Fault::Sql(e.code, e.msg))),
+    };
+    let mut applier = Applier::new(inst, cf, shared.clone());
     let fault = loop {
         if stopping(&shared) {
             break None;
@@ -211,6 +216,11 @@ pub(crate) fn run(
             Some(f) => break Some(f),
         }
     };
+    stopped(&shared, fault)
+}
+
+/// The replica's status once its thread ends, `fault` its reason if any.
+fn stopped(shared: &Shared, fault: Option<Fault>) {
     let mut st = shared.status();
     st.io_running = IoState::No;
     st.sql_running = false;

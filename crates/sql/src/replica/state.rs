@@ -1,5 +1,5 @@
-//! The replica's durable state in the `__replica__` column family: its
-//! configuration (CHANGE MASTER TO, key `cfg`) and the applied position
+//! The replica's durable state in the `__replica__` column family (made at
+//! the first CHANGE MASTER TO): its configuration (CHANGE MASTER TO, key `cfg`) and the applied position
 //! (key `pos`: the source's file and offset after the last applied
 //! transaction and @@gtid_slave_pos), which the applier writes in the same
 //! transaction as the rows it applies, so after any crash the position and
@@ -167,44 +167,65 @@ fn decode_config(v: &[u8]) -> Result<Config> {
     })
 }
 
-/// The column family and its two keys.
+/// The column family and its two keys. The family is made at the first
+/// write (CHANGE MASTER TO), not in every datadir: until then the
+/// configuration is none and the position the default.
 #[derive(Clone)]
 pub(crate) struct Store {
     db: Db,
-    pub(crate) cf: ColumnFamily,
+    cf: std::sync::Arc<std::sync::Mutex<Option<ColumnFamily>>>,
 }
 
 impl Store {
     pub(crate) fn open(db: &Db) -> Result<Store> {
-        let cf = db.ensure_cf(CF_NAME)?;
-        Ok(Store { db: db.clone(), cf })
+        Ok(Store {
+            db: db.clone(),
+            cf: std::sync::Arc::new(std::sync::Mutex::new(db.cf(CF_NAME))),
+        })
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<ColumnFamily>> {
+        self.cf.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The family, made if missing.
+    pub(crate) fn cf(&self) -> Result<ColumnFamily> {
+        let mut slot = self.slot();
+        if let Some(cf) = *slot {
+            return Ok(cf);
+        }
+        let cf = self.db.ensure_cf(CF_NAME)?;
+        *slot = Some(cf);
+        Ok(cf)
+    }
+
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let Some(cf) = *self.slot() else {
+            return Ok(None);
+        };
+        Ok(self.db.get_cf(&lsm::ReadOptions::default(), cf, key)?)
     }
 
     pub(crate) fn load_config(&self) -> Result<Option<Config>> {
-        match self
-            .db
-            .get_cf(&lsm::ReadOptions::default(), self.cf, KEY_CFG)?
-        {
+        match self.get(KEY_CFG)? {
             Some(v) => Ok(Some(decode_config(&v)?)),
             None => Ok(None),
         }
     }
 
     pub(crate) fn load_position(&self) -> Result<Position> {
-        match self
-            .db
-            .get_cf(&lsm::ReadOptions::default(), self.cf, KEY_POS)?
-        {
+        match self.get(KEY_POS)? {
             Some(v) => decode_position(&v),
             None => Ok(Position::default()),
         }
     }
 
     fn write(&self, key: &[u8], v: Option<Vec<u8>>) -> Result<()> {
+        let cf = self.cf()?;
         let mut b = lsm::WriteBatch::new();
         match v {
-            Some(v) => b.put_cf(self.cf.0, key, &v),
-            None => b.delete_cf(self.cf.0, key),
+            Some(v) => b.put_cf(cf.0, key, &v),
+            None => b.delete_cf(cf.0, key),
         }
         // WriteOptions' default syncs the WAL.
         self.db.write(lsm::WriteOptions::default(), b)?;

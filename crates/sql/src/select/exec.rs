@@ -214,6 +214,9 @@ pub fn execute_counted(
             if calc { None } else { keep },
         )
     });
+    if let Some(t) = &mut tail {
+        t.set_interrupt(env.interrupt());
+    }
     let mut grouper = p
         .agg
         .as_ref()

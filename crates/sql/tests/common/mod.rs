@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 use sql::result::Collect;
 use sql::{Session, Value};
+pub mod ttl;
 
 /// Runs one statement, panicking with the statement on error; its rows.
 pub fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {

@@ -20,9 +20,9 @@
 pub mod decode;
 pub mod dump;
 mod dumpgtid;
-mod gtidindex;
 pub mod event;
 mod filestart;
+mod gtidindex;
 pub mod log;
 pub mod parse;
 pub mod record;

@@ -187,7 +187,10 @@ impl Runs {
         let mut i = 0;
         while i < self.runs.len() {
             let level = self.runs[i].level;
-            let j = i + self.runs[i..].iter().take_while(|r| r.level == level).count();
+            let j = i + self.runs[i..]
+                .iter()
+                .take_while(|r| r.level == level)
+                .count();
             if j - i >= FAN_IN && found.is_none_or(|(l, _)| level < l) {
                 found = Some((level, i));
             }

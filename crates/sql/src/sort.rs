@@ -673,7 +673,11 @@ mod tests {
         }
         let (i, e) = failed.expect("the merge at MAX_RUNS runs polls the interruption");
         assert_eq!(e.code, 1317, "SEED={seed}: {e:?}");
-        assert_eq!(s.spilled_runs(), crate::runmerge::MAX_RUNS, "SEED={seed}: row {i}");
+        assert_eq!(
+            s.spilled_runs(),
+            crate::runmerge::MAX_RUNS,
+            "SEED={seed}: row {i}"
+        );
         killed.store(false, Ordering::Relaxed);
         let e = s.finish(&mut |_| Ok(true)).expect_err("broken");
         assert!(e.msg.contains("abandoned"), "SEED={seed}: {e:?}");

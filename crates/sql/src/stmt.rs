@@ -190,9 +190,13 @@ pub enum DdlStmt {
     AlterTable(Box<ast::AlterTable>),
     /// RENAME TABLE a TO b [, c TO d ...] (old, new).
     RenameTables(Vec<(ast::ObjectName, ast::ObjectName)>),
+    /// DROP [TEMPORARY] TABLE. Strata has no temporary tables (CREATE TEMPORARY TABLE is
+    /// 1235), so DROP TEMPORARY TABLE names no table there is: every name is unknown (1051,
+    /// a note with IF EXISTS) and no permanent table of that name is ever touched.
     DropTables {
         names: Vec<ast::ObjectName>,
         if_exists: bool,
+        temporary: bool,
     },
     DropDatabase {
         name: String,
@@ -476,9 +480,19 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
             if_exists,
             names,
             table,
+            temporary,
             ..
         } => Stmt::Ddl(match object_type {
-            ast::ObjectType::Table => DdlStmt::DropTables { names, if_exists },
+            ast::ObjectType::Table => DdlStmt::DropTables {
+                names,
+                if_exists,
+                temporary,
+            },
+            _ if temporary => {
+                return Err(SqlError::unsupported(format!(
+                    "DROP TEMPORARY {object_type}"
+                )))
+            }
             ast::ObjectType::View => DdlStmt::DropViews { names, if_exists },
             ast::ObjectType::Database | ast::ObjectType::Schema => DdlStmt::DropDatabase {
                 name: names.first().map(joined).unwrap_or_default(),

@@ -256,7 +256,10 @@ fn information_schema_engine_views_hold_real_values() {
     // The only family: the replica's (`__replica__`) is made at the first
     // CHANGE MASTER TO, not in every datadir.
     assert_eq!(r, "default|1|1");
-    q(&mut s, "CHANGE MASTER TO MASTER_HOST='10.0.0.9', MASTER_PORT=3307");
+    q(
+        &mut s,
+        "CHANGE MASTER TO MASTER_HOST='10.0.0.9', MASTER_PORT=3307",
+    );
     // The server's own families are listed too, as MyRocks lists `__system__`.
     assert_eq!(
         one(

@@ -400,3 +400,21 @@ fn index_hints_are_obeyed() {
     q(&mut s, "UPDATE t FORCE INDEX (k_g) SET v = 'w' WHERE g = 2");
     assert_eq!(cell(&mut s, "SELECT COUNT(*) FROM t WHERE v = 'w'"), "7");
 }
+
+/// Strata has no temporary tables, so DROP TEMPORARY TABLE names none: 1051 (a note with IF
+/// EXISTS), and a permanent table of the same name is never dropped. MariaDB logs
+/// `DROP TEMPORARY TABLE IF EXISTS t` for temporary tables (and replicas run it), and clients
+/// use it as a clean-up guard: it used to drop the permanent table (review s32).
+#[test]
+fn drop_temporary_table_never_drops_a_permanent_table() {
+    let (_db, mut s) = setup("drop-temporary");
+    q(&mut s, "CREATE TABLE keep1 (id INT PRIMARY KEY)");
+    q(&mut s, "INSERT INTO keep1 VALUES (1), (2)");
+    assert_eq!(err(&mut s, "DROP TEMPORARY TABLE keep1"), 1051);
+    q(&mut s, "DROP TEMPORARY TABLE IF EXISTS keep1, nothere");
+    assert_eq!(warnings(&mut s), vec![1051, 1051]);
+    q(&mut s, "DROP /*!40005 TEMPORARY */ TABLE IF EXISTS keep1");
+    assert_eq!(cell(&mut s, "SELECT COUNT(*) FROM keep1"), "2");
+    q(&mut s, "DROP TABLE keep1");
+    assert_eq!(err(&mut s, "SELECT COUNT(*) FROM keep1"), 1146);
+}

@@ -20,7 +20,8 @@ fn serial() -> MutexGuard<'static, ()> {
 /// How `sql` ended (panics if it fails).
 fn outcome(s: &mut Session, stmt: &str) -> sql::result::Outcome {
     let mut c = sql::result::Collect::default();
-    s.query(stmt, &mut c).unwrap_or_else(|e| panic!("{stmt}: {e}"))
+    s.query(stmt, &mut c)
+        .unwrap_or_else(|e| panic!("{stmt}: {e}"))
 }
 
 #[test]
@@ -107,12 +108,18 @@ fn insert_ignore_skips_rows_a_foreign_key_refuses() {
     q(&mut s, "INSERT INTO r VALUES (2, 20)");
     // Row 2 would drop the value 20 r needs; row 1 cascades its old
     // value's child away; r's 99 has no parent.
-    let r = outcome(&mut s, "INSERT IGNORE INTO p VALUES (2, 21), (1, 11), (3, 30)");
+    let r = outcome(
+        &mut s,
+        "INSERT IGNORE INTO p VALUES (2, 21), (1, 11), (3, 30)",
+    );
     assert_eq!(r.affected_rows, 2);
     let warnings = rows(&mut s, "SHOW WARNINGS");
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].starts_with("Warning|1451|"), "{warnings:?}");
-    let r = outcome(&mut s, "INSERT IGNORE INTO r VALUES (5, 99), (6, 30), (7, 98)");
+    let r = outcome(
+        &mut s,
+        "INSERT IGNORE INTO r VALUES (5, 99), (6, 30), (7, 98)",
+    );
     assert_eq!(r.affected_rows, 1);
     assert_eq!(r.info, "Records: 3  Duplicates: 2  Warnings: 2");
     let warnings = rows(&mut s, "SHOW WARNINGS");
@@ -123,7 +130,10 @@ fn insert_ignore_skips_rows_a_foreign_key_refuses() {
         ["1|11", "3|30"]
     );
     assert_eq!(rows(&mut s, "SELECT id FROM c"), Vec::<String>::new());
-    assert_eq!(rows(&mut s, "SELECT id, pk FROM r ORDER BY id"), ["2|20", "6|30"]);
+    assert_eq!(
+        rows(&mut s, "SELECT id, pk FROM r ORDER BY id"),
+        ["2|20", "6|30"]
+    );
     // The skipped row's writes are gone, the expired row it would have
     // replaced is still stored.
     q(&mut s, "SET GLOBAL strata_enable_ttl_read_filtering = OFF");
@@ -160,10 +170,7 @@ fn a_replacing_row_keeps_children_its_values_match_by_collation() {
         rows(&mut s, "SELECT id, k FROM p ORDER BY id"),
         ["1|A", "2|B"]
     );
-    assert_eq!(
-        fails(&mut s, "UPDATE p SET k = 'a' WHERE id = 1").0,
-        1451
-    );
+    assert_eq!(fails(&mut s, "UPDATE p SET k = 'a' WHERE id = 1").0, 1451);
     check_ok(&mut s, "r");
     check_ok(&mut s, "c");
 }

@@ -37,10 +37,11 @@ pub(crate) fn end_session_load(s: &mut crate::session::Session, killable: bool) 
     };
     // (Replacing the check of the last INSERT, whose deadline has passed.)
     let proc = s.proc.clone();
-    b.load.set_interrupt(std::sync::Arc::new(move || match killable {
-        true => proc.kill_error().map_or(Ok(()), Err),
-        false => Ok(()),
-    }));
+    b.load
+        .set_interrupt(std::sync::Arc::new(move || match killable {
+            true => proc.kill_error().map_or(Ok(()), Err),
+            false => Ok(()),
+        }));
     s.proc.set_state("End bulk insert");
     let (name, rows) = (table_name(&b), b.load.rows());
     let done = b

@@ -166,7 +166,29 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             create_index(s, &t, &name, cols, ci.unique, ci.if_not_exists, meta)?;
             ok()
         }
-        DdlStmt::DropTables { names, if_exists } => {
+        DdlStmt::DropTables {
+            names,
+            if_exists,
+            temporary: true,
+        } => {
+            // No temporary tables exist: every name is unknown, nothing is dropped or logged.
+            crate::binlogsql::retext_ddl(s, None, stmt);
+            let mut missing = Vec::new();
+            for n in names {
+                let (db, t) = split_name(s, n)?;
+                missing.push(format!("{db}.{t}"));
+            }
+            if !*if_exists {
+                return Err(SqlError::unknown_table(missing.join(",")));
+            }
+            for m in missing {
+                s.warn("Note", SqlError::unknown_table(m));
+            }
+            ok()
+        }
+        DdlStmt::DropTables {
+            names, if_exists, ..
+        } => {
             let mut missing = Vec::new();
             let listed = names
                 .iter()

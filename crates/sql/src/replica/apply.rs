@@ -382,44 +382,41 @@ impl Applier {
             }
             // The statements of a transaction not applied are not looked at.
             Body::Query(q) if self.skip_txn => {
-                if matches!(
-                    query::classify(&q.query),
-                    Query::Commit | Query::Rollback
-                ) {
+                if matches!(query::classify(&q.query), Query::Commit | Query::Rollback) {
                     self.commit(h.log_pos, h.timestamp)?;
                 }
             }
-            Body::Query(q) => match query::classify(&q.query) {
-                Query::Begin if skip => self.skip_txn = true,
-                Query::Begin => self.begin(),
-                Query::Commit => self.commit(h.log_pos, h.timestamp)?,
-                // A group the source rolled back (it logs one when a
-                // non-transactional change cannot be undone): nothing of
-                // it is applied, but its position and GTID are.
-                Query::Rollback => {
-                    self.rollback();
-                    self.commit(h.log_pos, h.timestamp)?;
-                }
-                Query::Savepoint(n) => self.savepoint(&q.query, Sp::Set(n))?,
-                Query::RollbackTo(n) => self.savepoint(&q.query, Sp::RollbackTo(n))?,
-                Query::Release(n) => self.savepoint(&q.query, Sp::Release(n))?,
-                Query::Nothing | Query::Run | Query::Refused(_) if skip => {
-                    self.position_only(h.log_pos, h.timestamp, true)?
-                }
-                Query::Nothing => {
-                    if self.txn.is_none() {
-                        self.position_only(h.log_pos, h.timestamp, true)?;
+            Body::Query(q) => {
+                match query::classify(&q.query) {
+                    Query::Begin if skip => self.skip_txn = true,
+                    Query::Begin => self.begin(),
+                    Query::Commit => self.commit(h.log_pos, h.timestamp)?,
+                    // A group the source rolled back (it logs one when a
+                    // non-transactional change cannot be undone): nothing of
+                    // it is applied, but its position and GTID are.
+                    Query::Rollback => {
+                        self.rollback();
+                        self.commit(h.log_pos, h.timestamp)?;
                     }
-                }
-                Query::Run if self.txn.is_some() => {
-                    return Err(refused(
+                    Query::Savepoint(n) => self.savepoint(&q.query, Sp::Set(n))?,
+                    Query::RollbackTo(n) => self.savepoint(&q.query, Sp::RollbackTo(n))?,
+                    Query::Release(n) => self.savepoint(&q.query, Sp::Release(n))?,
+                    Query::Nothing | Query::Run | Query::Refused(_) if skip => {
+                        self.position_only(h.log_pos, h.timestamp, true)?
+                    }
+                    Query::Nothing => {
+                        if self.txn.is_none() {
+                            self.position_only(h.log_pos, h.timestamp, true)?;
+                        }
+                    }
+                    Query::Run if self.txn.is_some() => return Err(refused(
                         &q,
                         "DDL inside a replicated transaction (it would end the transaction midway)",
-                    ))
+                    )),
+                    Query::Run => self.ddl(&q, h.log_pos, h.timestamp)?,
+                    Query::Refused(why) => return Err(refused(&q, &why)),
                 }
-                Query::Run => self.ddl(&q, h.log_pos, h.timestamp)?,
-                Query::Refused(why) => return Err(refused(&q, &why)),
-            },
+            }
             Body::TableMap(m) => {
                 self.maps.insert(m.table_id, m);
             }
@@ -528,7 +525,13 @@ impl Applier {
         self.commit_with_position(t, end, ts, ddl)
     }
 
-    fn commit_with_position(&mut self, mut t: Txn, end: u32, ts: u32, ddl: bool) -> Result<(), Fault> {
+    fn commit_with_position(
+        &mut self,
+        mut t: Txn,
+        end: u32,
+        ts: u32,
+        ddl: bool,
+    ) -> Result<(), Fault> {
         let p = self.next_position(end);
         t.put(self.cf, KEY_POS, &encode_position(&p));
         let r = t.commit();
@@ -624,7 +627,10 @@ impl Applier {
         let w = rel::fk::Writer::new(&st, checks);
         self.begin();
         let Some(txn) = self.txn.as_mut() else {
-            return Err(Fault::Sql(1105, "the applier's transaction is not open".into()));
+            return Err(Fault::Sql(
+                1105,
+                "the applier's transaction is not open".into(),
+            ));
         };
         for change in changes {
             let (before, after) = change.map_err(unpacked)?;

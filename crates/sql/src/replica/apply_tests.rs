@@ -146,7 +146,8 @@ impl Src {
     pub(super) fn rows(&self, sql: &str) -> Vec<String> {
         let mut s = self.session();
         let mut c = Collect::default();
-        s.query(sql, &mut c).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        s.query(sql, &mut c)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
         c.rows
             .iter()
             .map(|r| {
@@ -198,7 +199,10 @@ fn statement_format_dml_stops_with_advice() {
     assert_eq!(code, 1235);
     assert!(msg.contains("statement-format INSERT"), "{msg}");
     assert!(msg.contains("binlog_format=ROW"), "{msg}");
-    assert!(msg.contains("Query: 'INSERT INTO t VALUES (1, 1)'"), "{msg}");
+    assert!(
+        msg.contains("Query: 'INSERT INTO t VALUES (1, 1)'"),
+        "{msg}"
+    );
     // Nothing ran and the position did not move past the refused group.
     assert!(s.rows("SELECT * FROM d.t").is_empty());
     assert_eq!(s.applied().0, "0-7-2");
@@ -290,7 +294,8 @@ fn a_table_rebuilt_meanwhile_is_retried_not_a_stop() {
         let mut l = Session::new(inst.clone(), 97, "root", None);
         let mut c = Collect::default();
         l.query("BEGIN", &mut c).unwrap();
-        l.query("INSERT INTO d.t VALUES (100, 100)", &mut c).unwrap();
+        l.query("INSERT INTO d.t VALUES (100, 100)", &mut c)
+            .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(700));
         l.query("COMMIT", &mut c).unwrap();
     });
@@ -321,7 +326,8 @@ fn lock_wait_timeouts_are_retried_and_stop_interrupts_a_wait() {
         let mut l = Session::new(inst.clone(), 97, "root", None);
         let mut c = Collect::default();
         l.query("BEGIN", &mut c).unwrap();
-        l.query("UPDATE d.t SET b = 11 WHERE a = 1", &mut c).unwrap();
+        l.query("UPDATE d.t SET b = 11 WHERE a = 1", &mut c)
+            .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(1500));
         l.query("COMMIT", &mut c).unwrap();
     });
@@ -336,7 +342,8 @@ fn lock_wait_timeouts_are_retried_and_stop_interrupts_a_wait() {
     let mut l = s.session();
     let mut c = Collect::default();
     l.query("BEGIN", &mut c).unwrap();
-    l.query("UPDATE d.t SET b = 13 WHERE a = 1", &mut c).unwrap();
+    l.query("UPDATE d.t SET b = 13 WHERE a = 1", &mut c)
+        .unwrap();
     let shared = s.inst.replica.shared.clone();
     let t0 = std::time::Instant::now();
     let stopper = std::thread::spawn(move || {
@@ -347,7 +354,11 @@ fn lock_wait_timeouts_are_retried_and_stop_interrupts_a_wait() {
     s.gtid(false).unwrap();
     let _ = s.update_int("d", "t", &[1, 12], &[1, 14]);
     stopper.join().unwrap();
-    assert!(t0.elapsed() < std::time::Duration::from_secs(5), "{:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t0.elapsed()
+    );
     s.app.abort();
     l.query("ROLLBACK", &mut c).unwrap();
     assert_eq!(s.rows("SELECT * FROM d.t"), ["1|12"]);
@@ -439,7 +450,10 @@ fn gtid_slave_pos_and_skip_counter_are_set_while_stopped() {
     let mut l = s.session();
     let mut c = Collect::default();
     assert_eq!(code(&mut l, "SET GLOBAL gtid_slave_pos = '0-1'"), 1941);
-    assert_eq!(code(&mut l, "SET GLOBAL gtid_slave_pos = '0-1-2,0-2-3'"), 1943);
+    assert_eq!(
+        code(&mut l, "SET GLOBAL gtid_slave_pos = '0-1-2,0-2-3'"),
+        1943
+    );
     assert_eq!(code(&mut l, "SET SESSION gtid_slave_pos = '0-1-2'"), 1229);
     assert_eq!(code(&mut l, "SET SESSION sql_slave_skip_counter = 1"), 1229);
     l.query("SET GLOBAL gtid_slave_pos = '0-1-5, 3-2-9'", &mut c)
@@ -512,7 +526,11 @@ fn a_source_not_in_row_format_is_warned_about() {
         let st = s.inst.replica.shared.status().clone();
         if st.io_running == super::IoState::Yes {
             assert_eq!(st.last_io_errno, 0);
-            assert!(st.last_io_error.contains("binlog_format is MIXED"), "{}", st.last_io_error);
+            assert!(
+                st.last_io_error.contains("binlog_format is MIXED"),
+                "{}",
+                st.last_io_error
+            );
             break;
         }
         assert!(std::time::Instant::now() < deadline, "never connected");

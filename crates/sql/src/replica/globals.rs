@@ -52,7 +52,11 @@ pub(crate) fn parse_gtids(text: &str) -> Result<BTreeMap<u32, Gtid>> {
             return Err(bad());
         }
         let mut it = item.split('-');
-        let mut num = || it.next().and_then(|n| n.parse::<u64>().ok()).ok_or_else(bad);
+        let mut num = || {
+            it.next()
+                .and_then(|n| n.parse::<u64>().ok())
+                .ok_or_else(bad)
+        };
         let (d, s, n) = (num()?, num()?, num()?);
         if it.next().is_some() || d > u32::MAX as u64 || s > u32::MAX as u64 {
             return Err(bad());
@@ -79,7 +83,15 @@ mod tests {
         assert_eq!(g.len(), 2);
         assert_eq!(g[&2].seq_no, 7);
         assert!(parse_gtids("").unwrap().is_empty());
-        for bad in ["0-1", "0-1-x", "0-1-2-3", "0-1-2,", "a", "0-1-2,,1-1-1", "4294967296-1-1"] {
+        for bad in [
+            "0-1",
+            "0-1-x",
+            "0-1-2-3",
+            "0-1-2,",
+            "a",
+            "0-1-2,,1-1-1",
+            "4294967296-1-1",
+        ] {
             assert_eq!(parse_gtids(bad).unwrap_err().code, 1941, "{bad}");
         }
         assert_eq!(parse_gtids("0-1-2,0-3-4").unwrap_err().code, 1943);

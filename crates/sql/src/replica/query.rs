@@ -77,7 +77,10 @@ pub(crate) fn classify(sql: &str) -> Query {
         }
         Stmt::Ddl(_) | Stmt::Account(_) => Query::Run,
         Stmt::Maint(
-            MaintStmt::Analyze(_) | MaintStmt::Optimize(_) | MaintStmt::Flush(_) | MaintStmt::Keys { .. },
+            MaintStmt::Analyze(_)
+            | MaintStmt::Optimize(_)
+            | MaintStmt::Flush(_)
+            | MaintStmt::Keys { .. },
         ) => Query::Run,
         Stmt::Rows(_) | Stmt::Load(_) => dml(&kind()),
         Stmt::Empty | Stmt::CommentOnly => Query::Nothing,
@@ -165,7 +168,10 @@ mod tests {
             ("DELETE FROM t WHERE a = 1", "DELETE"),
             ("LOAD DATA INFILE '/tmp/x' INTO TABLE t", "LOAD"),
             ("CREATE TABLE t2 SELECT * FROM t", "CREATE TABLE ... SELECT"),
-            ("CREATE TEMPORARY TABLE tt (a int)", "CREATE TEMPORARY TABLE"),
+            (
+                "CREATE TEMPORARY TABLE tt (a int)",
+                "CREATE TEMPORARY TABLE",
+            ),
         ] {
             let m = refused(sql);
             assert!(m.contains(kind), "{sql}: {m}");
@@ -173,8 +179,10 @@ mod tests {
         }
         // Not DML, still refused: what the applier cannot honour.
         assert!(refused("SET GLOBAL max_connections = 10").contains("SET OPTION"));
-        assert!(refused("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @a = 1")
-            .contains("CREATE TRIGGER"));
+        assert!(
+            refused("CREATE TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET @a = 1")
+                .contains("CREATE TRIGGER")
+        );
         assert!(refused("XA START 'x'").contains("XA START"));
     }
 }

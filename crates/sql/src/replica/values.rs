@@ -3,9 +3,9 @@
 //! padding, CHAR trailing spaces, TIMESTAMP from epoch seconds, ...), the
 //! stored row a before image names, and AUTO_INCREMENT counters moved past
 //! replicated values.
+use crate::error::SqlError;
 use binlog::parse::TableMap;
 use binlog::unpack::Datum;
-use crate::error::SqlError;
 use rel::catalog::Table;
 use rel::table::{self as rt, Row};
 use rel::temporal;

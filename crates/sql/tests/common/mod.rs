@@ -150,6 +150,19 @@ impl TestDb {
         )
     }
 
+    /// Opens an instance with the binary log on (basename `binlog`) and
+    /// `sync_on_commit` off on a fresh directory.
+    pub fn open_logged(name: &str) -> TestDb {
+        TestDb::open_with(
+            name,
+            sql::InstanceOptions {
+                sync_on_commit: false,
+                log_bin: Some("binlog".into()),
+                ..Default::default()
+            },
+        )
+    }
+
     /// Opens an instance with options `o` on a fresh directory.
     pub fn open_with(name: &str, o: sql::InstanceOptions) -> TestDb {
         let dir = testkit::TempDir::new(name);

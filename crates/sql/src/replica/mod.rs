@@ -11,12 +11,15 @@
 mod apply;
 #[cfg(test)]
 mod apply_tests;
+#[cfg(test)]
+mod ddl_tests;
 mod globals;
 mod query;
 mod run;
 mod state;
 mod stmt;
 mod values;
+mod versioned;
 
 pub(crate) use globals::assign as assign_global;
 pub use run::{ConnectRequest, Connector, Source, SourceError, ER_SLAVE_FATAL};

@@ -632,13 +632,27 @@ impl Applier {
         let text = drop_first(&mut s, q, false)?;
         let mut sink = crate::result::Collect::default();
         let p = self.next_position(end);
-        rel::binlog::set_ddl_put(Some(rel::binlog::DdlPut {
-            cf: self.cf.0,
-            key: KEY_POS.to_vec(),
-            value: encode_position(&p),
-        }));
-        let r = s.query_bytes(&text, &mut sink);
-        let carried = rel::binlog::take_ddl_put().is_none();
+        // A lock wait timeout (local transactions or a bulk load holding
+        // the table) is retried as a transaction's is.
+        let mut attempt = 0;
+        let (r, carried) = loop {
+            rel::binlog::set_ddl_put(Some(rel::binlog::DdlPut {
+                cf: self.cf.0,
+                key: KEY_POS.to_vec(),
+                value: encode_position(&p),
+            }));
+            let r = s.query_bytes(&text, &mut sink);
+            let carried = rel::binlog::take_ddl_put().is_none();
+            match r {
+                Err(e) if e.code == 1205 && !carried && attempt < self.retries() => {
+                    attempt += 1;
+                    if !self.wait_to_retry(1205, 0, attempt) {
+                        break (Err(e), carried);
+                    }
+                }
+                r => break (r, carried),
+            }
+        };
         if carried {
             // In the engine with the catalog change (even if the statement
             // then failed, e.g. DROP TABLE a, missing: what it did stays).
@@ -682,6 +696,13 @@ impl Applier {
     fn ddl_session(&self, q: &parse::Query) -> Result<crate::Session, Fault> {
         let db = (!q.db.is_empty()).then(|| q.db.clone());
         let mut s = self.inst.session(0, "", db);
+        {
+            let mut p = self.shared.ddl_proc();
+            *p = Some(s.proc.clone());
+            if self.shared.stop.load(Ordering::SeqCst) {
+                s.proc.kill(false);
+            }
+        }
         let mut sink = crate::result::Collect::default();
         for set in session_settings(q) {
             s.query(&set, &mut sink).map_err(|e| ddl_failed(q, e))?;

@@ -1,8 +1,12 @@
 //! The applier's DDL against synthetic event streams: ROW-format CREATE
-//! [OR REPLACE] TABLE ... SELECT groups, CREATE OR REPLACE TABLE, and
-//! what a failing or waiting DDL leaves behind.
+//! [OR REPLACE] TABLE ... SELECT groups, CREATE OR REPLACE TABLE,
+//! executable comments, REPAIR TABLE, and a DDL waiting for a local
+//! transaction (STOP, 1205 retried).
 use super::apply::Fault;
-use super::apply_tests::{sql_err, with_table, Src};
+use super::apply_tests::{run, sql_err, with_table, Src};
+use crate::result::Collect;
+use crate::Session;
+use std::time::{Duration, Instant};
 
 /// MariaDB's group for `CREATE [OR REPLACE] TABLE c SELECT a, b FROM t`
 /// in ROW format: BEGIN GTID, the generated CREATE, the rows, XID.
@@ -119,7 +123,7 @@ fn executable_comments_are_read_as_the_mariadb_source_does() {
     // ... and ignores MySQL 5.7+'s and later versions': position only.
     s.ddl("d", "/*!50700 CREATE TABLE m3 (a int) */").unwrap();
     s.ddl("d", "/*M!110000 CREATE TABLE m4 (a int) */").unwrap();
-    assert!(s.rows("SHOW TABLES FROM d LIKE 'm_'").is_empty());
+    assert_eq!(s.rows("SHOW TABLES FROM d LIKE 'm%'"), ["m", "m2"]);
     assert_eq!(s.applied(), ("0-7-7".into(), s.pos));
     // Hidden statement-format DML is refused, never skipped.
     s.gtid(true).unwrap();
@@ -128,4 +132,76 @@ fn executable_comments_are_read_as_the_mariadb_source_does() {
     assert!(msg.contains("statement-format DELETE"), "{msg}");
     assert_eq!(s.rows("SELECT * FROM d.t"), ["1|1"]);
     assert_eq!(s.applied().0, "0-7-7");
+}
+
+#[test]
+fn repair_table_is_a_no_op_with_a_note() {
+    let mut s = with_table("ddl-repair");
+    // MariaDB logs REPAIR TABLE (even for engines that cannot repair).
+    s.ddl("d", "REPAIR TABLE t").unwrap();
+    assert_eq!(s.applied(), ("0-7-3".into(), s.pos));
+    // A client gets MariaDB's rows.
+    assert_eq!(
+        s.rows("REPAIR LOCAL TABLE d.t, d.nope EXTENDED"),
+        [
+            "d.t|repair|note|The storage engine for the table doesn't support repair",
+            "d.nope|repair|Error|Table 'd.nope' doesn't exist",
+            "d.nope|repair|status|Operation failed",
+        ]
+    );
+}
+
+/// A local session's open transaction on d.t (it holds back DDL of t).
+fn local_txn(s: &Src) -> Session {
+    let mut l = Session::new(s.inst.clone(), 97, "root", None);
+    let mut c = Collect::default();
+    l.query("BEGIN", &mut c).unwrap();
+    l.query("INSERT INTO d.t VALUES (100, 100)", &mut c).unwrap();
+    l
+}
+
+#[test]
+fn stop_ends_a_replicated_ddl_waiting_for_a_local_transaction() {
+    let s = with_table("ddl-stop-waits");
+    let mut l = local_txn(&s);
+    let shared = s.inst.replica.shared.clone();
+    let mut s = s;
+    let t = std::thread::spawn(move || {
+        let r = s.ddl("d", "ALTER TABLE t ADD c INT");
+        (r, s)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!t.is_finished(), "the ALTER did not wait for the local transaction");
+    // STOP SLAVE (Replica::stop) asks the applier to stop this way.
+    let at = Instant::now();
+    shared.interrupt_apply();
+    while !t.is_finished() {
+        assert!(at.elapsed() < Duration::from_secs(5), "STOP did not end the DDL's wait");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (r, s) = t.join().unwrap();
+    assert!(matches!(r, Err(Fault::Sql(1317, _))), "{r:?}");
+    l.query("COMMIT", &mut Collect::default()).unwrap();
+    // Nothing of it applied: the event comes again after START SLAVE.
+    assert_eq!(s.applied().0, "0-7-2");
+    assert_eq!(s.rows("SHOW COLUMNS FROM d.t").len(), 2);
+}
+
+#[test]
+fn a_replicated_ddl_timing_out_on_a_local_transaction_is_retried() {
+    let mut s = with_table("ddl-retry-1205");
+    run(&s.inst, "SET GLOBAL lock_wait_timeout = 1");
+    let mut l = local_txn(&s);
+    let local = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        l.query("COMMIT", &mut Collect::default()).unwrap();
+    });
+    // The first attempt times out after 1 s (1205); a retry succeeds once
+    // the local transaction committed.
+    let at = Instant::now();
+    s.ddl("d", "ALTER TABLE t ADD c INT").unwrap();
+    assert!(at.elapsed() >= Duration::from_millis(1000));
+    local.join().unwrap();
+    assert_eq!(s.rows("SHOW COLUMNS FROM d.t").len(), 3);
+    assert_eq!(s.applied(), ("0-7-3".into(), s.pos));
 }

@@ -79,6 +79,7 @@ pub(crate) fn classify(sql: &str) -> Query {
         Stmt::Maint(
             MaintStmt::Analyze(_)
             | MaintStmt::Optimize(_)
+            | MaintStmt::Repair(_)
             | MaintStmt::Flush(_)
             | MaintStmt::Keys { .. },
         ) => Query::Run,
@@ -193,6 +194,8 @@ mod tests {
             "CREATE USER 'u'@'%' IDENTIFIED BY 'p'",
             "GRANT SELECT ON *.* TO 'u'@'%'",
             "ANALYZE TABLE t",
+            "REPAIR TABLE s",
+            "REPAIR NO_WRITE_TO_BINLOG TABLE s, t QUICK",
         ] {
             assert_eq!(classify(sql), Query::Run, "{sql}");
         }

@@ -9,7 +9,7 @@
 //! index, an orphan for a new key: 1452, a lock wait timeout, an index a
 //! key still needs) undoes what was published, and nothing is stored or
 //! logged; a crash before the final write leaves the old definition.
-use super::{ddl_wait, fkey, index_columns, name_of, sortbuild};
+use super::{ddl_wait, fkey, index_columns, name_of, sortbuild, wait_error};
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
 use crate::session::Session;
@@ -123,7 +123,7 @@ fn publish(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &mut Done) -
         return Ok(());
     }
     if !ddl_wait(s)(cat.version()) {
-        return Err(SqlError::lock_wait_timeout());
+        return Err(wait_error(s));
     }
     let st = cat.state();
     let cur = st
@@ -172,7 +172,7 @@ pub(super) fn build(
     let (nt, ix) = cat.begin_index(&cur, ix)?;
     built.push(ix.id);
     if !ddl_wait(s)(cat.version()) {
-        return Err(SqlError::lock_wait_timeout());
+        return Err(wait_error(s));
     }
     sortbuild::fill(s, &nt, &ix)?;
     Ok(ix)

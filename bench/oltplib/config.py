@@ -164,16 +164,16 @@ class Config:
         """Run order without rounds: engine, then memory limit, then binary log mode, then
         workload (restore), then threads. With rounds: memory limit, workload, threads, round,
         then the (engine, binary log mode) pairs in the round's rotated order (each run on a
-        fresh copy of the template), so that binlog on and off of an engine are minutes apart."""
+        fresh copy of the template); an engine's binlog off and on runs are side by side, their
+        order alternating by round, so that their ratio carries no order bias."""
         engines = engines if engines is not None else self.engines
         out = []
         if self.interleaved:
-            units = [(e, b) for b in self.binlog for e in engines]
             for m in self.mems:
                 for w in self.workloads:
                     for t in self.threads:
                         for rnd in range(1, self.rounds + 1):
-                            out += [RunSpec(e, m, w, t, rnd, binlog=b) for e, b in rotation(units, rnd)]
+                            out += [RunSpec(e, m, w, t, rnd, binlog=b) for e, b in binlog_units(engines, self.binlog, rnd)]
             return out
         for e in engines:
             for m in self.mems:
@@ -401,11 +401,11 @@ def describe(cfg, engines=None):
                                        cfg.warmup_read_max, cfg.drain),
     ]
     if cfg.interleaved:
-        units = ["%s%s" % (e, "+binlog" if b == "on" and cfg.binlog != ["on"] else "")
-                 for b in cfg.binlog for e in engines]
+        def order(rnd):
+            return " ".join("%s%s" % (e, "+binlog" if b == "on" and cfg.binlog != ["on"] else "")
+                            for e, b in binlog_units(engines, cfg.binlog, rnd))
         lines.append("%d rounds per cell, engines interleaved (round 1 %s, round 2 %s); every run on a "
-                     "fresh copy of the template" % (cfg.rounds, " ".join(rotation(units, 1)),
-                                                     " ".join(rotation(units, 2))))
+                     "fresh copy of the template" % (cfg.rounds, order(1), order(2)))
     lines.append("background load: a window with more than %.0f%% of the CPU taken by other processes "
                  "or stolen is flagged as disturbed%s" % (
                      100 * cfg.max_background, " and repeated once" if cfg.repeat_disturbed else ""))
@@ -422,3 +422,11 @@ def describe(cfg, engines=None):
         " + %d sweep runs" % len(cfg.sweep_runs(engines)) if cfg.sweep_peers else "",
         fmt_duration(cfg.estimate_seconds(engines))))
     return lines
+
+
+def binlog_units(engines, modes, rnd):
+    """The (engine, binary log mode) runs of round rnd: engines rotated as rotation() does,
+    each engine's modes adjacent, in the given order on odd rounds and reversed on even ones
+    (with two modes and an even number of rounds each order runs equally often)."""
+    ms = list(modes) if rnd % 2 else list(reversed(modes))
+    return [(e, b) for e in rotation(list(engines), rnd) for b in ms]

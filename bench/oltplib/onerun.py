@@ -49,9 +49,18 @@ class OneRun:
             rec["warmup"] = warm
             if warm.get("failed"):
                 return self.finish_failed(rec, srv, warm.get("reason", "warm-up failed"), warm.get("stalled"))
+            log0 = e.binlog_bytes() if spec.binlog == "on" else None
             rec.update(self.measure(e, srv, spec, label, raw))
             if rec.get("stalled"):
                 return self.finish_failed(rec, srv, "measure: no query completed for %ds" % cfg.stall, True)
+            if log0 is not None:
+                grown = e.binlog_bytes() - log0
+                rec["binlog_bytes"] = grown
+                if rec.get("transactions"):
+                    rec["binlog_bytes_per_trx"] = round(grown / rec["transactions"], 1)
+                if not spec.is_read and rec.get("transactions") and grown <= 0:
+                    return self.finish_failed(rec, srv, "binlog on, but the binary log did not grow "
+                                              "during %d transactions" % rec["transactions"])
             rec["debt_end"] = _try(e.debt)
             self.progress.phase(label + ": drain watch")
             rec["drain"] = self.drain(srv)

@@ -181,7 +181,33 @@ def workload_section(res, w):
         L.append("Each engine against itself: QPS with the binary log on (`sync_binlog=1`) over QPS with it "
                  "off, same cell%s.\n" % (" and round" if (res["config"].get("rounds") or 1) > 1 else ""))
         L.append(binlog_table(res, w) + "\n")
+    growth = binlog_growth_table(res, w)
+    if growth:
+        L.append(growth + "\n")
     return L
+
+
+def binlog_growth_table(res, workload):
+    """Bytes the binary log grew per transaction in the measured windows with the log on
+    (median over the cell's runs): shows the log was written, and how much each engine writes."""
+    cfg = res["config"]
+    rows = []
+    for e in cfg["engines"]:
+        for m in cfg["mem_limits"]:
+            cells = []
+            for t in cfg["threads"]:
+                v = sorted(r["binlog_bytes_per_trx"] for r in res["runs"]
+                           if r.get("binlog") == "on" and r.get("binlog_bytes_per_trx") is not None
+                           and (r["engine"], r["mem"], r["workload"], r["threads"]) == (e, m, workload, t)
+                           and not r.get("variant"))
+                cells.append("-" if not v else "%.0f" % statistics.median(v))
+            if any(c != "-" for c in cells):
+                rows.append("| %s %s | %s |" % (LABEL[e], fmt_size(m), " | ".join(cells)))
+    if not rows:
+        return ""
+    return "\n".join(["| binary log bytes / transaction, %s | %s |" % (
+        SHORT[workload], " | ".join("%d thds" % t for t in cfg["threads"])),
+        "|---|" + "---|" * len(cfg["threads"])] + rows)
 
 
 def _kb(x):

@@ -50,8 +50,18 @@ class PlanTest(unittest.TestCase):
         self.assertEqual(len(plan), 2 * 2 * 3)  # rounds x modes x engines
         r1 = [(s.engine, s.binlog) for s in plan if s.round == 1]
         r2 = [(s.engine, s.binlog) for s in plan if s.round == 2]
-        self.assertEqual(r1, [(e, "off") for e in ENGINES] + [(e, "on") for e in ENGINES])
-        self.assertEqual(r2, r1[1:] + r1[:1])
+        # Each engine's two modes side by side (no order bias in their ratio), engines
+        # rotated by round and the pair order reversed on even rounds.
+        self.assertEqual(r1, [(e, b) for e in ENGINES for b in ("off", "on")])
+        rot = ENGINES[1:] + ENGINES[:1]
+        self.assertEqual(r2, [(e, b) for e in rot for b in ("on", "off")])
+        cfg4 = config.from_args(["--quick", "--no-build", "--binlog", "both", "--workloads", "wo",
+                                 "--threads", "8", "--rounds", "4"])
+        first = {}
+        for s in cfg4.plan(ENGINES):
+            first.setdefault((s.engine, s.round), s.binlog)
+        for e in ENGINES:
+            self.assertEqual(sorted(first[(e, r)] for r in range(1, 5)), ["off", "off", "on", "on"])
         ids = [s.run_id() for s in plan]
         self.assertEqual(len(ids), len(set(ids)))
         self.assertIn("strata-256M-wo-t8-binlog-r1", ids)
@@ -105,8 +115,23 @@ class SettingsTest(unittest.TestCase):
             with mock.patch.object(engines, "sql", return_value=[["1", "ROW", "0"]]):
                 with self.assertRaises(engines.EngineError):
                     e.check_binlog()  # sync_binlog must be 1
-            with mock.patch.object(engines, "sql", return_value=[["1", "ROW", "1"]]):
+            with mock.patch.object(engines, "sql", return_value=[["1", "ROW", "1", "1"]]):
                 self.assertEqual(e.check_binlog()["sync_binlog"], "1")
+        # MyRocks without 2PC (log and engine may disagree after a crash) and Strata without
+        # its synced commit (the log is not synced either) are not the seed's configuration.
+        for e in (self.rocks, self.strata):
+            with mock.patch.object(engines, "sql", return_value=[["1", "ROW", "1", "0"]]):
+                with self.assertRaises(engines.EngineError):
+                    e.check_binlog()
+            with mock.patch.object(engines, "sql", return_value=[["1", "ROW", "1"]]):
+                with self.assertRaises(engines.EngineError):
+                    e.check_binlog()
+
+    def test_binlog_bytes_sums_the_files(self):
+        rows = [["mysql-bin.000001", "1000"], ["mysql-bin.000002", "234"]]
+        with mock.patch.object(engines, "sql", return_value=rows) as q:
+            self.assertEqual(self.strata.binlog_bytes(), 1234)
+            self.assertEqual(q.call_args[0][1], "SHOW BINARY LOGS")
 
 
 class ReportTest(unittest.TestCase):
@@ -142,6 +167,18 @@ class ReportTest(unittest.TestCase):
         self.assertEqual({r["binlog"] for r in ratios}, {"off", "on", "on/off"})
         on_si = [r for r in ratios if r["binlog"] == "on" and (r["num"], r["den"]) == ("strata", "innodb")]
         self.assertAlmostEqual(on_si[0]["median"], 2.16)
+
+    def test_log_growth_per_transaction_median(self):
+        res = self.both()
+        for r in res["runs"]:
+            if r["binlog"] == "on":
+                r["binlog_bytes_per_trx"] = {"innodb": 900.0, "myrocks": 950.0, "strata": 1000.0}[r["engine"]] * r["round"]
+        table = report.binlog_growth_table(res, W)
+        self.assertIn("| Strata 600 MB | 1500 |", table)  # rounds 1000 and 2000
+        self.assertIn("| InnoDB 600 MB | 1350 |", table)
+        for r in res["runs"]:
+            r.pop("binlog_bytes_per_trx", None)
+        self.assertEqual(report.binlog_growth_table(res, W), "")
 
     def test_old_results_without_the_mode_read_as_off(self):
         runs = [run("innodb", 1, 1000.0), run("strata", 1, 1500.0)]

@@ -320,6 +320,8 @@ impl Binlog {
         // MariaDB's dump thread does.
         let mut crc = opts.checksum;
         let sid = self.server_id();
+        // A RESET MASTER ends the dump: the files it reads are gone.
+        let epoch = self.progress.lock().unwrap_or_else(|p| p.into_inner()).resets;
         let (num, pos, mut skip) = match start {
             Start::File { name, pos } => {
                 let num = if name.is_empty() {
@@ -481,7 +483,7 @@ impl Binlog {
             // Wait for the files to grow; heartbeats meanwhile.
             let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
             loop {
-                if g.closed || t.stopped() {
+                if g.closed || t.stopped() || g.resets != epoch {
                     return Ok(End::Stopped);
                 }
                 if g.active != rd.num || g.pos > rd.pos {

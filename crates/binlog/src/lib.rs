@@ -37,6 +37,8 @@ mod log_tests;
 mod parse_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unpack_tests;
 
 pub use log::{Binlog, Config, EventRow};
 

@@ -19,6 +19,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+
+mod reset;
 use std::time::{Duration, SystemTime};
 
 /// The column family holding the log's records.
@@ -64,6 +66,10 @@ struct State {
     buf: Vec<u8>,
     /// The last error the background writer met (printed once).
     last_error: Option<String>,
+    /// The files were written through the last record before one that
+    /// does not decode (this record's sequence number): the active file is
+    /// good and stays open, never re-derived (truncated) on every retry.
+    stuck_after: Option<u64>,
 }
 
 /// How far the files are written, for readers of the files (replicas'
@@ -81,6 +87,8 @@ pub(crate) struct Progress {
     pub(crate) first: u32,
     /// Set when the log closes: readers end.
     pub(crate) closed: bool,
+    /// RESET MASTERs so far: a reader that started before one ends.
+    pub(crate) resets: u64,
 }
 
 /// The binary log (see the module docs).
@@ -155,6 +163,7 @@ impl Binlog {
                 last_seq: 0,
                 buf: Vec::new(),
                 last_error: None,
+                stuck_after: None,
             }),
             progress: Mutex::new(Progress {
                 active: 0,
@@ -162,6 +171,7 @@ impl Binlog {
                 gtid: None,
                 first: 0,
                 closed: false,
+                resets: 0,
             }),
             grown: Condvar::new(),
             replicas: Mutex::new(Default::default()),
@@ -181,7 +191,9 @@ impl Binlog {
                 // (docs/REPLICATION.md: what a DBA can do).
                 Err(Error::Corrupt(m)) => {
                     eprintln!("strata: binary log: {m}");
-                    st.out = None;
+                    if st.stuck_after.is_none() {
+                        st.out = None;
+                    }
                     st.last_error = Some(format!("binlog corrupt: {m}"));
                 }
                 Err(e) => return Err(e),
@@ -290,11 +302,22 @@ impl Binlog {
         it.seek(&lo);
         let mut files = Vec::new();
         let max = self.max_size();
+        // Version 1 records (no max size or basename) are rewritten as
+        // version 2 with this open's settings, so that later settings
+        // never move their files' names or positions.
+        let mut upgrade = WriteBatch::new();
         while it.valid() && it.key().first() == Some(&FILE_PREFIX) {
-            files.push(FileStart::decode(it.key(), it.value(), max, &self.base)?);
+            let f = FileStart::decode(it.key(), it.value(), max, &self.base)?;
+            if it.value().first() == Some(&1) {
+                upgrade.put_cf(self.cf.0, &FileStart::key(f.num), &f.encode());
+            }
+            files.push(f);
             it.next();
         }
         it.status()?;
+        if !upgrade.is_empty() {
+            self.db.write(synced(), upgrade)?;
+        }
         Ok(files)
     }
 
@@ -464,7 +487,7 @@ impl Binlog {
             let named = |e: Error| match e {
                 Error::Corrupt(m) => Error::Corrupt(format!(
                     "{m} (record T{seq} in column family {CF_NAME}: the files stop before it; \
-                     PURGE BINARY LOGS past it, or restart without --log-bin, leaves it out)"
+                     the transactions committed after it are kept in the records, not in the files)"
                 )),
                 other => other,
             };
@@ -570,30 +593,48 @@ impl Binlog {
         } else {
             self.catch_up_inner(st)
         };
-        if r.is_err() {
+        if r.is_err() && st.stuck_after.is_none() {
             st.out = None;
         }
         r
     }
 
     fn catch_up_inner(&self, st: &mut State) -> Result<()> {
+        st.stuck_after = None;
         loop {
             let max = st.files.last().map_or(self.max_size(), |f| f.max_size);
             let mut cur = st.cur;
             let mut buf = std::mem::take(&mut st.buf);
             let mut last = st.last_seq;
             let mut full = false;
-            self.render_records(st.last_seq, None, &mut cur, &mut buf, |_, c, seq| {
+            let mut good = (buf.len(), cur);
+            let rendered = self.render_records(st.last_seq, None, &mut cur, &mut buf, |o, c, seq| {
                 last = seq;
+                good = (o.len(), *c);
                 full = c.pos >= max;
                 Ok(full)
-            })?;
+            });
+            let bad_record = match rendered {
+                Err(Error::Corrupt(m)) => {
+                    // Written through the last record that decoded.
+                    buf.truncate(good.0);
+                    cur = good.1;
+                    full = false;
+                    Some(m)
+                }
+                Err(e) => return Err(e),
+                Ok(()) => None,
+            };
             st.buf = buf;
             // The cursor moves only once its bytes are in the file.
             Self::write_buf(st)?;
             st.cur = cur;
             st.last_seq = last;
             self.publish(st);
+            if let Some(m) = bad_record {
+                st.stuck_after = Some(last);
+                return Err(Error::Corrupt(m));
+            }
             if !full {
                 return Ok(());
             }
@@ -656,14 +697,15 @@ impl Binlog {
                 *names = st.files.iter().map(|f| (f.num, name_of(f))).collect();
             }
         }
+        let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
         let p = Progress {
             active: st.files.last().map_or(0, |f| f.num),
             pos: st.cur.pos,
             gtid: st.cur.gtid,
             first: st.files.first().map_or(0, |f| f.num),
             closed: false,
+            resets: g.resets,
         };
-        let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
         if *g != p && !g.closed {
             *g = p;
             self.grown.notify_all();
@@ -902,7 +944,7 @@ impl Binlog {
     }
 }
 
-fn synced() -> WriteOptions {
+pub(crate) fn synced() -> WriteOptions {
     WriteOptions {
         sync: true,
         disable_wal: false,

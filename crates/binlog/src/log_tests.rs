@@ -197,6 +197,85 @@ fn a_corrupt_record_stops_the_files_not_the_server() {
     close(db, b);
 }
 
+/// Version 1 `F` records (written before they kept the max size and
+/// basename) take the settings of the first open after the upgrade and
+/// keep them: a later basename does not rename their files.
+#[test]
+fn version_1_file_records_are_pinned_at_the_first_open() {
+    let dir = testkit::TempDir::new("binlog-f-v1");
+    let (db, b) = open(&dir.0, "mb", 1 << 20);
+    commit(&db, &b, 3, "a");
+    b.flush_logs().expect("flush");
+    commit(&db, &b, 3, "b");
+    let before = files(&b);
+    let cf = b.cf();
+    let mut v1 = WriteBatch::new();
+    let mut it = db.iter_cf(lsm::ReadOptions::default(), cf).expect("iter");
+    it.seek(b"F");
+    while it.valid() && it.key().first() == Some(&b'F') {
+        let v = it.value();
+        let end = if v[17] == 0 { 18 } else { 34 };
+        let mut old = vec![1];
+        old.extend_from_slice(&v[1..end]);
+        v1.put_cf(cf.0, it.key(), &old);
+        it.next();
+    }
+    assert_eq!(v1.count(), 2);
+    drop(it);
+    db.write(WriteOptions { sync: true, disable_wal: false }, v1).expect("write v1");
+    close(db, b);
+    let (db, b) = open(&dir.0, "mb", 1 << 20);
+    assert_eq!(files(&b), before);
+    close(db, b);
+    let (db, b) = open(&dir.0, "nb", 1 << 20);
+    // (A new basename starts a new file under it.)
+    let names: Vec<String> = files(&b).into_keys().collect();
+    assert_eq!(names, ["mb.000001", "mb.000002", "nb.000003"]);
+    close(db, b);
+}
+
+/// A record that does not decode: the files are written through the last
+/// good record before it, and retries leave the active file alone (no
+/// re-derivation truncating it every few seconds).
+#[test]
+fn a_corrupt_record_is_written_up_to_and_not_retried_by_truncation() {
+    let dir = testkit::TempDir::new("binlog-corrupt-through");
+    let (db, b) = open(&dir.0, "mb", 1 << 20);
+    b.catch_up().expect("catch up");
+    // Two good records and a bad one, committed at once.
+    let mut wb = WriteBatch::new();
+    for tag in ["good_one", "good_two"] {
+        let q = QueryInfo {
+            thread_id: 1,
+            flags2: 0,
+            db: "d",
+            sql_mode: 0,
+            charset: [45, 45, 45],
+            query: &format!("CREATE TABLE {tag} (a INT)"),
+        };
+        let mut rec = record::header(1, 1_700_000_000);
+        record::query_item(&mut rec, 0, &event::query(&q));
+        wb.put_cf_seq_keyed(b.cf().0, TXN_PREFIX, &rec);
+    }
+    wb.put_cf_seq_keyed(b.cf().0, TXN_PREFIX, &[9, 9, 9]);
+    db.write(WriteOptions::default(), wb).unwrap();
+    let e = b.catch_up().expect_err("a record that does not decode");
+    assert!(!e.to_string().contains("PURGE"), "{e}");
+    let path = b.dir().join("mb.000001");
+    let bytes = std::fs::read(&path).unwrap();
+    let has = |hay: &[u8], s: &str| hay.windows(s.len()).any(|w| w == s.as_bytes());
+    assert!(has(&bytes, "good_one") && has(&bytes, "good_two"));
+    // A marker after the file's end survives the retries: the file is not
+    // rewritten.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    std::io::Write::write_all(&mut f, b"MARKER").unwrap();
+    for _ in 0..3 {
+        b.catch_up().expect_err("still there");
+    }
+    assert!(std::fs::read(&path).unwrap().ends_with(b"MARKER"));
+    close(db, b);
+}
+
 #[test]
 fn the_writer_thread_holds_the_log_only_while_writing() {
     let dir = testkit::TempDir::new("binlog-bg-weak");

@@ -129,15 +129,27 @@ pub fn fde_checksum_alg(ev: &[u8]) -> Result<u8> {
 }
 
 /// Checks one event (`checksum`: a CRC32 trailer is present and must
-/// match) and returns its header and body.
+/// match) and returns its header and body. A FORMAT_DESCRIPTION always
+/// carries the 4 trailer bytes and says itself whether they are a CRC32
+/// (`fde_checksum_alg`), whatever `checksum` says: its body ends before
+/// them, so that its algorithm byte is the body's last.
 pub fn split(ev: &[u8], checksum: bool) -> Result<(Header, &[u8])> {
     let h = header(ev)?;
-    let end = if checksum {
+    let fde = h.kind == kind::FORMAT_DESCRIPTION;
+    let checksum = if fde {
+        fde_checksum_alg(ev)? == 1
+    } else {
+        checksum
+    };
+    let end = if checksum || fde {
         let end = ev
             .len()
             .checked_sub(CHECKSUM_LEN)
             .filter(|&e| e >= HEADER_LEN)
             .ok_or_else(|| corrupt("event shorter than its checksum"))?;
+        if !checksum {
+            return Ok((h, &ev[HEADER_LEN..end]));
+        }
         let sum = u32::from_le_bytes([ev[end], ev[end + 1], ev[end + 2], ev[end + 3]]);
         // A FORMAT_DESCRIPTION's checksum is taken with
         // LOG_EVENT_BINLOG_IN_USE_F (set while its file is open) clear.
@@ -177,6 +189,11 @@ pub struct TableMap {
     pub table: String,
     /// Each column's type code and metadata (as in TABLE_MAP).
     pub columns: Vec<MapCol>,
+    /// Why its rows cannot be read (a column type whose metadata this
+    /// decoder does not know): reported when a rows event uses the map,
+    /// not when the map arrives, so a table the replica never writes
+    /// does not stop it.
+    pub unsupported: Option<String>,
 }
 
 /// One TABLE_MAP column.
@@ -186,6 +203,21 @@ pub struct MapCol {
     /// The metadata bytes (0 to 2), little-endian in a u16.
     pub meta: u16,
     pub nullable: bool,
+    /// The fractional precision of the replica's own column, which the
+    /// caller sets for the old TIMESTAMP, DATETIME and TIME types (7, 12,
+    /// 11): their TABLE_MAP entry has no metadata, and MariaDB stores their
+    /// fractional forms (`mysql56_temporal_format=OFF`) by the column's
+    /// precision, so only the replica's column tells how to read them (as
+    /// MariaDB's replica reads them). None: such a column is refused.
+    pub local_fsp: Option<u8>,
+}
+
+impl MapCol {
+    /// Whether the column is of an old temporal type whose values cannot
+    /// be read without `local_fsp`.
+    pub fn needs_local_fsp(&self) -> bool {
+        matches!(self.ty, 7 | 11 | 12)
+    }
 }
 
 /// A rows event: which columns its images hold, and the images' bytes
@@ -422,17 +454,20 @@ fn query(r: &mut Rd<'_>) -> Result<Query> {
     })
 }
 
-/// The metadata byte count of a column type in TABLE_MAP.
-fn meta_len(ty: u8) -> Result<usize> {
+/// The metadata byte count of a column type in TABLE_MAP (None: a type
+/// this decoder does not know).
+fn meta_len(ty: u8) -> Option<usize> {
     use crate::row::ty as t;
-    Ok(match ty {
+    Some(match ty {
         t::TINY | t::SHORT | t::LONG | t::LONGLONG | t::INT24 | t::DATE | t::YEAR => 0,
         6 /* NULL */ | 7 /* TIMESTAMP */ | 11 /* TIME */ | 12 /* DATETIME */ | 14 /* NEWDATE */ => 0,
+        0 /* old DECIMAL (before 5.0) */ => 0,
         t::FLOAT | t::DOUBLE | t::TIMESTAMP2 | t::DATETIME2 | t::TIME2 => 1,
         t::BLOB | 249 | 250 | 251 /* TINY/MEDIUM/LONG_BLOB */ | 255 /* GEOMETRY */ | 245 /* JSON */ => 1,
+        141 /* MariaDB's BLOB_COMPRESSED */ => 1,
         t::VARCHAR | 253 /* VAR_STRING */ | 16 /* BIT */ | t::NEWDECIMAL | t::STRING | t::ENUM | t::SET => 2,
-        0 /* old DECIMAL */ => 2,
-        other => return Err(Error::Invalid(format!("column type {other} in TABLE_MAP is not supported"))),
+        140 /* MariaDB's VARCHAR_COMPRESSED */ => 2,
+        _ => return None,
     })
 }
 
@@ -450,8 +485,22 @@ fn table_map(r: &mut Rd<'_>) -> Result<TableMap> {
     let meta_total = r.packed()? as usize;
     let mut meta = Rd::new(r.take(meta_total)?);
     let mut cols = Vec::with_capacity(ncols);
+    let mut unsupported = None;
     for &ty in types {
-        let m = match meta_len(ty)? {
+        let Some(len) = meta_len(ty).filter(|_| unsupported.is_none()) else {
+            // The metadata of the columns after it cannot be told apart.
+            unsupported.get_or_insert_with(|| {
+                format!("column type {ty} in TABLE_MAP is not supported")
+            });
+            cols.push(MapCol {
+                ty,
+                meta: 0,
+                nullable: false,
+                local_fsp: None,
+            });
+            continue;
+        };
+        let m = match len {
             0 => 0,
             1 => meta.u8()? as u16,
             // STRING/ENUM/SET keep (real type, length) and NEWDECIMAL
@@ -475,9 +524,10 @@ fn table_map(r: &mut Rd<'_>) -> Result<TableMap> {
             ty,
             meta: m,
             nullable: false,
+            local_fsp: None,
         });
     }
-    if !meta.is_empty() {
+    if !meta.is_empty() && unsupported.is_none() {
         return Err(corrupt("TABLE_MAP metadata longer than its columns need"));
     }
     let nulls = bitmap(r, ncols)?;
@@ -490,6 +540,7 @@ fn table_map(r: &mut Rd<'_>) -> Result<TableMap> {
         db,
         table,
         columns: cols,
+        unsupported,
     })
 }
 

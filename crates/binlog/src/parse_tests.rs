@@ -249,9 +249,11 @@ fn encoder_output_unpacks_to_what_was_packed() {
                     ty: m.ty,
                     meta,
                     nullable: true,
+                    local_fsp: None,
                 }
             })
             .collect(),
+        unsupported: None,
     };
     let ev = parse::Rows {
         kind: RowsKind::Write,

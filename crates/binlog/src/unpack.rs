@@ -64,8 +64,23 @@ impl Datum {
 /// A row change: before/after images (None where the kind has none).
 pub type Change = (Option<Vec<Datum>>, Option<Vec<Datum>>);
 
-/// Unpacks every row of a rows event with its table map.
-pub fn rows(ev: &Rows<'_>, map: &TableMap) -> Result<Vec<Change>> {
+/// The row changes of a rows event, unpacked with its table map one at a
+/// time (`each`): memory stays at one change's images whatever the event
+/// holds (a MINIMAL image of one column of a 4096-column table is 2 bytes
+/// of input and 4096 datums of output).
+pub struct Changes<'a> {
+    ev: &'a Rows<'a>,
+    cols: &'a [MapCol],
+    r: Rd<'a>,
+    failed: bool,
+}
+
+/// The row changes of `ev`, decoded as they are iterated; after an error
+/// the iteration ends.
+pub fn each<'a>(ev: &'a Rows<'a>, map: &'a TableMap) -> Result<Changes<'a>> {
+    if let Some(why) = &map.unsupported {
+        return Err(Error::Invalid(format!("table {}.{}: {why}", map.db, map.table)));
+    }
     if ev.ncols > map.columns.len() {
         return Err(Error::Corrupt(format!(
             "rows event of {} columns for a table map of {}",
@@ -73,21 +88,41 @@ pub fn rows(ev: &Rows<'_>, map: &TableMap) -> Result<Vec<Change>> {
             map.columns.len()
         )));
     }
-    let cols = &map.columns[..ev.ncols];
-    let mut r = Rd::new(ev.images);
-    let mut out = Vec::new();
     if !ev.present.contains(&true) {
         return Err(Error::Corrupt("rows event without columns".into()));
     }
-    while !r.is_empty() {
-        let first = image(&mut r, cols, &ev.present)?;
-        out.push(match ev.kind {
-            RowsKind::Write => (None, Some(first)),
-            RowsKind::Delete => (Some(first), None),
-            RowsKind::Update => (Some(first), Some(image(&mut r, cols, &ev.present_after)?)),
+    Ok(Changes {
+        ev,
+        cols: &map.columns[..ev.ncols],
+        r: Rd::new(ev.images),
+        failed: false,
+    })
+}
+
+impl Iterator for Changes<'_> {
+    type Item = Result<Change>;
+
+    fn next(&mut self) -> Option<Result<Change>> {
+        if self.failed || self.r.is_empty() {
+            return None;
+        }
+        let (r, cols, ev) = (&mut self.r, self.cols, self.ev);
+        let c = image(r, cols, &ev.present).and_then(|first| {
+            Ok(match ev.kind {
+                RowsKind::Write => (None, Some(first)),
+                RowsKind::Delete => (Some(first), None),
+                RowsKind::Update => (Some(first), Some(image(r, cols, &ev.present_after)?)),
+            })
         });
+        self.failed = c.is_err();
+        Some(c)
     }
-    Ok(out)
+}
+
+/// Every row change of a rows event at once (tests; see `each`).
+#[cfg(test)]
+pub fn rows(ev: &Rows<'_>, map: &TableMap) -> Result<Vec<Change>> {
+    each(ev, map)?.collect()
 }
 
 /// One image: a null bitmap over the present columns, then their values.
@@ -214,6 +249,30 @@ pub(crate) fn decimal(r: &mut Rd<'_>, precision: u8, scale: u8) -> Result<(i128,
     Ok((if neg { -m } else { m }, scale))
 }
 
+/// The replica column's precision an old TIMESTAMP/DATETIME/TIME column
+/// is read with (`MapCol::local_fsp`).
+fn local_fsp(c: &MapCol) -> Result<u8> {
+    match c.local_fsp {
+        Some(f @ 0..=6) => Ok(f),
+        Some(f) => Err(Error::Invalid(format!("fractional precision {f}"))),
+        None => Err(Error::Invalid(format!(
+            "an old-format temporal column (type {}) replicated to a column of another type",
+            c.ty
+        ))),
+    }
+}
+
+/// The fraction of an old TIMESTAMP(f): f digits in 1 to 3 big-endian
+/// bytes, as microseconds.
+fn old_frac(r: &mut Rd<'_>, f: u8) -> Result<u32> {
+    let n = [0, 1, 1, 2, 2, 3, 3][f as usize];
+    let v = be(r.take(n)?) * 10u64.pow(6 - f as u32);
+    if v >= 1_000_000 {
+        return Err(Error::Corrupt("TIMESTAMP fraction out of range".into()));
+    }
+    Ok(v as u32)
+}
+
 fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
     let meta = c.meta;
     let int = |r: &mut Rd<'_>, w: u8| -> Result<Datum> {
@@ -258,20 +317,45 @@ fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
                 us,
             }
         }
-        12 => {
-            // Old DATETIME: YYYYMMDDhhmmss as an 8-byte integer.
-            let v = r.uint(8)?;
-            let (d, t) = (v / 1_000_000, v % 1_000_000);
-            Datum::DateTime {
-                y: (d / 10_000) as u32,
-                mo: (d / 100 % 100) as u32,
-                d: (d % 100) as u32,
-                h: (t / 10_000) as u32,
-                mi: (t / 100 % 100) as u32,
-                s: (t % 100) as u32,
-                us: 0,
+        12 => match local_fsp(c)? {
+            0 => {
+                // Old DATETIME: YYYYMMDDhhmmss as an 8-byte integer.
+                let v = r.uint(8)?;
+                let (d, t) = (v / 1_000_000, v % 1_000_000);
+                Datum::DateTime {
+                    y: (d / 10_000) as u32,
+                    mo: (d / 100 % 100) as u32,
+                    d: (d % 100) as u32,
+                    h: (t / 10_000) as u32,
+                    mi: (t / 100 % 100) as u32,
+                    s: (t % 100) as u32,
+                    us: 0,
+                }
             }
-        }
+            f => {
+                // MariaDB's DATETIME(f) of before 10.1 (Field_datetime_hires):
+                // its packed form (`pack_time`) shifted to f digits,
+                // big-endian in 5 to 8 bytes.
+                let n = [5, 6, 6, 7, 7, 7, 8][f as usize];
+                let mut p = be(r.take(n)?) * 10u64.pow(6 - f as u32);
+                let mut next = |m: u64| {
+                    let v = (p % m) as u32;
+                    p /= m;
+                    v
+                };
+                let (us, s, mi, h) = (next(1_000_000), next(60), next(60), next(24));
+                let (d, mo) = (next(32), next(13));
+                Datum::DateTime {
+                    y: u32::try_from(p).map_err(|_| Error::Corrupt("DATETIME year".into()))?,
+                    mo,
+                    d,
+                    h,
+                    mi,
+                    s,
+                    us,
+                }
+            }
+        },
         ty::TIMESTAMP2 => {
             let secs = be(r.take(4)?) as u32;
             Datum::Timestamp {
@@ -279,18 +363,37 @@ fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
                 us: frac(r, meta)?,
             }
         }
-        7 => Datum::Timestamp {
-            secs: r.uint(4)? as u32,
-            us: 0,
+        7 => match local_fsp(c)? {
+            0 => Datum::Timestamp {
+                secs: r.uint(4)? as u32,
+                us: 0,
+            },
+            // TIMESTAMP(f) of before 10.1 (Field_timestamp_hires): seconds,
+            // then the fraction in f digits, both big-endian.
+            f => Datum::Timestamp {
+                secs: be(r.take(4)?) as u32,
+                us: old_frac(r, f)?,
+            },
         },
         ty::TIME2 => Datum::Time(time2(r, meta)?),
-        11 => {
-            // Old TIME: [-]HHMMSS as a 3-byte integer.
-            let v = Datum::int_signed(r.uint(3)?, 3);
-            let a = v.unsigned_abs() as i64;
-            let us = ((a / 10_000) * 3600 + (a / 100 % 100) * 60 + a % 100) * 1_000_000;
-            Datum::Time(if v < 0 { -us } else { us })
-        }
+        11 => match local_fsp(c)? {
+            0 => {
+                // Old TIME: [-]HHMMSS as a 3-byte integer.
+                let v = Datum::int_signed(r.uint(3)?, 3);
+                let a = v.unsigned_abs() as i64;
+                let us = ((a / 10_000) * 3600 + (a / 100 % 100) * 60 + a % 100) * 1_000_000;
+                Datum::Time(if v < 0 { -us } else { us })
+            }
+            f => {
+                // TIME(f) of before 10.1 (Field_time_hires): microseconds
+                // shifted to f digits, offset by 838:59:59 + 1 s so that it
+                // is unsigned, big-endian in 3 to 6 bytes.
+                let n = [3, 4, 4, 5, 5, 5, 6][f as usize];
+                let shift = 10i64.pow(6 - f as u32);
+                let zero = 3_020_400_000_000 / shift;
+                Datum::Time((be(r.take(n)?) as i64 - zero) * shift)
+            }
+        },
         ty::NEWDECIMAL => {
             let (m, s) = decimal(r, (meta >> 8) as u8, meta as u8)?;
             Datum::Decimal(m, s)

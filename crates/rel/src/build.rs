@@ -192,28 +192,81 @@ impl Catalog {
     /// synced write; from then on the planner may use it (read views older
     /// than that write may not: `since`).
     pub fn finish_index(&self, db: &str, name: &str, id: u32) -> Result<Arc<Table>> {
+        self.commit_online(db, name, &[id], |d| Ok::<_, Error>(d.clone()))
+    }
+
+    /// Commits an online ALTER of `db.name` in one synced write: the
+    /// indexes `ids` being built join the definition, `change` derives the
+    /// rest from it (the current definition, with the keys `stage_def`
+    /// published: indexes or keys dropped), the pending records go, and
+    /// the statement's binary log record (if any) rides in the same batch.
+    /// Index ids the new definition no longer uses are reclaimed.
+    pub fn commit_online<E: From<Error>>(
+        &self,
+        db: &str,
+        name: &str,
+        ids: &[u32],
+        change: impl FnOnce(&TableDef) -> std::result::Result<TableDef, E>,
+    ) -> std::result::Result<Arc<Table>, E> {
         let next = self.lock_ddl();
         let st = self.state();
         let cur = st
             .table(db, name)
             .cloned()
             .ok_or_else(|| Error::NoSuchTable(format!("{db}.{name}")))?;
-        let Some(pos) = cur.building.iter().position(|i| i.id == id) else {
-            return Err(Error::TableChanged(format!("{db}.{name}")));
-        };
         let mut def = cur.def.clone();
-        def.secondary.push(cur.building[pos].clone());
+        let mut building = cur.building.clone();
+        for id in ids {
+            let Some(pos) = building.iter().position(|i| i.id == *id) else {
+                return Err(Error::TableChanged(format!("{db}.{name}")).into());
+            };
+            def.secondary.push(building.remove(pos));
+        }
+        let def = change(&def)?;
         def.check_limits().map_err(Error::Limit)?;
         let mut b = WriteBatch::new();
         b.put(&key(b'T', &[db.as_bytes(), name.as_bytes()]), &def.encode());
         b.put(&key(b'N', &[]), &next.to_le_bytes());
-        b.delete(&key(b'P', &[&id.to_be_bytes()]));
+        for id in ids {
+            b.delete(&key(b'P', &[&id.to_be_bytes()]));
+        }
         crate::binlog::attach_ddl_record(&mut b);
-        self.db().write(synced(), b)?;
+        self.db().write(synced(), b).map_err(Error::from)?;
         let mut n = self.successor(&cur, def);
-        n.building.remove(pos);
-        n.since.push((id, self.db().latest_sequence()));
+        n.building = building;
+        let seq = self.db().latest_sequence();
+        n.since.extend(ids.iter().map(|id| (*id, seq)));
         let n = Arc::new(n);
+        let n2 = n.clone();
+        self.publish(|st| {
+            st.tables.insert((db.to_string(), name.to_string()), n2);
+        });
+        drop(next);
+        let live: Vec<u32> = n.def.indexes().map(|i| i.id).collect();
+        for ix in cur.def.indexes().filter(|i| !live.contains(&i.id)) {
+            reclaim_ids(self.db(), ix.id, ix.id + 1)?;
+        }
+        Ok(n)
+    }
+
+    /// Publishes `change` of the current definition of `db.name` to
+    /// statements (writers enforce a foreign key added there) without
+    /// storing it: an online ALTER checks its new keys so, and stores the
+    /// definition with `commit_online` only when they hold. A crash before
+    /// leaves the stored definition.
+    pub fn stage_def<E: From<Error>>(
+        &self,
+        db: &str,
+        name: &str,
+        change: impl FnOnce(&TableDef) -> std::result::Result<TableDef, E>,
+    ) -> std::result::Result<Arc<Table>, E> {
+        let _g = self.lock_ddl();
+        let cur = self
+            .state()
+            .table(db, name)
+            .cloned()
+            .ok_or_else(|| Error::NoSuchTable(format!("{db}.{name}")))?;
+        let n = Arc::new(self.successor(&cur, change(&cur.def)?));
         let n2 = n.clone();
         self.publish(|st| {
             st.tables.insert((db.to_string(), name.to_string()), n2);

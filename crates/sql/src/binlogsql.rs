@@ -89,6 +89,15 @@ pub fn parse(ws: &[String], sql: &str) -> Option<Result<Stmt>> {
                 "PURGE BINARY LOGS TO 'file' | BEFORE 'datetime'",
             )))
         }
+        ["RESET", "MASTER"] => Stmt::Maint(MaintStmt::ResetMaster { to: None }),
+        ["RESET", "MASTER", "TO", n] => match n.parse::<u32>() {
+            Ok(n) if n >= 1 && n < 0x7fff_ffff => Stmt::Maint(MaintStmt::ResetMaster { to: Some(n) }),
+            _ => {
+                return Some(Err(SqlError::parse(format!(
+                    "RESET MASTER TO takes a file number from 1 to 2147483647, not {n}"
+                ))))
+            }
+        },
         // Replication itself is not there yet.
         ["SHOW", "SLAVE" | "REPLICA", ..]
         | ["SHOW", "ALL", "SLAVES", ..]
@@ -301,6 +310,14 @@ pub(crate) fn flush(s: &Session) -> Result<()> {
         b.flush_logs()?;
     }
     Ok(())
+}
+
+/// RESET MASTER [TO n]: every binary log file goes, the log starts again
+/// at file n (1) with an empty @@gtid_binlog_pos (`binlog::Binlog::reset`).
+pub fn reset_master(s: &mut Session, to: Option<u32>) -> Result<Outcome> {
+    let b = s.inst.binlog.clone().ok_or_else(SqlError::binlog_closed)?;
+    b.reset(to.unwrap_or(1))?;
+    ok()
 }
 
 /// PURGE BINARY LOGS TO 'file' | BEFORE 'datetime'.

@@ -223,6 +223,7 @@ pub fn of(stmt: &Stmt) -> Option<usize> {
             MaintStmt::Kill { .. } => com!("kill"),
             MaintStmt::Backup(_) => com!("backup"),
             MaintStmt::Purge { .. } => com!("purge_before_date"),
+            MaintStmt::ResetMaster { .. } => com!("reset"),
         },
         Stmt::Prep(p) => match p {
             PrepStmt::Prepare { .. } => com!("prepare_sql"),

@@ -20,6 +20,32 @@ fn incorrect(col: &Column, v: &Value, row: usize, what: &str) -> SqlError {
     }
 }
 
+/// The byte offset of the first character of `s` that character set of
+/// `coll` cannot hold (latin1: cp1252's; utf8mb3: up to 3 bytes), if any.
+pub(crate) fn outside_charset(s: &str, coll: rel::collation::Collation) -> Option<usize> {
+    let fits: fn(char) -> bool = match coll.charset() {
+        "latin1" => |c| c == '?' || rel::collation::latin1_byte(c) != b'?',
+        "utf8mb3" => |c| c.len_utf8() < 4,
+        _ => return None,
+    };
+    s.char_indices().find(|(_, c)| !fits(*c)).map(|(i, _)| i)
+}
+
+/// `s` with each character the character set of `coll` cannot hold as `?`
+/// (what MariaDB stores without strict mode).
+pub(crate) fn to_charset_lossy(s: &str, coll: rel::collation::Collation) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = outside_charset(rest, coll) {
+        out.push_str(&rest[..at]);
+        out.push('?');
+        let n = rest[at..].chars().next().map_or(1, char::len_utf8);
+        rest = &rest[at + n..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Converts `v` for storage in `col` (row number `row` for messages).
 pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
     if v.is_null() {
@@ -99,16 +125,24 @@ pub fn for_store(v: Value, col: &Column, row: usize) -> Result<Value> {
                 // Text columns hold utf8mb4: bytes that are not UTF-8 (from
                 // X'..', a _binary literal or a BLOB) are refused, as MySQL's
                 // strict mode does, never stored to be mangled later.
+                let bad = |at: usize| {
+                    let shown: String = b[at..]
+                        .iter()
+                        .take(6)
+                        .map(|c| format!("\\x{c:02X}"))
+                        .collect();
+                    SqlError::incorrect_value("string", shown, &col.name, row)
+                };
                 match std::str::from_utf8(&b) {
-                    Ok(s) => s.chars().count(),
-                    Err(e) => {
-                        let bad: String = b[e.valid_up_to()..]
-                            .iter()
-                            .take(6)
-                            .map(|c| format!("\\x{c:02X}"))
-                            .collect();
-                        return Err(SqlError::incorrect_value("string", bad, &col.name, row));
-                    }
+                    // A character the column's character set lacks (latin1
+                    // beyond cp1252, utf8mb3 beyond 3 bytes) is refused as
+                    // MariaDB refuses it, whether or not the binary log
+                    // (which holds the column's own encoding) is on.
+                    Ok(s) => match outside_charset(s, t.coll) {
+                        Some(at) => return Err(bad(at)),
+                        None => s.chars().count(),
+                    },
+                    Err(e) => return Err(bad(e.valid_up_to())),
                 }
             };
             let limit = match t.kind {

@@ -82,6 +82,7 @@ mysql_errors! {
     WARN_NOT_HONOURED = 1235, "42000", fn not_honoured(what) => "{what}";
     /// An internal problem, reported instead of a panic.
     ER_UNKNOWN_ERROR = 1105, "HY000", fn internal(msg) => "{msg}";
+    ER_FLUSH_MASTER_BINLOG_CLOSED = 1186, "HY000", fn binlog_closed() => "Binlog closed, cannot RESET MASTER";
     ER_UNKNOWN_TARGET_BINLOG = 1373, "HY000", fn unknown_target_binlog() => "Target log not found in binlog index";
     ER_NO_BINARY_LOGGING = 1381, "HY000", fn no_binary_logging() => "You are not using binary logging";
     // Replication (crates/sql/src/replica).

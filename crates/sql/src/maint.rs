@@ -135,6 +135,7 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
         MaintStmt::Purge { to, before } => {
             crate::binlogsql::purge(s, to.as_deref(), before.as_deref())
         }
+        MaintStmt::ResetMaster { to } => crate::binlogsql::reset_master(s, *to),
         MaintStmt::LockTables => {
             s.warn(
                 "Warning",

@@ -50,34 +50,50 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
-    if let Some(p) = view_forms(trimmed) {
-        return p;
+    // The words are split (and upper-cased) only for statements whose
+    // first word can start one of the forms read from them: not for the
+    // SELECTs, INSERTs and UPDATEs that make up a workload.
+    let first = words_of(trimmed).next().unwrap_or("");
+    let is = |ks: &[&str]| ks.iter().any(|k| first.eq_ignore_ascii_case(k));
+    if is(&["CREATE", "ALTER"]) {
+        if let Some(p) = view_forms(trimmed) {
+            return p;
+        }
     }
-    if let Some(s) = crate::replsrc::parse(&words(trimmed)) {
-        return Ok(Parsed {
-            stmt: s,
-            params: vec![],
-        });
+    if is(&["SHOW", "CHANGE", "START", "STOP", "RESET", "PURGE"]) {
+        let ws = words(trimmed);
+        if let Some(s) = crate::replsrc::parse(&ws) {
+            return Ok(Parsed {
+                stmt: s,
+                params: vec![],
+            });
+        }
+        if let Some(s) = crate::replica::parse(&ws, trimmed) {
+            return Ok(Parsed {
+                stmt: s?,
+                params: vec![],
+            });
+        }
+        if let Some(s) = crate::binlogsql::parse(&ws, trimmed) {
+            return Ok(Parsed {
+                stmt: s?,
+                params: vec![],
+            });
+        }
     }
-    if let Some(s) = crate::replica::parse(&words(trimmed), trimmed) {
-        return Ok(Parsed {
-            stmt: s?,
-            params: vec![],
-        });
+    const ADMIN: &[&str] = &[
+        "SET", "LOCK", "ALTER", "SHOW", "KILL", "BACKUP", "CHECK", "ANALYZE", "OPTIMIZE", "FLUSH",
+        "START",
+    ];
+    if is(ADMIN) {
+        if let Some(s) = admin(trimmed)? {
+            return Ok(Parsed {
+                stmt: s,
+                params: vec![],
+            });
+        }
     }
-    if let Some(s) = crate::binlogsql::parse(&words(trimmed), trimmed) {
-        return Ok(Parsed {
-            stmt: s?,
-            params: vec![],
-        });
-    }
-    if let Some(s) = admin(trimmed)? {
-        return Ok(Parsed {
-            stmt: s,
-            params: vec![],
-        });
-    }
-    {
+    if is(&["UPDATE", "DELETE", "SET"]) {
         let ws = words(trimmed);
         // sqlparser would read IGNORE as the table name: `UPDATE IGNORE` becomes its
         // `UPDATE OR IGNORE` below, `DELETE IGNORE` a flag of the DELETE; the other
@@ -671,11 +687,13 @@ fn view_forms(sql: &str) -> Option<Result<Parsed>> {
     }))
 }
 
-fn words(s: &str) -> Vec<String> {
+fn words_of(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
         .filter(|w| !w.is_empty())
-        .map(|w| w.to_string())
-        .collect()
+}
+
+fn words(s: &str) -> Vec<String> {
+    words_of(s).map(|w| w.to_string()).collect()
 }
 
 fn unquote(s: &str) -> String {
@@ -791,7 +809,7 @@ fn kill(ws: &[String], u: &[&str]) -> Result<Stmt> {
     Ok(Stmt::Maint(MaintStmt::Kill { connection, target }))
 }
 
-/// Statements recognized without sqlparser.
+/// Statements recognized without sqlparser (their first words: `ADMIN`).
 fn admin(s: &str) -> Result<Option<Stmt>> {
     let ws = words(s);
     let up: Vec<String> = ws.iter().map(|w| w.to_ascii_uppercase()).collect();

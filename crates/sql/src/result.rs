@@ -120,6 +120,22 @@ pub struct Collect {
     pub rows: Vec<Vec<Value>>,
 }
 
+impl Collect {
+    /// The rows as `a|b|c` text, each value as the text protocol sends it
+    /// (what tests compare).
+    pub fn texts(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect()
+    }
+}
+
 impl ResultSink for Collect {
     fn columns(&mut self, cols: &[ColumnInfo]) -> Result<()> {
         self.cols = cols.to_vec();

@@ -252,6 +252,8 @@ pub enum MaintStmt {
         to: Option<String>,
         before: Option<String>,
     },
+    /// RESET MASTER [TO n] (`binlogsql`).
+    ResetMaster { to: Option<u32> },
 }
 
 /// The parts of a possibly qualified name.

@@ -177,6 +177,13 @@ fn adjust(v: Value, col: &Column, row: usize, e: SqlError, env: &dyn Env) -> Res
                     .into_bytes();
                 w = Some(e.clone());
             }
+            if let Ok(s) = std::str::from_utf8(&b) {
+                if !t.is_binary() && crate::convert::outside_charset(s, t.coll).is_some() {
+                    // And '?' for each character the column's charset lacks.
+                    b = crate::convert::to_charset_lossy(s, t.coll).into_bytes();
+                    w = Some(e.clone());
+                }
+            }
             let limit = match t.kind {
                 TypeKind::Text | TypeKind::Blob => t.max_bytes(),
                 _ => t.len as usize,

@@ -27,6 +27,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 mod accounts;
 mod defs;
+mod drops;
 mod open;
 mod views;
 
@@ -513,44 +514,6 @@ impl Catalog {
             reclaim_ids(&self.db, *id, id + 1)?;
         }
         Ok(())
-    }
-
-    /// DROP TABLE, also of a table whose definition could not be read.
-    /// Absent: `NoSuchTable`, or `Dropped::Absent` if `if_exists`.
-    pub fn drop_table(&self, db: &str, name: &str, if_exists: bool) -> Result<Dropped> {
-        let _g = self.lock_ddl();
-        let st = self.state();
-        let k = (db.to_string(), name.to_string());
-        if let Some(u) = st.unreadable.get(&k).filter(|u| !u.view) {
-            let mut b = WriteBatch::new();
-            delete_unreadable(&mut b, db, name, u);
-            crate::binlog::attach_ddl_record(&mut b);
-            self.db.write(sync(), b)?;
-            self.publish(|st| {
-                st.unreadable.remove(&k);
-            });
-            self.reclaim_unreadable(db, name, u)?;
-            return Ok(Dropped::Unreadable {
-                data_left: u.ids.is_empty(),
-            });
-        }
-        let Some(t) = st.table(db, name).cloned() else {
-            return if if_exists {
-                Ok(Dropped::Absent)
-            } else {
-                Err(Error::NoSuchTable(format!("{db}.{name}")))
-            };
-        };
-        let mut b = WriteBatch::new();
-        b.delete(&key(b'T', &[db.as_bytes(), name.as_bytes()]));
-        b.delete(&key(b'S', &[db.as_bytes(), name.as_bytes()]));
-        crate::binlog::attach_ddl_record(&mut b);
-        self.db.write(sync(), b)?;
-        self.publish(|st| {
-            st.tables.remove(&(db.to_string(), name.to_string()));
-        });
-        self.reclaim(&t.def)?;
-        Ok(Dropped::Table)
     }
 
     /// Stores ANALYZE's statistics of `t` (one synced write) and installs

@@ -34,8 +34,14 @@ impl Catalog {
     }
 
     /// DROP VIEW of the views named that exist (one synced write); returns
-    /// the names (db, name) that are not views.
-    pub fn drop_views(&self, names: &[(String, String)]) -> Result<Vec<(String, String)>> {
+    /// the names (db, name) that are not views. `before_write` sees the
+    /// views found and the other names under the DDL lock, before the
+    /// write (DROP VIEW words its binary log record from them).
+    pub fn drop_views(
+        &self,
+        names: &[(String, String)],
+        before_write: impl FnOnce(&[(String, String)], &[(String, String)]),
+    ) -> Result<Vec<(String, String)>> {
         let _g = self.lock_ddl();
         let st = self.state();
         // A view whose definition could not be read goes too.
@@ -44,6 +50,7 @@ impl Catalog {
             .iter()
             .cloned()
             .partition(|k| st.view(&k.0, &k.1).is_some() || unreadable_view(k));
+        before_write(&found, &missing);
         if !found.is_empty() {
             let mut b = WriteBatch::new();
             for (d, n) in &found {

@@ -561,6 +561,7 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
         MaintStmt::Backup(_) => w.specific(p::RELOAD, "RELOAD"),
         // MariaDB's BINLOG ADMIN; SUPER here.
         MaintStmt::Purge { .. } => w.specific(p::SUPER, "SUPER, BINLOG ADMIN"),
+        MaintStmt::ResetMaster { .. } => w.specific(p::RELOAD, "RELOAD"),
         MaintStmt::Keys { db, table } => refs(&[(db.clone(), table.clone())], p::ALTER, "ALTER"),
     }
 }

@@ -10,6 +10,7 @@ mod define;
 mod fkey;
 mod install;
 mod online;
+mod online_keys;
 mod rename;
 pub mod sortbuild;
 pub(crate) mod view;
@@ -206,21 +207,30 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             }
             // Waits for bulk loads of the tables to end.
             let _held = crate::bulk::lock::lock_tables(s, listed.clone())?;
-            log_drop_text(s, stmt, &listed, *if_exists);
             // DROP TABLE names no view: MariaDB's 1965 (a note with IF EXISTS).
-            let mut views = Vec::new();
-            for n in names {
-                let (db, t) = split_name(s, n)?;
-                let st = s.inst.catalog.state();
-                let k = (db.clone(), t.clone());
-                if st.view(&db, &t).is_some() || st.unreadable.get(&k).is_some_and(|u| u.view) {
-                    views.push(format!("{db}.{t}"));
-                    continue;
-                }
-                match s.inst.catalog.drop_table(&db, &t, true)? {
+            let st = s.inst.catalog.state();
+            let is_view = |(d, t): &(String, String)| {
+                let k = (d.clone(), t.clone());
+                st.view(d, t).is_some() || st.unreadable.get(&k).is_some_and(|u| u.view)
+            };
+            let views: Vec<String> = listed
+                .iter()
+                .filter(|n| is_view(n))
+                .map(|(d, t)| format!("{d}.{t}"))
+                .collect();
+            let tables: Vec<(String, String)> =
+                listed.iter().filter(|n| !is_view(n)).cloned().collect();
+            drop(st);
+            // One catalog write drops them all, its record worded under the
+            // DDL lock from what is there.
+            let dropped = s.inst.catalog.drop_tables(&tables, |d| {
+                log_drop_text(s, stmt, &tables, d, *if_exists)
+            })?;
+            for ((db, t), d) in tables.iter().zip(&dropped) {
+                match d {
                     rel::catalog::Dropped::Absent => missing.push(format!("{db}.{t}")),
                     rel::catalog::Dropped::Unreadable { data_left: true } => {
-                        s.warn("Warning", SqlError::unreadable_data_left(&db, &t))
+                        s.warn("Warning", SqlError::unreadable_data_left(db, t))
                     }
                     _ => {}
                 }
@@ -294,23 +304,20 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
 }
 
 /// What the binary log records for DROP TABLE (MariaDB's generated form):
-/// the tables that are there (all the names with IF EXISTS, which a replica
-/// runs without error), views left out; nothing when none is there.
-fn log_drop_text(s: &Session, stmt: &DdlStmt, listed: &[(String, String)], if_exists: bool) {
-    let st = s.inst.catalog.state();
-    let q = |x: &str| format!("`{}`", x.replace('`', "``"));
-    let names: Vec<String> = listed
+/// the tables dropped (all the names with IF EXISTS, which a replica runs
+/// without error; views were left out of `tables`); nothing when none is.
+fn log_drop_text(
+    s: &Session,
+    stmt: &DdlStmt,
+    tables: &[(String, String)],
+    dropped: &[rel::catalog::Dropped],
+    if_exists: bool,
+) {
+    let names: Vec<String> = tables
         .iter()
-        .filter(|(d, t)| {
-            let k = (d.clone(), t.clone());
-            let view = st.view(d, t).is_some() || st.unreadable.get(&k).is_some_and(|u| u.view);
-            let there = st.table(d, t).is_some() || st.unreadable.contains_key(&k);
-            !view && (there || if_exists)
-        })
-        .map(|(d, t)| match s.db.as_deref() {
-            Some(cur) if cur == d => q(t),
-            _ => format!("{}.{}", q(d), q(t)),
-        })
+        .zip(dropped)
+        .filter(|(_, d)| if_exists || **d != rel::catalog::Dropped::Absent)
+        .map(|((d, t), _)| logged_name(s, d, t))
         .collect();
     let text = (!names.is_empty()).then(|| {
         let ie = if if_exists { "IF EXISTS " } else { "" };
@@ -322,9 +329,19 @@ fn log_drop_text(s: &Session, stmt: &DdlStmt, listed: &[(String, String)], if_ex
     crate::binlogsql::retext_ddl(s, text.as_deref(), stmt);
 }
 
-/// ALTER TABLE: index and foreign key changes alone run online here
-/// (several at once; all are checked before any runs); anything else goes
-/// to `alter`.
+/// A table or view as the statements the server words for the binary log
+/// name it: quoted, qualified unless it is in the current database.
+fn logged_name(s: &Session, db: &str, name: &str) -> String {
+    let q = |x: &str| format!("`{}`", x.replace('`', "``"));
+    match s.db.as_deref() {
+        Some(cur) if cur == db => q(name),
+        _ => format!("{}.{}", q(db), q(name)),
+    }
+}
+
+/// ALTER TABLE: index and foreign key changes alone run online, all or
+/// nothing (`online_keys`; several at once, all checked before any runs);
+/// anything else goes to `alter`.
 fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
     use ast::AlterTableOperation as Op;
     let online = !at.operations.is_empty()
@@ -363,56 +380,10 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
     }
-    for op in &at.operations {
-        let t =
-            resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name).unwrap_or(t.clone());
-        match op {
-            ast::AlterTableOperation::AddConstraint { constraint, .. } => {
-                crate::accept::check_constraint(constraint)?;
-                match constraint {
-                    ast::TableConstraint::Index(ix) => {
-                        let cols = index_columns(&t, &ix.columns)?;
-                        let name = ix
-                            .name
-                            .as_ref()
-                            .map(|n| n.value.clone())
-                            .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                        let meta = crate::accept::index_meta(&ix.index_options)?;
-                        create_index(s, &t, &name, cols, false, false, meta)?;
-                    }
-                    ast::TableConstraint::Unique(u) => {
-                        let cols = index_columns(&t, &u.columns)?;
-                        let name = u
-                            .name
-                            .as_ref()
-                            .or(u.index_name.as_ref())
-                            .map(|n| n.value.clone())
-                            .unwrap_or_else(|| t.def.columns[cols[0]].name.clone());
-                        let meta = crate::accept::index_meta(&u.index_options)?;
-                        create_index(s, &t, &name, cols, true, false, meta)?;
-                    }
-                    ast::TableConstraint::ForeignKey(fk) => add_foreign_key(s, &t, fk)?,
-                    other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
-                }
-            }
-            ast::AlterTableOperation::DropIndex { name } => {
-                drop_index(&s.inst.catalog, &t, &name.value)?
-            }
-            ast::AlterTableOperation::DropForeignKey { name, .. } => {
-                replace_current(&s.inst.catalog, &t, false, false, |cur| {
-                    let mut def = cur.def.clone();
-                    def.foreign_keys
-                        .retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
-                    Ok(def)
-                })?;
-            }
-            other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
-        }
-    }
-    ok()
+    online_keys::alter(s, at, &t)
 }
 
-/// CREATE INDEX / ALTER TABLE ADD INDEX: publishes the index to writers
+/// CREATE INDEX: publishes the index to writers
 /// only, fills it from a snapshot of the table (by sorted runs ingested as
 /// table files with writers held out, or online in batches: `sortbuild`),
 /// then stores the definition with it (a crash before leaves the old definition, and the
@@ -431,43 +402,32 @@ pub fn create_index(
     let cat = &s.inst.catalog;
     // Held until the index is published: no bulk load of the table meanwhile.
     let _held = crate::bulk::lock::lock_tables(s, vec![name_of(t)])?;
-    let wait = ddl_wait(s);
-    if t.def
-        .indexes()
-        .chain(&t.building)
-        .any(|ix| ix.name.eq_ignore_ascii_case(name))
+    if if_not_exists
+        && t.def
+            .indexes()
+            .chain(&t.building)
+            .any(|ix| ix.name.eq_ignore_ascii_case(name))
     {
-        if if_not_exists {
-            return Ok(());
-        }
-        return Err(SqlError::duplicate_key_name(name));
+        return Ok(());
     }
-    let (nt, ix) = cat.begin_index(
-        t,
-        Index {
-            id: 0,
-            name: name.to_string(),
-            columns: cols,
-            unique,
-            primary: false,
-            cf,
-            comment,
-        },
-    )?;
-    // Writers that planned with the old definition do not maintain the new
-    // index: wait for them before taking the snapshot to fill it from.
-    let ready = if wait(cat.version()) {
-        Ok(())
-    } else {
-        Err(SqlError::lock_wait_timeout())
+    let ix = Index {
+        id: 0,
+        name: name.to_string(),
+        columns: cols,
+        unique,
+        primary: false,
+        cf,
+        comment,
     };
-    let built = ready
-        .and_then(|_| sortbuild::fill(s, &nt, &ix))
-        .and_then(|_| Ok(cat.finish_index(&nt.def.db, &nt.def.name, ix.id)?));
-    if let Err(e) = built {
+    let mut built = Vec::new();
+    let r = online_keys::build(s, t, &t.def, ix, &mut built)
+        .and_then(|ix| Ok(cat.finish_index(&t.def.db, &t.def.name, ix.id)?));
+    if let Err(e) = r {
         // Undo: writers stop maintaining it; once those that planned with
         // it have ended, its entries go.
-        cat.abort_index(&nt.def.db, &nt.def.name, ix.id, &wait)?;
+        for id in built {
+            cat.abort_index(&t.def.db, &t.def.name, id, &ddl_wait(s))?;
+        }
         return Err(e);
     }
     Ok(())
@@ -534,56 +494,6 @@ pub(crate) fn replace_current(
             r => return Ok(r?),
         }
     }
-}
-
-/// ALTER TABLE ADD FOREIGN KEY: builds the child index first if one is
-/// needed (online, as CREATE INDEX), publishes the key, then (with
-/// foreign_key_checks on) waits for older writers and checks every
-/// existing row, undoing the key and its index on an orphan (1452).
-fn add_foreign_key(s: &Session, t: &Arc<Table>, fk: &ast::ForeignKeyConstraint) -> Result<()> {
-    let cat = &s.inst.catalog;
-    let checks = s.fk_checks();
-    let mut def = t.def.clone();
-    let added = fkey::add(&mut def, fk, &cat.state(), checks)?;
-    crate::check::refuse_cascaded(&def)?;
-    let key = def
-        .foreign_keys
-        .last()
-        .cloned()
-        .ok_or_else(|| SqlError::internal("foreign key vanished"))?;
-    if let Some(ix) = &added {
-        let cols = key.columns.clone();
-        create_index(s, t, ix, cols, false, false, Default::default())?;
-    }
-    let nt = replace_current(cat, t, false, false, |cur| {
-        let mut def = cur.def.clone();
-        def.foreign_keys.push(key.clone());
-        Ok(def)
-    })?;
-    if !checks {
-        return Ok(());
-    }
-    let k = nt.def.foreign_keys.len() - 1;
-    let checked = if ddl_wait(s)(cat.version()) {
-        let mut txn = s.inst.txdb.begin(txn::Isolation::ReadCommitted);
-        let r = rel::fk::validate(&mut txn, &cat.state(), &nt.def, k);
-        txn.rollback();
-        r.map_err(SqlError::from)
-    } else {
-        Err(SqlError::lock_wait_timeout())
-    };
-    if let Err(e) = checked {
-        replace_current(cat, t, false, false, |cur| {
-            let mut def = cur.def.clone();
-            def.foreign_keys.retain(|f| f.name != key.name);
-            if let Some(ix) = &added {
-                def.secondary.retain(|i| &i.name != ix);
-            }
-            Ok(def)
-        })?;
-        return Err(e);
-    }
-    Ok(())
 }
 
 /// Waits for transactions older than a catalog version, up to the

@@ -611,15 +611,17 @@ impl Applier {
                 ),
             )
         };
-        let changes = unpack::rows(r, &map).map_err(|e| match e {
-            binlog::Error::Invalid(m) => wrap(SqlError::unsupported(m)),
-            e => Fault::Io(ER_EVENT_CORRUPT, e.to_string()),
-        })?;
         let st = self.inst.catalog.state();
         let t = st
             .table(&map.db, &map.table)
             .cloned()
             .ok_or_else(|| wrap(SqlError::no_table(format!("{}.{}", map.db, map.table))))?;
+        let map = with_local_fsp(&map, &t);
+        let unpacked = |e: binlog::Error| match e {
+            binlog::Error::Invalid(m) => wrap(SqlError::unsupported(m)),
+            e => Fault::Io(ER_EVENT_CORRUPT, e.to_string()),
+        };
+        let changes = unpack::each(r, &map).map_err(unpacked)?;
         // NO_FOREIGN_KEY_CHECKS_F: the source ran with foreign_key_checks=0.
         let checks = r.flags & 2 == 0;
         let w = rel::fk::Writer::new(&st, checks);
@@ -630,7 +632,8 @@ impl Applier {
                 "the applier's transaction is not open".into(),
             ));
         };
-        for (before, after) in changes {
+        for change in changes {
+            let (before, after) = change.map_err(unpacked)?;
             let conv = |img: &Option<Vec<Datum>>| -> Result<Option<Vec<Value>>, SqlError> {
                 img.as_ref().map(|i| row_values(&t, &map, i)).transpose()
             };
@@ -658,6 +661,27 @@ impl Applier {
         }
         Ok(())
     }
+}
+
+/// `map` with the precision of `t`'s columns given to its old-format
+/// TIMESTAMP/DATETIME/TIME columns (`MapCol::local_fsp`: their values are
+/// read by it, as MariaDB's replica reads them) where `t`'s column is of
+/// that type; the others are refused when a row holds them.
+fn with_local_fsp(map: &TableMap, t: &rel::catalog::Table) -> TableMap {
+    use rel::value::TypeKind;
+    let mut map = map.clone();
+    for (c, tc) in map.columns.iter_mut().zip(&t.def.columns) {
+        let kind = match c.ty {
+            7 => TypeKind::Timestamp,
+            12 => TypeKind::DateTime,
+            11 => TypeKind::Time,
+            _ => continue,
+        };
+        if tc.ty.kind == kind {
+            c.local_fsp = Some(tc.ty.scale);
+        }
+    }
+    map
 }
 
 #[cfg(test)]

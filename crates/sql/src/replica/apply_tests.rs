@@ -148,15 +148,7 @@ impl Src {
         let mut c = Collect::default();
         s.query(sql, &mut c)
             .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        c.rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect()
+        c.texts()
     }
 
     /// @@gtid_slave_pos and the stored position (file offset).

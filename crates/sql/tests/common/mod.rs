@@ -15,14 +15,11 @@ pub fn q(s: &mut Session, sql: &str) -> Vec<Vec<Value>> {
 
 /// Rows as `a|b|c` text, as the text protocol would send each value.
 pub fn texts(rows: Vec<Vec<Value>>) -> Vec<String> {
-    rows.into_iter()
-        .map(|r| {
-            r.iter()
-                .map(|v| String::from_utf8_lossy(&v.text()).into_owned())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect()
+    Collect {
+        rows,
+        ..Default::default()
+    }
+    .texts()
 }
 
 /// Rows of a statement as `a|b|c` text (see `texts`).
@@ -148,6 +145,19 @@ impl TestDb {
             name,
             sql::InstanceOptions {
                 sync_on_commit: false,
+                ..Default::default()
+            },
+        )
+    }
+
+    /// Opens an instance with the binary log on (basename `binlog`) and
+    /// `sync_on_commit` off on a fresh directory.
+    pub fn open_logged(name: &str) -> TestDb {
+        TestDb::open_with(
+            name,
+            sql::InstanceOptions {
+                sync_on_commit: false,
+                log_bin: Some("binlog".into()),
                 ..Default::default()
             },
         )

@@ -79,10 +79,23 @@ fn column_def_ref(c: &ColumnInfo) -> ColumnDefRef<'_> {
     d.org_name = &c.org_name;
     d.length = len;
     d.decimals = dec;
-    if !binary_charset {
-        d.charset = u16::from(wire::charset::UTF8MB4_GENERAL_CI);
-    }
     let mut f = d.flags;
+    // Strings, as MariaDB: binary ones (BINARY, VARBINARY, BLOB, binary
+    // expressions) in collation 63 with the BINARY flag, their bytes sent as
+    // they are; text in utf8mb4 without it (`Sink` converts it for a latin1
+    // client).
+    if matches!(
+        t,
+        ColumnType::String | ColumnType::VarString | ColumnType::Blob
+    ) {
+        if binary_charset {
+            d.charset = u16::from(wire::charset::BINARY);
+            f |= colflag::BINARY_FLAG;
+        } else {
+            d.charset = u16::from(wire::charset::UTF8MB4_GENERAL_CI);
+            f &= !colflag::BINARY_FLAG;
+        }
+    }
     if !c.nullable {
         f |= colflag::NOT_NULL_FLAG;
     }

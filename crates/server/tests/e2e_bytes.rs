@@ -127,3 +127,68 @@ fn a_latin1_client_is_read_and_answered_in_latin1() {
         );
     }
 }
+
+/// Binary columns and binary expressions are declared as MariaDB declares them (collation 63
+/// `binary` and the BINARY flag) and their bytes pass through untouched whatever
+/// character_set_results says; text columns are declared in, and converted to, the results'
+/// character set. Both protocols.
+#[test]
+fn binary_results_are_declared_binary_and_never_converted() {
+    let srv = Server::start("bytes-binmeta");
+    let mut c = srv.fresh_db("m");
+    exec(
+        &mut c,
+        "CREATE TABLE t (b BINARY(4), vb VARBINARY(10), bl BLOB, c CHAR(4), v VARCHAR(10), \
+         tx TEXT, i INT)",
+    );
+    exec(
+        &mut c,
+        "INSERT INTO t VALUES (x'00ff', x'00ff', x'00ff', 'é', 'é', 'é', 1)",
+    );
+    let sql = "SELECT b, vb, bl, c, v, tx, x'00ff', CAST('é' AS BINARY), UNHEX('00FF'), \
+               _binary'ab' FROM t";
+    let bin = |b: &[u8]| (63u16, true, Some(b.to_vec()));
+    for (results, cs, e_acute) in [
+        ("utf8mb4", 45u16, "é".as_bytes()),
+        ("latin1", 8, &b"\xe9"[..]),
+    ] {
+        exec(&mut c, &format!("SET character_set_results = {results}"));
+        let text = |v: &[u8]| (cs, false, Some(v.to_vec()));
+        // (collation id, BINARY flag, bytes) of each column, as MariaDB 10.11 sends them.
+        let want = vec![
+            bin(b"\x00\xff\x00\x00"),
+            bin(b"\x00\xff"),
+            bin(b"\x00\xff"),
+            text(e_acute),
+            text(e_acute),
+            text(e_acute),
+            bin(b"\x00\xff"),
+            bin("é".as_bytes()),
+            bin(b"\x00\xff"),
+            bin(b"ab"),
+        ];
+        let text_rows: Vec<mysql::Row> = c.query(sql).unwrap();
+        let bin_rows: Vec<mysql::Row> = c.exec(sql, ()).unwrap();
+        for (proto, rows) in [("text", text_rows), ("binary", bin_rows)] {
+            let got: Vec<(u16, bool, Option<Vec<u8>>)> = rows[0]
+                .columns_ref()
+                .iter()
+                .enumerate()
+                .map(|(i, col)| {
+                    let v = match &rows[0][i] {
+                        mysql::Value::Bytes(b) => Some(b.clone()),
+                        mysql::Value::NULL => None,
+                        other => panic!("column {i}: {other:?}"),
+                    };
+                    (
+                        col.character_set(),
+                        col.flags()
+                            .contains(mysql::consts::ColumnFlags::BINARY_FLAG),
+                        v,
+                    )
+                })
+                .collect();
+            assert_eq!(got, want, "character_set_results={results}, {proto} protocol");
+        }
+    }
+}

@@ -319,6 +319,19 @@ fn func_type(
     }
 }
 
+/// The type of a string result column whose values are binary strings
+/// (`collate::is_binary_string`): VARBINARY of as many bytes, as MariaDB
+/// declares `x'00ff'`, `CAST(.. AS BINARY)`, `UNHEX(..)` or `CONCAT(x'00', 'a')`.
+pub fn binary_string(o: OutType) -> OutType {
+    match o {
+        OutType::Text { len } => OutType::Column(ColumnType {
+            len,
+            ..ColumnType::new(TypeKind::VarBinary)
+        }),
+        other => other,
+    }
+}
+
 /// DATETIME(6).
 fn datetime6() -> OutType {
     OutType::Column(ColumnType {

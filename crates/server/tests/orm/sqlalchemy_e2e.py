@@ -544,6 +544,15 @@ with Session(engine) as s:
     s.rollback()
     assert s.get(Author, 5) is not None
 
+step("binary results are bytes")
+# Binary expressions are declared binary (collation 63), so PyMySQL returns bytes, untouched,
+# and text stays str.
+with engine.connect() as c:
+    row = c.execute(
+        text("SELECT x'00ff', CAST('\u00e9' AS BINARY), UNHEX('00FF'), _binary'ab', '\u00e9'")
+    ).one()
+    assert tuple(row) == (b"\x00\xff", "\u00e9".encode(), b"\x00\xff", b"ab", "\u00e9"), row
+
 step("drop_all")
 Base.metadata.drop_all(engine)
 assert inspect(engine).get_table_names() == []

@@ -225,6 +225,10 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
                 Func::CastChar => return Ok(Some((literal_collation(), Coerce::Implicit))),
                 Func::CollInfo(..) => return Ok(Some((Collation::DEFAULT, Coerce::Sysconst))),
                 Func::WeightString(_) => return Ok(Some((Collation::Binary, Coerce::Implicit))),
+                // Decoded bytes: binary strings (coercible, as MariaDB).
+                Func::Unhex | Func::FromBase64 => {
+                    return Ok(Some((Collation::Binary, Coerce::Coercible)))
+                }
                 // Digests, hex and formatted dates are new strings.
                 Func::Hex
                 | Func::Md5
@@ -243,6 +247,12 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
         }
         _ => None,
     })
+}
+
+/// Whether `e` is a binary string (of collation `binary`): a result column
+/// of it is declared VARBINARY, its bytes sent unconverted.
+pub fn is_binary_string(e: &Expr, cx: Ctx) -> bool {
+    matches!(derive(e, cx), Ok(Some((Collation::Binary, _))))
 }
 
 fn is_string(e: &Expr, cx: Ctx) -> bool {

@@ -533,7 +533,10 @@ fn plan_in(
         .into_iter()
         .zip(&out)
         .map(|((name, org), e)| {
-            let ty = infer(e, &tcols, tagg.as_ref());
+            let mut ty = infer(e, &tcols, tagg.as_ref());
+            if collate::is_binary_string(e, acx) {
+                ty = crate::types::binary_string(ty);
+            }
             match org.and_then(|p| meta.get(p)) {
                 Some((t, alias, c)) => {
                     let col = &t.def.columns[*c];

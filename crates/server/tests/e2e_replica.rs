@@ -9,6 +9,8 @@
 //! Last_SQL_Errno as MariaDB does; file/position replication from the
 //! source's current position through rotations and a kill -9. Without /usr/sbin/mariadbd
 //! the tests fail (skipped only with STRATA_SKIP_MARIADB=1). Rerun a seed with SEED=...
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use common::maria::{require, MariaDb, MARIADBD};

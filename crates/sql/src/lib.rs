@@ -441,8 +441,13 @@ impl Instance {
 
     /// Waits until no session is still working under a catalog version
     /// older than `version` (like MySQL's metadata lock wait). False on
-    /// timeout.
-    pub fn wait_for_sessions(&self, version: u64, timeout: std::time::Duration) -> bool {
+    /// timeout or as soon as `stop` says so (KILL).
+    pub fn wait_for_sessions(
+        &self,
+        version: u64,
+        timeout: std::time::Duration,
+        stop: &dyn Fn() -> bool,
+    ) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
             let busy = self
@@ -455,7 +460,7 @@ impl Instance {
             if !busy {
                 return true;
             }
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || stop() {
                 return false;
             }
             std::thread::sleep(std::time::Duration::from_millis(5));

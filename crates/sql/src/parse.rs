@@ -83,7 +83,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     }
     const ADMIN: &[&str] = &[
         "SET", "LOCK", "ALTER", "SHOW", "KILL", "BACKUP", "CHECK", "ANALYZE", "OPTIMIZE", "FLUSH",
-        "START",
+        "START", "REPAIR",
     ];
     if is(ADMIN) {
         if let Some(s) = admin(trimmed)? {
@@ -913,6 +913,21 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
             Some(Stmt::Maint(MaintStmt::Optimize(
                 ws[at..].iter().map(|w| table_name(w)).collect(),
             )))
+        }
+        ["REPAIR", "TABLE", ..]
+        | ["REPAIR", "NO_WRITE_TO_BINLOG", "TABLE", ..]
+        | ["REPAIR", "LOCAL", "TABLE", ..] => {
+            let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
+            let names: Vec<_> = ws[at..]
+                .iter()
+                .zip(&up[at..])
+                .filter(|(_, u)| !matches!(u.as_str(), "QUICK" | "EXTENDED" | "USE_FRM"))
+                .map(|(w, _)| table_name(w))
+                .collect();
+            if names.is_empty() {
+                return Err(SqlError::parse("near '' at REPAIR TABLE"));
+            }
+            Some(Stmt::Maint(MaintStmt::Repair(names)))
         }
         ["FLUSH", rest @ ..] => Some(Stmt::Maint(MaintStmt::Flush(rest.join(" ")))),
         ["START", "TRANSACTION", "WITH", "CONSISTENT", "SNAPSHOT", rest @ ..] => {

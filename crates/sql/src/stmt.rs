@@ -230,6 +230,10 @@ pub enum MaintStmt {
     Analyze(Vec<TableRef>),
     /// OPTIMIZE TABLE: the tables' key ranges compacted (`lsm::Db::compact_range`).
     Optimize(Vec<TableRef>),
+    /// REPAIR TABLE: nothing to repair in Strata's engine (a note per
+    /// table, as MariaDB's InnoDB answers); MariaDB logs it, so a replica
+    /// runs it too.
+    Repair(Vec<TableRef>),
     /// FLUSH and what follows it.
     Flush(String),
     LockTables,

@@ -438,27 +438,20 @@ fn savepoints_binary_and_equal_server_ids() {
 /// do CREATE OR REPLACE TABLE and a CTAS that selects nothing.
 #[test]
 fn create_table_select_in_row_format() {
-    let Some(source) = Source::start() else {
-        eprintln!("SKIP create_table_select_in_row_format: {MARIADBD} is not installed");
+    let Some((source, mut src)) = Source::with_setup(
+        "create_table_select_in_row_format",
+        &[
+            "CREATE TABLE r.s (id INT PRIMARY KEY, v VARCHAR(10))",
+            "INSERT INTO r.s VALUES (1, 'a'), (2, 'b'), (3, NULL)",
+            "CREATE TABLE r.c SELECT * FROM r.s",
+            "CREATE TABLE r.e (k INT PRIMARY KEY) SELECT id AS k FROM r.s WHERE id > 9",
+            "CREATE OR REPLACE TABLE r.c SELECT id * 10 AS id FROM r.s",
+            "CREATE OR REPLACE TABLE r.o (x INT)",
+            "INSERT INTO r.o VALUES (5)",
+        ],
+    ) else {
         return;
     };
-    let mut src = source.conn();
-    for s in [
-        "SET sql_log_bin = 0",
-        "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'replpw'",
-        "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
-        "SET sql_log_bin = 1",
-        "CREATE DATABASE r",
-        "CREATE TABLE r.s (id INT PRIMARY KEY, v VARCHAR(10))",
-        "INSERT INTO r.s VALUES (1, 'a'), (2, 'b'), (3, NULL)",
-        "CREATE TABLE r.c SELECT * FROM r.s",
-        "CREATE TABLE r.e (k INT PRIMARY KEY) SELECT id AS k FROM r.s WHERE id > 9",
-        "CREATE OR REPLACE TABLE r.c SELECT id * 10 AS id FROM r.s",
-        "CREATE OR REPLACE TABLE r.o (x INT)",
-        "INSERT INTO r.o VALUES (5)",
-    ] {
-        src.query_drop(s).unwrap();
-    }
     let srv = Server::start_with("replica-ctas", &["--server-id=2"]);
     let mut rep = srv.conn();
     rep.query_drop(format!(

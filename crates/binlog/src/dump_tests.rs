@@ -317,9 +317,7 @@ fn reset_master_takes_the_gtid_index_before_the_writer_lock() {
     // Review s33 H3: a GTID connect holds the index and then wants the
     // writer's lock (`with_gtid_index` -> `file_starts`); RESET MASTER must
     // take the index first too, or each waits for the other for ever.
-    let dir = testkit::TempDir::new("binlog-reset-gtid-order");
-    let (db, b) = open(&dir.0, "mb", 1 << 20);
-    commit(&db, &b, 3, "a");
+    let (_dir, db, b) = committed("binlog-reset-gtid-order", 1 << 20, 3);
     b.catch_up().unwrap();
     std::thread::scope(|s| {
         // The connect, parked inside `with_gtid_index`.

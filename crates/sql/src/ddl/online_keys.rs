@@ -179,21 +179,24 @@ pub(super) fn build(
 }
 
 /// The final write: the built indexes join the definition, the drops are
-/// applied (checked as DROP INDEX checks them), the record rides along.
+/// applied to the indexes and keys that were there before (an index built
+/// here keeps the name it replaces), the foreign keys are checked against
+/// the result as DROP INDEX checks them (all drops at once, as MariaDB:
+/// 1553 when a key is left without an index), the record rides along.
 fn commit(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &Done) -> Result<()> {
     use ast::AlterTableOperation as Op;
     let cat = &s.inst.catalog;
-    let st = cat.state();
     cat.commit_online(&t.def.db, &t.def.name, &done.built, |cur| {
         let mut def = cur.clone();
+        let mut dropped = None;
         for op in &at.operations {
             match op {
                 Op::DropIndex { name } => {
                     let name = &name.value;
-                    if fkey::index_needed(&def, name, &st) {
-                        return Err(SqlError::drop_index_fk(name));
-                    }
-                    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
+                    def.secondary.retain(|i| {
+                        done.built.contains(&i.id) || !i.name.eq_ignore_ascii_case(name)
+                    });
+                    dropped.get_or_insert(name);
                 }
                 Op::DropForeignKey { name, .. } => {
                     let name = &name.value;
@@ -202,6 +205,12 @@ fn commit(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &Done) -> Res
                     });
                 }
                 _ => {}
+            }
+        }
+        // Taken under the catalog's DDL lock: keys added meanwhile count.
+        if let Some(name) = dropped {
+            if !fkey::keys_served(&def, &cat.state()) {
+                return Err(SqlError::drop_index_fk(name));
             }
         }
         if let Some(a) = def.auto_inc_column() {

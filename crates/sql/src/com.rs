@@ -156,7 +156,7 @@ pub fn of(stmt: &Stmt) -> Option<usize> {
                     com!("update_multi")
                 }
             }
-            RowStmt::Delete(d) => {
+            RowStmt::Delete(d, _) => {
                 if d.tables.is_empty() && d.using.is_none() {
                     com!("delete")
                 } else {

@@ -206,6 +206,9 @@ pub struct Instance {
     pub binlog: Option<Arc<binlog::Binlog>>,
     /// Strata as a replica (CHANGE MASTER TO, START SLAVE).
     pub replica: replica::Replica,
+    /// Files of the datadir outside the engine that BACKUP DATABASE copies
+    /// too (the server's key files: `backup::set_extra_files`).
+    pub backup_extra: std::sync::Mutex<Vec<std::path::PathBuf>>,
 }
 
 /// Status counters kept by the instance.
@@ -332,6 +335,7 @@ impl Instance {
             bulk_locks: Default::default(),
             binlog,
             replica,
+            backup_extra: std::sync::Mutex::new(Vec::new()),
         }))
     }
 

@@ -167,6 +167,12 @@ impl Catalog {
         else {
             return Err(Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)));
         };
+        if ix.columns.iter().any(|&c| c >= cur.def.columns.len()) {
+            return Err(Error::Internal(format!(
+                "index {} names a column {} does not have",
+                ix.name, cur.def.name
+            )));
+        }
         ix.id = *next;
         // Its column family exists (durably, in the manifest) before any entry.
         crate::cf::of(self.db(), &ix)?;

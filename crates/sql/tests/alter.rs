@@ -569,3 +569,53 @@ fn check_table(s: &mut Session, table: &str) {
     let r = t(s, &format!("CHECK TABLE {table}"));
     assert!(r.last().is_some_and(|l| l.ends_with("|OK")), "{r:?}");
 }
+
+/// Review s33 H1: CREATE INDEX and an online ALTER ADD INDEX that waited
+/// for the table's lock while another DDL changed its columns use the
+/// columns as they are once they hold it (here a column before the indexed
+/// one went): the index is on the column named, never on a stale position.
+#[test]
+fn index_ddl_waiting_for_the_table_uses_its_new_columns() {
+    let dir = testkit::TempDir::new("sql-alter-stale-columns");
+    let inst = common::open_at(&dir);
+    let mut s = inst.session(1, "root", None);
+    run(
+        &mut s,
+        &["CREATE DATABASE d", "USE d", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT)"],
+    );
+    for stmt in ["CREATE INDEX ic ON t (c)", "ALTER TABLE t ADD INDEX ic (c)"] {
+        // Another DDL holds the table.
+        let held = inst
+            .bulk_locks
+            .acquire(
+                vec![("d".into(), "t".into())],
+                999,
+                std::time::Duration::from_secs(30),
+                &|| None,
+            )
+            .unwrap();
+        let inst2 = inst.clone();
+        let waiter = std::thread::spawn(move || {
+            let mut s = inst2.session(2, "root", Some("d".into()));
+            let mut c = Collect::default();
+            s.query(stmt, &mut c).map(|_| ()).map_err(|e| e.code)
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        // ... and drops column a meanwhile (the table is empty).
+        let cur = inst.catalog.state().table("d", "t").cloned().unwrap();
+        let mut def = cur.def.clone();
+        let a = def.column("a").unwrap();
+        def.columns.remove(a);
+        def.derive();
+        inst.catalog.replace_table(&cur, def, false, false).unwrap();
+        drop(held);
+        assert_eq!(waiter.join().unwrap(), Ok(()), "{stmt}");
+        let sc = show(&mut s, "t");
+        assert!(sc.contains("KEY `ic` (`c`)"), "{stmt}: {sc}");
+        q(&mut s, "INSERT INTO t VALUES (1, 2, 3)");
+        assert_eq!(t(&mut s, "SELECT id FROM t WHERE c = 3"), ["1"]);
+        check_table(&mut s, "t");
+        // Again from (id, a, b, c).
+        run(&mut s, &["DROP TABLE t", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT)"]);
+    }
+}

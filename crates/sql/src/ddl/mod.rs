@@ -156,6 +156,11 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             }
             crate::accept::check_index_options(&ci.index_options)?;
             let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &ci.table_name)?;
+            // Held until the index is published: no bulk load or other DDL
+            // of the table meanwhile. The table is looked up again under
+            // it: a DDL that held it may have changed the columns.
+            let _held = crate::bulk::lock::lock_tables(s, vec![name_of(&t)])?;
+            let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &ci.table_name)?;
             let cols = index_columns(&t, &ci.columns)?;
             let name = ci
                 .name
@@ -360,6 +365,11 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
         return alter::alter(s, at);
     }
     let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)?;
+    // No bulk load or other DDL of the table until the new definition is
+    // stored; the table is looked up again under the lock (a DDL that held
+    // it may have changed the columns the plan refers to by position).
+    let _held = crate::bulk::lock::lock_tables(s, vec![name_of(&t)])?;
+    let t = resolve_table(&s.inst.catalog.state(), s.db.as_deref(), &at.name)?;
     // Every operation is checked before any runs: no half-applied ALTER.
     for op in &at.operations {
         match op {
@@ -390,6 +400,7 @@ fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
 /// entries written so far are dropped at the next open).
 /// Before filling it, waits (lock_wait_timeout) for transactions that
 /// started before the index was published to end: they do not maintain it.
+/// The caller holds the table's bulk lock (taken before `t` was looked up).
 pub fn create_index(
     s: &Session,
     t: &Arc<Table>,
@@ -400,8 +411,6 @@ pub fn create_index(
     (cf, comment): (String, String),
 ) -> Result<()> {
     let cat = &s.inst.catalog;
-    // Held until the index is published: no bulk load of the table meanwhile.
-    let _held = crate::bulk::lock::lock_tables(s, vec![name_of(t)])?;
     if if_not_exists
         && t.def
             .indexes()

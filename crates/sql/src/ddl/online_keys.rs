@@ -9,7 +9,7 @@
 //! index, an orphan for a new key: 1452, a lock wait timeout, an index a
 //! key still needs) undoes what was published, and nothing is stored or
 //! logged; a crash before the final write leaves the old definition.
-use super::{ddl_wait, fkey, index_columns, name_of, sortbuild, wait_error};
+use super::{ddl_wait, fkey, index_columns, sortbuild, wait_error};
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
 use crate::session::Session;
@@ -27,10 +27,9 @@ struct Done {
     staged: Vec<String>,
 }
 
-/// Runs the online ALTER `at` on `t` (its operations were checked).
+/// Runs the online ALTER `at` on `t` (its operations were checked; the
+/// caller holds the table's bulk lock, taken before `t` was looked up).
 pub(super) fn alter(s: &mut Session, at: &ast::AlterTable, t: &Arc<Table>) -> Result<Outcome> {
-    // No bulk load of the table until the new definition is stored.
-    let _held = crate::bulk::lock::lock_tables(s, vec![name_of(t)])?;
     // The QUERY record is held back until the final catalog write.
     let rec = rel::binlog::take_ddl_record();
     let mut done = Done::default();
@@ -162,6 +161,10 @@ pub(super) fn build(
         .table(&t.def.db, &t.def.name)
         .cloned()
         .ok_or_else(|| SqlError::no_table(format!("{}.{}", t.def.db, t.def.name)))?;
+    // The columns `plan` and `ix` refer to by position are the table's.
+    if cur.def.columns != plan.columns {
+        return Err(rel::Error::TableChanged(format!("{}.{}", t.def.db, t.def.name)).into());
+    }
     if plan
         .indexes()
         .chain(&cur.building)

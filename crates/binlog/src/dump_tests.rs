@@ -311,3 +311,30 @@ fn a_file_dump_resolves_its_file_after_a_running_purge() {
     });
     close(db, b);
 }
+
+#[test]
+fn reset_master_takes_the_gtid_index_before_the_writer_lock() {
+    // Review s33 H3: a GTID connect holds the index and then wants the
+    // writer's lock (`with_gtid_index` -> `file_starts`); RESET MASTER must
+    // take the index first too, or each waits for the other for ever.
+    let (_dir, db, b) = committed("binlog-reset-gtid-order", 1 << 20, 3);
+    b.catch_up().unwrap();
+    std::thread::scope(|s| {
+        // The connect, parked inside `with_gtid_index`.
+        let ix = b.gtid_index.lock().unwrap();
+        let b2 = &b;
+        let reset = s.spawn(move || b2.reset(1));
+        // Let the reset get as far as it can.
+        std::thread::sleep(Duration::from_millis(300));
+        let (tx, rx) = mpsc::channel();
+        s.spawn(move || {
+            let _ = tx.send(b2.file_starts().len());
+        });
+        let connect_went_on = rx.recv_timeout(Duration::from_secs(5)).is_ok();
+        drop(ix);
+        assert!(connect_went_on, "the connect waits for RESET MASTER's writer lock");
+        reset.join().unwrap().unwrap();
+    });
+    assert_eq!(b.file_starts().len(), 1);
+    close(db, b);
+}

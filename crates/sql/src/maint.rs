@@ -151,7 +151,12 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
         MaintStmt::Purge { to, before } => {
             crate::binlogsql::purge(s, to.as_deref(), before.as_deref())
         }
-        MaintStmt::ResetMaster { to } => crate::binlogsql::reset_master(s, *to),
+        MaintStmt::ResetMaster { to } => {
+            // An implicit commit, as in MariaDB: the open transaction is
+            // committed before the log starts again (and is not in it).
+            s.commit()?;
+            crate::binlogsql::reset_master(s, *to)
+        }
         MaintStmt::LockTables => {
             s.warn(
                 "Warning",

@@ -144,9 +144,23 @@ fn refused(q: &parse::Query, why: &str) -> Fault {
         crate::error::ER_NOT_SUPPORTED_YET,
         format!(
             "This version of Strata doesn't yet support '{why}'. Default database: '{}'. Query: '{}'",
-            q.db, q.query
+            q.db,
+            shown(&q.query)
         ),
     )
+}
+
+/// The most characters of a statement an error shows (Last_SQL_Error).
+const SHOWN_MAX: usize = 512;
+
+/// A statement's text for an error message: its first `SHOWN_MAX`
+/// characters, "..." marking the cut (a multi-MB statement stays out of
+/// SHOW SLAVE STATUS).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(SHOWN_MAX) {
+        Some((i, _)) => format!("{}...", &text[..i]).into(),
+        None => text.into(),
+    }
 }
 
 /// A DDL event's error, as MariaDB words it.
@@ -155,7 +169,9 @@ fn ddl_failed(q: &parse::Query, e: SqlError) -> Fault {
         e.code,
         format!(
             "Error '{}' on query. Default database: '{}'. Query: '{}'",
-            e.msg, q.db, q.query
+            e.msg,
+            q.db,
+            shown(&q.query)
         ),
     )
 }
@@ -628,6 +644,9 @@ impl Applier {
     /// after it.
     fn ddl(&mut self, q: &parse::Query, end: u32, ts: u32) -> Result<(), Fault> {
         self.rollback();
+        if let Some(m) = query::drop_missing(&q.query, &q.db, &self.inst.catalog.state()) {
+            return Err(ddl_failed(q, SqlError::unknown_table(m)));
+        }
         let mut s = self.ddl_session(q)?;
         let text = drop_first(&mut s, q, false)?;
         let mut sink = crate::result::Collect::default();
@@ -658,7 +677,15 @@ impl Applier {
             // then failed, e.g. DROP TABLE a, missing: what it did stays).
             self.published(p, ts, true);
         }
-        r.map_err(|e| ddl_failed(q, e))?;
+        r.map_err(|e| match ddl_failed(q, e) {
+            // Failed after its first catalog write: that (and the position)
+            // stays; say so, as START SLAVE continues after the event.
+            Fault::Sql(c, m) if carried => Fault::Sql(
+                c,
+                format!("{m}; the statement failed after a change it made was committed with the event's position: the event counts as applied"),
+            ),
+            f => f,
+        })?;
         #[cfg(test)]
         if tests::CRASH_AFTER_DDL.with(|c| c.get()) {
             return Err(Fault::Io(0, "crashed after the DDL (test)".into()));

@@ -115,6 +115,34 @@ pub(crate) fn creates_table(sql: &str) -> Option<Creates> {
     }
 }
 
+/// For `DROP TABLE a, b` without IF EXISTS, the names (`db.t`, comma
+/// separated) of those that are not tables in `st` (`db`: the event's
+/// default database); None when every one is (or the text is something
+/// else). A DROP TABLE that would fail partway (1051, 1965) would have
+/// dropped the others with the position: the applier refuses it first.
+pub(crate) fn drop_missing(sql: &str, db: &str, st: &rel::catalog::CatalogState) -> Option<String> {
+    let Stmt::Ddl(DdlStmt::DropTables {
+        names,
+        if_exists: false,
+        temporary: false,
+    }) = crate::parse::parse(sql).ok()?.stmt
+    else {
+        return None;
+    };
+    let missing: Vec<String> = names
+        .iter()
+        .filter_map(|n| {
+            let (d, t) = match crate::stmt::name_parts(n).as_slice() {
+                [t] => (db.to_string(), t.clone()),
+                [d, t] => (d.clone(), t.clone()),
+                _ => return None,
+            };
+            st.table(&d, &t).is_none().then(|| format!("{d}.{t}"))
+        })
+        .collect();
+    (!missing.is_empty()).then(|| missing.join(","))
+}
+
 /// `CREATE OR REPLACE TABLE ...` as `CREATE TABLE ...` (the words as the
 /// text starts, separated by white space only; None otherwise): the
 /// applier drops the table first and runs the rest.

@@ -3,7 +3,8 @@
 use crate::dump::{End, Options, Start, Target};
 use crate::event::kind;
 use crate::log_tests::{close, commit, open};
-use std::sync::mpsc;
+use lsm::Db;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, SystemTime};
 
 /// A target that holds the dump at its first event until told to go on,
@@ -33,6 +34,36 @@ impl Target for Held {
     }
 }
 
+impl Held {
+    /// A target, the receiver told when the dump is held at its first
+    /// event, and the sender that lets it go on.
+    fn new() -> (Held, mpsc::Receiver<()>, mpsc::Sender<()>) {
+        let (started_tx, started) = mpsc::channel();
+        let (go, go_rx) = mpsc::channel();
+        let t = Held {
+            started: started_tx,
+            go: go_rx,
+            held: false,
+            events: Vec::new(),
+        };
+        (t, started, go)
+    }
+}
+
+/// A log on a fresh directory `name` (files of at most `max` bytes) with
+/// `n` committed statements; the directory, database and log.
+fn committed(name: &str, max: u64, n: usize) -> (testkit::TempDir, Db, Arc<crate::Binlog>) {
+    let dir = testkit::TempDir::new(name);
+    let (db, b) = open(&dir.0, "mb", max);
+    commit(&db, &b, n, "a");
+    (dir, db, b)
+}
+
+/// The names of the log's files.
+fn file_names(b: &crate::Binlog) -> Vec<String> {
+    b.list().unwrap().into_iter().map(|f| f.0).collect()
+}
+
 fn non_block() -> Options {
     Options {
         checksum: true,
@@ -44,19 +75,10 @@ fn non_block() -> Options {
 
 #[test]
 fn purge_keeps_the_files_a_lagging_dump_needs() {
-    let dir = testkit::TempDir::new("binlog-purge-lagging");
-    let (db, b) = open(&dir.0, "mb", 4096);
-    commit(&db, &b, 60, "a");
-    let names: Vec<String> = b.list().unwrap().into_iter().map(|f| f.0).collect();
+    let (_dir, db, b) = committed("binlog-purge-lagging", 4096, 60);
+    let names = file_names(&b);
     assert!(names.len() >= 4, "{names:?}");
-    let (started_tx, started) = mpsc::channel();
-    let (go, go_rx) = mpsc::channel();
-    let mut t = Held {
-        started: started_tx,
-        go: go_rx,
-        held: false,
-        events: Vec::new(),
-    };
+    let (mut t, started, go) = Held::new();
     std::thread::scope(|s| {
         let b2 = &b;
         let h = s.spawn(move || {
@@ -73,7 +95,7 @@ fn purge_keeps_the_files_a_lagging_dump_needs() {
         // time.
         let to = b.purge_to(&names[2]);
         let before = b.purge_before(SystemTime::now() + Duration::from_secs(60));
-        let now: Vec<String> = b.list().unwrap().into_iter().map(|f| f.0).collect();
+        let now = file_names(&b);
         // Released before checking (a failed check must not leave it held).
         go.send(()).unwrap();
         assert_eq!(to, Ok(true));
@@ -92,7 +114,7 @@ fn purge_keeps_the_files_a_lagging_dump_needs() {
     });
     // No dump: the purge goes through.
     assert!(b.purge_to(&names[2]).unwrap());
-    let now: Vec<String> = b.list().unwrap().into_iter().map(|f| f.0).collect();
+    let now = file_names(&b);
     assert_eq!(now, names[2..].to_vec());
     close(db, b);
 }
@@ -131,9 +153,7 @@ fn gtid_dump(b: &crate::Binlog, state: &str) -> Vec<u64> {
 
 #[test]
 fn gtid_connect_reads_only_new_bytes_and_the_holding_file() {
-    let dir = testkit::TempDir::new("binlog-gtid-index");
-    let (db, b) = open(&dir.0, "mb", 4096);
-    commit(&db, &b, 60, "a");
+    let (_dir, db, b) = committed("binlog-gtid-index", 4096, 60);
     let sizes: Vec<u64> = b.list().unwrap().into_iter().map(|f| f.1).collect();
     assert!(sizes.len() >= 5, "{sizes:?}");
     let total: u64 = sizes.iter().sum();
@@ -174,7 +194,7 @@ fn gtid_connect_reads_only_new_bytes_and_the_holding_file() {
         scanned() - before
     );
     // After a purge the index drops the files; a state in them is purged.
-    let names: Vec<String> = b.list().unwrap().into_iter().map(|f| f.0).collect();
+    let names = file_names(&b);
     assert!(b.purge_to(&names[2]).unwrap());
     let mut t = Keep::default();
     let start = Start::Gtid(crate::dump::parse_gtid_list("0-1-2").unwrap());
@@ -197,9 +217,7 @@ fn file_dump(b: &crate::Binlog, name: &str, pos: u64) -> crate::Result<Vec<Vec<u
 
 #[test]
 fn positions_at_the_end_of_a_closed_file_and_below_four() {
-    let dir = testkit::TempDir::new("binlog-dump-positions");
-    let (db, b) = open(&dir.0, "mb", 1 << 20);
-    commit(&db, &b, 3, "a");
+    let (_dir, db, b) = committed("binlog-dump-positions", 1 << 20, 3);
     b.flush_logs().unwrap();
     commit(&db, &b, 2, "b");
     let files = b.list().unwrap();
@@ -242,9 +260,7 @@ fn a_stale_view_never_moves_the_gtid_index_past_what_it_saw() {
     // MED1: a connect that read the files and the published position
     // before another connect moved the index to a newer file must not read
     // that file up to an offset of the older one.
-    let dir = testkit::TempDir::new("binlog-gtid-stale");
-    let (db, b) = open(&dir.0, "mb", 1 << 20);
-    commit(&db, &b, 10, "a");
+    let (_dir, db, b) = committed("binlog-gtid-stale", 1 << 20, 10);
     b.catch_up().unwrap();
     let old_files = b.file_starts();
     let old_seen = *b.progress.lock().unwrap();
@@ -270,18 +286,9 @@ fn a_file_dump_resolves_its_file_after_a_running_purge() {
     // its file is looked up under the writer's lock, so a PURGE that
     // started before the dump (holding that lock) finishes first and the
     // dump never opens a file PURGE is removing.
-    let dir = testkit::TempDir::new("binlog-dump-resolve");
-    let (db, b) = open(&dir.0, "mb", 1 << 20);
-    commit(&db, &b, 2, "a");
+    let (_dir, db, b) = committed("binlog-dump-resolve", 1 << 20, 2);
     let first = b.list().unwrap()[0].0.clone();
-    let (started_tx, started) = mpsc::channel();
-    let (go, go_rx) = mpsc::channel();
-    let mut t = Held {
-        started: started_tx,
-        go: go_rx,
-        held: false,
-        events: Vec::new(),
-    };
+    let (mut t, started, go) = Held::new();
     std::thread::scope(|s| {
         let b2 = &b;
         let sent_while_held = b.with_writer_held(|| {
@@ -302,5 +309,32 @@ fn a_file_dump_resolves_its_file_after_a_running_purge() {
         );
         assert!(after);
     });
+    close(db, b);
+}
+
+#[test]
+fn reset_master_takes_the_gtid_index_before_the_writer_lock() {
+    // Review s33 H3: a GTID connect holds the index and then wants the
+    // writer's lock (`with_gtid_index` -> `file_starts`); RESET MASTER must
+    // take the index first too, or each waits for the other for ever.
+    let (_dir, db, b) = committed("binlog-reset-gtid-order", 1 << 20, 3);
+    b.catch_up().unwrap();
+    std::thread::scope(|s| {
+        // The connect, parked inside `with_gtid_index`.
+        let ix = b.gtid_index.lock().unwrap();
+        let b2 = &b;
+        let reset = s.spawn(move || b2.reset(1));
+        // Let the reset get as far as it can.
+        std::thread::sleep(Duration::from_millis(300));
+        let (tx, rx) = mpsc::channel();
+        s.spawn(move || {
+            let _ = tx.send(b2.file_starts().len());
+        });
+        let connect_went_on = rx.recv_timeout(Duration::from_secs(5)).is_ok();
+        drop(ix);
+        assert!(connect_went_on, "the connect waits for RESET MASTER's writer lock");
+        reset.join().unwrap().unwrap();
+    });
+    assert_eq!(b.file_starts().len(), 1);
     close(db, b);
 }

@@ -273,7 +273,36 @@ fn old_frac(r: &mut Rd<'_>, f: u8) -> Result<u32> {
     Ok(v as u32)
 }
 
-fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
+/// An old-format DATETIME from its year, [month, day, hour, minute,
+/// second] and microseconds, refused as corrupt outside DATETIME's range
+/// (a zero month or day is MariaDB's zero date, kept).
+fn old_datetime(y: u64, [mo, d, h, mi, s]: [u64; 5], us: u64) -> Result<Datum> {
+    if y > 9999 || mo > 12 || d > 31 || h > 23 || mi > 59 || s > 59 || us > 999_999 {
+        return Err(Error::Corrupt("DATETIME out of range".into()));
+    }
+    // In range: every field fits a u32.
+    let f = |v: u64| v as u32;
+    Ok(Datum::DateTime {
+        y: f(y),
+        mo: f(mo),
+        d: f(d),
+        h: f(h),
+        mi: f(mi),
+        s: f(s),
+        us: f(us),
+    })
+}
+
+/// An old-format TIME in microseconds, refused as corrupt outside
+/// TIME's range (±838:59:59.999999).
+fn old_time(us: i64) -> Result<Datum> {
+    if us.unsigned_abs() > 3_020_399_999_999 {
+        return Err(Error::Corrupt("TIME out of range".into()));
+    }
+    Ok(Datum::Time(us))
+}
+
+pub(crate) fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
     let meta = c.meta;
     let int = |r: &mut Rd<'_>, w: u8| -> Result<Datum> {
         Ok(Datum::Int {
@@ -322,38 +351,28 @@ fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
                 // Old DATETIME: YYYYMMDDhhmmss as an 8-byte integer.
                 let v = r.uint(8)?;
                 let (d, t) = (v / 1_000_000, v % 1_000_000);
-                Datum::DateTime {
-                    y: (d / 10_000) as u32,
-                    mo: (d / 100 % 100) as u32,
-                    d: (d % 100) as u32,
-                    h: (t / 10_000) as u32,
-                    mi: (t / 100 % 100) as u32,
-                    s: (t % 100) as u32,
-                    us: 0,
-                }
+                old_datetime(
+                    d / 10_000,
+                    [d / 100 % 100, d % 100, t / 10_000, t / 100 % 100, t % 100],
+                    0,
+                )?
             }
             f => {
                 // MariaDB's DATETIME(f) of before 10.1 (Field_datetime_hires):
                 // its packed form (`pack_time`) shifted to f digits,
                 // big-endian in 5 to 8 bytes.
                 let n = [5, 6, 6, 7, 7, 7, 8][f as usize];
-                let mut p = be(r.take(n)?) * 10u64.pow(6 - f as u32);
+                let mut p = be(r.take(n)?)
+                    .checked_mul(10u64.pow(6 - f as u32))
+                    .ok_or_else(|| Error::Corrupt("DATETIME out of range".into()))?;
                 let mut next = |m: u64| {
-                    let v = (p % m) as u32;
+                    let v = p % m;
                     p /= m;
                     v
                 };
                 let (us, s, mi, h) = (next(1_000_000), next(60), next(60), next(24));
                 let (d, mo) = (next(32), next(13));
-                Datum::DateTime {
-                    y: u32::try_from(p).map_err(|_| Error::Corrupt("DATETIME year".into()))?,
-                    mo,
-                    d,
-                    h,
-                    mi,
-                    s,
-                    us,
-                }
+                old_datetime(p, [mo, d, h, mi, s], us)?
             }
         },
         ty::TIMESTAMP2 => {
@@ -382,7 +401,7 @@ fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
                 let v = Datum::int_signed(r.uint(3)?, 3);
                 let a = v.unsigned_abs() as i64;
                 let us = ((a / 10_000) * 3600 + (a / 100 % 100) * 60 + a % 100) * 1_000_000;
-                Datum::Time(if v < 0 { -us } else { us })
+                old_time(if v < 0 { -us } else { us })?
             }
             f => {
                 // TIME(f) of before 10.1 (Field_time_hires): microseconds
@@ -391,7 +410,7 @@ fn value(r: &mut Rd<'_>, c: &MapCol) -> Result<Datum> {
                 let n = [3, 4, 4, 5, 5, 5, 6][f as usize];
                 let shift = 10i64.pow(6 - f as u32);
                 let zero = 3_020_400_000_000 / shift;
-                Datum::Time((be(r.take(n)?) as i64 - zero) * shift)
+                old_time((be(r.take(n)?) as i64 - zero) * shift)?
             }
         },
         ty::NEWDECIMAL => {

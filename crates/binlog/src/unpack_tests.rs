@@ -180,3 +180,37 @@ fn unsupported_column_types_fail_only_when_the_table_is_used() {
     assert!(m.unsupported.is_none());
     assert_eq!(m.columns.len(), 2);
 }
+
+/// Review s33 M2: an old-format DATETIME(1) or (3) whose bytes overflow a
+/// u64 once shifted to microseconds, and old DATETIME / TIME values out of
+/// their range, are refused as corrupt (never a panic or a wrapped value).
+#[test]
+fn hostile_old_temporals_are_corrupt() {
+    let col = |ty: u8, f: u8| crate::parse::MapCol {
+        ty,
+        meta: 0,
+        nullable: false,
+        local_fsp: Some(f),
+    };
+    let read = |c: crate::parse::MapCol, b: &[u8]| {
+        unpack::value(&mut crate::parse::Rd::new(b), &c)
+    };
+    let corrupt = |r: crate::Result<Datum>| matches!(r, Err(Error::Corrupt(_)));
+    assert!(corrupt(read(col(12, 1), &[0xff; 6])));
+    assert!(corrupt(read(col(12, 3), &[0xff; 7])));
+    // In u64 but past year 9999 / month 12.
+    assert!(corrupt(read(col(12, 6), &[0xff; 8])));
+    assert_eq!(
+        read(col(12, 0), &99_991_231_235_959u64.to_le_bytes()).unwrap(),
+        dt(9999, 12, 31, 23, 59, 59, 0)
+    );
+    assert!(corrupt(read(col(12, 0), &100_001_231_235_959u64.to_le_bytes())));
+    assert!(corrupt(read(col(12, 0), &20_241_331_000_000u64.to_le_bytes())));
+    // TIME past 838:59:59.999999 either way.
+    assert!(corrupt(read(col(11, 6), &[0xff; 6])));
+    assert!(corrupt(read(col(11, 0), &[0xff, 0xff, 0x7f])));
+    assert_eq!(
+        read(col(11, 0), &(8_385_959u32.to_le_bytes()[..3])).unwrap(),
+        Datum::Time(3_020_399_000_000)
+    );
+}

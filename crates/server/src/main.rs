@@ -206,6 +206,11 @@ fn run(cfg: Config) -> Result<(), String> {
     let rsa = sha2_keys::load(&cfg)?;
     // Unknown users' stand-ins keep their plugins across restarts.
     decoy_key::load(&cfg)?;
+    // BACKUP DATABASE copies the key files too: a copy started on it keeps
+    // the source's RSA pair and stand-ins.
+    let mut keys = sha2_keys::backup_files(&cfg);
+    keys.push(cfg.datadir.join(decoy_key::FILE));
+    sql::backup::set_extra_files(&inst, keys);
     let shared = Arc::new(Shared {
         inst,
         max_connections: cfg.max_connections,

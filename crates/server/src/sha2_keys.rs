@@ -63,6 +63,21 @@ pub fn load(cfg: &Config) -> Result<Option<Arc<wire::RsaKeys>>, String> {
     Ok(Some(Arc::new(keys)))
 }
 
+/// The key files a backup copies: those in use that lie directly in the
+/// datadir (the generated pair, or files named relative to it), so that a
+/// copy started on the backup decrypts what clients holding the source's
+/// public key send. Files elsewhere are the operator's, like the options
+/// that name them.
+pub fn backup_files(cfg: &Config) -> Vec<PathBuf> {
+    [
+        path(cfg, &cfg.sha2_private_key, "private_key.pem"),
+        path(cfg, &cfg.sha2_public_key, "public_key.pem"),
+    ]
+    .into_iter()
+    .filter(|p| p.parent() == Some(cfg.datadir.as_path()) && p.is_file())
+    .collect()
+}
+
 fn generate(private: &std::path::Path, public: &std::path::Path) -> Result<wire::RsaKeys, String> {
     let (keys, pem) = wire::RsaKeys::generate(2048)?;
     let write = |p: &std::path::Path, text: &str, mode: u32| {

@@ -506,3 +506,68 @@ fn kill_during_backup_leaves_the_source_intact_and_the_backup_refused() {
     );
     assert_eq!(q(&mut c, "CHECK TABLE t"), vec!["d.t|check|status|OK"]);
 }
+
+/// A backup carries the server's key files (caching_sha2_password's RSA
+/// pair, the unknown users' decoy key): a copy restored from it and started
+/// on it decrypts, over plain TCP, a password a client encrypted with the
+/// source's public key (before, the copy generated a new pair and refused
+/// such a client with 1045), and keeps the stand-ins of unknown users.
+#[test]
+fn backup_carries_the_key_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let srv = Server::start("backup-keys");
+    let mut c = srv.conn();
+    exec(
+        &mut c,
+        "CREATE USER sha@'%' IDENTIFIED WITH caching_sha2_password BY 'secret'",
+    );
+    // A client holding the source's public key (it never asks for one).
+    let pinned = srv.root.join("source-public.pem");
+    std::fs::copy(srv.datadir.join("public_key.pem"), &pinned).unwrap();
+    let login = |s: &Server| {
+        Conn::new(
+            s.opts()
+                .user(Some("sha"))
+                .pass(Some("secret"))
+                .server_key_path(Some(pinned.clone())),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    login(&srv).expect("the source takes the pinned key");
+    let bk = srv.root.join("strata-files").join("keys");
+    let (ok, out) = run_tool(&[
+        "backup",
+        &format!("--port={}", srv.port),
+        "--user=root",
+        "--password=",
+        bk.to_str().unwrap(),
+    ]);
+    assert!(ok, "{out}");
+    for f in ["private_key.pem", "public_key.pem", "auth-decoy-key"] {
+        let m = std::fs::metadata(bk.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert_eq!(m.permissions().mode() & 0o777, 0o600, "{f}");
+    }
+    let data = srv.root.join("restored-keys");
+    let (ok, out) = run_tool(&["restore", bk.to_str().unwrap(), data.to_str().unwrap()]);
+    assert!(ok, "{out}");
+    let copy = Server::start_on("backup-keys-copy", &data, &[]);
+    for f in ["private_key.pem", "public_key.pem", "auth-decoy-key"] {
+        assert_eq!(
+            std::fs::read(copy.datadir.join(f)).unwrap(),
+            std::fs::read(srv.datadir.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // A new server: full authentication, with the RSA exchange.
+    login(&copy).expect("the copy takes the source's pinned key");
+    // The stock client, which asks for the key.
+    let o = Command::new("mariadb")
+        .args(["--protocol=TCP", "-h127.0.0.1", &format!("-P{}", copy.port)])
+        .args(["--skip-ssl", "-usha", "-psecret", "-N", "-B", "-e", "SELECT CURRENT_USER()"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the mariadb client");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "sha@%");
+}

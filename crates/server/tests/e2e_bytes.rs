@@ -188,7 +188,10 @@ fn binary_results_are_declared_binary_and_never_converted() {
                     )
                 })
                 .collect();
-            assert_eq!(got, want, "character_set_results={results}, {proto} protocol");
+            assert_eq!(
+                got, want,
+                "character_set_results={results}, {proto} protocol"
+            );
         }
     }
 }

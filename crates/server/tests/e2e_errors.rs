@@ -186,3 +186,93 @@ fn bad_password_is_rejected() {
     // The server keeps serving.
     assert_eq!(q_i64(&mut c, "SELECT 1 + 1"), 2);
 }
+
+/// DELETE IGNORE and UPDATE IGNORE over foreign keys through the stock
+/// `mariadb` client: what it prints (counts, warnings) is what it prints
+/// for MariaDB 10.11 with InnoDB tables (the same script run there): rows a
+/// RESTRICT child (also a grandchild under a cascade) holds are kept with a
+/// 1451 warning each by DELETE IGNORE, left silently by UPDATE IGNORE.
+#[test]
+fn update_and_delete_ignore_over_foreign_keys_in_the_client() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let srv = Server::start("errors-fk-ignore");
+    let mut c = srv.fresh_db("d");
+    for s in [
+        "CREATE TABLE p (id INT PRIMARY KEY, k INT, UNIQUE KEY uk (k))",
+        "CREATE TABLE c (id INT PRIMARY KEY, pk INT, KEY kp (pk), FOREIGN KEY (pk) REFERENCES p (k) ON DELETE CASCADE ON UPDATE CASCADE)",
+        "CREATE TABLE g (id INT PRIMARY KEY, cid INT, FOREIGN KEY (cid) REFERENCES c (id))",
+        "CREATE TABLE r (id INT PRIMARY KEY, pk INT, KEY kp (pk), FOREIGN KEY (pk) REFERENCES p (k))",
+        "INSERT INTO p VALUES (1, 10), (2, 20), (3, 30), (4, 40), (5, 50)",
+        "INSERT INTO c VALUES (1, 10), (2, 20), (3, 30)",
+        "INSERT INTO g VALUES (1, 2)",
+        "INSERT INTO r VALUES (4, 40)",
+    ] {
+        exec(&mut c, s);
+    }
+    let mut cmd = Command::new("mariadb");
+    cmd.args(["--protocol=TCP", "-h127.0.0.1", &format!("-P{}", srv.port)])
+        .args(["--skip-ssl", "-uroot", "-vvv", "-D", "d"]);
+    if let Some(pw) = &srv.password {
+        cmd.arg(format!("--password={pw}"));
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the mariadb client");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"DELETE IGNORE FROM p WHERE id < 5;\nSHOW WARNINGS;\n\
+              UPDATE IGNORE p SET k = k + 1;\nUPDATE IGNORE r SET pk = 99;\n\
+              SELECT id, k FROM p ORDER BY id;\nSELECT id, pk FROM c;\n",
+        )
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    // The lines that count, without timings and table padding.
+    let lines: Vec<String> = out
+        .lines()
+        .filter(|l| {
+            ["Query OK", "Rows matched", "| Warning", "|  "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .map(|l| {
+            let l = match l.strip_prefix("Query OK") {
+                Some(rest) => rest.split(" (").next().unwrap_or(rest),
+                None => l,
+            };
+            l.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    let fk = |child: &str, col: &str, parent: &str, pcol: &str| {
+        format!(
+            "| Warning | 1451 | Cannot delete or update a parent row: a foreign key constraint \
+             fails (`d`.`{child}`, CONSTRAINT `{child}_ibfk_1` FOREIGN KEY (`{col}`) \
+             REFERENCES `{parent}` (`{pcol}`)) |"
+        )
+    };
+    assert_eq!(
+        lines,
+        [
+            ", 2 rows affected, 2 warnings".to_string(),
+            fk("g", "cid", "c", "id"),
+            fk("r", "pk", "p", "k"),
+            ", 2 rows affected".into(),
+            "Rows matched: 3 Changed: 2 Warnings: 0".into(),
+            ", 0 rows affected".into(),
+            "Rows matched: 1 Changed: 0 Warnings: 0".into(),
+            "| 2 | 21 |".into(),
+            "| 4 | 40 |".into(),
+            "| 5 | 51 |".into(),
+            "| 2 | 21 |".into(),
+        ],
+        "{out}"
+    );
+}

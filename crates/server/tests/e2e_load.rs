@@ -5,27 +5,21 @@
 //! strata_bulk_load surviving a kill -9 and restart.
 mod common;
 use common::{exec, q, Server, TempDir};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Runs the stock client on `db` with `sql`; (success, stdout, stderr).
 fn client(srv: &Server, extra: &[&str], sql: &str) -> (bool, String, String) {
-    let out = Command::new("mariadb")
-        .args([
-            "-h127.0.0.1",
-            &format!("-P{}", srv.port),
-            "-uroot",
-            "-N",
-            "-B",
-        ])
-        .args(extra)
-        .args(["d", "-e", sql])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the mariadb client");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::run_client(
+        Command::new("mariadb")
+            .args([
+                "-h127.0.0.1",
+                &format!("-P{}", srv.port),
+                "-uroot",
+                "-N",
+                "-B",
+            ])
+            .args(extra)
+            .args(["d", "-e", sql]),
     )
 }
 

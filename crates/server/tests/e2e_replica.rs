@@ -7,11 +7,13 @@
 //! caught up; kill -9 of Strata while the source writes, restart, resumed
 //! with no duplicate and no gap; an apply error stops the SQL side with
 //! Last_SQL_Errno as MariaDB does; file/position replication from the
-//! source's current position through rotations and a kill -9. Skipped (with a message) without
-//! /usr/sbin/mariadbd. Rerun a seed with SEED=...
+//! source's current position through rotations and a kill -9. Without /usr/sbin/mariadbd
+//! the tests fail (skipped only with STRATA_SKIP_MARIADB=1). Rerun a seed with SEED=...
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
-use common::maria::{MariaDb, MARIADBD};
+use common::maria::{require, MariaDb, MARIADBD};
 use common::{q, q1, Rng, Server};
 use mysql::prelude::Queryable;
 use mysql::Conn;
@@ -26,6 +28,31 @@ struct Source {
 }
 
 impl Source {
+    /// Starts one for `test` with the replication account `repl`@`127.0.0.1`
+    /// (not logged) and database `r`, runs `setup` on it; its connection.
+    /// None (skipped) only when mariadbd is not installed and
+    /// STRATA_SKIP_MARIADB=1 (`common::maria::require`); else that fails.
+    fn with_setup(test: &str, setup: &[&str]) -> Option<(Source, Conn)> {
+        if !require(MARIADBD, test) {
+            return None;
+        }
+        let source = Source::start().expect("start the MariaDB source");
+        let mut src = source.conn();
+        for s in [
+            "SET sql_log_bin = 0",
+            "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'replpw'",
+            "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
+            "SET sql_log_bin = 1",
+            "CREATE DATABASE r",
+        ]
+        .iter()
+        .chain(setup)
+        {
+            src.query_drop(s).unwrap_or_else(|e| panic!("{s}: {e}"));
+        }
+        Some((source, src))
+    }
+
     fn start() -> Option<Source> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -208,26 +235,19 @@ fn workload(src: &mut Conn, rng: &mut Rng, next_id: &mut i64, n: usize) {
 
 #[test]
 fn replicates_a_mariadb_source_and_resumes_after_kill9() {
-    let Some(source) = Source::start() else {
-        eprintln!(
-            "SKIP replicates_a_mariadb_source_and_resumes_after_kill9: {MARIADBD} is not installed"
-        );
+    let test = "replicates_a_mariadb_source_and_resumes_after_kill9";
+    let Some((source, mut src)) = Source::with_setup(
+        test,
+        &[
+            "CREATE TABLE r.t1 (id INT PRIMARY KEY, i INT, u BIGINT UNSIGNED, v VARCHAR(40), \
+             d DECIMAL(13,3), dt DATETIME(3), dd DATE, tm TIME, b BLOB, e ENUM('x','y','z'), \
+             f DOUBLE)",
+            "CREATE TABLE r.t2 (a INT, b VARCHAR(10))",
+        ],
+    ) else {
         return;
     };
-    let mut rng = Rng::from_env("replicates_a_mariadb_source_and_resumes_after_kill9");
-    let mut src = source.conn();
-    for s in [
-        "SET sql_log_bin = 0",
-        "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'replpw'",
-        "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
-        "SET sql_log_bin = 1",
-        "CREATE DATABASE r",
-        "CREATE TABLE r.t1 (id INT PRIMARY KEY, i INT, u BIGINT UNSIGNED, v VARCHAR(40), \
-         d DECIMAL(13,3), dt DATETIME(3), dd DATE, tm TIME, b BLOB, e ENUM('x','y','z'), f DOUBLE)",
-        "CREATE TABLE r.t2 (a INT, b VARCHAR(10))",
-    ] {
-        src.query_drop(s).unwrap();
-    }
+    let mut rng = Rng::from_env(test);
     let mut next_id = 1;
     workload(&mut src, &mut rng, &mut next_id, 30);
 
@@ -353,30 +373,23 @@ fn wait_status(rep: &mut Conn, field: &str, value: &str) -> BTreeMap<String, Str
 /// server id stops with 1593 instead of skipping everything.
 #[test]
 fn savepoints_binary_and_equal_server_ids() {
-    let Some(source) = Source::start() else {
-        eprintln!("SKIP savepoints_binary_and_equal_server_ids: {MARIADBD} is not installed");
+    let Some((source, mut src)) = Source::with_setup(
+        "savepoints_binary_and_equal_server_ids",
+        &[
+            "CREATE TABLE r.s (id INT PRIMARY KEY) ENGINE=InnoDB",
+            "CREATE TABLE r.b (id INT PRIMARY KEY, v BINARY(4))",
+            "BEGIN",
+            "INSERT INTO r.s VALUES (1)",
+            "SAVEPOINT a",
+            "INSERT INTO r.s VALUES (2)",
+            "ROLLBACK TO a",
+            "INSERT INTO r.s VALUES (3)",
+            "COMMIT",
+            "INSERT INTO r.b VALUES (1, X'6100'), (2, X'00'), (3, X'01020304')",
+        ],
+    ) else {
         return;
     };
-    let mut src = source.conn();
-    for s in [
-        "SET sql_log_bin = 0",
-        "CREATE USER 'repl'@'127.0.0.1' IDENTIFIED BY 'replpw'",
-        "GRANT REPLICATION SLAVE ON *.* TO 'repl'@'127.0.0.1'",
-        "SET sql_log_bin = 1",
-        "CREATE DATABASE r",
-        "CREATE TABLE r.s (id INT PRIMARY KEY) ENGINE=InnoDB",
-        "CREATE TABLE r.b (id INT PRIMARY KEY, v BINARY(4))",
-        "BEGIN",
-        "INSERT INTO r.s VALUES (1)",
-        "SAVEPOINT a",
-        "INSERT INTO r.s VALUES (2)",
-        "ROLLBACK TO a",
-        "INSERT INTO r.s VALUES (3)",
-        "COMMIT",
-        "INSERT INTO r.b VALUES (1, X'6100'), (2, X'00'), (3, X'01020304')",
-    ] {
-        src.query_drop(s).unwrap();
-    }
     let change = format!(
         "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='repl', \
          MASTER_PASSWORD='replpw', MASTER_USE_GTID=slave_pos",
@@ -418,4 +431,43 @@ fn savepoints_binary_and_equal_server_ids() {
         st["Last_IO_Error"].contains("equal MariaDB server ids"),
         "{st:?}"
     );
+}
+
+/// Review s32 H1: ROW-format CREATE [OR REPLACE] TABLE ... SELECT (one
+/// group: the generated CREATE, then the selected rows) replicates; so
+/// do CREATE OR REPLACE TABLE and a CTAS that selects nothing.
+#[test]
+fn create_table_select_in_row_format() {
+    let Some((source, mut src)) = Source::with_setup(
+        "create_table_select_in_row_format",
+        &[
+            "CREATE TABLE r.s (id INT PRIMARY KEY, v VARCHAR(10))",
+            "INSERT INTO r.s VALUES (1, 'a'), (2, 'b'), (3, NULL)",
+            "CREATE TABLE r.c SELECT * FROM r.s",
+            "CREATE TABLE r.e (k INT PRIMARY KEY) SELECT id AS k FROM r.s WHERE id > 9",
+            "CREATE OR REPLACE TABLE r.c SELECT id * 10 AS id FROM r.s",
+            "CREATE OR REPLACE TABLE r.o (x INT)",
+            "INSERT INTO r.o VALUES (5)",
+        ],
+    ) else {
+        return;
+    };
+    let srv = Server::start_with("replica-ctas", &["--server-id=2"]);
+    let mut rep = srv.conn();
+    rep.query_drop(format!(
+        "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={}, MASTER_USER='repl', \
+         MASTER_PASSWORD='replpw', MASTER_USE_GTID=slave_pos",
+        source.port
+    ))
+    .unwrap();
+    rep.query_drop("START SLAVE").unwrap();
+    wait_caught_up(&mut src, &mut rep, &srv);
+    for sql in [
+        "SELECT * FROM r.c ORDER BY id",
+        "SELECT COUNT(*) FROM r.e",
+        "SELECT * FROM r.o",
+    ] {
+        assert_eq!(q(&mut rep, sql), q(&mut src, sql), "{sql}");
+    }
+    assert_eq!(q(&mut rep, "SELECT * FROM r.c ORDER BY id"), ["10", "20", "30"]);
 }

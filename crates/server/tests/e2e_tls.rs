@@ -139,18 +139,11 @@ fn client(srv: &Server, via: Via, user: &str, extra: &[&str], sql: &str) -> (boo
             format!("-S{}", p.display()),
         ]),
     };
-    let out = cmd
-        .arg(format!("-u{user}"))
-        .args(["-B", "-N", "--connect-timeout=20"])
-        .args(extra)
-        .args(["-e", sql])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the mariadb client");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    common::run_client(
+        cmd.arg(format!("-u{user}"))
+            .args(["-B", "-N", "--connect-timeout=20"])
+            .args(extra)
+            .args(["-e", sql]),
     )
 }
 

@@ -221,7 +221,7 @@ pub fn eligible(stmt: &crate::stmt::RowStmt) -> bool {
         RowStmt::Select(q) => q.visit(&mut v),
         RowStmt::Insert(i) => i.visit(&mut v),
         RowStmt::Update(u) => u.visit(&mut v),
-        RowStmt::Delete(d) => d.visit(&mut v),
+        RowStmt::Delete(d, _) => d.visit(&mut v),
     };
     v.0
 }

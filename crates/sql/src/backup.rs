@@ -8,6 +8,12 @@
 //! unfinished backup, which `strata-tool restore` refuses. See
 //! docs/BACKUP.md.
 //!
+//! Files of the datadir the server keeps outside the engine that a copy
+//! needs to behave as its source (caching_sha2_password's RSA key pair and
+//! the unknown users' decoy key: crates/server) are copied into the backup
+//! before the seal (`set_extra_files`), so they are sealed and restored
+//! with the engine's.
+//!
 //! The directory must be absolute, must not exist or be empty (1086), must
 //! be inside secure_file_priv (1290) and outside the datadir (1210); the
 //! statement needs RELOAD (`account/check.rs`). MariaDB's BACKUP STAGE and
@@ -148,9 +154,55 @@ pub fn run(s: &mut Session, dir: &str, sink: &mut dyn ResultSink) -> Result<Outc
     )
 }
 
+/// Names the files of the datadir outside the engine that every later
+/// backup copies (each under its own name; a file missing at backup time
+/// fails the backup). The server calls it at startup with its key files.
+pub fn set_extra_files(inst: &crate::Instance, files: Vec<PathBuf>) {
+    *inst
+        .backup_extra
+        .lock()
+        .unwrap_or_else(|p| p.into_inner()) = files;
+}
+
+/// Copies the extra files (`set_extra_files`) into the backup `dir`,
+/// keeping their permissions (a private key stays 0600) and syncing each.
+fn copy_extra(s: &Session, dir: &Path) -> Result<()> {
+    let files = s
+        .inst
+        .backup_extra
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    for f in files {
+        let name = f
+            .file_name()
+            .ok_or_else(|| SqlError::internal(format!("backup: no file name in {}", f.display())))?;
+        let to = dir.join(name);
+        let fail = |e: std::io::Error| {
+            SqlError::internal(format!(
+                "backup: cannot copy {} to {}: {e}",
+                f.display(),
+                to.display()
+            ))
+        };
+        if to.exists() {
+            return Err(fail(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                "the backup has a file of that name",
+            )));
+        }
+        std::fs::copy(&f, &to).map_err(fail)?;
+        std::fs::File::open(&to)
+            .and_then(|c| c.sync_all())
+            .map_err(fail)?;
+    }
+    Ok(())
+}
+
 fn take(s: &Session, full: &Path, started: i64) -> Result<(lsm::CheckpointInfo, lsm::seal::Seal)> {
     s.proc.set_state("Backing up: engine files");
     let info = s.inst.txdb.db().checkpoint(full)?;
+    copy_extra(s, full)?;
     test_pause(s, full);
     s.proc.set_state("Backing up: checksums");
     let source = s

@@ -40,6 +40,7 @@ pub const NAMES: &[&str] = &[
     "purge_before_date",
     "release_savepoint",
     "rename_table",
+    "repair",
     "replace",
     "replace_select",
     "reset",
@@ -155,7 +156,7 @@ pub fn of(stmt: &Stmt) -> Option<usize> {
                     com!("update_multi")
                 }
             }
-            RowStmt::Delete(d) => {
+            RowStmt::Delete(d, _) => {
                 if d.tables.is_empty() && d.using.is_none() {
                     com!("delete")
                 } else {
@@ -216,6 +217,7 @@ pub fn of(stmt: &Stmt) -> Option<usize> {
             MaintStmt::Check(_) => com!("check"),
             MaintStmt::Analyze(_) => com!("analyze"),
             MaintStmt::Optimize(_) => com!("optimize"),
+            MaintStmt::Repair(_) => com!("repair"),
             MaintStmt::Flush(_) => com!("flush"),
             MaintStmt::LockTables => com!("lock_tables"),
             MaintStmt::UnlockTables => com!("unlock_tables"),

@@ -971,9 +971,17 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         }
         matched += 1;
         if p.set.is_empty() {
-            w.delete(txn, t, &old)?;
-            changed += 1;
-            limits.after_write(txn)?;
+            // DELETE IGNORE keeps a row a foreign key holds (1451: a RESTRICT
+            // child, also one a cascade reaches) with the warning and goes
+            // on, as MariaDB; what its cascades buffered is undone.
+            let sp = p.ignore.then(|| txn.savepoint());
+            match w.delete(txn, t, &old) {
+                Ok(_) => {
+                    changed += 1;
+                    limits.after_write(txn)?;
+                }
+                Err(e) => skip_refused(txn, sp.as_ref(), SqlError::from(e), env, true)?,
+            }
             return Ok(true);
         }
         let mut new = old.values.clone();
@@ -983,31 +991,50 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         }
         let assigned: Vec<usize> = p.set.iter().map(|(c, _)| *c).collect();
         // UPDATE IGNORE leaves a row unchanged when its new values would duplicate
-        // a key (silently, as MariaDB) or fail a CHECK (with the warning); what the
-        // failed write buffered (a moved primary key's delete) is undone.
+        // a key or fail a foreign key (1452 no parent, 1451 a RESTRICT child, also
+        // one its cascades reach) silently, as MariaDB 10.11, or fail a CHECK
+        // (with the warning); what the failed write buffered (a moved primary
+        // key's delete, cascades) is undone.
         let sp = p.ignore.then(|| txn.savepoint());
         match write_update(txn, t, (w, &checks), &old, new, &assigned, env, &mut limits) {
             Ok(true) => changed += 1,
             Ok(false) => {}
-            Err(e)
-                if sp.is_some()
-                    && matches!(
-                        e.code,
-                        crate::error::ER_DUP_ENTRY | crate::error::ER_CONSTRAINT_FAILED
-                    ) =>
-            {
-                if let Some(sp) = &sp {
-                    if !txn.rollback_to_savepoint(sp).map_err(SqlError::from)? {
-                        return Err(e);
-                    }
-                }
-                if e.code != crate::error::ER_DUP_ENTRY {
-                    env.warn(e);
-                }
+            Err(e) => {
+                let warn = e.code == crate::error::ER_CONSTRAINT_FAILED;
+                skip_refused(txn, sp.as_ref(), e, env, warn)?
             }
-            Err(e) => return Err(e),
         }
         Ok(true)
     })?;
     Ok((matched, changed))
+}
+
+/// Under IGNORE (`sp` is the savepoint taken before the row's write), undoes
+/// the write of a row that a duplicate key, a CHECK or a foreign key refused
+/// and warns with its error when `warn`; any other error, or one without
+/// IGNORE, is returned.
+fn skip_refused(
+    txn: &mut Txn,
+    sp: Option<&txn::Savepoint>,
+    e: SqlError,
+    env: &dyn Env,
+    warn: bool,
+) -> Result<()> {
+    use crate::error::{
+        ER_CONSTRAINT_FAILED, ER_DUP_ENTRY, ER_NO_REFERENCED_ROW_2, ER_ROW_IS_REFERENCED_2,
+    };
+    let Some(sp) = sp else {
+        return Err(e);
+    };
+    if !matches!(
+        e.code,
+        ER_DUP_ENTRY | ER_CONSTRAINT_FAILED | ER_NO_REFERENCED_ROW_2 | ER_ROW_IS_REFERENCED_2
+    ) || !txn.rollback_to_savepoint(sp).map_err(SqlError::from)?
+    {
+        return Err(e);
+    }
+    if warn {
+        env.warn(e);
+    }
+    Ok(())
 }

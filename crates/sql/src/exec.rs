@@ -40,11 +40,18 @@ pub fn plan_under(
         RowStmt::Update(u) if crate::multidml::is_multi_update(u) => {
             Plan::MultiModify(Box::new(crate::multidml::plan_update(u, &st, db, params)?))
         }
-        RowStmt::Delete(d) if crate::multidml::is_multi_delete(d) => {
+        RowStmt::Delete(d, true) if crate::multidml::is_multi_delete(d) => {
+            return Err(SqlError::unsupported("multi-table DELETE IGNORE"));
+        }
+        RowStmt::Delete(d, _) if crate::multidml::is_multi_delete(d) => {
             Plan::MultiModify(Box::new(crate::multidml::plan_delete(d, &st, db, params)?))
         }
         RowStmt::Update(u) => Plan::Modify(Box::new(dml::plan_update(u, &st, db, params)?)),
-        RowStmt::Delete(d) => Plan::Modify(Box::new(dml::plan_delete(d, &st, db, params)?)),
+        RowStmt::Delete(d, ignore) => {
+            let mut p = dml::plan_delete(d, &st, db, params)?;
+            p.ignore = *ignore;
+            Plan::Modify(Box::new(p))
+        }
     })
 }
 

@@ -206,6 +206,9 @@ pub struct Instance {
     pub binlog: Option<Arc<binlog::Binlog>>,
     /// Strata as a replica (CHANGE MASTER TO, START SLAVE).
     pub replica: replica::Replica,
+    /// Files of the datadir outside the engine that BACKUP DATABASE copies
+    /// too (the server's key files: `backup::set_extra_files`).
+    pub backup_extra: std::sync::Mutex<Vec<std::path::PathBuf>>,
 }
 
 /// Status counters kept by the instance.
@@ -332,6 +335,7 @@ impl Instance {
             bulk_locks: Default::default(),
             binlog,
             replica,
+            backup_extra: std::sync::Mutex::new(Vec::new()),
         }))
     }
 
@@ -441,8 +445,13 @@ impl Instance {
 
     /// Waits until no session is still working under a catalog version
     /// older than `version` (like MySQL's metadata lock wait). False on
-    /// timeout.
-    pub fn wait_for_sessions(&self, version: u64, timeout: std::time::Duration) -> bool {
+    /// timeout or as soon as `stop` says so (KILL).
+    pub fn wait_for_sessions(
+        &self,
+        version: u64,
+        timeout: std::time::Duration,
+        stop: &dyn Fn() -> bool,
+    ) -> bool {
         let deadline = Instant::now() + timeout;
         loop {
             let busy = self
@@ -455,7 +464,7 @@ impl Instance {
             if !busy {
                 return true;
             }
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || stop() {
                 return false;
             }
             std::thread::sleep(std::time::Duration::from_millis(5));

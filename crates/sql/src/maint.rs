@@ -1,7 +1,8 @@
 //! Table maintenance and locking statements: CHECK TABLE (the engine-level
 //! check in `rel::check`), ANALYZE TABLE (statistics in `rel::stats`),
 //! OPTIMIZE TABLE (each index's key range compacted down to the last level,
-//! as MyRocks' OPTIMIZE: deleted and overwritten entries dropped), FLUSH,
+//! as MyRocks' OPTIMIZE: deleted and overwritten entries dropped), REPAIR
+//! TABLE (nothing to repair: a note per table, as MariaDB's InnoDB), FLUSH,
 //! LOCK / UNLOCK TABLES.
 use crate::error::{Result, SqlError};
 use crate::result::{ok, rows, text, Outcome, ResultSink};
@@ -116,6 +117,21 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
             }
             rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)
         }
+        MaintStmt::Repair(tables) => {
+            let mut out = Vec::new();
+            for (db, t) in tables {
+                let db = db.clone().or(s.db.clone()).ok_or_else(SqlError::no_db)?;
+                let label = text(format!("{db}.{t}"));
+                if s.inst.catalog.state().table(&db, t).is_none() {
+                    let msg = format!("Table '{db}.{t}' doesn't exist");
+                    out.extend(failed(&label, "repair", msg));
+                    continue;
+                }
+                let msg = "The storage engine for the table doesn't support repair";
+                out.push(vec![label, text("repair"), text("note"), text(msg)]);
+            }
+            rows(sink, &["Table", "Op", "Msg_type", "Msg_text"], out)
+        }
         MaintStmt::Flush(what) => {
             let up = what.to_ascii_uppercase();
             if up.contains("READ LOCK") || up.contains("FOR EXPORT") {
@@ -135,7 +151,12 @@ pub fn run(s: &mut Session, stmt: &MaintStmt, sink: &mut dyn ResultSink) -> Resu
         MaintStmt::Purge { to, before } => {
             crate::binlogsql::purge(s, to.as_deref(), before.as_deref())
         }
-        MaintStmt::ResetMaster { to } => crate::binlogsql::reset_master(s, *to),
+        MaintStmt::ResetMaster { to } => {
+            // An implicit commit, as in MariaDB: the open transaction is
+            // committed before the log starts again (and is not in it).
+            s.commit()?;
+            crate::binlogsql::reset_master(s, *to)
+        }
         MaintStmt::LockTables => {
             s.warn(
                 "Warning",

@@ -511,6 +511,7 @@ pub fn run(p: &MultiPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result<(u6
     let qenv = subquery_env(&p.subqueries, txn, env)?;
     let env: &dyn Env = qenv.as_ref().map_or(env, |q| q);
     let mut spool = Spool(Sorter::new(vec![], tmp_table_size(env), None));
+    spool.0.set_interrupt(env.interrupt());
     select::execute(&p.select, txn, env, &mut spool)?;
     let mut limits = TxnLimits::of(env);
     let checks = if p.set.is_empty() {

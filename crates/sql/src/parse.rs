@@ -8,7 +8,7 @@
 //! them in text order.
 use crate::error::{Result, SqlError};
 use crate::procs::KillTarget;
-use crate::stmt::{self, DdlStmt, MaintStmt, SetStmt, ShowStmt, Stmt, TxnStmt};
+use crate::stmt::{self, DdlStmt, MaintStmt, RowStmt, SetStmt, ShowStmt, Stmt, TxnStmt};
 use sqlparser::ast;
 use sqlparser::parser::Parser;
 
@@ -83,7 +83,7 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     }
     const ADMIN: &[&str] = &[
         "SET", "LOCK", "ALTER", "SHOW", "KILL", "BACKUP", "CHECK", "ANALYZE", "OPTIMIZE", "FLUSH",
-        "START",
+        "START", "REPAIR",
     ];
     if is(ADMIN) {
         if let Some(s) = admin(trimmed)? {
@@ -96,9 +96,11 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     if is(&["UPDATE", "DELETE", "SET"]) {
         let ws = words(trimmed);
         // sqlparser would read IGNORE as the table name: `UPDATE IGNORE` becomes its
-        // `UPDATE OR IGNORE` below; DELETE IGNORE and the other spellings are refused.
+        // `UPDATE OR IGNORE` below, `DELETE IGNORE` a flag of the DELETE; the other
+        // spellings are refused.
         let verb = ws.first().map(|w| w.to_ascii_uppercase());
         if update_ignore(trimmed).is_none()
+            && delete_ignore(trimmed).is_none()
             && matches!(verb.as_deref(), Some("UPDATE" | "DELETE"))
             && ws
                 .iter()
@@ -153,6 +155,8 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     let trimmed = ws_as.as_deref().unwrap_or(trimmed);
     let ignore = update_ignore(trimmed);
     let trimmed = ignore.as_deref().unwrap_or(trimmed);
+    let del_ignore = delete_ignore(trimmed);
+    let trimmed = del_ignore.as_deref().unwrap_or(trimmed);
     let rewritten = set_colon_eq(trimmed)
         .or_else(|| update_commas(trimmed))
         .or_else(|| crate::alter_rename::rewrite(trimmed));
@@ -188,10 +192,11 @@ pub fn parse(sql: &str) -> Result<Parsed> {
     }
     let mut s = stmts.pop().ok_or_else(|| SqlError::parse("empty"))?;
     crate::depth::bound(&mut s)?;
-    Ok(Parsed {
-        stmt: stmt::classify(s)?,
-        params,
-    })
+    let mut stmt = stmt::classify(s)?;
+    if let Stmt::Rows(RowStmt::Delete(_, ignore)) = &mut stmt {
+        *ignore = del_ignore.is_some();
+    }
+    Ok(Parsed { stmt, params })
 }
 
 /// The statement's tokens with the byte offset each starts at.
@@ -219,7 +224,19 @@ pub(crate) fn tokens_at(sql: &str) -> Option<Vec<(sqlparser::tokenizer::Token, u
 /// `UPDATE IGNORE t ...` as sqlparser reads it: `UPDATE OR IGNORE t ...`
 /// (None for any other statement).
 fn update_ignore(sql: &str) -> Option<String> {
-    let rest = sql.get(..6).filter(|h| h.eq_ignore_ascii_case("UPDATE"))?;
+    ignore_after("UPDATE", sql).map(|rest| format!("UPDATE OR IGNORE{rest}"))
+}
+
+/// `DELETE IGNORE ...` as `DELETE ...` (the caller marks the statement
+/// IGNORE); None for any other statement.
+fn delete_ignore(sql: &str) -> Option<String> {
+    ignore_after("DELETE", sql).map(|rest| format!("DELETE{rest}"))
+}
+
+/// What follows `<verb> IGNORE` (from the whitespace after IGNORE) when
+/// `sql` starts so.
+fn ignore_after<'s>(verb: &str, sql: &'s str) -> Option<&'s str> {
+    let rest = sql.get(..verb.len()).filter(|h| h.eq_ignore_ascii_case(verb))?;
     let after = &sql[rest.len()..];
     let word = after.trim_start();
     let gap = after.len() - word.len();
@@ -227,7 +244,7 @@ fn update_ignore(sql: &str) -> Option<String> {
     if gap == 0 || !word[next.len()..].starts_with(char::is_whitespace) {
         return None;
     }
-    Some(format!("UPDATE OR IGNORE{}", &word[next.len()..]))
+    Some(&word[next.len()..])
 }
 
 /// `SET @v := expr` is MySQL's other spelling of `SET @v = expr`: the `:=`
@@ -913,6 +930,21 @@ fn admin(s: &str) -> Result<Option<Stmt>> {
             Some(Stmt::Maint(MaintStmt::Optimize(
                 ws[at..].iter().map(|w| table_name(w)).collect(),
             )))
+        }
+        ["REPAIR", "TABLE", ..]
+        | ["REPAIR", "NO_WRITE_TO_BINLOG", "TABLE", ..]
+        | ["REPAIR", "LOCAL", "TABLE", ..] => {
+            let at = up.iter().position(|w| w == "TABLE").unwrap_or(1) + 1;
+            let names: Vec<_> = ws[at..]
+                .iter()
+                .zip(&up[at..])
+                .filter(|(_, u)| !matches!(u.as_str(), "QUICK" | "EXTENDED" | "USE_FRM"))
+                .map(|(w, _)| table_name(w))
+                .collect();
+            if names.is_empty() {
+                return Err(SqlError::parse("near '' at REPAIR TABLE"));
+            }
+            Some(Stmt::Maint(MaintStmt::Repair(names)))
         }
         ["FLUSH", rest @ ..] => Some(Stmt::Maint(MaintStmt::Flush(rest.join(" ")))),
         ["START", "TRANSACTION", "WITH", "CONSISTENT", "SNAPSHOT", rest @ ..] => {

@@ -151,6 +151,7 @@ impl SqlMode {
     pub const STRICT_TRANS_TABLES: u64 = bit("STRICT_TRANS_TABLES");
     pub const STRICT_ALL_TABLES: u64 = bit("STRICT_ALL_TABLES");
     pub const NO_AUTO_VALUE_ON_ZERO: u64 = bit("NO_AUTO_VALUE_ON_ZERO");
+    pub const NO_BACKSLASH_ESCAPES: u64 = bit("NO_BACKSLASH_ESCAPES");
     pub const NO_ZERO_DATE: u64 = bit("NO_ZERO_DATE");
     pub const ERROR_FOR_DIVISION_BY_ZERO: u64 = bit("ERROR_FOR_DIVISION_BY_ZERO");
 

@@ -42,7 +42,8 @@ pub enum RowStmt {
     Select(Box<ast::Query>),
     Insert(Box<ast::Insert>),
     Update(Box<ast::Update>),
-    Delete(Box<ast::Delete>),
+    /// A DELETE; true for DELETE IGNORE (sqlparser has no place for it).
+    Delete(Box<ast::Delete>, bool),
 }
 
 /// Transaction control.
@@ -230,6 +231,10 @@ pub enum MaintStmt {
     Analyze(Vec<TableRef>),
     /// OPTIMIZE TABLE: the tables' key ranges compacted (`lsm::Db::compact_range`).
     Optimize(Vec<TableRef>),
+    /// REPAIR TABLE: nothing to repair in Strata's engine (a note per
+    /// table, as MariaDB's InnoDB answers); MariaDB logs it, so a replica
+    /// runs it too.
+    Repair(Vec<TableRef>),
     /// FLUSH and what follows it.
     Flush(String),
     LockTables,
@@ -290,9 +295,9 @@ pub fn classify(stmt: ast::Statement) -> Result<Stmt> {
         S::Query(q) => Stmt::Rows(RowStmt::Select(q)),
         S::Insert(i) => Stmt::Rows(RowStmt::Insert(Box::new(i))),
         S::Update(u) => Stmt::Rows(RowStmt::Update(Box::new(u))),
-        S::Delete(d) => Stmt::Rows(RowStmt::Delete(Box::new(d))),
+        S::Delete(d) => Stmt::Rows(RowStmt::Delete(Box::new(d), false)),
         S::Explain { statement, .. } => match classify(*statement)? {
-            Stmt::Rows(r @ (RowStmt::Select(_) | RowStmt::Update(_) | RowStmt::Delete(_))) => {
+            Stmt::Rows(r @ (RowStmt::Select(_) | RowStmt::Update(_) | RowStmt::Delete(..))) => {
                 Stmt::Explain(r)
             }
             _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),

@@ -36,6 +36,8 @@ pub struct Grouper<'a> {
     bytes: usize,
     budget: usize,
     spill: Option<Sorter>,
+    /// Polled by the spill's merges (KILL, the statement's deadline).
+    interrupt: Option<crate::runmerge::Interrupt>,
 }
 
 impl<'a> Grouper<'a> {
@@ -54,7 +56,14 @@ impl<'a> Grouper<'a> {
             bytes: 0,
             budget: budget.max(64 << 10),
             spill: None,
+            interrupt: None,
         }
+    }
+
+    /// Polls `check` while the spilled groups' runs are merged (see
+    /// `Env::interrupt`).
+    pub fn set_interrupt(&mut self, check: Option<crate::runmerge::Interrupt>) {
+        self.interrupt = check;
     }
 
     fn key(&self, row: &[Value], env: &dyn Env) -> Result<(Vec<Value>, Vec<u8>)> {
@@ -100,10 +109,12 @@ impl<'a> Grouper<'a> {
             let i = self.groups.len() - 1;
             return feed(&mut self.groups[i], self.aggs, row, env);
         }
-        let budget = self.budget;
-        let s = self
-            .spill
-            .get_or_insert_with(|| Sorter::new(vec![false], budget, None));
+        let (budget, check) = (self.budget, &self.interrupt);
+        let s = self.spill.get_or_insert_with(|| {
+            let mut s = Sorter::new(vec![false], budget, None);
+            s.set_interrupt(check.clone());
+            s
+        });
         s.push((row.to_vec(), vec![Value::Bytes(img)]))
     }
 

@@ -494,3 +494,78 @@ fn create_table_like_and_as_select() {
     assert_eq!(err(&mut s, "SELECT * FROM s3"), 1146);
     assert_eq!(err(&mut s, "CREATE TABLE s1 SELECT 1 AS z"), 1050);
 }
+
+/// Dropping a key and adding one of the same name in one ALTER (review s33
+/// C1) replaces it, as in MariaDB: the old key goes, the new one is kept,
+/// enforced and shown, also for an index a foreign key needs and for the
+/// primary key; a restart keeps the new keys. A foreign key cannot be
+/// replaced so (1005, as in MariaDB).
+#[test]
+fn drop_and_add_of_the_same_name_replace_the_key() {
+    let dir = testkit::TempDir::new("sql-alter-drop-add-same");
+    let inst = common::open_at(&dir);
+    let mut s = inst.session(1, "root", None);
+    run(&mut s, &["CREATE DATABASE d", "USE d"]);
+    run(
+        &mut s,
+        &[
+            "CREATE TABLE u (a INT PRIMARY KEY, b INT, c INT, UNIQUE KEY u (b), KEY k (c))",
+            "INSERT INTO u VALUES (1, 1, 1), (2, 2, 1)",
+            "ALTER TABLE u DROP INDEX u, ADD UNIQUE u (b, c)",
+            "ALTER TABLE u DROP INDEX k, ADD INDEX k (c, b)",
+        ],
+    );
+    let sc = show(&mut s, "u");
+    assert!(sc.contains("UNIQUE KEY `u` (`b`,`c`)"), "{sc}");
+    assert!(sc.contains("KEY `k` (`c`,`b`)"), "{sc}");
+    assert_eq!(fails(&mut s, "INSERT INTO u VALUES (3, 1, 1)").0, 1062);
+    q(&mut s, "INSERT INTO u VALUES (3, 1, 2)");
+    assert_eq!(t(&mut s, "SELECT a FROM u WHERE b = 1 ORDER BY a"), ["1", "3"]);
+    assert_eq!(t(&mut s, "SELECT a FROM u WHERE c = 1 ORDER BY a"), ["1", "2"]);
+    check_table(&mut s, "u");
+    // An index a foreign key needs, replaced by one that still serves it.
+    run(
+        &mut s,
+        &[
+            "CREATE TABLE p (id INT PRIMARY KEY)",
+            "INSERT INTO p VALUES (1), (2)",
+            "CREATE TABLE c (id INT PRIMARY KEY, pid INT, x INT, KEY kp (pid), CONSTRAINT f FOREIGN KEY (pid) REFERENCES p (id))",
+            "INSERT INTO c VALUES (1, 1, 5)",
+            "ALTER TABLE c DROP INDEX kp, ADD INDEX kp (pid, x)",
+        ],
+    );
+    let sc = show(&mut s, "c");
+    assert!(sc.contains("KEY `kp` (`pid`,`x`)"), "{sc}");
+    // One that does not serve it is refused (1553), leaving the old one.
+    assert_eq!(fails(&mut s, "ALTER TABLE c DROP INDEX kp, ADD INDEX kp (x)").0, 1553);
+    assert_eq!(show(&mut s, "c"), sc);
+    // A foreign key dropped and added under the same name in one ALTER is
+    // refused as MariaDB 10.11 refuses it (1005, errno 121), unchanged.
+    let (code, msg) = fails(
+        &mut s,
+        "ALTER TABLE c DROP FOREIGN KEY f, ADD CONSTRAINT f FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE",
+    );
+    assert_eq!(code, 1005, "{msg}");
+    assert!(msg.contains("errno: 121"), "{msg}");
+    assert_eq!(show(&mut s, "c"), sc);
+    // The primary key.
+    q(&mut s, "ALTER TABLE u DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)");
+    let sc = show(&mut s, "u");
+    assert!(sc.contains("PRIMARY KEY (`a`,`b`)"), "{sc}");
+    q(&mut s, "INSERT INTO u VALUES (1, 5, 5)");
+    assert_eq!(fails(&mut s, "INSERT INTO u VALUES (1, 5, 6)").0, 1062);
+    check_table(&mut s, "u");
+    drop(s);
+    inst.shutdown().unwrap();
+    drop(inst);
+    let inst = common::open_at(&dir);
+    let mut s = inst.session(2, "root", Some("d".into()));
+    let sc = show(&mut s, "u");
+    assert!(sc.contains("UNIQUE KEY `u` (`b`,`c`)"), "{sc}");
+    assert_eq!(fails(&mut s, "INSERT INTO u VALUES (9, 1, 1)").0, 1062);
+}
+
+fn check_table(s: &mut Session, table: &str) {
+    let r = t(s, &format!("CHECK TABLE {table}"));
+    assert!(r.last().is_some_and(|l| l.ends_with("|OK")), "{r:?}");
+}

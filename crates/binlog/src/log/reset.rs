@@ -16,6 +16,10 @@ use std::sync::atomic::Ordering;
 impl Binlog {
     /// RESET MASTER [TO `first`]; returns the new active file's name.
     pub fn reset(&self, first: u32) -> Result<String> {
+        // Lock order gtid_index -> st -> progress (`with_gtid_index`): the
+        // GTID state per file is emptied below, and a GTID connect waits
+        // until the reset is done.
+        let mut ix = self.gtid_index.lock().unwrap_or_else(|p| p.into_inner());
         let mut st = self.lock();
         // Whatever fails to catch up is dropped anyway: the records up to
         // the last one committed now go.
@@ -50,7 +54,7 @@ impl Binlog {
             }
         }
         // The GTID state per file (GTID connects) starts again too.
-        *self.gtid_index.lock().unwrap_or_else(|p| p.into_inner()) = Default::default();
+        *ix = Default::default();
         {
             let mut g = self.progress.lock().unwrap_or_else(|p| p.into_inner());
             g.resets += 1;

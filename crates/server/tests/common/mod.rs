@@ -579,6 +579,20 @@ pub fn raw_query(s: &mut TcpStream, sql: &[u8]) -> Vec<Option<Vec<u8>>> {
     }
 }
 
+/// Runs client program `cmd` with stdin closed: whether it succeeded, its
+/// stdout and its stderr.
+pub fn run_client(cmd: &mut Command) -> (bool, String, String) {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("run {:?}: {e}", cmd.get_program()));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Starts the stock `mariadb` client over TCP (no TLS) as root on `db`,
 /// running `sql` with `extra` options, its output piped.
 pub fn spawn_mariadb(port: u16, db: &str, extra: &[&str], sql: &str) -> std::process::Child {

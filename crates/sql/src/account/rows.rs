@@ -452,7 +452,7 @@ pub fn rows(t: &Tables, r: &RowStmt) -> Result<()> {
             first = (p::UPDATE, "UPDATE");
             column_reads = Some((from, rd));
         }
-        RowStmt::Delete(d) => {
+        RowStmt::Delete(d, _) => {
             let mut from = BTreeMap::new();
             let list: Vec<&ast::TableWithJoins> = match &d.from {
                 ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => {

@@ -188,16 +188,25 @@ pub fn index_needed(def: &TableDef, name: &str, st: &CatalogState) -> bool {
     after
         .secondary
         .retain(|i| !i.name.eq_ignore_ascii_case(name));
+    !keys_served(&after, st)
+}
+
+/// Whether every foreign key of `def` (child side) and every key of
+/// another table referencing it (parent side) has an index of `def` led
+/// by its columns.
+pub fn keys_served(def: &TableDef, st: &CatalogState) -> bool {
     let child_side = def
         .foreign_keys
         .iter()
-        .any(|fk| index_led_by(&after, &fk.columns).is_none());
-    let parent_side = st.children(&def.db, &def.name).iter().any(|(c, k)| {
-        let fk = &c.def.foreign_keys[*k];
-        resolve_columns(&after, &fk.parent_columns)
-            .is_some_and(|pc| index_led_by(&after, &pc).is_none())
+        .all(|fk| index_led_by(def, &fk.columns).is_some());
+    let parent_side = st.children(&def.db, &def.name).iter().all(|(c, k)| {
+        let Some(fk) = c.def.foreign_keys.get(*k) else {
+            return true;
+        };
+        resolve_columns(def, &fk.parent_columns)
+            .is_none_or(|pc| index_led_by(def, &pc).is_some())
     });
-    child_side || parent_side
+    child_side && parent_side
 }
 
 /// The first foreign key referencing `def` from another table not in

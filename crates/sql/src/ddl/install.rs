@@ -6,7 +6,7 @@
 //! the layout changed (`rel::rebuild`, with ALTER TABLE's conversion
 //! errors), and the new definitions are committed in one catalog write.
 use super::alter::Work;
-use super::ddl_wait;
+use super::{ddl_wait, wait_error};
 use crate::bulk::lock::{lock_tables, TableLock};
 use crate::convert::for_store;
 use crate::error::{Result, SqlError};
@@ -372,7 +372,7 @@ pub(super) fn hold_writers<'a>(
     };
     if !ddl_wait(s)(v) {
         thaw();
-        return Err(SqlError::lock_wait_timeout());
+        return Err(wait_error(s));
     }
     Ok((thaw, locks))
 }

@@ -497,7 +497,8 @@ pub(crate) fn replace_current(
 }
 
 /// Waits for transactions older than a catalog version, up to the
-/// session's lock wait timeout.
+/// session's lock wait timeout; false then or at once when the session is
+/// killed (`wait_error` says which).
 pub(super) fn ddl_wait(s: &Session) -> impl Fn(u64) -> bool + '_ {
     let secs = s
         .get_var("lock_wait_timeout", false)
@@ -506,6 +507,16 @@ pub(super) fn ddl_wait(s: &Session) -> impl Fn(u64) -> bool + '_ {
         .clamp(1, 86400) as u64;
     move |v| {
         s.inst
-            .wait_for_sessions(v, std::time::Duration::from_secs(secs.min(3600)))
+            .wait_for_sessions(v, std::time::Duration::from_secs(secs.min(3600)), &|| {
+                s.proc.kill_error().is_some()
+            })
     }
+}
+
+/// The error of a `ddl_wait` that returned false: the session's KILL, or
+/// 1205.
+pub(super) fn wait_error(s: &Session) -> SqlError {
+    s.proc
+        .kill_error()
+        .unwrap_or_else(SqlError::lock_wait_timeout)
 }

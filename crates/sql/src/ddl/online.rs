@@ -14,7 +14,7 @@
 //! ALTER, not the writer, as InnoDB's online ALTER does. Which rebuilds run
 //! online is `blocker`'s answer; the others hold writers out (`install`).
 use super::alter::Work;
-use super::ddl_wait;
+use super::{ddl_wait, wait_error};
 use super::install::{converter, hold_writers};
 use crate::error::{Result, SqlError};
 use crate::session::Session;
@@ -133,7 +133,7 @@ fn run(
 ) -> Result<u64> {
     let cat = &s.inst.catalog;
     if !ddl_wait(s)(cat.version()) {
-        return Err(SqlError::lock_wait_timeout());
+        return Err(wait_error(s));
     }
     let rows = match rel::shadow::copy_online(&s.inst.txdb, nt, s.lock_timeout()) {
         Ok(n) => n,

@@ -9,7 +9,7 @@
 //! index, an orphan for a new key: 1452, a lock wait timeout, an index a
 //! key still needs) undoes what was published, and nothing is stored or
 //! logged; a crash before the final write leaves the old definition.
-use super::{ddl_wait, fkey, index_columns, name_of, sortbuild};
+use super::{ddl_wait, fkey, index_columns, name_of, sortbuild, wait_error};
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
 use crate::session::Session;
@@ -123,7 +123,7 @@ fn publish(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &mut Done) -
         return Ok(());
     }
     if !ddl_wait(s)(cat.version()) {
-        return Err(SqlError::lock_wait_timeout());
+        return Err(wait_error(s));
     }
     let st = cat.state();
     let cur = st
@@ -172,28 +172,31 @@ pub(super) fn build(
     let (nt, ix) = cat.begin_index(&cur, ix)?;
     built.push(ix.id);
     if !ddl_wait(s)(cat.version()) {
-        return Err(SqlError::lock_wait_timeout());
+        return Err(wait_error(s));
     }
     sortbuild::fill(s, &nt, &ix)?;
     Ok(ix)
 }
 
 /// The final write: the built indexes join the definition, the drops are
-/// applied (checked as DROP INDEX checks them), the record rides along.
+/// applied to the indexes and keys that were there before (an index built
+/// here keeps the name it replaces), the foreign keys are checked against
+/// the result as DROP INDEX checks them (all drops at once, as MariaDB:
+/// 1553 when a key is left without an index), the record rides along.
 fn commit(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &Done) -> Result<()> {
     use ast::AlterTableOperation as Op;
     let cat = &s.inst.catalog;
-    let st = cat.state();
     cat.commit_online(&t.def.db, &t.def.name, &done.built, |cur| {
         let mut def = cur.clone();
+        let mut dropped = None;
         for op in &at.operations {
             match op {
                 Op::DropIndex { name } => {
                     let name = &name.value;
-                    if fkey::index_needed(&def, name, &st) {
-                        return Err(SqlError::drop_index_fk(name));
-                    }
-                    def.secondary.retain(|i| !i.name.eq_ignore_ascii_case(name));
+                    def.secondary.retain(|i| {
+                        done.built.contains(&i.id) || !i.name.eq_ignore_ascii_case(name)
+                    });
+                    dropped.get_or_insert(name);
                 }
                 Op::DropForeignKey { name, .. } => {
                     let name = &name.value;
@@ -202,6 +205,12 @@ fn commit(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &Done) -> Res
                     });
                 }
                 _ => {}
+            }
+        }
+        // Taken under the catalog's DDL lock: keys added meanwhile count.
+        if let Some(name) = dropped {
+            if !fkey::keys_served(&def, &cat.state()) {
+                return Err(SqlError::drop_index_fk(name));
             }
         }
         if let Some(a) = def.auto_inc_column() {

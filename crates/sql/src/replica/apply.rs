@@ -12,6 +12,8 @@
 use super::query::{self, Query};
 use super::state::{encode_position, Position, KEY_POS};
 use super::values::{find, note_auto_inc, row_values};
+use super::versioned;
+use crate::sqlmode::SqlMode;
 use super::Shared;
 use crate::error::SqlError;
 use crate::Instance;
@@ -66,6 +68,9 @@ pub(crate) struct Applier {
     /// The open group is a transaction not applied (ours or skipped): its
     /// events are passed over up to its end.
     skip_txn: bool,
+    /// The source's MariaDB version (its FORMAT_DESCRIPTION's), by which
+    /// the executable comments of its statements are read (`versioned`).
+    source_version: Option<u64>,
 }
 
 /// The most bytes of one transaction's events kept for a retry.
@@ -139,9 +144,68 @@ fn refused(q: &parse::Query, why: &str) -> Fault {
         crate::error::ER_NOT_SUPPORTED_YET,
         format!(
             "This version of Strata doesn't yet support '{why}'. Default database: '{}'. Query: '{}'",
-            q.db, q.query
+            q.db,
+            shown(&q.query)
         ),
     )
+}
+
+/// The most characters of a statement an error shows (Last_SQL_Error).
+const SHOWN_MAX: usize = 512;
+
+/// A statement's text for an error message: its first `SHOWN_MAX`
+/// characters, "..." marking the cut (a multi-MB statement stays out of
+/// SHOW SLAVE STATUS).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(SHOWN_MAX) {
+        Some((i, _)) => format!("{}...", &text[..i]).into(),
+        None => text.into(),
+    }
+}
+
+/// A DDL event's error, as MariaDB words it.
+fn ddl_failed(q: &parse::Query, e: SqlError) -> Fault {
+    Fault::Sql(
+        e.code,
+        format!(
+            "Error '{}' on query. Default database: '{}'. Query: '{}'",
+            e.msg,
+            q.db,
+            shown(&q.query)
+        ),
+    )
+}
+
+/// The text a DDL event runs as. CREATE OR REPLACE TABLE (and, `always`,
+/// any plain CREATE TABLE) drops the table first, in `s`, without the
+/// position (a crash between the two runs both again), and runs as CREATE
+/// TABLE.
+fn drop_first<'q>(
+    s: &mut crate::Session,
+    q: &'q parse::Query,
+    always: bool,
+) -> Result<std::borrow::Cow<'q, [u8]>, Fault> {
+    use std::borrow::Cow;
+    let Some(c) = query::creates_table(&q.query).filter(|c| always || c.or_replace) else {
+        return Ok(Cow::Borrowed(&q.query_bytes));
+    };
+    let text = match c.or_replace {
+        true => Cow::Owned(query::without_or_replace(&q.query_bytes).ok_or_else(|| {
+            refused(q, "CREATE OR REPLACE TABLE with comments between its first words")
+        })?),
+        false => Cow::Borrowed(q.query_bytes.as_slice()),
+    };
+    drop_table(s, q, &c.name)?;
+    Ok(text)
+}
+
+fn drop_table(s: &mut crate::Session, q: &parse::Query, name: &str) -> Result<(), Fault> {
+    s.query(
+        &format!("DROP TABLE IF EXISTS {name}"),
+        &mut crate::result::Collect::default(),
+    )
+    .map(|_| ())
+    .map_err(|e| ddl_failed(q, e))
 }
 
 fn sql_fault(e: SqlError) -> Fault {
@@ -172,6 +236,7 @@ impl Applier {
             group_bytes: 0,
             skipping: false,
             skip_txn: false,
+            source_version: None,
         }
     }
 
@@ -387,6 +452,7 @@ impl Applier {
                 }
             }
             Body::Query(q) => {
+                let q = self.as_executed(q);
                 match query::classify(&q.query) {
                     Query::Begin if skip => self.skip_txn = true,
                     Query::Begin => self.begin(),
@@ -409,6 +475,15 @@ impl Applier {
                             self.position_only(h.log_pos, h.timestamp, true)?;
                         }
                     }
+                    // ROW-format CREATE TABLE ... SELECT: the table's
+                    // definition first, then its rows.
+                    Query::Run
+                        if self.txn.is_some()
+                            && self.maps.is_empty()
+                            && query::creates_table(&q.query).is_some() =>
+                    {
+                        self.create_in_group(&q)?
+                    }
                     Query::Run if self.txn.is_some() => return Err(refused(
                         &q,
                         "DDL inside a replicated transaction (it would end the transaction midway)",
@@ -426,13 +501,31 @@ impl Applier {
                 }
             }
             Body::Xid(_) => self.commit(h.log_pos, h.timestamp)?,
-            Body::FormatDescription { .. }
-            | Body::GtidList(_)
+            Body::FormatDescription { server_version, .. } => {
+                self.source_version = versioned::mariadb_version(&server_version);
+            }
+            Body::GtidList(_)
             | Body::BinlogCheckpoint(_)
             | Body::Annotate
             | Body::Skip => {}
         }
         Ok(())
+    }
+
+    /// A QUERY event's text as a MariaDB source executed it: its
+    /// executable comments opened or dropped by MariaDB's rules for the
+    /// source's version (`versioned`). A source that is not MariaDB (or
+    /// before its FORMAT_DESCRIPTION) leaves them to Strata's parser.
+    fn as_executed(&self, mut q: parse::Query) -> parse::Query {
+        let Some(v) = self.source_version else {
+            return q;
+        };
+        let escapes = q.sql_mode.is_none_or(|m| m & SqlMode::NO_BACKSLASH_ESCAPES == 0);
+        if let Some(text) = versioned::expand(&q.query_bytes, v, escapes) {
+            q.query = String::from_utf8_lossy(&text).into_owned();
+            q.query_bytes = text;
+        }
+        q
     }
 
     /// The position after an event ending at `end` of the current file,
@@ -551,35 +644,48 @@ impl Applier {
     /// after it.
     fn ddl(&mut self, q: &parse::Query, end: u32, ts: u32) -> Result<(), Fault> {
         self.rollback();
-        let db = (!q.db.is_empty()).then(|| q.db.clone());
-        let mut s = self.inst.session(0, "", db);
-        let mut sink = crate::result::Collect::default();
-        let failed = |e: SqlError| {
-            Fault::Sql(
-                e.code,
-                format!(
-                    "Error '{}' on query. Default database: '{}'. Query: '{}'",
-                    e.msg, q.db, q.query
-                ),
-            )
-        };
-        for set in session_settings(q) {
-            s.query(&set, &mut sink).map_err(failed)?;
+        if let Some(m) = query::drop_missing(&q.query, &q.db, &self.inst.catalog.state()) {
+            return Err(ddl_failed(q, SqlError::unknown_table(m)));
         }
+        let mut s = self.ddl_session(q)?;
+        let text = drop_first(&mut s, q, false)?;
+        let mut sink = crate::result::Collect::default();
         let p = self.next_position(end);
-        rel::binlog::set_ddl_put(Some(rel::binlog::DdlPut {
-            cf: self.cf.0,
-            key: KEY_POS.to_vec(),
-            value: encode_position(&p),
-        }));
-        let r = s.query_bytes(&q.query_bytes, &mut sink);
-        let carried = rel::binlog::take_ddl_put().is_none();
+        // A lock wait timeout (local transactions or a bulk load holding
+        // the table) is retried as a transaction's is.
+        let mut attempt = 0;
+        let (r, carried) = loop {
+            rel::binlog::set_ddl_put(Some(rel::binlog::DdlPut {
+                cf: self.cf.0,
+                key: KEY_POS.to_vec(),
+                value: encode_position(&p),
+            }));
+            let r = s.query_bytes(&text, &mut sink);
+            let carried = rel::binlog::take_ddl_put().is_none();
+            match r {
+                Err(e) if e.code == 1205 && !carried && attempt < self.retries() => {
+                    attempt += 1;
+                    if !self.wait_to_retry(1205, 0, attempt) {
+                        break (Err(e), carried);
+                    }
+                }
+                r => break (r, carried),
+            }
+        };
         if carried {
             // In the engine with the catalog change (even if the statement
             // then failed, e.g. DROP TABLE a, missing: what it did stays).
             self.published(p, ts, true);
         }
-        r.map_err(failed)?;
+        r.map_err(|e| match ddl_failed(q, e) {
+            // Failed after its first catalog write: that (and the position)
+            // stays; say so, as START SLAVE continues after the event.
+            Fault::Sql(c, m) if carried => Fault::Sql(
+                c,
+                format!("{m}; the statement failed after a change it made was committed with the event's position: the event counts as applied"),
+            ),
+            f => f,
+        })?;
         #[cfg(test)]
         if tests::CRASH_AFTER_DDL.with(|c| c.get()) {
             return Err(Fault::Io(0, "crashed after the DDL (test)".into()));
@@ -588,6 +694,47 @@ impl Applier {
             return Ok(());
         }
         self.position_only(end, ts, true)
+    }
+
+    /// The CREATE TABLE MariaDB logs first in the group of a ROW-format
+    /// CREATE [OR REPLACE] TABLE ... SELECT (the generated definition; the
+    /// selected rows follow as WRITE_ROWS): runs as DDL, its position left
+    /// to the group's end, where it commits with the rows. A table of that
+    /// name is dropped first, as MariaDB's replica runs this CREATE as
+    /// CREATE OR REPLACE: the group applied again after a crash before its
+    /// commit (or retried) finds the table its first run made.
+    fn create_in_group(&mut self, q: &parse::Query) -> Result<(), Fault> {
+        // Nothing of the group is applied yet: the DDL must not wait for
+        // the applier's own transaction.
+        self.rollback();
+        let mut s = self.ddl_session(q)?;
+        let text = drop_first(&mut s, q, true)?;
+        s.query_bytes(&text, &mut crate::result::Collect::default())
+            .map_err(|e| ddl_failed(q, e))?;
+        #[cfg(test)]
+        if tests::CRASH_AFTER_DDL.with(|c| c.get()) {
+            return Err(Fault::Io(0, "crashed after the DDL (test)".into()));
+        }
+        self.begin();
+        Ok(())
+    }
+
+    /// A session for a DDL event: its database and `session_settings`.
+    fn ddl_session(&self, q: &parse::Query) -> Result<crate::Session, Fault> {
+        let db = (!q.db.is_empty()).then(|| q.db.clone());
+        let mut s = self.inst.session(0, "", db);
+        {
+            let mut p = self.shared.ddl_proc();
+            *p = Some(s.proc.clone());
+            if self.shared.stop.load(Ordering::SeqCst) {
+                s.proc.kill(false);
+            }
+        }
+        let mut sink = crate::result::Collect::default();
+        for set in session_settings(q) {
+            s.query(&set, &mut sink).map_err(|e| ddl_failed(q, e))?;
+        }
+        Ok(s)
     }
 
     fn rows(&mut self, r: &parse::Rows<'_>, event_kind: u8, end: u32) -> Result<(), Fault> {

@@ -11,12 +11,15 @@
 mod apply;
 #[cfg(test)]
 mod apply_tests;
+#[cfg(test)]
+mod ddl_tests;
 mod globals;
 mod query;
 mod run;
 mod state;
 mod stmt;
 mod values;
+mod versioned;
 
 pub(crate) use globals::assign as assign_global;
 pub use run::{ConnectRequest, Connector, Source, SourceError, ER_SLAVE_FATAL};
@@ -82,6 +85,10 @@ pub(crate) struct Shared {
     pub(crate) kill: Arc<AtomicU8>,
     /// Event groups still to skip (sql_slave_skip_counter at START SLAVE).
     pub(crate) skip: AtomicU64,
+    /// The session of the DDL the applier runs (or last ran): STOP SLAVE
+    /// kills its statement, ending its waits for local transactions and
+    /// table locks at once.
+    pub(crate) ddl_proc: Mutex<Option<Arc<crate::procs::Proc>>>,
 }
 
 impl Shared {
@@ -90,6 +97,20 @@ impl Shared {
     }
     pub(crate) fn pos(&self) -> std::sync::MutexGuard<'_, Position> {
         self.pos.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    /// Asks the applier to stop: a lock wait of its transaction and the
+    /// waits of its DDL end at once.
+    pub(crate) fn interrupt_apply(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.kill.store(1, Ordering::SeqCst);
+        if let Some(p) = self.ddl_proc().as_ref() {
+            p.kill(false);
+        }
+    }
+    /// The applier's DDL session (`ddl_proc`): a new one is killed at once
+    /// when a stop was asked for before it was there.
+    pub(crate) fn ddl_proc(&self) -> std::sync::MutexGuard<'_, Option<Arc<crate::procs::Proc>>> {
+        self.ddl_proc.lock().unwrap_or_else(|p| p.into_inner())
     }
     /// Whether the group starting now is to be skipped (counts it).
     pub(crate) fn take_skip(&self) -> bool {
@@ -127,6 +148,7 @@ impl Replica {
                 pos: Mutex::new(pos),
                 kill: Arc::new(AtomicU8::new(0)),
                 skip: AtomicU64::new(0),
+                ddl_proc: Mutex::new(None),
             }),
             control: Mutex::new(()),
             thread: Mutex::new(None),
@@ -226,8 +248,7 @@ impl Replica {
         let _control = self.control.lock().unwrap_or_else(|p| p.into_inner());
         let h = self.thread().take();
         let was = h.as_ref().is_some_and(|h| !h.is_finished());
-        self.shared.stop.store(true, Ordering::SeqCst);
-        self.shared.kill.store(1, Ordering::SeqCst);
+        self.shared.interrupt_apply();
         if let Some(f) = self
             .shared
             .interrupt

@@ -79,6 +79,7 @@ pub(crate) fn classify(sql: &str) -> Query {
         Stmt::Maint(
             MaintStmt::Analyze(_)
             | MaintStmt::Optimize(_)
+            | MaintStmt::Repair(_)
             | MaintStmt::Flush(_)
             | MaintStmt::Keys { .. },
         ) => Query::Run,
@@ -86,6 +87,76 @@ pub(crate) fn classify(sql: &str) -> Query {
         Stmt::Empty | Stmt::CommentOnly => Query::Nothing,
         _ => refused_kind(&kind()),
     }
+}
+
+/// A CREATE TABLE with its own column list (no SELECT, LIKE or
+/// TEMPORARY): what MariaDB logs for CREATE [OR REPLACE] TABLE ... SELECT
+/// in ROW format, first in the group of the rows it selected.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Creates {
+    /// The table's name as written (quoted as written, maybe qualified).
+    pub(crate) name: String,
+    pub(crate) or_replace: bool,
+}
+
+/// The table the QUERY event text `sql` creates, if it is a plain CREATE
+/// TABLE (`Creates`).
+pub(crate) fn creates_table(sql: &str) -> Option<Creates> {
+    match crate::parse::parse(sql).ok()?.stmt {
+        Stmt::Ddl(DdlStmt::CreateTable(c))
+            if !c.temporary && c.query.is_none() && c.like.is_none() && c.clone.is_none() =>
+        {
+            Some(Creates {
+                name: c.name.to_string(),
+                or_replace: c.or_replace,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// For `DROP TABLE a, b` without IF EXISTS, the names (`db.t`, comma
+/// separated) of those that are not tables in `st` (`db`: the event's
+/// default database); None when every one is (or the text is something
+/// else). A DROP TABLE that would fail partway (1051, 1965) would have
+/// dropped the others with the position: the applier refuses it first.
+pub(crate) fn drop_missing(sql: &str, db: &str, st: &rel::catalog::CatalogState) -> Option<String> {
+    let Stmt::Ddl(DdlStmt::DropTables {
+        names,
+        if_exists: false,
+        temporary: false,
+    }) = crate::parse::parse(sql).ok()?.stmt
+    else {
+        return None;
+    };
+    let missing: Vec<String> = names
+        .iter()
+        .filter_map(|n| {
+            let (d, t) = match crate::stmt::name_parts(n).as_slice() {
+                [t] => (db.to_string(), t.clone()),
+                [d, t] => (d.clone(), t.clone()),
+                _ => return None,
+            };
+            st.table(&d, &t).is_none().then(|| format!("{d}.{t}"))
+        })
+        .collect();
+    (!missing.is_empty()).then(|| missing.join(","))
+}
+
+/// `CREATE OR REPLACE TABLE ...` as `CREATE TABLE ...` (the words as the
+/// text starts, separated by white space only; None otherwise): the
+/// applier drops the table first and runs the rest.
+pub(crate) fn without_or_replace(sql: &[u8]) -> Option<Vec<u8>> {
+    let mut rest = sql;
+    for w in ["CREATE", "OR", "REPLACE"] {
+        rest = &rest[rest.iter().position(|b| !b.is_ascii_whitespace())?..];
+        let end = rest.iter().position(|b| b.is_ascii_whitespace())?;
+        if !rest[..end].eq_ignore_ascii_case(w.as_bytes()) {
+            return None;
+        }
+        rest = &rest[end..];
+    }
+    Some([b"CREATE".as_slice(), rest].concat())
 }
 
 /// Statement-format DML: refused with the advice.
@@ -151,10 +222,39 @@ mod tests {
             "CREATE USER 'u'@'%' IDENTIFIED BY 'p'",
             "GRANT SELECT ON *.* TO 'u'@'%'",
             "ANALYZE TABLE t",
+            "REPAIR TABLE s",
+            "REPAIR NO_WRITE_TO_BINLOG TABLE s, t QUICK",
         ] {
             assert_eq!(classify(sql), Query::Run, "{sql}");
         }
         assert_eq!(classify("/* nothing */"), Query::Nothing);
+    }
+
+    #[test]
+    fn create_table_forms() {
+        let c = |sql: &str| creates_table(sql).map(|c| (c.name, c.or_replace));
+        assert_eq!(
+            c("CREATE TABLE `c` (\n  `a` int(11) NOT NULL\n)"),
+            Some(("`c`".into(), false))
+        );
+        assert_eq!(
+            c("CREATE OR REPLACE TABLE d.`c` (a int)"),
+            Some(("d.`c`".into(), true))
+        );
+        for sql in [
+            "CREATE TABLE c SELECT 1",
+            "CREATE TABLE c LIKE t",
+            "CREATE TEMPORARY TABLE c (a int)",
+            "ALTER TABLE c ADD b int",
+        ] {
+            assert_eq!(c(sql), None, "{sql}");
+        }
+        assert_eq!(
+            without_or_replace(b" create  or\nreplace TABLE `c` (a int)").as_deref(),
+            Some(b"CREATE TABLE `c` (a int)".as_slice())
+        );
+        assert_eq!(without_or_replace(b"CREATE /**/ OR REPLACE TABLE c (a int)"), None);
+        assert_eq!(without_or_replace(b"CREATE TABLE c (a int)"), None);
     }
 
     #[test]

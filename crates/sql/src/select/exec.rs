@@ -220,11 +220,16 @@ pub fn execute_counted(
     let mut grouper = p
         .agg
         .as_ref()
-        .map(|(gexprs, aggs)| Grouper::new(gexprs, &p.group_colls, aggs, budget));
-    let mut windower = p
-        .window
-        .as_ref()
-        .map(|w| crate::window::Windower::new(w, budget));
+        .map(|(gexprs, aggs)| {
+            let mut g = Grouper::new(gexprs, &p.group_colls, aggs, budget);
+            g.set_interrupt(env.interrupt());
+            g
+        });
+    let mut windower = p.window.as_ref().map(|w| {
+        let mut w = crate::window::Windower::new(w, budget);
+        w.set_interrupt(env.interrupt());
+        w
+    });
     let mut outbuf: Vec<Value> = Vec::with_capacity(p.out.len());
     // Correlated subqueries: computed per row once the WHERE conjuncts
     // without them hold (`correlated.rs`).

@@ -17,6 +17,8 @@ pub struct Windower<'a> {
     budget: usize,
     max: usize,
     first: Sorter,
+    /// Polled by the sorts' merges (KILL, the statement's deadline).
+    interrupt: Option<crate::runmerge::Interrupt>,
 }
 
 fn value_bytes(v: &Value) -> usize {
@@ -34,7 +36,15 @@ impl<'a> Windower<'a> {
             budget,
             max: budget.saturating_mul(4).max(64 << 20),
             first: Sorter::new(dirs(plan, 0), budget, None),
+            interrupt: None,
         }
+    }
+
+    /// Polls `check` while the windows' sorts merge runs (see
+    /// `Env::interrupt`).
+    pub fn set_interrupt(&mut self, check: Option<crate::runmerge::Interrupt>) {
+        self.first.set_interrupt(check.clone());
+        self.interrupt = check;
     }
 
     /// Adds a row (table row or grouped row).
@@ -50,8 +60,11 @@ impl<'a> Windower<'a> {
         let plan = self.plan;
         let mut sorter = self.first;
         for s in 0..plan.stages.len() {
-            let mut next = (s + 1 < plan.stages.len())
-                .then(|| Sorter::new(dirs(plan, s + 1), self.budget, None));
+            let mut next = (s + 1 < plan.stages.len()).then(|| {
+                let mut n = Sorter::new(dirs(plan, s + 1), self.budget, None);
+                n.set_interrupt(self.interrupt.clone());
+                n
+            });
             let np = plan.calls[plan.stages[s][0]].spec.partition.len();
             let mut part: Vec<Vec<Value>> = Vec::new();
             let mut pkeys: Vec<Vec<Value>> = Vec::new();

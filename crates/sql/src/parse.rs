@@ -93,6 +93,11 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             });
         }
     }
+    if is(&["ALTER"]) && crate::alter_rename::table_comment(trimmed) {
+        return Err(SqlError::unsupported(
+            "ALTER TABLE ... COMMENT (a table's comment, with its TTL and column families, is set by CREATE TABLE)",
+        ));
+    }
     if is(&["UPDATE", "DELETE", "SET"]) {
         let ws = words(trimmed);
         // sqlparser would read IGNORE as the table name: `UPDATE IGNORE` becomes its

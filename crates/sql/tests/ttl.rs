@@ -811,3 +811,32 @@ fn inserting_over_an_expired_parent_acts_on_its_children() {
     );
     check_ok(&mut s, "c");
 }
+
+/// ALTER TABLE ... COMMENT would change a table's TTL (MyRocks allows it);
+/// Strata does not, so it is refused with 1235 (it was a parse error, 1064),
+/// never accepted with the TTL left as it was.
+#[test]
+fn alter_table_comment_is_refused_and_the_ttl_kept() {
+    let _g = serial();
+    let db = TestDb::open("ttl-alter-comment");
+    let mut s = session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE u (id INT PRIMARY KEY, a INT) COMMENT='ttl_duration=100;'",
+    );
+    q(&mut s, "CREATE TABLE n (id INT PRIMARY KEY, a INT)");
+    for sql in [
+        "ALTER TABLE u COMMENT = 'ttl_duration=5000;'",
+        "ALTER TABLE n COMMENT 'ttl_duration=100;'",
+        "ALTER TABLE u ADD b INT, COMMENT = 'plain'",
+    ] {
+        let (code, msg) = fails(&mut s, sql);
+        assert_eq!(code, 1235, "{sql}: {msg}");
+        assert!(msg.contains("ALTER TABLE ... COMMENT"), "{msg}");
+    }
+    assert!(common::show_create(&mut s, "u").ends_with("COMMENT='ttl_duration=100;'"));
+    assert!(!common::show_create(&mut s, "n").contains("COMMENT"));
+    // A column's comment is not the table's.
+    q(&mut s, "ALTER TABLE n ADD c INT COMMENT 'ttl_duration=1;'");
+    assert!(!common::show_create(&mut s, "n").contains("COMMENT='"));
+}

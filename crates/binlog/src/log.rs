@@ -29,6 +29,11 @@ pub const CF_NAME: &str = "__binlog__";
 pub const TXN_PREFIX: &[u8] = b"T";
 /// How often the background thread brings the files up to date.
 const CATCH_UP_EVERY: Duration = Duration::from_millis(100);
+/// Rendered events are written out whenever this much is buffered: a file
+/// re-derived at open (up to max_binlog_size, 1 GiB by default) or a long
+/// backlog never sits in memory whole (a server under a 600 MB limit was
+/// killed at start re-deriving a 1 GiB active file).
+const WRITE_CHUNK: usize = 1 << 20;
 
 /// Where and how the log is kept.
 #[derive(Debug, Clone)]
@@ -353,7 +358,7 @@ impl Binlog {
         self.remove_strays(&files)?;
         for w in files.windows(2) {
             if !self.closed_file_ok(&w[0], &w[1]) {
-                self.rewrite_closed(&w[0], &w[1])?;
+                self.rewrite_closed(&w[0], &w[1], &mut st.buf)?;
             }
         }
         let active = files[files.len() - 1].clone();
@@ -502,24 +507,40 @@ impl Binlog {
         Ok(())
     }
 
-    /// Rewrites closed file `f` (followed by `next`) from its records.
-    fn rewrite_closed(&self, f: &FileStart, next: &FileStart) -> Result<()> {
-        let (mut out, pos) = self.file_header(f);
+    /// Rewrites closed file `f` (followed by `next`) from its records,
+    /// through `buf` in chunks of WRITE_CHUNK.
+    fn rewrite_closed(&self, f: &FileStart, next: &FileStart, buf: &mut Vec<u8>) -> Result<()> {
+        let (head, pos) = self.file_header(f);
+        buf.clear();
+        buf.extend_from_slice(&head);
         let mut cur = Cursor { pos, gtid: f.gtid };
+        let tmp = self.dir.join(format!("{}.tmp", name_of(f)));
+        let mut fh = std::fs::File::create(&tmp).map_err(io)?;
         self.render_records(
             f.after_seq,
             Some(next.after_seq),
             &mut cur,
-            &mut out,
-            |_, _, _| Ok(false),
+            buf,
+            |o, _, _| {
+                if o.len() >= WRITE_CHUNK {
+                    fh.write_all(o).map_err(io)?;
+                    o.clear();
+                }
+                Ok(false)
+            },
         )?;
-        self.append_rotate(&mut out, &mut cur, next);
-        let tmp = self.dir.join(format!("{}.tmp", name_of(f)));
-        let mut fh = std::fs::File::create(&tmp).map_err(io)?;
-        fh.write_all(&out).map_err(io)?;
+        self.append_rotate(buf, &mut cur, next);
+        fh.write_all(buf).map_err(io)?;
+        buf.clear();
         fh.sync_all().map_err(io)?;
         std::fs::rename(&tmp, self.path_of(f)).map_err(io)?;
         Ok(())
+    }
+
+    /// The capacity of the writer's buffer: the most it ever held (tests).
+    #[cfg(test)]
+    pub(crate) fn buf_capacity(&self) -> usize {
+        self.lock().buf.capacity()
     }
 
     fn append_rotate(&self, out: &mut Vec<u8>, cur: &mut Cursor, next: &FileStart) {
@@ -607,13 +628,16 @@ impl Binlog {
             let mut buf = std::mem::take(&mut st.buf);
             let mut last = st.last_seq;
             let mut full = false;
+            let mut chunk = false;
             let mut good = (buf.len(), cur);
-            let rendered = self.render_records(st.last_seq, None, &mut cur, &mut buf, |o, c, seq| {
-                last = seq;
-                good = (o.len(), *c);
-                full = c.pos >= max;
-                Ok(full)
-            });
+            let rendered =
+                self.render_records(st.last_seq, None, &mut cur, &mut buf, |o, c, seq| {
+                    last = seq;
+                    good = (o.len(), *c);
+                    full = c.pos >= max;
+                    chunk = o.len() >= WRITE_CHUNK;
+                    Ok(full || chunk)
+                });
             let bad_record = match rendered {
                 Err(Error::Corrupt(m)) => {
                     // Written through the last record that decoded.
@@ -635,10 +659,11 @@ impl Binlog {
                 st.stuck_after = Some(last);
                 return Err(Error::Corrupt(m));
             }
-            if !full {
+            if full {
+                self.rotate_inner(st)?;
+            } else if !chunk {
                 return Ok(());
             }
-            self.rotate_inner(st)?;
         }
     }
 

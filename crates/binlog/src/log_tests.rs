@@ -222,7 +222,14 @@ fn version_1_file_records_are_pinned_at_the_first_open() {
     }
     assert_eq!(v1.count(), 2);
     drop(it);
-    db.write(WriteOptions { sync: true, disable_wal: false }, v1).expect("write v1");
+    db.write(
+        WriteOptions {
+            sync: true,
+            disable_wal: false,
+        },
+        v1,
+    )
+    .expect("write v1");
     close(db, b);
     let (db, b) = open(&dir.0, "mb", 1 << 20);
     assert_eq!(files(&b), before);
@@ -267,7 +274,10 @@ fn a_corrupt_record_is_written_up_to_and_not_retried_by_truncation() {
     assert!(has(&bytes, "good_one") && has(&bytes, "good_two"));
     // A marker after the file's end survives the retries: the file is not
     // rewritten.
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
     std::io::Write::write_all(&mut f, b"MARKER").unwrap();
     for _ in 0..3 {
         b.catch_up().expect_err("still there");
@@ -306,4 +316,34 @@ fn the_writer_thread_holds_the_log_only_while_writing() {
             Err(e) => assert!(t.elapsed().as_millis() < 1000, "reopen: {e}"),
         }
     }
+}
+
+#[test]
+fn files_are_rederived_in_chunks_not_whole_in_memory() {
+    // About 5.5 MB of records in one closed and one active file of a log
+    // whose files may grow to 1 GiB: re-deriving them at open (the active
+    // file always, the closed one when lost) goes through the writer's
+    // buffer in chunks; before, each file was rendered whole in memory (a
+    // server under a 600 MB limit was OOM-killed at start with a 1 GiB file).
+    let dir = testkit::TempDir::new("binlog-chunks");
+    let (db, b) = open(&dir.0, "mb", 1 << 30);
+    commit(&db, &b, 5000, "a");
+    b.flush_logs().expect("flush");
+    commit(&db, &b, 13000, "b");
+    let before = files(&b);
+    assert_eq!(before.len(), 2);
+    let first = before.keys().next().expect("a file").clone();
+    assert!(before[&first].len() > 1_400_000, "{}", before[&first].len());
+    close(db, b);
+    std::fs::remove_file(dir.0.join(&first)).unwrap();
+    let (db, b) = open(&dir.0, "mb", 1 << 30);
+    assert_eq!(files(&b), before);
+    let cap = b.buf_capacity();
+    // A chunk of 1 MiB plus a record, in a Vec that may have doubled once.
+    assert!(
+        cap <= (2 << 20) + 65536,
+        "the writer held {cap} bytes at once"
+    );
+    assert!(before.values().any(|f| f.len() > 4 << 20));
+    close(db, b);
 }

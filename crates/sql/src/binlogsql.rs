@@ -91,10 +91,11 @@ pub fn parse(ws: &[String], sql: &str) -> Option<Result<Stmt>> {
         }
         ["RESET", "MASTER"] => Stmt::Maint(MaintStmt::ResetMaster { to: None }),
         ["RESET", "MASTER", "TO", n] => match n.parse::<u32>() {
-            Ok(n) if n >= 1 && n < 0x7fff_ffff => Stmt::Maint(MaintStmt::ResetMaster { to: Some(n) }),
+            // As MariaDB 10.11: 0 starts at file 1, 2147483647 is allowed.
+            Ok(n) if n <= 0x7fff_ffff => Stmt::Maint(MaintStmt::ResetMaster { to: Some(n.max(1)) }),
             _ => {
                 return Some(Err(SqlError::parse(format!(
-                    "RESET MASTER TO takes a file number from 1 to 2147483647, not {n}"
+                    "RESET MASTER TO takes a file number from 0 to 2147483647, not {n}"
                 ))))
             }
         },

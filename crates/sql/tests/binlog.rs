@@ -155,6 +155,15 @@ fn reset_master_starts_the_log_again() {
     assert_eq!(logs.len(), 1);
     assert_eq!(logs[0][0], Value::Bytes(b"binlog.000007".to_vec()));
     assert!(!dir.join("binlog.000001").exists());
+    // The bounds as MariaDB 10.11's (review s33 L1): 0 is file 1, 2^31-1 is
+    // allowed, past it is a syntax error.
+    for (to, file) in [("0", "binlog.000001"), ("2147483647", "binlog.2147483647")] {
+        q(&mut s, &format!("RESET MASTER TO {to}"));
+        let logs = q(&mut s, "SHOW BINARY LOGS");
+        assert_eq!(logs[0][0], Value::Bytes(file.as_bytes().to_vec()), "TO {to}");
+    }
+    assert_eq!(fails(&mut s, "RESET MASTER TO 2147483648").0, 1064);
+    q(&mut s, "RESET MASTER TO 7");
     // Inside a transaction it commits it first (review s33 M3, as MariaDB):
     // the ROLLBACK after it undoes nothing, and the new log lacks the row.
     q(&mut s, "BEGIN");

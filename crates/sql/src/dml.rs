@@ -906,7 +906,13 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
     } else {
         vec![]
     };
-    let keep = limit.map(|l| l.min(usize::MAX as u64) as usize);
+    // DELETE IGNORE ... LIMIT n deletes n rows: the rows a foreign key keeps do
+    // not count (MariaDB), so its spool takes every matching row and the
+    // deleting stops at the n-th delete.
+    let delete_ignore = p.set.is_empty() && p.ignore;
+    let keep = limit
+        .filter(|_| !delete_ignore)
+        .map(|l| l.min(usize::MAX as u64) as usize);
     let mut spool = Sorter::new(dirs, tmp_table_size(env), keep);
     spool.set_interrupt(env.interrupt());
     let mut taken = 0u64;
@@ -945,7 +951,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
             if !middle {
                 limits.check_locks(txn)?;
             }
-            Ok(!(!sort && limit.is_some_and(|l| taken >= l)))
+            Ok(!(!sort && !delete_ignore && limit.is_some_and(|l| taken >= l)))
         },
     )?;
     let (mut matched, mut changed) = (0u64, 0u64);
@@ -982,7 +988,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
                 }
                 Err(e) => skip_refused(txn, sp.as_ref(), SqlError::from(e), env, true)?,
             }
-            return Ok(true);
+            return Ok(!(delete_ignore && limit.is_some_and(|l| changed >= l)));
         }
         let mut new = old.values.clone();
         for (c, e) in &p.set {

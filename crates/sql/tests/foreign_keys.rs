@@ -473,4 +473,14 @@ fn update_and_delete_ignore_skip_rows_a_foreign_key_refuses() {
     run(&mut s, &["BEGIN", "DELETE IGNORE FROM p", "COMMIT"]);
     assert_eq!(t(&mut s, "SELECT * FROM p ORDER BY id"), ["2|21", "4|40"]);
     assert_eq!(t(&mut s, "SELECT * FROM c"), ["2|21"]);
+    // LIMIT n counts the rows deleted, not the rows a foreign key kept
+    // (MariaDB: "1 row affected, 2 warnings", sorted or in scan order).
+    run(&mut s, &["INSERT INTO p VALUES (6, 60), (7, 70), (8, 80)"]);
+    let o = outcome(&mut s, "DELETE IGNORE FROM p ORDER BY id LIMIT 1");
+    assert_eq!(o.affected_rows, 1);
+    assert_eq!(t(&mut s, "SHOW WARNINGS").len(), 2);
+    assert_eq!(t(&mut s, "SELECT id FROM p ORDER BY id"), ["2", "4", "7", "8"]);
+    let o = outcome(&mut s, "DELETE IGNORE FROM p WHERE id IN (2, 4, 7, 8) LIMIT 1");
+    assert_eq!(o.affected_rows, 1);
+    assert_eq!(t(&mut s, "SELECT id FROM p ORDER BY id"), ["2", "4", "8"]);
 }

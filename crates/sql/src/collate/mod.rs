@@ -229,14 +229,22 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
                 Func::Unhex | Func::FromBase64 => {
                     return Ok(Some((Collation::Binary, Coerce::Coercible)))
                 }
-                // Digests, hex and formatted dates are new strings.
+                // Digests, hex, base64, formatted dates and JSON text are
+                // new strings (text in MariaDB whatever their argument).
                 Func::Hex
                 | Func::Md5
                 | Func::Sha1
                 | Func::Sha2
+                | Func::ToBase64
                 | Func::DateFormat
+                | Func::TimeFormat
                 | Func::DayName
-                | Func::MonthName => &[],
+                | Func::MonthName
+                | Func::JsonQuote
+                | Func::JsonUnquote
+                | Func::JsonType
+                | Func::JsonKeys
+                | Func::JsonSearch => &[],
                 _ => args,
             };
             let mut d = None;

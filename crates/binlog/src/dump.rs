@@ -321,7 +321,11 @@ impl Binlog {
         let mut crc = opts.checksum;
         let sid = self.server_id();
         // A RESET MASTER ends the dump: the files it reads are gone.
-        let epoch = self.progress.lock().unwrap_or_else(|p| p.into_inner()).resets;
+        let epoch = self
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .resets;
         let (num, pos, mut skip) = match start {
             Start::File { name, pos } => {
                 let num = if name.is_empty() {

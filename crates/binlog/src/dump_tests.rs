@@ -332,7 +332,10 @@ fn reset_master_takes_the_gtid_index_before_the_writer_lock() {
         });
         let connect_went_on = rx.recv_timeout(Duration::from_secs(5)).is_ok();
         drop(ix);
-        assert!(connect_went_on, "the connect waits for RESET MASTER's writer lock");
+        assert!(
+            connect_went_on,
+            "the connect waits for RESET MASTER's writer lock"
+        );
         reset.join().unwrap().unwrap();
     });
     assert_eq!(b.file_starts().len(), 1);

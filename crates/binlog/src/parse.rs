@@ -489,9 +489,8 @@ fn table_map(r: &mut Rd<'_>) -> Result<TableMap> {
     for &ty in types {
         let Some(len) = meta_len(ty).filter(|_| unsupported.is_none()) else {
             // The metadata of the columns after it cannot be told apart.
-            unsupported.get_or_insert_with(|| {
-                format!("column type {ty} in TABLE_MAP is not supported")
-            });
+            unsupported
+                .get_or_insert_with(|| format!("column type {ty} in TABLE_MAP is not supported"));
             cols.push(MapCol {
                 ty,
                 meta: 0,

@@ -79,7 +79,10 @@ pub struct Changes<'a> {
 /// the iteration ends.
 pub fn each<'a>(ev: &'a Rows<'a>, map: &'a TableMap) -> Result<Changes<'a>> {
     if let Some(why) = &map.unsupported {
-        return Err(Error::Invalid(format!("table {}.{}: {why}", map.db, map.table)));
+        return Err(Error::Invalid(format!(
+            "table {}.{}: {why}",
+            map.db, map.table
+        )));
     }
     if ev.ncols > map.columns.len() {
         return Err(Error::Corrupt(format!(

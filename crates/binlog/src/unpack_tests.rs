@@ -192,9 +192,7 @@ fn hostile_old_temporals_are_corrupt() {
         nullable: false,
         local_fsp: Some(f),
     };
-    let read = |c: crate::parse::MapCol, b: &[u8]| {
-        unpack::value(&mut crate::parse::Rd::new(b), &c)
-    };
+    let read = |c: crate::parse::MapCol, b: &[u8]| unpack::value(&mut crate::parse::Rd::new(b), &c);
     let corrupt = |r: crate::Result<Datum>| matches!(r, Err(Error::Corrupt(_)));
     assert!(corrupt(read(col(12, 1), &[0xff; 6])));
     assert!(corrupt(read(col(12, 3), &[0xff; 7])));
@@ -204,8 +202,14 @@ fn hostile_old_temporals_are_corrupt() {
         read(col(12, 0), &99_991_231_235_959u64.to_le_bytes()).unwrap(),
         dt(9999, 12, 31, 23, 59, 59, 0)
     );
-    assert!(corrupt(read(col(12, 0), &100_001_231_235_959u64.to_le_bytes())));
-    assert!(corrupt(read(col(12, 0), &20_241_331_000_000u64.to_le_bytes())));
+    assert!(corrupt(read(
+        col(12, 0),
+        &100_001_231_235_959u64.to_le_bytes()
+    )));
+    assert!(corrupt(read(
+        col(12, 0),
+        &20_241_331_000_000u64.to_le_bytes()
+    )));
     // TIME past 838:59:59.999999 either way.
     assert!(corrupt(read(col(11, 6), &[0xff; 6])));
     assert!(corrupt(read(col(11, 0), &[0xff, 0xff, 0x7f])));

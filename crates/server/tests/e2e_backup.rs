@@ -564,7 +564,15 @@ fn backup_carries_the_key_files() {
     // The stock client, which asks for the key.
     let o = Command::new("mariadb")
         .args(["--protocol=TCP", "-h127.0.0.1", &format!("-P{}", copy.port)])
-        .args(["--skip-ssl", "-usha", "-psecret", "-N", "-B", "-e", "SELECT CURRENT_USER()"])
+        .args([
+            "--skip-ssl",
+            "-usha",
+            "-psecret",
+            "-N",
+            "-B",
+            "-e",
+            "SELECT CURRENT_USER()",
+        ])
         .stdin(Stdio::null())
         .output()
         .expect("run the mariadb client");

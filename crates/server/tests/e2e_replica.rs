@@ -469,5 +469,8 @@ fn create_table_select_in_row_format() {
     ] {
         assert_eq!(q(&mut rep, sql), q(&mut src, sql), "{sql}");
     }
-    assert_eq!(q(&mut rep, "SELECT * FROM r.c ORDER BY id"), ["10", "20", "30"]);
+    assert_eq!(
+        q(&mut rep, "SELECT * FROM r.c ORDER BY id"),
+        ["10", "20", "30"]
+    );
 }

@@ -137,10 +137,16 @@ mod tests {
     fn table_comment_items_are_found() {
         assert!(table_comment("ALTER TABLE t COMMENT = 'ttl_duration=10;'"));
         assert!(table_comment("alter table d.t add c int, comment 'x'"));
-        assert!(table_comment("ALTER ONLINE TABLE `t` ENGINE=STRATA, COMMENT='x'"));
+        assert!(table_comment(
+            "ALTER ONLINE TABLE `t` ENGINE=STRATA, COMMENT='x'"
+        ));
         assert!(!table_comment("ALTER TABLE t ADD c INT COMMENT 'x'"));
-        assert!(!table_comment("ALTER TABLE t MODIFY c INT COMMENT 'x', ADD d INT"));
-        assert!(!table_comment("ALTER TABLE t ADD INDEX k (c) COMMENT 'cfname=a'"));
+        assert!(!table_comment(
+            "ALTER TABLE t MODIFY c INT COMMENT 'x', ADD d INT"
+        ));
+        assert!(!table_comment(
+            "ALTER TABLE t ADD INDEX k (c) COMMENT 'cfname=a'"
+        ));
         assert!(!table_comment("ALTER TABLE comment ADD c INT"));
         assert!(!table_comment("SELECT 1"));
     }

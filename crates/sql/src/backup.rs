@@ -158,10 +158,7 @@ pub fn run(s: &mut Session, dir: &str, sink: &mut dyn ResultSink) -> Result<Outc
 /// backup copies (each under its own name; a file missing at backup time
 /// fails the backup). The server calls it at startup with its key files.
 pub fn set_extra_files(inst: &crate::Instance, files: Vec<PathBuf>) {
-    *inst
-        .backup_extra
-        .lock()
-        .unwrap_or_else(|p| p.into_inner()) = files;
+    *inst.backup_extra.lock().unwrap_or_else(|p| p.into_inner()) = files;
 }
 
 /// Copies the extra files (`set_extra_files`) into the backup `dir`,
@@ -174,9 +171,9 @@ fn copy_extra(s: &Session, dir: &Path) -> Result<()> {
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     for f in files {
-        let name = f
-            .file_name()
-            .ok_or_else(|| SqlError::internal(format!("backup: no file name in {}", f.display())))?;
+        let name = f.file_name().ok_or_else(|| {
+            SqlError::internal(format!("backup: no file name in {}", f.display()))
+        })?;
         let to = dir.join(name);
         let fail = |e: std::io::Error| {
             SqlError::internal(format!(

@@ -241,7 +241,9 @@ fn delete_ignore(sql: &str) -> Option<String> {
 /// What follows `<verb> IGNORE` (from the whitespace after IGNORE) when
 /// `sql` starts so.
 fn ignore_after<'s>(verb: &str, sql: &'s str) -> Option<&'s str> {
-    let rest = sql.get(..verb.len()).filter(|h| h.eq_ignore_ascii_case(verb))?;
+    let rest = sql
+        .get(..verb.len())
+        .filter(|h| h.eq_ignore_ascii_case(verb))?;
     let after = &sql[rest.len()..];
     let word = after.trim_start();
     let gap = after.len() - word.len();

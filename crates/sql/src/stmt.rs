@@ -257,7 +257,9 @@ pub enum MaintStmt {
         before: Option<String>,
     },
     /// RESET MASTER [TO n] (`binlogsql`).
-    ResetMaster { to: Option<u32> },
+    ResetMaster {
+        to: Option<u32>,
+    },
 }
 
 /// The parts of a possibly qualified name.

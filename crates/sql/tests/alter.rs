@@ -520,8 +520,14 @@ fn drop_and_add_of_the_same_name_replace_the_key() {
     assert!(sc.contains("KEY `k` (`c`,`b`)"), "{sc}");
     assert_eq!(fails(&mut s, "INSERT INTO u VALUES (3, 1, 1)").0, 1062);
     q(&mut s, "INSERT INTO u VALUES (3, 1, 2)");
-    assert_eq!(t(&mut s, "SELECT a FROM u WHERE b = 1 ORDER BY a"), ["1", "3"]);
-    assert_eq!(t(&mut s, "SELECT a FROM u WHERE c = 1 ORDER BY a"), ["1", "2"]);
+    assert_eq!(
+        t(&mut s, "SELECT a FROM u WHERE b = 1 ORDER BY a"),
+        ["1", "3"]
+    );
+    assert_eq!(
+        t(&mut s, "SELECT a FROM u WHERE c = 1 ORDER BY a"),
+        ["1", "2"]
+    );
     check_table(&mut s, "u");
     // An index a foreign key needs, replaced by one that still serves it.
     run(
@@ -537,7 +543,10 @@ fn drop_and_add_of_the_same_name_replace_the_key() {
     let sc = show(&mut s, "c");
     assert!(sc.contains("KEY `kp` (`pid`,`x`)"), "{sc}");
     // One that does not serve it is refused (1553), leaving the old one.
-    assert_eq!(fails(&mut s, "ALTER TABLE c DROP INDEX kp, ADD INDEX kp (x)").0, 1553);
+    assert_eq!(
+        fails(&mut s, "ALTER TABLE c DROP INDEX kp, ADD INDEX kp (x)").0,
+        1553
+    );
     assert_eq!(show(&mut s, "c"), sc);
     // A foreign key dropped and added under the same name in one ALTER is
     // refused as MariaDB 10.11 refuses it (1005, errno 121), unchanged.
@@ -549,7 +558,10 @@ fn drop_and_add_of_the_same_name_replace_the_key() {
     assert!(msg.contains("errno: 121"), "{msg}");
     assert_eq!(show(&mut s, "c"), sc);
     // The primary key.
-    q(&mut s, "ALTER TABLE u DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)");
+    q(
+        &mut s,
+        "ALTER TABLE u DROP PRIMARY KEY, ADD PRIMARY KEY (a, b)",
+    );
     let sc = show(&mut s, "u");
     assert!(sc.contains("PRIMARY KEY (`a`,`b`)"), "{sc}");
     q(&mut s, "INSERT INTO u VALUES (1, 5, 5)");
@@ -581,7 +593,11 @@ fn index_ddl_waiting_for_the_table_uses_its_new_columns() {
     let mut s = inst.session(1, "root", None);
     run(
         &mut s,
-        &["CREATE DATABASE d", "USE d", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT)"],
+        &[
+            "CREATE DATABASE d",
+            "USE d",
+            "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT)",
+        ],
     );
     for stmt in ["CREATE INDEX ic ON t (c)", "ALTER TABLE t ADD INDEX ic (c)"] {
         // Another DDL holds the table.
@@ -616,6 +632,12 @@ fn index_ddl_waiting_for_the_table_uses_its_new_columns() {
         assert_eq!(t(&mut s, "SELECT id FROM t WHERE c = 3"), ["1"]);
         check_table(&mut s, "t");
         // Again from (id, a, b, c).
-        run(&mut s, &["DROP TABLE t", "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT)"]);
+        run(
+            &mut s,
+            &[
+                "DROP TABLE t",
+                "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, c INT)",
+            ],
+        );
     }
 }

@@ -101,18 +101,33 @@ fn values_outside_the_column_charset_are_refused_at_store() {
             "CREATE TABLE cs (id INT PRIMARY KEY, l VARCHAR(10) CHARACTER SET latin1, \
              u VARCHAR(10) CHARACTER SET utf8mb3)",
         );
-        assert_eq!(fails(&mut s, "INSERT INTO cs VALUES (1, 'a\u{101}b', 'x')").0, 1366);
-        assert_eq!(fails(&mut s, "INSERT INTO cs VALUES (2, 'x', 'a\u{1F600}b')").0, 1366);
-        q(&mut s, "INSERT INTO cs VALUES (3, 'a\u{20AC}?', 'a\u{E9}b')");
+        assert_eq!(
+            fails(&mut s, "INSERT INTO cs VALUES (1, 'a\u{101}b', 'x')").0,
+            1366
+        );
+        assert_eq!(
+            fails(&mut s, "INSERT INTO cs VALUES (2, 'x', 'a\u{1F600}b')").0,
+            1366
+        );
+        q(
+            &mut s,
+            "INSERT INTO cs VALUES (3, 'a\u{20AC}?', 'a\u{E9}b')",
+        );
         q(&mut s, "SET sql_mode = ''");
-        q(&mut s, "INSERT INTO cs VALUES (4, 'a\u{101}b', 'a\u{1F600}b')");
+        q(
+            &mut s,
+            "INSERT INTO cs VALUES (4, 'a\u{101}b', 'a\u{1F600}b')",
+        );
         let w = q(&mut s, "SHOW WARNINGS");
         assert_eq!(w.len(), 2, "log-bin {logged}: {w:?}");
         assert_eq!(w[0][1], Value::Int(1366));
         assert_eq!(
             q(&mut s, "SELECT l, u FROM cs ORDER BY id"),
             [
-                vec![Value::Bytes("a\u{20AC}?".into()), Value::Bytes("a\u{E9}b".into())],
+                vec![
+                    Value::Bytes("a\u{20AC}?".into()),
+                    Value::Bytes("a\u{E9}b".into())
+                ],
                 vec![Value::Bytes(b"a?b".to_vec()), Value::Bytes(b"a?b".to_vec())],
             ],
             "log-bin {logged}"
@@ -148,7 +163,10 @@ fn reset_master_starts_the_log_again() {
     assert!(p.starts_with("0-") && p.ends_with("-1"), "{p}");
     // The old transactions are gone from the file, the new one is there.
     let ev = q(&mut s, "SHOW BINLOG EVENTS");
-    let xids = ev.iter().filter(|r| r[2] == Value::Bytes(b"Xid".to_vec())).count();
+    let xids = ev
+        .iter()
+        .filter(|r| r[2] == Value::Bytes(b"Xid".to_vec()))
+        .count();
     assert_eq!(xids, 1, "{ev:?}");
     q(&mut s, "RESET MASTER TO 7");
     let logs = q(&mut s, "SHOW BINARY LOGS");
@@ -160,7 +178,11 @@ fn reset_master_starts_the_log_again() {
     for (to, file) in [("0", "binlog.000001"), ("2147483647", "binlog.2147483647")] {
         q(&mut s, &format!("RESET MASTER TO {to}"));
         let logs = q(&mut s, "SHOW BINARY LOGS");
-        assert_eq!(logs[0][0], Value::Bytes(file.as_bytes().to_vec()), "TO {to}");
+        assert_eq!(
+            logs[0][0],
+            Value::Bytes(file.as_bytes().to_vec()),
+            "TO {to}"
+        );
     }
     assert_eq!(fails(&mut s, "RESET MASTER TO 2147483648").0, 1064);
     q(&mut s, "RESET MASTER TO 7");
@@ -172,5 +194,8 @@ fn reset_master_starts_the_log_again() {
     q(&mut s, "ROLLBACK");
     assert_eq!(q(&mut s, "SELECT a FROM t WHERE a = 8").len(), 1);
     let ev = q(&mut s, "SHOW BINLOG EVENTS");
-    assert!(!ev.iter().any(|r| r[2] == Value::Bytes(b"Xid".to_vec())), "{ev:?}");
+    assert!(
+        !ev.iter().any(|r| r[2] == Value::Bytes(b"Xid".to_vec())),
+        "{ev:?}"
+    );
 }

@@ -416,7 +416,8 @@ fn concurrent_writers_leave_no_orphans() {
 /// How `sql` ended (panics if it fails).
 fn outcome(s: &mut Session, sql: &str) -> sql::result::Outcome {
     let mut c = Collect::default();
-    s.query(sql, &mut c).unwrap_or_else(|e| panic!("{sql}: {e}"))
+    s.query(sql, &mut c)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
 /// DELETE IGNORE and UPDATE IGNORE skip a row a foreign key refuses and go
@@ -452,14 +453,20 @@ fn update_and_delete_ignore_skip_rows_a_foreign_key_refuses() {
     assert_eq!(w.len(), 2, "{w:?}");
     assert!(w[0].starts_with("Warning|1451|Cannot delete or update a parent row: a foreign key constraint fails (`d`.`g`"), "{w:?}");
     assert!(w[1].starts_with("Warning|1451|Cannot delete or update a parent row: a foreign key constraint fails (`d`.`r`"), "{w:?}");
-    assert_eq!(t(&mut s, "SELECT * FROM p ORDER BY id"), ["2|20", "4|40", "5|50"]);
+    assert_eq!(
+        t(&mut s, "SELECT * FROM p ORDER BY id"),
+        ["2|20", "4|40", "5|50"]
+    );
     assert_eq!(t(&mut s, "SELECT * FROM c"), ["2|20"]);
     // p 4 is held by r (RESTRICT); p 2's change cascades to c.
     let o = outcome(&mut s, "UPDATE IGNORE p SET k = k + 1");
     assert_eq!(o.affected_rows, 2);
     assert_eq!(o.info, "Rows matched: 3  Changed: 2  Warnings: 0");
     assert_eq!(t(&mut s, "SHOW WARNINGS"), Vec::<String>::new());
-    assert_eq!(t(&mut s, "SELECT * FROM p ORDER BY id"), ["2|21", "4|40", "5|51"]);
+    assert_eq!(
+        t(&mut s, "SELECT * FROM p ORDER BY id"),
+        ["2|21", "4|40", "5|51"]
+    );
     assert_eq!(t(&mut s, "SELECT * FROM c"), ["2|21"]);
     // No parent 99 (1452); c 2 is held by g.
     assert_eq!(err(&mut s, "UPDATE r SET pk = 99"), 1452);
@@ -479,8 +486,14 @@ fn update_and_delete_ignore_skip_rows_a_foreign_key_refuses() {
     let o = outcome(&mut s, "DELETE IGNORE FROM p ORDER BY id LIMIT 1");
     assert_eq!(o.affected_rows, 1);
     assert_eq!(t(&mut s, "SHOW WARNINGS").len(), 2);
-    assert_eq!(t(&mut s, "SELECT id FROM p ORDER BY id"), ["2", "4", "7", "8"]);
-    let o = outcome(&mut s, "DELETE IGNORE FROM p WHERE id IN (2, 4, 7, 8) LIMIT 1");
+    assert_eq!(
+        t(&mut s, "SELECT id FROM p ORDER BY id"),
+        ["2", "4", "7", "8"]
+    );
+    let o = outcome(
+        &mut s,
+        "DELETE IGNORE FROM p WHERE id IN (2, 4, 7, 8) LIMIT 1",
+    );
     assert_eq!(o.affected_rows, 1);
     assert_eq!(t(&mut s, "SELECT id FROM p ORDER BY id"), ["2", "4", "8"]);
 }

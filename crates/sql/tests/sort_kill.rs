@@ -57,7 +57,10 @@ fn kill_and_max_statement_time_stop_spilled_group_by_and_window_sorts() {
     let mut s = inst.session(1, "root", None);
     q(&mut s, "CREATE DATABASE d");
     q(&mut s, "USE d");
-    q(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, c INT, p VARCHAR(20))");
+    q(
+        &mut s,
+        "CREATE TABLE t (id INT PRIMARY KEY, c INT, p VARCHAR(20))",
+    );
     for chunk in 0..ROWS / 5000 {
         let vals: Vec<String> = (0..5000)
             .map(|i| {
@@ -80,7 +83,10 @@ fn kill_and_max_statement_time_stop_spilled_group_by_and_window_sorts() {
         let (code, after) = killed(&inst, &mut s, sql);
         eprintln!("{sql}: 1317 {after:?} after the KILL");
         assert_eq!(code, 1317, "{sql}");
-        assert!(after < Duration::from_secs(1), "{sql}: {after:?} after the KILL");
+        assert!(
+            after < Duration::from_secs(1),
+            "{sql}: {after:?} after the KILL"
+        );
         // The session goes on.
         assert_eq!(q(&mut s, "SELECT COUNT(*) FROM t"), [ROWS.to_string()]);
     }
@@ -98,7 +104,10 @@ fn kill_and_max_statement_time_stop_spilled_group_by_and_window_sorts() {
             .min()
             .unwrap();
         let timeout = 0.05_f64.max(took.as_secs_f64() * 0.5);
-        q(&mut s, &format!("SET SESSION max_statement_time = {timeout:.3}"));
+        q(
+            &mut s,
+            &format!("SET SESSION max_statement_time = {timeout:.3}"),
+        );
         let start = Instant::now();
         let mut c = Collect::default();
         let e = s.query(sql, &mut c).expect_err(sql);

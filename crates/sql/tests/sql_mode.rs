@@ -271,7 +271,10 @@ fn non_strict_update_and_update_ignore() {
     // foreign_keys.rs); other spellings with IGNORE are refused.
     q(&mut s, "DELETE IGNORE FROM t WHERE id = 1");
     assert_eq!(rows(&mut s, "SELECT id FROM t ORDER BY id"), vec!["2", "4"]);
-    assert_eq!(err(&mut s, "DELETE LOW_PRIORITY IGNORE FROM t WHERE id = 2"), 1235);
+    assert_eq!(
+        err(&mut s, "DELETE LOW_PRIORITY IGNORE FROM t WHERE id = 2"),
+        1235
+    );
 }
 
 #[test]

@@ -550,7 +550,9 @@ fn maint(w: &Who, m: &MaintStmt) -> Result<()> {
     };
     match m {
         MaintStmt::Check(r) => refs(r, p::SELECT, "SELECT"),
-        MaintStmt::Analyze(r) | MaintStmt::Optimize(r) | MaintStmt::Repair(r) => refs(r, p::SELECT | p::INSERT, "INSERT"),
+        MaintStmt::Analyze(r) | MaintStmt::Optimize(r) | MaintStmt::Repair(r) => {
+            refs(r, p::SELECT | p::INSERT, "INSERT")
+        }
         MaintStmt::Flush(_) => w.specific(p::RELOAD, "RELOAD"),
         MaintStmt::LockTables => w.db(p::LOCK_TABLES | p::SELECT, &w.current_db()),
         MaintStmt::UnlockTables => Ok(()),

@@ -203,8 +203,7 @@ pub fn keys_served(def: &TableDef, st: &CatalogState) -> bool {
         let Some(fk) = c.def.foreign_keys.get(*k) else {
             return true;
         };
-        resolve_columns(def, &fk.parent_columns)
-            .is_none_or(|pc| index_led_by(def, &pc).is_some())
+        resolve_columns(def, &fk.parent_columns).is_none_or(|pc| index_led_by(def, &pc).is_some())
     });
     child_side && parent_side
 }

@@ -228,9 +228,10 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             drop(st);
             // One catalog write drops them all, its record worded under the
             // DDL lock from what is there.
-            let dropped = s.inst.catalog.drop_tables(&tables, |d| {
-                log_drop_text(s, stmt, &tables, d, *if_exists)
-            })?;
+            let dropped = s
+                .inst
+                .catalog
+                .drop_tables(&tables, |d| log_drop_text(s, stmt, &tables, d, *if_exists))?;
             for ((db, t), d) in tables.iter().zip(&dropped) {
                 match d {
                     rel::catalog::Dropped::Absent => missing.push(format!("{db}.{t}")),

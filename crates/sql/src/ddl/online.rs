@@ -14,8 +14,8 @@
 //! ALTER, not the writer, as InnoDB's online ALTER does. Which rebuilds run
 //! online is `blocker`'s answer; the others hold writers out (`install`).
 use super::alter::Work;
-use super::{ddl_wait, wait_error};
 use super::install::{converter, hold_writers};
+use super::{ddl_wait, wait_error};
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use rel::catalog::{CatalogState, DefChange, Table};

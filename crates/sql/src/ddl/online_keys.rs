@@ -72,13 +72,23 @@ fn publish(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &mut Done) -
             ast::TableConstraint::Index(ix) => {
                 let cols = index_columns(t, &ix.columns)?;
                 let name = ix.name.as_ref().map(|n| n.value.clone());
-                (cols, name, false, crate::accept::index_meta(&ix.index_options)?)
+                (
+                    cols,
+                    name,
+                    false,
+                    crate::accept::index_meta(&ix.index_options)?,
+                )
             }
             ast::TableConstraint::Unique(u) => {
                 let cols = index_columns(t, &u.columns)?;
                 let name = u.name.as_ref().or(u.index_name.as_ref());
                 let name = name.map(|n| n.value.clone());
-                (cols, name, true, crate::accept::index_meta(&u.index_options)?)
+                (
+                    cols,
+                    name,
+                    true,
+                    crate::accept::index_meta(&u.index_options)?,
+                )
             }
             ast::TableConstraint::ForeignKey(fk) => {
                 let added = fkey::add(&mut plan, fk, &cat.state(), checks)?;

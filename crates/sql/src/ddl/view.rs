@@ -197,7 +197,10 @@ pub fn drop_views(s: &mut Session, names: &[ast::ObjectName], if_exists: bool) -
         .collect::<Result<Vec<_>>>()?;
     let missing = s.inst.catalog.drop_views(&listed, |found, missing| {
         if !found.is_empty() && !missing.is_empty() && !if_exists {
-            let names: Vec<String> = found.iter().map(|(d, t)| super::logged_name(s, d, t)).collect();
+            let names: Vec<String> = found
+                .iter()
+                .map(|(d, t)| super::logged_name(s, d, t))
+                .collect();
             let stmt = crate::stmt::DdlStmt::DropViews {
                 names: Vec::new(),
                 if_exists,

@@ -13,9 +13,9 @@ use super::query::{self, Query};
 use super::state::{encode_position, Position, KEY_POS};
 use super::values::{find, note_auto_inc, row_values};
 use super::versioned;
-use crate::sqlmode::SqlMode;
 use super::Shared;
 use crate::error::SqlError;
+use crate::sqlmode::SqlMode;
 use crate::Instance;
 use binlog::event::{gtid_flag, kind, Gtid};
 use binlog::parse::{self, Body, RowsKind, TableMap};
@@ -191,7 +191,10 @@ fn drop_first<'q>(
     };
     let text = match c.or_replace {
         true => Cow::Owned(query::without_or_replace(&q.query_bytes).ok_or_else(|| {
-            refused(q, "CREATE OR REPLACE TABLE with comments between its first words")
+            refused(
+                q,
+                "CREATE OR REPLACE TABLE with comments between its first words",
+            )
         })?),
         false => Cow::Borrowed(q.query_bytes.as_slice()),
     };
@@ -504,10 +507,7 @@ impl Applier {
             Body::FormatDescription { server_version, .. } => {
                 self.source_version = versioned::mariadb_version(&server_version);
             }
-            Body::GtidList(_)
-            | Body::BinlogCheckpoint(_)
-            | Body::Annotate
-            | Body::Skip => {}
+            Body::GtidList(_) | Body::BinlogCheckpoint(_) | Body::Annotate | Body::Skip => {}
         }
         Ok(())
     }
@@ -520,7 +520,9 @@ impl Applier {
         let Some(v) = self.source_version else {
             return q;
         };
-        let escapes = q.sql_mode.is_none_or(|m| m & SqlMode::NO_BACKSLASH_ESCAPES == 0);
+        let escapes = q
+            .sql_mode
+            .is_none_or(|m| m & SqlMode::NO_BACKSLASH_ESCAPES == 0);
         if let Some(text) = versioned::expand(&q.query_bytes, v, escapes) {
             q.query = String::from_utf8_lossy(&text).into_owned();
             q.query_bytes = text;

@@ -111,7 +111,8 @@ fn executable_comments_are_read_as_the_mariadb_source_does() {
     let mut s = with_table("ddl-versioned");
     // The source's FORMAT_DESCRIPTION: MariaDB 10.11.9.
     let fde = binlog::event::format_description(super::apply_tests::TS);
-    s.send(binlog::event::kind::FORMAT_DESCRIPTION, &fde).unwrap();
+    s.send(binlog::event::kind::FORMAT_DESCRIPTION, &fde)
+        .unwrap();
     s.gtid(false).unwrap();
     s.insert("d", "t", &[&[1, 1]]).unwrap();
     s.xid().unwrap();
@@ -156,7 +157,8 @@ fn local_txn(s: &Src) -> Session {
     let mut l = Session::new(s.inst.clone(), 97, "root", None);
     let mut c = Collect::default();
     l.query("BEGIN", &mut c).unwrap();
-    l.query("INSERT INTO d.t VALUES (100, 100)", &mut c).unwrap();
+    l.query("INSERT INTO d.t VALUES (100, 100)", &mut c)
+        .unwrap();
     l
 }
 
@@ -171,12 +173,18 @@ fn stop_ends_a_replicated_ddl_waiting_for_a_local_transaction() {
         (r, s)
     });
     std::thread::sleep(Duration::from_millis(300));
-    assert!(!t.is_finished(), "the ALTER did not wait for the local transaction");
+    assert!(
+        !t.is_finished(),
+        "the ALTER did not wait for the local transaction"
+    );
     // STOP SLAVE (Replica::stop) asks the applier to stop this way.
     let at = Instant::now();
     shared.interrupt_apply();
     while !t.is_finished() {
-        assert!(at.elapsed() < Duration::from_secs(5), "STOP did not end the DDL's wait");
+        assert!(
+            at.elapsed() < Duration::from_secs(5),
+            "STOP did not end the DDL's wait"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let (r, s) = t.join().unwrap();

@@ -253,7 +253,10 @@ mod tests {
             without_or_replace(b" create  or\nreplace TABLE `c` (a int)").as_deref(),
             Some(b"CREATE TABLE `c` (a int)".as_slice())
         );
-        assert_eq!(without_or_replace(b"CREATE /**/ OR REPLACE TABLE c (a int)"), None);
+        assert_eq!(
+            without_or_replace(b"CREATE /**/ OR REPLACE TABLE c (a int)"),
+            None
+        );
         assert_eq!(without_or_replace(b"CREATE TABLE c (a int)"), None);
     }
 

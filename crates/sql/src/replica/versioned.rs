@@ -53,7 +53,9 @@ pub(crate) fn expand(sql: &[u8], version: u64, backslash_escapes: bool) -> Optio
             }
             b'#' => i = line_comment(sql, i, &mut out),
             b'-' if rest.starts_with(b"--")
-                && rest.get(2).is_none_or(|c| c.is_ascii_whitespace() || *c < 32) =>
+                && rest
+                    .get(2)
+                    .is_none_or(|c| c.is_ascii_whitespace() || *c < 32) =>
             {
                 i = line_comment(sql, i, &mut out)
             }
@@ -159,7 +161,11 @@ mod tests {
 
     fn run(sql: &str, version: u64) -> String {
         let out = expand(sql.as_bytes(), version, true).unwrap_or_else(|| sql.as_bytes().to_vec());
-        String::from_utf8(out).unwrap().split_whitespace().collect::<Vec<_>>().join(" ")
+        String::from_utf8(out)
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     #[test]
@@ -170,20 +176,35 @@ mod tests {
         assert_eq!(run("/*M!110000 DELETE FROM t */", V), "");
         assert_eq!(run("/*M!50700 DROP TABLE t */", V), "DROP TABLE t");
         // Six-digit versions are MariaDB's: run up to its version.
-        assert_eq!(run("/*!100100 CREATE TABLE m (a int) */", V), "CREATE TABLE m (a int)");
+        assert_eq!(
+            run("/*!100100 CREATE TABLE m (a int) */", V),
+            "CREATE TABLE m (a int)"
+        );
         assert_eq!(run("/*!110000 CREATE TABLE m (a int) */", V), "");
         // MySQL 5.7+ versions are ignored; older ones and none run.
-        assert_eq!(run("CREATE TABLE t (a int) /*!50700 foo */", V), "CREATE TABLE t (a int)");
+        assert_eq!(
+            run("CREATE TABLE t (a int) /*!50700 foo */", V),
+            "CREATE TABLE t (a int)"
+        );
         assert_eq!(run("/*!99999 DROP TABLE t */", V), "");
-        assert_eq!(run("DROP /*!40005 TEMPORARY */ TABLE x", V), "DROP TEMPORARY TABLE x");
+        assert_eq!(
+            run("DROP /*!40005 TEMPORARY */ TABLE x", V),
+            "DROP TEMPORARY TABLE x"
+        );
         assert_eq!(run("/*! DELETE FROM t */", V), "DELETE FROM t");
         assert_eq!(run("/*!1234 x */", V), "1234 x");
         // A version of 7 digits reads six, the seventh is content.
         assert_eq!(run("SELECT /*!1001001 */", V), "SELECT 1");
         // Quotes and line comments hide markers; nesting.
-        assert_eq!(run("SELECT '/*!50700 a */' /*!40101 , 1 */", V), "SELECT '/*!50700 a */' , 1");
+        assert_eq!(
+            run("SELECT '/*!50700 a */' /*!40101 , 1 */", V),
+            "SELECT '/*!50700 a */' , 1"
+        );
         assert_eq!(run("SELECT 'it\\'s /*!x*/'", V), "SELECT 'it\\'s /*!x*/'");
-        assert_eq!(run("SELECT 1 -- /*!40101 , 2 */\n", V), "SELECT 1 -- /*!40101 , 2 */");
+        assert_eq!(
+            run("SELECT 1 -- /*!40101 , 2 */\n", V),
+            "SELECT 1 -- /*!40101 , 2 */"
+        );
         assert_eq!(run("/*!50700 a /* b */ c */ SELECT 1", V), "SELECT 1");
         assert_eq!(run("/*!40101 SELECT /* c */ 1 */ ", V), "SELECT /* c */ 1");
         assert_eq!(run("/* plain */ SELECT 1", V), "/* plain */ SELECT 1");
@@ -192,7 +213,10 @@ mod tests {
 
     #[test]
     fn versions_of_sources() {
-        assert_eq!(mariadb_version("10.11.19-MariaDB-0+deb12u1-log"), Some(101119));
+        assert_eq!(
+            mariadb_version("10.11.19-MariaDB-0+deb12u1-log"),
+            Some(101119)
+        );
         assert_eq!(mariadb_version("11.4.2-MariaDB"), Some(110402));
         assert_eq!(mariadb_version("8.0.35"), None);
         assert_eq!(mariadb_version("MariaDB"), None);

@@ -217,14 +217,11 @@ pub fn execute_counted(
     if let Some(t) = &mut tail {
         t.set_interrupt(env.interrupt());
     }
-    let mut grouper = p
-        .agg
-        .as_ref()
-        .map(|(gexprs, aggs)| {
-            let mut g = Grouper::new(gexprs, &p.group_colls, aggs, budget);
-            g.set_interrupt(env.interrupt());
-            g
-        });
+    let mut grouper = p.agg.as_ref().map(|(gexprs, aggs)| {
+        let mut g = Grouper::new(gexprs, &p.group_colls, aggs, budget);
+        g.set_interrupt(env.interrupt());
+        g
+    });
     let mut windower = p.window.as_ref().map(|w| {
         let mut w = crate::window::Windower::new(w, budget);
         w.set_interrupt(env.interrupt());

@@ -515,6 +515,22 @@ fn drop_and_add_of_the_same_name_replace_the_key() {
             "ALTER TABLE u DROP INDEX k, ADD INDEX k (c, b)",
         ],
     );
+    // An AUTO_INCREMENT column must keep leading a key (1075), on both paths
+    // that drop an index.
+    run(
+        &mut s,
+        &["CREATE TABLE ai (a INT PRIMARY KEY, n INT AUTO_INCREMENT, KEY kn (n))"],
+    );
+    assert_eq!(fails(&mut s, "ALTER TABLE ai DROP INDEX kn").0, 1075);
+    assert_eq!(fails(&mut s, "DROP INDEX kn ON ai").0, 1075);
+    assert_eq!(
+        fails(&mut s, "ALTER TABLE ai DROP INDEX kn, ADD INDEX kn2 (a, n)").0,
+        1075
+    );
+    run(
+        &mut s,
+        &["ALTER TABLE ai DROP INDEX kn, ADD INDEX kn (n, a)"],
+    );
     let sc = show(&mut s, "u");
     assert!(sc.contains("UNIQUE KEY `u` (`b`,`c`)"), "{sc}");
     assert!(sc.contains("KEY `k` (`c`,`b`)"), "{sc}");

@@ -458,15 +458,22 @@ pub fn drop_index(cat: &Catalog, t: &Arc<Table>, name: &str) -> Result<()> {
         if fkey::index_needed(&t.def, name, &cat.state()) {
             return Err(SqlError::drop_index_fk(name));
         }
-        if let Some(a) = def.auto_inc_column() {
-            if def.pk.columns.first() != Some(&a)
-                && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
-            {
-                return Err(SqlError::wrong_auto_key());
-            }
-        }
+        check_auto_key(&def)?;
         Ok(def)
     })?;
+    Ok(())
+}
+
+/// An AUTO_INCREMENT column must lead a key (1075), after any change to the
+/// table's indexes.
+pub(crate) fn check_auto_key(def: &rel::schema::TableDef) -> Result<()> {
+    if let Some(a) = def.auto_inc_column() {
+        if def.pk.columns.first() != Some(&a)
+            && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
+        {
+            return Err(SqlError::wrong_auto_key());
+        }
+    }
     Ok(())
 }
 

@@ -9,7 +9,7 @@
 //! index, an orphan for a new key: 1452, a lock wait timeout, an index a
 //! key still needs) undoes what was published, and nothing is stored or
 //! logged; a crash before the final write leaves the old definition.
-use super::{ddl_wait, fkey, index_columns, sortbuild, wait_error};
+use super::{check_auto_key, ddl_wait, fkey, index_columns, sortbuild, wait_error};
 use crate::error::{Result, SqlError};
 use crate::result::{ok, Outcome};
 use crate::session::Session;
@@ -226,13 +226,7 @@ fn commit(s: &Session, at: &ast::AlterTable, t: &Arc<Table>, done: &Done) -> Res
                 return Err(SqlError::drop_index_fk(name));
             }
         }
-        if let Some(a) = def.auto_inc_column() {
-            if def.pk.columns.first() != Some(&a)
-                && !def.secondary.iter().any(|i| i.columns.first() == Some(&a))
-            {
-                return Err(SqlError::wrong_auto_key());
-            }
-        }
+        check_auto_key(&def)?;
         Ok(def)
     })?;
     Ok(())

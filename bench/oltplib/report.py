@@ -316,6 +316,12 @@ def background_section(res):
                                    if cfg.get("repeat_disturbed") else "; `--repeat-disturbed` would run it again"),
            "%d windows: background median %.0f%%, max %.0f%%; %d disturbed." % (
                len(runs), 100 * statistics.median(shares), 100 * max(shares), len(bad))]
+    if cfg.get("freeze_cgroup"):
+        frozen = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
+        out.append("Other work on the machine (the freezer group `%s`) was frozen from each run's server "
+                   "start to its stop, after a sync: %d of %d windows, %s processes held." % (
+                       cfg["freeze_cgroup"], len(frozen), len(runs),
+                       "%d-%d" % (min(frozen), max(frozen)) if frozen else "no"))
     if bad:
         out.append("")
         for r in bad:

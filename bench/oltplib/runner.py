@@ -170,6 +170,7 @@ class Harness(OneRun):
                        "sweep_threads": cfg.sweep_threads, "sweep_duration_s": cfg.sweep_duration,
                        "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
                        "binlog": BINLOG_TEXT["/".join(cfg.binlog)], "binlog_modes": cfg.binlog,
+                       "freeze_cgroup": cfg.freeze_cgroup,
                        "estimated_s": round(cfg.estimate_seconds(
                            [e.name for e in self.engines if e.available]))},
             "engines": {e.name: {"label": e.label, "available": e.available, "reason": e.reason,

@@ -457,6 +457,9 @@ def settings_section(res):
         s = sets[mem]
         keys = [k for k in s if e == "strata" or k.startswith(BINLOG_KEYS + (
             "innodb_", "rocksdb_", "transaction", "default_storage", "skip-log-bin"))]
+        pinned = (res["config"].get("configs") or {}).get(e)
+        if pinned:
+            out.append("  - **%s**: cache configuration `%s` pinned by `--configs`" % (LABEL[e], pinned))
         out.append("  - **%s** (at %s): %s" % (LABEL[e], mem, "; ".join(
             "`%s`" % k if s[k] is None else "`%s=%s`" % (k, s[k]) for k in keys)))
         on = sets.get(mem + " binlog on")

@@ -72,20 +72,34 @@ def thaw(path):
         pass
 
 
+class _Held:
+    """What hold() yields: release() thaws early (e.g. before a run's unmeasured check)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def release(self):
+        if self.path:
+            thaw(self.path)
+            self.path = None
+
+
 @contextlib.contextmanager
 def hold(path, rec=None):
-    """Keeps the group frozen inside the block; records what it did in rec (a dict) if given."""
+    """Keeps the group frozen inside the block (or until release()); records what it did in
+    rec (a dict) if given."""
     if not path:
-        yield
+        yield _Held(None)
         return
     n = tasks(path)
     took = freeze(path)
     if rec is not None:
         rec["frozen"] = {"cgroup": path, "tasks": n, "freeze_s": round(took, 2)}
+    held = _Held(path)
     try:
-        yield
+        yield held
     finally:
-        thaw(path)
+        held.release()
 
 
 def thaw_if_orphaned(path, owner_file=OWNER_FILE):

@@ -42,6 +42,14 @@ class FreezeTest(unittest.TestCase):
                 raise RuntimeError("run failed")
         self.assertEqual(freeze.state(self.group), "THAWED")
 
+    def test_release_thaws_early(self):
+        with freeze.hold(self.group) as held:
+            self.assertEqual(freeze.state(self.group), "FROZEN")
+            held.release()
+            self.assertEqual(freeze.state(self.group), "THAWED")
+            held.release()
+        self.assertEqual(freeze.state(self.group), "THAWED")
+
     def test_no_group_is_a_no_op(self):
         rec = {}
         with freeze.hold("", rec):

@@ -66,7 +66,8 @@ def build_parser(doc):
     a("--no-plots", action="store_true")
     a("--dry-run", action="store_true", help="print the plan and its estimated time, then exit")
     a("--freeze-cgroup", default="", help="a cgroup v1 freezer group holding other work on the "
-      "machine, frozen from each run's server start to its stop (bench/oltplib/freeze.py)")
+      "machine, frozen from each run's server start to the end of its measured window; the check "
+      "runs thawed (bench/oltplib/freeze.py)")
     return p
 
 

@@ -134,7 +134,8 @@ def render(meta, runs, plots):
     if a.get("freeze_cgroup"):
         held = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
         lines += ["Other work on the machine (the freezer group `%s`) was frozen from each run's "
-                  "server start to its stop, after a sync: %d of %d runs%s." % (
+                  "server start to the end of its measured window (the check ran thawed), after a sync: "
+                  "%d of %d runs%s." % (
                       a["freeze_cgroup"], len(held), len(runs),
                       ", %d-%d processes held" % (min(held), max(held)) if held else ""), ""]
     lines += cell_table(runs)

@@ -65,6 +65,9 @@ def build_parser(doc):
     a("--no-build", action="store_true")
     a("--no-plots", action="store_true")
     a("--dry-run", action="store_true", help="print the plan and its estimated time, then exit")
+    a("--freeze-cgroup", default="", help="a cgroup v1 freezer group holding other work on the "
+      "machine, frozen from each run's server start to the end of its measured window; the check "
+      "runs thawed (bench/oltplib/freeze.py)")
     return p
 
 

@@ -131,6 +131,13 @@ def render(meta, runs, plots):
                                   "have them (sysbench-tpcc's default)"), "",
              "Ratios are medians of the per-round ratios (min-max in parentheses); a Strata RR "
              "cell is compared with MyRocks' RC run of the same round.", ""]
+    if a.get("freeze_cgroup"):
+        held = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
+        lines += ["Other work on the machine (the freezer group `%s`) was frozen from each run's "
+                  "server start to the end of its measured window (the check ran thawed), after a sync: "
+                  "%d of %d runs%s." % (
+                      a["freeze_cgroup"], len(held), len(runs),
+                      ", %d-%d processes held" % (min(held), max(held)) if held else ""), ""]
     lines += cell_table(runs)
     lines += ["", "## Load", ""] + load_table(meta)
     for e, why in (meta.get("load_failed") or {}).items():

@@ -319,33 +319,45 @@ mod tests {
         }
     }
 
-    /// 16 KiB of sysbench-like rows (`c`/`pad`: groups of 11 random digits
-    /// joined by '-'), from a fixed seed.
-    fn digit_rows() -> Vec<u8> {
+    /// 16 KiB of sysbench-like rows from a fixed seed: `id`, `k`, then `c` and
+    /// `pad` as groups of 11 random digits joined by '-' (tab-separated).
+    fn sysbench_rows() -> Vec<u8> {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
         let mut raw = Vec::new();
+        let mut id = 1;
         while raw.len() < 16 << 10 {
-            for g in 0..15 {
-                if g > 0 {
-                    raw.push(b'-');
-                }
-                for _ in 0..11 {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    raw.push(b'0' + (x % 10) as u8);
+            let k = next() % 100_000;
+            raw.extend_from_slice(format!("{id}\t{k}").as_bytes());
+            for groups in [10, 5] {
+                raw.push(b'\t');
+                for g in 0..groups {
+                    if g > 0 {
+                        raw.push(b'-');
+                    }
+                    for _ in 0..11 {
+                        raw.push(b'0' + (next() % 10) as u8);
+                    }
                 }
             }
+            raw.push(b'\n');
+            id += 1;
         }
+        raw.truncate(16 << 10);
         raw
     }
 
     #[test]
     fn zstd_blocks_skip_short_matches() {
-        // Level 1 as is (minimum match 5 for a small block) codes 5-digit
-        // repeats as matches; ZSTD_MIN_MATCH leaves them to the literal
-        // coder, which is smaller and cheaper on such rows.
-        let raw = digit_rows();
+        // Level 1 as is (minimum match 5 for a small block) codes 5-byte
+        // repeats (around the tabs and short numbers) as matches;
+        // ZSTD_MIN_MATCH leaves them to the literal coder, which is smaller.
+        let raw = sysbench_rows();
         let (ours, c) = compress(&raw, Compression::Zstd);
         assert_eq!(c, Compression::Zstd);
         let plain = zstd::bulk::compress(&raw, 1).unwrap();

@@ -108,8 +108,9 @@ pub fn record(s: &Session, e: &Entry) {
 /// text naming IDENTIFIED or PASSWORD) has every quoted string replaced by
 /// `'<secret>'`, as MySQL rewrites such statements before logging them.
 pub fn redact_secrets(text: &str) -> std::borrow::Cow<'_, str> {
-    let lower = text.to_ascii_lowercase();
-    if !lower.contains("identified") && !lower.contains("password") {
+    if !contains_ignore_case(text.as_bytes(), b"identified")
+        && !contains_ignore_case(text.as_bytes(), b"password")
+    {
         return std::borrow::Cow::Borrowed(text);
     }
     let b = text.as_bytes();
@@ -142,6 +143,16 @@ pub fn redact_secrets(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[plain.min(text.len())..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// Whether `hay` holds `word` (lower-case ASCII) in any case, without a
+/// lower-cased copy of a 512 KiB statement: straight to each candidate first letter.
+fn contains_ignore_case(hay: &[u8], word: &[u8]) -> bool {
+    let Some(&first) = word.first() else {
+        return true;
+    };
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay)
+        .any(|i| hay.get(i..i + word.len()).is_some_and(|w| w.eq_ignore_ascii_case(word)))
 }
 
 /// Opens the log for appending; a new file starts with MySQL's header.
@@ -213,5 +224,25 @@ mod redact_tests {
             redact_secrets("ALTER USER u IDENTIFIED BY 'abc"),
             "ALTER USER u IDENTIFIED BY '<secret>'"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_found_in_any_case() {
+        for q in [
+            "CREATE USER u IDENTIFIED BY 'pw'",
+            "create user u Identified by 'pw'",
+            "SET PASSWORD = 'pw'",
+            "select PassWord('pw')",
+        ] {
+            assert!(!redact_secrets(q).contains("pw'"), "{q}");
+        }
+        assert_eq!(redact_secrets("SELECT 'pw', 'identifie'"), "SELECT 'pw', 'identifie'");
+        assert!(contains_ignore_case(b"xxPASSWORD", b"password"));
+        assert!(!contains_ignore_case(b"passwor", b"password"));
     }
 }

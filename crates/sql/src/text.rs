@@ -97,6 +97,15 @@ pub fn decode(q: &[u8], cs: ClientCharset) -> Result<Cow<'_, str>> {
 /// Splits a multi-statement query (CLIENT_MULTI_STATEMENTS) at the semicolons outside
 /// quotes, identifiers and comments. Empty pieces (a trailing `;`) are dropped.
 pub fn split_statements(q: &[u8]) -> Vec<&[u8]> {
+    // Without a `;` anywhere (a big INSERT's usual case) there is one piece: no
+    // need to walk its quotes byte by byte.
+    if memchr::memchr(b';', q).is_none() {
+        return if q.iter().all(|c| c.is_ascii_whitespace()) {
+            Vec::new()
+        } else {
+            vec![q]
+        };
+    }
     let mut out = Vec::new();
     let mut start = 0;
     let mut i = 0;
@@ -382,6 +391,9 @@ mod tests {
         assert!(parts[1].starts_with("-- c;") && parts[1].ends_with("/* ; */"));
         assert_eq!(split_statements(b"SELECT 1").len(), 1);
         assert!(split_statements(b" ; ").is_empty());
+        // Without any `;` (the scan-free path): one piece, or none if blank.
+        assert!(split_statements(b" \n\t ").is_empty());
+        assert_eq!(split_statements(b"SELECT 'a").len(), 1);
     }
 
     /// Escapes bytes the way PyMySQL / mysqlclient do for a string literal.

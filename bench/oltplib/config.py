@@ -147,6 +147,8 @@ class Config:
     sweep_threads: list = field(default_factory=list)
     sweep_duration: int = 60
     binlog: list = field(default_factory=lambda: ["off"])  # modes run: off, on or both
+    freeze_cgroup: str = ""  # a cgroup v1 freezer group kept frozen during every run
+    configs: dict = field(default_factory=dict)  # --configs: engine -> pinned cache variant
 
     @property
     def quick(self):
@@ -306,6 +308,13 @@ def build_parser():
                    "exceeds this share of the machine's CPU capacity (default 0.15)")
     r.add_argument("--repeat-disturbed", action="store_true",
                    help="run a disturbed window once more; the repeat replaces it in the tables")
+    r.add_argument("--freeze-cgroup", default="",
+                   help="a cgroup v1 freezer group (e.g. /sys/fs/cgroup/freezer/lowprio) holding other work "
+                   "on the machine: frozen from each run's server start to its stop, thawed in between "
+                   "(oltplib/freeze.py)")
+    r.add_argument("--configs", default="",
+                   help="pin engines' cache configurations instead of sweeping, e.g. innodb=bp60,myrocks=bc1_4 "
+                   "(the choice of an earlier --sweep-peers; names as in oltplib/engines.py VARIANTS)")
     r.add_argument("--sweep-peers", action="store_true",
                    help="per memory limit, first sweep each engine's cache size (InnoDB buffer pool "
                    "75/60/50%%, MyRocks block cache 1/8, 1/4, 1/2, Strata block cache 1/4, 1/8, 1/2 of "
@@ -363,6 +372,11 @@ def from_args(argv):
         if w not in WORKLOADS:
             raise SystemExit("unknown sweep workload %r" % w)
     sweep_t = [int(t) for t in split_list(args.sweep_threads or str(max(threads)))]
+    if args.freeze_cgroup and not os.path.exists(os.path.join(args.freeze_cgroup, "freezer.state")):
+        raise SystemExit("--freeze-cgroup %s: not a cgroup v1 freezer group (no freezer.state)" % args.freeze_cgroup)
+    configs = parse_configs(args.configs)
+    if configs and args.sweep_peers:
+        raise SystemExit("--configs and --sweep-peers exclude each other")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = args.out or os.path.join(BENCH_DIR, "results", "quick" if args.quick else stamp)
     require = split_list(args.require) if args.require is not None else ["innodb", "myrocks"]
@@ -382,7 +396,21 @@ def from_args(argv):
         rounds=rounds, repeat_disturbed=args.repeat_disturbed, max_background=args.max_background,
         sweep_peers=args.sweep_peers, sweep_workloads=sweep_w, sweep_threads=sweep_t,
         sweep_duration=args.sweep_duration or d["sweep_duration"],
-        binlog=["off", "on"] if args.binlog == "both" else [args.binlog])
+        binlog=["off", "on"] if args.binlog == "both" else [args.binlog],
+        freeze_cgroup=args.freeze_cgroup, configs=configs)
+
+
+def parse_configs(text):
+    """--configs 'innodb=bp60,myrocks=bc1_4' -> {engine: variant}; exits on an unknown name."""
+    from .engines import VARIANTS
+    out = {}
+    for item in split_list(text or ""):
+        e, _, v = item.partition("=")
+        if e not in VARIANTS or v not in [n for n, _ in VARIANTS[e]]:
+            raise SystemExit("--configs: %r is not ENGINE=CONFIG with one of %s" % (item, "; ".join(
+                "%s=%s" % (k, "|".join(n for n, _ in vs)) for k, vs in VARIANTS.items())))
+        out[e] = v
+    return out
 
 
 def describe(cfg, engines=None):
@@ -409,6 +437,13 @@ def describe(cfg, engines=None):
     lines.append("background load: a window with more than %.0f%% of the CPU taken by other processes "
                  "or stolen is flagged as disturbed%s" % (
                      100 * cfg.max_background, " and repeated once" if cfg.repeat_disturbed else ""))
+    if cfg.configs:
+        from .engines import VARIANT_LABEL
+        lines.append("cache configurations pinned by --configs: %s" % ", ".join(
+            "%s %s" % (e, VARIANT_LABEL[v]) for e, v in sorted(cfg.configs.items())))
+    if cfg.freeze_cgroup:
+        lines.append("other work: the freezer group %s is frozen from each run's server start to its stop "
+                     "(after a sync), thawed between runs" % cfg.freeze_cgroup)
     if cfg.sweep_peers:
         from .engines import VARIANTS
         lines.append("peer sweep per memory limit (%d runs): %s; %s at %s threads, %ds each; best = highest "

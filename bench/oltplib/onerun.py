@@ -11,13 +11,21 @@ import resource
 import statistics
 import time
 
-from . import procfs, rounds, sysbench
+from . import freeze, procfs, rounds, sysbench
 from .config import MiB, fmt_bytes, fmt_duration, fmt_size
 from .engines import EngineError
 
 
 class OneRun:
     def run_one(self, e, spec):
+        """One run (server start to stop), with --freeze-cgroup's group frozen throughout."""
+        frozen = {}
+        with freeze.hold(self.cfg.freeze_cgroup, frozen):
+            rec = self._run_one(e, spec)
+        rec.update(frozen)
+        return rec
+
+    def _run_one(self, e, spec):
         cfg = self.cfg
         rid = spec.run_id()
         label = "%s %s %s %dthr%s%s%s" % (e.label, fmt_size(spec.mem), spec.workload, spec.threads,

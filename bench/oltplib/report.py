@@ -316,6 +316,12 @@ def background_section(res):
                                    if cfg.get("repeat_disturbed") else "; `--repeat-disturbed` would run it again"),
            "%d windows: background median %.0f%%, max %.0f%%; %d disturbed." % (
                len(runs), 100 * statistics.median(shares), 100 * max(shares), len(bad))]
+    if cfg.get("freeze_cgroup"):
+        frozen = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
+        out.append("Other work on the machine (the freezer group `%s`) was frozen from each run's server "
+                   "start to its stop, after a sync: %d of %d windows, %s processes held." % (
+                       cfg["freeze_cgroup"], len(frozen), len(runs),
+                       "%d-%d" % (min(frozen), max(frozen)) if frozen else "no"))
     if bad:
         out.append("")
         for r in bad:
@@ -451,6 +457,9 @@ def settings_section(res):
         s = sets[mem]
         keys = [k for k in s if e == "strata" or k.startswith(BINLOG_KEYS + (
             "innodb_", "rocksdb_", "transaction", "default_storage", "skip-log-bin"))]
+        pinned = (res["config"].get("configs") or {}).get(e)
+        if pinned:
+            out.append("  - **%s**: cache configuration `%s` pinned by `--configs`" % (LABEL[e], pinned))
         out.append("  - **%s** (at %s): %s" % (LABEL[e], mem, "; ".join(
             "`%s`" % k if s[k] is None else "`%s=%s`" % (k, s[k]) for k in keys)))
         on = sets.get(mem + " binlog on")

@@ -99,6 +99,9 @@ class Harness(OneRun):
             self.workdir = tempfile.mkdtemp(prefix="strata-oltp-", dir="/var/tmp")
             self.own_workdir = True
         self.engines = engines.make(cfg, self.workdir, procfs.free_port)
+        for e in self.engines:
+            if e.name in cfg.configs:
+                e.variant.update({m: cfg.configs[e.name] for m in cfg.mems})
         self.check_engines()
         available = [e.name for e in self.engines if e.available]
         self.results.update(self.skeleton())
@@ -170,6 +173,7 @@ class Harness(OneRun):
                        "sweep_threads": cfg.sweep_threads, "sweep_duration_s": cfg.sweep_duration,
                        "sysbench_options": " ".join(sysbench.COMMON + ["--report-interval=1"]),
                        "binlog": BINLOG_TEXT["/".join(cfg.binlog)], "binlog_modes": cfg.binlog,
+                       "freeze_cgroup": cfg.freeze_cgroup, "configs": cfg.configs,
                        "estimated_s": round(cfg.estimate_seconds(
                            [e.name for e in self.engines if e.available]))},
             "engines": {e.name: {"label": e.label, "available": e.available, "reason": e.reason,

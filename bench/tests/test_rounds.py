@@ -255,5 +255,23 @@ class SweepSectionTest(unittest.TestCase):
         self.assertIn("block cache 1/4 (`x=bc1_4`) **chosen**, default", text)
 
 
+class PinnedConfigsTest(unittest.TestCase):
+    def test_parse_configs_accepts_known_variants_and_rejects_others(self):
+        self.assertEqual(config.parse_configs("innodb=bp60, myrocks=bc1_4"),
+                         {"innodb": "bp60", "myrocks": "bc1_4"})
+        self.assertEqual(config.parse_configs(""), {})
+        for bad in ("innodb=bc1_4", "innodb", "maria=bp60", "strata=bp50"):
+            with self.assertRaises(SystemExit):
+                config.parse_configs(bad)
+
+    def test_settings_section_says_which_engine_was_pinned(self):
+        res = {"config": {"engines": ["innodb", "strata"], "mem_limits": [M], "configs": {"innodb": "bp60"}},
+               "engines": {"innodb": {"available": True, "settings": {"600 MB": {"innodb_buffer_pool_size": "360M"}}},
+                           "strata": {"available": True, "settings": {"600 MB": {"block-cache-size": "150M"}}}}}
+        text = report.settings_section(res)
+        self.assertIn("`bp60` pinned by `--configs`", text)
+        self.assertEqual(text.count("pinned"), 1)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -142,5 +142,20 @@ class PlanTest(unittest.TestCase):
         self.assertIn("80, failed", text)
 
 
+class ConfigsTest(unittest.TestCase):
+    def test_cache_label_follows_configs_and_defaults_to_the_seeds(self):
+        from tpcclib.report import cache_label
+        self.assertEqual(cache_label("myrocks", {}), "block cache 1/8")
+        self.assertEqual(cache_label("innodb", {"configs": {}}), "buffer pool 75%")
+        self.assertEqual(cache_label("myrocks", {"configs": {"myrocks": "bc1_2"}}), "block cache 1/2")
+
+    def test_parse_args_rejects_an_unknown_config(self):
+        from tpcclib import plan as tplan
+        a = tplan.parse_args(["--configs", "myrocks=bc1_2"], "", "/tmp/r", "/tmp/t")
+        self.assertEqual(a.configs, {"myrocks": "bc1_2"})
+        with self.assertRaises(SystemExit):
+            tplan.parse_args(["--configs", "myrocks=bp60"], "", "/tmp/r", "/tmp/t")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

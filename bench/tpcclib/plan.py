@@ -17,6 +17,8 @@ import argparse
 import os
 import time
 
+from oltplib import config
+
 from . import stats
 
 MiB = stats.MiB
@@ -65,6 +67,11 @@ def build_parser(doc):
     a("--no-build", action="store_true")
     a("--no-plots", action="store_true")
     a("--dry-run", action="store_true", help="print the plan and its estimated time, then exit")
+    a("--configs", default="", help="cache configurations, e.g. innodb=bp60,myrocks=bc1_2,strata=bc1_4 "
+      "(bench/oltp's names: oltplib/engines.py VARIANTS; default: each engine's first, the seed's)")
+    a("--freeze-cgroup", default="", help="a cgroup v1 freezer group holding other work on the "
+      "machine, frozen from each run's server start to the end of its measured window; the check "
+      "runs thawed (bench/oltplib/freeze.py)")
     return p
 
 
@@ -79,6 +86,10 @@ def parse_args(argv, doc, repo_dir, tpcc_dir):
     for e in a.engines:
         if e not in ENGINES:
             p.error("--engines: %s (innodb, myrocks, strata)" % e)
+    try:
+        a.configs = config.parse_configs(a.configs)
+    except SystemExit as ex:
+        p.error(str(ex))
     a.threads = [int(t) for t in (a.threads or d["threads"]).split(",")]
     a.iso = [i.strip().upper() for i in (a.iso or d["iso"]).split(",")]
     for i in a.iso:
@@ -169,4 +180,7 @@ def describe(a):
             a.rounds, a.warmup, a.duration, len(runs), " (incl. purge runs)" if a.purge else ""),
         "estimated time: about %d min" % round(est / 60.0),
     ]
+    if a.configs:
+        lines.insert(3, "cache configurations (--configs): %s" % ", ".join(
+            "%s %s" % (e, v) for e, v in sorted(a.configs.items())))
     return lines, runs

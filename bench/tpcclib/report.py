@@ -111,6 +111,12 @@ def load_table(meta):
     return lines
 
 
+def cache_label(engine, args):
+    """The engine's cache configuration in words: --configs' choice or the default (the seed's)."""
+    from oltplib.engines import VARIANT_LABEL, VARIANTS
+    return VARIANT_LABEL[(args.get("configs") or {}).get(engine) or VARIANTS[engine][0][0]]
+
+
 def render(meta, runs, plots):
     a = meta["args"]
     lines = ["# TPC-C (sysbench-tpcc, unmodified): Strata vs InnoDB vs MyRocks", "",
@@ -125,12 +131,20 @@ def render(meta, runs, plots):
              "REPEATABLE-READ turns write conflicts into errors; seed 001 did the same) and "
              "without foreign keys (`--use_fk=0 --mysql_storage_engine=rocksdb`: MyRocks has "
              "none); InnoDB and Strata %s. Engine settings are bench/oltp's at each limit "
-             "(oltplib/engines.py): InnoDB buffer pool 75%%, O_DIRECT; MyRocks block cache 1/8, "
-             "buffered I/O; Strata block cache 1/4, page cache the rest; all sync every commit; "
-             "binary log off." % ("without foreign keys too (`--no-fk`)" if a["no_fk"] else
-                                  "have them (sysbench-tpcc's default)"), "",
+             "(oltplib/engines.py): InnoDB %s, O_DIRECT; MyRocks %s, buffered I/O; Strata %s, "
+             "page cache the rest; all sync every commit; binary log off%s." % (
+                 "without foreign keys too (`--no-fk`)" if a["no_fk"] else "have them (sysbench-tpcc's default)",
+                 cache_label("innodb", a), cache_label("myrocks", a), cache_label("strata", a),
+                 " (cache configurations chosen with `--configs`)" if a.get("configs") else ""), "",
              "Ratios are medians of the per-round ratios (min-max in parentheses); a Strata RR "
              "cell is compared with MyRocks' RC run of the same round.", ""]
+    if a.get("freeze_cgroup"):
+        held = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
+        lines += ["Other work on the machine (the freezer group `%s`) was frozen from each run's "
+                  "server start to the end of its measured window (the check ran thawed), after a sync: "
+                  "%d of %d runs%s." % (
+                      a["freeze_cgroup"], len(held), len(runs),
+                      ", %d-%d processes held" % (min(held), max(held)) if held else ""), ""]
     lines += cell_table(runs)
     lines += ["", "## Load", ""] + load_table(meta)
     for e, why in (meta.get("load_failed") or {}).items():

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import time
 
-from oltplib import cgroup, engines, procfs
+from oltplib import cgroup, engines, freeze, procfs
 from oltplib import sysbench as sb
 
 from . import stats
@@ -167,14 +167,21 @@ class Runner:
 
     # -- one run -------------------------------------------------------------------------
     def one_run(self, e, spec):
-        a = self.a
         copy_dir(e.template, e.datadir)
         out = dict(spec, caches_dropped=procfs.drop_caches())
+        frozen = {}
+        with freeze.hold(self.a.freeze_cgroup, frozen) as held:
+            self._one_run(e, spec, out, held)
+        out.update(frozen)
+        return out
+
+    def _one_run(self, e, spec, out, held):
+        a = self.a
         try:
             srv = self.start(e, spec["mem"])
         except engines.EngineError as ex:
             out.update(ok=False, tps=0.0, error="start failed: " + str(ex)[-2000:])
-            return out
+            return
         try:
             out["settle"] = settle(srv, 10 if a.quick else 120)
             out["size_before"], out["tables_before"] = procfs.dir_size(e.datadir), table_bytes(e)
@@ -206,6 +213,7 @@ class Runner:
                                       if isinstance(c0.get(k), int) and isinstance(c1.get(k), int)}
             out["mem_series"], out["size_series"] = mem, sizes
             out["size_after"], out["tables_after"] = procfs.dir_size(e.datadir), table_bytes(e)
+            held.release()  # the check is not measured (MyRocks' takes many minutes)
             out.update(self.check(e))
         except engines.EngineError as ex:
             out["error"] = str(ex)[-2000:]
@@ -217,7 +225,6 @@ class Runner:
             if not alive:
                 out["server_died"] = True
                 out["server_log_tail"] = srv.log_tail(30)[-3000:]
-        return out
 
     def check(self, e):
         chk = self.sysbench(self.tpcc(e, "check"), 3600)

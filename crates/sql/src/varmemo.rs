@@ -13,7 +13,7 @@ use rel::value::Value;
 /// The memoized variables (canonical names). Not here: variables whose value
 /// depends on more than the session's and the global map (warning_count,
 /// last_insert_id, the current database's character set and collation).
-const HOT: [&str; 24] = [
+const HOT: [&str; 27] = [
     "sql_mode",
     "tmp_table_size",
     "max_execution_time",
@@ -38,10 +38,13 @@ const HOT: [&str; 24] = [
     "rocksdb_write_batch_max_bytes",
     "strata_max_txn_memory",
     "rocksdb_bulk_load_size",
+    "unique_checks",
+    "character_set_client",
+    "collation_connection",
 ];
 
 /// A variable's position in `HOT` (a match: the compiler tells names apart
-/// by their length first, where a search compared up to 24 strings).
+/// by their length first, where a search compared up to 27 strings).
 fn slot(name: &str) -> Option<usize> {
     Some(match name {
         "sql_mode" => 0,
@@ -68,6 +71,9 @@ fn slot(name: &str) -> Option<usize> {
         "rocksdb_write_batch_max_bytes" => 21,
         "strata_max_txn_memory" => 22,
         "rocksdb_bulk_load_size" => 23,
+        "unique_checks" => 24,
+        "character_set_client" => 25,
+        "collation_connection" => 26,
         _ => return None,
     })
 }
@@ -160,6 +166,21 @@ mod tests {
             assert_eq!(slot(h), Some(i), "{h}");
         }
         assert_eq!(slot("time_zone"), None);
+    }
+
+    #[test]
+    fn every_row_writers_variables_are_hot() {
+        // Session::writer reads these for each INSERT, UPDATE and DELETE, and
+        // an INSERT the client's character set and collation.
+        for n in [
+            "foreign_key_checks",
+            "unique_checks",
+            "sql_safe_updates",
+            "character_set_client",
+            "collation_connection",
+        ] {
+            assert!(slot(n).is_some(), "{n}");
+        }
     }
 
     #[test]

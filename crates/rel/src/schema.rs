@@ -846,4 +846,4 @@ pub fn decode_value(d: &mut Decoder) -> Option<Value> {
 
 #[cfg(test)]
 #[path = "schema_tests.rs"]
-mod tests;
+pub(crate) mod tests;

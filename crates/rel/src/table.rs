@@ -158,8 +158,11 @@ impl Row {
 }
 
 /// Decodes a primary key entry. `want[c]` false skips decoding column `c`
-/// (it is left NULL); `None` decodes all.
+/// (it is left NULL); `None` decodes all. Decoding stops after the last
+/// wanted column of the key and of the value: bytes past it are not read
+/// (nor checked).
 pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]>) -> Result<Row> {
+    let wanted = |c: usize| want.is_none_or(|w| w.get(c).copied().unwrap_or(false));
     // Not `vec![Value::Null; n]`: that clones the NULL n - 1 times.
     let mut values = Vec::with_capacity(def.columns.len());
     values.resize_with(def.columns.len(), || Value::Null);
@@ -173,10 +176,17 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
             .map_err(|_| Error::Corruption("bad hidden primary key".into()))?;
         hidden = Some(u64::from_be_bytes(b));
     } else {
+        // Key columns up to the last one wanted (and decodable).
+        let n = def
+            .pk
+            .columns
+            .iter()
+            .rposition(|&c| wanted(c) && def.pk_in_key(c))
+            .map_or(0, |i| i + 1);
         let mut s = body;
-        for &c in &def.pk.columns {
+        for &c in &def.pk.columns[..n] {
             let col = &def.columns[c];
-            if def.pk_in_key(c) {
+            if wanted(c) && def.pk_in_key(c) {
                 values[c] = keycodec::decode(&mut s, def.key_format, &col.ty, col.nullable)?;
             } else {
                 keycodec::skip(&mut s, def.key_format, &col.ty, col.nullable)?;
@@ -190,14 +200,31 @@ pub fn decode_row(def: &TableDef, key: &[u8], value: &[u8], want: Option<&[bool]
         stamp = Some(t);
         value = rest;
     }
+    // Value columns up to the last one wanted.
+    let n = match want {
+        None => def.value_cols.len(),
+        Some(_) => def
+            .value_cols
+            .iter()
+            .rposition(|&c| wanted(c))
+            .map_or(0, |j| j + 1),
+    };
+    if n == 0 {
+        return Ok(Row {
+            values,
+            hidden,
+            stamp,
+        });
+    }
     let mut r = RowReader::new(value)?;
-    for (j, &c) in def.value_cols.iter().enumerate() {
+    for (j, &c) in def.value_cols[..n].iter().enumerate() {
         let col = &def.columns[c];
-        let w = want.is_none_or(|w| w[c]);
+        let w = wanted(c);
         match r.next(&col.ty, w)? {
             Some(v) => values[c] = v,
             // Stored before the column was added (instant ADD COLUMN).
-            None => values[c] = def.missing_value(j),
+            None if w => values[c] = def.missing_value(j),
+            None => {}
         }
     }
     Ok(Row {
@@ -654,4 +681,49 @@ pub fn delete(txn: &mut Txn, t: &Table, row: &Row) -> Result<()> {
     crate::shadow::mirror_delete(txn, t, &key)?;
     t.estimate.add(-1);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// `sample`: id INT (the key), k INT, c CHAR(120) (the value).
+    fn entry(def: &TableDef, row: &[Value]) -> (Vec<u8>, Vec<u8>) {
+        (pk_key(def, row, None).unwrap(), row_value(def, row))
+    }
+
+    #[test]
+    fn decoding_stops_after_the_last_wanted_column() {
+        let def = crate::schema::tests::sample();
+        let row = [Value::Int(7), Value::Int(-3), Value::Bytes(b"abc".to_vec())];
+        let (k, v) = entry(&def, &row);
+        // Everything, and each column alone.
+        assert_eq!(decode_row(&def, &k, &v, None).unwrap().values, row);
+        for c in 0..3 {
+            let mut want = [false; 3];
+            want[c] = true;
+            let got = decode_row(&def, &k, &v, Some(&want[..])).unwrap().values;
+            for (i, g) in got.iter().enumerate() {
+                assert_eq!(
+                    *g,
+                    if i == c { row[i].clone() } else { Value::Null },
+                    "want {c}"
+                );
+            }
+        }
+        // Only k: the bytes of c are not read (a value cut inside c still
+        // decodes k), nor is the key (a bare index prefix).
+        let want = [false, true, false];
+        for cut in v.len() - 3..v.len() {
+            let got = decode_row(&def, &k[..4], &v[..cut], Some(&want[..])).unwrap();
+            assert_eq!(got.values, [Value::Null, Value::Int(-3), Value::Null]);
+        }
+        // Nothing of the value: not even its header is read.
+        let got = decode_row(&def, &k, &[], Some(&[true, false, false][..])).unwrap();
+        assert_eq!(got.values, [Value::Int(7), Value::Null, Value::Null]);
+        // A wanted column still fails on bad bytes.
+        assert!(decode_row(&def, &k, &v[..v.len() - 1], Some(&[false, false, true][..])).is_err());
+        assert!(decode_row(&def, &k[..5], &v, Some(&[true, false, false][..])).is_err());
+    }
 }

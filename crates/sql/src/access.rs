@@ -679,7 +679,9 @@ fn byte_ranges(
 
 /// Reads the rows an access path yields, calling `f` until it returns
 /// false. With `lock`, each row is locked and read at its latest committed
-/// version. `want` selects decoded columns (None = all). Rows failing
+/// version. `want` selects decoded columns (None = all), `want_ranged`
+/// those when the range read replaces `filter` (see `range_is_filter`;
+/// None = `want`). Rows failing
 /// `filter` (the statement's WHERE on this table) are not passed to `f`;
 /// in READ COMMITTED a locking read gives back the lock it took on such a
 /// row, as InnoDB does (REPEATABLE READ keeps every row it read locked).
@@ -690,6 +692,7 @@ pub fn for_each_row(
     acc: &Access,
     lock: Option<LockMode>,
     want: Option<&[bool]>,
+    want_ranged: Option<&[bool]>,
     filter: Option<&Expr>,
     outer: &[Value],
     env: &dyn Env,
@@ -711,9 +714,11 @@ pub fn for_each_row(
     // version after its lock (the row may have changed since its index entry
     // was read, e.g. while this read waited for the lock): only the WHERE
     // tells whether that version is still in the range.
-    let filter = match filter {
-        Some(f) if (lock.is_none() || acc.index == 0) && range_is_filter(def, acc, f, env)? => None,
-        f => f,
+    let (filter, want) = match filter {
+        Some(f) if (lock.is_none() || acc.index == 0) && range_is_filter(def, acc, f, env)? => {
+            (None, want_ranged.or(want))
+        }
+        f => (f, want),
     };
     let release =
         lock.is_some() && filter.is_some() && txn.isolation() == txn::Isolation::ReadCommitted;

@@ -930,6 +930,7 @@ pub fn modify(p: &ModifyPlan, txn: &mut Txn, env: &dyn Env, w: Writer) -> Result
         &p.access,
         (!middle).then_some(LockMode::Exclusive),
         None,
+        None,
         p.filter.as_ref(),
         &[],
         env,

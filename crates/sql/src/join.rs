@@ -401,6 +401,7 @@ fn build_hash(txn: &mut Txn, run: &Run, jt: &JoinTable) -> Result<Option<Hashed>
         lock,
         None,
         None,
+        None,
         &[],
         run.env,
         &mut |_, r| {
@@ -602,6 +603,7 @@ fn level(
             &jt.table,
             &jt.access,
             jt_lock(jt, run.lock),
+            None,
             None,
             None,
             &outer,

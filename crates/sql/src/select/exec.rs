@@ -316,12 +316,19 @@ pub fn execute_counted(
                 } else {
                     p.filter.as_ref()
                 };
+                // Correlated subqueries evaluate the whole WHERE per row.
+                let want_ranged = if has_deps || p.want_ranged.is_empty() {
+                    None
+                } else {
+                    Some(&p.want_ranged[..])
+                };
                 access::for_each_row(
                     txn,
                     t,
                     acc,
                     p.lock,
                     want,
+                    want_ranged,
                     filter,
                     &[],
                     env,

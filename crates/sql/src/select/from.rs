@@ -563,6 +563,7 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         access: None,
         join: Vec::new(),
         want: Vec::new(),
+        want_ranged: Vec::new(),
         filter: None,
         agg: None,
         having: None,

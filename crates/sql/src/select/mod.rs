@@ -40,6 +40,10 @@ pub struct SelectPlan {
     pub join: Vec<JoinTable>,
     /// Columns decoded from rows.
     pub want: Vec<bool>,
+    /// Columns decoded from rows when the access path's range replaces the
+    /// WHERE (`access::for_each_row`): `want` without the columns only the
+    /// WHERE reads. Empty when that is `want`.
+    pub want_ranged: Vec<bool>,
     pub filter: Option<Expr>,
     pub agg: Option<(Vec<Expr>, Vec<AggSpec>)>,
     pub having: Option<Expr>,

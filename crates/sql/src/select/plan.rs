@@ -416,9 +416,6 @@ fn plan_in(
     });
     // Columns read from the table.
     let mut used = Vec::new();
-    if let Some(f) = &filter {
-        f.columns(&mut used);
-    }
     match &agg {
         Some((g, aggs)) => {
             g.iter().for_each(|e| e.columns(&mut used));
@@ -448,6 +445,12 @@ fn plan_in(
             }
         }
     }
+    // Without the WHERE's columns: what a row needs when the range read
+    // replaces the WHERE (a WHERE never reads a window's columns).
+    let unfiltered = used.clone();
+    if let Some(f) = &filter {
+        f.columns(&mut used);
+    }
     let plain_order: Option<Vec<(usize, bool)>> = if agg.is_none() && !distinct && window.is_none()
     {
         order
@@ -463,7 +466,7 @@ fn plan_in(
     // Access paths and join order see the conjuncts that are not computed
     // per row (a correlated subquery cannot key an index).
     let keyable = filter.as_ref().and_then(Expr::without_dependent);
-    let (access, want, presorted) = match &table {
+    let (access, want, want_ranged, presorted) = match &table {
         Some(t) => {
             let types: Vec<_> = t.def.columns.iter().map(|c| c.ty.clone()).collect();
             let implied = crate::equality::with_implied(keyable.as_ref(), &types);
@@ -482,9 +485,16 @@ fn plan_in(
             for c in &used {
                 want[*c] = true;
             }
-            (Some(acc), want, presorted || order.is_empty())
+            let mut want_ranged = vec![false; t.def.columns.len()];
+            for c in &unfiltered {
+                want_ranged[*c] = true;
+            }
+            if want_ranged == want {
+                want_ranged.clear();
+            }
+            (Some(acc), want, want_ranged, presorted || order.is_empty())
         }
-        None => (None, vec![], order.is_empty()),
+        None => (None, vec![], vec![], order.is_empty()),
     };
     // The window step reorders rows: only an empty ORDER BY is "presorted" then.
     let presorted = presorted && (window.is_none() || order.is_empty());
@@ -566,6 +576,7 @@ fn plan_in(
         access,
         join,
         want,
+        want_ranged,
         filter,
         agg,
         having,

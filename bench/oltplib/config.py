@@ -372,8 +372,8 @@ def from_args(argv):
         if w not in WORKLOADS:
             raise SystemExit("unknown sweep workload %r" % w)
     sweep_t = [int(t) for t in split_list(args.sweep_threads or str(max(threads)))]
-    if args.freeze_cgroup and not os.path.exists(os.path.join(args.freeze_cgroup, "freezer.state")):
-        raise SystemExit("--freeze-cgroup %s: not a cgroup v1 freezer group (no freezer.state)" % args.freeze_cgroup)
+    from . import freeze
+    freeze.check_path(args.freeze_cgroup)
     configs = parse_configs(args.configs)
     if configs and args.sweep_peers:
         raise SystemExit("--configs and --sweep-peers exclude each other")

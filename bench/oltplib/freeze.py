@@ -15,13 +15,31 @@ its `finally` (SIGKILL): see `thaw_if_orphaned`.
 
 import contextlib
 import os
+import signal
+import threading
 import time
 
 OWNER_FILE = "/run/strata-bench-freeze.pid"
 
 
+class FreezeError(Exception):
+    pass
+
+
 def _state_file(path):
     return os.path.join(path, "freezer.state")
+
+
+def check_path(path):
+    """Exits with a message unless path is a freezer group this process is not in (a harness
+    inside the group it freezes would stop itself)."""
+    if not path:
+        return
+    if not os.path.exists(_state_file(path)):
+        raise SystemExit("--freeze-cgroup %s: not a cgroup v1 freezer group (no freezer.state)" % path)
+    if os.getpid() in _pids(path):
+        raise SystemExit("--freeze-cgroup %s: this harness is in that group itself (started from a "
+                         "helper's directory?); run it from elsewhere" % path)
 
 
 def state(path):
@@ -33,13 +51,39 @@ def state(path):
         return None
 
 
-def tasks(path):
-    """Number of processes in the group (0 if unreadable)."""
+def _pids(path):
     try:
         with open(os.path.join(path, "cgroup.procs")) as f:
-            return sum(1 for line in f if line.strip())
+            return [int(x) for x in f.read().split() if x.isdigit()]
     except OSError:
+        return []
+
+
+def tasks(path):
+    """Number of processes in the group (0 if unreadable)."""
+    return len(_pids(path))
+
+
+def _parent(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
         return 0
+
+
+def ours(path, me=None):
+    """Pids in the group that descend from this process (servers or clients under test)."""
+    me = me or os.getpid()
+    out = []
+    for pid in _pids(path):
+        p, seen = pid, 0
+        while p > 1 and seen < 64:
+            if p == me:
+                out.append(pid)
+                break
+            p, seen = _parent(p), seen + 1
+    return out
 
 
 def _write(path, value):
@@ -49,13 +93,20 @@ def _write(path, value):
 
 def freeze(path, timeout=30.0):
     """Freezes the group and waits until the kernel reports FROZEN; then syncs. Returns
-    seconds taken. Raises OSError if the group does not exist."""
+    seconds taken. Raises FreezeError (after thawing) if the group holds this process or its
+    children, or does not reach FROZEN in time (e.g. a watchdog thawed it)."""
     t0 = time.time()
+    mine = ours(path)
+    if mine:
+        raise FreezeError("the freezer group holds processes of this harness: %s" % mine)
+    with open(OWNER_FILE, "w") as f:  # before FROZEN: the watchdog thaws an ownerless group
+        f.write(str(os.getpid()))
     _write(path, "FROZEN")
     while state(path) != "FROZEN" and time.time() - t0 < timeout:
         time.sleep(0.05)
-    with open(OWNER_FILE, "w") as f:
-        f.write(str(os.getpid()))
+    if state(path) != "FROZEN":
+        thaw(path)
+        raise FreezeError("the group did not freeze within %.0f s (state %s)" % (timeout, state(path)))
     os.sync()
     return time.time() - t0
 
@@ -84,22 +135,37 @@ class _Held:
             self.path = None
 
 
+def _sigterm(signum, frame):
+    raise KeyboardInterrupt
+
+
 @contextlib.contextmanager
 def hold(path, rec=None):
     """Keeps the group frozen inside the block (or until release()); records what it did in
-    rec (a dict) if given."""
+    rec (a dict) if given: {"cgroup", "tasks", "freeze_s"}, or {"cgroup", "failed"} when the
+    freeze failed (the run then goes on unfrozen, and its background load shows it). SIGTERM
+    inside the block raises KeyboardInterrupt so that the group is thawed."""
     if not path:
         yield _Held(None)
         return
-    n = tasks(path)
-    took = freeze(path)
-    if rec is not None:
-        rec["frozen"] = {"cgroup": path, "tasks": n, "freeze_s": round(took, 2)}
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _sigterm) if main else None
     held = _Held(path)
     try:
+        n = tasks(path)
+        try:
+            took = freeze(path)
+            if rec is not None:
+                rec["frozen"] = {"cgroup": path, "tasks": n, "freeze_s": round(took, 2)}
+        except (FreezeError, OSError) as ex:
+            held.path = None
+            if rec is not None:
+                rec["frozen"] = {"cgroup": path, "failed": str(ex)}
         yield held
     finally:
         held.release()
+        if main:
+            signal.signal(signal.SIGTERM, old)
 
 
 def thaw_if_orphaned(path, owner_file=OWNER_FILE):

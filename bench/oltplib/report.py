@@ -317,11 +317,13 @@ def background_section(res):
            "%d windows: background median %.0f%%, max %.0f%%; %d disturbed." % (
                len(runs), 100 * statistics.median(shares), 100 * max(shares), len(bad))]
     if cfg.get("freeze_cgroup"):
-        frozen = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
+        frozen = [r["frozen"]["tasks"] for r in runs if "tasks" in (r.get("frozen") or {})]
+        failed = [r["id"] for r in runs if "failed" in (r.get("frozen") or {})]
         out.append("Other work on the machine (the freezer group `%s`) was frozen from each run's server "
-                   "start to its stop, after a sync: %d of %d windows, %s processes held." % (
+                   "start to its stop, after a sync: %d of %d windows, %s processes held%s." % (
                        cfg["freeze_cgroup"], len(frozen), len(runs),
-                       "%d-%d" % (min(frozen), max(frozen)) if frozen else "no"))
+                       "%d-%d" % (min(frozen), max(frozen)) if frozen else "no",
+                       "; the freeze failed for %s" % ", ".join(failed) if failed else ""))
     if bad:
         out.append("")
         for r in bad:

@@ -50,6 +50,59 @@ class FreezeTest(unittest.TestCase):
             held.release()
         self.assertEqual(freeze.state(self.group), "THAWED")
 
+    def test_a_freeze_that_does_not_complete_is_recorded_as_failed_and_thawed(self):
+        real = freeze.state
+        freeze.state = lambda path: "FREEZING"  # the kernel never finishes (or a watchdog thawed it)
+        try:
+            with self.assertRaises(freeze.FreezeError):
+                freeze.freeze(self.group, timeout=0.2)
+            rec = {}
+            saved = freeze.freeze
+            freeze.freeze = lambda path: (_ for _ in ()).throw(freeze.FreezeError("never froze"))
+            try:
+                with freeze.hold(self.group, rec):
+                    pass
+            finally:
+                freeze.freeze = saved
+        finally:
+            freeze.state = real
+        self.assertEqual(rec["frozen"]["failed"], "never froze")
+        self.assertNotIn("tasks", rec["frozen"])
+        self.assertEqual(freeze.state(self.group), "THAWED")
+
+    def test_the_owner_file_exists_before_the_group_is_frozen(self):
+        seen = []
+        real = freeze._write
+        freeze._write = lambda path, v: (seen.append((v, os.path.exists(freeze.OWNER_FILE))), real(path, v))
+        try:
+            freeze.freeze(self.group)
+        finally:
+            freeze._write = real
+            freeze.thaw(self.group)
+        self.assertEqual(seen[0], ("FROZEN", True))
+
+    def test_refuses_to_freeze_its_own_children(self):
+        p = subprocess.Popen(["sleep", "5"])
+        try:
+            with open(os.path.join(self.group, "cgroup.procs"), "w") as f:
+                f.write("%d\n" % p.pid)
+            self.assertEqual(freeze.ours(self.group), [p.pid])
+            with self.assertRaises(freeze.FreezeError):
+                freeze.freeze(self.group)
+            self.assertEqual(freeze.state(self.group), "THAWED")
+        finally:
+            p.kill()
+            p.wait()
+
+    def test_check_path_refuses_a_group_holding_the_harness(self):
+        with self.assertRaises(SystemExit):
+            freeze.check_path(os.path.join(self.dir, "nope"))
+        freeze.check_path(self.group)  # holds 11 and 12, not us
+        with open(os.path.join(self.group, "cgroup.procs"), "w") as f:
+            f.write("%d\n" % os.getpid())
+        with self.assertRaises(SystemExit):
+            freeze.check_path(self.group)
+
     def test_no_group_is_a_no_op(self):
         rec = {}
         with freeze.hold("", rec):

@@ -17,7 +17,7 @@ import argparse
 import os
 import time
 
-from oltplib import config
+from oltplib import config, freeze
 
 from . import stats
 
@@ -86,6 +86,7 @@ def parse_args(argv, doc, repo_dir, tpcc_dir):
     for e in a.engines:
         if e not in ENGINES:
             p.error("--engines: %s (innodb, myrocks, strata)" % e)
+    freeze.check_path(a.freeze_cgroup)
     try:
         a.configs = config.parse_configs(a.configs)
     except SystemExit as ex:

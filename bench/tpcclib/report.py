@@ -139,7 +139,7 @@ def render(meta, runs, plots):
              "Ratios are medians of the per-round ratios (min-max in parentheses); a Strata RR "
              "cell is compared with MyRocks' RC run of the same round.", ""]
     if a.get("freeze_cgroup"):
-        held = [r["frozen"]["tasks"] for r in runs if r.get("frozen")]
+        held = [r["frozen"]["tasks"] for r in runs if "tasks" in (r.get("frozen") or {})]
         lines += ["Other work on the machine (the freezer group `%s`) was frozen from each run's "
                   "server start to the end of its measured window (the check ran thawed), after a sync: "
                   "%d of %d runs%s." % (

@@ -105,13 +105,15 @@ pub fn compress(raw: &[u8], c: Compression) -> (Vec<u8>, Compression) {
 }
 
 /// Shortest match the Zstd match finder takes (`ZSTD_c_minMatch`). Level 1
-/// picks 5 for a block of 16 KiB or less and 6 for inputs over 256 KiB.
-/// Rows of random digits (sysbench's `c` and `pad`) hold many 5-byte repeats
-/// that cost more to code as matches than as Huffman-coded literals: with 6,
-/// 16 KiB blocks of sysbench rows compress to 1.6% fewer bytes in 34% fewer
-/// instructions and decode in 34% fewer (bench/results/write-cpu-2026-11-27.md);
-/// English text and source gain 2% in size. A reader needs nothing: the frame
-/// format is the same.
+/// picks 5 for a block of 16 KiB or less, 6 up to 256 KiB and 7 above (zstd's
+/// clevels.h); this sets 6 for every block (a block over 256 KiB, one huge row,
+/// gets 6 instead of 7). On sysbench rows (keys, tabs and digit groups: the
+/// short matches come from the row framing, not from the random digits) the
+/// 5-byte matches cost more to code than Huffman-coded literals: with 6,
+/// 16 KiB blocks compress to 1.6% fewer bytes in 34% fewer instructions and
+/// decode in 34% fewer (bench/results/write-cpu-2026-11-27.md); English text
+/// and source gain 2% in size. A reader needs nothing: the frame format is the
+/// same.
 const ZSTD_MIN_MATCH: u32 = 6;
 
 /// Compresses one block as a Zstd frame (level 1, `ZSTD_MIN_MATCH`) with this

@@ -151,8 +151,10 @@ fn contains_ignore_case(hay: &[u8], word: &[u8]) -> bool {
     let Some(&first) = word.first() else {
         return true;
     };
-    memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay)
-        .any(|i| hay.get(i..i + word.len()).is_some_and(|w| w.eq_ignore_ascii_case(word)))
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay).any(|i| {
+        hay.get(i..i + word.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(word))
+    })
 }
 
 /// Opens the log for appending; a new file starts with MySQL's header.
@@ -241,7 +243,10 @@ mod tests {
         ] {
             assert!(!redact_secrets(q).contains("pw'"), "{q}");
         }
-        assert_eq!(redact_secrets("SELECT 'pw', 'identifie'"), "SELECT 'pw', 'identifie'");
+        assert_eq!(
+            redact_secrets("SELECT 'pw', 'identifie'"),
+            "SELECT 'pw', 'identifie'"
+        );
         assert!(contains_ignore_case(b"xxPASSWORD", b"password"));
         assert!(!contains_ignore_case(b"passwor", b"password"));
     }

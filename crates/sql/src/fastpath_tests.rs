@@ -96,7 +96,7 @@ fn literal(rng: &mut Rng) -> String {
         3 => format!("{}.{}", rng.below(100), rng.below(100)),
         4 => format!("-{}.{:02}", rng.below(100), rng.below(100)),
         5 => format!("{:04}", rng.below(100)),
-        6 | 7 | 8 => format!("'{}'", text(rng)),
+        6..=8 => format!("'{}'", text(rng)),
         _ => rng.below(1_000_000).to_string(),
     }
 }

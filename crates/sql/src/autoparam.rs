@@ -66,6 +66,42 @@ enum Prev {
     Other,
 }
 
+/// The end of the number starting at `b[i]` (a digit): digits, an optional
+/// fraction and exponent; false when a word byte or `.` follows (`0x1F`,
+/// `1abc`, `12.5.3`: not a plain number).
+fn scan_number(b: &[u8], i: usize) -> (usize, bool) {
+    let digits = |mut j: usize| {
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let mut j = digits(i);
+    if j < b.len() && b[j] == b'.' {
+        j = digits(j + 1);
+    }
+    if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+        let mut k = j + 1;
+        if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+            k += 1;
+        }
+        if k < b.len() && b[k].is_ascii_digit() {
+            j = digits(k);
+        }
+    }
+    (j, !(j < b.len() && (word_char(b[j]) || b[j] == b'.')))
+}
+
+/// Whether a `-` after `prev` is a sign (the start of a negative literal)
+/// rather than a binary minus: after `=`, `(`, `,` or one of `AFTER_WORDS`.
+fn neg_allowed_in(sql: &str, prev: Prev) -> bool {
+    match prev {
+        Prev::Byte(c) => matches!(c, b'=' | b'(' | b','),
+        Prev::Word(s, e) => AFTER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
+        Prev::Other => false,
+    }
+}
+
 /// The statement with its replaceable literals taken out, or None when it
 /// has none or must not be touched (see the module comment).
 ///
@@ -102,6 +138,7 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
         Prev::Word(s, e) => AFTER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
         Prev::Other => false,
     };
+    let neg_allowed = |prev: Prev| neg_allowed_in(sql, prev);
     // Takes out the literal at `sql[from..to]` (its value `v`).
     let mut take = |out: &mut String, from: usize, to: usize, v: Value, last: &mut usize| {
         if out.capacity() == 0 {
@@ -159,31 +196,34 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
                 }
                 prev = Prev::Other;
             }
+            // A negative number in a value position (`SET c_balance=-2010.5`, as
+            // TPC-C's payment sends it): one literal, valued as the binder folds
+            // `-` into the number; left as text where the binder would not fold.
+            b'-' if b.get(i + 1).is_some_and(u8::is_ascii_digit) && neg_allowed(prev) => {
+                let (j, plain) = scan_number(b, i + 1);
+                if !plain {
+                    // `-0x1F`: the number-like word is read next.
+                    prev = Prev::Byte(b'-');
+                    i += 1;
+                    continue;
+                }
+                let v = match crate::bind::number_literal(&sql[i + 1..j]).ok()? {
+                    Value::Int(x) => Some(Value::Int(-x)),
+                    Value::UInt(u) if u == 1u64 << 63 => Some(Value::Int(i64::MIN)),
+                    Value::Decimal(m, sc) => Some(Value::Decimal(-m, sc)),
+                    Value::Double(d) => Some(Value::Double(-d)),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    take(&mut out, i, j, v, &mut last);
+                }
+                i = j;
+                prev = Prev::Byte(b'0');
+            }
             b'0'..=b'9' => {
-                let mut j = i;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
-                }
-                if j < b.len() && b[j] == b'.' {
-                    j += 1;
-                    while j < b.len() && b[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                }
-                if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
-                    let mut k = j + 1;
-                    if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
-                        k += 1;
-                    }
-                    if k < b.len() && b[k].is_ascii_digit() {
-                        while k < b.len() && b[k].is_ascii_digit() {
-                            k += 1;
-                        }
-                        j = k;
-                    }
-                }
+                let (mut j, plain) = scan_number(b, i);
                 // 0x1F, 1abc, 12.5.3: not a plain number.
-                if j < b.len() && (word_char(b[j]) || b[j] == b'.') {
+                if !plain {
                     while j < b.len() && word_char(b[j]) {
                         j += 1;
                     }
@@ -304,8 +344,8 @@ mod tests {
         assert_eq!(
             n("INSERT INTO t VALUES (1, 'a b', -2.50, 1e3)"),
             Some((
-                "INSERT INTO t VALUES (?, ?, -2.50, ?)".into(),
-                vec!["1".into(), "a b".into(), "1000".into()]
+                "INSERT INTO t VALUES (?, ?, ?, ?)".into(),
+                vec!["1".into(), "a b".into(), "-2.50".into(), "1000".into()]
             ))
         );
         assert_eq!(
@@ -315,6 +355,38 @@ mod tests {
                 vec!["3".into(), "4".into(), "x%".into()]
             ))
         );
+    }
+
+    #[test]
+    fn negative_numbers_in_value_positions_are_one_parameter() {
+        // TPC-C's payment: c_balance is negative, and a statement whose text
+        // kept it missed the cache (parsed and planned) every time.
+        assert_eq!(
+            n("UPDATE customer1 SET c_balance=-2010.500000, c_ytd_payment=10.5 WHERE c_id=-7"),
+            Some((
+                "UPDATE customer1 SET c_balance=?, c_ytd_payment=? WHERE c_id=?".into(),
+                vec!["-2010.500000".into(), "10.5".into(), "-7".into()]
+            ))
+        );
+        assert_eq!(
+            n("SELECT a FROM t WHERE b IN (-1, -2e1) AND c = -9223372036854775808"),
+            Some((
+                "SELECT a FROM t WHERE b IN (?, ?) AND c = ?".into(),
+                vec!["-1".into(), "-20".into(), "-9223372036854775808".into()]
+            ))
+        );
+        // A binary minus, a number the binder does not fold, not a plain number.
+        assert_eq!(
+            n("SELECT a FROM t WHERE b = 3-5 AND c = d -5"),
+            Some((
+                "SELECT a FROM t WHERE b = ?-5 AND c = d -5".into(),
+                vec!["3".into()]
+            ))
+        );
+        assert_eq!(n("SELECT a FROM t WHERE b = -9223372036854775809"), None);
+        assert_eq!(n("SELECT a FROM t WHERE b = -0x1F"), None);
+        assert_eq!(n("SELECT a FROM t WHERE b = - 5"), None);
+        assert_eq!(n("SELECT a FROM t WHERE b < -5"), None);
     }
 
     #[test]

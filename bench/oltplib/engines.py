@@ -38,11 +38,21 @@ MARIADBD = "/usr/sbin/mariadbd"
 # limit is the OS page cache, the memtables and the server's own memory).
 VARIANTS = {
     "innodb": [("bp75", (3, 4)), ("bp60", (3, 5)), ("bp50", (1, 2))],
-    "myrocks": [("bc1_8", (1, 8)), ("bc1_4", (1, 4)), ("bc1_2", (1, 2))],
-    "strata": [("bc1_4", (1, 4)), ("bc1_8", (1, 8)), ("bc1_2", (1, 2))],
+    "myrocks": [("bc1_8", (1, 8)), ("bc1_4", (1, 4)), ("bc1_2", (1, 2)), ("dr1_2", (1, 2)),
+                ("dr3_5", (3, 5))],
+    "strata": [("bc1_4", (1, 4)), ("bc1_8", (1, 8)), ("bc1_2", (1, 2)), ("dr1_2", (1, 2)),
+               ("dr3_5", (3, 5))],
 }
+# The LSM engines' dr* variants read table files with O_DIRECT (no OS page cache for reads; the
+# block cache is then the only read cache, so it gets most of the limit, as InnoDB's pool).
 VARIANT_LABEL = {"bp75": "buffer pool 75%", "bp60": "buffer pool 60%", "bp50": "buffer pool 50%",
-                 "bc1_8": "block cache 1/8", "bc1_4": "block cache 1/4", "bc1_2": "block cache 1/2"}
+                 "bc1_8": "block cache 1/8", "bc1_4": "block cache 1/4", "bc1_2": "block cache 1/2",
+                 "dr1_2": "direct reads, block cache 1/2", "dr3_5": "direct reads, block cache 3/5"}
+
+
+def direct_reads(variant):
+    """True for the cache configurations that read table files with O_DIRECT."""
+    return variant.startswith("dr")
 CLIENT = "mariadb"
 
 
@@ -346,7 +356,7 @@ class MyRocks(MariaDB):
             "rocksdb_flush_log_at_trx_commit": 1,
             "rocksdb_block_cache_size": "%dM" % (limit * self.cache_fraction(limit)[0]
                                                  // self.cache_fraction(limit)[1] // MiB),
-            "rocksdb_use_direct_reads": "OFF",
+            "rocksdb_use_direct_reads": "ON" if direct_reads(self.variant_name(limit)) else "OFF",
             "rocksdb_use_direct_io_for_flush_and_compaction": "OFF",
             "rocksdb_max_background_jobs": 2,
             "rocksdb_max_open_files": -1,
@@ -452,6 +462,8 @@ class Strata(Engine):
             "max-connections": 512,
             "transaction-isolation": "REPEATABLE-READ",
         }
+        if direct_reads(self.variant_name(limit)):
+            s["use-direct-reads"] = 1
         if self.binlog:
             s.update({"log-bin": "mysql-bin", "server-id": 1, "binlog-format": "ROW", "sync-binlog": 1})
         extra = self.expand_args(limit)

@@ -236,6 +236,16 @@ class BestConfigTest(unittest.TestCase):
         self.assertEqual(strata.settings(lim)["block-cache-size"], "150M")
         strata.variant[lim] = "bc1_8"
         self.assertEqual(strata.settings(lim)["block-cache-size"], "75M")
+        self.assertNotIn("use-direct-reads", strata.settings(lim))
+        self.assertEqual(rocks.settings(lim)["rocksdb_use_direct_reads"], "OFF")
+        # Direct-read configurations: O_DIRECT table reads and the larger block cache.
+        strata.variant[lim] = "dr3_5"
+        self.assertEqual(strata.settings(lim)["block-cache-size"], "360M")
+        self.assertEqual(strata.settings(lim)["use-direct-reads"], 1)
+        self.assertIn("--use-direct-reads=1", strata.argv(lim))
+        rocks.variant[lim] = "dr1_2"
+        self.assertEqual(rocks.settings(lim)["rocksdb_block_cache_size"], "300M")
+        self.assertEqual(rocks.settings(lim)["rocksdb_use_direct_reads"], "ON")
 
 
 class SweepSectionTest(unittest.TestCase):

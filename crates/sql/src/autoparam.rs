@@ -8,7 +8,9 @@
 //! Only literals whose meaning cannot change by becoming parameters are
 //! replaced: plain numbers and single-quoted strings without escapes, after
 //! `=`, `<`, `>`, `(`, `,`, `+`, `*`, `/`, `%` or one of a few keywords
-//! (AND, OR, IN, LIKE, BETWEEN, VALUES, WHEN, THEN, ELSE, NOT). So `SELECT 1`
+//! (AND, OR, IN, LIKE, BETWEEN, VALUES, WHEN, THEN, ELSE, NOT); a number with
+//! its `-` after `=`, `(`, `,` or one of those words is one (negative) literal,
+//! valued as the binder folds the sign. So `SELECT 1`
 //! (whose value names its column), `ORDER BY 2` (an ordinal), `LIMIT 10`,
 //! `INTERVAL 1 DAY`, `DATE '...'`, `X'..'` and `_utf8'..'` keep their text.
 //! The compiled statement is then checked (`eligible`): a parameter in a

@@ -265,6 +265,7 @@ fn serve_inner(
         hosts: hosts.clone(),
         unix,
         tls: sess.tls.clone(),
+        charset: info.charset,
     };
     let result = command_loop(&mut conn, &mut sess, &mut cl, idle, write_timeout);
     if result.is_err() || sess.proc.connection_killed() {
@@ -342,6 +343,10 @@ struct Client<'a> {
     /// The connection's TLS cipher and version, for every session it gets
     /// (COM_RESET_CONNECTION and COM_CHANGE_USER make new ones).
     tls: Option<sql::session::TlsInfo>,
+    /// The collation id of the handshake (or of the last COM_CHANGE_USER):
+    /// COM_RESET_CONNECTION gives the new session its character sets and
+    /// collation back, as MariaDB does (not the global defaults).
+    charset: u8,
 }
 
 fn command_loop<S: Socket>(
@@ -587,6 +592,7 @@ fn dispatch<S: Read + Write>(
                 sess.account = account;
                 sess.host = host;
                 sess.tls = cl.tls.clone();
+                set_charset(sess, cl.charset);
                 stmts.clear();
                 match ended {
                     Ok(()) => conn.send_ok(&OkPacket {
@@ -657,6 +663,7 @@ fn dispatch<S: Read + Write>(
                             sess.set_var("wait_timeout".into(), w);
                         }
                         set_charset(sess, info.charset);
+                        cl.charset = info.charset;
                         stmts.clear();
                         return Ok(Step::NoReply);
                     }

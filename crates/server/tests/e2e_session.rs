@@ -136,3 +136,38 @@ fn session_variables_show_explain_check() {
         "{missing:?}"
     );
 }
+
+#[test]
+fn reset_connection_gives_back_the_handshakes_character_set() {
+    // A latin1 client (handshake collation 8) that switched to utf8mb4 and
+    // turned unique_checks off: after COM_RESET_CONNECTION its statements
+    // are read as latin1 again (as MariaDB 10.11 does), with
+    // unique_checks back on, also by the INSERT that follows.
+    use std::io::Write;
+    let srv = Server::start("session-reset-charset");
+    let mut c = srv.fresh_db("d");
+    exec(&mut c, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(10))");
+    let mut r = common::login_with(srv.port, Some("d"), 8).unwrap();
+    let cell = |r: &mut std::net::TcpStream, sql: &str| {
+        let v = common::raw_query(r, sql.as_bytes());
+        String::from_utf8(v[0].clone().unwrap()).unwrap()
+    };
+    let vars = "SELECT CONCAT_WS(',', @@character_set_client, @@collation_connection, \
+                @@character_set_results, @@unique_checks)";
+    assert_eq!(cell(&mut r, vars), "latin1,latin1_swedish_ci,latin1,1");
+    // 'é' in latin1 is E9.
+    common::raw_exec(&mut r, b"INSERT INTO t (s) VALUES ('\xe9')").unwrap();
+    common::raw_exec(&mut r, b"SET NAMES utf8mb4 COLLATE utf8mb4_bin").unwrap();
+    common::raw_exec(&mut r, b"SET unique_checks = 0").unwrap();
+    common::raw_exec(&mut r, "INSERT INTO t (s) VALUES ('é')".as_bytes()).unwrap();
+    assert_eq!(cell(&mut r, vars), "utf8mb4,utf8mb4_bin,utf8mb4,0");
+    r.write_all(&common::packet(0, &[0x1f])).unwrap();
+    let (ok, _) = common::read_packet(&mut r).unwrap();
+    assert_eq!(ok[0], 0, "COM_RESET_CONNECTION: {ok:?}");
+    common::raw_exec(&mut r, b"INSERT INTO t (s) VALUES ('\xe9')").unwrap();
+    assert_eq!(cell(&mut r, vars), "latin1,latin1_swedish_ci,latin1,1");
+    assert_eq!(
+        q(&mut c, "SELECT HEX(s) FROM t ORDER BY id"),
+        ["C3A9", "C3A9", "C3A9"]
+    );
+}

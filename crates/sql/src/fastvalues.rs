@@ -16,7 +16,7 @@ use sqlparser::ast;
 
 /// Statements shorter than this are left to the ordinary parser (and to
 /// `autoparam`, which shares their compiled form).
-const MIN_LEN: usize = 4096;
+pub(crate) const MIN_LEN: usize = 4096;
 
 /// The statement read with its rows taken directly, or None (see above).
 pub(crate) fn parse(sql: &str) -> Option<Result<Parsed>> {

@@ -43,6 +43,8 @@ pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod expr;
+#[cfg(test)]
+mod fastpath_tests;
 mod fastvalues;
 pub mod func;
 pub mod hashjoin;

@@ -465,6 +465,12 @@ pub fn preprocess(sql: &str) -> String {
     if memchr::memmem::find(b, b"/*!").is_none() {
         return rewrite_share_mode(sql.to_string());
     }
+    preprocess_walk(sql)
+}
+
+/// `preprocess` the long way: a walk over every byte.
+pub(crate) fn preprocess_walk(sql: &str) -> String {
+    let b = sql.as_bytes();
     let mut out = String::with_capacity(sql.len());
     let mut i = 0;
     let mut last = 0;

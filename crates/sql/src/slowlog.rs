@@ -147,7 +147,7 @@ pub fn redact_secrets(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Whether `hay` holds `word` (lower-case ASCII) in any case, without a
 /// lower-cased copy of a 512 KiB statement: straight to each candidate first letter.
-fn contains_ignore_case(hay: &[u8], word: &[u8]) -> bool {
+pub(crate) fn contains_ignore_case(hay: &[u8], word: &[u8]) -> bool {
     let Some(&first) = word.first() else {
         return true;
     };

@@ -106,6 +106,11 @@ pub fn split_statements(q: &[u8]) -> Vec<&[u8]> {
             vec![q]
         };
     }
+    split_walk(q)
+}
+
+/// `split_statements` the long way: a walk over every byte.
+pub(crate) fn split_walk(q: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut i = 0;

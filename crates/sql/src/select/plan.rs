@@ -277,8 +277,9 @@ fn plan_in(
         ast::GroupByExpr::Expressions(v, _) => v.clone(),
         ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
     };
-    // Try without aggregation first; an aggregate call fails with 1111.
-    let mut use_agg = !group_ast.is_empty() || sel.having.is_some();
+    // Try without aggregation first; an aggregate call (also in HAVING)
+    // fails with 1111.
+    let mut use_agg = !group_ast.is_empty();
     let mut attempt = 0;
     let mark = subs.plans.borrow().len();
     let (mut out, names, mut order, having, agg, calls) = loop {
@@ -338,6 +339,18 @@ fn plan_in(
             "correlated subqueries in the field list of a query with window functions",
         ));
     }
+    // HAVING in a query that does not aggregate filters its rows, as a WHERE
+    // would (MySQL, MariaDB): not one group of the whole table.
+    let (filter, having) = match (&agg, having) {
+        (None, Some(h)) => (
+            Some(match filter {
+                Some(f) => Expr::Bin(crate::expr::BinOp::And, Box::new(f), Box::new(h)),
+                None => h,
+            }),
+            None,
+        ),
+        (_, h) => (filter, h),
+    };
     let distinct = matches!(sel.distinct, Some(ast::Distinct::Distinct));
     // Collations (collate.rs): string comparisons under their collation,
     // MIN/MAX and DISTINCT aggregates, then (below) GROUP BY, DISTINCT and

@@ -137,6 +137,85 @@ fn session_variables_show_explain_check() {
     );
 }
 
+/// (HEX(s), eq) of each row of d.t, and the RELAXED_UNIQUE_CHECKS
+/// flag of each of the binary log's Write_rows events, in order.
+fn rows_and_flags(srv: &Server, c: &mut mysql::Conn) -> (Vec<String>, Vec<u16>) {
+    let rows = q(c, "SELECT HEX(s), eq FROM d.t ORDER BY id");
+    let mut flags = Vec::new();
+    for f in q(c, "SHOW BINARY LOGS") {
+        let name = f.split('|').next().unwrap().to_string();
+        let bytes = std::fs::read(srv.datadir.join(name)).unwrap();
+        for e in binlog::decode::events(&bytes).unwrap() {
+            if e.kind == binlog::event::kind::WRITE_ROWS_V1 {
+                let f = u16::from_le_bytes([e.body[6], e.body[7]]);
+                flags.push(f & binlog::record::rows_flag::RELAXED_UNIQUE_CHECKS);
+            }
+        }
+    }
+    (rows, flags)
+}
+
+#[test]
+fn the_next_insert_sees_charset_collation_and_unique_checks_changes() {
+    // Each INSERT after a change of character_set_client (how its text is
+    // read), collation_connection (how its literals compare) or
+    // unique_checks (the rows event's RELAXED_UNIQUE_CHECKS flag) sees the
+    // new value, also after COM_CHANGE_USER and COM_RESET_CONNECTION start
+    // a new session on the same connection.
+    let srv = Server::start_with("session-varmemo", &["--log-bin", "--server-id=3"]);
+    let mut c = srv.fresh_db("d");
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(10), eq INT)",
+    );
+    // 'é' is sent as UTF-8 (C3 A9): read as latin1 it is two characters.
+    const UTF8: &str = "C3A9";
+    const LATIN1: &str = "C383C2A9";
+    let mut want_rows = Vec::new();
+    let mut want_flags = Vec::new();
+    let steps: &[(&str, &str, &str, u16)] = &[
+        ("", UTF8, "1", 0),
+        ("SET NAMES latin1", LATIN1, "1", 0),
+        ("SET collation_connection = utf8mb4_bin", LATIN1, "0", 0),
+        ("SET CHARACTER SET utf8mb4", UTF8, "1", 0),
+        ("SET NAMES utf8mb4 COLLATE utf8mb4_bin", UTF8, "0", 0),
+        ("SET unique_checks = 0", UTF8, "0", 4),
+        ("SET CHARACTER SET latin1", LATIN1, "1", 4),
+        ("SET SESSION unique_checks = 1", LATIN1, "1", 0),
+        ("SET @@session.unique_checks = 0", LATIN1, "1", 4),
+        ("CHANGE_USER", UTF8, "1", 0),
+        ("SET NAMES latin1 COLLATE latin1_bin", LATIN1, "0", 0),
+        ("SET unique_checks = OFF", LATIN1, "0", 4),
+        ("RESET", UTF8, "1", 0),
+        ("SET NAMES latin1", LATIN1, "1", 0),
+        ("SET unique_checks = 0", LATIN1, "1", 4),
+        ("CHANGE_USER", UTF8, "1", 0),
+    ];
+    for (i, (set, hex, eq, flag)) in steps.iter().enumerate() {
+        match *set {
+            "" => {}
+            "CHANGE_USER" => c
+                .change_user(
+                    mysql::ChangeUserOpts::default()
+                        .with_user(Some("root".into()))
+                        .with_db_name(Some("d".into())),
+                )
+                .unwrap(),
+            "RESET" => c.reset().unwrap(),
+            _ => exec(&mut c, set),
+        }
+        // Twice: the second INSERT runs with whatever the first memoized.
+        for _ in 0..2 {
+            exec(&mut c, "INSERT INTO t (s, eq) VALUES ('é', 'a' = 'A')");
+            want_rows.push(format!("{hex}|{eq}"));
+            want_flags.push(*flag);
+        }
+        let (rows, flags) = rows_and_flags(&srv, &mut c);
+        assert_eq!(rows, want_rows, "after step {i}: {set}");
+        assert_eq!(flags, want_flags, "after step {i}: {set}");
+    }
+}
+
 #[test]
 fn reset_connection_gives_back_the_handshakes_character_set() {
     // A latin1 client (handshake collation 8) that switched to utf8mb4 and
@@ -146,7 +225,10 @@ fn reset_connection_gives_back_the_handshakes_character_set() {
     use std::io::Write;
     let srv = Server::start("session-reset-charset");
     let mut c = srv.fresh_db("d");
-    exec(&mut c, "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(10))");
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, s VARCHAR(10))",
+    );
     let mut r = common::login_with(srv.port, Some("d"), 8).unwrap();
     let cell = |r: &mut std::net::TcpStream, sql: &str| {
         let v = common::raw_query(r, sql.as_bytes());

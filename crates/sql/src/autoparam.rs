@@ -8,7 +8,9 @@
 //! Only literals whose meaning cannot change by becoming parameters are
 //! replaced: plain numbers and single-quoted strings without escapes, after
 //! `=`, `<`, `>`, `(`, `,`, `+`, `*`, `/`, `%` or one of a few keywords
-//! (AND, OR, IN, LIKE, BETWEEN, VALUES, WHEN, THEN, ELSE, NOT). So `SELECT 1`
+//! (AND, OR, IN, LIKE, BETWEEN, VALUES, WHEN, THEN, ELSE, NOT); a number with
+//! its `-` after `=`, `(`, `,` or one of those words is one (negative) literal,
+//! valued as the binder folds the sign. So `SELECT 1`
 //! (whose value names its column), `ORDER BY 2` (an ordinal), `LIMIT 10`,
 //! `INTERVAL 1 DAY`, `DATE '...'`, `X'..'` and `_utf8'..'` keep their text.
 //! The compiled statement is then checked (`eligible`): a parameter in a
@@ -16,7 +18,6 @@
 //! it ineligible, as does any error while parsing or planning it; the
 //! statement then runs the ordinary way, and the cache remembers that.
 //! Statements with comments, `?`, double quotes or over 16 KB are left alone.
-use crate::bind::literal;
 use rel::value::Value;
 use sqlparser::ast;
 use std::ops::ControlFlow;
@@ -37,61 +38,139 @@ const AFTER_WORDS: &[&str] = &[
     "AND", "OR", "IN", "LIKE", "BETWEEN", "VALUES", "WHEN", "THEN", "ELSE", "NOT", "XOR",
 ];
 
+/// Bytes that continue a word (identifier or keyword): ASCII letters and
+/// digits, `_`, `$` and every byte of a multi-byte UTF-8 character.
+const WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+        i += 1;
+    }
+    t
+};
+
 fn word_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+    WORD[usize::from(c)]
+}
+
+/// What precedes the current position, for deciding whether a literal there
+/// may become a parameter.
+#[derive(Clone, Copy)]
+enum Prev {
+    /// A significant byte that is not part of a word (or nothing: 0).
+    Byte(u8),
+    /// A word spelled `sql[start..end]`.
+    Word(usize, usize),
+    /// Something that is not a literal's left neighbour (a name such as
+    /// `@var`, a number-like word such as `0x1F`, a literal).
+    Other,
+}
+
+/// The end of the number starting at `b[i]` (a digit): digits, an optional
+/// fraction and exponent; false when a word byte or `.` follows (`0x1F`,
+/// `1abc`, `12.5.3`: not a plain number).
+fn scan_number(b: &[u8], i: usize) -> (usize, bool) {
+    let digits = |mut j: usize| {
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let mut j = digits(i);
+    if j < b.len() && b[j] == b'.' {
+        j = digits(j + 1);
+    }
+    if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+        let mut k = j + 1;
+        if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+            k += 1;
+        }
+        if k < b.len() && b[k].is_ascii_digit() {
+            j = digits(k);
+        }
+    }
+    (j, !(j < b.len() && (word_char(b[j]) || b[j] == b'.')))
+}
+
+/// Whether a `-` after `prev` is a sign (the start of a negative literal)
+/// rather than a binary minus: after `=`, `(`, `,` or one of `AFTER_WORDS`.
+fn neg_allowed_in(sql: &str, prev: Prev) -> bool {
+    match prev {
+        Prev::Byte(c) => matches!(c, b'=' | b'(' | b','),
+        Prev::Word(s, e) => AFTER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
+        Prev::Other => false,
+    }
 }
 
 /// The statement with its replaceable literals taken out, or None when it
 /// has none or must not be touched (see the module comment).
+///
+/// It runs on every text statement, so it scans bytes without allocating
+/// anything but its result.
 pub fn normalize(sql: &str) -> Option<Normalized> {
     let b = sql.as_bytes();
     if b.len() > MAX_TEXT {
         return None;
     }
     let start = b.iter().position(|c| !c.is_ascii_whitespace())?;
-    let first: String = b[start..]
+    let first_len = b[start..]
         .iter()
         .take_while(|c| c.is_ascii_alphabetic())
-        .map(|c| c.to_ascii_uppercase() as char)
-        .collect();
-    if !matches!(
-        first.as_str(),
-        "SELECT" | "INSERT" | "UPDATE" | "DELETE" | "REPLACE"
-    ) {
+        .count();
+    let first = &sql[start..start + first_len];
+    if !["SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE"]
+        .iter()
+        .any(|k| k.eq_ignore_ascii_case(first))
+    {
         return None;
     }
-    let mut out = String::with_capacity(sql.len());
+    let mut out = String::new();
     let mut params = Vec::new();
-    // What precedes the current position: the last significant byte and,
-    // if it ended a word, that word.
-    let mut prev_byte = 0u8;
-    let mut prev_word = String::new();
+    let mut prev = Prev::Byte(0);
     let mut i = 0;
     let mut last = 0;
-    let allowed = |prev_byte: u8, prev_word: &str| {
-        if prev_word.is_empty() {
-            // Not after '-': -9223372036854775808 is a literal of its own.
-            matches!(
-                prev_byte,
-                b'=' | b'<' | b'>' | b'(' | b',' | b'+' | b'*' | b'/' | b'%'
-            )
-        } else {
-            AFTER_WORDS
-                .iter()
-                .any(|w| w.eq_ignore_ascii_case(prev_word))
+    let allowed = |prev: Prev| match prev {
+        // Not after '-': -9223372036854775808 is a literal of its own.
+        Prev::Byte(c) => matches!(
+            c,
+            b'=' | b'<' | b'>' | b'(' | b',' | b'+' | b'*' | b'/' | b'%'
+        ),
+        Prev::Word(s, e) => AFTER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
+        Prev::Other => false,
+    };
+    let neg_allowed = |prev: Prev| neg_allowed_in(sql, prev);
+    // Takes out the literal at `sql[from..to]` (its value `v`).
+    let mut take = |out: &mut String, from: usize, to: usize, v: Value, last: &mut usize| {
+        if out.capacity() == 0 {
+            out.reserve(sql.len());
         }
+        out.push_str(&sql[*last..from]);
+        out.push('?');
+        params.push(v);
+        *last = to;
     };
     while i < b.len() {
         let c = b[i];
+        if word_char(c) && !c.is_ascii_digit() {
+            let mut j = i + 1;
+            while j < b.len() && word_char(b[j]) {
+                j += 1;
+            }
+            prev = Prev::Word(i, j);
+            i = j;
+            continue;
+        }
         match c {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => i += 1,
             b'?' | b'"' | b'#' | b'\\' => return None,
             b'/' if b.get(i + 1) == Some(&b'*') => return None,
             b'-' if b.get(i + 1) == Some(&b'-') => return None,
             b'`' => {
                 let end = i + 1 + b[i + 1..].iter().position(|&x| x == b'`')?;
                 i = end + 1;
-                prev_byte = b'`';
-                prev_word.clear();
+                prev = Prev::Byte(b'`');
             }
             b'\'' => {
                 let end = i + 1 + b[i + 1..].iter().position(|&x| x == b'\'')?;
@@ -105,81 +184,64 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
                 }
                 // Adjacent strings concatenate ('a' 'b'): leave those alone.
                 let next = b[end + 1..].iter().find(|x| !x.is_ascii_whitespace());
-                if allowed(prev_byte, &prev_word) && next != Some(&b'\'') {
-                    out.push_str(&sql[last..i]);
-                    out.push('?');
-                    params.push(Value::Bytes(b[i + 1..end].to_vec()));
-                    last = end + 1;
+                if allowed(prev) && next != Some(&b'\'') {
+                    let v = Value::Bytes(b[i + 1..end].to_vec());
+                    take(&mut out, i, end + 1, v, &mut last);
                 }
                 i = end + 1;
-                prev_byte = b'\'';
-                prev_word.clear();
+                prev = Prev::Byte(b'\'');
             }
             b'@' => {
                 // @var / @@var: a name, not a literal.
                 while i < b.len() && (b[i] == b'@' || word_char(b[i]) || b[i] == b'.') {
                     i += 1;
                 }
-                prev_byte = b'a';
-                prev_word = "@".into();
+                prev = Prev::Other;
             }
-            _ if c.is_ascii_digit() => {
-                let mut j = i;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
+            // A negative number in a value position (`SET c_balance=-2010.5`, as
+            // TPC-C's payment sends it): one literal, valued as the binder folds
+            // `-` into the number; left as text where the binder would not fold.
+            b'-' if b.get(i + 1).is_some_and(u8::is_ascii_digit) && neg_allowed(prev) => {
+                let (j, plain) = scan_number(b, i + 1);
+                if !plain {
+                    // `-0x1F`: the number-like word is read next.
+                    prev = Prev::Byte(b'-');
+                    i += 1;
+                    continue;
                 }
-                if j < b.len() && b[j] == b'.' {
-                    j += 1;
-                    while j < b.len() && b[j].is_ascii_digit() {
-                        j += 1;
-                    }
+                let v = match crate::bind::number_literal(&sql[i + 1..j]).ok()? {
+                    Value::Int(x) => Some(Value::Int(-x)),
+                    Value::UInt(u) if u == 1u64 << 63 => Some(Value::Int(i64::MIN)),
+                    Value::Decimal(m, sc) => Some(Value::Decimal(-m, sc)),
+                    Value::Double(d) => Some(Value::Double(-d)),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    take(&mut out, i, j, v, &mut last);
                 }
-                if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
-                    let mut k = j + 1;
-                    if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
-                        k += 1;
-                    }
-                    if k < b.len() && b[k].is_ascii_digit() {
-                        while k < b.len() && b[k].is_ascii_digit() {
-                            k += 1;
-                        }
-                        j = k;
-                    }
-                }
+                i = j;
+                prev = Prev::Byte(b'0');
+            }
+            b'0'..=b'9' => {
+                let (mut j, plain) = scan_number(b, i);
                 // 0x1F, 1abc, 12.5.3: not a plain number.
-                if j < b.len() && (word_char(b[j]) || b[j] == b'.') {
+                if !plain {
                     while j < b.len() && word_char(b[j]) {
                         j += 1;
                     }
                     i = j;
-                    prev_byte = b'a';
-                    prev_word = "#".into();
+                    prev = Prev::Other;
                     continue;
                 }
-                if allowed(prev_byte, &prev_word) {
-                    let v = literal(&ast::Value::Number(sql[i..j].to_string(), false)).ok()?;
-                    out.push_str(&sql[last..i]);
-                    out.push('?');
-                    params.push(v);
-                    last = j;
+                if allowed(prev) {
+                    let v = crate::bind::number_literal(&sql[i..j]).ok()?;
+                    take(&mut out, i, j, v, &mut last);
                 }
                 i = j;
-                prev_byte = b'0';
-                prev_word.clear();
+                prev = Prev::Byte(b'0');
             }
-            _ if word_char(c) => {
-                let mut j = i;
-                while j < b.len() && word_char(b[j]) {
-                    j += 1;
-                }
-                prev_word = sql[i..j].to_string();
-                prev_byte = b'a';
-                i = j;
-            }
-            _ if c.is_ascii_whitespace() => i += 1,
             _ => {
-                prev_byte = c;
-                prev_word.clear();
+                prev = Prev::Byte(c);
                 i += 1;
             }
         }
@@ -284,8 +346,8 @@ mod tests {
         assert_eq!(
             n("INSERT INTO t VALUES (1, 'a b', -2.50, 1e3)"),
             Some((
-                "INSERT INTO t VALUES (?, ?, -2.50, ?)".into(),
-                vec!["1".into(), "a b".into(), "1000".into()]
+                "INSERT INTO t VALUES (?, ?, ?, ?)".into(),
+                vec!["1".into(), "a b".into(), "-2.50".into(), "1000".into()]
             ))
         );
         assert_eq!(
@@ -295,6 +357,38 @@ mod tests {
                 vec!["3".into(), "4".into(), "x%".into()]
             ))
         );
+    }
+
+    #[test]
+    fn negative_numbers_in_value_positions_are_one_parameter() {
+        // TPC-C's payment: c_balance is negative, and a statement whose text
+        // kept it missed the cache (parsed and planned) every time.
+        assert_eq!(
+            n("UPDATE customer1 SET c_balance=-2010.500000, c_ytd_payment=10.5 WHERE c_id=-7"),
+            Some((
+                "UPDATE customer1 SET c_balance=?, c_ytd_payment=? WHERE c_id=?".into(),
+                vec!["-2010.500000".into(), "10.5".into(), "-7".into()]
+            ))
+        );
+        assert_eq!(
+            n("SELECT a FROM t WHERE b IN (-1, -2e1) AND c = -9223372036854775808"),
+            Some((
+                "SELECT a FROM t WHERE b IN (?, ?) AND c = ?".into(),
+                vec!["-1".into(), "-20".into(), "-9223372036854775808".into()]
+            ))
+        );
+        // A binary minus, a number the binder does not fold, not a plain number.
+        assert_eq!(
+            n("SELECT a FROM t WHERE b = 3-5 AND c = d -5"),
+            Some((
+                "SELECT a FROM t WHERE b = ?-5 AND c = d -5".into(),
+                vec!["3".into()]
+            ))
+        );
+        assert_eq!(n("SELECT a FROM t WHERE b = -9223372036854775809"), None);
+        assert_eq!(n("SELECT a FROM t WHERE b = -0x1F"), None);
+        assert_eq!(n("SELECT a FROM t WHERE b = - 5"), None);
+        assert_eq!(n("SELECT a FROM t WHERE b < -5"), None);
     }
 
     #[test]

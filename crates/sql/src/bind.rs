@@ -15,6 +15,7 @@ mod literal;
 mod row;
 use literal::{binary_operand, binop};
 pub use literal::{cast_func, hex_number, is_hex, literal};
+pub(crate) use literal::number as number_literal;
 
 /// Plans the subqueries met while binding (implemented by the SELECT
 /// planner, so that binding does not depend on planning).

@@ -228,6 +228,15 @@ pub struct Counters {
     pub statement_timeouts: AtomicU64,
 }
 
+/// The server's level size ratio (RocksDB's `max_bytes_for_level_multiplier`,
+/// 10 by default there and in the engine; `--default-cf-options` overrides it).
+/// The last level is Zstd and every byte entering it is rewritten about once
+/// per unit of this ratio, which made Zstd compression the largest CPU cost of
+/// writes: 6 rewrites the last level ~40% less often for ~7% more bytes on
+/// disk (the level above, in LZ4, holds 1/6 of the last instead of 1/10;
+/// bench/results/write-cpu-2026-11-27b.md).
+pub const LEVEL_MULTIPLIER: u64 = 6;
+
 impl Instance {
     /// Opens (or creates) the database in `dir`.
     pub fn open(dir: &Path, opts: &InstanceOptions) -> Result<Arc<Instance>> {
@@ -246,6 +255,7 @@ impl Instance {
         o.default_cf.block_size = opts.block_size.max(1024);
         o.default_cf.compression_per_level = vec![opts.compression];
         o.default_cf.bottommost_compression = Some(opts.bottommost_compression);
+        o.default_cf.max_bytes_for_level_multiplier = LEVEL_MULTIPLIER;
         // Every column family removes expired rows of TTL tables in compactions.
         let ttl = Arc::new(rel::ttl::Registry::default());
         o.default_cf.compaction_filter = Some(lsm::FilterFactoryRef(Arc::new(

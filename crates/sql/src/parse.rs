@@ -29,6 +29,12 @@ pub fn parse(sql: &str) -> Result<Parsed> {
             params: vec![],
         });
     }
+    if let Some(stmt) = txn_control(trimmed) {
+        return Ok(Parsed {
+            stmt,
+            params: vec![],
+        });
+    }
     if let Some(p) = crate::fastvalues::parse(trimmed) {
         return p;
     }
@@ -202,6 +208,36 @@ pub fn parse(sql: &str) -> Result<Parsed> {
         *ignore = del_ignore.is_some();
     }
     Ok(Parsed { stmt, params })
+}
+
+/// BEGIN, COMMIT and ROLLBACK (each with an optional WORK), read without
+/// sqlparser: a TPC-C client sends two of them per transaction, and a full
+/// parse of one cost as much as running a primary-key lookup. The statements
+/// are exactly what sqlparser makes of the same text (a test compares them).
+fn txn_control(sql: &str) -> Option<Stmt> {
+    let mut ws = sql.split_ascii_whitespace();
+    let verb = ws.next()?;
+    match ws.next() {
+        None => {}
+        Some(w) if w.eq_ignore_ascii_case("WORK") => {}
+        Some(_) => return None,
+    }
+    if ws.next().is_some() {
+        return None;
+    }
+    let is = |k: &str| verb.eq_ignore_ascii_case(k);
+    Some(if is("BEGIN") {
+        Stmt::Txn(TxnStmt::Start {
+            snapshot: false,
+            modes: vec![],
+        })
+    } else if is("COMMIT") {
+        Stmt::Txn(TxnStmt::Commit { chain: false })
+    } else if is("ROLLBACK") {
+        Stmt::Txn(TxnStmt::Rollback { chain: false })
+    } else {
+        return None;
+    })
 }
 
 /// The statement's tokens with the byte offset each starts at.
@@ -995,6 +1031,35 @@ fn is_check_option(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transaction_control_read_without_sqlparser_as_sqlparser_reads_it() {
+        for text in [
+            "BEGIN", "begin", "BEGIN WORK", "Begin work", "COMMIT", "commit", "COMMIT WORK",
+            "ROLLBACK", "rollback", "ROLLBACK WORK", "COMMIT\n WORK",
+        ] {
+            let fast = txn_control(text).unwrap_or_else(|| panic!("{text}: not read"));
+            let stmts =
+                Parser::parse_sql(&crate::dialect::StrataDialect::default(), text).expect(text);
+            let slow = stmt::classify(stmts.into_iter().next().expect(text)).expect(text);
+            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
+            assert_eq!(
+                format!("{:?}", parse(&format!(" {text} ;")).expect(text).stmt),
+                format!("{slow:?}")
+            );
+        }
+        // Everything else goes the ordinary way.
+        for text in [
+            "BEGIN WORK NOW", "COMMIT AND CHAIN", "ROLLBACK TO s1", "COMMIT WORK RELEASE",
+            "BEGINNING", "START TRANSACTION", "ROLLBACK WORK AND NO CHAIN", "WORK",
+        ] {
+            assert!(txn_control(text).is_none(), "{text}");
+        }
+        assert!(matches!(
+            parse("COMMIT AND CHAIN").map(|p| p.stmt),
+            Ok(Stmt::Txn(TxnStmt::Commit { chain: true }))
+        ));
+    }
 
     #[test]
     fn executable_comments_and_share_mode() {

@@ -62,17 +62,20 @@ impl Compiled {
     }
 }
 
-type Key = (String, Option<String>, Collation);
-
 /// See the module comment.
 #[derive(Default)]
 pub struct StmtCache {
     map: Mutex<Entries>,
 }
 
+/// Entries by text, then by (database, collation): a lookup hashes the
+/// borrowed text and allocates nothing (it runs for every text statement).
 #[derive(Default)]
 struct Entries {
-    map: HashMap<Key, Arc<Compiled>>,
+    map: HashMap<String, Vec<Arc<Compiled>>>,
+    /// Entries in `map` (all texts' variants).
+    count: usize,
+    /// Their texts' bytes, each counted once per variant.
     text_bytes: usize,
     /// The newest catalog version stored: older entries are stale.
     version: u64,
@@ -90,7 +93,9 @@ impl StmtCache {
     ) -> Option<Arc<Compiled>> {
         let e = self.map.lock().unwrap_or_else(|p| p.into_inner());
         e.map
-            .get(&(sql.to_string(), db.clone(), coll))
+            .get(sql)?
+            .iter()
+            .find(|c| c.coll == coll && c.db == *db)
             .filter(|c| c.current(version, db))
             .cloned()
     }
@@ -101,7 +106,8 @@ impl StmtCache {
         if sql.len() > MAX_SHARED_TEXT {
             return c;
         }
-        let mut e = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let e = &mut *guard;
         if c.version < e.version {
             return c;
         }
@@ -111,27 +117,90 @@ impl StmtCache {
             // dropped tables).
             e.version = c.version;
             let v = c.version;
-            e.map.retain(|_, x| x.version >= v);
-            e.text_bytes = e.map.keys().map(|k| k.0.len()).sum();
+            e.map.retain(|_, xs| {
+                xs.retain(|x| x.version >= v);
+                !xs.is_empty()
+            });
+            e.count = e.map.values().map(Vec::len).sum();
+            e.text_bytes = e.map.iter().map(|(k, xs)| k.len() * xs.len()).sum();
         }
-        if e.map.len() >= MAX_ENTRIES || e.text_bytes + sql.len() > MAX_TEXT_BYTES {
+        if e.count >= MAX_ENTRIES || e.text_bytes + sql.len() > MAX_TEXT_BYTES {
             e.map.clear();
+            e.count = 0;
             e.text_bytes = 0;
         }
-        let key = (sql.to_string(), c.db.clone(), c.coll);
-        if e.map.insert(key, c.clone()).is_none() {
-            e.text_bytes += sql.len();
+        let xs = e.map.entry(sql.to_string()).or_default();
+        match xs.iter_mut().find(|x| x.coll == c.coll && x.db == c.db) {
+            Some(x) => *x = c.clone(),
+            None => {
+                xs.push(c.clone());
+                e.count += 1;
+                e.text_bytes += sql.len();
+            }
         }
         c
     }
 
     /// Number of cached entries.
     pub fn len(&self) -> usize {
-        self.map.lock().unwrap_or_else(|p| p.into_inner()).map.len()
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).count
     }
 
     /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stmt::Stmt;
+
+    fn entry(version: u64, db: Option<&str>, coll: Collation) -> Compiled {
+        Compiled {
+            parsed: Parsed {
+                stmt: Stmt::Empty,
+                params: vec![],
+            },
+            columns: vec![],
+            plan: None,
+            version,
+            db: db.map(str::to_string),
+            coll,
+        }
+    }
+
+    #[test]
+    fn entries_are_per_text_database_and_collation_and_drop_when_stale() {
+        let c = StmtCache::default();
+        let (bin, ci) = (Collation::Utf8mb4Bin, Collation::Utf8mb4GeneralCi);
+        let (d1, d2) = (Some("d1".to_string()), Some("d2".to_string()));
+        let a = c.put("SELECT 1", entry(1, Some("d1"), bin));
+        let b = c.put("SELECT 1", entry(1, Some("d2"), bin));
+        let d = c.put("SELECT 1", entry(1, Some("d1"), ci));
+        let e = c.put("SELECT 2", entry(1, None, bin));
+        assert_eq!(c.len(), 4);
+        let got = |sql: &str, db: &Option<String>, coll, v| c.get(sql, db, coll, v);
+        assert!(Arc::ptr_eq(&got("SELECT 1", &d1, bin, 1).unwrap(), &a));
+        assert!(Arc::ptr_eq(&got("SELECT 1", &d2, bin, 1).unwrap(), &b));
+        assert!(Arc::ptr_eq(&got("SELECT 1", &d1, ci, 1).unwrap(), &d));
+        assert!(Arc::ptr_eq(&got("SELECT 2", &None, bin, 1).unwrap(), &e));
+        assert!(got("SELECT 2", &d1, bin, 1).is_none());
+        assert!(got("SELECT 3", &d1, bin, 1).is_none());
+        // Not current at another catalog version.
+        assert!(got("SELECT 1", &d1, bin, 2).is_none());
+        // Replacing an entry keeps the count.
+        let a2 = c.put("SELECT 1", entry(1, Some("d1"), bin));
+        assert_eq!(c.len(), 4);
+        assert!(Arc::ptr_eq(&got("SELECT 1", &d1, bin, 1).unwrap(), &a2));
+        // An older version is not stored; a newer one drops every stale entry.
+        let _ = c.put("SELECT 9", entry(0, None, bin));
+        assert_eq!(c.len(), 4);
+        let n = c.put("SELECT 1", entry(2, Some("d2"), bin));
+        assert_eq!(c.len(), 1);
+        assert!(Arc::ptr_eq(&got("SELECT 1", &d2, bin, 2).unwrap(), &n));
+        assert!(got("SELECT 1", &d1, bin, 2).is_none());
+        assert!(!c.is_empty());
     }
 }

@@ -268,14 +268,17 @@ fn information_schema_engine_views_hold_real_values() {
         ),
         "1"
     );
-    assert_eq!(
-        one(
-            &mut s,
+    // The server's level ratio is sql::LEVEL_MULTIPLIER, not the engine's 10.
+    for (option, value) in [
+        ("LEVEL_COMPACTION_DYNAMIC_LEVEL_BYTES", "true"),
+        ("MAX_BYTES_FOR_LEVEL_MULTIPLIER", "6"),
+    ] {
+        let sql = format!(
             "SELECT VALUE FROM information_schema.STRATA_CF_OPTIONS \
-             WHERE CF_NAME = 'default' AND OPTION_TYPE = 'LEVEL_COMPACTION_DYNAMIC_LEVEL_BYTES'"
-        ),
-        "true"
-    );
+             WHERE CF_NAME = 'default' AND OPTION_TYPE = '{option}'"
+        );
+        assert_eq!(one(&mut s, &sql), value, "{option}");
+    }
     // The files of t: at the last level, keys starting with its index id.
     let id = db.catalog.state().table("d", "t").unwrap().def.pk.id;
     let (lo, hi) = (format!("{:08X}", id), format!("{:08X}", id + 1));

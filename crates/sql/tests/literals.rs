@@ -256,3 +256,35 @@ fn create_table_select_gives_literals_the_connection_collation() {
         vec!["1|41|z|n"]
     );
 }
+
+/// Negative numbers in value positions become parameters of the shared
+/// compiled form (`sql::autoparam`); the answers are those of the statement
+/// read with its literals (auto-parameterization off).
+#[test]
+fn negative_literals_read_alike_with_and_without_auto_parameters() {
+    let db = TestDb::open("sql-literals-neg");
+    let mut s = common::session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE n (id INT PRIMARY KEY, d DECIMAL(12,6), i BIGINT, f DOUBLE)",
+    );
+    let mut answers = vec![];
+    for on in [0, 1] {
+        q(&mut s, &format!("SET strata_auto_parameterize = {on}"));
+        q(&mut s, "DELETE FROM n");
+        q(
+            &mut s,
+            "INSERT INTO n VALUES (1, -2010.500000, -9223372036854775808, -2e1), (2, 0, 0, 0)",
+        );
+        q(&mut s, "UPDATE n SET d=-3.25, i=-7 WHERE id=2");
+        q(&mut s, "UPDATE n SET d = d + -1.5, f = f*-1 WHERE id = 1");
+        answers.push(t(&mut s, "SELECT id, d, i, f FROM n WHERE i = -7 OR i=-9223372036854775808 ORDER BY id"));
+        answers.push(t(&mut s, "SELECT id FROM n WHERE d IN (-3.25, -2012) AND f > -30"));
+    }
+    assert_eq!(
+        answers[0],
+        vec!["1|-2012.000000|-9223372036854775808|20", "2|-3.250000|-7|0"]
+    );
+    assert_eq!(answers[1], vec!["1", "2"]);
+    assert_eq!(answers[0..2], answers[2..4]);
+}

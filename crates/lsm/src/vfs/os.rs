@@ -3,7 +3,6 @@ use super::{FileLock, Fs, RandomAccessFile, WritableFile};
 use crate::error::{Error, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -98,9 +97,8 @@ struct OsRandom {
 
 impl RandomAccessFile for OsRandom {
     fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-        let mut buf = vec![0u8; len];
-        self.file
-            .read_exact_at(&mut buf, offset)
+        let mut buf = Vec::with_capacity(len);
+        pread_exact(&self.file, &mut buf, len, offset)
             .map_err(|e| Error::io(format!("read {} at {offset}+{len}", self.path.display()), e))?;
         Ok(buf)
     }
@@ -108,6 +106,55 @@ impl RandomAccessFile for OsRandom {
         self.size
     }
     fn advise_sequential(&self) {}
+}
+
+/// Reads exactly `len` bytes at `offset` into `buf`'s spare capacity (`buf` is
+/// empty on entry and holds the bytes on success), without zero-filling it
+/// first: `vec![0; len]` + `read_exact_at` wrote every byte twice, which was 2%
+/// of the server's CPU under sysbench writes (compaction readahead reads of
+/// 256 KiB and more, bench/results/write-cpu-2026-11-27b.md).
+#[allow(unsafe_code)]
+fn pread_exact(file: &File, buf: &mut Vec<u8>, len: usize, offset: u64) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    buf.clear();
+    buf.reserve_exact(len);
+    let mut done = 0usize;
+    while done < len {
+        let at = offset
+            .checked_add(done as u64)
+            .and_then(|o| libc::off_t::try_from(o).ok())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        // SAFETY: the destination is the vector's spare capacity, `len - done`
+        // bytes from offset `done` of an allocation of at least `len` bytes
+        // (reserved above; `done <= len`); pread writes at most that many bytes
+        // there and reads no memory. The fd is open for the call's duration.
+        let n = unsafe {
+            libc::pread(
+                file.as_raw_fd(),
+                buf.as_mut_ptr().add(done).cast::<libc::c_void>(),
+                len - done,
+                at,
+            )
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "failed to fill whole buffer",
+            ));
+        }
+        // pread returns at most the count it was given.
+        done += (n as usize).min(len - done);
+    }
+    // SAFETY: pread initialized bytes 0..len (each call filled done..done+n).
+    unsafe { buf.set_len(len) };
+    Ok(())
 }
 
 /// Turns off the kernel's readahead for a table file (RocksDB's

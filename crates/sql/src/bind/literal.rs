@@ -196,7 +196,9 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     })
 }
 
-fn number(s: &str) -> Result<Value> {
+/// The value of a numeric literal spelled `s` (digits, an optional fraction and
+/// exponent), as `literal` gives it for `ast::Value::Number`.
+pub(crate) fn number(s: &str) -> Result<Value> {
     if let Ok(i) = s.parse::<i64>() {
         return Ok(Value::Int(i));
     }

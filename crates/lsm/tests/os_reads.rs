@@ -50,7 +50,12 @@ fn reads_exact_bytes_without_zero_filling() {
     let f = OsFs.open(&path).unwrap();
     assert_eq!(f.size(), data.len() as u64);
     let before = ZEROED.with(|z| z.get());
-    for (off, len) in [(0usize, 16_384usize), (12_345, 262_144), (299_000, 1_000), (7, 0)] {
+    for (off, len) in [
+        (0usize, 16_384usize),
+        (12_345, 262_144),
+        (299_000, 1_000),
+        (7, 0),
+    ] {
         let got = f.read_at(off as u64, len).unwrap();
         assert_eq!(got, data[off..off + len], "read at {off}+{len}");
     }

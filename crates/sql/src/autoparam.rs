@@ -99,7 +99,9 @@ fn scan_number(b: &[u8], i: usize) -> (usize, bool) {
 fn neg_allowed_in(sql: &str, prev: Prev) -> bool {
     match prev {
         Prev::Byte(c) => matches!(c, b'=' | b'(' | b','),
-        Prev::Word(s, e) => AFTER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
+        Prev::Word(s, e) => AFTER_WORDS
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
         Prev::Other => false,
     }
 }
@@ -137,7 +139,9 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
             c,
             b'=' | b'<' | b'>' | b'(' | b',' | b'+' | b'*' | b'/' | b'%'
         ),
-        Prev::Word(s, e) => AFTER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
+        Prev::Word(s, e) => AFTER_WORDS
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(&sql[s..e])),
         Prev::Other => false,
     };
     let neg_allowed = |prev: Prev| neg_allowed_in(sql, prev);

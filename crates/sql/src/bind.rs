@@ -13,9 +13,9 @@ use sqlparser::ast;
 mod call;
 mod literal;
 mod row;
+pub(crate) use literal::number as number_literal;
 use literal::{binary_operand, binop};
 pub use literal::{cast_func, hex_number, is_hex, literal};
-pub(crate) use literal::number as number_literal;
 
 /// Plans the subqueries met while binding (implemented by the SELECT
 /// planner, so that binding does not depend on planning).

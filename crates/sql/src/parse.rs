@@ -1035,8 +1035,17 @@ mod tests {
     #[test]
     fn transaction_control_read_without_sqlparser_as_sqlparser_reads_it() {
         for text in [
-            "BEGIN", "begin", "BEGIN WORK", "Begin work", "COMMIT", "commit", "COMMIT WORK",
-            "ROLLBACK", "rollback", "ROLLBACK WORK", "COMMIT\n WORK",
+            "BEGIN",
+            "begin",
+            "BEGIN WORK",
+            "Begin work",
+            "COMMIT",
+            "commit",
+            "COMMIT WORK",
+            "ROLLBACK",
+            "rollback",
+            "ROLLBACK WORK",
+            "COMMIT\n WORK",
         ] {
             let fast = txn_control(text).unwrap_or_else(|| panic!("{text}: not read"));
             let stmts =
@@ -1050,8 +1059,14 @@ mod tests {
         }
         // Everything else goes the ordinary way.
         for text in [
-            "BEGIN WORK NOW", "COMMIT AND CHAIN", "ROLLBACK TO s1", "COMMIT WORK RELEASE",
-            "BEGINNING", "START TRANSACTION", "ROLLBACK WORK AND NO CHAIN", "WORK",
+            "BEGIN WORK NOW",
+            "COMMIT AND CHAIN",
+            "ROLLBACK TO s1",
+            "COMMIT WORK RELEASE",
+            "BEGINNING",
+            "START TRANSACTION",
+            "ROLLBACK WORK AND NO CHAIN",
+            "WORK",
         ] {
             assert!(txn_control(text).is_none(), "{text}");
         }

@@ -278,8 +278,14 @@ fn negative_literals_read_alike_with_and_without_auto_parameters() {
         );
         q(&mut s, "UPDATE n SET d=-3.25, i=-7 WHERE id=2");
         q(&mut s, "UPDATE n SET d = d + -1.5, f = f*-1 WHERE id = 1");
-        answers.push(t(&mut s, "SELECT id, d, i, f FROM n WHERE i = -7 OR i=-9223372036854775808 ORDER BY id"));
-        answers.push(t(&mut s, "SELECT id FROM n WHERE d IN (-3.25, -2012) AND f > -30"));
+        answers.push(t(
+            &mut s,
+            "SELECT id, d, i, f FROM n WHERE i = -7 OR i=-9223372036854775808 ORDER BY id",
+        ));
+        answers.push(t(
+            &mut s,
+            "SELECT id FROM n WHERE d IN (-3.25, -2012) AND f > -30",
+        ));
     }
     assert_eq!(
         answers[0],

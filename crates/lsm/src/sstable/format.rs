@@ -146,7 +146,9 @@ fn zstd_compress(raw: &[u8]) -> std::io::Result<Vec<u8>> {
         if c.is_none() {
             let mut z = zstd::bulk::Compressor::new(1)?;
             z.set_parameter(zstd::zstd_safe::CParameter::MinMatch(ZSTD_MIN_MATCH))?;
-            z.set_parameter(zstd::zstd_safe::CParameter::TargetLength(ZSTD_TARGET_LENGTH))?;
+            z.set_parameter(zstd::zstd_safe::CParameter::TargetLength(
+                ZSTD_TARGET_LENGTH,
+            ))?;
             z.set_parameter(zstd::zstd_safe::CParameter::LiteralCompressionMode(
                 zstd::zstd_safe::ParamSwitch::Enable,
             ))?;
@@ -376,7 +378,10 @@ mod tests {
 
     /// A level-1 context with the minimum match and/or the target length
     /// (with Huffman literals forced on) that `zstd_compress` sets.
-    fn level_1_with(min_match: Option<u32>, target_length: bool) -> zstd::bulk::Compressor<'static> {
+    fn level_1_with(
+        min_match: Option<u32>,
+        target_length: bool,
+    ) -> zstd::bulk::Compressor<'static> {
         use zstd::zstd_safe::{CParameter, ParamSwitch};
         let mut z = zstd::bulk::Compressor::new(1).unwrap();
         if let Some(m) = min_match {
@@ -400,7 +405,9 @@ mod tests {
         let raw = sysbench_rows();
         let (ours, c) = compress(&raw, Compression::Zstd);
         assert_eq!(c, Compression::Zstd);
-        let all = level_1_with(Some(ZSTD_MIN_MATCH), true).compress(&raw).unwrap();
+        let all = level_1_with(Some(ZSTD_MIN_MATCH), true)
+            .compress(&raw)
+            .unwrap();
         assert_eq!(ours, all, "min match {ZSTD_MIN_MATCH}");
         let plain = level_1_with(None, true).compress(&raw).unwrap();
         assert_ne!(ours, plain, "the minimum match was not applied");
@@ -447,7 +454,10 @@ mod tests {
         let unaccelerated = level_1_with(Some(ZSTD_MIN_MATCH), false)
             .compress(&raw)
             .unwrap();
-        assert_ne!(ours, unaccelerated, "target length {ZSTD_TARGET_LENGTH} had no effect");
+        assert_ne!(
+            ours, unaccelerated,
+            "target length {ZSTD_TARGET_LENGTH} had no effect"
+        );
         assert!(
             ours.len() * 100 <= unaccelerated.len() * 103,
             "{} bytes vs {} without acceleration",

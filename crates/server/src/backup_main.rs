@@ -150,6 +150,9 @@ fn copy_synced(src: &Path, dst: &Path) -> Result<(), String> {
 fn verify_engine(dir: &Path) -> lsm::Result<u64> {
     let opts = lsm::Options {
         create_if_missing: false,
+        // The server's level ratio and compression: with the engine's defaults
+        // the restored levels look over target and verifying would compact.
+        default_cf: sql::cf_options(&sql::InstanceOptions::default()),
         ..Default::default()
     };
     let db = lsm::Db::open(dir, opts)?;

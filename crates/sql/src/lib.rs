@@ -237,6 +237,22 @@ pub struct Counters {
 /// bench/results/write-cpu-2026-11-27b.md).
 pub const LEVEL_MULTIPLIER: u64 = 6;
 
+/// The column-family options the server opens its database with, before
+/// `--default-cf-options` / `--override-cf-options` and the TTL filter: also
+/// what `strata-backup restore` verifies a restored copy with, so that opening
+/// it finds the levels at the server's targets and does not compact (with the
+/// engine's defaults, ratio 10 and an LZ4 last level, it would).
+pub fn cf_options(opts: &InstanceOptions) -> lsm::CfOptions {
+    lsm::CfOptions {
+        write_buffer_size: opts.write_buffer_size,
+        block_size: opts.block_size.max(1024),
+        compression_per_level: vec![opts.compression],
+        bottommost_compression: Some(opts.bottommost_compression),
+        max_bytes_for_level_multiplier: LEVEL_MULTIPLIER,
+        ..Default::default()
+    }
+}
+
 impl Instance {
     /// Opens (or creates) the database in `dir`.
     pub fn open(dir: &Path, opts: &InstanceOptions) -> Result<Arc<Instance>> {
@@ -251,11 +267,7 @@ impl Instance {
             use_direct_reads: opts.use_direct_reads,
             ..Default::default()
         };
-        o.default_cf.write_buffer_size = opts.write_buffer_size;
-        o.default_cf.block_size = opts.block_size.max(1024);
-        o.default_cf.compression_per_level = vec![opts.compression];
-        o.default_cf.bottommost_compression = Some(opts.bottommost_compression);
-        o.default_cf.max_bytes_for_level_multiplier = LEVEL_MULTIPLIER;
+        o.default_cf = cf_options(opts);
         // Every column family removes expired rows of TTL tables in compactions.
         let ttl = Arc::new(rel::ttl::Registry::default());
         o.default_cf.compaction_filter = Some(lsm::FilterFactoryRef(Arc::new(

@@ -126,8 +126,9 @@ const ZSTD_MIN_MATCH: u32 = 6;
 /// text and Rust source 14-19% fewer instructions for 7% more bytes, and 6-12%
 /// cheaper decompression (fewer matches). With 2: text +3% bytes for 8-11%
 /// fewer instructions, sysbench 16% fewer. The last level, where
-/// Zstd is used, is rewritten ~10 times per byte, so its compression is the
-/// engine's largest CPU cost under writes. A reader needs nothing: the frame
+/// Zstd is used, is rewritten about once per unit of the level ratio per byte
+/// (~10 times with the engine's default ratio, ~6 with the server's), so its
+/// compression is the engine's largest CPU cost under writes. A reader needs nothing: the frame
 /// format is the same.
 const ZSTD_TARGET_LENGTH: u32 = 3;
 

@@ -149,6 +149,7 @@ class Config:
     binlog: list = field(default_factory=lambda: ["off"])  # modes run: off, on or both
     freeze_cgroup: str = ""  # a cgroup v1 freezer group kept frozen during every run
     configs: dict = field(default_factory=dict)  # --configs: engine -> pinned cache variant
+    sweep_configs: dict = field(default_factory=dict)  # --sweep-configs: engine -> variants swept
 
     @property
     def quick(self):
@@ -190,8 +191,10 @@ class Config:
         from .engines import VARIANTS
         if not self.sweep_peers:
             return []
+        only = self.sweep_configs.get(engine)
         return [RunSpec(engine, mem, w, t, variant=v, seconds=self.sweep_duration, binlog=self.binlog[0])
-                for v, _ in VARIANTS[engine] for w in self.sweep_workloads for t in self.sweep_threads]
+                for v, _ in VARIANTS[engine] if only is None or v in only
+                for w in self.sweep_workloads for t in self.sweep_threads]
 
     def estimate_load_seconds(self, engine=None):
         rows = self.tables * self.table_size
@@ -321,6 +324,9 @@ def build_parser():
                    "the limit) and run the measured cells with each engine's best configuration")
     r.add_argument("--sweep-workloads", help="workloads of the sweep (default: --workloads)")
     r.add_argument("--sweep-threads", help="thread counts of the sweep (default: the highest of --threads)")
+    r.add_argument("--sweep-configs", default="",
+                   help="sweep only these configurations of the named engines, e.g. "
+                   "'myrocks=bc1_2|dr1_2,innodb=bp60|bp50' (engines not named: all of theirs)")
     r.add_argument("--sweep-duration", type=int, help="measured seconds per sweep run (full: 60, quick: 3)")
     return p
 
@@ -375,6 +381,9 @@ def from_args(argv):
     from . import freeze
     freeze.check_path(args.freeze_cgroup)
     configs = parse_configs(args.configs)
+    sweep_configs = parse_configs(args.sweep_configs, many=True)
+    if sweep_configs and not args.sweep_peers:
+        raise SystemExit("--sweep-configs needs --sweep-peers")
     if configs and args.sweep_peers:
         raise SystemExit("--configs and --sweep-peers exclude each other")
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -397,19 +406,22 @@ def from_args(argv):
         sweep_peers=args.sweep_peers, sweep_workloads=sweep_w, sweep_threads=sweep_t,
         sweep_duration=args.sweep_duration or d["sweep_duration"],
         binlog=["off", "on"] if args.binlog == "both" else [args.binlog],
-        freeze_cgroup=args.freeze_cgroup, configs=configs)
+        freeze_cgroup=args.freeze_cgroup, configs=configs, sweep_configs=sweep_configs)
 
 
-def parse_configs(text):
-    """--configs 'innodb=bp60,myrocks=bc1_4' -> {engine: variant}; exits on an unknown name."""
+def parse_configs(text, many=False):
+    """--configs 'innodb=bp60,myrocks=bc1_4' -> {engine: variant}; with `many`
+    (--sweep-configs 'myrocks=bc1_2|dr1_2') -> {engine: [variants]}; exits on an unknown name."""
     from .engines import VARIANTS
     out = {}
     for item in split_list(text or ""):
         e, _, v = item.partition("=")
-        if e not in VARIANTS or v not in [n for n, _ in VARIANTS[e]]:
-            raise SystemExit("--configs: %r is not ENGINE=CONFIG with one of %s" % (item, "; ".join(
-                "%s=%s" % (k, "|".join(n for n, _ in vs)) for k, vs in VARIANTS.items())))
-        out[e] = v
+        names = v.split("|") if many else [v]
+        if e not in VARIANTS or not all(n in [x for x, _ in VARIANTS[e]] for n in names):
+            raise SystemExit("%s: %r is not ENGINE=CONFIG with one of %s" % (
+                "--sweep-configs" if many else "--configs", item, "; ".join(
+                    "%s=%s" % (k, "|".join(n for n, _ in vs)) for k, vs in VARIANTS.items())))
+        out[e] = names if many else v
     return out
 
 

@@ -123,6 +123,15 @@ class RotationTest(unittest.TestCase):
         self.assertEqual({s.engine for s in plan[:len(plan) // 2]}, {"innodb"})
         self.assertEqual(plan[0].run_id(), "innodb-600M-ro-t8")
 
+    def test_sweep_configs_restrict_the_swept_variants(self):
+        cfg = config.from_args(["--quick", "--sweep-peers", "--sweep-workloads", "rw", "--no-build",
+                                "--sweep-configs", "myrocks=bc1_2|dr1_2"])
+        self.assertEqual([s.variant for s in cfg.sweep_plan("myrocks", cfg.mems[0])], ["bc1_2", "dr1_2"])
+        self.assertEqual(len(cfg.sweep_plan("innodb", cfg.mems[0])), 3)  # not named: all of InnoDB's
+        for bad in (["--sweep-configs", "myrocks=bp60"], ["--sweep-configs", "myrocks=bc1_2"]):
+            with self.assertRaises(SystemExit):  # unknown name; without --sweep-peers
+                config.from_args(["--quick", "--no-build"] + (["--sweep-peers"] if "bp60" in bad[1] else []) + bad)
+
     def test_sweep_plan_and_estimate(self):
         cfg = config.from_args(["--quick", "--sweep-peers", "--sweep-workloads", "rw", "--no-build"])
         sp = cfg.sweep_plan("innodb", cfg.mems[0])

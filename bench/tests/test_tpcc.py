@@ -157,5 +157,19 @@ class ConfigsTest(unittest.TestCase):
             tplan.parse_args(["--configs", "myrocks=bp60"], "", "/tmp/r", "/tmp/t")
 
 
+class CheckTest(unittest.TestCase):
+    def test_check_selects_engines_and_a_skipped_check_is_not_a_failure(self):
+        from tpcclib import plan as tplan
+        from tpcclib.report import checks_ok
+        self.assertEqual(tplan.parse_args([], "", "/tmp/r", "/tmp/t").check, tplan.ENGINES)
+        self.assertEqual(tplan.parse_args(["--check", "strata"], "", "/tmp/r", "/tmp/t").check, ["strata"])
+        self.assertEqual(tplan.parse_args(["--check", "none"], "", "/tmp/r", "/tmp/t").check, [])
+        with self.assertRaises(SystemExit):
+            tplan.parse_args(["--check", "postgres"], "", "/tmp/r", "/tmp/t")
+        self.assertTrue(checks_ok({"check_skipped": True}))
+        self.assertFalse(checks_ok({"check_ran": True, "checks_failed": ["1/w1"]}))
+        self.assertFalse(checks_ok({}))  # asked for and did not run
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

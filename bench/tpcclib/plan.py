@@ -72,6 +72,9 @@ def build_parser(doc):
     a("--freeze-cgroup", default="", help="a cgroup v1 freezer group holding other work on the "
       "machine, frozen from each run's server start to the end of its measured window; the check "
       "runs thawed (bench/oltplib/freeze.py)")
+    a("--check", default="all", help="engines whose data the ten sysbench-tpcc consistency checks "
+      "verify after each run: all (default), none or a comma list; MyRocks' take many minutes "
+      "per run at 31 warehouses, so a long comparison may check Strata only")
     return p
 
 
@@ -91,6 +94,11 @@ def parse_args(argv, doc, repo_dir, tpcc_dir):
         a.configs = config.parse_configs(a.configs)
     except SystemExit as ex:
         p.error(str(ex))
+    a.check = ENGINES if a.check == "all" else [] if a.check == "none" else [
+        e.strip() for e in a.check.split(",") if e.strip()]
+    for e in a.check:
+        if e not in ENGINES:
+            p.error("--check: %s (all, none or a list of innodb, myrocks, strata)" % e)
     a.threads = [int(t) for t in (a.threads or d["threads"]).split(",")]
     a.iso = [i.strip().upper() for i in (a.iso or d["iso"]).split(",")]
     for i in a.iso:

@@ -17,7 +17,8 @@ def run_ok(r):
 
 
 def checks_ok(r):
-    return bool(r.get("check_ran")) and not r.get("checks_failed")
+    """The checks passed, or were not asked for (--check)."""
+    return bool(r.get("check_skipped")) or (bool(r.get("check_ran")) and not r.get("checks_failed"))
 
 
 def cells(runs):
@@ -85,7 +86,8 @@ def run_table(runs):
         size = "%.0f -> %.0f (%+.0f)" % (sb / MiB, sa / MiB, (sa - sb) / MiB) if sb and sa else "-"
         status = "" if run_ok(r) else " (%s)" % (
             "OOM" if r.get("oom_kills") else "died" if r.get("server_died") else "failed")
-        chk = "%d passed" % r.get("checks_passed", 0) if checks_ok(r) else "FAILED %s" % (
+        chk = "not checked (--check)" if r.get("check_skipped") else \
+            "%d passed" % r.get("checks_passed", 0) if checks_ok(r) else "FAILED %s" % (
             ",".join(r.get("checks_failed", [])) or "(did not run)")
         lines.append("| %s | %d | %s | %d | %s%s | %s%s | %s / %s / %s | %s | %s | %s | %s | %s | %s "
                      "| %s | %s | %s | %s |" % (

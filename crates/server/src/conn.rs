@@ -284,10 +284,14 @@ fn serve_inner(
 /// The handshake's (or COM_CHANGE_USER's) collation sets the connection's character
 /// sets and collation, as SET NAMES does. An id Strata does not know, and MySQL
 /// 8's utf8mb4_0900_ai_ci (255, which MySQL 8 clients send by default), falls back
-/// to the character set's default collation, as MariaDB 10.11 does.
-fn set_charset(sess: &mut Session, collation: u8) {
+/// to the character set's default collation, as MariaDB 10.11 does. False, with
+/// nothing set (the session keeps the server's defaults, as MariaDB does), for an
+/// id of no character set Strata knows (COM_CHANGE_USER sends two bytes).
+fn set_charset(sess: &mut Session, collation: u16) -> bool {
     use rel::collation::Collation;
-    let cs = sql::text::ClientCharset::name_of_collation(collation);
+    let Some(cs) = charset_of_id(collation) else {
+        return false;
+    };
     for v in [
         "character_set_client",
         "character_set_connection",
@@ -297,7 +301,7 @@ fn set_charset(sess: &mut Session, collation: u8) {
     }
     // 255 is MySQL 8's utf8mb4_0900_ai_ci, which MariaDB 10.11 does not know:
     // a MySQL 8 client gets the character set's default, as there.
-    let coll = Collation::from_id(collation.into())
+    let coll = Collation::from_id(collation)
         .filter(|c| c.charset() == cs && *c != Collation::Utf8mb4Uca0900AiCi)
         .or_else(|| Collation::default_of_charset(cs))
         .unwrap_or(Collation::DEFAULT);
@@ -305,6 +309,25 @@ fn set_charset(sess: &mut Session, collation: u8) {
         "collation_connection".into(),
         Value::Bytes(coll.name().as_bytes().to_vec()),
     );
+    true
+}
+
+/// The character set of a client's collation id: an id up to 255 as
+/// `name_of_collation` reads it; above, that of a collation Strata knows
+/// (utf8mb4_uca1400_ai_ci is 2304), or of MariaDB's UCA 14.0.0 ranges of
+/// utf8mb3 (2048..) and utf8mb4 (2304..) whose tailorings Strata lacks; None
+/// for any other id.
+fn charset_of_id(id: u16) -> Option<&'static str> {
+    match u8::try_from(id) {
+        Ok(b) => Some(sql::text::ClientCharset::name_of_collation(b)),
+        Err(_) => rel::collation::Collation::from_id(id)
+            .map(|c| c.charset())
+            .or(match id {
+                2048..=2303 => Some("utf8mb3"),
+                2304..=2559 => Some("utf8mb4"),
+                _ => None,
+            }),
+    }
 }
 
 /// Test hook of debug builds: a query containing `STRATA_TEST_PANIC_ON`
@@ -345,8 +368,10 @@ struct Client<'a> {
     tls: Option<sql::session::TlsInfo>,
     /// The collation id of the handshake (or of the last COM_CHANGE_USER):
     /// COM_RESET_CONNECTION gives the new session its character sets and
-    /// collation back, as MariaDB does (not the global defaults).
-    charset: u8,
+    /// collation back, as MariaDB does (not the global defaults). A
+    /// COM_CHANGE_USER id of no known character set leaves it (MariaDB keeps
+    /// its `org_charset`).
+    charset: u16,
 }
 
 fn command_loop<S: Socket>(
@@ -662,8 +687,9 @@ fn dispatch<S: Read + Write>(
                         if let Some(w) = wait {
                             sess.set_var("wait_timeout".into(), w);
                         }
-                        set_charset(sess, info.charset);
-                        cl.charset = info.charset;
+                        if set_charset(sess, info.charset) {
+                            cl.charset = info.charset;
+                        }
                         stmts.clear();
                         return Ok(Step::NoReply);
                     }

@@ -253,3 +253,75 @@ fn reset_connection_gives_back_the_handshakes_character_set() {
         ["C3A9", "C3A9", "C3A9"]
     );
 }
+
+#[test]
+fn change_user_collation_ids_past_255_and_reset() {
+    // COM_CHANGE_USER carries a two-byte collation id; MariaDB's go past 255
+    // (utf8mb4_uca1400_ai_ci is 2304 = 0x900). Each step's character sets and
+    // collation, and those COM_RESET_CONNECTION gives back, are what MariaDB
+    // 10.11.19 answers, except that an id of no character set gives Strata's
+    // defaults where MariaDB gives its globals (there latin1).
+    use std::io::Write;
+    let srv = Server::start("session-change-user-collation");
+    let _c = srv.fresh_db("d");
+    let mut r = common::login_with(srv.port, Some("d"), 8).unwrap();
+    let vars = |r: &mut std::net::TcpStream| {
+        let sql = "SELECT CONCAT_WS(',', @@character_set_client, @@character_set_connection, \
+                   @@character_set_results, @@collation_connection)";
+        let v = common::raw_query(r, sql.as_bytes());
+        String::from_utf8(v[0].clone().unwrap()).unwrap()
+    };
+    let change_user = |r: &mut std::net::TcpStream, id: u16| {
+        let mut p = vec![0x11];
+        p.extend_from_slice(b"root\0\0d\0");
+        p.extend_from_slice(&id.to_le_bytes());
+        p.extend_from_slice(b"mysql_native_password\0");
+        r.write_all(&common::packet(0, &p)).unwrap();
+        loop {
+            let (a, seq) = common::read_packet(r).unwrap();
+            match a[0] {
+                0x00 => break,
+                // AuthSwitchRequest: the empty password.
+                0xFE => r.write_all(&common::packet(seq + 1, b"")).unwrap(),
+                _ => panic!("COM_CHANGE_USER {id:#x}: {a:?}"),
+            }
+        }
+    };
+    let reset = |r: &mut std::net::TcpStream| {
+        r.write_all(&common::packet(0, &[0x1f])).unwrap();
+        let (ok, _) = common::read_packet(r).unwrap();
+        assert_eq!(ok[0], 0, "COM_RESET_CONNECTION: {ok:?}");
+    };
+    assert_eq!(vars(&mut r), "latin1,latin1,latin1,latin1_swedish_ci");
+    let uca = "utf8mb4,utf8mb4,utf8mb4,utf8mb4_uca1400_ai_ci";
+    change_user(&mut r, 0x900);
+    assert_eq!(vars(&mut r), uca);
+    reset(&mut r);
+    assert_eq!(vars(&mut r), uca, "after RESET");
+    // A known id under 256 that differs from the handshake's: RESET gives
+    // back the last COM_CHANGE_USER's, not the handshake's latin1.
+    let mb3 = "utf8mb3,utf8mb3,utf8mb3,utf8mb3_general_ci";
+    change_user(&mut r, 33);
+    assert_eq!(vars(&mut r), mb3);
+    reset(&mut r);
+    assert_eq!(vars(&mut r), mb3, "after RESET");
+    // An id of no character set (0x7ff; 0x121 would be 0x21 cut to a byte):
+    // the server's defaults, and RESET gives back the last known id's.
+    for id in [0x7ff, 0x121] {
+        change_user(&mut r, id);
+        assert_eq!(
+            vars(&mut r),
+            "utf8mb4,utf8mb4,utf8mb4,utf8mb4_general_ci",
+            "{id:#x}"
+        );
+        reset(&mut r);
+        assert_eq!(vars(&mut r), mb3, "after {id:#x} and RESET");
+    }
+    // utf8mb4_uca1400_slovenian_ai_cs (0x921), a tailoring Strata lacks:
+    // utf8mb4 with its default collation (MariaDB: that collation).
+    change_user(&mut r, 0x921);
+    let mb4 = "utf8mb4,utf8mb4,utf8mb4,utf8mb4_general_ci";
+    assert_eq!(vars(&mut r), mb4);
+    reset(&mut r);
+    assert_eq!(vars(&mut r), mb4, "after RESET");
+}

@@ -25,8 +25,9 @@ pub struct HandshakeInfo {
     pub database: Option<String>,
     /// Negotiated capabilities (client & server).
     pub capabilities: u32,
-    /// Collation id the client asked for.
-    pub charset: u8,
+    /// Collation id the client asked for: one byte in the handshake, two in
+    /// COM_CHANGE_USER (MariaDB's ids go past 255: utf8mb4_uca1400_ai_ci is 2304).
+    pub charset: u16,
     /// Plugin that finally authenticated the client.
     pub auth_plugin: String,
     /// Connection attributes (CLIENT_CONNECT_ATTRS).
@@ -255,7 +256,7 @@ impl<S: Read + Write> Conn<S> {
             user,
             database: resp.database.map(|d| lossy(&d)),
             capabilities: self.caps,
-            charset: resp.charset,
+            charset: u16::from(resp.charset),
             auth_plugin: used.to_string(),
             attrs: resp.attrs,
             max_packet: resp.max_packet,
@@ -298,7 +299,7 @@ impl<S: Read + Write> Conn<S> {
             user: cu.user.clone(),
             database: cu.database.clone(),
             capabilities: self.caps,
-            charset: cu.charset.map(|c| c as u8).unwrap_or(self.charset),
+            charset: cu.charset.unwrap_or(u16::from(self.charset)),
             auth_plugin: used.to_string(),
             attrs: cu.attrs.clone(),
             max_packet: 0,

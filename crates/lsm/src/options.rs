@@ -130,6 +130,35 @@ pub struct CfOptions {
     /// Consulted by compactions about the values they keep
     /// (`compaction_filter_factory`); see `compaction::filter`.
     pub compaction_filter: Option<crate::compaction::FilterFactoryRef>,
+    /// Put the data blocks a flush writes into the block cache
+    /// (`block_based_table_factory={prepopulate_block_cache=...}`).
+    pub prepopulate_block_cache: PrepopulateBlockCache,
+}
+
+/// Which table writes fill the block cache with the blocks they write
+/// (RocksDB's `PrepopulateBlockCache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PrepopulateBlockCache {
+    /// None (`kDisable`): a block enters the cache when it is first read,
+    /// from the file, and decompressed.
+    #[default]
+    Disable,
+    /// Flushes (`kFlushOnly`): each data block of a level-0 table, as the
+    /// cache holds it (uncompressed), at low priority, so reads of recently
+    /// written keys find it without reading and decompressing it again.
+    /// Compaction outputs are not inserted (they are larger, older data,
+    /// and would push out the blocks readers use).
+    FlushOnly,
+}
+
+impl PrepopulateBlockCache {
+    /// The RocksDB name of the value.
+    pub fn rocksdb_name(self) -> &'static str {
+        match self {
+            PrepopulateBlockCache::Disable => "kDisable",
+            PrepopulateBlockCache::FlushOnly => "kFlushOnly",
+        }
+    }
 }
 
 impl Default for CfOptions {
@@ -155,6 +184,7 @@ impl Default for CfOptions {
             hard_pending_compaction_bytes: 256 << 30,
             tombstone_compaction_ratio: 0.5,
             compaction_filter: None,
+            prepopulate_block_cache: PrepopulateBlockCache::Disable,
         }
     }
 }

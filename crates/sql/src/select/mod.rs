@@ -2,6 +2,7 @@
 //! streaming rows to a sink when no sort, grouping or DISTINCT needs them
 //! all first; aggregation is in `crate::agg`, sorting and grouping spills
 //! in `crate::tail` and `crate::sort`.
+mod alias;
 mod correlated;
 mod decorrelate;
 mod exec;

@@ -292,8 +292,8 @@ fn plan_in(
         if use_agg {
             let mut ctx = AggCtx::default();
             for g in &group_ast {
-                // GROUP BY may name an output position or alias.
-                let e = resolve_alias_or_pos(g, &sel.projection).unwrap_or_else(|| g.clone());
+                // GROUP BY may name an output position or alias (alias.rs).
+                let e = super::alias::group_item(g, &sel.projection, &scope);
                 b.place = "group statement";
                 ctx.group.push(b.expr(&e, &scope)?);
                 ctx.group_ast.push(e);
@@ -669,32 +669,6 @@ type Bound = (
     Option<Expr>,
 );
 
-fn resolve_alias_or_pos(e: &ast::Expr, proj: &[ast::SelectItem]) -> Option<ast::Expr> {
-    match e {
-        ast::Expr::Value(v) => {
-            if let ast::Value::Number(n, _) = &v.value {
-                let i: usize = n.parse().ok()?;
-                match proj.get(i.checked_sub(1)?)? {
-                    ast::SelectItem::UnnamedExpr(x)
-                    | ast::SelectItem::ExprWithAlias { expr: x, .. } => Some(x.clone()),
-                    _ => None,
-                }
-            } else {
-                None
-            }
-        }
-        ast::Expr::Identifier(id) => proj.iter().find_map(|p| match p {
-            ast::SelectItem::ExprWithAlias { expr, alias }
-                if alias.value.eq_ignore_ascii_case(&id.value) =>
-            {
-                Some(expr.clone())
-            }
-            _ => None,
-        }),
-        _ => None,
-    }
-}
-
 fn bind_output(
     b: &mut Binder,
     sel: &ast::Select,
@@ -798,8 +772,13 @@ fn bind_output(
     let having = match &sel.having {
         Some(h) => {
             b.place = "having clause";
-            // HAVING may use output aliases (but no window function: 4015).
-            let h = substitute_aliases(h, &sel.projection);
+            // HAVING may use output aliases (alias.rs; but no window
+            // function: 4015).
+            let grouped = match &sel.group_by {
+                ast::GroupByExpr::Expressions(g, _) => super::alias::grouped_columns(g, scope),
+                ast::GroupByExpr::All(_) => Vec::new(),
+            };
+            let h = super::alias::having(h, &sel.projection, &grouped, &mut |_, x| x.clone());
             let win = b.win.take();
             let h = b.expr(&h, scope);
             b.win = win;
@@ -808,21 +787,6 @@ fn bind_output(
         None => None,
     };
     Ok((out, names, order, having))
-}
-
-fn substitute_aliases(e: &ast::Expr, proj: &[ast::SelectItem]) -> ast::Expr {
-    match e {
-        ast::Expr::Identifier(_) => resolve_alias_or_pos(e, proj)
-            .filter(|_| matches!(e, ast::Expr::Identifier(_)))
-            .unwrap_or_else(|| e.clone()),
-        ast::Expr::BinaryOp { left, op, right } => ast::Expr::BinaryOp {
-            left: Box::new(substitute_aliases(left, proj)),
-            op: op.clone(),
-            right: Box::new(substitute_aliases(right, proj)),
-        },
-        ast::Expr::Nested(x) => ast::Expr::Nested(Box::new(substitute_aliases(x, proj))),
-        other => other.clone(),
-    }
 }
 
 fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {

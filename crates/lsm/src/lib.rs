@@ -55,7 +55,7 @@ pub use db::{
 };
 pub use error::{Error, Result};
 pub use key::{Comparator, SeqNo};
-pub use options::{CfOptions, Options, ReadOptions, WriteOptions};
+pub use options::{CfOptions, Options, PrepopulateBlockCache, ReadOptions, WriteOptions};
 pub use optstr::CfConfig;
 pub use sstable::Compression;
 pub use stats::StatsSnapshot;

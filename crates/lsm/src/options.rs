@@ -52,6 +52,13 @@ pub struct Options {
     /// After a full disk (ENOSPC) made the database read-only, try to resume writing
     /// this often (RocksDB's auto-recovery); None: only `Db::resume` does.
     pub auto_resume_interval: Option<std::time::Duration>,
+    /// Pick no compactions in the background (RocksDB's per-family
+    /// `disable_auto_compactions`, here for every family): flushes still run,
+    /// and `compact_range` and the reclamation of dropped ranges still
+    /// compact. For opening a database only to read it without rewriting its
+    /// files (`strata-backup restore` verifies a restored copy so). Writes
+    /// stall once level 0 reaches its stop trigger.
+    pub disable_auto_compactions: bool,
 }
 
 impl Default for Options {
@@ -72,6 +79,7 @@ impl Default for Options {
             default_cf: CfOptions::default(),
             cf_config: None,
             auto_resume_interval: Some(std::time::Duration::from_secs(2)),
+            disable_auto_compactions: false,
         }
     }
 }
@@ -122,6 +130,35 @@ pub struct CfOptions {
     /// Consulted by compactions about the values they keep
     /// (`compaction_filter_factory`); see `compaction::filter`.
     pub compaction_filter: Option<crate::compaction::FilterFactoryRef>,
+    /// Put the data blocks a flush writes into the block cache
+    /// (`block_based_table_factory={prepopulate_block_cache=...}`).
+    pub prepopulate_block_cache: PrepopulateBlockCache,
+}
+
+/// Which table writes fill the block cache with the blocks they write
+/// (RocksDB's `PrepopulateBlockCache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PrepopulateBlockCache {
+    /// None (`kDisable`): a block enters the cache when it is first read,
+    /// from the file, and decompressed.
+    #[default]
+    Disable,
+    /// Flushes (`kFlushOnly`): each data block of a level-0 table, as the
+    /// cache holds it (uncompressed), at low priority, so reads of recently
+    /// written keys find it without reading and decompressing it again.
+    /// Compaction outputs are not inserted (they are larger, older data,
+    /// and would push out the blocks readers use).
+    FlushOnly,
+}
+
+impl PrepopulateBlockCache {
+    /// The RocksDB name of the value.
+    pub fn rocksdb_name(self) -> &'static str {
+        match self {
+            PrepopulateBlockCache::Disable => "kDisable",
+            PrepopulateBlockCache::FlushOnly => "kFlushOnly",
+        }
+    }
 }
 
 impl Default for CfOptions {
@@ -147,6 +184,7 @@ impl Default for CfOptions {
             hard_pending_compaction_bytes: 256 << 30,
             tombstone_compaction_ratio: 0.5,
             compaction_filter: None,
+            prepopulate_block_cache: PrepopulateBlockCache::Disable,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! gets by name. Only what [`CfOptions`] honours is accepted; any other option, an
 //! unsupported value or a malformed string is an error naming it, never ignored.
 use crate::error::{Error, Result};
-use crate::options::CfOptions;
+use crate::options::{CfOptions, PrepopulateBlockCache};
 use crate::sstable::Compression;
 use std::collections::BTreeMap;
 
@@ -288,6 +288,17 @@ fn table_options(o: &mut CfOptions, s: &str) -> Result<()> {
                             return Err(bad("option filter_policy: bits per key from 0 to 100"));
                         }
                         b.round() as u32
+                    }
+                }
+            }
+            "prepopulate_block_cache" => {
+                o.prepopulate_block_cache = match v {
+                    "kDisable" => PrepopulateBlockCache::Disable,
+                    "kFlushOnly" => PrepopulateBlockCache::FlushOnly,
+                    _ => {
+                        return Err(bad(&format!(
+                            "option prepopulate_block_cache: '{v}' is not supported (kDisable, kFlushOnly)"
+                        )))
                     }
                 }
             }

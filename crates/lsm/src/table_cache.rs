@@ -68,11 +68,11 @@ impl TableCache {
         let file = self.fs.open(&path)?;
         let pin = !self.cache_index_and_filter || level == 0;
         let t = Arc::new(
-            Table::open(
+            Table::open_cached(
                 file,
                 &name,
                 cmp,
-                self.blocks.clone(),
+                self.blocks.clone().map(|c| (c, number)),
                 self.stats.clone(),
                 prefix_len,
                 pin,

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use lsm::optstr::{apply, split_overrides, CfConfig};
-use lsm::{CfOptions, Compression, Db, Options, WriteOptions};
+use lsm::{CfOptions, Compression, Db, Options, PrepopulateBlockCache, WriteOptions};
 
 fn base() -> CfOptions {
     CfOptions::default()
@@ -22,7 +22,8 @@ fn parses_the_supported_subset() {
          soft_pending_compaction_bytes_limit=1g;hard_pending_compaction_bytes_limit=2g;\
          prefix_extractor=fixed:4;\
          block_based_table_factory={block_size=16k;block_restart_interval=8;\
-         filter_policy=bloomfilter:12:false;whole_key_filtering=1};",
+         filter_policy=bloomfilter:12:false;whole_key_filtering=1;\
+         prepopulate_block_cache=kFlushOnly};",
     )
     .unwrap();
     assert_eq!(o.write_buffer_size, 64 << 20);
@@ -42,6 +43,16 @@ fn parses_the_supported_subset() {
     assert_eq!(o.block_size, 16 << 10);
     assert_eq!(o.block_restart_interval, 8);
     assert_eq!(o.bloom_bits_per_key, 12);
+    assert_eq!(o.prepopulate_block_cache, PrepopulateBlockCache::FlushOnly);
+    assert_eq!(
+        apply(
+            &o,
+            "block_based_table_factory={prepopulate_block_cache=kDisable}"
+        )
+        .unwrap()
+        .prepopulate_block_cache,
+        PrepopulateBlockCache::Disable
+    );
     // Untouched options keep the base's values; an empty string is the base.
     assert_eq!(
         o.tombstone_compaction_ratio,
@@ -110,6 +121,7 @@ fn refuses_unknown_unsupported_and_malformed_options() {
         "block_based_table_factory={filter_policy=ribbonfilter:10}",
         "block_based_table_factory={cache_index_and_filter_blocks=1}",
         "block_based_table_factory={whole_key_filtering=0}",
+        "block_based_table_factory={prepopulate_block_cache=kFlushAndCompaction}",
         "block_based_table_factory={block_size=4k",
         "block_based_table_factory=block_size=4k}",
         "level0_file_num_compaction_trigger=30;level0_slowdown_writes_trigger=20",

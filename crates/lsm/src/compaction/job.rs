@@ -29,6 +29,7 @@ use crate::key::{self, Comparator, SeqNo, ValueKind};
 use crate::options::CfOptions;
 use crate::range_del::{RangeTombstone, Tombstones};
 use crate::rate_limit::Pacer;
+use crate::sstable::table::BlockCache;
 use crate::sstable::{TableBuilder, TableOptions};
 use crate::version::{NewFile, Version};
 use crate::vfs::Fs;
@@ -58,6 +59,19 @@ pub struct OutputSpec<'a> {
     pub rate_limiter: Option<Pacer<'a>>,
     /// The compaction filter of this job (None for flushes).
     pub filter: Option<&'a dyn CompactionFilter>,
+    /// Put each output's data blocks into this block cache as they are
+    /// written, under the output's file number (`prepopulate_block_cache`).
+    pub block_cache: Option<&'a Arc<BlockCache>>,
+}
+
+/// Creates output table `n`.
+fn new_builder(spec: &OutputSpec<'_>, topts: &TableOptions, n: u64) -> Result<TableBuilder> {
+    let f = spec.fs.create(&filename::table(spec.dir, n))?;
+    let b = TableBuilder::new(f, topts.clone());
+    Ok(match spec.block_cache {
+        Some(c) => b.with_block_cache(c.clone(), n),
+        None => b,
+    })
 }
 
 fn stripe(snapshots: &[SeqNo], seq: SeqNo) -> usize {
@@ -117,8 +131,7 @@ fn add_entry(
 ) -> Result<()> {
     if builder.is_none() {
         let n = new_number();
-        let f = spec.fs.create(&filename::table(spec.dir, n))?;
-        *builder = Some((n, TableBuilder::new(f, topts.clone())));
+        *builder = Some((n, new_builder(spec, topts, n)?));
         *limited = 0;
     }
     if let Some((_, b)) = builder.as_mut() {
@@ -384,8 +397,7 @@ pub fn write_table_from_iter(
     }
     if builder.is_none() && !kept.is_empty() {
         let n = new_number();
-        let f = spec.fs.create(&filename::table(spec.dir, n))?;
-        builder = Some((n, TableBuilder::new(f, topts.clone())));
+        builder = Some((n, new_builder(spec, &topts, n)?));
     }
     if let Some(b) = builder.take() {
         finish(b, lower.as_deref(), None, &mut outputs, bytes_written)?;

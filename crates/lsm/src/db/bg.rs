@@ -13,7 +13,8 @@ use crate::filename;
 use crate::iter::{InternalIterator, MergingIterator};
 use crate::key::SeqNo;
 use crate::memtable::MemTable;
-use crate::options::CfOptions;
+use crate::options::{CfOptions, PrepopulateBlockCache};
+use crate::sstable::table::BlockCache;
 use crate::stats::Stats;
 use crate::table_cache::LevelIter;
 use crate::version::{NewFile, Version, VersionEdit};
@@ -39,9 +40,12 @@ pub(crate) fn write_level0_table(
     mems: &[Arc<MemTable>],
     stats: &Stats,
 ) -> Result<Option<NewFile>> {
-    write_flush(fs, dir, opts, number, mems, stats, &[], None)
+    write_flush(fs, dir, opts, number, mems, stats, &[], None, None)
 }
 
+/// Writes the flush of `mems` to table `number`; `cache` is the block
+/// cache, which gets the table's data blocks if the family's
+/// `prepopulate_block_cache` says so.
 #[allow(clippy::too_many_arguments)]
 fn write_flush(
     fs: &Arc<dyn Fs>,
@@ -52,6 +56,7 @@ fn write_flush(
     stats: &Stats,
     snapshots: &[SeqNo],
     limiter: Option<crate::rate_limit::Pacer<'_>>,
+    cache: Option<&Arc<BlockCache>>,
 ) -> Result<Option<NewFile>> {
     let children: Vec<Box<dyn InternalIterator>> = mems
         .iter()
@@ -70,6 +75,8 @@ fn write_flush(
         version: None,
         rate_limiter: limiter,
         filter: None,
+        block_cache: cache
+            .filter(|_| opts.prepopulate_block_cache != PrepopulateBlockCache::Disable),
     };
     let mut used = false;
     let mut next = || {
@@ -123,7 +130,7 @@ pub(crate) fn pool_sizes(jobs: usize) -> (usize, usize) {
     (flush, jobs.saturating_sub(flush).max(1))
 }
 
-fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
+fn pick_job(st: &mut State, pool: Pool, auto_compactions: bool) -> Option<Job> {
     if st.bg_error.is_some() || st.closing {
         return None;
     }
@@ -145,7 +152,7 @@ fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
             });
         }
     }
-    if pool == Pool::Flush {
+    if pool == Pool::Flush || !auto_compactions {
         return None;
     }
     let oldest = snaps.first().copied().unwrap_or(SeqNo::MAX);
@@ -183,7 +190,7 @@ pub(crate) fn background_loop(inner: Arc<Inner>, pool: Pool) {
             st = inner.lock();
             continue;
         }
-        match pick_job(&mut st, pool) {
+        match pick_job(&mut st, pool, inner.auto_compactions) {
             Some(job) => {
                 st.running_jobs += 1;
                 drop(st);
@@ -233,6 +240,7 @@ pub(super) fn run_job(inner: &Inner, job: Job) -> Result<()> {
                 &inner.stats,
                 &snapshots,
                 pacer(inner, true),
+                inner.tables.block_cache(),
             )
             .and_then(|f| {
                 // The new file's directory entry must be durable before the
@@ -432,6 +440,9 @@ fn run_compaction_job(
         version: Some(version),
         rate_limiter: pacer(inner, false),
         filter: filter.as_deref(),
+        // Compaction outputs are not put into the cache: measured with
+        // L0 outputs on TPC-C, no gain (bench/results/prepopulate-2026-11-27.md).
+        block_cache: None,
     };
     let mut next = || inner.lock().versions.new_file_number();
     let mut written = 0;
@@ -468,7 +479,8 @@ impl Db {
         self.inner.flush_all()
     }
 
-    /// Waits until no compaction is due or running.
+    /// Waits until no flush or compaction is due or running (with
+    /// `Options::disable_auto_compactions` no compaction is ever due).
     pub fn wait_for_compactions(&self) -> Result<()> {
         let mut st = self.inner.lock();
         loop {
@@ -476,13 +488,13 @@ impl Db {
                 return Err(e.clone());
             }
             let oldest = st.snapshots.keys().next().copied().unwrap_or(SeqNo::MAX);
-            let due =
-                st.cfs.iter().any(|(id, cf)| {
-                    !cf.imms.is_empty()
-                        || st.versions.cfs.get(id).is_some_and(|v| {
+            let due = st.cfs.iter().any(|(id, cf)| {
+                !cf.imms.is_empty()
+                    || self.inner.auto_compactions
+                        && st.versions.cfs.get(id).is_some_and(|v| {
                             compaction::pick(&v.current, &cf.opts, oldest).is_some()
                         })
-                });
+            });
             if !due && st.running_jobs == 0 {
                 return Ok(());
             }

@@ -114,6 +114,10 @@ pub fn option_pairs(o: &CfOptions) -> Vec<(&'static str, String)> {
         ),
         ("bloom_bits_per_key", o.bloom_bits_per_key.to_string()),
         (
+            "prepopulate_block_cache",
+            o.prepopulate_block_cache.rocksdb_name().to_string(),
+        ),
+        (
             "prefix_extractor",
             o.prefix_len
                 .map_or("nullptr".into(), |n| format!("fixed:{n}")),

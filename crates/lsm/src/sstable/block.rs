@@ -73,6 +73,11 @@ impl BlockBuilder {
     pub fn last_key(&self) -> &[u8] {
         &self.last_key
     }
+    /// Makes room for `n` bytes of entries and restarts before the next
+    /// growth (a data block's size is known after the first one).
+    pub fn reserve(&mut self, n: usize) {
+        self.buf.reserve(n);
+    }
     /// Finishes the block, returns its bytes and resets the builder.
     pub fn finish(&mut self) -> Vec<u8> {
         let mut out = std::mem::take(&mut self.buf);

@@ -1,12 +1,16 @@
-//! Writes a table file from entries added in internal-key order.
-use super::block::BlockBuilder;
+//! Writes a table file from entries added in internal-key order, and
+//! optionally puts each data block it writes into the block cache
+//! (`prepopulate_block_cache`).
+use super::block::{Block, BlockBuilder};
 use super::filter;
 use super::format::{encode_block, BlockHandle, Compression, Footer};
+use super::table::{BlockCache, Cached};
 use super::TableProperties;
 use crate::error::Result;
 use crate::key::{self, Comparator, ValueKind, MAX_SEQ};
 use crate::range_del::RangeTombstone;
 use crate::vfs::WritableFile;
+use std::sync::Arc;
 
 /// How to build a table.
 #[derive(Debug, Clone)]
@@ -54,6 +58,8 @@ pub struct TableBuilder {
     smallest: Option<Vec<u8>>,
     largest: Option<Vec<u8>>,
     scratch: Vec<u8>,
+    /// Where written data blocks go, and the table's cache id there.
+    prepopulate: Option<(Arc<BlockCache>, u64)>,
 }
 
 impl TableBuilder {
@@ -79,7 +85,17 @@ impl TableBuilder {
             smallest: None,
             largest: None,
             scratch: Vec::new(),
+            prepopulate: None,
         }
+    }
+
+    /// Inserts each data block, as written, into `cache` under `cache_id`
+    /// (the id the table will be read with: its file number), at low
+    /// priority. The cache key of a block is its offset, which a reader
+    /// gets from the index, so a later read of the table finds it.
+    pub fn with_block_cache(mut self, cache: Arc<BlockCache>, cache_id: u64) -> TableBuilder {
+        self.prepopulate = Some((cache, cache_id));
+        self
     }
 
     fn note_seq(&mut self, seq: u64) {
@@ -166,13 +182,26 @@ impl TableBuilder {
         if self.data.is_empty() {
             return Ok(());
         }
-        let raw = self.data.finish();
+        let mut raw = self.data.finish();
+        // The next block is about as large: no regrowth while it fills.
+        self.data.reserve(raw.len() + raw.len() / 8);
         let mut out = Vec::with_capacity(raw.len() + 8);
         let h = encode_block(&mut out, self.offset, &raw, self.opts.compression);
         self.write(&out)?;
         self.props.data_size += out.len() as u64;
         self.props.num_data_blocks += 1;
         self.pending = Some(h);
+        if let Some((cache, id)) = &self.prepopulate {
+            // Charged by length as a block read from the file is: no slack.
+            if raw.capacity() > raw.len() + raw.len() / 8 {
+                raw.shrink_to_fit();
+            }
+            // Our own block always has a valid restart array.
+            if let Ok(b) = Block::new(raw) {
+                let charge = b.size() + 64;
+                cache.insert((*id, h.offset), Cached::Block(Arc::new(b)), charge);
+            }
+        }
         Ok(())
     }
 

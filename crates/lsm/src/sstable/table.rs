@@ -29,10 +29,21 @@ pub enum Cached {
     Filter(Arc<Bloom>),
 }
 
-/// The block cache type: (cache id, offset) -> block or filter.
+/// The block cache type: (cache id, offset) -> block or filter. A table of
+/// a database is cached under its file number (file numbers are never
+/// reused in a database, and each database has its own cache), so a flush
+/// can insert the blocks it writes before the table is opened, and a table
+/// opened again (after the table cache dropped it) finds its blocks.
+/// Tables opened outside a database take ids from [`fresh_cache_id`].
 pub type BlockCache = LruCache<(u64, u64), Cached>;
 
-static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1);
+/// Ids for tables not named by a file number: above any file number.
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(1 << 63);
+
+/// A cache id no file number and no other table uses.
+pub fn fresh_cache_id() -> u64 {
+    NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)
+}
 
 /// An open table.
 pub struct Table {
@@ -55,7 +66,7 @@ pub struct Table {
 }
 
 impl Table {
-    /// Opens and verifies a table.
+    /// Opens and verifies a table, cached (if `cache`) under a fresh id.
     pub fn open(
         file: Arc<dyn RandomAccessFile>,
         name: &str,
@@ -65,6 +76,25 @@ impl Table {
         prefix_len: Option<usize>,
         pin: bool,
     ) -> Result<Table> {
+        let cache = cache.map(|c| (c, fresh_cache_id()));
+        Table::open_cached(file, name, cmp, cache, stats, prefix_len, pin)
+    }
+
+    /// Opens and verifies a table whose blocks are cached in `cache.0`
+    /// under id `cache.1` (a database's table: its file number).
+    pub fn open_cached(
+        file: Arc<dyn RandomAccessFile>,
+        name: &str,
+        cmp: Comparator,
+        cache: Option<(Arc<BlockCache>, u64)>,
+        stats: Arc<Stats>,
+        prefix_len: Option<usize>,
+        pin: bool,
+    ) -> Result<Table> {
+        let (cache, cache_id) = match cache {
+            Some((c, id)) => (Some(c), id),
+            None => (None, 0),
+        };
         let size = file.size();
         if size < FOOTER_SIZE as u64 {
             return Err(Error::corruption(name, 0, "file too short to be a table"));
@@ -101,7 +131,6 @@ impl Table {
             it.status().map_err(|e| e.in_file(name))?;
         }
         let pin = pin || cache.is_none();
-        let cache_id = NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed);
         let index = Arc::new(index);
         if let (false, Some(c)) = (pin, &cache) {
             c.insert_high(

@@ -52,6 +52,13 @@ pub struct Options {
     /// After a full disk (ENOSPC) made the database read-only, try to resume writing
     /// this often (RocksDB's auto-recovery); None: only `Db::resume` does.
     pub auto_resume_interval: Option<std::time::Duration>,
+    /// Pick no compactions in the background (RocksDB's per-family
+    /// `disable_auto_compactions`, here for every family): flushes still run,
+    /// and `compact_range` and the reclamation of dropped ranges still
+    /// compact. For opening a database only to read it without rewriting its
+    /// files (`strata-backup restore` verifies a restored copy so). Writes
+    /// stall once level 0 reaches its stop trigger.
+    pub disable_auto_compactions: bool,
 }
 
 impl Default for Options {
@@ -72,6 +79,7 @@ impl Default for Options {
             default_cf: CfOptions::default(),
             cf_config: None,
             auto_resume_interval: Some(std::time::Duration::from_secs(2)),
+            disable_auto_compactions: false,
         }
     }
 }

@@ -9,8 +9,9 @@
 //! size and CRC32C, no file missing or extra; an interrupted backup has no
 //! seal and is refused), copies the files into a new data directory (which
 //! must not exist or be empty), checks each copy's CRC32C, then opens the
-//! copy with the engine (manifest and WAL records checked as it recovers)
-//! and reads every block of every table (`Db::verify_checksums`).
+//! copy with the engine, compactions off (manifest and WAL records checked
+//! as it recovers) and reads every block of every table
+//! (`Db::verify_checksums`).
 use mysql::prelude::Queryable;
 use std::path::{Path, PathBuf};
 
@@ -146,12 +147,16 @@ fn copy_synced(src: &Path, dst: &Path) -> Result<(), String> {
 }
 
 /// Opens the database (recovery reads the manifest and WALs, checking
-/// their CRCs) and reads every table block; returns the tables read.
+/// their CRCs) and reads every table block; returns the tables read. The
+/// copy's tables stay as they are: no compaction runs (the options the
+/// server ran with, `--default-cf-options` and all, are not known here, and
+/// under other level targets or level-0 triggers the copy would look over
+/// target and be rewritten, in the wrong compression). The WALs replayed are
+/// flushed to level 0 with the server's default compression.
 fn verify_engine(dir: &Path) -> lsm::Result<u64> {
     let opts = lsm::Options {
         create_if_missing: false,
-        // The server's level ratio and compression: with the engine's defaults
-        // the restored levels look over target and verifying would compact.
+        disable_auto_compactions: true,
         default_cf: sql::cf_options(&sql::InstanceOptions::default()),
         ..Default::default()
     };

@@ -9,14 +9,16 @@
 //! row with its value, no transaction half-applied, CHECK TABLE OK,
 //! secondary indexes equal to the primary. Also: the refusals (privilege,
 //! secure_file_priv, non-empty or relative target), the accounts in the
-//! copy, a damaged backup refused by restore, and a kill -9 mid-backup
-//! leaving the source intact and the partial backup refused.
+//! copy, a damaged backup refused by restore, a kill -9 mid-backup
+//! leaving the source intact and the partial backup refused, and a restore
+//! leaving a multi-level backup's tables exactly as they were (no compaction
+//! while it verifies the copy).
 mod common;
 
 use common::{exec, expect_err, q, q_i64, Rng, Server};
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -578,4 +580,156 @@ fn backup_carries_the_key_files() {
         .expect("run the mariadb client");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "sha@%");
+}
+
+/// The table files a database's manifest names, as (family, level, number),
+/// read without opening the database (nothing in `dir` changes).
+fn manifest_files(dir: &Path) -> BTreeSet<(String, usize, u64)> {
+    let mut vs = lsm::version::VersionSet::new(
+        dir,
+        Arc::new(lsm::vfs::OsFs),
+        Arc::new(|_: u64| {}),
+        lsm::Comparator::Bytewise,
+    );
+    vs.recover(&|_| None)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut out = BTreeSet::new();
+    for cf in vs.cfs.values() {
+        for (level, files) in cf.current.levels.iter().enumerate() {
+            out.extend(files.iter().map(|f| (cf.name.clone(), level, f.number())));
+        }
+    }
+    out
+}
+
+fn files_per_level(files: &BTreeSet<(String, usize, u64)>) -> BTreeMap<usize, usize> {
+    let mut n = BTreeMap::new();
+    for (cf, level, _) in files {
+        if cf == "default" {
+            *n.entry(*level).or_default() += 1;
+        }
+    }
+    n
+}
+
+/// `strata-backup restore` leaves the backed-up tables as they are: it
+/// verifies the copy with compactions off. The source is shaped by the
+/// server under its level ratio (6) with small level targets (L0, L5, L6),
+/// and the backup is taken with 3 files in level 0 and rows in the WAL:
+/// opening the copy flushes those to a 4th level-0 file, the level-0
+/// trigger, so verifying with compactions on (the engine's defaults, or the
+/// server's options) would compact level 0 into the levels below; it would
+/// also rewrite any level over the targets it computes, which differ from
+/// the server's when it ran with --default-cf-options.
+#[test]
+fn restore_leaves_a_multi_level_backup_as_it_is() {
+    let srv = Server::start_with(
+        "backup-levels",
+        &[
+            "--write-buffer-size=64K",
+            "--secure-file-priv=",
+            "--default-cf-options=max_bytes_for_level_base=256K;target_file_size_base=64K",
+        ],
+    );
+    let mut c = srv.conn();
+    exec(&mut c, "CREATE DATABASE lv");
+    exec(&mut c, "USE lv");
+    exec(
+        &mut c,
+        "CREATE TABLE t (id INT PRIMARY KEY, pad VARCHAR(250) NOT NULL)",
+    );
+    let levels = |c: &mut Conn| -> BTreeMap<usize, usize> {
+        q(
+            c,
+            "SELECT LEVEL, COUNT(*) FROM information_schema.STRATA_SST_FILES \
+             WHERE CF_NAME = 'default' GROUP BY LEVEL",
+        )
+        .iter()
+        .map(|r| {
+            let (l, n) = r.split_once('|').unwrap();
+            (l.parse().unwrap(), n.parse().unwrap())
+        })
+        .collect()
+    };
+    let mut rng = Rng::new(0x5eed_1e7e15);
+    let mut id = 0;
+    let mut insert = |c: &mut Conn, n: usize| {
+        let rows: Vec<String> = (0..n)
+            .map(|_| {
+                id += 1;
+                let pad: String = (0..12)
+                    .map(|_| format!("{:016x}", rng.next_u64()))
+                    .collect();
+                format!("({id}, '{pad}')")
+            })
+            .collect();
+        exec(c, &format!("INSERT INTO t VALUES {}", rows.join(",")));
+        id
+    };
+    let root = srv.root.clone();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut attempt = 0;
+    let (bk, backed_up) = loop {
+        assert!(
+            Instant::now() < deadline,
+            "no backup with 3 level-0 files and 2 levels below: {:?}",
+            levels(&mut c)
+        );
+        let rows = insert(&mut c, 40);
+        let l = levels(&mut c);
+        let below = l.keys().filter(|k| **k > 0).count();
+        if l.get(&0) != Some(&3) || below < 2 || rows < 8000 {
+            continue;
+        }
+        // Rows left in the memtable (and so in the WAL the backup copies).
+        let last = insert(&mut c, 5);
+        attempt += 1;
+        let bk = root.join(format!("bk-levels-{attempt}"));
+        q(&mut c, &format!("BACKUP DATABASE TO '{}'", bk.display()));
+        let files = manifest_files(&bk);
+        let per = files_per_level(&files);
+        // A flush or compaction may have finished between the look and the
+        // backup: then write on and take another.
+        if per.get(&0) == Some(&3) && per.keys().filter(|k| **k > 0).count() >= 2 {
+            eprintln!("backup {attempt}: {per:?}, {last} rows");
+            break (bk, files);
+        }
+        std::fs::remove_dir_all(&bk).unwrap();
+    };
+    let data = root.join("restored-levels");
+    let (ok, out) = run_tool(&["restore", bk.to_str().unwrap(), data.to_str().unwrap()]);
+    assert!(ok && out.contains("tables verified"), "restore: {out}");
+    let restored = manifest_files(&data);
+    let missing: Vec<_> = backed_up.difference(&restored).collect();
+    assert!(
+        missing.is_empty(),
+        "verifying the copy rewrote or moved tables {missing:?}: backup {:?}, restored {:?}",
+        files_per_level(&backed_up),
+        files_per_level(&restored)
+    );
+    let newest = backed_up.iter().map(|f| f.2).max().unwrap();
+    let added: Vec<_> = restored.difference(&backed_up).collect();
+    assert!(
+        added.iter().all(|(_, level, n)| *level == 0 && *n > newest),
+        "restore added tables other than the WAL's flush: {added:?}"
+    );
+    // The WAL's rows made a 4th level-0 table: the level-0 trigger of the
+    // server's options (and the engine's) was reached, so this copy would
+    // have been compacted had verification let it.
+    assert!(
+        files_per_level(&restored)[&0] >= 4,
+        "the WAL of the backup was not flushed: {:?}",
+        files_per_level(&restored)
+    );
+    // The copy holds every row.
+    let copy = Server::start_on("backup-levels-copy", &data, &[]);
+    let mut c2 = copy.conn_db("lv");
+    assert_eq!(
+        q(&mut c2, "CHECK TABLE t"),
+        vec!["lv.t|check|status|OK".to_string()]
+    );
+    assert_eq!(
+        q_i64(&mut c2, "SELECT COUNT(*) FROM t"),
+        q_i64(&mut c, "SELECT COUNT(*) FROM t")
+    );
 }

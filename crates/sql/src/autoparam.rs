@@ -10,14 +10,18 @@
 //! `=`, `<`, `>`, `(`, `,`, `+`, `*`, `/`, `%` or one of a few keywords
 //! (AND, OR, IN, LIKE, BETWEEN, VALUES, WHEN, THEN, ELSE, NOT); a number with
 //! its `-` after `=`, `(`, `,` or one of those words is one (negative) literal,
-//! valued as the binder folds the sign. So `SELECT 1`
+//! valued as the binder folds the sign, unless what follows binds tighter than
+//! the sign (`-5 COLLATE x` is `-(5 COLLATE x)`; also `->`, `::`). A word
+//! after `.` is a name even when reserved (`t.values -5`). So `SELECT 1`
 //! (whose value names its column), `ORDER BY 2` (an ordinal), `LIMIT 10`,
 //! `INTERVAL 1 DAY`, `DATE '...'`, `X'..'` and `_utf8'..'` keep their text.
 //! The compiled statement is then checked (`eligible`): a parameter in a
 //! select list, ORDER BY or GROUP BY (reached through `a, 5` lists) makes
 //! it ineligible, as does any error while parsing or planning it; the
 //! statement then runs the ordinary way, and the cache remembers that.
-//! Statements with comments, `?`, double quotes or over 16 KB are left alone.
+//! Statements with comments, `?`, double quotes, hex or bit literals (a
+//! number beside a constant, a string beside a parameter) or over 16 KB are
+//! left alone.
 use rel::value::Value;
 use sqlparser::ast;
 use std::ops::ControlFlow;
@@ -94,6 +98,33 @@ fn scan_number(b: &[u8], i: usize) -> (usize, bool) {
     (j, !(j < b.len() && (word_char(b[j]) || b[j] == b'.')))
 }
 
+/// Whether what follows the number ending at `b[j]` binds tighter than a
+/// unary minus (sqlparser reads the sign's operand up to `MulDivModOp`):
+/// `-5 COLLATE x` is `-(5 COLLATE x)`, a number compared as a number, where
+/// `? COLLATE x` with -5 would be the string '-5'; likewise `->`, `->>`,
+/// `::`, `[`, `.`, postfix `!`, `^@` and `AT TIME ZONE`. Such a `-N` stays text.
+fn binds_tighter_than_sign(b: &[u8], j: usize) -> bool {
+    let k = j + b[j..]
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'))
+        .count();
+    let rest = &b[k..];
+    let word = |w: &[u8]| {
+        rest.len() >= w.len()
+            && rest[..w.len()].eq_ignore_ascii_case(w)
+            && rest.get(w.len()).is_none_or(|&c| !word_char(c))
+    };
+    match rest.first() {
+        Some(b'-') => rest.get(1) == Some(&b'>'),
+        Some(b':') => rest.get(1) == Some(&b':'),
+        Some(b'!') => rest.get(1) != Some(&b'='),
+        Some(b'^') => rest.get(1) == Some(&b'@'),
+        Some(b'[' | b'.') => true,
+        Some(_) => word(b"COLLATE") || word(b"AT"),
+        None => false,
+    }
+}
+
 /// Whether a `-` after `prev` is a sign (the start of a negative literal)
 /// rather than a binary minus: after `=`, `(`, `,` or one of `AFTER_WORDS`.
 fn neg_allowed_in(sql: &str, prev: Prev) -> bool {
@@ -162,7 +193,12 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
             while j < b.len() && word_char(b[j]) {
                 j += 1;
             }
-            prev = Prev::Word(i, j);
+            // A word after `.` is a name, even a reserved one (`t.values -5`).
+            prev = if matches!(prev, Prev::Byte(b'.')) {
+                Prev::Other
+            } else {
+                Prev::Word(i, j)
+            };
             i = j;
             continue;
         }
@@ -175,6 +211,12 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
                 let end = i + 1 + b[i + 1..].iter().position(|&x| x == b'`')?;
                 i = end + 1;
                 prev = Prev::Byte(b'`');
+            }
+            // X'1F', b'1': see `0x1F` below.
+            b'\'' if matches!(prev, Prev::Word(s, e) if e == i && e - s == 1
+                && matches!(b[s], b'x' | b'X' | b'b' | b'B')) =>
+            {
+                return None;
             }
             b'\'' => {
                 let end = i + 1 + b[i + 1..].iter().position(|&x| x == b'\'')?;
@@ -207,8 +249,10 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
             // `-` into the number; left as text where the binder would not fold.
             b'-' if b.get(i + 1).is_some_and(u8::is_ascii_digit) && neg_allowed(prev) => {
                 let (j, plain) = scan_number(b, i + 1);
-                if !plain {
-                    // `-0x1F`: the number-like word is read next.
+                if !plain || binds_tighter_than_sign(b, j) {
+                    // `-0x1F`: the number-like word is read next; `-5 COLLATE x`:
+                    // the sign applies to more than the number, which is read
+                    // next (and stays text: it follows `-`).
                     prev = Prev::Byte(b'-');
                     i += 1;
                     continue;
@@ -230,6 +274,12 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
                 let (mut j, plain) = scan_number(b, i);
                 // 0x1F, 1abc, 12.5.3: not a plain number.
                 if !plain {
+                    // A hex or bit literal is a number only beside a constant
+                    // number (`0x1F >= 1`), not beside a parameter: leave the
+                    // statement alone.
+                    if b[i] == b'0' && matches!(b.get(i + 1), Some(b'x' | b'X' | b'b' | b'B')) {
+                        return None;
+                    }
                     while j < b.len() && word_char(b[j]) {
                         j += 1;
                     }

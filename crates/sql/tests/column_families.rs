@@ -423,3 +423,80 @@ fn mapping_and_atomicity_survive_a_crash() {
     assert!(cf_holds(&inst, "cf_b", kb_id));
     assert!(show_create(&mut s, "t").contains("COMMENT 'cf_b'"));
 }
+
+/// Each family's level ratio as the engine holds it (STRATA_CF_OPTIONS and
+/// SHOW ENGINE STRATA STATUS read the engine's options), by family name.
+fn level_ratios(s: &mut Session) -> Vec<String> {
+    let status = rows(s, "SHOW ENGINE STRATA STATUS");
+    let shown: Vec<String> = rows(
+        s,
+        "SELECT CF_NAME, VALUE FROM information_schema.STRATA_CF_OPTIONS \
+         WHERE OPTION_TYPE = 'MAX_BYTES_FOR_LEVEL_MULTIPLIER' ORDER BY CF_NAME",
+    );
+    for r in &shown {
+        let (cf, v) = r.split_once('|').unwrap();
+        assert!(
+            status
+                .iter()
+                .any(|l| l.starts_with(&format!("CF_OPTIONS|{cf}|"))
+                    && l.contains(&format!("max_bytes_for_level_multiplier={v}"))),
+            "SHOW ENGINE STRATA STATUS disagrees with STRATA_CF_OPTIONS on {cf}: {status:?}"
+        );
+    }
+    shown
+}
+
+/// The server's level ratio (sql::LEVEL_MULTIPLIER, 6) is only a default:
+/// `--default-cf-options` / `--override-cf-options` giving
+/// max_bytes_for_level_multiplier win, for the default family and for the
+/// families made later; without them every family has 6.
+#[test]
+fn cf_options_override_the_level_ratio() {
+    let make =
+        "CREATE TABLE t (id INT PRIMARY KEY, b INT, c INT, KEY kb (b) COMMENT 'cfname=cf_b', \
+                KEY kc (c) COMMENT 'cfname=cf_c')";
+    let dir = testkit::TempDir::new("cf-ratio-default");
+    let inst = Instance::open(&dir.0, &InstanceOptions::default()).unwrap();
+    let mut s = session(&inst);
+    q(&mut s, make);
+    assert_eq!(
+        level_ratios(&mut s),
+        vec!["cf_b|6", "cf_c|6", "default|6"],
+        "without options: sql::LEVEL_MULTIPLIER"
+    );
+    assert_eq!(sql::LEVEL_MULTIPLIER, 6);
+    drop(s);
+    drop(inst);
+    let dir = testkit::TempDir::new("cf-ratio-override");
+    let o = InstanceOptions {
+        default_cf_options: "max_bytes_for_level_multiplier=10".into(),
+        override_cf_options: "cf_c={max_bytes_for_level_multiplier=8}".into(),
+        ..Default::default()
+    };
+    let inst = Instance::open(&dir.0, &o).unwrap();
+    let mut s = session(&inst);
+    q(&mut s, make);
+    assert_eq!(
+        level_ratios(&mut s),
+        vec!["cf_b|10", "cf_c|8", "default|10"],
+        "--default-cf-options / --override-cf-options"
+    );
+    // The engine's own options, not only what the views print.
+    let mut engine: Vec<String> = inst
+        .catalog
+        .db()
+        .cf_infos()
+        .into_iter()
+        .filter(|c| !c.name.starts_with("__"))
+        .map(|c| {
+            let (_, v) = c
+                .options
+                .iter()
+                .find(|(k, _)| *k == "max_bytes_for_level_multiplier")
+                .unwrap();
+            format!("{}|{v}", c.name)
+        })
+        .collect();
+    engine.sort();
+    assert_eq!(engine, vec!["cf_b|10", "cf_c|8", "default|10"]);
+}

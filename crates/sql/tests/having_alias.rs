@@ -5,7 +5,7 @@
 //! checked on MariaDB 10.11.
 #![allow(clippy::unwrap_used)]
 mod common;
-use common::{q, rows, session_in_d, TestDb};
+use common::{err, q, rows, session_in_d, TestDb};
 
 fn setup(s: &mut sql::Session) {
     q(s, "CREATE TABLE s (id INT PRIMARY KEY, k INT, v VARCHAR(10))");
@@ -108,6 +108,28 @@ fn group_by_prefers_columns_and_having_aliases_as_mariadb_does() {
             ),
         ],
     );
+}
+
+#[test]
+fn order_by_takes_an_alias_alone_first_and_a_column_in_an_expression_first() {
+    let db = TestDb::open("having-alias-order");
+    let mut s = session_in_d(&db);
+    setup(&mut s);
+    check(
+        &mut s,
+        &[
+            // Alone: the alias k (id), not the column k.
+            ("SELECT id AS k FROM p ORDER BY k", &["1", "2", "3", "4", "5", "10"]),
+            // In an expression: the column k; an alias where no column has the name.
+            (
+                "SELECT id AS k FROM p ORDER BY -k, id",
+                &["3", "2", "1", "4", "5", "10"],
+            ),
+            ("SELECT id AS kk FROM p ORDER BY -kk", &["10", "5", "4", "3", "2", "1"]),
+            ("SELECT id AS kk FROM p ORDER BY ABS(kk) + 0 DESC LIMIT 2", &["10", "5"]),
+        ],
+    );
+    assert_eq!(err(&mut s, "SELECT k, id AS k FROM p ORDER BY k"), 1052);
 }
 
 /// Guard, not a fix: MariaDB evaluates a select item again where HAVING names

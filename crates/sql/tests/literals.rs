@@ -294,3 +294,61 @@ fn negative_literals_read_alike_with_and_without_auto_parameters() {
     assert_eq!(answers[1], vec!["1", "2"]);
     assert_eq!(answers[0..2], answers[2..4]);
 }
+
+/// Where auto-parameterization must leave a `-N` as text, and where it must
+/// see a name rather than a keyword (review s35 LOW-1, LOW-2).
+#[test]
+fn signs_before_collate_and_reserved_names_under_auto_parameters() {
+    let db = TestDb::open("sql-literals-autoparam-edges");
+    let mut s = common::session_in_d(&db);
+    q(
+        &mut s,
+        "CREATE TABLE e (id INT PRIMARY KEY, c VARCHAR(10), `values` INT, `in` INT, `when` INT)",
+    );
+    q(
+        &mut s,
+        "INSERT INTO e VALUES (1, '-5.0', 5, 1, 1), (2, '-5', 6, 2, 0)",
+    );
+    // `-5 COLLATE utf8mb4_bin` is -(5 COLLATE utf8mb4_bin), a number: '-5.0'
+    // equals it (MariaDB 10.11.19 answers both rows). `-5 ->> '$'` is
+    // -('5' ->> '$'), -5 too; made `? ->> '$'` with -5 it was the text '-5'
+    // and matched row 2 only (`->` alike; MariaDB has neither operator).
+    for on in [0, 1] {
+        q(&mut s, &format!("SET strata_auto_parameterize = {on}"));
+        for w in [
+            "c = -5 COLLATE utf8mb4_bin",
+            "c = -5 ->> '$'",
+            "c = -5 -> '$'",
+            "c = -5->>'$' AND id IN (1, 2)",
+        ] {
+            for _ in 0..2 {
+                assert_eq!(
+                    t(&mut s, &format!("SELECT id FROM e WHERE {w} ORDER BY id")),
+                    ["1", "2"],
+                    "{w}, strata_auto_parameterize = {on}"
+                );
+            }
+        }
+    }
+    // A reserved word after `.` is a column: `e.values -5 = 0` takes its 0
+    // out, parses and is planned once for every such statement.
+    let coll = rel::collation::Collation::from_name("utf8mb4_general_ci").unwrap();
+    for (sql, want) in [
+        ("SELECT id FROM e WHERE e.values -5 = 0", "1"),
+        ("SELECT id FROM e WHERE e.in -1 = 1 AND e.when -1 = -1", "2"),
+    ] {
+        assert_eq!(t(&mut s, sql), [want], "{sql}");
+        let n = sql::autoparam::normalize(sql).unwrap();
+        let c = db.inst.stmt_cache.get(
+            &format!("\u{1}{}", n.text),
+            &Some("d".into()),
+            coll,
+            db.inst.catalog.version(),
+        );
+        assert!(
+            c.is_some_and(|c| c.plan.is_some()),
+            "{sql}: {} has no plan",
+            n.text
+        );
+    }
+}

@@ -130,7 +130,7 @@ pub(crate) fn pool_sizes(jobs: usize) -> (usize, usize) {
     (flush, jobs.saturating_sub(flush).max(1))
 }
 
-fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
+fn pick_job(st: &mut State, pool: Pool, auto_compactions: bool) -> Option<Job> {
     if st.bg_error.is_some() || st.closing {
         return None;
     }
@@ -152,7 +152,7 @@ fn pick_job(st: &mut State, pool: Pool) -> Option<Job> {
             });
         }
     }
-    if pool == Pool::Flush {
+    if pool == Pool::Flush || !auto_compactions {
         return None;
     }
     let oldest = snaps.first().copied().unwrap_or(SeqNo::MAX);
@@ -190,7 +190,7 @@ pub(crate) fn background_loop(inner: Arc<Inner>, pool: Pool) {
             st = inner.lock();
             continue;
         }
-        match pick_job(&mut st, pool) {
+        match pick_job(&mut st, pool, inner.auto_compactions) {
             Some(job) => {
                 st.running_jobs += 1;
                 drop(st);
@@ -479,7 +479,8 @@ impl Db {
         self.inner.flush_all()
     }
 
-    /// Waits until no compaction is due or running.
+    /// Waits until no flush or compaction is due or running (with
+    /// `Options::disable_auto_compactions` no compaction is ever due).
     pub fn wait_for_compactions(&self) -> Result<()> {
         let mut st = self.inner.lock();
         loop {
@@ -487,13 +488,13 @@ impl Db {
                 return Err(e.clone());
             }
             let oldest = st.snapshots.keys().next().copied().unwrap_or(SeqNo::MAX);
-            let due =
-                st.cfs.iter().any(|(id, cf)| {
-                    !cf.imms.is_empty()
-                        || st.versions.cfs.get(id).is_some_and(|v| {
+            let due = st.cfs.iter().any(|(id, cf)| {
+                !cf.imms.is_empty()
+                    || self.inner.auto_compactions
+                        && st.versions.cfs.get(id).is_some_and(|v| {
                             compaction::pick(&v.current, &cf.opts, oldest).is_some()
                         })
-                });
+            });
             if !due && st.running_jobs == 0 {
                 return Ok(());
             }

@@ -121,6 +121,8 @@ pub(crate) struct Inner {
     pub ingest_hook: Mutex<Option<IngestHook>>,
     /// See `Options::cf_config`.
     pub cf_config: Option<Arc<crate::optstr::CfConfig>>,
+    /// Background threads pick compactions (`!Options::disable_auto_compactions`).
+    pub auto_compactions: bool,
     /// The order of the families with ids below `ORDER_SLOTS`, learned on
     /// first ask (`Db::cf_comparator`; 0 unknown): a family's order never
     /// changes and ids are never reused, so scans learn it without the
@@ -589,5 +591,44 @@ mod order_tests {
                 ))
             );
         });
+    }
+}
+
+#[cfg(test)]
+mod auto_compaction_tests {
+    use super::*;
+    use crate::options::NUM_LEVELS;
+    use crate::Options;
+
+    /// With `disable_auto_compactions` level 0 stays at its trigger (no
+    /// background compaction, and `wait_for_compactions` does not wait for
+    /// one); flushes and `compact_range` still run. Without it the same
+    /// writes are compacted.
+    #[test]
+    fn disabled_auto_compactions_leave_level_0_alone() {
+        for disabled in [true, false] {
+            let dir = testkit::temp_dir("no-auto-compaction");
+            let mut o = Options {
+                disable_auto_compactions: disabled,
+                ..Default::default()
+            };
+            o.default_cf.level0_compaction_trigger = 3;
+            let db = Db::open(&dir, o).unwrap_or_else(|e| panic!("{e}"));
+            // Overlapping files: a compaction merges them into one.
+            for i in 0..3u8 {
+                db.put(b"a", &[i]).unwrap_or_else(|e| panic!("{e}"));
+                db.put(b"z", &[i]).unwrap_or_else(|e| panic!("{e}"));
+                db.flush().unwrap_or_else(|e| panic!("{e}"));
+            }
+            db.wait_for_compactions().unwrap_or_else(|e| panic!("{e}"));
+            let levels = |db: &Db| db.sst_files().iter().map(|f| f.level).collect::<Vec<_>>();
+            if disabled {
+                assert_eq!(levels(&db), vec![0, 0, 0]);
+                db.compact_range(DEFAULT_CF, None, None)
+                    .unwrap_or_else(|e| panic!("{e}"));
+            }
+            assert_eq!(levels(&db), vec![NUM_LEVELS - 1], "disabled: {disabled}");
+            db.close().unwrap_or_else(|e| panic!("{e}"));
+        }
     }
 }

@@ -402,6 +402,7 @@ impl Db {
             reclaims: Default::default(),
             ingest_hook: Mutex::new(None),
             cf_config: opts.cf_config.clone(),
+            auto_compactions: !opts.disable_auto_compactions,
             cf_orders: std::array::from_fn(|_| std::sync::atomic::AtomicU8::new(0)),
             _lock: lock,
         });

@@ -9,6 +9,8 @@
 //! - HAVING: a name is a select alias first, unless GROUP BY names the FROM
 //!   column of that name on its own (`SELECT id AS k ... GROUP BY k HAVING
 //!   k = 1` reads the column k).
+//! - ORDER BY: a name alone is a select item's first (plan.rs), a name in
+//!   an expression a FROM column's first, as in GROUP BY.
 use crate::bind::Scope;
 use sqlparser::ast::{self, VisitMut, VisitorMut};
 use std::ops::ControlFlow;
@@ -89,7 +91,13 @@ pub(super) fn group_item(g: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope)
             _ => g.clone(),
         };
     }
-    replace_names(g, &mut |name| {
+    by_column_first(g, proj, scope)
+}
+
+/// `e` with each name that is no FROM column but a select alias replaced by
+/// the item's expression (GROUP BY, and an ORDER BY expression).
+pub(super) fn by_column_first(e: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope) -> ast::Expr {
+    replace_names(e, &mut |name| {
         if is_column(name, scope) {
             return None;
         }

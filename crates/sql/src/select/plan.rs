@@ -750,21 +750,26 @@ fn bind_output(
                         .cloned()
                         .ok_or_else(|| SqlError::unknown_column(n, "order clause"))?
                 }
-                ast::Expr::Identifier(id)
-                    if scope
-                        .cols
+                // A name: a select item's first, then a FROM column's; in
+                // an expression the other way round (alias.rs).
+                ast::Expr::Identifier(id) => {
+                    let mut items = names
                         .iter()
-                        .all(|(_, c)| !c.eq_ignore_ascii_case(&id.value)) =>
-                {
-                    match names
-                        .iter()
-                        .position(|(n, _)| n.eq_ignore_ascii_case(&id.value))
-                    {
-                        Some(p) => out[p].clone(),
+                        .zip(&out)
+                        .filter(|((n, _), _)| n.eq_ignore_ascii_case(&id.value))
+                        .map(|(_, e)| e);
+                    match items.next() {
+                        Some(e) if items.all(|x| x == e) => e.clone(),
+                        Some(_) => {
+                            return Err(SqlError::ambiguous_column(&id.value, "order clause"))
+                        }
                         None => b.expr(&it.expr, scope)?,
                     }
                 }
-                other => b.expr(other, scope)?,
+                other => b.expr(
+                    &super::alias::by_column_first(other, &sel.projection, scope),
+                    scope,
+                )?,
             };
             order.push((e, desc));
         }

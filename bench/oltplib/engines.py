@@ -7,7 +7,7 @@ Settings follow seed 000 (ACID: sync on every commit) scaled to the memory limit
           plugin has it, READ-COMMITTED (MyRocks RR turns write conflicts into errors)
   Strata  --sync-on-commit=1, block cache L/4, memtable L/16 (8-64 MB), 2 background jobs,
           REPEATABLE-READ, buffered I/O through the page cache; the server's table defaults
-          (4 KB blocks, LZ4 above the bottommost level, Zstd at it, index and filter
+          (16 KB blocks, LZ4 above the bottommost level, Zstd at it, index and filter
           blocks in the block cache at high priority); then any --strata-arg
 The binary log is off by default (`skip-log-bin`; Strata without --log-bin), unlike the seed;
 with `--binlog on` (engine.binlog set for the run) every engine writes it as the seed did:

@@ -93,7 +93,7 @@ impl Default for Config {
             delayed_write_rate: 16 << 20,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
-            block_size: 4 << 10,
+            block_size: 16 << 10,
             compression: lsm::Compression::Lz4,
             bottommost_compression: lsm::Compression::Zstd,
             use_direct_reads: false,
@@ -156,9 +156,10 @@ Usage: strata [--option=value ...]
   --cache-index-and-filter-blocks=1|0  keep table index and bloom blocks in the block
                                 cache, charged to its size (default 1; 0 pins them per open table)
   --max-open-files=N            open table files kept (default 4096)
-  --block-size=BYTES            uncompressed table data block size (default 4K, as MyRocks'
-                                rocksdb_block_size; a point read that misses the block cache
-                                decompresses one whole block)
+  --block-size=BYTES            uncompressed table data block size (default 16K; MyRocks'
+                                rocksdb_block_size is 4K: smaller blocks decompress less per
+                                point read but read more per range at 600 MB, see
+                                bench/results/block-size-2026-11-27.md)
   --compression=none|lz4|zstd   block compression above the bottommost level (default lz4)
   --bottommost-compression=none|lz4|zstd  compression of the last level, where most data
                                 lives (default zstd: about 2x on sysbench rows, where lz4 gets 1.1x)
@@ -606,7 +607,7 @@ mod tests {
     #[test]
     fn table_format_options() {
         let c = Config::default();
-        assert_eq!(c.block_size, 4 << 10);
+        assert_eq!(c.block_size, 16 << 10);
         assert_eq!(c.bottommost_compression, lsm::Compression::Zstd);
         let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let c = Config::from_args(&args(&[

@@ -121,9 +121,9 @@ pub struct InstanceOptions {
     pub cache_index_and_filter_blocks: bool,
     /// Open table files kept.
     pub max_open_files: usize,
-    /// Uncompressed data block size of tables (4 KiB, MyRocks' default: a
-    /// point read that misses the block cache decompresses one whole block;
-    /// bench/results/block-size-2026-11-27.md).
+    /// Uncompressed data block size of tables (16 KiB; 4 KiB cuts the
+    /// decompression per point read but read_only at 600 MB was 5-10% slower
+    /// in wall clock: bench/results/block-size-2026-11-27.md).
     pub block_size: usize,
     /// Block compression of every level but the bottommost.
     pub compression: lsm::Compression,
@@ -159,7 +159,7 @@ impl Default for InstanceOptions {
             delayed_write_rate: 16 << 20,
             cache_index_and_filter_blocks: true,
             max_open_files: 4096,
-            block_size: 4 << 10,
+            block_size: 16 << 10,
             compression: lsm::Compression::Lz4,
             bottommost_compression: lsm::Compression::Zstd,
             use_direct_reads: false,

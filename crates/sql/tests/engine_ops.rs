@@ -269,11 +269,11 @@ fn information_schema_engine_views_hold_real_values() {
         "1"
     );
     // The server's level ratio is sql::LEVEL_MULTIPLIER, not the engine's 10;
-    // its data blocks are 4 KiB, as MyRocks' (bench/results/block-size-2026-11-27.md).
+    // its data blocks are 16 KiB (bench/results/block-size-2026-11-27.md).
     for (option, value) in [
         ("LEVEL_COMPACTION_DYNAMIC_LEVEL_BYTES", "true"),
         ("MAX_BYTES_FOR_LEVEL_MULTIPLIER", "6"),
-        ("BLOCK_SIZE", "4096"),
+        ("BLOCK_SIZE", "16384"),
     ] {
         let sql = format!(
             "SELECT VALUE FROM information_schema.STRATA_CF_OPTIONS \

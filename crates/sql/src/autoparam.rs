@@ -213,7 +213,8 @@ pub fn normalize(sql: &str) -> Option<Normalized> {
                 prev = Prev::Byte(b'`');
             }
             // X'1F', b'1': see `0x1F` below.
-            b'\'' if matches!(prev, Prev::Word(s, e) if e == i && e - s == 1
+            b'\''
+                if matches!(prev, Prev::Word(s, e) if e == i && e - s == 1
                 && matches!(b[s], b'x' | b'X' | b'b' | b'B')) =>
             {
                 return None;

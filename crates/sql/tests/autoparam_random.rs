@@ -48,8 +48,10 @@ fn a_sign_stays_text_where_more_binds_to_the_number() {
     }
     // What binds more loosely than the sign leaves it a parameter.
     assert_eq!(
-        n("SELECT a FROM t WHERE c = -5 ^ 3 AND d = -2 DIV 2 AND e = -1 != f AND g = -1 - 1 \
-           AND h = -1 COLLATEX AND i = -1 AT_X"),
+        n(
+            "SELECT a FROM t WHERE c = -5 ^ 3 AND d = -2 DIV 2 AND e = -1 != f AND g = -1 - 1 \
+           AND h = -1 COLLATEX AND i = -1 AT_X"
+        ),
         Some((
             "SELECT a FROM t WHERE c = ? ^ 3 AND d = ? DIV 2 AND e = ? != f AND g = ? - 1 \
              AND h = ? COLLATEX AND i = ? AT_X"
@@ -110,11 +112,33 @@ const NUMBERS: &[&str] = &[
     "9223372036854775808",
 ];
 const COLUMNS: &[&str] = &[
-    "a", "c", "d", "f", "j", "t.a", "t.c", "`a`", "`c`", "t.`values`", "t.values", "t.in",
-    "t.when", "t.VALUES", "t . in", "`é`",
+    "a",
+    "c",
+    "d",
+    "f",
+    "j",
+    "t.a",
+    "t.c",
+    "`a`",
+    "`c`",
+    "t.`values`",
+    "t.values",
+    "t.in",
+    "t.when",
+    "t.VALUES",
+    "t . in",
+    "`é`",
 ];
 const STRINGS: &[&str] = &[
-    "'-5.0'", "'5'", "'a'", "'é中'", "''", "'{\"a\": -5}'", "'$.a'", "'-5'", "'x%'",
+    "'-5.0'",
+    "'5'",
+    "'a'",
+    "'é中'",
+    "''",
+    "'{\"a\": -5}'",
+    "'$.a'",
+    "'-5'",
+    "'x%'",
 ];
 const SIGNS: &[&str] = &["", "", "-", "-", "- ", "+", "-"];
 const SUFFIXES: &[&str] = &[
@@ -135,8 +159,29 @@ const SUFFIXES: &[&str] = &[
     " AT TIME ZONE 'UTC'",
 ];
 const OPS: &[&str] = &[
-    " = ", "=", " < ", ">", " <> ", " + ", "-", " - ", " * ", " / ", " DIV ", " % ", " MOD ",
-    " ^ ", "^", " << ", " AND ", " OR ", " XOR ", " LIKE ", " NOT LIKE ", " <=> ", " >= ",
+    " = ",
+    "=",
+    " < ",
+    ">",
+    " <> ",
+    " + ",
+    "-",
+    " - ",
+    " * ",
+    " / ",
+    " DIV ",
+    " % ",
+    " MOD ",
+    " ^ ",
+    "^",
+    " << ",
+    " AND ",
+    " OR ",
+    " XOR ",
+    " LIKE ",
+    " NOT LIKE ",
+    " <=> ",
+    " >= ",
 ];
 const GAPS: &[&str] = &[" ", " ", " ", "", "\n", "\t", " /* x */ ", " -- x\n"];
 

@@ -60,7 +60,9 @@ pub(super) fn aliased<'p>(
     proj: &'p [ast::SelectItem],
 ) -> Option<(usize, &'p ast::Expr)> {
     proj.iter().enumerate().find_map(|(i, p)| match p {
-        ast::SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(name) => {
+        ast::SelectItem::ExprWithAlias { expr, alias }
+            if alias.value.eq_ignore_ascii_case(name) =>
+        {
             Some((i, expr))
         }
         _ => None,

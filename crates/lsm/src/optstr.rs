@@ -291,13 +291,17 @@ fn table_options(o: &mut CfOptions, s: &str) -> Result<()> {
                     }
                 }
             }
-            "prepopulate_block_cache" => o.prepopulate_block_cache = match v {
-                "kDisable" => PrepopulateBlockCache::Disable,
-                "kFlushOnly" => PrepopulateBlockCache::FlushOnly,
-                _ => return Err(bad(&format!(
+            "prepopulate_block_cache" => {
+                o.prepopulate_block_cache = match v {
+                    "kDisable" => PrepopulateBlockCache::Disable,
+                    "kFlushOnly" => PrepopulateBlockCache::FlushOnly,
+                    _ => {
+                        return Err(bad(&format!(
                     "option prepopulate_block_cache: '{v}' is not supported (kDisable, kFlushOnly)"
-                ))),
-            },
+                )))
+                    }
+                }
+            }
             "whole_key_filtering" if boolean(&k, v)? => {}
             _ => {
                 return Err(bad(&format!(

@@ -203,3 +203,32 @@ fn having_alias_evaluates_the_item_again_as_mariadb() {
         assert_eq!(rows(&mut s, sql), *want, "{sql}");
     }
 }
+
+#[test]
+fn a_unit_keyword_named_like_an_alias_stays_a_unit() {
+    // review s36 MED-1: the walk replaced `MONTH` in TIMESTAMPDIFF(MONTH, ..)
+    // by the item aliased `month`, and the statement failed with 1064.
+    let db = TestDb::open("having-alias-unit");
+    let mut s = session_in_d(&db);
+    setup(&mut s);
+    check(
+        &mut s,
+        &[
+            (
+                "SELECT k AS month, COUNT(*) FROM p \
+                 GROUP BY month, TIMESTAMPDIFF(MONTH, '2020-01-01', '2020-03-01') ORDER BY month",
+                &["1|1", "10|3", "20|1", "30|1"],
+            ),
+            (
+                "SELECT k AS day FROM p \
+                 HAVING TIMESTAMPDIFF(DAY, '2020-01-01', '2020-01-03') = 2 AND day > 10 ORDER BY day",
+                &["20", "30"],
+            ),
+            (
+                "SELECT id, k AS year FROM p \
+                 ORDER BY TIMESTAMPADD(YEAR, 1, '2020-01-01') , year DESC, id LIMIT 2",
+                &["3|30", "2|20"],
+            ),
+        ],
+    );
+}

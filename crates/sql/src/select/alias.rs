@@ -22,10 +22,31 @@ fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) ->
     struct Names<'a> {
         /// Subqueries entered: their names are theirs.
         depth: usize,
+        /// Addresses of the unit keywords of TIMESTAMPDIFF/TIMESTAMPADD
+        /// (`MONTH` in `TIMESTAMPDIFF(MONTH, a, b)` is no name); compared,
+        /// never dereferenced.
+        units: Vec<usize>,
         f: &'a mut dyn FnMut(&str) -> Option<ast::Expr>,
     }
     impl VisitorMut for Names<'_> {
         type Break = ();
+        fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+            if let ast::Expr::Function(f) = e {
+                let name = f.name.to_string();
+                if name.eq_ignore_ascii_case("TIMESTAMPDIFF")
+                    || name.eq_ignore_ascii_case("TIMESTAMPADD")
+                {
+                    if let ast::FunctionArguments::List(l) = &f.args {
+                        if let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(u))) =
+                            l.args.first()
+                        {
+                            self.units.push(u as *const ast::Expr as usize);
+                        }
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
         fn pre_visit_query(&mut self, _: &mut ast::Query) -> ControlFlow<()> {
             self.depth += 1;
             ControlFlow::Continue(())
@@ -36,7 +57,8 @@ fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) ->
         }
         // After the children: a replacement is not visited.
         fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
-            if self.depth == 0 {
+            let unit = self.units.contains(&(e as *const ast::Expr as usize));
+            if self.depth == 0 && !unit {
                 if let ast::Expr::Identifier(id) = e {
                     // `@v` and `@@v` are variables, not names.
                     if !id.value.starts_with('@') {
@@ -50,7 +72,11 @@ fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) ->
         }
     }
     let mut e = e.clone();
-    let _ = e.visit(&mut Names { depth: 0, f });
+    let _ = e.visit(&mut Names {
+        depth: 0,
+        units: Vec::new(),
+        f,
+    });
     e
 }
 

@@ -346,7 +346,14 @@ def sweep_section(res):
         strata = next((s for s in sw if s["engine"] == "strata"), None)
         strata_best = next((c["score"] for c in (strata or {}).get("candidates", [])
                             if c["variant"] == strata["chosen"] and c["ok"]), None) if strata else None
-        cells = [(r["workload"], r["threads"]) for r in sw[0]["candidates"][0]["runs"]]
+        # Every (workload, threads) any candidate ran, in the order met: with
+        # --sweep-configs a first candidate may have no runs at all.
+        cells = []
+        for s in sw:
+            for c in s["candidates"]:
+                for r in c.get("runs") or []:
+                    if (r["workload"], r["threads"]) not in cells:
+                        cells.append((r["workload"], r["threads"]))
         out.append("\n**%s** (%s s per run)\n" % (fmt_size(m), sw[0]["duration_s"]))
         out.append("| engine | configuration | %s | completed | score (geomean TPS) | Strata's chosen / this |" %
                    " | ".join("%s %d thds TPS" % (SHORT[w], t) for w, t in cells))

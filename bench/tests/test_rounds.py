@@ -273,6 +273,25 @@ class SweepSectionTest(unittest.TestCase):
         self.assertIn("| InnoDB | buffer pool 60% (`x=bp60`) **chosen** | 1,000 | yes | 1000 | 1.50x |", text)
         self.assertIn("block cache 1/4 (`x=bc1_4`) **chosen**, default", text)
 
+    def test_a_first_candidate_left_out_by_sweep_configs_keeps_the_columns(self):
+        # review s36 LOW-B1: the columns came from the first engine's first
+        # candidate; one --sweep-configs left out has no runs, and every TPS
+        # column vanished.
+        def c(v, score, runs=True):
+            return {"variant": v, "label": v, "setting": "x=%s" % v, "ok": runs, "score": score,
+                    "runs": [{"workload": W, "threads": t, "status": "ok", "tps": score}
+                             for t in (8, 32)] if runs else []}
+        res = {"sweeps": [
+            {"engine": "innodb", "mem": M, "duration_s": 60, "default": "bp75", "chosen": "bp60",
+             "candidates": [c("bp75", None, runs=False), c("bp60", 1000.0)]},
+            {"engine": "strata", "mem": M, "duration_s": 60, "default": "bc1_4", "chosen": "bc1_4",
+             "candidates": [c("bc1_4", 1500.0)]}]}
+        text = report.sweep_section(res)
+        self.assertIn("8 thds TPS | ", text)
+        self.assertIn("32 thds TPS | ", text)
+        self.assertIn("| InnoDB | bp75 (`x=bp75`) seed's | - | - | no | - |  |", text)
+        self.assertIn("| InnoDB | bp60 (`x=bp60`) **chosen** | 1,000 | 1,000 | yes | 1000 | 1.50x |", text)
+
 
 class PinnedConfigsTest(unittest.TestCase):
     def test_parse_configs_accepts_known_variants_and_rejects_others(self):

@@ -300,7 +300,14 @@ impl Expr {
                 row,
                 env,
             )?,
-            Expr::Collate(e, _) => e.eval(row, env)?,
+            // A number under COLLATE is its text (MariaDB: `(-5) COLLATE
+            // utf8mb4_bin = '-5.0'` compares strings).
+            Expr::Collate(e, _) => match e.eval(row, env)? {
+                v @ (Value::Int(_) | Value::UInt(_) | Value::Double(_) | Value::Decimal(..)) => {
+                    Value::Bytes(v.text())
+                }
+                v => v,
+            },
             Expr::Collated(c, e) => collate::eval_collated(*c, e, row, env)?,
             Expr::SortKey(c, e) => match e.eval(row, env)? {
                 Value::Bytes(b) => Value::Bytes(c.sort_key(&b)),

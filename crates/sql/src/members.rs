@@ -56,7 +56,13 @@ pub fn as_number(e: Expr, cx: Ctx) -> Expr {
 /// `e` compared with `other`: when `e` reads an ENUM/SET column and `other`
 /// is a parameter, its number or its text as the parameter's value is a
 /// number or not (decided per execution).
+/// A hex or bit literal compared with a parameter: its number or its bytes
+/// likewise (MariaDB: `0x1F >= ?` with 5 compares 31 with 5).
 fn by_param(e: Expr, other: &Expr, cx: Ctx) -> Expr {
+    if crate::bind::is_hex(&e) && matches!(other, Expr::Param(_)) {
+        let n = crate::bind::hex_number(e.clone());
+        return Expr::Func(Func::NumberOrText, vec![e, other.clone(), n]);
+    }
     match (member_type(&e, cx), other) {
         (Some(t), Expr::Param(_)) => Expr::Func(Func::MemberOrText(t), vec![e, other.clone()]),
         _ => e,

@@ -33,7 +33,30 @@ pub fn infer(e: &Expr, t: &[Column], agg: Option<&(Vec<Expr>, Vec<AggSpec>)>) ->
                 None => OutType::Null,
             },
         },
-        Expr::Neg(x) | Expr::Collate(x, _) => infer(x, t, agg),
+        Expr::Neg(x) => infer(x, t, agg),
+        // A number under COLLATE is its text (`Expr::Collate`).
+        Expr::Collate(x, _) => match infer(x, t, agg) {
+            OutType::Int { .. } | OutType::Decimal { .. } | OutType::Double => {
+                OutType::Text { len: 64 }
+            }
+            OutType::Column(c)
+                if matches!(
+                    c.kind,
+                    TypeKind::TinyInt
+                        | TypeKind::SmallInt
+                        | TypeKind::MediumInt
+                        | TypeKind::Int
+                        | TypeKind::BigInt
+                        | TypeKind::Float
+                        | TypeKind::Double
+                        | TypeKind::Decimal
+                        | TypeKind::Year
+                ) =>
+            {
+                OutType::Text { len: 64 }
+            }
+            other => other,
+        },
         Expr::Collated(..) => OutType::Int { unsigned: false },
         Expr::SortKey(..) => OutType::Text { len: 65535 },
         Expr::Not(_)
@@ -169,6 +192,7 @@ fn func_type(
     };
     match f {
         Func::MemberOrText(t) => OutType::Column(t.clone()),
+        Func::NumberOrText => first(),
         // A literal of its collation: VARBINARY for a binary string, else
         // VARCHAR of its characters.
         Func::Literal(c, _) => {

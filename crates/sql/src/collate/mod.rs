@@ -215,7 +215,7 @@ pub fn derive(e: &Expr, cx: Ctx) -> Result<Derived> {
             }
             let from: &[Expr] = match f {
                 Func::If => args.get(1..).unwrap_or(&[]),
-                Func::NullIf => args.get(..1).unwrap_or(&[]),
+                Func::NullIf | Func::NumberOrText => args.get(..1).unwrap_or(&[]),
                 // System values (utf8mb3_general_ci in MariaDB).
                 Func::Database | Func::Version | Func::User | Func::CurrentUser => {
                     return Ok(Some((Collation::DEFAULT, Coerce::Sysconst)))

@@ -110,6 +110,9 @@ pub enum Func {
     /// An ENUM/SET value compared with a parameter: its number when the
     /// parameter (the second argument) is a number, else its text.
     MemberOrText(rel::value::ColumnType),
+    /// A hex or bit literal compared with a parameter: `[text, parameter,
+    /// number]` gives the number when the parameter is a number, else the text.
+    NumberOrText,
     /// FIND_IN_SET(str, list).
     FindInSet,
     /// FIND_IN_SET(str, set_column): the member number when its bit is set.
@@ -1005,6 +1008,10 @@ fn call_inner(f: &Func, args: &[Expr], row: &[Value], env: &dyn Env) -> Result<V
             p if p.is_numeric() => {
                 crate::members::number(a(0)?, &t.members, t.kind == rel::TypeKind::Set)
             }
+            _ => a(0)?,
+        },
+        Func::NumberOrText => match a(1)? {
+            p if p.is_numeric() => a(2)?,
             _ => a(0)?,
         },
         Func::SetFindInSet(m, c) => crate::members::set_find_in_set(&a(0)?, &a(1)?, m, *c),

@@ -10,10 +10,33 @@
 //!   column of that name on its own (`SELECT id AS k ... GROUP BY k HAVING
 //!   k = 1` reads the column k).
 //! - ORDER BY: a name alone is a select item's first (plan.rs), a name in
-//!   an expression a FROM column's first, as in GROUP BY.
+//!   an expression a FROM column's first, as in GROUP BY; a window's
+//!   PARTITION BY and ORDER BY the same (`window_item`).
+//! - Parentheses around a position or a name change nothing: `GROUP BY (1)`
+//!   and `ORDER BY (k)` are `GROUP BY 1` and `ORDER BY k` (MariaDB).
 use crate::bind::Scope;
+use crate::error::{Result, SqlError};
 use sqlparser::ast::{self, VisitMut, VisitorMut};
 use std::ops::ControlFlow;
+
+/// The address of the unit keyword of a TIMESTAMPDIFF/TIMESTAMPADD call
+/// (`MONTH` in `TIMESTAMPDIFF(MONTH, a, b)` is no name); compared, never
+/// dereferenced.
+fn unit_of(f: &ast::Function) -> Option<usize> {
+    let name = f.name.to_string();
+    if !name.eq_ignore_ascii_case("TIMESTAMPDIFF") && !name.eq_ignore_ascii_case("TIMESTAMPADD") {
+        return None;
+    }
+    match &f.args {
+        ast::FunctionArguments::List(l) => match l.args.first() {
+            Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(u))) => {
+                Some(u as *const ast::Expr as usize)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
 
 /// `e` with each unqualified name outside its subqueries replaced by what
 /// `f` gives for it (kept when `f` gives None). A replacement is not
@@ -32,18 +55,7 @@ fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) ->
         type Break = ();
         fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
             if let ast::Expr::Function(f) = e {
-                let name = f.name.to_string();
-                if name.eq_ignore_ascii_case("TIMESTAMPDIFF")
-                    || name.eq_ignore_ascii_case("TIMESTAMPADD")
-                {
-                    if let ast::FunctionArguments::List(l) = &f.args {
-                        if let Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(u))) =
-                            l.args.first()
-                        {
-                            self.units.push(u as *const ast::Expr as usize);
-                        }
-                    }
-                }
+                self.units.extend(unit_of(f));
             }
             ControlFlow::Continue(())
         }
@@ -95,31 +107,140 @@ pub(super) fn aliased<'p>(
     })
 }
 
+/// The FROM column `e` names on its own (`k`, `t.k`), if any.
+pub(super) fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
+    match e {
+        ast::Expr::Identifier(id) => scope.find(None, &id.value).ok().flatten(),
+        ast::Expr::CompoundIdentifier(ids) if ids.len() >= 2 => {
+            let n = ids.len();
+            scope
+                .find(Some(&ids[n - 2].value), &ids[n - 1].value)
+                .ok()
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
 /// True if `name` is a column of the FROM tables (an ambiguous one too:
 /// binding it reports that).
 fn is_column(name: &str, scope: &Scope) -> bool {
     !matches!(scope.find(None, name), Ok(None))
 }
 
-/// A GROUP BY item with positions and select aliases resolved.
-pub(super) fn group_item(g: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope) -> ast::Expr {
-    if let ast::Expr::Value(ast::ValueWithSpan {
+/// `e` without the parentheses around it (`((k))` is `k`).
+pub(crate) fn unparen(mut e: &ast::Expr) -> &ast::Expr {
+    while let ast::Expr::Nested(x) = e {
+        e = x;
+    }
+    e
+}
+
+/// The 1-based select-list position an integer literal names (`GROUP BY 2`,
+/// `ORDER BY 2`); None for any other expression (`1.5` is a constant).
+/// A position past the list (or 0) is 1054 in `place`.
+pub(super) fn position(e: &ast::Expr, len: usize, place: &str) -> Result<Option<usize>> {
+    let ast::Expr::Value(ast::ValueWithSpan {
         value: ast::Value::Number(n, _),
         ..
-    }) = g
-    {
-        let item = n
-            .parse::<usize>()
-            .ok()
-            .and_then(|i| proj.get(i.checked_sub(1)?));
-        return match item {
-            Some(
-                ast::SelectItem::UnnamedExpr(x) | ast::SelectItem::ExprWithAlias { expr: x, .. },
-            ) => x.clone(),
-            _ => g.clone(),
+    }) = e
+    else {
+        return Ok(None);
+    };
+    if n.is_empty() || !n.bytes().all(|c| c.is_ascii_digit()) {
+        return Ok(None);
+    }
+    match n.parse::<usize>() {
+        Ok(i) if (1..=len).contains(&i) => Ok(Some(i - 1)),
+        _ => Err(SqlError::unknown_column(n, place)),
+    }
+}
+
+/// The select list with each `*` and `t.*` replaced by the columns it
+/// lists (as `t.c`), as positions count them (`SELECT * ... GROUP BY 2`).
+/// `star` lists the columns of `*`, `star_all` those `t.*` picks from.
+pub(super) fn expanded(
+    proj: &[ast::SelectItem],
+    scope: &Scope,
+    star: &[usize],
+    star_all: &[usize],
+) -> Vec<ast::SelectItem> {
+    let mut out = Vec::with_capacity(proj.len());
+    for item in proj {
+        let qual = match item {
+            ast::SelectItem::Wildcard(_) => None,
+            ast::SelectItem::QualifiedWildcard(
+                ast::SelectItemQualifiedWildcardKind::ObjectName(n),
+                _,
+            ) => Some(
+                n.0.last()
+                    .map(|p| p.to_string().trim_matches('`').to_string())
+                    .unwrap_or_default(),
+            ),
+            other => {
+                out.push(other.clone());
+                continue;
+            }
+        };
+        let list = if qual.is_some() { star_all } else { star };
+        for &i in list {
+            let Some((t, c)) = scope.cols.get(i) else {
+                continue;
+            };
+            if qual.as_ref().is_some_and(|q| !q.eq_ignore_ascii_case(t)) {
+                continue;
+            }
+            out.push(ast::SelectItem::UnnamedExpr(ast::Expr::CompoundIdentifier(
+                vec![ast::Ident::new(t.clone()), ast::Ident::new(c.clone())],
+            )));
+        }
+    }
+    out
+}
+
+/// True if `x` calls a window function.
+fn has_window(x: &ast::Expr) -> bool {
+    ast::visit_expressions(x, |e| match e {
+        ast::Expr::Function(f) if f.over.is_some() => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// A GROUP BY item with positions and select aliases resolved; `proj` is
+/// the select list with its wildcards `expanded`. A position out of the
+/// list is 1054.
+pub(super) fn group_item(
+    g: &ast::Expr,
+    proj: &[ast::SelectItem],
+    scope: &Scope,
+) -> Result<ast::Expr> {
+    let g = unparen(g);
+    if let Some(i) = position(g, proj.len(), "group statement")? {
+        return match &proj[i] {
+            ast::SelectItem::UnnamedExpr(x) | ast::SelectItem::ExprWithAlias { expr: x, .. } => {
+                Ok(x.clone())
+            }
+            _ => Err(SqlError::unsupported("this select item")),
         };
     }
-    by_column_first(g, proj, scope)
+    Ok(by_column_first(g, proj, scope))
+}
+
+/// A window's PARTITION BY or ORDER BY item with select aliases resolved as
+/// the query's ORDER BY resolves them: a name alone is a select alias first,
+/// a name in an expression a FROM column first. A number is a constant,
+/// not a position. An alias of a window function is left alone (binding
+/// it fails: no window function in a window's clauses).
+pub(crate) fn window_item(e: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope) -> ast::Expr {
+    let e = unparen(e);
+    if let ast::Expr::Identifier(id) = e {
+        return match aliased(&id.value, proj) {
+            Some((_, x)) if !id.value.starts_with('@') && !has_window(x) => x.clone(),
+            _ => e.clone(),
+        };
+    }
+    by_column_first(e, proj, scope)
 }
 
 /// `e` with each name that is no FROM column but a select alias replaced by
@@ -133,15 +254,18 @@ pub(super) fn by_column_first(e: &ast::Expr, proj: &[ast::SelectItem], scope: &S
     })
 }
 
-/// The names of the FROM columns GROUP BY names on their own (`k`, `t.k`).
-pub(super) fn grouped_columns(group: &[ast::Expr], scope: &Scope) -> Vec<String> {
+/// The FROM columns GROUP BY names on their own (`k`, `(k)`, `t.k`): each
+/// column's name and the GROUP BY item naming it.
+pub(super) fn grouped_columns(group: &[ast::Expr], scope: &Scope) -> Vec<(String, ast::Expr)> {
     group
         .iter()
-        .filter_map(|g| match g {
-            ast::Expr::Identifier(id) if is_column(&id.value, scope) => Some(id.value.clone()),
-            ast::Expr::CompoundIdentifier(ids) if ids.len() >= 2 => {
+        .filter_map(|g| match unparen(g) {
+            x @ ast::Expr::Identifier(id) if is_column(&id.value, scope) => {
+                Some((id.value.clone(), x.clone()))
+            }
+            x @ ast::Expr::CompoundIdentifier(ids) if ids.len() >= 2 => {
                 let (t, c) = (&ids[ids.len() - 2].value, &ids[ids.len() - 1].value);
-                (!matches!(scope.find(Some(t), c), Ok(None))).then(|| c.clone())
+                (!matches!(scope.find(Some(t), c), Ok(None))).then(|| (c.clone(), x.clone()))
             }
             _ => None,
         })
@@ -149,17 +273,150 @@ pub(super) fn grouped_columns(group: &[ast::Expr], scope: &Scope) -> Vec<String>
 }
 
 /// HAVING with select aliases resolved: `item` gives what stands for select
-/// item `i` (its expression, or a reference to its computed value).
+/// item `i` (its expression, or a reference to its computed value). A name
+/// GROUP BY gives as a column on its own is that column (`GROUP BY p.k
+/// HAVING k` in a join reads p.k, not an ambiguous k).
 pub(super) fn having(
     h: &ast::Expr,
     proj: &[ast::SelectItem],
-    grouped: &[String],
+    grouped: &[(String, ast::Expr)],
     item: &mut dyn FnMut(usize, &ast::Expr) -> ast::Expr,
 ) -> ast::Expr {
     replace_names(h, &mut |name| {
-        if grouped.iter().any(|g| g.eq_ignore_ascii_case(name)) {
-            return None;
+        if let Some((_, g)) = grouped.iter().find(|(g, _)| g.eq_ignore_ascii_case(name)) {
+            return Some(g.clone());
         }
         aliased(name, proj).map(|(i, x)| item(i, x))
     })
+}
+
+/// True for the name of an aggregate function (its arguments read the rows
+/// of a group).
+pub(super) fn is_aggregate(name: &str) -> bool {
+    AGGREGATES.iter().any(|a| name.eq_ignore_ascii_case(a))
+}
+
+const AGGREGATES: &[&str] = &[
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "GROUP_CONCAT",
+    "JSON_ARRAYAGG",
+    "JSON_OBJECTAGG",
+    "ANY_VALUE",
+    "STD",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
+    "BIT_AND",
+    "BIT_OR",
+    "BIT_XOR",
+];
+
+/// MariaDB's rule for the FROM columns HAVING reads outside aggregate
+/// arguments and subqueries: each must be one GROUP BY names on its own or
+/// one the select list shows on its own (`SELECT k`, `SELECT k AS x`, `*`),
+/// else 1054 in 'having clause' (`SELECT v+1 FROM p HAVING v > 10`). A name
+/// that stands for a select alias (`having`) is the item's. `proj` is the
+/// select list with its wildcards `expanded`.
+pub(super) fn check_having_columns(
+    h: &ast::Expr,
+    proj: &[ast::SelectItem],
+    group: &[ast::Expr],
+    scope: &Scope,
+) -> Result<()> {
+    let column = |e: &ast::Expr| direct_column(unparen(e), scope);
+    let mut allowed = vec![false; scope.cols.len()];
+    let items = proj.iter().filter_map(|p| match p {
+        ast::SelectItem::UnnamedExpr(x) | ast::SelectItem::ExprWithAlias { expr: x, .. } => Some(x),
+        _ => None,
+    });
+    for i in items.chain(group).filter_map(column) {
+        if let Some(a) = allowed.get_mut(i) {
+            *a = true;
+        }
+    }
+    let grouped = grouped_columns(group, scope);
+    struct Walk<'a> {
+        subqueries: usize,
+        aggregates: Vec<bool>,
+        /// Addresses of TIMESTAMPDIFF/TIMESTAMPADD unit keywords (no names).
+        units: Vec<usize>,
+        check: &'a mut dyn FnMut(&ast::Expr) -> Result<()>,
+        err: Option<SqlError>,
+    }
+    impl ast::Visitor for Walk<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &ast::Query) -> ControlFlow<()> {
+            self.subqueries += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &ast::Query) -> ControlFlow<()> {
+            self.subqueries -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            let mut agg = false;
+            if let ast::Expr::Function(f) = e {
+                agg = f.over.is_none() && is_aggregate(&f.name.to_string());
+                self.units.extend(unit_of(f));
+            }
+            self.aggregates.push(agg);
+            let unit = self.units.contains(&(e as *const ast::Expr as usize));
+            if self.subqueries == 0 && !unit && !self.aggregates.iter().any(|a| *a) {
+                if let Err(e) = (self.check)(e) {
+                    self.err = Some(e);
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, _: &ast::Expr) -> ControlFlow<()> {
+            self.aggregates.pop();
+            ControlFlow::Continue(())
+        }
+    }
+    let mut check = |e: &ast::Expr| -> Result<()> {
+        let name = match e {
+            ast::Expr::Identifier(id) => {
+                let alias = !grouped
+                    .iter()
+                    .any(|(g, _)| g.eq_ignore_ascii_case(&id.value))
+                    && aliased(&id.value, proj).is_some();
+                if alias || id.value.starts_with('@') {
+                    return Ok(());
+                }
+                id.value.clone()
+            }
+            ast::Expr::CompoundIdentifier(ids) => ids
+                .iter()
+                .map(|i| i.value.as_str())
+                .collect::<Vec<_>>()
+                .join("."),
+            _ => return Ok(()),
+        };
+        match column(e) {
+            Some(i) if !allowed.get(i).copied().unwrap_or(true) => {
+                Err(SqlError::unknown_column(&name, "having clause"))
+            }
+            _ => Ok(()),
+        }
+    };
+    let mut w = Walk {
+        subqueries: 0,
+        aggregates: Vec::new(),
+        units: Vec::new(),
+        check: &mut check,
+        err: None,
+    };
+    let _ = ast::Visit::visit(h, &mut w);
+    match w.err {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }

@@ -294,8 +294,11 @@ pub fn execute_counted(
                 return Ok(calc || limit.is_none_or(|l| sent < l));
             }
             let mut keys = Vec::with_capacity(key_exprs.len());
-            for (e, m) in key_exprs.iter().zip(&movable_keys) {
-                keys.push(take_or_eval(e, *m, row, env)?);
+            for (k, (e, m)) in key_exprs.iter().zip(&movable_keys).enumerate() {
+                keys.push(match p.order_out.get(k).copied().flatten() {
+                    Some(i) => outbuf[i].clone(),
+                    None => take_or_eval(e, *m, row, env)?,
+                });
             }
             if let Some(t) = tail.as_mut() {
                 // The row moves into the tail (no copy of its strings).
@@ -379,7 +382,11 @@ pub fn execute_counted(
             .collect::<Result<Vec<_>>>()?;
         let keys = key_exprs
             .iter()
-            .map(|e| e.eval(&row, env))
+            .enumerate()
+            .map(|(k, e)| match p.order_out.get(k).copied().flatten() {
+                Some(i) => Ok(out[i].clone()),
+                None => e.eval(&row, env),
+            })
             .collect::<Result<Vec<_>>>()?;
         tail.push(out, keys)
     };

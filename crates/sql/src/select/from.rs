@@ -570,6 +570,7 @@ fn view_plan(v: crate::infoschema::View) -> SelectPlan {
         window: None,
         out: (0..cols.len()).map(Expr::Col).collect(),
         order: Vec::new(),
+        order_out: Vec::new(),
         presorted: false,
         distinct: false,
         group_colls: Vec::new(),

@@ -2,11 +2,12 @@
 //! streaming rows to a sink when no sort, grouping or DISTINCT needs them
 //! all first; aggregation is in `crate::agg`, sorting and grouping spills
 //! in `crate::tail` and `crate::sort`.
-mod alias;
+pub(crate) mod alias;
 mod correlated;
 mod decorrelate;
 mod exec;
 mod from;
+mod output;
 mod plan;
 mod recursive;
 mod semijoin;
@@ -53,6 +54,9 @@ pub struct SelectPlan {
     pub window: Option<crate::window::WindowPlan>,
     pub out: Vec<Expr>,
     pub order: Vec<(Expr, bool)>,
+    /// Per ORDER BY key, the output column whose value it is (a computed
+    /// select item the key names: not evaluated twice); empty: none is.
+    pub order_out: Vec<Option<usize>>,
     /// The access path already yields rows in ORDER BY order.
     pub presorted: bool,
     pub distinct: bool,

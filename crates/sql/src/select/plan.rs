@@ -280,9 +280,11 @@ fn plan_in(
     // Try without aggregation first; an aggregate call (also in HAVING)
     // fails with 1111.
     let mut use_agg = !group_ast.is_empty();
+    // What GROUP BY positions count: the select list with `*` expanded.
+    let positions = super::alias::expanded(&sel.projection, &scope, &star, &star_all);
     let mut attempt = 0;
     let mark = subs.plans.borrow().len();
-    let (mut out, names, mut order, having, agg, calls) = loop {
+    let (mut out, names, mut order, having, agg, calls, order_items) = loop {
         attempt += 1;
         // A retry binds the output again: drop the first attempt's subqueries.
         subs.plans.borrow_mut().truncate(mark);
@@ -293,7 +295,7 @@ fn plan_in(
             let mut ctx = AggCtx::default();
             for g in &group_ast {
                 // GROUP BY may name an output position or alias (alias.rs).
-                let e = super::alias::group_item(g, &sel.projection, &scope);
+                let e = super::alias::group_item(g, &positions, &scope)?;
                 b.place = "group statement";
                 ctx.group.push(b.expr(&e, &scope)?);
                 ctx.group_ast.push(e);
@@ -301,8 +303,10 @@ fn plan_in(
             b.agg = Some(ctx);
         }
         b.place = "field list";
-        b.win = Some(crate::window::WinCtx::new(&sel.named_window)?);
-        let r = bind_output(&mut b, sel, q, &scope, [&star, &star_all]);
+        let mut win = crate::window::WinCtx::new(&sel.named_window)?;
+        win.proj = sel.projection.clone();
+        b.win = Some(win);
+        let r = super::output::bind_output(&mut b, sel, q, &scope, [&star, &star_all]);
         match r {
             Err(e)
                 if e.code == crate::error::ER_INVALID_GROUP_FUNC_USE
@@ -313,10 +317,10 @@ fn plan_in(
                 continue;
             }
             Err(e) => return Err(e),
-            Ok((out, names, order, having)) => {
+            Ok((out, names, order, having, order_items)) => {
                 let agg = b.agg.take().map(|a| (a.group, a.aggs));
                 let calls = b.win.take().map(|w| w.calls).unwrap_or_default();
-                break (out, names, order, having, agg, calls);
+                break (out, names, order, having, agg, calls, order_items);
             }
         }
     };
@@ -397,6 +401,12 @@ fn plan_in(
         None => Vec::new(),
     };
     let out_colls = collate::group_colls(&out, acx)?;
+    // A key that is a computed select item takes the item's value (a plain
+    // column stays a column: the access path may yield its order).
+    let order_out: Vec<Option<usize>> = order_items
+        .iter()
+        .map(|i| i.filter(|&i| !matches!(out.get(i), Some(Expr::Col(_)) | None)))
+        .collect();
     let order_keys: Vec<(Expr, bool)> = order
         .iter()
         .map(|(e, d)| Ok((collate::sort_key(e.clone(), acx)?, *d)))
@@ -596,6 +606,7 @@ fn plan_in(
         window,
         out,
         order: order_keys,
+        order_out,
         presorted,
         distinct,
         group_colls,
@@ -660,152 +671,6 @@ fn plan_union(
     first.columns = columns;
     first.union = distinct[1..].iter().copied().zip(rest.by_ref()).collect();
     Ok(first)
-}
-
-type Bound = (
-    Vec<Expr>,
-    Vec<(String, Option<usize>)>,
-    Vec<(Expr, bool)>,
-    Option<Expr>,
-);
-
-fn bind_output(
-    b: &mut Binder,
-    sel: &ast::Select,
-    q: &ast::Query,
-    scope: &Scope,
-    [star, star_all]: [&[usize]; 2],
-) -> Result<Bound> {
-    let mut out = Vec::new();
-    let mut names: Vec<(String, Option<usize>)> = Vec::new();
-    for item in &sel.projection {
-        match item {
-            ast::SelectItem::UnnamedExpr(e) => {
-                let x = b.expr(e, scope)?;
-                let org = direct_column(e, scope);
-                let name = match (e, org) {
-                    (ast::Expr::Identifier(id), _) => id.value.clone(),
-                    (ast::Expr::CompoundIdentifier(ids), _) => {
-                        ids.last().map(|i| i.value.clone()).unwrap_or_default()
-                    }
-                    _ => e.to_string(),
-                };
-                out.push(x);
-                names.push((name, org));
-            }
-            ast::SelectItem::ExprWithAlias { expr, alias } => {
-                out.push(b.expr(expr, scope)?);
-                names.push((alias.value.clone(), direct_column(expr, scope)));
-            }
-            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
-                if scope.cols.is_empty() {
-                    return Err(SqlError::no_tables_used());
-                }
-                let qual = match item {
-                    ast::SelectItem::QualifiedWildcard(
-                        ast::SelectItemQualifiedWildcardKind::ObjectName(n),
-                        _,
-                    ) => {
-                        n.0.last()
-                            .map(|p| p.to_string().trim_matches('`').to_string())
-                    }
-                    _ => None,
-                };
-                let mut any = false;
-                // `t.*` lists all of t's columns, merged ones included.
-                let list = if qual.is_some() { star_all } else { star };
-                for &i in list {
-                    let (t, c) = &scope.cols[i];
-                    if qual.as_ref().is_some_and(|q| !q.eq_ignore_ascii_case(t)) {
-                        continue;
-                    }
-                    any = true;
-                    out.push(b.column_ref(i)?);
-                    names.push((c.clone(), Some(i)));
-                }
-                if !any {
-                    return Err(SqlError::unknown_table(qual.unwrap_or_default()));
-                }
-            }
-            _ => return Err(SqlError::unsupported("this select item")),
-        }
-    }
-    let mut order = Vec::new();
-    if let Some(ob) = &q.order_by {
-        let ast::OrderByKind::Expressions(items) = &ob.kind else {
-            return Err(SqlError::unsupported("ORDER BY ALL"));
-        };
-        for it in items {
-            let desc = matches!(it.options.sort, Some(ast::OrderBySort::Desc));
-            b.place = "order clause";
-            let e = match &it.expr {
-                ast::Expr::Value(ast::ValueWithSpan {
-                    value: ast::Value::Number(n, _),
-                    ..
-                }) => {
-                    let i: usize = n
-                        .parse()
-                        .map_err(|_| SqlError::parse("bad ORDER BY position"))?;
-                    out.get(i.wrapping_sub(1))
-                        .cloned()
-                        .ok_or_else(|| SqlError::unknown_column(n, "order clause"))?
-                }
-                // A name: a select item's first, then a FROM column's; in
-                // an expression the other way round (alias.rs).
-                ast::Expr::Identifier(id) => {
-                    let mut items = names
-                        .iter()
-                        .zip(&out)
-                        .filter(|((n, _), _)| n.eq_ignore_ascii_case(&id.value))
-                        .map(|(_, e)| e);
-                    match items.next() {
-                        Some(e) if items.all(|x| x == e) => e.clone(),
-                        Some(_) => {
-                            return Err(SqlError::ambiguous_column(&id.value, "order clause"))
-                        }
-                        None => b.expr(&it.expr, scope)?,
-                    }
-                }
-                other => b.expr(
-                    &super::alias::by_column_first(other, &sel.projection, scope),
-                    scope,
-                )?,
-            };
-            order.push((e, desc));
-        }
-    }
-    let having = match &sel.having {
-        Some(h) => {
-            b.place = "having clause";
-            // HAVING may use output aliases (alias.rs; but no window
-            // function: 4015).
-            let grouped = match &sel.group_by {
-                ast::GroupByExpr::Expressions(g, _) => super::alias::grouped_columns(g, scope),
-                ast::GroupByExpr::All(_) => Vec::new(),
-            };
-            let h = super::alias::having(h, &sel.projection, &grouped, &mut |_, x| x.clone());
-            let win = b.win.take();
-            let h = b.expr(&h, scope);
-            b.win = win;
-            Some(h?)
-        }
-        None => None,
-    };
-    Ok((out, names, order, having))
-}
-
-fn direct_column(e: &ast::Expr, scope: &Scope) -> Option<usize> {
-    match e {
-        ast::Expr::Identifier(id) => scope.find(None, &id.value).ok().flatten(),
-        ast::Expr::CompoundIdentifier(ids) if ids.len() >= 2 => {
-            let n = ids.len();
-            scope
-                .find(Some(&ids[n - 2].value), &ids[n - 1].value)
-                .ok()
-                .flatten()
-        }
-        _ => None,
-    }
 }
 
 /// The user variables of `SELECT ... INTO @a, @b` (lower-cased names, without `@`).

@@ -224,29 +224,10 @@ fn refers_in_factor(t: &ast::TableFactor, name: &str) -> bool {
 
 /// An aggregate or window function in the select list or ORDER BY of `sel`.
 fn aggregates(sel: &ast::Select) -> bool {
-    const AGG: [&str; 16] = [
-        "COUNT",
-        "SUM",
-        "AVG",
-        "MIN",
-        "MAX",
-        "GROUP_CONCAT",
-        "ANY_VALUE",
-        "STD",
-        "STDDEV",
-        "STDDEV_POP",
-        "STDDEV_SAMP",
-        "VARIANCE",
-        "VAR_POP",
-        "VAR_SAMP",
-        "BIT_AND",
-        "BIT_OR",
-    ];
     let mut found = false;
     let _ = ast::visit_expressions(&sel.projection, |e| {
         if let ast::Expr::Function(f) = e {
-            let n = f.name.to_string().to_ascii_uppercase();
-            if f.over.is_some() || AGG.contains(&n.as_str()) || n == "BIT_XOR" {
+            if f.over.is_some() || super::alias::is_aggregate(&f.name.to_string()) {
                 found = true;
             }
         }

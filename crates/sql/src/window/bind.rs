@@ -16,6 +16,9 @@ use sqlparser::ast;
 pub struct WinCtx {
     named: Vec<(String, ast::WindowSpec)>,
     pub calls: Vec<WinCall>,
+    /// The query's select list: PARTITION BY and ORDER BY may name its
+    /// aliases (`select::alias::window_item`).
+    pub proj: Vec<ast::SelectItem>,
 }
 
 impl WinCtx {
@@ -299,12 +302,14 @@ fn bind_in(
         }
     }
     for p in &spec.partition_by {
-        call.spec.partition.push(b.expr(p, scope)?);
+        let p = crate::select::alias::window_item(p, &cx.proj, scope);
+        call.spec.partition.push(b.expr(&p, scope)?);
     }
     for o in &spec.order_by {
         crate::accept::check_order_expr(o)?;
         let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-        call.spec.order.push((b.expr(&o.expr, scope)?, desc));
+        let e = crate::select::alias::window_item(&o.expr, &cx.proj, scope);
+        call.spec.order.push((b.expr(&e, scope)?, desc));
     }
     let needs_order = matches!(
         kind,

@@ -248,3 +248,65 @@ fn having_reads_only_grouped_or_shown_columns() {
         assert_eq!(err(&mut s, sql), 1054, "{sql}");
     }
 }
+
+#[test]
+fn review_s37_partition_using_ambiguity_and_plus() {
+    let db = TestDb::open("positions-review37");
+    let mut s = session_in_d(&db);
+    setup(&mut s);
+    check(
+        &mut s,
+        &[
+            // PARTITION BY takes the FROM column first (as GROUP BY).
+            (
+                "SELECT k, -k AS v, COUNT(*) OVER (PARTITION BY v) s FROM p ORDER BY k",
+                &["1|-1|2", "2|-2|2", "3|-3|2", "4|-4|2"],
+            ),
+            // The right-hand copy of a USING column, shown or grouped.
+            (
+                "SELECT q.* FROM p JOIN q USING (k) HAVING k > 1 ORDER BY 1",
+                &["2|6", "3|7"],
+            ),
+            (
+                "SELECT q.k FROM p JOIN q USING (k) HAVING k > 1 ORDER BY 1",
+                &["2", "3"],
+            ),
+            (
+                "SELECT COUNT(*) FROM p JOIN q USING (k) GROUP BY q.k HAVING k > 1",
+                &["1", "1"],
+            ),
+            (
+                "SELECT p.k FROM p JOIN q ON p.k = q.k GROUP BY p.k HAVING SUM(p.k) > 2",
+                &["3"],
+            ),
+            // A unary plus changes nothing: still a position.
+            (
+                "SELECT v, COUNT(*) FROM p GROUP BY +1 ORDER BY 1",
+                &["10|2", "20|2"],
+            ),
+            ("SELECT k FROM p ORDER BY +1 DESC", &["4", "3", "2", "1"]),
+        ],
+    );
+    for (sql, code) in [
+        (
+            "SELECT p.k FROM p JOIN q ON p.k = q.k GROUP BY p.k HAVING SUM(k) > 0",
+            1052,
+        ),
+        (
+            "SELECT p.k, q.k FROM p JOIN q ON p.k = q.k GROUP BY p.k HAVING k > 1",
+            1052,
+        ),
+        (
+            "SELECT COUNT(*) FROM p a JOIN q b ON a.k = b.k GROUP BY a.k, b.k HAVING k > 1",
+            1052,
+        ),
+        ("SELECT x.* FROM p GROUP BY 1", 1051),
+        // MariaDB reads the outer k here; Strata says it cannot yet.
+        (
+            "SELECT k, (SELECT COUNT(*) FROM q HAVING k > 2) x FROM p",
+            1235,
+        ),
+    ] {
+        assert_eq!(err(&mut s, sql), code, "{sql}");
+    }
+}

@@ -9,9 +9,9 @@
 //! - HAVING: a name is a select alias first, unless GROUP BY names the FROM
 //!   column of that name on its own (`SELECT id AS k ... GROUP BY k HAVING
 //!   k = 1` reads the column k).
-//! - ORDER BY: a name alone is a select item's first (plan.rs), a name in
-//!   an expression a FROM column's first, as in GROUP BY; a window's
-//!   PARTITION BY and ORDER BY the same (`window_item`).
+//! - ORDER BY: a name alone is a select item's first (output.rs), a name in
+//!   an expression a FROM column's first, as in GROUP BY; a window's ORDER
+//!   BY the same, its PARTITION BY as GROUP BY (`window_item`).
 //! - Parentheses around a position or a name change nothing: `GROUP BY (1)`
 //!   and `ORDER BY (k)` are `GROUP BY 1` and `ORDER BY k` (MariaDB).
 use crate::bind::Scope;
@@ -41,22 +41,28 @@ fn unit_of(f: &ast::Function) -> Option<usize> {
 /// `e` with each unqualified name outside its subqueries replaced by what
 /// `f` gives for it (kept when `f` gives None). A replacement is not
 /// searched again.
-fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) -> ast::Expr {
+fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str, bool) -> Option<ast::Expr>) -> ast::Expr {
     struct Names<'a> {
         /// Subqueries entered: their names are theirs.
         depth: usize,
+        /// Per expression entered, whether it is an aggregate call: `f`
+        /// learns whether a name is inside one's arguments.
+        aggregates: Vec<bool>,
         /// Addresses of the unit keywords of TIMESTAMPDIFF/TIMESTAMPADD
         /// (`MONTH` in `TIMESTAMPDIFF(MONTH, a, b)` is no name); compared,
         /// never dereferenced.
         units: Vec<usize>,
-        f: &'a mut dyn FnMut(&str) -> Option<ast::Expr>,
+        f: &'a mut dyn FnMut(&str, bool) -> Option<ast::Expr>,
     }
     impl VisitorMut for Names<'_> {
         type Break = ();
         fn pre_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+            let mut agg = false;
             if let ast::Expr::Function(f) = e {
+                agg = f.over.is_none() && is_aggregate(&f.name.to_string());
                 self.units.extend(unit_of(f));
             }
+            self.aggregates.push(agg);
             ControlFlow::Continue(())
         }
         fn pre_visit_query(&mut self, _: &mut ast::Query) -> ControlFlow<()> {
@@ -69,12 +75,14 @@ fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) ->
         }
         // After the children: a replacement is not visited.
         fn post_visit_expr(&mut self, e: &mut ast::Expr) -> ControlFlow<()> {
+            self.aggregates.pop();
+            let in_agg = self.aggregates.iter().any(|a| *a);
             let unit = self.units.contains(&(e as *const ast::Expr as usize));
             if self.depth == 0 && !unit {
                 if let ast::Expr::Identifier(id) = e {
                     // `@v` and `@@v` are variables, not names.
                     if !id.value.starts_with('@') {
-                        if let Some(x) = (self.f)(&id.value) {
+                        if let Some(x) = (self.f)(&id.value, in_agg) {
                             *e = x;
                         }
                     }
@@ -86,6 +94,7 @@ fn replace_names(e: &ast::Expr, f: &mut dyn FnMut(&str) -> Option<ast::Expr>) ->
     let mut e = e.clone();
     let _ = e.visit(&mut Names {
         depth: 0,
+        aggregates: Vec::new(),
         units: Vec::new(),
         f,
     });
@@ -128,12 +137,19 @@ fn is_column(name: &str, scope: &Scope) -> bool {
     !matches!(scope.find(None, name), Ok(None))
 }
 
-/// `e` without the parentheses around it (`((k))` is `k`).
+/// `e` without the parentheses and unary pluses around it (`((k))` is `k`,
+/// `+1` is `1`: MariaDB's parser drops both).
 pub(crate) fn unparen(mut e: &ast::Expr) -> &ast::Expr {
-    while let ast::Expr::Nested(x) = e {
-        e = x;
+    loop {
+        match e {
+            ast::Expr::Nested(x)
+            | ast::Expr::UnaryOp {
+                op: ast::UnaryOperator::Plus,
+                expr: x,
+            } => e = x,
+            _ => return e,
+        }
     }
-    e
 }
 
 /// The 1-based select-list position an integer literal names (`GROUP BY 2`,
@@ -164,7 +180,7 @@ pub(super) fn expanded(
     scope: &Scope,
     star: &[usize],
     star_all: &[usize],
-) -> Vec<ast::SelectItem> {
+) -> Result<Vec<ast::SelectItem>> {
     let mut out = Vec::with_capacity(proj.len());
     for item in proj {
         let qual = match item {
@@ -183,6 +199,7 @@ pub(super) fn expanded(
             }
         };
         let list = if qual.is_some() { star_all } else { star };
+        let before = out.len();
         for &i in list {
             let Some((t, c)) = scope.cols.get(i) else {
                 continue;
@@ -194,8 +211,11 @@ pub(super) fn expanded(
                 vec![ast::Ident::new(t.clone()), ast::Ident::new(c.clone())],
             )));
         }
+        if let Some(q) = qual.filter(|_| out.len() == before) {
+            return Err(SqlError::unknown_table(q));
+        }
     }
-    out
+    Ok(out)
 }
 
 /// True if `x` calls a window function.
@@ -227,13 +247,22 @@ pub(super) fn group_item(
     Ok(by_column_first(g, proj, scope))
 }
 
-/// A window's PARTITION BY or ORDER BY item with select aliases resolved as
-/// the query's ORDER BY resolves them: a name alone is a select alias first,
-/// a name in an expression a FROM column first. A number is a constant,
+/// A window's PARTITION BY or ORDER BY item with select aliases resolved:
+/// PARTITION BY as GROUP BY (a FROM column first), ORDER BY as the query's
+/// ORDER BY (a name alone is a select alias first, a name in an expression
+/// a FROM column first), as MariaDB does. A number is a constant,
 /// not a position. An alias of a window function is left alone (binding
 /// it fails: no window function in a window's clauses).
-pub(crate) fn window_item(e: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope) -> ast::Expr {
+pub(crate) fn window_item(
+    e: &ast::Expr,
+    proj: &[ast::SelectItem],
+    scope: &Scope,
+    partition: bool,
+) -> ast::Expr {
     let e = unparen(e);
+    if partition {
+        return by_column_first(e, proj, scope);
+    }
     if let ast::Expr::Identifier(id) = e {
         return match aliased(&id.value, proj) {
             Some((_, x)) if !id.value.starts_with('@') && !has_window(x) => x.clone(),
@@ -246,7 +275,7 @@ pub(crate) fn window_item(e: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope
 /// `e` with each name that is no FROM column but a select alias replaced by
 /// the item's expression (GROUP BY, and an ORDER BY expression).
 pub(super) fn by_column_first(e: &ast::Expr, proj: &[ast::SelectItem], scope: &Scope) -> ast::Expr {
-    replace_names(e, &mut |name| {
+    replace_names(e, &mut |name, _| {
         if is_column(name, scope) {
             return None;
         }
@@ -272,6 +301,29 @@ pub(super) fn grouped_columns(group: &[ast::Expr], scope: &Scope) -> Vec<(String
         .collect()
 }
 
+/// False when two different select items show a column named `name`
+/// (`SELECT p.k, q.k`).
+fn shown_once(name: &str, proj: &[ast::SelectItem]) -> bool {
+    let mut shown = proj.iter().filter_map(|p| match p {
+        ast::SelectItem::UnnamedExpr(x) => match unparen(x) {
+            ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case(name) => Some(x),
+            ast::Expr::CompoundIdentifier(ids)
+                if ids
+                    .last()
+                    .is_some_and(|i| i.value.eq_ignore_ascii_case(name)) =>
+            {
+                Some(x)
+            }
+            _ => None,
+        },
+        _ => None,
+    });
+    match shown.next() {
+        Some(first) => shown.all(|x| x == first),
+        None => true,
+    }
+}
+
 /// HAVING with select aliases resolved: `item` gives what stands for select
 /// item `i` (its expression, or a reference to its computed value). A name
 /// GROUP BY gives as a column on its own is that column (`GROUP BY p.k
@@ -282,9 +334,14 @@ pub(super) fn having(
     grouped: &[(String, ast::Expr)],
     item: &mut dyn FnMut(usize, &ast::Expr) -> ast::Expr,
 ) -> ast::Expr {
-    replace_names(h, &mut |name| {
-        if let Some((_, g)) = grouped.iter().find(|(g, _)| g.eq_ignore_ascii_case(name)) {
-            return Some(g.clone());
+    replace_names(h, &mut |name, in_agg| {
+        let mut by_group = grouped.iter().filter(|(g, _)| g.eq_ignore_ascii_case(name));
+        if let Some((_, g)) = by_group.next() {
+            // Inside an aggregate's arguments, named by two GROUP BY columns
+            // or shown by two select items, the name stays a FROM name
+            // (1052 when ambiguous, as MariaDB).
+            let one = by_group.all(|(_, x)| x == g) && shown_once(name, proj);
+            return (!in_agg && one).then(|| g.clone());
         }
         aliased(name, proj).map(|(i, x)| item(i, x))
     })
@@ -329,6 +386,7 @@ pub(super) fn check_having_columns(
     proj: &[ast::SelectItem],
     group: &[ast::Expr],
     scope: &Scope,
+    outer: &[Scope],
 ) -> Result<()> {
     let column = |e: &ast::Expr| direct_column(unparen(e), scope);
     let mut allowed = vec![false; scope.cols.len()];
@@ -400,12 +458,35 @@ pub(super) fn check_having_columns(
                 .join("."),
             _ => return Ok(()),
         };
-        match column(e) {
-            Some(i) if !allowed.get(i).copied().unwrap_or(true) => {
-                Err(SqlError::unknown_column(&name, "having clause"))
-            }
-            _ => Ok(()),
+        let Some(i) = column(e) else { return Ok(()) };
+        if allowed.get(i).copied().unwrap_or(true) {
+            return Ok(());
         }
+        // A column `JOIN ... USING` / NATURAL JOIN merged: its right-hand
+        // copy (reached only qualified) may be the one shown or grouped.
+        let c = &scope.cols[i].1;
+        let merged = |j: usize| {
+            allowed[j] && scope.cols[j].1.eq_ignore_ascii_case(c) && scope.hidden.contains(&j)
+        };
+        if (0..allowed.len()).any(merged) {
+            return Ok(());
+        }
+        // MariaDB reads the query around's column of that name then (a
+        // HAVING in a subquery): not bound so here yet.
+        let qual = match e {
+            ast::Expr::CompoundIdentifier(ids) if ids.len() >= 2 => Some(&ids[ids.len() - 2].value),
+            _ => None,
+        };
+        if outer
+            .iter()
+            .any(|o| !matches!(o.find(qual.map(|q| q.as_str()), c), Ok(None)))
+        {
+            return Err(SqlError::unsupported(format!(
+                "HAVING naming {name}, a column of the query around that is neither grouped nor \
+                 shown here"
+            )));
+        }
+        Err(SqlError::unknown_column(&name, "having clause"))
     };
     let mut w = Walk {
         subqueries: 0,

@@ -24,6 +24,7 @@ pub(super) fn bind_output(
     q: &ast::Query,
     scope: &Scope,
     [star, star_all]: [&[usize]; 2],
+    outer: &[Scope],
 ) -> Result<Bound> {
     let mut out = Vec::new();
     let mut names: Vec<(String, Option<usize>)> = Vec::new();
@@ -141,8 +142,8 @@ pub(super) fn bind_output(
                 ast::GroupByExpr::Expressions(g, _) => g,
                 ast::GroupByExpr::All(_) => &[],
             };
-            let shown = super::alias::expanded(&sel.projection, scope, star, star_all);
-            super::alias::check_having_columns(h, &shown, group, scope)?;
+            let shown = super::alias::expanded(&sel.projection, scope, star, star_all)?;
+            super::alias::check_having_columns(h, &shown, group, scope, outer)?;
             let h = super::alias::having(h, &sel.projection, &grouped, &mut |_, x| x.clone());
             let win = b.win.take();
             let h = b.expr(&h, scope);

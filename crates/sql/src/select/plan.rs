@@ -281,7 +281,7 @@ fn plan_in(
     // fails with 1111.
     let mut use_agg = !group_ast.is_empty();
     // What GROUP BY positions count: the select list with `*` expanded.
-    let positions = super::alias::expanded(&sel.projection, &scope, &star, &star_all);
+    let positions = super::alias::expanded(&sel.projection, &scope, &star, &star_all)?;
     let mut attempt = 0;
     let mark = subs.plans.borrow().len();
     let (mut out, names, mut order, having, agg, calls, order_items) = loop {
@@ -306,7 +306,7 @@ fn plan_in(
         let mut win = crate::window::WinCtx::new(&sel.named_window)?;
         win.proj = sel.projection.clone();
         b.win = Some(win);
-        let r = super::output::bind_output(&mut b, sel, q, &scope, [&star, &star_all]);
+        let r = super::output::bind_output(&mut b, sel, q, &scope, [&star, &star_all], outer);
         match r {
             Err(e)
                 if e.code == crate::error::ER_INVALID_GROUP_FUNC_USE

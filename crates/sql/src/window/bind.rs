@@ -302,13 +302,13 @@ fn bind_in(
         }
     }
     for p in &spec.partition_by {
-        let p = crate::select::alias::window_item(p, &cx.proj, scope);
+        let p = crate::select::alias::window_item(p, &cx.proj, scope, true);
         call.spec.partition.push(b.expr(&p, scope)?);
     }
     for o in &spec.order_by {
         crate::accept::check_order_expr(o)?;
         let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
-        let e = crate::select::alias::window_item(&o.expr, &cx.proj, scope);
+        let e = crate::select::alias::window_item(&o.expr, &cx.proj, scope, false);
         call.spec.order.push((b.expr(&e, scope)?, desc));
     }
     let needs_order = matches!(

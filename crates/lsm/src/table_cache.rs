@@ -1,7 +1,11 @@
 //! The open-table cache: keeps up to `max_open_files` tables open (file
 //! handle, index block, filter, range tombstones) keyed by file number.
 //! Also the `LevelIter`, which walks the sorted files of one level and opens
-//! each through this cache as it reaches it.
+//! each through this cache as it reaches it. Threads that miss on the same
+//! file at once wait for the one opening it (`opening`): each open reads
+//! the file's whole index and filter, megabytes for a large file, and 32
+//! connections meeting a cold file together read it 32 times over (a
+//! TPC-C run at 600 MB was OOM-killed so).
 use crate::cache::LruCache;
 use crate::error::Result;
 use crate::filename;
@@ -13,8 +17,10 @@ use crate::stats::Stats;
 use crate::version::FileMeta;
 use crate::vfs::Fs;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::Mutex;
 
 /// Open tables by file number.
 pub struct TableCache {
@@ -24,6 +30,8 @@ pub struct TableCache {
     blocks: Option<Arc<BlockCache>>,
     stats: Arc<Stats>,
     cache_index_and_filter: bool,
+    /// A gate per file being opened (see the module comment).
+    opening: Mutex<HashMap<u64, Arc<Mutex<()>>>>,
 }
 
 impl TableCache {
@@ -43,6 +51,7 @@ impl TableCache {
             blocks,
             stats,
             cache_index_and_filter,
+            opening: Mutex::new(HashMap::new()),
         }
     }
 
@@ -60,6 +69,37 @@ impl TableCache {
         if let Some(t) = self.tables.get(&number) {
             return Ok(t);
         }
+        // One thread opens the file; the others wait for it, then find it.
+        let gate = self
+            .opening
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(number)
+            .or_default()
+            .clone();
+        let r = {
+            let _one = gate.lock().unwrap_or_else(|e| e.into_inner());
+            match self.tables.get(&number) {
+                Some(t) => Ok(t),
+                None => self.open(f, level, cmp, prefix_len),
+            }
+        };
+        let mut opening = self.opening.lock().unwrap_or_else(|e| e.into_inner());
+        if opening.get(&number).is_some_and(|g| Arc::ptr_eq(g, &gate)) {
+            opening.remove(&number);
+        }
+        r
+    }
+
+    /// Opens file `f` and caches it (`get` without the cache lookup).
+    fn open(
+        &self,
+        f: &FileMeta,
+        level: usize,
+        cmp: Comparator,
+        prefix_len: Option<usize>,
+    ) -> Result<Arc<Table>> {
+        let number = f.number();
         let path = filename::table(&self.dir, number);
         let name = path
             .file_name()

@@ -431,6 +431,12 @@ impl Applier {
                 let mut st = self.shared.status();
                 st.read_file = self.file.clone();
                 st.read_pos = pos;
+                drop(st);
+                // Not the rotation a dump starts with (log_pos 0): that one
+                // names where reading starts.
+                if h.log_pos != 0 {
+                    self.between_groups(pos);
+                }
             }
             Body::Heartbeat(_) => {
                 if self.txn.is_none() {
@@ -506,10 +512,37 @@ impl Applier {
             Body::Xid(_) => self.commit(h.log_pos, h.timestamp)?,
             Body::FormatDescription { server_version, .. } => {
                 self.source_version = versioned::mariadb_version(&server_version);
+                self.between_groups(h.log_pos as u64);
             }
-            Body::GtidList(_) | Body::BinlogCheckpoint(_) | Body::Annotate | Body::Skip => {}
+            Body::GtidList(_) | Body::BinlogCheckpoint(_) => self.between_groups(h.log_pos as u64),
+            Body::Annotate | Body::Skip => {}
         }
         Ok(())
+    }
+
+    /// An event outside any group (a rotation, the header events of the
+    /// source's next file) moves the executed position past it, as
+    /// MariaDB's SQL thread does (Exec_Master_Log_Pos reaches the source's
+    /// position after a rotation with no transaction). In memory only: a
+    /// restart reads such events again from the last group's position.
+    /// `end` 0 (the events a dump starts with) moves nothing, and the
+    /// position never moves back (reconnecting starts from it: a header
+    /// event of the file a dump resumes in must not send it back to the
+    /// file's start).
+    fn between_groups(&mut self, end: u64) {
+        if end == 0 || self.txn.is_some() || self.gtid.is_some() || self.skip_txn {
+            return;
+        }
+        let mut p = self.shared.pos();
+        let back = match self.file.cmp(&p.file) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal => end <= p.pos,
+            std::cmp::Ordering::Greater => false,
+        };
+        if !back {
+            p.file = self.file.clone();
+            p.pos = end;
+        }
     }
 
     /// A QUERY event's text as a MariaDB source executed it: its

@@ -20,6 +20,9 @@ use config::Config;
 /// mimalloc instead of glibc's malloc: under sysbench-tpcc glibc's allocator took
 /// 15-20% of the server's CPU (malloc_consolidate, _int_malloc, _int_free on the
 /// per-statement parse and plan allocations; docs/BENCHMARKS.md, TPC-C).
+/// The `sysalloc` feature keeps glibc's malloc, for heap profilers that hook it
+/// (`heaptrack`; docs/BENCHMARKS.md, "Heap profiles").
+#[cfg(not(feature = "sysalloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::collections::HashMap;

@@ -270,9 +270,10 @@ pub fn write_table_from_iter(
             )?;
         }
         if new_key {
-            // Cut the output only between user keys.
+            // Cut the output only between user keys; a flush (no target
+            // size) writes one file.
             if let Some((_, b)) = &builder {
-                if b.file_size() >= spec.target_file_size {
+                if spec.target_file_size != u64::MAX && b.full(spec.target_file_size) {
                     let b = builder.take().ok_or(Error::Closed)?;
                     finish(
                         b,

@@ -98,7 +98,7 @@ impl Files {
             return Err(Error::Closed);
         };
         w.put(k, v)?;
-        if w.file_size() >= self.opts.target_file_size {
+        if w.full(self.opts.target_file_size) {
             self.close_file()?;
         }
         Ok(())

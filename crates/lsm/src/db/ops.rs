@@ -45,6 +45,12 @@ impl SstFileWriter {
         self.builder.as_ref().map_or(0, |b| b.file_size())
     }
 
+    /// Whether a writer splitting its keys into files should start the next
+    /// one (`TableBuilder::full`: `target_size` bytes or the filter's key cap).
+    pub fn full(&self, target_size: u64) -> bool {
+        self.builder.as_ref().is_some_and(|b| b.full(target_size))
+    }
+
     /// Entries added so far.
     pub fn num_entries(&self) -> u64 {
         self.builder.as_ref().map_or(0, |b| b.num_entries())

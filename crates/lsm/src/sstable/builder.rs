@@ -52,7 +52,7 @@ pub struct TableBuilder {
     pending: Option<BlockHandle>,
     last_key: Vec<u8>,
     last_user_hashed: Vec<u8>,
-    hashes: Vec<u64>,
+    hashes: filter::Hashes,
     range_dels: Vec<RangeTombstone>,
     props: TableProperties,
     smallest: Option<Vec<u8>>,
@@ -75,7 +75,7 @@ impl TableBuilder {
             pending: None,
             last_key: Vec::new(),
             last_user_hashed: Vec::new(),
-            hashes: Vec::new(),
+            hashes: filter::Hashes::default(),
             range_dels: Vec::new(),
             props: TableProperties {
                 smallest_seq: u64::MAX,
@@ -223,6 +223,21 @@ impl TableBuilder {
         self.offset + self.data.size_estimate() as u64
     }
 
+    /// Whether the table should end before the next user key: at
+    /// `target_size` bytes, or at `MAX_FILTER_HASHES` filter hashes (a file
+    /// of small keys would otherwise hold millions of them while it is
+    /// built, 8 bytes each, and give a filter block of many megabytes that
+    /// every cache miss reads whole).
+    pub fn full(&self, target_size: u64) -> bool {
+        self.file_size() >= target_size || self.hashes.len() >= MAX_FILTER_HASHES
+    }
+
+    /// Memory the builder holds beyond the data block being filled: the
+    /// filter's key hashes and the index block.
+    pub fn memory(&self) -> usize {
+        self.hashes.memory() + self.index.size_estimate()
+    }
+
     /// Entries added so far.
     pub fn num_entries(&self) -> u64 {
         self.props.num_entries + self.props.num_range_deletions
@@ -291,6 +306,11 @@ impl TableBuilder {
         })
     }
 }
+
+/// Filter hashes after which compactions, flushes and bulk loads start a new
+/// file (`TableBuilder::full`): 2M keys, 16 MiB of hashes while building, a
+/// 2.5 MB filter at 10 bits a key.
+pub const MAX_FILTER_HASHES: usize = 1 << 21;
 
 /// Mixed into prefix hashes so a prefix never collides with an equal full key.
 pub const PREFIX_SALT: u64 = 0x5bd1_e995_0000_0001;

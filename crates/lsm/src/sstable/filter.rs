@@ -13,13 +13,60 @@ use crate::coding::{get_fixed32, hash64, put_fixed32};
 
 const LINE_BYTES: usize = 64;
 
+/// Hashes per chunk of `Hashes` (512 KiB).
+const CHUNK: usize = 1 << 16;
+
+/// The key hashes of a table being built, in fixed-size chunks: 8 bytes a
+/// key and no regrowth. A `Vec<u64>` doubling to 16M entries held its old
+/// 64 MiB and new 128 MiB buffers at once, and two compactions doing so
+/// together took a TPC-C server past its 600 MB memory limit.
+#[derive(Default)]
+pub struct Hashes {
+    chunks: Vec<Vec<u64>>,
+    len: usize,
+}
+
+impl Hashes {
+    /// Appends a hash.
+    pub fn push(&mut self, h: u64) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(h),
+            _ => {
+                let mut c = Vec::with_capacity(CHUNK);
+                c.push(h);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Hashes pushed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No hash pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Memory held.
+    pub fn memory(&self) -> usize {
+        self.chunks.iter().map(|c| c.capacity() * 8).sum()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.chunks.iter().flatten().copied()
+    }
+}
+
 /// Builds a filter from key hashes.
-pub fn build(hashes: &[u64], bits_per_key: u32) -> Vec<u8> {
+pub fn build(hashes: &Hashes, bits_per_key: u32) -> Vec<u8> {
     let probes = ((bits_per_key as f64 * 0.69).round() as u32).clamp(1, 30) as u8;
     let bits = (hashes.len() as u64 * bits_per_key as u64).max(512);
     let lines = bits.div_ceil(512) as usize;
     let mut out = vec![0u8; lines * LINE_BYTES];
-    for &h in hashes {
+    for h in hashes.iter() {
         let line = line_of(h, lines);
         let mut p = (h >> 32) as u32;
         for _ in 0..probes {
@@ -100,7 +147,12 @@ mod tests {
         let keys: Vec<Vec<u8>> = (0..10_000u32)
             .map(|i| format!("key{i}").into_bytes())
             .collect();
-        let hashes: Vec<u64> = keys.iter().map(|k| key_hash(k)).collect();
+        let mut hashes = Hashes::default();
+        for k in &keys {
+            hashes.push(key_hash(k));
+        }
+        assert_eq!(hashes.len(), 10_000);
+        assert_eq!(hashes.memory(), CHUNK * 8);
         let f = Bloom::new(build(&hashes, 10)).unwrap();
         assert!(keys.iter().all(|k| f.may_contain(key_hash(k))));
         let fp = (0..10_000u32)

@@ -14,7 +14,7 @@ pub mod filter;
 pub mod format;
 pub mod table;
 
-pub use builder::{TableBuilder, TableInfo, TableOptions};
+pub use builder::{TableBuilder, TableInfo, TableOptions, MAX_FILTER_HASHES};
 pub use format::Compression;
 pub use table::{Table, TableIter};
 

@@ -18,7 +18,7 @@ use crate::range_del::{RangeTombstone, Tombstones};
 use crate::stats::Stats;
 use crate::vfs::RandomAccessFile;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What the block cache holds.
 #[derive(Clone)]
@@ -63,6 +63,8 @@ pub struct Table {
     /// When not 0, every entry reads with this sequence number (an
     /// ingested table's global sequence number, from the manifest).
     global_seq: SeqNo,
+    /// Held while an index or filter block is read again (`cached_meta`).
+    meta_gate: Mutex<()>,
 }
 
 impl Table {
@@ -161,6 +163,7 @@ impl Table {
             stats,
             prefix_len,
             global_seq: 0,
+            meta_gate: Mutex::new(()),
         })
     }
 
@@ -189,26 +192,14 @@ impl Table {
             return Ok(i.clone());
         }
         let h = self.index_handle;
-        if let Some(Cached::Block(b)) = self
-            .cache
-            .as_ref()
-            .and_then(|c| c.get(&(self.cache_id, h.offset)))
-        {
-            return Ok(b);
+        match self.cached_meta(h, || {
+            let b = Block::new(read_block(self.file.as_ref(), h, &self.name)?)
+                .map_err(|e| e.in_file(&self.name))?;
+            Ok(Cached::Block(Arc::new(b)))
+        })? {
+            Cached::Block(b) => Ok(b),
+            Cached::Filter(_) => Err(Error::corruption(&self.name, h.offset, "index is a filter")),
         }
-        let b = Arc::new(
-            Block::new(read_block(self.file.as_ref(), h, &self.name)?)
-                .map_err(|e| e.in_file(&self.name))?,
-        );
-        Stats::add(&self.stats.bytes_read, h.size + 5);
-        if let Some(c) = &self.cache {
-            c.insert_high(
-                (self.cache_id, h.offset),
-                Cached::Block(b.clone()),
-                b.size() + 64,
-            );
-        }
-        Ok(b)
     }
 
     /// The filter, if the table has one.
@@ -219,26 +210,43 @@ impl Table {
         let Some(h) = self.filter_handle else {
             return Ok(None);
         };
-        if let Some(Cached::Filter(f)) = self
-            .cache
-            .as_ref()
-            .and_then(|c| c.get(&(self.cache_id, h.offset)))
-        {
-            return Ok(Some(f));
+        match self.cached_meta(h, || {
+            let f = Bloom::new(read_block(self.file.as_ref(), h, &self.name)?)
+                .ok_or_else(|| Error::corruption(&self.name, h.offset, "malformed filter block"))?;
+            Ok(Cached::Filter(Arc::new(f)))
+        })? {
+            Cached::Filter(f) => Ok(Some(f)),
+            Cached::Block(_) => Err(Error::corruption(&self.name, h.offset, "filter is a block")),
         }
-        let f = Arc::new(
-            Bloom::new(read_block(self.file.as_ref(), h, &self.name)?)
-                .ok_or_else(|| Error::corruption(&self.name, h.offset, "malformed filter block"))?,
-        );
+    }
+
+    /// An index or filter block kept in the block cache: found there, or
+    /// read by `read` and inserted at high priority. One reader at a time
+    /// per table reads it again (`meta_gate`): each is megabytes for a large
+    /// file, and 32 connections missing together would hold 32 copies.
+    fn cached_meta(&self, h: BlockHandle, read: impl FnOnce() -> Result<Cached>) -> Result<Cached> {
+        let lookup = || {
+            self.cache
+                .as_ref()
+                .and_then(|c| c.get(&(self.cache_id, h.offset)))
+        };
+        if let Some(m) = lookup() {
+            return Ok(m);
+        }
+        let _one = self.meta_gate.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = lookup() {
+            return Ok(m);
+        }
+        let m = read()?;
         Stats::add(&self.stats.bytes_read, h.size + 5);
         if let Some(c) = &self.cache {
-            c.insert_high(
-                (self.cache_id, h.offset),
-                Cached::Filter(f.clone()),
-                f.size() + 64,
-            );
+            let size = match &m {
+                Cached::Block(b) => b.size(),
+                Cached::Filter(f) => f.size(),
+            };
+            c.insert_high((self.cache_id, h.offset), m.clone(), size + 64);
         }
-        Ok(Some(f))
+        Ok(m)
     }
 
     /// The table's properties.
@@ -694,155 +702,5 @@ impl InternalIterator for TableIter {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::key::{internal_key, ValueKind};
-    use crate::sstable::{Compression, TableBuilder, TableOptions};
-    use crate::vfs::{Fs, MemFs};
-    use std::path::Path;
-    use std::sync::atomic::AtomicUsize;
-
-    /// Counts positional reads.
-    struct Counting(Arc<dyn RandomAccessFile>, Arc<AtomicUsize>);
-    impl RandomAccessFile for Counting {
-        fn read_at(&self, offset: u64, len: usize) -> Result<Vec<u8>> {
-            self.1.fetch_add(1, Ordering::SeqCst);
-            self.0.read_at(offset, len)
-        }
-        fn size(&self) -> u64 {
-            self.0.size()
-        }
-    }
-
-    #[test]
-    fn cached_scans_read_ahead_after_two_sequential_misses() {
-        let fs = MemFs::new();
-        let p = Path::new("/t.sst");
-        let opts = TableOptions {
-            cmp: Comparator::Bytewise,
-            block_size: 1024,
-            restart_interval: 16,
-            bloom_bits: 10,
-            prefix_len: None,
-            compression: Compression::None,
-        };
-        let mut b = TableBuilder::new(fs.create(p).unwrap(), opts);
-        let n = 20_000u64;
-        for i in 0..n {
-            let k = internal_key(format!("key{i:08}").as_bytes(), 1, ValueKind::Value);
-            b.add(&k, format!("value-{i}").as_bytes()).unwrap();
-        }
-        b.finish().unwrap();
-        let reads = Arc::new(AtomicUsize::new(0));
-        let file = Arc::new(Counting(fs.open(p).unwrap(), reads.clone()));
-        let cache = Arc::new(BlockCache::new(64 << 20));
-        let t = Arc::new(
-            Table::open(
-                file,
-                "t.sst",
-                Comparator::Bytewise,
-                Some(cache),
-                Arc::default(),
-                None,
-                true,
-            )
-            .unwrap(),
-        );
-        let blocks = (t.file.size() / 1024) as usize;
-        for fill in [true, false] {
-            for reverse in [false, true] {
-                let before = reads.load(Ordering::SeqCst);
-                let mut it = t.iter(fill);
-                let mut seen = 0u64;
-                if reverse {
-                    it.seek_to_last();
-                } else {
-                    it.seek_to_first();
-                }
-                while it.valid() {
-                    let i = if reverse { n - 1 - seen } else { seen };
-                    assert_eq!(
-                        it.key(),
-                        internal_key(format!("key{i:08}").as_bytes(), 1, ValueKind::Value)
-                    );
-                    assert_eq!(it.value(), format!("value-{i}").as_bytes());
-                    seen += 1;
-                    if reverse {
-                        it.prev();
-                    } else {
-                        it.next();
-                    }
-                }
-                it.status().unwrap();
-                assert_eq!(seen, n);
-                let r = reads.load(Ordering::SeqCst) - before;
-                if fill && !reverse {
-                    // The first scan misses every block: 2 single reads, then
-                    // windows of 64 KiB and more.
-                    assert!(r < blocks / 10, "{r} reads for {blocks} blocks");
-                } else if fill {
-                    assert_eq!(r, 0, "all blocks are cached now");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn properties_hold_the_key_range_and_format_1_tables_still_open() {
-        let fs = MemFs::new();
-        let p = Path::new("/k.sst");
-        let opts = TableOptions {
-            cmp: Comparator::Bytewise,
-            block_size: 256,
-            restart_interval: 4,
-            bloom_bits: 10,
-            prefix_len: None,
-            compression: Compression::Lz4,
-        };
-        let mut b = TableBuilder::new(fs.create(p).unwrap(), opts);
-        for i in 10..500u64 {
-            let k = internal_key(format!("k{i:05}").as_bytes(), i, ValueKind::Value);
-            b.add(&k, b"v").unwrap();
-        }
-        b.add_range_tombstone(RangeTombstone {
-            start: b"k00002".to_vec(),
-            end: b"k00005".to_vec(),
-            seq: 7,
-        });
-        let info = b.finish().unwrap();
-        let open = || {
-            Table::open(
-                fs.open(p).unwrap(),
-                "k.sst",
-                Comparator::Bytewise,
-                None,
-                Arc::default(),
-                None,
-                true,
-            )
-        };
-        let t = open().unwrap();
-        let props = t.properties();
-        assert_eq!(props.smallest_key, info.smallest);
-        assert_eq!(props.largest_key, info.largest);
-        // The range tombstone starts below the first point key.
-        assert_eq!(key::user_key(&props.smallest_key), b"k00002");
-        assert_eq!(key::user_key(&props.largest_key), b"k00499");
-        let mut enc = props.encode();
-        assert_eq!(&TableProperties::decode(&enc).unwrap(), props);
-        // Truncated inside the key range entry: corruption, not a short key.
-        enc.truncate(enc.len() - 3);
-        assert!(TableProperties::decode(&enc).is_err());
-        // A format-1 properties block (numbers only) decodes with an empty range.
-        let mut old = props.clone();
-        old.smallest_key.clear();
-        old.largest_key.clear();
-        old.compression = None;
-        let mut v1 = Vec::new();
-        for (n, x) in old.pairs() {
-            crate::coding::put_length_prefixed(&mut v1, n.as_bytes());
-            crate::coding::put_varint64(&mut v1, x);
-        }
-        assert_eq!(TableProperties::decode(&v1).unwrap(), old);
-    }
-}
+#[path = "table_tests.rs"]
+mod tests;

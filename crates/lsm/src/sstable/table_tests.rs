@@ -18,10 +18,8 @@ impl RandomAccessFile for Counting {
     }
 }
 
-#[test]
-fn cached_scans_read_ahead_after_two_sequential_misses() {
-    let fs = MemFs::new();
-    let p = Path::new("/t.sst");
+/// Writes `key{i:08}` => `value-{i}` for i in 0..n, 1 KiB blocks, a filter.
+fn write_table(fs: &MemFs, p: &Path, n: u64) {
     let opts = TableOptions {
         cmp: Comparator::Bytewise,
         block_size: 1024,
@@ -31,12 +29,18 @@ fn cached_scans_read_ahead_after_two_sequential_misses() {
         compression: Compression::None,
     };
     let mut b = TableBuilder::new(fs.create(p).unwrap(), opts);
-    let n = 20_000u64;
     for i in 0..n {
         let k = internal_key(format!("key{i:08}").as_bytes(), 1, ValueKind::Value);
         b.add(&k, format!("value-{i}").as_bytes()).unwrap();
     }
     b.finish().unwrap();
+}
+
+#[test]
+fn cached_scans_read_ahead_after_two_sequential_misses() {
+    let (fs, p) = (MemFs::new(), Path::new("/t.sst"));
+    let n = 20_000u64;
+    write_table(&fs, p, n);
     let reads = Arc::new(AtomicUsize::new(0));
     let file = Arc::new(Counting(fs.open(p).unwrap(), reads.clone()));
     let cache = Arc::new(BlockCache::new(64 << 20));
@@ -166,22 +170,8 @@ impl RandomAccessFile for Slow {
 
 #[test]
 fn readers_missing_an_evicted_index_or_filter_read_it_once() {
-    let fs = MemFs::new();
-    let p = Path::new("/t.sst");
-    let opts = TableOptions {
-        cmp: Comparator::Bytewise,
-        block_size: 1024,
-        restart_interval: 16,
-        bloom_bits: 10,
-        prefix_len: None,
-        compression: Compression::None,
-    };
-    let mut b = TableBuilder::new(fs.create(p).unwrap(), opts);
-    for i in 0..20_000u64 {
-        let k = internal_key(format!("key{i:08}").as_bytes(), 1, ValueKind::Value);
-        b.add(&k, b"v").unwrap();
-    }
-    b.finish().unwrap();
+    let (fs, p) = (MemFs::new(), Path::new("/t.sst"));
+    write_table(&fs, p, 20_000);
     let reads = Arc::new(std::sync::Mutex::new(Vec::new()));
     let file = Arc::new(Slow(fs.open(p).unwrap(), reads.clone()));
     let cache = Arc::new(BlockCache::new(64 << 20));
@@ -214,7 +204,8 @@ fn readers_missing_an_evicted_index_or_filter_read_it_once() {
                 let k = internal_key(user.as_bytes(), crate::key::MAX_SEQ, ValueKind::Value);
                 let h = filter::key_hash(user.as_bytes());
                 let got = t.get(&k, user.as_bytes(), h).unwrap();
-                assert_eq!(got.map(|(_, v)| v), Some(b"v".to_vec()), "{user}");
+                let want = format!("value-{}", i * 1000).into_bytes();
+                assert_eq!(got.map(|(_, v)| v), Some(want), "{user}");
             })
         })
         .collect();

@@ -301,6 +301,8 @@ fn review_s37_partition_using_ambiguity_and_plus() {
             1052,
         ),
         ("SELECT x.* FROM p GROUP BY 1", 1051),
+        ("SELECT x.* FROM p", 1051),
+        ("SELECT k, x.* FROM p ORDER BY 1", 1051),
         // MariaDB reads the outer k here; Strata says it cannot yet.
         (
             "SELECT k, (SELECT COUNT(*) FROM q HAVING k > 2) x FROM p",

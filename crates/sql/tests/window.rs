@@ -25,6 +25,11 @@ fn setup(s: &mut Session) {
 }
 
 const CASES: &[(&str, &[&str])] = &[
+    // A window only in ORDER BY still reads select aliases (alias first).
+    (
+        "select id, -id as id2 from e where id < 4 order by row_number() over (order by id2)",
+        &["3|-3", "2|-2", "1|-1"],
+    ),
     (
         "select id, rank() over w, dense_rank() over w, cume_dist() over w, percent_rank() over w from e window w as (order by sal) order by id",
         &["1|7|6|0.875|0.8571428571428571", "2|8|7|1|1", "3|5|4|0.625|0.5714285714285714", "4|3|3|0.5|0.2857142857142857", "5|3|3|0.5|0.2857142857142857", "6|1|1|0.125|0", "7|2|2|0.25|0.14285714285714285", "8|6|5|0.75|0.7142857142857143"],

@@ -218,9 +218,10 @@ pub(super) fn expanded(
     Ok(out)
 }
 
-/// True if `x` calls a window function.
-fn has_window(x: &ast::Expr) -> bool {
-    ast::visit_expressions(x, |e| match e {
+/// True if anything in `node` calls a window function (subqueries too: a
+/// cheap over-approximation).
+pub(super) fn any_window<V: ast::Visit>(node: &V) -> bool {
+    ast::visit_expressions(node, |e| match e {
         ast::Expr::Function(f) if f.over.is_some() => ControlFlow::Break(()),
         _ => ControlFlow::Continue(()),
     })
@@ -265,7 +266,7 @@ pub(crate) fn window_item(
     }
     if let ast::Expr::Identifier(id) = e {
         return match aliased(&id.value, proj) {
-            Some((_, x)) if !id.value.starts_with('@') && !has_window(x) => x.clone(),
+            Some((_, x)) if !id.value.starts_with('@') && !any_window(x) => x.clone(),
             _ => e.clone(),
         };
     }

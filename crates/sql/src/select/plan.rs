@@ -280,8 +280,21 @@ fn plan_in(
     // Try without aggregation first; an aggregate call (also in HAVING)
     // fails with 1111.
     let mut use_agg = !group_ast.is_empty();
-    // What GROUP BY positions count: the select list with `*` expanded.
-    let positions = super::alias::expanded(&sel.projection, &scope, &star, &star_all)?;
+    // What GROUP BY positions count: the select list with `*` expanded
+    // (without GROUP BY, bind_output reports a `t.*` of no table).
+    let positions = if group_ast.is_empty() {
+        Vec::new()
+    } else {
+        super::alias::expanded(&sel.projection, &scope, &star, &star_all)?
+    };
+    // Window PARTITION BY / ORDER BY may name select aliases: the list is
+    // copied for them only when the query has a window function.
+    let win_proj: std::sync::Arc<[ast::SelectItem]> =
+        if super::alias::any_window(&sel.projection) || super::alias::any_window(&q.order_by) {
+            sel.projection.clone().into()
+        } else {
+            std::sync::Arc::from([])
+        };
     let mut attempt = 0;
     let mark = subs.plans.borrow().len();
     let (mut out, names, mut order, having, agg, calls, order_items) = loop {
@@ -304,7 +317,7 @@ fn plan_in(
         }
         b.place = "field list";
         let mut win = crate::window::WinCtx::new(&sel.named_window)?;
-        win.proj = sel.projection.clone();
+        win.proj = win_proj.clone();
         b.win = Some(win);
         let r = super::output::bind_output(&mut b, sel, q, &scope, [&star, &star_all], outer);
         match r {

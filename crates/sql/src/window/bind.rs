@@ -17,8 +17,9 @@ pub struct WinCtx {
     named: Vec<(String, ast::WindowSpec)>,
     pub calls: Vec<WinCall>,
     /// The query's select list: PARTITION BY and ORDER BY may name its
-    /// aliases (`select::alias::window_item`).
-    pub proj: Vec<ast::SelectItem>,
+    /// aliases (`select::alias::window_item`); empty when the query has no
+    /// window function.
+    pub proj: std::sync::Arc<[ast::SelectItem]>,
 }
 
 impl WinCtx {

@@ -300,19 +300,31 @@ impl TableDef {
     /// parts, 64-character names.
     pub fn check_limits(&self) -> std::result::Result<(), Limit> {
         let long = |n: &str| n.chars().count() > MAX_IDENT;
-        for n in [&self.db, &self.name] {
-            if long(n) {
-                return Err(Limit::Identifier(n.clone()));
-            }
+        if bad_name(&self.db) || long(&self.db) {
+            return Err(Limit::DbName(self.db.clone()));
+        }
+        if bad_name(&self.name) || long(&self.name) {
+            return Err(Limit::TableName(self.name.clone()));
         }
         if self.columns.len() > MAX_COLUMNS {
             return Err(Limit::Columns);
+        }
+        if let Some(c) = self.columns.iter().find(|c| bad_name(&c.name)) {
+            return Err(Limit::ColumnName(c.name.clone()));
         }
         if let Some(c) = self.columns.iter().find(|c| long(&c.name)) {
             return Err(Limit::Identifier(c.name.clone()));
         }
         if self.secondary.len() > MAX_INDEXES {
             return Err(Limit::Indexes);
+        }
+        // A foreign key's name is its index's (MariaDB's 1280 for both).
+        let index_names = self.secondary.iter().map(|ix| &ix.name);
+        if let Some(n) = index_names
+            .chain(self.foreign_keys.iter().map(|fk| &fk.name))
+            .find(|n| bad_name(n))
+        {
+            return Err(Limit::IndexName(n.clone()));
         }
         for ix in self.indexes() {
             if long(&ix.name) {
@@ -689,6 +701,12 @@ pub const MAX_KEY_PARTS: usize = 16;
 /// Longest database, table, column or index name, in characters.
 pub const MAX_IDENT: usize = 64;
 
+/// True for a database, table, column or index name MariaDB refuses whatever
+/// its length: empty, or ending with a space (1102, 1103, 1166, 1280).
+pub fn bad_name(n: &str) -> bool {
+    n.is_empty() || n.ends_with(' ')
+}
+
 /// A limit a table definition is over.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Limit {
@@ -697,6 +715,14 @@ pub enum Limit {
     KeyParts,
     Checks,
     Identifier(String),
+    /// Empty, ending with a space, or too long (MariaDB's 1102).
+    DbName(String),
+    /// Empty, ending with a space, or too long (1103).
+    TableName(String),
+    /// Empty or ending with a space (1166; too long is `Identifier`).
+    ColumnName(String),
+    /// Empty or ending with a space (1280; too long is `Identifier`).
+    IndexName(String),
 }
 
 impl std::fmt::Display for Limit {
@@ -714,6 +740,10 @@ impl std::fmt::Display for Limit {
                 crate::constraint::MAX_CHECKS
             ),
             Limit::Identifier(n) => write!(f, "Identifier name '{n}' is too long"),
+            Limit::DbName(n) => write!(f, "Incorrect database name '{n}'"),
+            Limit::TableName(n) => write!(f, "Incorrect table name '{n}'"),
+            Limit::ColumnName(n) => write!(f, "Incorrect column name '{n}'"),
+            Limit::IndexName(n) => write!(f, "Incorrect index name '{n}'"),
         }
     }
 }

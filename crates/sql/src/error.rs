@@ -137,6 +137,8 @@ mysql_errors! {
     ER_NON_UPDATABLE_TABLE = 1288, "HY000", fn not_updatable(name, verb) => "The target table {name} of the {verb} is not updatable";
     ER_WRONG_DB_NAME = 1102, "42000", fn wrong_db_name(name) => "Incorrect database name '{name}'";
     ER_WRONG_TABLE_NAME = 1103, "42000", fn wrong_table_name(name) => "Incorrect table name '{name}'";
+    ER_WRONG_COLUMN_NAME = 1166, "42000", fn wrong_column_name(name) => "Incorrect column name '{name}'";
+    ER_WRONG_NAME_FOR_INDEX = 1280, "42000", fn wrong_index_name(name) => "Incorrect index name '{name}'";
     ER_WRONG_STRING_LENGTH = 1470, "HY000", fn string_too_long(s, what, max) => "String '{s}' is too long for {what} (should be no longer than {max})";
     ER_WRONG_USAGE = 1221, "HY000", fn wrong_usage(a, b) => "Incorrect usage of {a} and {b}";
     ER_BAD_TABLE_ERROR = 1051, "42S02", fn unknown_table(name) => "Unknown table '{name}'";
@@ -436,6 +438,10 @@ impl From<rel::Error> for SqlError {
                     L::KeyParts => SqlError::too_many_key_parts(&l),
                     L::Checks => SqlError::too_many_keys(&l),
                     L::Identifier(_) => SqlError::identifier_too_long(&l),
+                    L::DbName(n) => SqlError::wrong_db_name(n),
+                    L::TableName(n) => SqlError::wrong_table_name(n),
+                    L::ColumnName(n) => SqlError::wrong_column_name(n),
+                    L::IndexName(n) => SqlError::wrong_index_name(n),
                 }
             }
             E::Unreadable(t, why) => SqlError::engine(format!(

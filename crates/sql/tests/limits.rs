@@ -85,7 +85,8 @@ fn definitions_over_the_limits_are_refused_with_mysql_errors() {
         1070
     );
     let long = "x".repeat(65);
-    assert_eq!(err(&mut s, &format!("CREATE TABLE {long} (a INT)")), 1059);
+    // A table name over 64 characters is 1103 in MariaDB 10.11 (names.rs).
+    assert_eq!(err(&mut s, &format!("CREATE TABLE {long} (a INT)")), 1103);
     assert_eq!(err(&mut s, &format!("CREATE TABLE t (`{long}` INT)")), 1059);
     assert_eq!(
         err(&mut s, &format!("CREATE TABLE t (a INT, KEY `{long}` (a))")),

@@ -299,6 +299,7 @@ pub fn alter(s: &mut Session, at: &ast::AlterTable) -> Result<Outcome> {
                     ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
                 };
                 let (db, name) = split_name(s, n)?;
+                super::check_table_name(&name)?;
                 w.db = db;
                 w.name = name;
             }

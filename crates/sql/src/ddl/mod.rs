@@ -62,6 +62,24 @@ pub fn unreadable_db(db: &str, why: &str) -> SqlError {
     ))
 }
 
+/// A database name MariaDB refuses (1102): empty, ending with a space, or
+/// over 64 characters.
+fn check_db_name(name: &str) -> Result<()> {
+    if rel::schema::bad_name(name) || name.chars().count() > rel::schema::MAX_IDENT {
+        return Err(SqlError::wrong_db_name(name));
+    }
+    Ok(())
+}
+
+/// A new table's or view's name MariaDB refuses (1103): empty, ending with
+/// a space, or over 64 characters.
+pub(crate) fn check_table_name(name: &str) -> Result<()> {
+    if rel::schema::bad_name(name) || name.chars().count() > rel::schema::MAX_IDENT {
+        return Err(SqlError::wrong_table_name(name));
+    }
+    Ok(())
+}
+
 /// Runs a DDL statement.
 pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
     match stmt {
@@ -80,6 +98,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             if *or_replace {
                 return Err(SqlError::unsupported("CREATE OR REPLACE DATABASE"));
             }
+            check_db_name(name)?;
             let created = s.inst.catalog.create_database(name, *if_not_exists, coll)?;
             Ok(Outcome::affected(created as u64))
         }
@@ -261,6 +280,7 @@ pub fn run(s: &mut Session, stmt: &DdlStmt) -> Result<Outcome> {
             ok()
         }
         DdlStmt::DropDatabase { name, if_exists } => {
+            check_db_name(name)?;
             let dropped = s
                 .inst
                 .catalog

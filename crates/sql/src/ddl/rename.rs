@@ -20,6 +20,9 @@ pub fn rename_tables(
     s: &mut Session,
     pairs: &[(ast::ObjectName, ast::ObjectName)],
 ) -> Result<Outcome> {
+    for (_, to) in pairs {
+        super::check_table_name(&split_name(s, to)?.1)?;
+    }
     let st = s.inst.catalog.state();
     if let [(from, to)] = pairs {
         let (f, t) = (split_name(s, from)?, split_name(s, to)?);

@@ -47,11 +47,7 @@ pub fn create_view(
     if crate::infoschema::is_schema(&db) {
         return Err(SqlError::unsupported("views in information_schema"));
     }
-    if name.chars().count() > 64 {
-        return Err(SqlError::identifier_too_long(format!(
-            "Identifier name '{name}' is too long"
-        )));
-    }
+    super::check_table_name(&name)?;
     let has_param = {
         let mut f = false;
         let _ = ast::visit_expressions(&*v.query, |e| {

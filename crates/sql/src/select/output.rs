@@ -38,7 +38,7 @@ pub(super) fn bind_output(
                     (ast::Expr::CompoundIdentifier(ids), _) => {
                         ids.last().map(|i| i.value.clone()).unwrap_or_default()
                     }
-                    _ => e.to_string(),
+                    _ => literal_name(e).unwrap_or_else(|| e.to_string()),
                 };
                 out.push(x);
                 names.push((name, org));
@@ -153,4 +153,29 @@ pub(super) fn bind_output(
         None => None,
     };
     Ok((out, names, order, having, order_items))
+}
+
+/// The name MariaDB gives an unaliased select item that is a literal: a
+/// string's text (`'it''s'` names its column it's, `_latin1'z'` z, `N'q'`
+/// q), TRUE, FALSE and NULL in capitals. None for anything else (named by
+/// its SQL text).
+fn literal_name(e: &ast::Expr) -> Option<String> {
+    let text = |e: &ast::Expr| match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s)
+            | ast::Value::DoubleQuotedString(s)
+            | ast::Value::NationalStringLiteral(s) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Boolean(b) => Some(if *b { "TRUE" } else { "FALSE" }.to_string()),
+            ast::Value::Null => Some("NULL".to_string()),
+            _ => text(e),
+        },
+        ast::Expr::Prefixed { value, .. } => text(value),
+        _ => None,
+    }
 }
